@@ -1,0 +1,95 @@
+"""Conventions: the choices on which evaluation tools disagree, as named parameters, and presets that reproduce
+each tool. See ../shared/CONVENTIONS.md and the README's conventions table."""
+from __future__ import annotations
+
+from .errors import UsageError
+
+# Each convention parameter: its choices (None = free value checked by its own rule) and a one-line description.
+PARAMETERS = {
+    "ties": (("item_desc", "item_asc", "average", "input"),
+             "order of tied scores: item id descending byte-wise (trec_eval), ascending, scikit-learn's tie-averaged "
+             "DCG, or the run's own rank column / input order (MLlib)"),
+    "gain": (("linear", "exponential", "binary"), "DCG gain of a grade: grade, 2^grade - 1, or 1"),
+    "ideal": (("judgments", "candidates", "retrieved"),
+              "ideal ranking of nDCG: all judged items, the run's scored items, or the top k retrieved re-sorted"),
+    "denominator": (("judged", "capped", "retrieved"),
+                    "AP denominator: |G|, min(k, |G|), or relevant items retrieved in the top k"),
+    "empty": (("zero", "nan"), "queries with no relevant judgment: 0 and counted, or NaN and left out of means"),
+    "queries": (("both", "judged", "run", "all"),
+                "queries evaluated: in run and judgments (trec_eval), every judged one (trec_eval -c), every one "
+                "of the run, or either side"),
+    "rel": (None, "relevance level: a grade >= rel is relevant (trec_eval -l)"),
+    "judged_only": (None, "drop unjudged items before ranking (trec_eval -J)"),
+    "log_base": (None, "base of the DCG log discount (2, or e)"),
+    "level_for_gain": (None, "whether -l also applies to gain metrics (nDCG, DCG): no in trec_eval, yes in ranx"),
+}
+
+BASE = dict(ties="item_desc", gain="linear", ideal="judgments", denominator="judged", empty="zero",
+            queries="both", rel=1, judged_only=False, log_base=2, level_for_gain=False)
+
+PRESETS = {
+    # trec_eval 10 / pytrec_eval: score then item id descending, linear gain, ideal from all judgments, AP over
+    # |G|, queries in both run and judgments, -l ignored by nDCG.
+    "trec_eval": dict(BASE),
+    # ranx: like trec_eval, but every judged query is evaluated (missing ones 0, make_comparable=True) and the
+    # relevance level applies to nDCG too.
+    "ranx": dict(BASE, queries="judged", level_for_gain=True),
+    # Spark MLlib RankingMetrics: the run's own order, binary relevance, MAP@k over min(k, |G|), every query of
+    # either side (an empty label set or prediction list scores 0).
+    "mllib": dict(BASE, ties="input", gain="binary", denominator="capped", queries="all", level_for_gain=True),
+    # scikit-learn ndcg_score / dcg_score: tie-averaged DCG, linear gain, ideal from the scored candidates,
+    # one sample per query of the run, zero-ideal rows 0.
+    "sklearn": dict(BASE, ties="average", ideal="candidates", queries="run"),
+    # Seed note 001 ("confusion over IR metrics in RecSys"): AP over the relevant items retrieved, ideal from
+    # the top k retrieved re-sorted, exponential gain, queries without relevant labels NaN and left out,
+    # judged queries with an empty list 0.
+    "retrieved": dict(BASE, gain="exponential", ideal="retrieved", denominator="retrieved", empty="nan",
+                      queries="all"),
+}
+
+
+def resolve(convention: str = "trec_eval", **overrides) -> dict:
+    """The full set of convention values: a preset, with the given switches overriding it."""
+    if convention not in PRESETS:
+        raise UsageError(f"unknown convention '{convention}'; choose one of: {', '.join(PRESETS)}")
+    values = dict(PRESETS[convention])
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        if key not in PARAMETERS:
+            raise UsageError(f"unknown convention parameter '{key}'; known: {', '.join(PARAMETERS)}")
+        values[key] = check(key, value)
+    return values
+
+
+def check(key: str, value):
+    choices = PARAMETERS[key][0]
+    if choices is not None:
+        if value not in choices:
+            raise UsageError(f"unknown value '{value}' for {key}; choose one of: {', '.join(choices)}")
+        return value
+    if key in ("judged_only", "level_for_gain"):
+        if isinstance(value, str):
+            if value.lower() in ("true", "1", "yes"):
+                return True
+            if value.lower() in ("false", "0", "no"):
+                return False
+            raise UsageError(f"{key} must be true or false, not '{value}'")
+        return bool(value)
+    if key == "rel":
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise UsageError(f"relevance level must be a number, not '{value}'") from None
+        return int(number) if number == int(number) else number
+    if key == "log_base":
+        if str(value).lower() == "e":
+            return "e"
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise UsageError(f"log_base must be a number greater than 1 or 'e', not '{value}'") from None
+        if not number > 1:
+            raise UsageError(f"log_base must be greater than 1, not '{value}'")
+        return int(number) if number == int(number) else number
+    return value

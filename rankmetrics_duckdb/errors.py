@@ -1,0 +1,13 @@
+"""Exceptions with one-line messages naming what is at fault. The command line prints them without a traceback."""
+
+
+class RankMetricsError(Exception):
+    """Base class: every error the package raises on purpose."""
+
+
+class UsageError(RankMetricsError, ValueError):
+    """A metric name, parameter, convention or dialect that does not exist or does not fit."""
+
+
+class InputError(RankMetricsError, ValueError):
+    """Input data that cannot be evaluated as given: a file, column, query, item or value at fault."""

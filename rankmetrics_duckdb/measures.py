@@ -1,0 +1,245 @@
+"""Metric specs and metric names.
+
+A metric is a short declarative spec (name, the SQL table macro that defines it, its parameters with choices,
+defaults and a one-line description), in the manner of ir_measures. Its definition is the macro in sql/.
+Names are parsed ir_measures style, `nDCG(gain=exponential)@10`, and the names users already type in
+trec_eval (`ndcg_cut_10`, `P.10`, `map`) and ranx (`ndcg_burges@10`, `mrr`, `hit_rate@10`) map onto them;
+the name is echoed back as it was requested.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from . import conventions
+from .errors import UsageError
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str  # 'choice' | 'level' | 'base' | 'prob' | 'grade'
+    description: str
+    choices: tuple = ()
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    macro: str
+    description: str
+    params: tuple = ()          # parameter names this metric takes (besides k)
+    cutoff: str = "optional"    # 'optional' | 'none'
+    mean: str = "avg"           # how the 'all' row is formed: 'avg' (NaN left out) or 'sum' (trec_eval's counts)
+    gain_metric: bool = False   # the relevance level reaches it only when the convention says so (nDCG, DCG)
+    defaults: dict = field(default_factory=dict)  # metric-specific defaults that no convention sets
+
+
+PARAMS = {
+    "rel": Param("rel", "level", "relevance level: grades >= rel are relevant"),
+    "gain": Param("gain", "choice", "DCG gain", conventions.PARAMETERS["gain"][0]),
+    "ideal": Param("ideal", "choice", "ideal ranking", conventions.PARAMETERS["ideal"][0]),
+    "denominator": Param("denominator", "choice", "AP denominator", conventions.PARAMETERS["denominator"][0]),
+    "log_base": Param("log_base", "base", "base of the log discount"),
+    "p": Param("p", "prob", "persistence of the rank-biased precision user"),
+    "max_grade": Param("max_grade", "grade", "highest grade of the ERR stopping probability"),
+}
+
+METRICS = {m.name: m for m in (
+    Metric("P", "precision", "precision at k: relevant in the top k / k", ("rel",)),
+    Metric("R", "recall", "recall at k: relevant in the top k / |G|", ("rel",)),
+    Metric("F1", "f1", "harmonic mean of P@k and R@k", ("rel",)),
+    Metric("AP", "ap", "average precision (MAP once averaged)", ("rel", "denominator")),
+    Metric("RR", "rr", "reciprocal rank of the first relevant item (MRR once averaged)", ("rel",)),
+    Metric("nDCG", "ndcg", "normalized discounted cumulative gain", ("gain", "rel", "log_base", "ideal"),
+           gain_metric=True),
+    Metric("DCG", "dcg", "discounted cumulative gain", ("gain", "rel", "log_base"), gain_metric=True),
+    Metric("Rprec", "r_precision", "R-precision: precision at rank |G|", ("rel",), cutoff="none"),
+    Metric("Success", "success", "1 when a relevant item is in the top k (hit rate)", ("rel",)),
+    Metric("bpref", "bpref", "binary preference (trec_eval bpref)", ("rel",), cutoff="none"),
+    Metric("ERR", "err", "expected reciprocal rank (Chapelle et al. 2009)", ("max_grade",),
+           defaults={"max_grade": 4}),
+    Metric("RBP", "rbp", "rank-biased precision (Moffat & Zobel 2008)", ("p", "rel"), defaults={"p": 0.8}),
+    Metric("Judged", "judged", "fraction of the top k that is judged", ()),
+    Metric("NumQ", "num_q", "number of queries evaluated", (), cutoff="none", mean="sum"),
+    Metric("NumRet", "num_ret", "items retrieved", (), cutoff="none", mean="sum"),
+    Metric("NumRel", "num_rel", "relevant judged items", ("rel",), cutoff="none", mean="sum"),
+    Metric("NumRelRet", "num_rel_ret", "relevant items retrieved", ("rel",), cutoff="none", mean="sum"),
+)}
+
+_CANONICAL = {name.lower(): name for name in METRICS}
+
+# trec_eval names: measure -> (metric, fixed params); `P_10`, `P.10`, `ndcg_cut.10` carry the cutoff.
+TREC_NAMES = {
+    "map": ("AP", {}), "map_cut": ("AP", {}), "p": ("P", {}), "recall": ("R", {}), "ndcg": ("nDCG", {}),
+    "ndcg_cut": ("nDCG", {}), "recip_rank": ("RR", {}), "rprec": ("Rprec", {}), "bpref": ("bpref", {}),
+    "success": ("Success", {}), "num_q": ("NumQ", {}), "num_ret": ("NumRet", {}), "num_rel": ("NumRel", {}),
+    "num_rel_ret": ("NumRelRet", {}), "rbp": ("RBP", {}),
+}
+# trec_eval's default cutoffs for a family named without one (`-m P`).
+TREC_CUTOFFS = {
+    "p": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
+    "success": (1, 5, 10),
+}
+# trec_eval families whose bare name means "no cutoff" (map, ndcg) vs. "every default cutoff" (P, ndcg_cut).
+_TREC_CUT_ONLY = {"p", "recall", "ndcg_cut", "map_cut", "success"}
+
+# ranx names: name -> (metric, fixed params).
+RANX_NAMES = {
+    "ndcg": ("nDCG", {}), "ndcg_burges": ("nDCG", {"gain": "exponential"}), "map": ("AP", {}),
+    "mrr": ("RR", {}), "precision": ("P", {}), "recall": ("R", {}), "hit_rate": ("Success", {}),
+    "hits": None, "f1": ("F1", {}), "r-precision": ("Rprec", {}), "r_precision": ("Rprec", {}),
+    "bpref": ("bpref", {}), "dcg": ("DCG", {}), "dcg_burges": ("DCG", {"gain": "exponential"}),
+    "rbp": ("RBP", {}), "err": ("ERR", {}), "success": ("Success", {}),
+}
+
+TREC_DEFAULT = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
+                "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000",
+                "ndcg", "ndcg_cut_10"]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One requested measure: the name as typed, its metric, cutoff and explicitly given parameters."""
+    requested: str
+    metric: Metric
+    k: int | None
+    params: tuple  # ((name, value), ...) given in the name
+
+    def values(self, conv: dict) -> dict:
+        """All macro arguments of this measure under the conventions conv (name parameters win)."""
+        out = {"k": self.k}
+        for p in self.metric.params:
+            if p == "rel":
+                if self.metric.gain_metric and not conv.get("level_for_gain"):
+                    out["rel"] = 1
+                else:
+                    out["rel"] = conv["rel"]
+            elif p in conv:
+                out[p] = conv[p]
+            else:
+                out[p] = self.metric.defaults[p]
+        out.update(dict(self.params))
+        return out
+
+
+def _known_names() -> list[str]:
+    names = list(METRICS) + [f"{m}@10" for m in METRICS if METRICS[m].cutoff != "none"]
+    names += list(TREC_NAMES) + [f"{n}_10" for n in TREC_CUTOFFS] + ["P_10", "ndcg_cut_10", "map_cut_100"]
+    names += [n for n, v in RANX_NAMES.items() if v] + ["ndcg@10", "ndcg_burges@10", "mrr@10", "precision@10"]
+    return sorted(set(names))
+
+
+def _suggest(name: str) -> str:
+    close = difflib.get_close_matches(name, _known_names(), n=1, cutoff=0.5)
+    if not close:
+        close = difflib.get_close_matches(name.lower(), [n.lower() for n in _known_names()], n=1, cutoff=0.5)
+    return f"; did you mean '{close[0]}'?" if close else f"; known metrics: {', '.join(METRICS)}"
+
+
+def _cutoff(text: str, requested: str) -> int:
+    text = text.strip()
+    if not re.fullmatch(r"[+-]?\d+", text):
+        raise UsageError(f"metric '{requested}': cutoff '{text}' is not a whole number; write e.g. P@10")
+    value = int(text)
+    if value <= 0:
+        raise UsageError(f"metric '{requested}': cutoff must be a positive whole number, not {value}")
+    return value
+
+
+def _param_value(metric: Metric, key: str, raw: str, requested: str):
+    if key not in metric.params:
+        allowed = ", ".join(metric.params) or "none"
+        raise UsageError(f"metric '{requested}': unknown parameter '{key}' for {metric.name} (parameters: {allowed})")
+    spec = PARAMS[key]
+    raw = raw.strip().strip("'\"")
+    if spec.kind == "choice":
+        if raw not in spec.choices:
+            raise UsageError(f"metric '{requested}': unknown value '{raw}' for {key}; choose one of: "
+                             f"{', '.join(spec.choices)}")
+        return raw
+    if spec.kind == "level":
+        return conventions.check("rel", raw)
+    if spec.kind == "base":
+        return conventions.check("log_base", raw)
+    try:
+        number = float(raw)
+    except ValueError:
+        raise UsageError(f"metric '{requested}': {key} must be a number, not '{raw}'") from None
+    if spec.kind == "prob" and not 0 < number < 1:
+        raise UsageError(f"metric '{requested}': {key} must be between 0 and 1 (exclusive), not {raw}")
+    if spec.kind == "grade":
+        if number <= 0 or number != int(number):
+            raise UsageError(f"metric '{requested}': {key} must be a positive whole number, not {raw}")
+        return int(number)
+    return number
+
+
+_IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>[^@()]*))?(?:-l(?P<lvl>\d+))?$")
+
+
+def parse(requested: str) -> list[Measure]:
+    """Parse one metric name into measures (a trec_eval family such as `P` or `P.5,10` gives several)."""
+    name = requested.strip()
+    if not name:
+        raise UsageError("empty metric name")
+    # trec_eval style: family_k, family.k, family.k1,k2, or a bare family.
+    m = re.fullmatch(r"(?P<fam>[A-Za-z_]+?)(?:[_.](?P<ks>[\d,]+))?", name)
+    if m and m.group("fam").lower() in TREC_NAMES and (m.group("ks") or name.lower() in TREC_NAMES):
+        fam = m.group("fam").lower()
+        metric_name, fixed = TREC_NAMES[fam]
+        metric = METRICS[metric_name]
+        if m.group("ks"):
+            ks = [_cutoff(k, requested) for k in m.group("ks").split(",") if k]
+            if metric.cutoff == "none":
+                raise UsageError(f"metric '{requested}': {fam} takes no cutoff")
+            if len(ks) == 1:
+                return [Measure(requested, metric, ks[0], tuple(fixed.items()))]
+            return [Measure(f"{m.group('fam')}_{k}", metric, k, tuple(fixed.items())) for k in ks]
+        if fam in _TREC_CUT_ONLY and name != metric_name:
+            return [Measure(f"{m.group('fam')}_{k}", metric, k, tuple(fixed.items())) for k in TREC_CUTOFFS[fam]]
+        return [Measure(requested, metric, None, tuple(fixed.items()))]
+    m = _IRM.match(name)
+    if not m:
+        raise UsageError(f"cannot read metric name '{requested}'; write e.g. nDCG@10, AP(rel=2)@100 or ndcg_cut_10"
+                         + _suggest(name))
+    base = m.group("name")
+    metric, fixed = None, {}
+    if base in METRICS:
+        metric = METRICS[base]
+    elif base.lower() in RANX_NAMES and RANX_NAMES[base.lower()]:
+        metric_name, fixed = RANX_NAMES[base.lower()]
+        metric = METRICS[metric_name]
+    elif base.lower() in _CANONICAL:
+        metric = METRICS[_CANONICAL[base.lower()]]
+    if metric is None:
+        raise UsageError(f"unknown metric '{requested}'" + _suggest(name))
+    params = dict(fixed)
+    if m.group("params"):
+        for item in m.group("params").split(","):
+            if not item.strip():
+                continue
+            if "=" not in item:
+                raise UsageError(f"metric '{requested}': parameter '{item.strip()}' must be written name=value")
+            key, raw = item.split("=", 1)
+            params[key.strip()] = _param_value(metric, key.strip(), raw, requested)
+    if m.group("lvl"):
+        params["rel"] = _param_value(metric, "rel", m.group("lvl"), requested)
+    k = None
+    if m.group("k") is not None:
+        if metric.cutoff == "none":
+            raise UsageError(f"metric '{requested}': {metric.name} takes no cutoff")
+        k = _cutoff(m.group("k"), requested)
+    return [Measure(requested, metric, k, tuple(sorted(params.items())))]
+
+
+def parse_all(names) -> list[Measure]:
+    out, seen = [], set()
+    for name in names:
+        for measure in parse(name):
+            if measure.requested not in seen:
+                seen.add(measure.requested)
+                out.append(measure)
+    return out

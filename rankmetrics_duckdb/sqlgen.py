@@ -1,0 +1,187 @@
+"""One query for many measures, built from the metric macros of sql/.
+
+Each metric's table macro in sql/ has the same shape:
+
+    SELECT f.query_id, <value> AS value
+    FROM (SELECT s.*, <feature> AS name, ... FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+    GROUP BY f.query_id
+    HAVING rm_in_query_set(f.kind, queries)
+
+so a request for several measures becomes one query: the stream once, every distinct feature (window) once,
+and every measure's value as one more aggregate of the same GROUP BY. Parameters become literals and the
+macros are inlined (sqlsource.expand), so the result is plain SQL that dialects.render turns into any engine's.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from . import sqlsource
+from .measures import Measure
+
+
+@dataclass
+class Source:
+    """A relation to read: a table (possibly qualified) or a subquery, with what it holds."""
+    expression: exp.Expression  # exp.Table or exp.Subquery
+    has_score: bool = True
+    has_rank: bool = False
+
+
+def _column(table: str, name: str) -> exp.Column:
+    return exp.column(name, table=table)
+
+
+def _cast(e: exp.Expression, to: str) -> exp.Cast:
+    return exp.Cast(this=e, to=exp.DataType.build(to))
+
+
+def _source(src: Source, alias: str) -> exp.Expression:
+    e = src.expression.copy()
+    if isinstance(e, exp.Subquery):
+        e.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+        return e
+    e.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+    return e
+
+
+def run_items(src: Source) -> exp.Select:
+    """The run normalized as rm_run_items does in DuckDB: text ids, a score (or -rank) and the given rank."""
+    if src.has_score:
+        score = _cast(_column("r", "score"), "DOUBLE")
+    else:
+        score = exp.Neg(this=_cast(_column("r", "rank"), "DOUBLE"))
+    rank_in = _cast(_column("r", "rank"), "DOUBLE") if src.has_rank else _cast(exp.Null(), "DOUBLE")
+    return exp.select(
+        exp.alias_(_cast(_column("r", "query_id"), "VARCHAR"), "query_id"),
+        exp.alias_(_cast(_column("r", "item_id"), "VARCHAR"), "item_id"),
+        exp.alias_(score, "score"),
+        exp.alias_(rank_in, "rank_in"),
+    ).from_(_source(src, "r"))
+
+
+def judgment_items(src: Source) -> exp.Select:
+    """The judgments normalized as rm_judgment_items does in DuckDB."""
+    return exp.select(
+        exp.alias_(_cast(_column("j", "query_id"), "VARCHAR"), "query_id"),
+        exp.alias_(_cast(_column("j", "item_id"), "VARCHAR"), "item_id"),
+        exp.alias_(_cast(_column("j", "relevance"), "DOUBLE"), "grade"),
+    ).from_(_source(src, "j"))
+
+
+def _bind_value(v):
+    if v == "e":
+        return sqlsource.literal(math.e)
+    return sqlsource.literal(v)
+
+
+def _prepare(e: exp.Expression, bindings: dict) -> exp.Expression:
+    return sqlsource.fold(sqlsource.expand(sqlsource.substitute(e, bindings)))
+
+
+def stream(conv: dict) -> exp.Select:
+    body = sqlsource.macros()["rm_stream"].body
+    bound = sqlsource.substitute(body, {"ties": _bind_value(conv["ties"]),
+                                        "judged_only": _bind_value(bool(conv["judged_only"]))})
+
+    def inputs(node):
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
+            name = {"rm_run_items": "run_items", "rm_judgment_items": "judgment_items"}.get(node.this.name.lower())
+            if name:
+                return exp.Table(this=exp.to_identifier(name), alias=node.args.get("alias"))
+        return node
+    return sqlsource.fold(sqlsource.expand(bound.transform(inputs)))
+
+
+@dataclass
+class Plan:
+    measures: list[Measure]
+    query: exp.Select          # the whole query, rows (measure, query_id, value)
+    per_query: exp.Select      # the wide per-query select (query_id, m_1, m_2, ...)
+
+
+def _macro_parts(macro_name: str):
+    body = sqlsource.macros()[macro_name].body
+    inner = body.args["from_"].this
+    if not isinstance(inner, exp.Subquery):
+        raise ValueError(f"macro {macro_name}: expected FROM (SELECT s.*, ... FROM rm_stream(...) AS s) AS f")
+    features = [(a.alias, a.this) for a in inner.this.expressions if isinstance(a, exp.Alias)]
+    values = [a.this for a in body.expressions if isinstance(a, exp.Alias) and a.alias == "value"]
+    if len(values) != 1:
+        raise ValueError(f"macro {macro_name}: expected exactly one projection named value")
+    return features, values[0], body.args.get("having")
+
+
+def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
+         per_query: bool = True, means: bool = True) -> Plan:
+    feature_sql: dict[str, str] = {}   # rendered feature -> its column name
+    feature_exprs: list[tuple[str, exp.Expression]] = []
+    values: list[exp.Expression] = []
+    having = None
+    for measure in measures:
+        macro = sqlsource.macros()[measure.metric.macro]
+        bindings = {p.lower(): d for p, d in macro.defaults.items()}
+        for key, val in {**conv, **measure.values(conv)}.items():
+            if key in macro.params:
+                bindings[key] = _bind_value(val)
+        features, value, having_expr = _macro_parts(measure.metric.macro)
+        renames = {}
+        for alias, fexpr in features:
+            prepared = _prepare(fexpr, bindings)
+            key = prepared.sql(dialect="duckdb")
+            if key not in feature_sql:
+                feature_sql[key] = f"{alias}_{len(feature_exprs) + 1}"
+                feature_exprs.append((feature_sql[key], prepared))
+            renames[alias] = feature_sql[key]
+
+        def rename(node, renames=renames):
+            if isinstance(node, exp.Column) and node.table == "f" and node.name in renames:
+                return _column("f", renames[node.name])
+            return node
+        values.append(_prepare(value.transform(rename), bindings))
+        if having is None and having_expr is not None:
+            having = _prepare(having_expr.this, bindings)
+
+    used = {c.name for v in values for c in v.find_all(exp.Column) if c.table == "f"}
+    kept = [(name, e) for name, e in feature_exprs if name in used]
+
+    ctes = [("run_items", run_items(run)), ("judgment_items", judgment_items(judgments)), ("stream", stream(conv))]
+    if kept:
+        features_select = exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")),
+                                     *[exp.alias_(e, name) for name, e in kept]).from_("stream AS s")
+        ctes.append(("features", features_select))
+        feature_table = "features"
+    else:
+        feature_table = "stream"
+    wide = exp.select(_column("f", "query_id"), *[exp.alias_(v, f"m_{i + 1}") for i, v in enumerate(values)])
+    wide = wide.from_(exp.Table(this=exp.to_identifier(feature_table), alias=exp.TableAlias(this=exp.to_identifier("f"))))
+    wide = wide.group_by(_column("f", "query_id"))
+    if having is not None and not (isinstance(having, exp.Boolean) and having.this):
+        wide = wide.having(having)
+    ctes.append(("per_query", wide))
+
+    parts = []
+    for i, measure in enumerate(measures):
+        col = _column("p", f"m_{i + 1}")
+        name = exp.Literal.string(measure.requested)
+        if per_query:
+            parts.append(exp.select(exp.alias_(name, "measure"), exp.alias_(_column("p", "query_id"), "query_id"),
+                                    exp.alias_(col, "value")).from_("per_query AS p"))
+        if means:
+            agg = exp.Sum(this=col) if measure.metric.mean == "sum" else exp.Avg(this=col)
+            parts.append(exp.select(exp.alias_(name.copy(), "measure"),
+                                    exp.alias_(exp.Literal.string("all"), "query_id"),
+                                    exp.alias_(_cast(agg, "DOUBLE"), "value")).from_("per_query AS p"))
+    query = parts[0]
+    for part in parts[1:]:
+        query = exp.union(query, part, distinct=False)
+    if not isinstance(query, exp.Select):
+        query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("results"))))
+    for name, cte in ctes:
+        query = query.with_(name, as_=cte)
+    per_query_select = wide.copy()
+    for name, cte in ctes[:-1]:
+        per_query_select = per_query_select.with_(name, as_=cte)
+    return Plan(measures, query, per_query_select)

@@ -1,0 +1,242 @@
+"""The SQL source of truth: the DuckDB macros in sql/, read and expanded for any engine.
+
+Every metric is a DuckDB macro in sql/ (see sql/00_common.sql). DuckDB runs those files as they are. For one
+pass over many metrics, and for other engines, this module parses the macros with sqlglot and expands them:
+a call of a scalar macro is replaced by its body with the arguments put in for the parameters, and the
+convention parameters become literals that `fold` then simplifies away. So the SQL text in sql/ is the only
+definition of a metric; nothing here knows what a metric computes.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+from dataclasses import dataclass, field
+
+import sqlglot
+from sqlglot import exp
+
+_HEADER = re.compile(
+    r"^CREATE\s+OR\s+REPLACE\s+MACRO\s+(?P<name>\w+)\s*\((?P<params>[^)]*)\)\s+AS(?P<table>\s+TABLE)?\s+(?P<body>.*)$",
+    re.S | re.I,
+)
+
+
+def sql_dir() -> str:
+    """The folder holding the SQL files: inside the installed package, or the repository's top-level sql/."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.path.join(here, "sql"), os.path.join(os.path.dirname(here), "sql")):
+        if os.path.isdir(candidate):
+            return candidate
+    raise FileNotFoundError("rankmetrics_duckdb: the sql/ folder of the package is missing")
+
+
+def sql_files() -> list[str]:
+    folder = sql_dir()
+    return [os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".sql")]
+
+
+def script() -> str:
+    """One DuckDB SQL script creating every macro, in dependency order."""
+    parts = []
+    for path in sql_files():
+        with open(path, encoding="utf-8") as fh:
+            parts.append(f"-- {os.path.basename(path)}\n" + fh.read().strip() + "\n")
+    return "\n".join(parts)
+
+
+def _statements(text: str) -> list[str]:
+    """Split a SQL file into statements: drop -- comments, split at semicolons outside quotes."""
+    out, buf, quote = [], [], None
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            buf.append(ch)
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+            buf.append(ch)
+        elif text.startswith("--", i):
+            while i < len(text) and text[i] != "\n":
+                i += 1
+            continue
+        elif ch == ";":
+            out.append("".join(buf).strip())
+            buf = []
+        else:
+            buf.append(ch)
+        i += 1
+    rest = "".join(buf).strip()
+    if rest:
+        out.append(rest)
+    return [s for s in out if s]
+
+
+@dataclass
+class Macro:
+    name: str
+    params: list[str]
+    defaults: dict[str, exp.Expression]
+    is_table: bool
+    text: str
+    file: str
+    _body: exp.Expression | None = field(default=None, repr=False)
+
+    @property
+    def body(self) -> exp.Expression:
+        if self._body is None:
+            self._body = sqlglot.parse_one(self.text, read="duckdb")
+        return self._body
+
+
+@functools.lru_cache(maxsize=1)
+def macros() -> dict[str, Macro]:
+    found: dict[str, Macro] = {}
+    for path in sql_files():
+        with open(path, encoding="utf-8") as fh:
+            for stmt in _statements(fh.read()):
+                m = _HEADER.match(stmt)
+                if not m:
+                    raise ValueError(f"{os.path.basename(path)}: not a CREATE OR REPLACE MACRO statement: {stmt[:60]}")
+                params, defaults = [], {}
+                for raw in filter(None, (p.strip() for p in m.group("params").split(","))):
+                    if ":=" in raw:
+                        pname, value = (s.strip() for s in raw.split(":=", 1))
+                        defaults[pname] = sqlglot.parse_one(value, read="duckdb")
+                    else:
+                        pname = raw
+                    params.append(pname)
+                found[m.group("name").lower()] = Macro(
+                    m.group("name"), params, defaults, bool(m.group("table")), m.group("body"), os.path.basename(path))
+    return found
+
+
+def literal(value) -> exp.Expression:
+    """A Python value as a SQL literal."""
+    if value is None:
+        return exp.Null()
+    if isinstance(value, bool):
+        return exp.Boolean(this=value)
+    if isinstance(value, (int, float)):
+        return exp.Literal.number(repr(value) if isinstance(value, float) else str(value))
+    return exp.Literal.string(str(value))
+
+
+_ATOMIC = (exp.Column, exp.Literal, exp.Null, exp.Boolean, exp.Paren, exp.Func, exp.Cast, exp.Identifier)
+
+
+def _wrap(e: exp.Expression) -> exp.Expression:
+    return e if isinstance(e, _ATOMIC) else exp.Paren(this=e)
+
+
+def substitute(tree: exp.Expression, bindings: dict[str, exp.Expression]) -> exp.Expression:
+    """Replace the unqualified column references named in bindings (macro parameters) with expressions."""
+    def swap(node):
+        if isinstance(node, exp.Column) and not node.table and node.name.lower() in bindings:
+            return _wrap(bindings[node.name.lower()].copy())
+        return node
+    return tree.copy().transform(swap)
+
+
+def expand(tree: exp.Expression) -> exp.Expression:
+    """Inline every call of a scalar macro of sql/ (recursively)."""
+    known = macros()
+
+    def inline(node):
+        if isinstance(node, exp.Anonymous) and node.name.lower() in known:
+            macro = known[node.name.lower()]
+            args = node.expressions
+            if macro.is_table or len(args) != len(macro.params):
+                raise ValueError(f"macro {macro.name} called with {len(args)} arguments, it takes {len(macro.params)}")
+            body = substitute(macro.body, {p.lower(): a for p, a in zip(macro.params, args)})
+            return _wrap(expand(body))
+        return node
+    return tree.copy().transform(inline)
+
+
+def _const(e):
+    """The Python value of a constant expression, or a sentinel."""
+    if isinstance(e, exp.Paren):
+        return _const(e.this)
+    if isinstance(e, exp.Null):
+        return None
+    if isinstance(e, exp.Boolean):
+        return e.this
+    if isinstance(e, exp.Literal):
+        return e.this if e.is_string else float(e.this)
+    return _NOT_CONST
+
+
+_NOT_CONST = object()
+
+
+def fold(tree: exp.Expression) -> exp.Expression:
+    """Simplify what the literal convention parameters decided: constant comparisons, CASE branches, NULL tests,
+    AND/OR with constants, COALESCE of a NULL, and ORDER BY terms that are constant."""
+    def step(node):
+        if isinstance(node, (exp.EQ, exp.NEQ)):
+            a, b = _const(node.left), _const(node.right)
+            if a is not _NOT_CONST and b is not _NOT_CONST and a is not None and b is not None:
+                return exp.Boolean(this=(a == b) == isinstance(node, exp.EQ))
+        if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+            v = _const(node.this)
+            if v is not _NOT_CONST:
+                return exp.Boolean(this=v is None)
+        if isinstance(node, exp.Not):
+            v = _const(node.this)
+            if isinstance(v, bool):
+                return exp.Boolean(this=not v)
+        if isinstance(node, (exp.And, exp.Or)):
+            a, b = _const(node.left), _const(node.right)
+            absorbing = isinstance(node, exp.Or)  # TRUE absorbs OR, FALSE absorbs AND
+            for v, other in ((a, node.right), (b, node.left)):
+                if isinstance(v, bool):
+                    return exp.Boolean(this=absorbing) if v == absorbing else other
+        if isinstance(node, exp.Paren) and isinstance(node.this, (exp.Boolean, exp.Null, exp.Literal, exp.Column)):
+            return node.this
+        if isinstance(node, exp.Case) and not node.this:
+            ifs, default, changed = [], node.args.get("default"), False
+            for branch in node.args.get("ifs") or []:
+                v = _const(branch.this)
+                if v is False or v is None:
+                    changed = True
+                    continue
+                if v is True:  # this branch always wins: it becomes the ELSE, later ones are dead
+                    default, changed = branch.args["true"], True
+                    break
+                ifs.append(branch)
+            if not ifs:
+                return default if default is not None else exp.Null()
+            if changed:
+                return exp.Case(ifs=ifs, default=default)
+        if isinstance(node, exp.Coalesce):
+            items = [node.this, *node.expressions]
+            kept = [e for e in items if _const(e) is not None]
+            for i, e in enumerate(kept):  # a constant that is not NULL ends the list
+                if _const(e) is not _NOT_CONST:
+                    kept = kept[:i + 1]
+                    break
+            if len(kept) != len(items):
+                if not kept:
+                    return exp.Null()
+                if len(kept) == 1:
+                    return kept[0]
+                return exp.Coalesce(this=kept[0], expressions=kept[1:])
+        if isinstance(node, exp.Order) or isinstance(node, exp.Window):
+            order = node if isinstance(node, exp.Order) else node.args.get("order")
+            if order is not None:
+                terms = [o for o in order.expressions if _const(o.this) is _NOT_CONST]
+                if terms and len(terms) != len(order.expressions):
+                    order.set("expressions", terms)
+        if isinstance(node, exp.Where) and _const(node.this) is True:
+            return None
+        return node
+
+    previous = None
+    current = tree
+    while previous != current.sql():  # fixed point: each pass can expose new constants
+        previous = current.sql()
+        current = current.transform(step)
+    return current

@@ -1,0 +1,80 @@
+-- rankmetrics-duckdb: shared building blocks of every metric.
+--
+-- Every metric reads one row stream per query (see 01_stream.sql):
+--   kind  'R' a retrieved item (pos = its rank in the run, 1 is best)
+--         'J' a judged item    (pos = its rank in the ideal ordering, highest grade first)
+--   grade the item's relevance grade, NULL when the item is not judged
+--   ipos  for 'R' rows, the item's rank when the retrieved list is re-sorted by grade (for ideal rankings)
+--   score the run's score ('R' rows), used to find tied items
+-- A metric is an aggregate over that stream, grouped by query. Macros in this file are small expressions
+-- shared by the metrics. They are written in portable SQL: the Python package expands them and renders the
+-- result for other engines with sqlglot, so no DuckDB-only syntax here (see rankmetrics_duckdb/sqlsource.py).
+
+-- Byte-wise ordering of item ids (trec_eval compares ids with strcmp). DuckDB compares strings byte-wise
+-- already; the dialect layer rewrites this marker for engines that need a collation (PostgreSQL: COLLATE "C").
+CREATE OR REPLACE MACRO rm_bytewise(x) AS x;
+
+-- Is pos inside the cutoff k? A NULL cutoff means the whole list.
+CREATE OR REPLACE MACRO rm_within(pos, k) AS (k IS NULL OR pos <= k);
+
+-- 1 for a retrieved item whose grade reaches the relevance level lvl, else 0.
+CREATE OR REPLACE MACRO rm_is_rel_ret(kind, grade, lvl) AS
+    CASE WHEN kind = 'R' AND grade >= lvl THEN 1 ELSE 0 END;
+
+-- Relevant retrieved items in the top k.
+CREATE OR REPLACE MACRO rm_hits(kind, pos, grade, lvl, k) AS
+    SUM(CASE WHEN kind = 'R' AND grade >= lvl AND rm_within(pos, k) THEN 1 ELSE 0 END);
+
+-- Retrieved items in the top k (fewer than k when the run is short).
+CREATE OR REPLACE MACRO rm_retrieved(kind, pos, k) AS
+    SUM(CASE WHEN kind = 'R' AND rm_within(pos, k) THEN 1 ELSE 0 END);
+
+-- Number of judged items of the query whose grade reaches the relevance level (|G|).
+CREATE OR REPLACE MACRO rm_num_rel(kind, grade, lvl) AS
+    SUM(CASE WHEN kind = 'J' AND grade >= lvl THEN 1 ELSE 0 END);
+
+-- Number of judged items of the query below the relevance level (judged non-relevant).
+CREATE OR REPLACE MACRO rm_num_nonrel(kind, grade, lvl) AS
+    SUM(CASE WHEN kind = 'J' AND grade < lvl THEN 1 ELSE 0 END);
+
+-- num / den as a double, NULL when den is 0.
+CREATE OR REPLACE MACRO rm_ratio(num, den) AS CAST(num AS DOUBLE) / NULLIF(den, 0);
+
+-- Gain of a grade: linear (the grade), exponential (2^grade - 1) or binary (1). Grades that are missing,
+-- not positive, or below the gain level glvl give no gain.
+CREATE OR REPLACE MACRO rm_gain(grade, gain, glvl) AS
+    CASE
+        WHEN grade IS NULL OR grade <= 0 OR grade < glvl THEN CAST(0 AS DOUBLE)
+        WHEN gain = 'exponential' THEN POWER(CAST(2 AS DOUBLE), grade) - 1
+        WHEN gain = 'binary' THEN CAST(1 AS DOUBLE)
+        ELSE CAST(grade AS DOUBLE)
+    END;
+
+-- Log discount of a rank: 1 / log_base(pos + 1), written with ln so that every engine has it.
+CREATE OR REPLACE MACRO rm_discount(pos, log_base) AS LN(CAST(log_base AS DOUBLE)) / LN(CAST(pos AS DOUBLE) + 1);
+
+-- Final value of a metric for one query: a query with no relevant judgment is NULL (NaN, left out of the
+-- means) when empty = 'nan', otherwise its value, and a value that had nothing to divide by is 0.
+CREATE OR REPLACE MACRO rm_finish(value, num_rel, empty) AS
+    CASE WHEN empty = 'nan' AND num_rel = 0 THEN NULL ELSE COALESCE(value, CAST(0 AS DOUBLE)) END;
+
+-- Which queries a metric reports: 'both' (in the run and the judgments; trec_eval), 'judged' (every judged
+-- query, missing ones score 0; trec_eval -c), 'run' (every query of the run) or 'all' (either side).
+CREATE OR REPLACE MACRO rm_in_query_set(kind, queries) AS
+    CASE
+        WHEN queries = 'both' THEN SUM(CASE WHEN kind = 'R' THEN 1 ELSE 0 END) > 0
+                               AND SUM(CASE WHEN kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN queries = 'judged' THEN SUM(CASE WHEN kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN queries = 'run' THEN SUM(CASE WHEN kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+    END;
+
+-- Running count, in rank order, of the rows of the same query and kind whose grade reaches lvl
+-- (the current row included).
+CREATE OR REPLACE MACRO rm_running_rel(query_id, kind, pos, grade, lvl) AS
+    SUM(CASE WHEN grade >= lvl THEN 1 ELSE 0 END)
+        OVER (PARTITION BY query_id, kind ORDER BY pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
+
+-- A per-query aggregate repeated on every row of the query (for metrics that compare a rank with |G|).
+CREATE OR REPLACE MACRO rm_query_num_rel(query_id, kind, grade, lvl) AS
+    SUM(CASE WHEN kind = 'J' AND grade >= lvl THEN 1 ELSE 0 END) OVER (PARTITION BY query_id);

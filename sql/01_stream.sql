@@ -1,0 +1,78 @@
+-- rankmetrics-duckdb: the row stream every metric reads.
+--
+-- Inputs: a run table (query_id, item_id, and score and/or rank) and a judgments table
+-- (query_id, item_id, relevance). Ids are compared as text whatever their types.
+
+-- The run, normalized: text ids, a score (higher is better; -rank when the run only has ranks) and the
+-- given rank (for ties = 'input'). DuckDB only: the Python package writes this step for other engines,
+-- where it knows which columns the table has.
+CREATE OR REPLACE MACRO rm_run_items(run) AS TABLE
+SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(COALESCE(CAST(r.score AS DOUBLE), -CAST(r.rank AS DOUBLE)) AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+FROM (
+    SELECT CAST(NULL AS DOUBLE) AS score, CAST(NULL AS DOUBLE) AS rank WHERE FALSE
+    UNION ALL BY NAME
+    SELECT * FROM query_table(run)
+) AS r;
+
+-- The judgments, normalized: text ids and a numeric grade. DuckDB only, like rm_run_items.
+CREATE OR REPLACE MACRO rm_judgment_items(judgments) AS TABLE
+SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+FROM query_table(judgments) AS j;
+
+-- The stream: one 'R' row per retrieved item and one 'J' row per judged item (see 00_common.sql).
+--   ties        how the run is ordered: 'item_desc' (score, then item id descending byte-wise: trec_eval),
+--               'item_asc' (score, then item id ascending), 'average' (as item_desc; DCG then averages the
+--               discounts of tied items), 'input' (the run's own rank column, then as item_desc)
+--   judged_only drop unjudged items before ranking (trec_eval -J)
+CREATE OR REPLACE MACRO rm_stream(run, judgments, ties, judged_only) AS TABLE
+SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+        PARTITION BY ranked.query_id
+        ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+FROM (
+    SELECT
+        r.query_id,
+        r.item_id,
+        r.score,
+        j.grade,
+        ROW_NUMBER() OVER (
+            PARTITION BY r.query_id
+            ORDER BY
+                CASE WHEN ties = 'input' THEN r.rank_in END ASC NULLS LAST,
+                r.score DESC NULLS LAST,
+                CASE WHEN ties = 'item_asc' THEN rm_bytewise(r.item_id) END ASC NULLS LAST,
+                rm_bytewise(r.item_id) DESC NULLS LAST
+        ) AS pos
+    FROM rm_run_items(run) AS r
+    LEFT JOIN rm_judgment_items(judgments) AS j
+        ON j.query_id = r.query_id AND j.item_id = r.item_id
+    WHERE NOT judged_only OR j.grade IS NOT NULL
+) AS ranked
+UNION ALL
+SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+        PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, rm_bytewise(j.item_id) ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+        PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, rm_bytewise(j.item_id) ASC NULLS LAST
+    ) AS ipos
+FROM rm_judgment_items(judgments) AS j;

@@ -1,0 +1,26 @@
+-- AP@k (average precision): the sum of P@j over the ranks j <= k that hold a relevant item, divided by
+--   'judged'    |G|, every relevant judged item, even with a cutoff (trec_eval map and map_cut_k, ranx, MLlib MAP)
+--   'capped'    min(k, |G|) (MLlib meanAveragePrecisionAt, recommenders map_at_k, Kaggle MAP@k)
+--   'retrieved' the relevant items found in the top k (seed note 001, torchmetrics)
+-- running is the number of relevant items at or above the row (rm_running_rel), so P@j = running / j.
+CREATE OR REPLACE MACRO rm_ap(kind, pos, grade, running, k, lvl, denominator) AS
+    rm_ratio(
+        SUM(CASE WHEN kind = 'R' AND grade >= lvl AND rm_within(pos, k) THEN CAST(running AS DOUBLE) / pos ELSE 0 END),
+        CASE
+            WHEN denominator = 'capped' AND k IS NOT NULL AND k < rm_num_rel(kind, grade, lvl) THEN k
+            WHEN denominator = 'retrieved' THEN rm_hits(kind, pos, grade, lvl, k)
+            ELSE rm_num_rel(kind, grade, lvl)
+        END);
+
+CREATE OR REPLACE MACRO ap(run, judgments, k := NULL, rel := 1, denominator := 'judged',
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+SELECT
+    f.query_id,
+    rm_finish(rm_ap(f.kind, f.pos, f.grade, f.running_rel, k, rel, denominator), rm_num_rel(f.kind, f.grade, rel), empty)
+        AS value
+FROM (
+    SELECT s.*, rm_running_rel(s.query_id, s.kind, s.pos, s.grade, rel) AS running_rel
+    FROM rm_stream(run, judgments, ties, judged_only) AS s
+) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);

@@ -1,0 +1,32 @@
+-- Counts, as trec_eval reports them (their mean row is a sum over queries):
+--   num_q       1 for each evaluated query
+--   num_ret     items retrieved
+--   num_rel     relevant judged items |G|
+--   num_rel_ret relevant items retrieved
+CREATE OR REPLACE MACRO num_q(run, judgments,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both') AS TABLE
+SELECT f.query_id, CAST(1 AS DOUBLE) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);
+
+CREATE OR REPLACE MACRO num_ret(run, judgments,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both') AS TABLE
+SELECT f.query_id, CAST(rm_retrieved(f.kind, f.pos, NULL) AS DOUBLE) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);
+
+CREATE OR REPLACE MACRO num_rel(run, judgments, rel := 1,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both') AS TABLE
+SELECT f.query_id, CAST(rm_num_rel(f.kind, f.grade, rel) AS DOUBLE) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);
+
+CREATE OR REPLACE MACRO num_rel_ret(run, judgments, rel := 1,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both') AS TABLE
+SELECT f.query_id, CAST(rm_hits(f.kind, f.pos, f.grade, rel, NULL) AS DOUBLE) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);

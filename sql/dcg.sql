@@ -1,0 +1,72 @@
+-- DCG@k and nDCG@k: discounted cumulative gain of the top k, and its ratio to the ideal ranking's DCG.
+--   gain      'linear' (the grade: trec_eval, ranx ndcg, scikit-learn), 'exponential' (2^grade - 1: ranx
+--             ndcg_burges, Burges et al.) or 'binary' (1 for every positive grade)
+--   rel       grades below this level give no gain (ranx metric-lN); trec_eval's -l does not touch nDCG
+--   log_base  base of the discount 1 / log(rank + 1); it changes DCG, never nDCG
+--   ideal     the ideal ranking: 'judgments' (all judged items by grade: trec_eval, ranx), 'candidates' (the
+--             run's own items by grade, unjudged as 0: scikit-learn) or 'retrieved' (the top k retrieved
+--             items re-sorted by grade: seed note 001)
+--   ties      'average' gives tied items the mean discount of the ranks they share (scikit-learn, McSherry &
+--             Najork 2008); every other value ranks them one after the other.
+
+-- Mean discount of the ranks shared by the items tied on score, ranks past k counting 0 (scikit-learn's
+-- _tie_averaged_dcg).
+CREATE OR REPLACE MACRO rm_tie_discount(query_id, kind, score, pos, k, log_base) AS
+    AVG(CASE WHEN rm_within(pos, k) THEN rm_discount(pos, log_base) ELSE 0 END)
+        OVER (PARTITION BY query_id, kind, score);
+
+-- Rank of a retrieved item once the top k retrieved items are re-sorted by grade (for ideal = 'retrieved').
+CREATE OR REPLACE MACRO rm_ideal_pos_within(query_id, kind, pos, grade, k) AS
+    SUM(CASE WHEN rm_within(pos, k) THEN 1 ELSE 0 END)
+        OVER (PARTITION BY query_id, kind ORDER BY COALESCE(grade, 0) DESC, pos
+              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
+
+CREATE OR REPLACE MACRO rm_dcg(kind, pos, grade, tie_discount, k, gain, glvl, log_base, ties) AS
+    SUM(CASE
+        WHEN kind = 'R' AND ties = 'average' THEN rm_gain(grade, gain, glvl) * tie_discount
+        WHEN kind = 'R' AND rm_within(pos, k) THEN rm_gain(grade, gain, glvl) * rm_discount(pos, log_base)
+        ELSE 0
+    END);
+
+CREATE OR REPLACE MACRO rm_ideal_dcg(kind, pos, ipos, ideal_pos_within, grade, k, gain, glvl, log_base, ideal) AS
+    SUM(CASE
+        WHEN ideal = 'judgments' AND kind = 'J' AND rm_within(pos, k)
+            THEN rm_gain(grade, gain, glvl) * rm_discount(pos, log_base)
+        WHEN ideal = 'candidates' AND kind = 'R' AND rm_within(ipos, k)
+            THEN rm_gain(grade, gain, glvl) * rm_discount(ipos, log_base)
+        WHEN ideal = 'retrieved' AND kind = 'R' AND rm_within(pos, k)
+            THEN rm_gain(grade, gain, glvl) * rm_discount(ideal_pos_within, log_base)
+        ELSE 0
+    END);
+
+CREATE OR REPLACE MACRO dcg(run, judgments, k := NULL, gain := 'linear', rel := 1, log_base := 2,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+SELECT
+    f.query_id,
+    rm_finish(rm_dcg(f.kind, f.pos, f.grade, f.tie_discount, k, gain, rel, log_base, ties),
+              rm_num_rel(f.kind, f.grade, rel), empty) AS value
+FROM (
+    SELECT s.*, rm_tie_discount(s.query_id, s.kind, s.score, s.pos, k, log_base) AS tie_discount
+    FROM rm_stream(run, judgments, ties, judged_only) AS s
+) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);
+
+CREATE OR REPLACE MACRO ndcg(run, judgments, k := NULL, gain := 'linear', rel := 1, log_base := 2,
+        ideal := 'judgments', ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero')
+        AS TABLE
+SELECT
+    f.query_id,
+    rm_finish(
+        rm_ratio(rm_dcg(f.kind, f.pos, f.grade, f.tie_discount, k, gain, rel, log_base, ties),
+                 rm_ideal_dcg(f.kind, f.pos, f.ipos, f.ideal_pos_within, f.grade, k, gain, rel, log_base, ideal)),
+        rm_num_rel(f.kind, f.grade, rel), empty) AS value
+FROM (
+    SELECT
+        s.*,
+        rm_tie_discount(s.query_id, s.kind, s.score, s.pos, k, log_base) AS tie_discount,
+        rm_ideal_pos_within(s.query_id, s.kind, s.pos, s.grade, k) AS ideal_pos_within
+    FROM rm_stream(run, judgments, ties, judged_only) AS s
+) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);

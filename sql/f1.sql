@@ -1,0 +1,14 @@
+-- F1@k: harmonic mean of P@k and R@k, 0 when both are 0. With h relevant items in the top k and |G| relevant
+-- judged items, 2PR / (P + R) = 2h / (k + |G|). Without a cutoff, k is the number of items retrieved.
+CREATE OR REPLACE MACRO rm_f1(kind, pos, grade, k, lvl) AS
+    rm_ratio(2 * rm_hits(kind, pos, grade, lvl, k),
+             COALESCE(k, rm_retrieved(kind, pos, k)) + rm_num_rel(kind, grade, lvl));
+
+CREATE OR REPLACE MACRO f1(run, judgments, k := NULL, rel := 1,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+SELECT
+    f.query_id,
+    rm_finish(rm_f1(f.kind, f.pos, f.grade, k, rel), rm_num_rel(f.kind, f.grade, rel), empty) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);

@@ -1,0 +1,14 @@
+-- P@k (precision at k): relevant retrieved items in the top k, divided by k, even when fewer than k items
+-- were retrieved (trec_eval P_k, ranx precision@k, MLlib precisionAt). Without a cutoff: divided by the
+-- number of items retrieved.
+CREATE OR REPLACE MACRO rm_precision(kind, pos, grade, k, lvl) AS
+    rm_ratio(rm_hits(kind, pos, grade, lvl, k), COALESCE(k, rm_retrieved(kind, pos, k)));
+
+CREATE OR REPLACE MACRO precision(run, judgments, k := NULL, rel := 1,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+SELECT
+    f.query_id,
+    rm_finish(rm_precision(f.kind, f.pos, f.grade, k, rel), rm_num_rel(f.kind, f.grade, rel), empty) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);

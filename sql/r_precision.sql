@@ -1,0 +1,17 @@
+-- Rprec (R-precision): precision at rank |G|, the number of relevant judged items of the query.
+CREATE OR REPLACE MACRO rm_r_precision(kind, pos, grade, query_num_rel, lvl) AS
+    rm_ratio(SUM(CASE WHEN kind = 'R' AND grade >= lvl AND pos <= query_num_rel THEN 1 ELSE 0 END),
+             rm_num_rel(kind, grade, lvl));
+
+CREATE OR REPLACE MACRO r_precision(run, judgments, rel := 1,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+SELECT
+    f.query_id,
+    rm_finish(rm_r_precision(f.kind, f.pos, f.grade, f.query_num_rel, rel), rm_num_rel(f.kind, f.grade, rel), empty)
+        AS value
+FROM (
+    SELECT s.*, rm_query_num_rel(s.query_id, s.kind, s.grade, rel) AS query_num_rel
+    FROM rm_stream(run, judgments, ties, judged_only) AS s
+) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);

@@ -1,0 +1,12 @@
+-- R@k (recall at k): relevant retrieved items in the top k, divided by all relevant judged items |G|.
+CREATE OR REPLACE MACRO rm_recall(kind, pos, grade, k, lvl) AS
+    rm_ratio(rm_hits(kind, pos, grade, lvl, k), rm_num_rel(kind, grade, lvl));
+
+CREATE OR REPLACE MACRO recall(run, judgments, k := NULL, rel := 1,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+SELECT
+    f.query_id,
+    rm_finish(rm_recall(f.kind, f.pos, f.grade, k, rel), rm_num_rel(f.kind, f.grade, rel), empty) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);

@@ -1,0 +1,12 @@
+-- RR@k (reciprocal rank): 1 / rank of the first relevant item in the top k, 0 when there is none.
+CREATE OR REPLACE MACRO rm_rr(kind, pos, grade, k, lvl) AS
+    rm_ratio(1, MIN(CASE WHEN kind = 'R' AND grade >= lvl AND rm_within(pos, k) THEN pos END));
+
+CREATE OR REPLACE MACRO rr(run, judgments, k := NULL, rel := 1,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+SELECT
+    f.query_id,
+    rm_finish(rm_rr(f.kind, f.pos, f.grade, k, rel), rm_num_rel(f.kind, f.grade, rel), empty) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);

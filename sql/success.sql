@@ -1,0 +1,12 @@
+-- Success@k (hit rate at k): 1 when at least one relevant item is in the top k, else 0.
+CREATE OR REPLACE MACRO rm_success(kind, pos, grade, k, lvl) AS
+    CASE WHEN rm_hits(kind, pos, grade, lvl, k) > 0 THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END;
+
+CREATE OR REPLACE MACRO success(run, judgments, k := NULL, rel := 1,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+SELECT
+    f.query_id,
+    rm_finish(rm_success(f.kind, f.pos, f.grade, k, rel), rm_num_rel(f.kind, f.grade, rel), empty) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);
