@@ -1,0 +1,113 @@
+"""The Python surface: register the macros on a DuckDB connection, evaluate runs, get the rows as a relation."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import duckdb
+
+from . import conventions, measures as measures_mod, sqlgen, sqlsource
+from .errors import InputError, UsageError
+from .inputs import JUDGMENTS, RUN, Reader
+
+DEFAULT_METRICS = measures_mod.TREC_DEFAULT
+
+
+def register(con: duckdb.DuckDBPyConnection) -> None:
+    """Create every rankmetrics macro on con (ndcg, ap, precision, ...). No table or view is created."""
+    con.execute(sqlsource.script())
+
+
+def macros_sql() -> str:
+    """The DuckDB SQL script that creates all macros, for use without Python."""
+    return sqlsource.script()
+
+
+class Evaluation:
+    """A prepared evaluation: the inputs loaded and checked, the query built. Keeps its connection alive."""
+
+    def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", **overrides):
+        self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
+        self.conv = conventions.resolve(convention, **overrides)
+        self.convention = convention
+        private = con is None
+        self.con = duckdb.connect() if private else con
+        self.reader = Reader(self.con, private)
+        try:
+            self.judgments = self.reader.load(judgments, JUDGMENTS)
+            self.run = self.reader.load(run, RUN)
+            self._check_overlap()
+        except Exception:
+            self.reader.close()
+            raise
+        self.plan = sqlgen.plan(
+            self.measures, self.conv,
+            sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank),
+            sqlgen.Source(self.judgments.relation, True, False))
+
+    def _check_overlap(self):
+        r, j = self.run.relation.sql(dialect="duckdb"), self.judgments.relation.sql(dialect="duckdb")
+        row = self.con.execute(
+            f"SELECT (SELECT count(DISTINCT CAST(a.query_id AS VARCHAR)) FROM {r} AS a), "
+            f"(SELECT count(DISTINCT CAST(b.query_id AS VARCHAR)) FROM {j} AS b), "
+            f"(SELECT count(*) FROM (SELECT DISTINCT CAST(a.query_id AS VARCHAR) AS q FROM {r} AS a "
+            f" INTERSECT SELECT DISTINCT CAST(b.query_id AS VARCHAR) FROM {j} AS b) AS c)").fetchone()
+        self.summary = {"run_queries": row[0], "judged_queries": row[1], "common_queries": row[2]}
+        if row[2] == 0:
+            raise InputError(f"the run ({self.run.label}) and the judgments ({self.judgments.label}) have no query "
+                             f"in common ({row[0]} run queries, {row[1]} judged queries): check the files and id "
+                             f"columns")
+
+    def sql(self) -> str:
+        return self.plan.query.sql(dialect="duckdb")
+
+    def relation(self) -> duckdb.DuckDBPyRelation:
+        """Rows (measure, query_id, value), lazily evaluated."""
+        return self.con.sql(self.sql())
+
+    def rows(self) -> list[tuple[str, str, float]]:
+        """(measure, query_id, value) rows: per measure as requested, queries sorted, then 'all'."""
+        order = {m.requested: i for i, m in enumerate(self.measures)}
+        out = self.con.execute(self.sql()).fetchall()
+        out = [(m, q, math.nan if v is None else float(v)) for m, q, v in out]
+        out.sort(key=lambda r: (order[r[0]], r[1] == "all", r[1].encode()))
+        return out
+
+    def close(self):
+        self.reader.close()
+
+
+def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", per_query=False, **overrides):
+    """Evaluate a run against judgments.
+
+    judgments, run: a file path, a table or view name on con, a DuckDB relation, or a pandas/polars DataFrame
+    or pyarrow Table with columns query_id, item_id and relevance (judgments) or score and/or rank (run).
+    metrics: names such as "nDCG@10", "AP", "P@10", "ndcg_cut_10", "mrr" (default: a trec_eval-like set).
+    convention: "trec_eval" (default), "ranx", "mllib", "sklearn" or "retrieved"; overrides (ties=, gain=,
+    ideal=, denominator=, empty=, queries=, rel=, judged_only=, log_base=) switch single conventions.
+    Returns {measure: mean}, or {measure: {query_id: value}} with per_query=True (NaN for excluded queries).
+    """
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    ev = Evaluation(judgments, run, metrics, con=con, convention=convention, **overrides)
+    try:
+        rows = ev.rows()
+    finally:
+        ev.close()
+    if per_query:
+        out = {m.requested: {} for m in ev.measures}
+        for m, q, v in rows:
+            if q != "all":
+                out[m][q] = v
+        return out
+    return {m: v for m, q, v in rows if q == "all"}
+
+
+def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", **overrides):
+    """A lazily evaluated DuckDB relation of rows (measure, query_id, value), means under query_id 'all'."""
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    return Evaluation(judgments, run, metrics, con=con, convention=convention, **overrides).relation()
+
+
+__all__ = ["register", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError", "warnings"]

@@ -1,0 +1,199 @@
+"""The `rankmetrics` command line."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import warnings
+
+from .errors import RankMetricsError, UsageError
+
+FORMATS = ("trec", "json", "csv", "table")
+
+
+def _add_conventions(p: argparse.ArgumentParser) -> None:
+    from . import conventions
+    g = p.add_argument_group("conventions (a preset, then single switches that override it)")
+    g.add_argument("--convention", default="trec_eval", choices=list(conventions.PRESETS),
+                   help="preset reproducing a tool (default: trec_eval)")
+    g.add_argument("-c", dest="complete", action="store_true",
+                   help="average over every judged query; queries missing from the run score 0 (trec_eval -c)")
+    g.add_argument("-l", dest="rel", metavar="N", help="relevance level: grades >= N are relevant (trec_eval -l)")
+    g.add_argument("-J", dest="judged_only", action="store_true",
+                   help="evaluate judged items only: drop unjudged items before ranking (trec_eval -J)")
+    for name, (choices, text) in conventions.PARAMETERS.items():
+        if name in ("rel", "judged_only"):
+            continue
+        flag = "--" + name.replace("_", "-")
+        if choices:
+            g.add_argument(flag, dest=name, choices=choices, help=text)
+        else:
+            g.add_argument(flag, dest=name, metavar="VALUE", help=text)
+
+
+def _overrides(args) -> dict:
+    from . import conventions
+    out = {}
+    for name in conventions.PARAMETERS:
+        value = getattr(args, name, None)
+        if value not in (None, False):
+            out[name] = value
+    if getattr(args, "complete", False):
+        out["queries"] = "judged"
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rankmetrics", description="Ranking metrics as SQL, inside DuckDB.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    e = sub.add_parser("eval", help="evaluate a run against judgments",
+                       description="Evaluate RUN against JUDGMENTS (TREC qrels/run, CSV/TSV with a header, Parquet, "
+                                   "or gzip of the text forms).")
+    e.add_argument("judgments", metavar="JUDGMENTS")
+    e.add_argument("run", metavar="RUN")
+    e.add_argument("-m", "--metric", dest="metrics", action="append", metavar="METRIC",
+                   help="metric name, repeatable: nDCG@10, AP, P@10, ndcg_cut_10, map, mrr@10, "
+                        "nDCG(gain=exponential)@10 ... (default: a trec_eval-like set)")
+    e.add_argument("-q", dest="per_query", action="store_true", help="also print one row per query")
+    e.add_argument("--format", choices=FORMATS, default="trec", help="output format (default: trec)")
+    e.add_argument("-o", "--output", metavar="FILE", help="write to FILE (by extension: .json, .csv, .parquet, "
+                                                          "else the --format), atomically")
+    _add_conventions(e)
+    m = sub.add_parser("macros", help="print the DuckDB SQL script that creates every metric macro")
+    m.add_argument("--dialect", default="duckdb", help="only duckdb for now")
+    sub.add_parser("metrics", help="list the metrics, their parameters and the names accepted")
+    return p
+
+
+def _fmt_trec(rows, sums) -> str:
+    out = []
+    for m, q, v in rows:
+        if m in sums and not math.isnan(v):
+            text = str(int(round(v)))
+        else:
+            text = "nan" if math.isnan(v) else f"{v:.4f}"
+        out.append(f"{m:<22}\t{q}\t{text}")
+    return "\n".join(out) + "\n"
+
+
+def _fmt_json(rows) -> str:
+    return json.dumps([{"measure": m, "query_id": q, "value": None if math.isnan(v) else v} for m, q, v in rows],
+                      indent=1) + "\n"
+
+
+def _fmt_csv(rows) -> str:
+    import csv
+    import io
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["measure", "query_id", "value"])
+    for m, q, v in rows:
+        w.writerow([m, q, "" if math.isnan(v) else repr(v)])
+    return buf.getvalue()
+
+
+def _fmt_table(rows) -> str:
+    cells = [("measure", "query_id", "value")] + [(m, q, "nan" if math.isnan(v) else f"{v:.4f}") for m, q, v in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(3)]
+    lines = [f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:>{widths[2]}}" for a, b, c in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines) + "\n"
+
+
+def render(rows, fmt: str, sums=()) -> str:
+    if fmt == "json":
+        return _fmt_json(rows)
+    if fmt == "csv":
+        return _fmt_csv(rows)
+    if fmt == "table":
+        return _fmt_table(rows)
+    return _fmt_trec(rows, sums)
+
+
+def write_atomic(path: str, rows, fmt: str, sums=()) -> None:
+    """Write to a temporary file in the same folder, then rename: an interrupted run leaves no half file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    ext = os.path.splitext(path)[1].lower()
+    fd, tmp = tempfile.mkstemp(prefix=".rankmetrics-", suffix=ext, dir=folder)
+    try:
+        if ext == ".parquet":
+            os.close(fd)
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+            table = pa.table({"measure": [r[0] for r in rows], "query_id": [r[1] for r in rows],
+                              "value": [None if math.isnan(r[2]) else r[2] for r in rows]})
+            pq.write_table(table, tmp)
+        else:
+            kind = {".json": "json", ".csv": "csv"}.get(ext, fmt)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(render(rows, kind, sums))
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def cmd_eval(args) -> int:
+    from .api import Evaluation
+    ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args))
+    try:
+        rows = ev.rows()
+    finally:
+        ev.close()
+    if not args.per_query:
+        rows = [r for r in rows if r[1] == "all"]
+    sums = {m.requested for m in ev.measures if m.metric.mean == "sum"}
+    if args.output:
+        write_atomic(args.output, rows, args.format, sums)
+    else:
+        sys.stdout.write(render(rows, args.format, sums))
+    return 0
+
+
+def cmd_macros(args) -> int:
+    from . import sqlsource
+    if args.dialect != "duckdb":
+        raise UsageError(f"macros for dialect '{args.dialect}' are not available; use --dialect duckdb")
+    sys.stdout.write(sqlsource.script())
+    return 0
+
+
+def cmd_metrics(args) -> int:
+    from .measures import METRICS, PARAMS
+    for m in METRICS.values():
+        params = ", ".join(f"{p}" + (f" ({'|'.join(PARAMS[p].choices)})" if PARAMS[p].choices else "")
+                           for p in m.params)
+        cut = "" if m.cutoff == "none" else "@k"
+        sys.stdout.write(f"{m.name}{cut:<4} {m.description}" + (f"; parameters: {params}" if params else "") + "\n")
+    return 0
+
+
+def main(argv=None) -> int:
+    warnings.showwarning = lambda message, *a, **k: sys.stderr.write(f"rankmetrics: warning: {message}\n")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics}[args.command](args)
+    except RankMetricsError as e:
+        sys.stderr.write(f"rankmetrics: error: {e}\n")
+        return 2 if isinstance(e, UsageError) else 1
+    except KeyboardInterrupt:
+        sys.stderr.write("rankmetrics: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # a bug or an engine error: still one line, never a traceback
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        sys.stderr.write(f"rankmetrics: error: {type(e).__name__}: {first}\n")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

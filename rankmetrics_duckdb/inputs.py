@@ -1,0 +1,316 @@
+"""Reading runs and judgments: files (TREC, CSV/TSV with a header, Parquet, gzip of the text forms), DataFrames,
+Arrow tables, DuckDB relations and table names, into one shape, checked so that bad input gets one clear line.
+
+Every input ends as a relation with the standard columns: a run has query_id, item_id, score and/or rank; the
+judgments have query_id, item_id, relevance. Files are read by DuckDB's own readers; nothing here loops over
+rows in Python. The caller's files and tables are only read.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import warnings
+from dataclasses import dataclass
+
+import duckdb
+from sqlglot import exp
+
+from .errors import InputError
+
+RUN, JUDGMENTS = "run", "judgments"
+
+# Column names users already have, mapped to ours.
+ALIASES = {
+    "query_id": ("query_id", "qid", "query", "topic", "user_id", "user", "q_id", "queryid", "userid"),
+    "item_id": ("item_id", "docno", "doc_id", "docid", "item", "doc", "document", "itemid", "pid", "passage_id"),
+    "relevance": ("relevance", "rel", "label", "grade", "judgment", "rating", "qrel"),
+    "score": ("score", "sim", "similarity", "prediction", "pred"),
+    "rank": ("rank", "position", "pos"),
+}
+
+
+@dataclass
+class Loaded:
+    """An input ready for evaluation: a SQL relation on `con` with the standard column names."""
+    label: str                   # how messages name it: a file path, a table name, 'DataFrame', ...
+    relation: exp.Expression     # exp.Table or exp.Subquery selecting the standard columns
+    has_score: bool = True
+    has_rank: bool = False
+
+
+def _sql_string(value: str) -> str:
+    return exp.Literal.string(value).sql(dialect="duckdb")
+
+
+def _quoted(name: str) -> str:
+    return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
+
+
+def _peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
+    """(is gzip, the first n non-blank lines) of a text file."""
+    with open(path, "rb") as fh:
+        magic = fh.read(4)
+    is_gz = magic[:2] == b"\x1f\x8b"
+    opener = gzip.open if is_gz else open
+    lines = []
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.strip():
+                    lines.append(line.rstrip("\r\n"))
+                if len(lines) >= n:
+                    break
+    except (OSError, EOFError) as e:
+        raise InputError(f"{path}: cannot read the file ({e})") from None
+    return is_gz, lines
+
+
+def _map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
+    """Standard column -> the input's column, by name (case-insensitive, with the usual aliases)."""
+    lower = {n.lower().strip(): n for n in names}
+    found = {}
+    for std, aliases in ALIASES.items():
+        for a in aliases:
+            if a in lower:
+                found[std] = lower[a]
+                break
+    need = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else [])
+    missing = [c for c in need if c not in found]
+    if missing:
+        raise InputError(f"{label}: no {' or '.join(missing)} column in the {kind} (columns: {', '.join(names)})")
+    if kind == RUN and "score" not in found and "rank" not in found:
+        raise InputError(f"{label}: the run has neither a score nor a rank column (columns: {', '.join(names)})")
+    return found
+
+
+def _first_line_number(path: str, predicate) -> int | None:
+    """1-based number of the first line satisfying predicate (used on the error path only)."""
+    opener = gzip.open if _peek(path, 1)[0] else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+        for number, line in enumerate(fh, 1):
+            if predicate(line.rstrip("\r\n")):
+                return number
+    return None
+
+
+class Reader:
+    """Loads inputs onto a DuckDB connection as temporary tables (private connection) or plain references."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, private: bool):
+        self.con = con
+        self.private = private
+        self._registered: list[str] = []
+        self._count = 0
+
+    def close(self):
+        for name in self._registered:
+            try:
+                self.con.unregister(name)
+            except Exception:
+                pass
+        self._registered = []
+
+    def _name(self, kind: str) -> str:
+        self._count += 1
+        return f"rankmetrics_{kind}_{self._count}"
+
+    # ---- entry point -------------------------------------------------------------------------------------
+    def load(self, obj, kind: str) -> Loaded:
+        if isinstance(obj, (str, os.PathLike)):
+            text = os.fspath(obj)
+            if not self.private and not os.path.exists(text) and self._is_table(text):
+                return self._table(text, kind)
+            if os.path.exists(text) or not self._is_table(text):
+                return self._file(text, kind)
+            return self._table(text, kind)
+        if isinstance(obj, duckdb.DuckDBPyRelation):
+            return self._frame(obj.arrow() if hasattr(obj, "arrow") else obj.to_arrow_table(), kind, "DuckDB relation")
+        module = type(obj).__module__.split(".")[0]
+        if module in ("pandas", "polars", "pyarrow"):
+            return self._frame(obj, kind, f"{module} {type(obj).__name__}")
+        raise InputError(f"cannot read the {kind} from a {type(obj).__name__}; give a file path, a table name, "
+                         f"a DuckDB relation, or a pandas, polars or pyarrow table")
+
+    # ---- tables and frames -------------------------------------------------------------------------------
+    def _is_table(self, name: str) -> bool:
+        try:
+            self.con.execute(f"SELECT * FROM {exp.to_table(name).sql(dialect='duckdb')} LIMIT 0")
+            return True
+        except Exception:
+            return False
+
+    def _columns(self, from_sql: str) -> list[str]:
+        return [d[0] for d in self.con.execute(f"SELECT * FROM {from_sql} LIMIT 0").description]
+
+    def _table(self, name: str, kind: str) -> Loaded:
+        try:
+            table = exp.to_table(name, dialect="duckdb")
+        except Exception:
+            raise InputError(f"'{name}' is not a valid table name") from None
+        return self._standard(table.sql(dialect="duckdb"), kind, f"table {name}", table)
+
+    def _frame(self, frame, kind: str, label: str) -> Loaded:
+        name = self._name(kind)
+        self.con.register(name, frame)
+        self._registered.append(name)
+        return self._standard(_quoted(name), kind, label, exp.to_table(name))
+
+    def _standard(self, from_sql: str, kind: str, label: str, table: exp.Expression) -> Loaded:
+        cols = _map_columns(self._columns(from_sql), kind, label)
+        wanted = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else
+                                            [c for c in ("score", "rank") if c in cols])
+        if all(cols[c] == c for c in wanted) and len(cols) == len(wanted):
+            relation = table
+        else:
+            select = exp.select(*[exp.alias_(exp.column(cols[c], quoted=True), c) for c in wanted]).from_(table)
+            relation = exp.Subquery(this=select)
+        loaded = Loaded(label, relation, "score" in cols or kind == JUDGMENTS, "rank" in cols)
+        self.check(loaded, kind)
+        return loaded
+
+    # ---- files -------------------------------------------------------------------------------------------
+    def _file(self, path: str, kind: str) -> Loaded:
+        if not os.path.exists(path):
+            raise InputError(f"{path}: no such file" + ("" if self.private else " or table"))
+        if os.path.isdir(path):
+            raise InputError(f"{path}: is a directory, not a {kind} file")
+        if not os.access(path, os.R_OK):
+            raise InputError(f"{path}: cannot read the file (permission denied)")
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+        if not head:
+            raise InputError(f"{path}: the file is empty")
+        if head == b"PAR1" or path.lower().endswith(".parquet"):
+            return self._materialize(f"SELECT * FROM read_parquet({_sql_string(path)})", path, kind)
+        is_gz, lines = _peek(path)
+        content = [ln for ln in lines if not ln.lstrip().startswith("#")]
+        if not content:
+            raise InputError(f"{path}: the file has no data lines")
+        first = content[0]
+        delim = "\t" if "\t" in first and ("," not in first or path.lower().rstrip(".gz").endswith(".tsv")) else ","
+        header = [h.strip().strip('"') for h in first.split(delim)]
+        if any(h.lower() in ALIASES["query_id"] for h in header) and len(header) >= 2:
+            opts = f"header=true, delim={_sql_string(delim)}, all_varchar=true, compression='auto'"
+            return self._materialize(f"SELECT * FROM read_csv({_sql_string(path)}, {opts})", path, kind, text=True)
+        return self._trec(path, kind, content)
+
+    def _trec(self, path: str, kind: str, sample: list[str]) -> Loaded:
+        """TREC text: qrels 'qid iter docno rel', runs 'qid Q0 docno rank score tag' (extra columns ignored)."""
+        want = 4 if kind == JUDGMENTS else 6
+        fields = sample[0].split()
+        if kind == JUDGMENTS and len(fields) >= 6 and len(fields) != 4:
+            raise InputError(f"{path}: looks like a run (6 columns), but judgments (qrels) were expected: "
+                             f"'qid iter docno relevance'")
+        if kind == RUN and len(fields) == 4:
+            raise InputError(f"{path}: looks like qrels (4 columns), but a run was expected: "
+                             f"'qid Q0 docno rank score tag'")
+        lines = (f"read_csv({_sql_string(path)}, columns={{'line': 'VARCHAR'}}, delim='\\x01', header=false, "
+                 f"quote='', escape='', auto_detect=false, compression='auto')")
+        parts = "string_split_regex(trim(l.line), '\\s+')"
+        split = (f"SELECT {parts} AS p, l.line AS line FROM {lines} AS l "
+                 f"WHERE trim(l.line) <> '' AND NOT starts_with(ltrim(l.line), '#')")
+        bad = self.con.execute(f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
+                               f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} LIMIT 1").fetchone()
+        if bad:
+            number = _first_line_number(path, lambda ln: ln == bad[0])
+            n = len(bad[0].split())
+            form = "'qid iter docno relevance'" if kind == JUDGMENTS else "'qid Q0 docno rank score tag'"
+            raise InputError(f"{path}, line {number}: {n} columns where a TREC {'qrels' if kind == JUDGMENTS else 'run'}"
+                             f" line has {want} ({form}): {bad[0].strip()[:80]!r}")
+        if kind == JUDGMENTS:
+            select = f"SELECT s.p[1] AS query_id, s.p[3] AS item_id, s.p[4] AS relevance FROM ({split}) AS s"
+        else:
+            select = (f"SELECT s.p[1] AS query_id, s.p[3] AS item_id, s.p[4] AS rank, s.p[5] AS score "
+                      f"FROM ({split}) AS s")
+        return self._materialize(select, path, kind, text=True)
+
+    def _materialize(self, select: str, path: str, kind: str, text: bool = False) -> Loaded:
+        """Load a file into a temporary table of the private connection, with numeric columns converted."""
+        name = self._name(kind)
+        try:
+            self.con.execute(f"CREATE TEMP TABLE {_quoted(name)} AS {select}")
+        except duckdb.Error as e:
+            message = str(e).strip().splitlines()[0]
+            raise InputError(f"{path}: cannot read the file as {'text' if text else 'Parquet'}: {message}") from None
+        cols = _map_columns(self._columns(_quoted(name)), kind, path)
+        numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
+        exprs = [f"CAST({_quoted(cols['query_id'])} AS VARCHAR) AS query_id",
+                 f"CAST({_quoted(cols['item_id'])} AS VARCHAR) AS item_id"]
+        for c in numeric:
+            src = _quoted(cols[c])
+            bad = self.con.execute(
+                f"SELECT CAST({src} AS VARCHAR), {_quoted(cols['query_id'])}, {_quoted(cols['item_id'])} "
+                f"FROM {_quoted(name)} WHERE {src} IS NOT NULL AND TRY_CAST(trim(CAST({src} AS VARCHAR)) AS DOUBLE) "
+                f"IS NULL LIMIT 1").fetchone()
+            if bad:
+                what = {"relevance": "relevance", "score": "score", "rank": "rank"}[c]
+                where = self._where(path, bad[0], text)
+                raise InputError(f"{path}{where}: {what} '{bad[0]}' is not a number (query {bad[1]}, item {bad[2]})")
+            exprs.append(f"TRY_CAST(trim(CAST({src} AS VARCHAR)) AS DOUBLE) AS {c}")
+        final = self._name(kind)
+        self.con.execute(f"CREATE TEMP TABLE {_quoted(final)} AS SELECT {', '.join(exprs)} FROM {_quoted(name)}")
+        self.con.execute(f"DROP TABLE {_quoted(name)}")
+        loaded = Loaded(path, exp.to_table(final), "score" in cols or kind == JUDGMENTS, "rank" in cols)
+        self.check(loaded, kind)
+        return loaded
+
+    @staticmethod
+    def _where(path: str, value: str, text: bool) -> str:
+        if not text:
+            return ""
+        number = _first_line_number(path, lambda ln: value in ln.split() or value in ln.split(",")
+                                    or value in ln.split("\t"))
+        return f", line {number}" if number else ""
+
+    # ---- checks ------------------------------------------------------------------------------------------
+    def check(self, loaded: Loaded, kind: str):
+        """Refuse what would give a wrong number: missing ids, NaN or infinite values, duplicates."""
+        src = loaded.relation.sql(dialect="duckdb")
+        label = loaded.label
+        q = self.con.execute
+        if q(f"SELECT count(*) FROM {src}").fetchone()[0] == 0:
+            raise InputError(f"{label}: the {kind} is empty")
+        row = q(f"SELECT count(*) FILTER (WHERE t.query_id IS NULL OR trim(CAST(t.query_id AS VARCHAR)) = ''), "
+                f"count(*) FILTER (WHERE t.item_id IS NULL OR trim(CAST(t.item_id AS VARCHAR)) = '') FROM {src} AS t"
+                ).fetchone()
+        if row[0]:
+            raise InputError(f"{label}: {row[0]} row(s) with an empty or NULL query_id in the {kind}")
+        if row[1]:
+            raise InputError(f"{label}: {row[1]} row(s) with an empty or NULL item_id in the {kind}")
+        numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank")
+                                                             if (c == "score" and loaded.has_score)
+                                                             or (c == "rank" and loaded.has_rank)]
+        for c in numeric:
+            bad = q(f"SELECT t.query_id, t.item_id, CAST(t.{c} AS VARCHAR) FROM {src} AS t WHERE "
+                    f"isnan(CAST(t.{c} AS DOUBLE)) OR isinf(CAST(t.{c} AS DOUBLE)) "
+                    f"{'OR t.' + c + ' IS NULL' if c != 'rank' or not loaded.has_score else ''} LIMIT 1").fetchone()
+            if bad:
+                value = "missing" if bad[2] is None else bad[2]
+                raise InputError(f"{label}: {c} {value} for query {bad[0]}, item {bad[1]}; every {c} must be a "
+                                 f"finite number")
+        if kind == RUN:
+            dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(*) FROM {src} AS t "
+                    f"GROUP BY 1, 2 HAVING count(*) > 1 ORDER BY 1, 2 LIMIT 1").fetchone()
+            if dup:
+                raise InputError(f"{label}: item {dup[1]} appears {dup[2]} times for query {dup[0]} in the run "
+                                 f"(trec_eval refuses duplicate documents too)")
+        else:
+            dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(DISTINCT t.relevance), "
+                    f"min(t.relevance), max(t.relevance) FROM {src} AS t GROUP BY 1, 2 HAVING count(*) > 1 "
+                    f"ORDER BY count(DISTINCT t.relevance) DESC, 1, 2 LIMIT 1").fetchone()
+            if dup and dup[2] > 1:
+                raise InputError(f"{label}: item {dup[1]} of query {dup[0]} is judged twice with different "
+                                 f"relevance ({_num(dup[3])} and {_num(dup[4])})")
+            if dup:
+                warnings.warn(f"{label}: duplicate identical judgments (e.g. query {dup[0]}, item {dup[1]}) were "
+                              f"counted once", stacklevel=2)
+                inner = loaded.relation.copy()
+                if isinstance(inner, exp.Table):
+                    inner = exp.select("*").from_(inner)
+                else:
+                    inner = inner.this
+                loaded.relation = exp.Subquery(this=inner.distinct())
+
+
+def _num(v):
+    return int(v) if float(v) == int(float(v)) else v

@@ -1,0 +1,42 @@
+-- bpref (Buckley & Voorhees 2004, as trec_eval computes it): for each relevant retrieved item, 1 minus the
+-- judged non-relevant items ranked above it, divided by min(R, N) and capped at 1; summed and divided by R.
+-- R = relevant judged items, N = judged non-relevant items (grade >= 0 and below the relevance level;
+-- trec_eval counts negative grades as unjudged). Unjudged retrieved items are skipped.
+
+-- Judged non-relevant retrieved items at or above the row.
+CREATE OR REPLACE MACRO rm_nonrel_above(query_id, kind, pos, grade, lvl) AS
+    SUM(CASE WHEN grade >= 0 AND grade < lvl THEN 1 ELSE 0 END)
+        OVER (PARTITION BY query_id, kind ORDER BY pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
+
+-- Judged non-relevant items of the query (N), on every row of the query.
+CREATE OR REPLACE MACRO rm_query_num_nonrel(query_id, kind, grade, lvl) AS
+    SUM(CASE WHEN kind = 'J' AND grade >= 0 AND grade < lvl THEN 1 ELSE 0 END) OVER (PARTITION BY query_id);
+
+CREATE OR REPLACE MACRO rm_bpref(kind, grade, nonrel_above, query_num_rel, query_num_nonrel, lvl) AS
+    rm_ratio(
+        SUM(CASE
+            WHEN kind = 'R' AND grade >= lvl AND nonrel_above > 0 THEN
+                1 - CAST(CASE WHEN nonrel_above < query_num_rel THEN nonrel_above ELSE query_num_rel END AS DOUBLE)
+                    / NULLIF(CASE WHEN query_num_nonrel < query_num_rel THEN query_num_nonrel
+                                  ELSE query_num_rel END, 0)
+            WHEN kind = 'R' AND grade >= lvl THEN 1
+            ELSE 0
+        END),
+        rm_num_rel(kind, grade, lvl));
+
+CREATE OR REPLACE MACRO bpref(run, judgments, rel := 1,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+SELECT
+    f.query_id,
+    rm_finish(rm_bpref(f.kind, f.grade, f.nonrel_above, f.query_num_rel, f.query_num_nonrel, rel),
+              rm_num_rel(f.kind, f.grade, rel), empty) AS value
+FROM (
+    SELECT
+        s.*,
+        rm_nonrel_above(s.query_id, s.kind, s.pos, s.grade, rel) AS nonrel_above,
+        rm_query_num_rel(s.query_id, s.kind, s.grade, rel) AS query_num_rel,
+        rm_query_num_nonrel(s.query_id, s.kind, s.grade, rel) AS query_num_nonrel
+    FROM rm_stream(run, judgments, ties, judged_only) AS s
+) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);
