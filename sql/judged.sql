@@ -1,0 +1,14 @@
+-- Judged@k: the fraction of the top k that has a relevance judgment (ir_measures Judged@k; 1 - trec_eval unj_k).
+-- Divided by k, even when fewer than k items were retrieved; without a cutoff, by the items retrieved.
+CREATE OR REPLACE MACRO rm_judged(kind, pos, grade, k) AS
+    rm_ratio(SUM(CASE WHEN kind = 'R' AND grade IS NOT NULL AND rm_within(pos, k) THEN 1 ELSE 0 END),
+             COALESCE(k, rm_retrieved(kind, pos, k)));
+
+CREATE OR REPLACE MACRO judged(run, judgments, k := NULL,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+SELECT
+    f.query_id,
+    rm_finish(rm_judged(f.kind, f.pos, f.grade, k), rm_num_rel(f.kind, f.grade, 1), empty) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);

@@ -1,0 +1,62 @@
+"""trec_eval's own test suite (datasets/trec_eval, NIST): every per-query and mean value of the measures we
+support, to trec_eval's 4 printed decimals. The expected numbers are trec_eval's output files, not ours."""
+import json
+import os
+
+import pytest
+
+from conftest import TREC, cli, read_trec_output
+
+# trec_eval measure -> our name for it (the same text: trec_eval names are accepted as they are).
+MEASURES = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
+            "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000",
+            "recall_5", "recall_10", "recall_15", "recall_20", "recall_30", "recall_100", "recall_200",
+            "recall_500", "recall_1000", "ndcg", "ndcg_cut_5", "ndcg_cut_10", "ndcg_cut_15", "ndcg_cut_20",
+            "ndcg_cut_30", "ndcg_cut_100", "ndcg_cut_200", "ndcg_cut_500", "ndcg_cut_1000",
+            "map_cut_5", "map_cut_10", "map_cut_15", "map_cut_20", "map_cut_30", "map_cut_100", "map_cut_200",
+            "map_cut_500", "map_cut_1000", "success_1", "success_5", "success_10"]
+
+CASES = [
+    ("out.test.aq", "qrels.test", "results.test", []),
+    ("out.test.aqc", "qrels.test", "results.trunc", ["-c"]),
+    ("out.test.aql", "qrels.rel_level", "results.test", ["-l", "2"]),
+]
+
+
+def ours(qrels, run, extra):
+    args = ["eval", os.path.join(TREC, qrels), os.path.join(TREC, run), "-q", "--format", "json", *extra]
+    for m in MEASURES:
+        args += ["-m", m]
+    got = {}
+    for row in json.loads(cli(*args).stdout):
+        got.setdefault(row["measure"], {})[row["query_id"]] = row["value"]
+    return got
+
+
+@pytest.mark.parametrize("expected,qrels,run,extra", CASES, ids=[c[0] for c in CASES])
+def test_matches_trec_eval_output(expected, qrels, run, extra):
+    want = read_trec_output(os.path.join(TREC, expected))
+    got = ours(qrels, run, extra)
+    checked = 0
+    for measure in MEASURES:
+        assert measure in want, f"{measure} missing from {expected}"
+        for qid, value in want[measure].items():
+            assert got[measure][qid] == pytest.approx(value, abs=5.1e-5), (measure, qid)
+            checked += 1
+        assert set(want[measure]) <= set(got[measure]), f"{measure}: queries missing"
+    assert checked >= (len(MEASURES) - 1) * 4
+
+
+def test_trec_format_matches_trec_eval_text():
+    """The trec output format prints the same lines as trec_eval (measure padded, tab, qid, tab, value)."""
+    p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"),
+            "-m", "num_q", "-m", "num_ret", "-m", "map", "-m", "P_10")
+    expected = {line.rstrip("\n") for line in open(os.path.join(TREC, "out.test"))}
+    for line in p.stdout.splitlines():
+        assert line in expected, line
+
+
+def test_comment_lines_in_qrels_are_skipped():
+    a = cli("eval", os.path.join(TREC, "qrels.test.with-comments"), os.path.join(TREC, "results.test"),
+            "-m", "map", "--format", "json")
+    assert json.loads(a.stdout)[0]["value"] == pytest.approx(0.1785, abs=5e-5)
