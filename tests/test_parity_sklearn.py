@@ -1,0 +1,75 @@
+"""sklearn preset against scikit-learn's ndcg_score / dcg_score, run here: tie-averaged DCG, linear gain, the
+ideal from the scored candidates, one sample per query of the run."""
+import math
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from sklearn.metrics import dcg_score, ndcg_score
+
+from rankmetrics_duckdb import evaluate
+import synthetic
+
+
+def tables(y_true, y_score):
+    """One query per row; item j of row i is 'i-j'; unjudged items are left out of the judgments when 0."""
+    q, i, r, s = [], [], [], []
+    for row, (truth, score) in enumerate(zip(y_true, y_score)):
+        for col, (t, sc) in enumerate(zip(truth, score)):
+            q.append(f"q{row}")
+            i.append(f"{row}-{col}")
+            r.append(t)
+            s.append(sc)
+    judg = pa.table({"query_id": q, "item_id": i, "relevance": r})
+    run = pa.table({"query_id": q, "item_id": i, "score": s})
+    return judg, run
+
+
+def test_docstring_examples():
+    """scikit-learn's documented values: 0.695... and, with tied scores, 0.75 (ties averaged) vs 0.5."""
+    y_true, y_score = [[10, 0, 0, 1, 5]], [[.1, .2, .3, 4, 70]]
+    j, r = tables(y_true, y_score)
+    assert evaluate(j, r, ["nDCG"], convention="sklearn")["nDCG"] == pytest.approx(ndcg_score(y_true, y_score))
+    assert ndcg_score(y_true, y_score) == pytest.approx(0.6956940443813076)
+    y_true, y_score = [[10, 0, 0, 1, 5]], [[1, 0, 0, 0, 1]]  # items 0 and 4 tie at the top
+    j, r = tables(y_true, y_score)
+    got = evaluate(j, r, ["nDCG@1"], convention="sklearn")["nDCG@1"]
+    # ties averaged: (10 / 10 + 5 / 10) / 2 = 0.75, as the docstring works it out
+    assert got == pytest.approx(0.75) and got == pytest.approx(ndcg_score(y_true, y_score, k=1))
+    # without averaging, the tie-break decides: item id descending puts item '0-4' (grade 5) first: 5 / 10,
+    # which is also what ignore_ties=True gives (its reversed argsort puts the later index first)
+    plain = evaluate(j, r, ["nDCG@1"], convention="sklearn", ties="item_desc")["nDCG@1"]
+    assert plain == pytest.approx(0.5) and plain == pytest.approx(ndcg_score(y_true, y_score, k=1, ignore_ties=True))
+
+
+@pytest.mark.parametrize("k", [None, 1, 3, 5, 10])
+def test_random_matrices_with_ties(k):
+    rng = np.random.default_rng(42)
+    y_true = rng.integers(0, 4, size=(30, 12))
+    y_true[3] = 0  # an all-irrelevant row: sklearn scores it 0
+    y_score = rng.integers(0, 5, size=(30, 12)).astype(float)  # heavy ties
+    j, r = tables(y_true.tolist(), y_score.tolist())
+    name = "nDCG" if k is None else f"nDCG@{k}"
+    dname = "DCG" if k is None else f"DCG@{k}"
+    got = evaluate(j, r, [name, dname], convention="sklearn", per_query=True)
+    for row in range(len(y_true)):
+        want = ndcg_score(y_true[row:row + 1], y_score[row:row + 1], k=k)
+        assert got[name][f"q{row}"] == pytest.approx(want, abs=1e-9), row
+        want_dcg = dcg_score(y_true[row:row + 1], y_score[row:row + 1], k=k)
+        assert got[dname][f"q{row}"] == pytest.approx(want_dcg, abs=1e-9), row
+    means = evaluate(j, r, [name], convention="sklearn")
+    assert means[name] == pytest.approx(ndcg_score(y_true, y_score, k=k), abs=1e-9)
+
+
+def test_unjudged_candidates_count_as_zero():
+    """Items of the run with no judgment are candidates with y_true 0."""
+    qrels, run = synthetic.make(seed=5, missing=False)
+    jt, rt = synthetic.to_tables(qrels, run)
+    got = evaluate(jt, rt, ["nDCG@10"], convention="sklearn", per_query=True)["nDCG@10"]
+    for q, docs in run.items():
+        items = list(docs)
+        truth = [[qrels.get(q, {}).get(d, 0) for d in items]]
+        score = [[docs[d] for d in items]]
+        want = ndcg_score(truth, score, k=10) if len(items) > 1 else None
+        if want is not None:
+            assert got[q] == pytest.approx(want, abs=1e-9), q
