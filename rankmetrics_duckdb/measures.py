@@ -60,7 +60,8 @@ METRICS = {m.name: m for m in (
     Metric("bpref", "bpref", "binary preference (trec_eval bpref)", ("rel",), cutoff="none"),
     Metric("ERR", "err", "expected reciprocal rank (Chapelle et al. 2009)", ("max_grade",),
            defaults={"max_grade": 4}),
-    Metric("RBP", "rbp", "rank-biased precision (Moffat & Zobel 2008)", ("p", "rel"), defaults={"p": 0.8}),
+    Metric("RBP", "rbp", "rank-biased precision (Moffat & Zobel 2008); graded (grade / the query's top grade) "
+           "unless rel is given", ("p", "rel"), gain_metric=True, defaults={"p": 0.8, "rel": None}),
     Metric("Judged", "judged", "fraction of the top k that is judged", ()),
     Metric("NumQ", "num_q", "number of queries evaluated", (), cutoff="none", mean="sum"),
     Metric("NumRet", "num_ret", "items retrieved", (), cutoff="none", mean="sum"),
@@ -75,7 +76,7 @@ TREC_NAMES = {
     "map": ("AP", {}), "map_cut": ("AP", {}), "p": ("P", {}), "recall": ("R", {}), "ndcg": ("nDCG", {}),
     "ndcg_cut": ("nDCG", {}), "recip_rank": ("RR", {}), "rprec": ("Rprec", {}), "bpref": ("bpref", {}),
     "success": ("Success", {}), "num_q": ("NumQ", {}), "num_ret": ("NumRet", {}), "num_rel": ("NumRel", {}),
-    "num_rel_ret": ("NumRelRet", {}), "rbp": ("RBP", {}),
+    "num_rel_ret": ("NumRelRet", {}), "rbp": ("RBP", {"p": 0.9}),
 }
 # trec_eval's default cutoffs for a family named without one (`-m P`).
 TREC_CUTOFFS = {
@@ -114,7 +115,7 @@ class Measure:
         for p in self.metric.params:
             if p == "rel":
                 if self.metric.gain_metric and not conv.get("level_for_gain"):
-                    out["rel"] = 1
+                    out["rel"] = self.metric.defaults.get("rel", 1)
                 else:
                     out["rel"] = conv["rel"]
             elif p in conv:

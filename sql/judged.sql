@@ -1,7 +1,8 @@
 -- Judged@k: the fraction of the top k that has a relevance judgment (ir_measures Judged@k; 1 - trec_eval unj_k).
 -- Divided by k, even when fewer than k items were retrieved; without a cutoff, by the items retrieved.
+-- A negative grade counts as unjudged, as in trec_eval.
 CREATE OR REPLACE MACRO rm_judged(kind, pos, grade, k) AS
-    rm_ratio(SUM(CASE WHEN kind = 'R' AND grade IS NOT NULL AND rm_within(pos, k) THEN 1 ELSE 0 END),
+    rm_ratio(SUM(CASE WHEN kind = 'R' AND grade >= 0 AND rm_within(pos, k) THEN 1 ELSE 0 END),
              COALESCE(k, rm_retrieved(kind, pos, k)));
 
 CREATE OR REPLACE MACRO judged(run, judgments, k := NULL,

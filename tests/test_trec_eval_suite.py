@@ -14,7 +14,7 @@ MEASURES = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref
             "recall_500", "recall_1000", "ndcg", "ndcg_cut_5", "ndcg_cut_10", "ndcg_cut_15", "ndcg_cut_20",
             "ndcg_cut_30", "ndcg_cut_100", "ndcg_cut_200", "ndcg_cut_500", "ndcg_cut_1000",
             "map_cut_5", "map_cut_10", "map_cut_15", "map_cut_20", "map_cut_30", "map_cut_100", "map_cut_200",
-            "map_cut_500", "map_cut_1000", "success_1", "success_5", "success_10"]
+            "map_cut_500", "map_cut_1000", "success_1", "success_5", "success_10", "rbp"]
 
 CASES = [
     ("out.test.aq", "qrels.test", "results.test", []),
@@ -60,3 +60,18 @@ def test_comment_lines_in_qrels_are_skipped():
     a = cli("eval", os.path.join(TREC, "qrels.test.with-comments"), os.path.join(TREC, "results.test"),
             "-m", "map", "--format", "json")
     assert json.loads(a.stdout)[0]["value"] == pytest.approx(0.1785, abs=5e-5)
+
+
+@pytest.mark.parametrize("expected,qrels,run,extra", CASES, ids=[c[0] for c in CASES])
+def test_judged_is_one_minus_unj(expected, qrels, run, extra):
+    """trec_eval's unj_k is the unjudged fraction of the top k (negative grades count as unjudged)."""
+    want = read_trec_output(os.path.join(TREC, expected))
+    args = ["eval", os.path.join(TREC, qrels), os.path.join(TREC, run), "-q", "--format", "json", *extra]
+    for k in (5, 10, 20):
+        args += ["-m", f"Judged@{k}"]
+    got = {}
+    for row in json.loads(cli(*args).stdout):
+        got.setdefault(row["measure"], {})[row["query_id"]] = row["value"]
+    for k in (5, 10, 20):
+        for qid, value in want[f"unj_{k}"].items():
+            assert got[f"Judged@{k}"][qid] == pytest.approx(1 - value, abs=5.1e-5), (k, qid)
