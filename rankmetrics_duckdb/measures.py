@@ -178,7 +178,7 @@ def _param_value(metric: Metric, key: str, raw: str, requested: str):
     return number
 
 
-_IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>[^@()]*))?(?:-l(?P<lvl>\d+))?$")
+_IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>-?[^@()\-]*))?(?:-l(?P<lvl>\d+))?$")
 
 
 def parse(requested: str) -> list[Measure]:
