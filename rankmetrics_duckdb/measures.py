@@ -199,7 +199,7 @@ def parse(requested: str) -> list[Measure]:
             if len(ks) == 1:
                 return [Measure(requested, metric, ks[0], tuple(fixed.items()))]
             return [Measure(f"{m.group('fam')}_{k}", metric, k, tuple(fixed.items())) for k in ks]
-        if fam in _TREC_CUT_ONLY and name != metric_name:
+        if fam in _TREC_CUT_ONLY:
             return [Measure(f"{m.group('fam')}_{k}", metric, k, tuple(fixed.items())) for k in TREC_CUTOFFS[fam]]
         return [Measure(requested, metric, None, tuple(fixed.items()))]
     m = _IRM.match(name)

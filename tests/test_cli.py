@@ -1,0 +1,60 @@
+"""The command line as a user meets it: formats, -o, and one-line errors with a non-zero exit."""
+import csv
+import io
+import json
+import os
+
+from conftest import SEEDS, TREC, cli
+
+Q, R = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
+
+
+def test_formats_agree():
+    rows = json.loads(cli("eval", Q, R, "-m", "map", "-m", "P@10", "-q", "--format", "json").stdout)
+    assert rows[-1] == {"measure": "P@10", "query_id": "all", "value": 0.3}
+    text = cli("eval", Q, R, "-m", "map", "-m", "P@10", "-q", "--format", "csv").stdout
+    parsed = list(csv.DictReader(io.StringIO(text)))
+    assert [(r["measure"], r["query_id"]) for r in parsed] == [(r["measure"], r["query_id"]) for r in rows]
+    assert all(abs(float(a["value"]) - b["value"]) < 1e-12 for a, b in zip(parsed, rows))
+    table = cli("eval", Q, R, "-m", "map", "--format", "table").stdout.splitlines()
+    assert table[0].split() == ["measure", "query_id", "value"] and table[2].split() == ["map", "all", "0.1785"]
+
+
+def test_default_metric_set_and_no_traceback_on_missing_file(tmp_path):
+    out = cli("eval", Q, R).stdout
+    assert "num_q                 \tall\t3" in out and "map                   \tall\t0.1785" in out
+    p = cli("eval", str(tmp_path / "nope.qrels"), R, check=False)
+    assert p.returncode != 0 and "nope.qrels: no such file" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_unknown_metric_suggests(tmp_path):
+    p = cli("eval", Q, R, "-m", "nDGC@10", check=False)
+    assert p.returncode == 2 and "did you mean 'nDCG@10'" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_output_file_written_atomically(tmp_path):
+    target = tmp_path / "out.json"
+    cli("eval", Q, R, "-m", "map", "-o", str(target))
+    assert json.loads(target.read_text())[0]["value"] == 0.17854506039656945 or \
+        abs(json.loads(target.read_text())[0]["value"] - 0.1785) < 5e-5
+    assert [f.name for f in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_no_common_query_is_an_error(tmp_path):
+    other = tmp_path / "other.qrels"
+    other.write_text("999 0 doc 1\n")
+    p = cli("eval", str(other), R, "-m", "map", check=False)
+    assert p.returncode == 1 and "no query in common" in p.stderr
+
+
+def test_csv_and_gzip_inputs_give_the_same_numbers(tmp_path):
+    import gzip
+    q = tmp_path / "qrels.csv"
+    q.write_text("query_id,item_id,relevance\n" + "".join(
+        f"{a},{c},{d}\n" for a, b, c, d in (line.split() for line in open(Q))))
+    rz = tmp_path / "run.txt.gz"
+    with gzip.open(rz, "wt") as fh:
+        fh.write(open(R).read())
+    a = json.loads(cli("eval", Q, R, "-m", "ndcg_cut_10", "-q", "--format", "json").stdout)
+    b = json.loads(cli("eval", str(q), str(rz), "-m", "ndcg_cut_10", "-q", "--format", "json").stdout)
+    assert a == b
