@@ -8,7 +8,7 @@ import duckdb
 
 from . import conventions, measures as measures_mod, sqlgen, sqlsource
 from .errors import InputError, UsageError
-from .inputs import JUDGMENTS, RUN, Reader
+from .inputs import JUDGMENTS, RUN, Reader, run_sql
 
 DEFAULT_METRICS = measures_mod.TREC_DEFAULT
 
@@ -47,7 +47,7 @@ class Evaluation:
 
     def _check_overlap(self):
         r, j = self.run.relation.sql(dialect="duckdb"), self.judgments.relation.sql(dialect="duckdb")
-        row = self.con.execute(
+        row = run_sql(self.con, 
             f"SELECT (SELECT count(DISTINCT CAST(a.query_id AS VARCHAR)) FROM {r} AS a), "
             f"(SELECT count(DISTINCT CAST(b.query_id AS VARCHAR)) FROM {j} AS b), "
             f"(SELECT count(*) FROM (SELECT DISTINCT CAST(a.query_id AS VARCHAR) AS q FROM {r} AS a "

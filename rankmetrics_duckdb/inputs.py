@@ -93,6 +93,24 @@ def _first_line_number(path: str, predicate) -> int | None:
     return None
 
 
+class Rows:
+    """A statement's result read to its end (DuckDB wants every result finished before the next statement)."""
+
+    def __init__(self, cursor):
+        self.description = cursor.description
+        self.rows = cursor.fetchall() if cursor.description else []
+
+    def fetchone(self):
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self):
+        return self.rows
+
+
+def run_sql(con, sql: str) -> Rows:
+    return Rows(con.execute(sql))
+
+
 class Reader:
     """Loads inputs onto a DuckDB connection as temporary tables (private connection) or plain references."""
 
@@ -124,7 +142,10 @@ class Reader:
                 return self._file(text, kind)
             return self._table(text, kind)
         if isinstance(obj, duckdb.DuckDBPyRelation):
-            return self._frame(obj.arrow() if hasattr(obj, "arrow") else obj.to_arrow_table(), kind, "DuckDB relation")
+            table = obj.to_arrow_table() if hasattr(obj, "to_arrow_table") else obj.arrow()
+            if hasattr(table, "read_all"):  # a RecordBatchReader can be scanned only once
+                table = table.read_all()
+            return self._frame(table, kind, "DuckDB relation")
         module = type(obj).__module__.split(".")[0]
         if module in ("pandas", "polars", "pyarrow"):
             return self._frame(obj, kind, f"{module} {type(obj).__name__}")
@@ -134,13 +155,13 @@ class Reader:
     # ---- tables and frames -------------------------------------------------------------------------------
     def _is_table(self, name: str) -> bool:
         try:
-            self.con.execute(f"SELECT * FROM {exp.to_table(name).sql(dialect='duckdb')} LIMIT 0")
+            run_sql(self.con, f"SELECT * FROM {exp.to_table(name).sql(dialect='duckdb')} LIMIT 0")
             return True
         except Exception:
             return False
 
     def _columns(self, from_sql: str) -> list[str]:
-        return [d[0] for d in self.con.execute(f"SELECT * FROM {from_sql} LIMIT 0").description]
+        return [d[0] for d in run_sql(self.con, f"SELECT * FROM {from_sql} LIMIT 0").description]
 
     def _table(self, name: str, kind: str) -> Loaded:
         try:
@@ -209,7 +230,7 @@ class Reader:
         parts = "string_split_regex(trim(l.line), '\\s+')"
         split = (f"SELECT {parts} AS p, l.line AS line FROM {lines} AS l "
                  f"WHERE trim(l.line) <> '' AND NOT starts_with(ltrim(l.line), '#')")
-        bad = self.con.execute(f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
+        bad = run_sql(self.con, f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
                                f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} LIMIT 1").fetchone()
         if bad:
             number = _first_line_number(path, lambda ln: ln == bad[0])
@@ -228,7 +249,7 @@ class Reader:
         """Load a file into a temporary table of the private connection, with numeric columns converted."""
         name = self._name(kind)
         try:
-            self.con.execute(f"CREATE TEMP TABLE {_quoted(name)} AS {select}")
+            run_sql(self.con, f"CREATE TEMP TABLE {_quoted(name)} AS {select}")
         except duckdb.Error as e:
             message = str(e).strip().splitlines()[0]
             raise InputError(f"{path}: cannot read the file as {'text' if text else 'Parquet'}: {message}") from None
@@ -238,7 +259,7 @@ class Reader:
                  f"CAST({_quoted(cols['item_id'])} AS VARCHAR) AS item_id"]
         for c in numeric:
             src = _quoted(cols[c])
-            bad = self.con.execute(
+            bad = run_sql(self.con, 
                 f"SELECT CAST({src} AS VARCHAR), {_quoted(cols['query_id'])}, {_quoted(cols['item_id'])} "
                 f"FROM {_quoted(name)} WHERE {src} IS NOT NULL AND TRY_CAST(trim(CAST({src} AS VARCHAR)) AS DOUBLE) "
                 f"IS NULL LIMIT 1").fetchone()
@@ -248,8 +269,8 @@ class Reader:
                 raise InputError(f"{path}{where}: {what} '{bad[0]}' is not a number (query {bad[1]}, item {bad[2]})")
             exprs.append(f"TRY_CAST(trim(CAST({src} AS VARCHAR)) AS DOUBLE) AS {c}")
         final = self._name(kind)
-        self.con.execute(f"CREATE TEMP TABLE {_quoted(final)} AS SELECT {', '.join(exprs)} FROM {_quoted(name)}")
-        self.con.execute(f"DROP TABLE {_quoted(name)}")
+        run_sql(self.con, f"CREATE TEMP TABLE {_quoted(final)} AS SELECT {', '.join(exprs)} FROM {_quoted(name)}")
+        run_sql(self.con, f"DROP TABLE {_quoted(name)}")
         loaded = Loaded(path, exp.to_table(final), "score" in cols or kind == JUDGMENTS, "rank" in cols)
         self.check(loaded, kind)
         return loaded
@@ -267,7 +288,7 @@ class Reader:
         """Refuse what would give a wrong number: missing ids, NaN or infinite values, duplicates."""
         src = loaded.relation.sql(dialect="duckdb")
         label = loaded.label
-        q = self.con.execute
+        q = lambda sql: run_sql(self.con, sql)  # noqa: E731
         if q(f"SELECT count(*) FROM {src}").fetchone()[0] == 0:
             raise InputError(f"{label}: the {kind} is empty")
         row = q(f"SELECT count(*) FILTER (WHERE t.query_id IS NULL OR trim(CAST(t.query_id AS VARCHAR)) = ''), "

@@ -30,7 +30,7 @@ FROM query_table(judgments) AS j;
 --   ties        how the run is ordered: 'item_desc' (score, then item id descending byte-wise: trec_eval),
 --               'item_asc' (score, then item id ascending), 'average' (as item_desc; DCG then averages the
 --               discounts of tied items), 'input' (the run's own rank column, then as item_desc)
---   judged_only drop unjudged items before ranking (trec_eval -J)
+--   judged_only drop unjudged items (and negative grades, which trec_eval treats as unjudged) before ranking (-J)
 CREATE OR REPLACE MACRO rm_stream(run, judgments, ties, judged_only) AS TABLE
 SELECT
     ranked.query_id,
@@ -60,7 +60,7 @@ FROM (
     FROM rm_run_items(run) AS r
     LEFT JOIN rm_judgment_items(judgments) AS j
         ON j.query_id = r.query_id AND j.item_id = r.item_id
-    WHERE NOT judged_only OR j.grade IS NOT NULL
+    WHERE NOT judged_only OR j.grade >= 0
 ) AS ranked
 UNION ALL
 SELECT

@@ -1,0 +1,53 @@
+"""Every input kind gives the same numbers, and a caller's connection is left as found."""
+import os
+
+import duckdb
+import pandas as pd
+import polars as pl
+import pytest
+
+from rankmetrics_duckdb import evaluate, relation
+from conftest import TREC
+
+Q, R = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
+METRICS = ["map", "ndcg_cut_10", "P_10", "bpref"]
+
+
+def frames():
+    q = pd.read_csv(Q, sep=r"\s+", header=None, names=["query_id", "iter", "item_id", "relevance"])
+    r = pd.read_csv(R, sep=r"\s+", header=None, names=["query_id", "q0", "item_id", "rank", "score", "tag"])
+    return q[["query_id", "item_id", "relevance"]], r[["query_id", "item_id", "score"]]
+
+
+def same(a, b):
+    """Equal up to the last bits a parallel sum may change."""
+    assert a.keys() == b.keys()
+    for m in a:
+        assert a[m].keys() == b[m].keys()
+        for q in a[m]:
+            assert a[m][q] == pytest.approx(b[m][q], rel=1e-12, abs=1e-15), (m, q)
+    return True
+
+
+def test_all_input_kinds_agree():
+    want = evaluate(Q, R, METRICS, per_query=True)
+    q, r = frames()  # query ids are integers here, strings in the files: compared as text
+    assert same(evaluate(q, r, METRICS, per_query=True), want)
+    assert same(evaluate(pl.from_pandas(q), pl.from_pandas(r), METRICS, per_query=True), want)
+    import pyarrow as pa
+    assert same(evaluate(pa.Table.from_pandas(q), pa.Table.from_pandas(r), METRICS, per_query=True), want)
+    con = duckdb.connect()
+    con.execute("CREATE TABLE my_qrels AS SELECT * FROM q")
+    con.execute("CREATE TABLE my_run AS SELECT query_id AS qid, item_id AS docno, score AS sim FROM r")
+    before = con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()
+    assert same(evaluate("my_qrels", "my_run", METRICS, con=con, per_query=True), want)
+    assert con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall() == before
+    assert con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchall()[0][0] == 0
+    assert same(evaluate(con.table("my_qrels"), con.sql("SELECT * FROM my_run"), METRICS, per_query=True), want)
+
+
+def test_relation_is_long_format():
+    rel = relation(Q, R, ["map", "P@10"])
+    assert rel.columns == ["measure", "query_id", "value"]
+    rows = {(m, q): v for m, q, v in rel.fetchall()}
+    assert rows[("map", "all")] == pytest.approx(0.1785, abs=5e-5) and ("P@10", "302") in rows
