@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import duckdb
 
@@ -110,4 +109,4 @@ def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     return Evaluation(judgments, run, metrics, con=con, convention=convention, **overrides).relation()
 
 
-__all__ = ["register", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError", "warnings"]
+__all__ = ["register", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]

@@ -40,9 +40,6 @@ def _cast(e: exp.Expression, to: str) -> exp.Cast:
 
 def _source(src: Source, alias: str) -> exp.Expression:
     e = src.expression.copy()
-    if isinstance(e, exp.Subquery):
-        e.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
-        return e
     e.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
     return e
 
@@ -99,7 +96,6 @@ def stream(conv: dict) -> exp.Select:
 class Plan:
     measures: list[Measure]
     query: exp.Select          # the whole query, rows (measure, query_id, value)
-    per_query: exp.Select      # the wide per-query select (query_id, m_1, m_2, ...)
 
 
 def _macro_parts(macro_name: str):
@@ -181,7 +177,4 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("results"))))
     for name, cte in ctes:
         query = query.with_(name, as_=cte)
-    per_query_select = wide.copy()
-    for name, cte in ctes[:-1]:
-        per_query_select = per_query_select.with_(name, as_=cte)
-    return Plan(measures, query, per_query_select)
+    return Plan(measures, query)

@@ -35,8 +35,7 @@ def test_unknown_metric_suggests(tmp_path):
 def test_output_file_written_atomically(tmp_path):
     target = tmp_path / "out.json"
     cli("eval", Q, R, "-m", "map", "-o", str(target))
-    assert json.loads(target.read_text())[0]["value"] == 0.17854506039656945 or \
-        abs(json.loads(target.read_text())[0]["value"] - 0.1785) < 5e-5
+    assert abs(json.loads(target.read_text())[0]["value"] - 0.1785) < 5e-5  # trec_eval's out.test: map 0.1785
     assert [f.name for f in tmp_path.iterdir()] == ["out.json"]
 
 
