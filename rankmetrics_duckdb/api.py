@@ -17,9 +17,13 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(sqlsource.script())
 
 
-def macros_sql() -> str:
-    """The DuckDB SQL script that creates all macros, for use without Python."""
-    return sqlsource.script()
+def macros_sql(dialect: str = "duckdb", *, run: str = "run", judgments: str = "judgments", schema=None,
+               run_columns: str = "score") -> str:
+    """The SQL that installs every metric once, for use without Python: DuckDB table macros (the default), or
+    for another dialect its native objects (PostgreSQL functions, Spark/BigQuery table functions, Snowflake
+    UDTFs, ClickHouse parameterized views) reading the tables run and judgments; see native.py."""
+    from . import native
+    return native.script(dialect, run=run, judgments=judgments, schema=schema, run_columns=run_columns)
 
 
 class Evaluation:

@@ -63,7 +63,14 @@ def build_parser() -> argparse.ArgumentParser:
                                                           "else the --format), atomically")
     _add_conventions(e)
     m = sub.add_parser("macros", help="print the DuckDB SQL script that creates every metric macro")
-    m.add_argument("--dialect", default="duckdb", help="only duckdb for now")
+    m.add_argument("--dialect", default="duckdb",
+                   help="duckdb (table macros, default), postgres, spark, bigquery, snowflake, clickhouse")
+    m.add_argument("--run", default="run", metavar="TABLE", help="the run table the objects read (default: run)")
+    m.add_argument("--judgments", default="judgments", metavar="TABLE",
+                   help="the judgments table the objects read (default: judgments)")
+    m.add_argument("--run-columns", default="score", choices=("score", "rank", "both"),
+                   help="what orders the run table: a score column, a rank column, or both (default: score)")
+    m.add_argument("--schema", metavar="NAME", help="create the objects in this schema (BigQuery: the dataset)")
     sub.add_parser("metrics", help="list the metrics, their parameters and the names accepted")
     return p
 
@@ -155,10 +162,9 @@ def cmd_eval(args) -> int:
 
 
 def cmd_macros(args) -> int:
-    from . import sqlsource
-    if args.dialect != "duckdb":
-        raise UsageError(f"macros for dialect '{args.dialect}' are not available; use --dialect duckdb")
-    sys.stdout.write(sqlsource.script())
+    from . import native
+    sys.stdout.write(native.script(args.dialect, run=args.run, judgments=args.judgments, schema=args.schema,
+                                   run_columns=args.run_columns))
     return 0
 
 

@@ -1,0 +1,334 @@
+"""Native reusable objects: every metric installed once in a warehouse, as that engine's own kind of object.
+
+`rankmetrics macros --dialect D --run TABLE --judgments TABLE` prints DDL that creates, per metric, an object
+returning rows (query_id, value) for every query the `queries` convention keeps, with the cutoff k and the
+convention parameters as arguments:
+
+    duckdb      table macros (the sql/ files as they are)        SELECT * FROM ndcg('run', 'qrels', 10)
+    postgres    SQL functions RETURNS TABLE                      SELECT * FROM rm_ndcg(10)
+    spark       SQL table functions (Spark 4)                    SELECT * FROM rm_ndcg(10)
+    bigquery    table functions (every argument required)        SELECT * FROM ds.rm_ndcg(10, 'linear', ...)
+    snowflake   SQL UDTFs                                        SELECT * FROM TABLE(rm_ndcg(10))
+    clickhouse  parameterized views                              SELECT * FROM rm_ndcg(k=10, gain='linear', ...)
+
+One definition, many renderings: each object is the metric's table macro of sql/, expanded by
+sqlsource.expand with the convention parameters left as parameters (not folded to literals). The parameters
+enter the query once, as the one-row CTE `params` (the only place that differs between dialects: a function
+argument, a BigQuery/Snowflake parameter name, a ClickHouse {name:Type} placeholder); every SELECT that uses a
+parameter joins that row as `prm` (and groups by it), so no engine sees a parameter inside an aggregate or a
+window (Spark 4 rejects an aggregate mixing a function argument with a column). The run and the judgments are
+normalized as in sqlgen (run_items, judgment_items) and read through sql/01_stream.sql's rm_stream.
+"""
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from . import sqlgen, sqlsource
+from .errors import UsageError
+
+DIALECTS = ("duckdb", "postgres", "spark", "bigquery", "snowflake", "clickhouse")
+KINDS = {
+    "duckdb": "table macros",
+    "postgres": "SQL functions returning TABLE",
+    "spark": "SQL table functions (Spark 4)",
+    "bigquery": "table functions",
+    "snowflake": "SQL UDTFs",
+    "clickhouse": "parameterized views",
+}
+PREFIX = "rm_"
+RUN_COLUMNS = ("score", "rank", "both")
+STREAM = "item_stream"  # not "stream": FROM STREAM is Spark 4's syntax for a streaming read
+_INPUT_MACROS = ("rm_stream", "rm_run_items", "rm_judgment_items")
+_NAME_PART = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def metric_macros() -> list[str]:
+    """The metric table macros of sql/ (ndcg, ap, precision, ...), in file order."""
+    return [name for name, m in sqlsource.macros().items() if m.is_table and name not in _INPUT_MACROS]
+
+
+def parameters(macro_name: str) -> list[tuple[str, str, exp.Expression]]:
+    """(name, type, default) of a metric's parameters besides the two tables. The type is a generic SQL type
+    (INT, DOUBLE, VARCHAR, BOOLEAN) read off the default: k is a whole number, judged_only a flag, a quoted
+    default a text choice, any other a number."""
+    macro = sqlsource.macros()[macro_name]
+    out = []
+    for p in macro.params:
+        if p.lower() in ("run", "judgments"):
+            continue
+        default = macro.defaults.get(p, exp.Null())
+        if p.lower() == "k":
+            kind = "INT"
+        elif isinstance(default, exp.Boolean):
+            kind = "BOOLEAN"
+        elif isinstance(default, exp.Literal) and default.is_string:
+            kind = "VARCHAR"
+        else:
+            kind = "DOUBLE"
+        out.append((p.lower(), kind, default))
+    return out
+
+
+def table_name(name: str, what: str) -> exp.Table:
+    """A possibly qualified table name (db.schema.table) as an exp.Table of identifiers. A plain lower-case part
+    is left unquoted (the engine's own case rules apply); any other part is quoted, so it stays a name."""
+    if not isinstance(name, str) or not name.strip():
+        raise UsageError(f"{what}: empty table name")
+    parts = name.strip().split(".")
+    if len(parts) > 3 or any(not p for p in parts):
+        raise UsageError(f"{what}: '{name}' is not a table name (write table, schema.table or db.schema.table)")
+    idents = [exp.to_identifier(p, quoted=not _NAME_PART.match(p)) for p in parts]
+    table = exp.Table(this=idents[-1])
+    if len(idents) > 1:
+        table.set("db", idents[-2])
+    if len(idents) > 2:
+        table.set("catalog", idents[-3])
+    return table
+
+
+def _param_ref(dialect: str, function: exp.Table, name: str, kind: str) -> exp.Expression:
+    """How the body of the object reads its parameter `name`."""
+    if dialect == "clickhouse":
+        ch_type = {"INT": "Nullable(UInt64)", "DOUBLE": "Nullable(Float64)", "VARCHAR": "String",
+                   "BOOLEAN": "Bool"}[kind]
+        return exp.Placeholder(this=exp.var(name), kind=exp.DataType.build(ch_type, dialect="clickhouse"))
+    if dialect in ("postgres", "spark"):
+        # qualified with the function's name, so a column of the same name can never capture it
+        return exp.column(name, table=function.name)
+    return exp.column(name)
+
+
+def _prm(name: str) -> exp.Column:
+    return exp.column(name, table="prm")
+
+
+def _own_columns(select: exp.Select):
+    """Columns of select itself, not of the subqueries nested in it."""
+    for col in select.find_all(exp.Column):
+        if col.find_ancestor(exp.Select) is select:
+            yield col
+
+
+def _join_params(tree: exp.Expression) -> exp.Expression:
+    """Every SELECT that reads a parameter (prm.x) joins the one-row params CTE as prm; one that groups also
+    groups by the parameters it reads (constant, so the groups do not change)."""
+    for select in list(tree.find_all(exp.Select)):
+        used = sorted({c.name for c in _own_columns(select) if c.table == "prm"})
+        if not used:
+            continue
+        select.append("joins", exp.Join(this=exp.Table(this=exp.to_identifier("params"),
+                                                       alias=exp.TableAlias(this=exp.to_identifier("prm"))),
+                                         kind="CROSS"))
+        group = select.args.get("group")
+        if group is not None:
+            for name in used:
+                group.append("expressions", _prm(name))
+    return tree
+
+
+def _bytewise(tree: exp.Expression, dialect: str) -> exp.Expression:
+    """rm_bytewise(x) of sql/00_common.sql: byte-wise order of item ids (trec_eval's strcmp)."""
+    def swap(node):
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "rm_bytewise":
+            arg = node.expressions[0]
+            if dialect == "postgres":
+                return exp.Collate(this=arg, expression=exp.to_identifier("C", quoted=True))
+            return arg
+        return node
+    return tree.transform(swap)
+
+
+def _stream(bindings: dict, dialect: str) -> exp.Select:
+    """sql/01_stream.sql's rm_stream with its parameters bound to expressions (not folded), reading the
+    run_items and judgment_items CTEs."""
+    body = sqlsource.substitute(sqlsource.macros()["rm_stream"].body, bindings)
+
+    def inputs(node):
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
+            name = {"rm_run_items": "run_items", "rm_judgment_items": "judgment_items"}.get(node.this.name.lower())
+            if name:
+                return exp.Table(this=exp.to_identifier(name), alias=node.args.get("alias"))
+        return node
+    return sqlsource.expand(_bytewise(body.transform(inputs), dialect))
+
+
+def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
+          function: exp.Table) -> exp.Select:
+    """The body of the native object of one metric: WITH params, run_items, judgment_items, item_stream, then the
+    metric's own SELECT (query_id, value)."""
+    macro = sqlsource.macros()[macro_name]
+    params = parameters(macro_name)
+    body = sqlsource.substitute(macro.body, {name: _prm(name) for name, _, _ in params})
+    features = body.args["from_"].this
+    call = features.this.args["from_"].this
+    if not (isinstance(call, exp.Table) and isinstance(call.this, exp.Anonymous)
+            and call.this.name.lower() == "rm_stream"):
+        raise ValueError(f"macro {macro_name}: expected FROM (SELECT ... FROM rm_stream(...) AS s) AS f")
+    stream_params = sqlsource.macros()["rm_stream"].params
+    stream_bindings = {p.lower(): a for p, a in zip(stream_params, call.this.expressions)
+                       if p.lower() not in ("run", "judgments")}
+    call.replace(exp.Table(this=exp.to_identifier(STREAM), alias=call.args.get("alias")))
+    body = _join_params(sqlsource.expand(_bytewise(body, dialect)))
+    stream = _join_params(_stream(stream_bindings, dialect))
+
+    params_select = exp.select(*[exp.alias_(_param_ref(dialect, function, name, kind), name, quoted=False)
+                                 for name, kind, _ in params])
+    out = body
+    for name, cte in (("params", params_select), ("run_items", sqlgen.run_items(run)),
+                      ("judgment_items", sqlgen.judgment_items(judgments)), (STREAM, stream)):
+        out = out.with_(name, as_=cte)
+    if dialect == "clickhouse":
+        # a join that finds no judgment must give NULL grades, not ClickHouse's default 0
+        out.set("settings", [exp.EQ(this=exp.column("join_use_nulls"), expression=exp.Literal.number(1))])
+        # ClickHouse names an unaliased `r.query_id` of a subquery with a join "r.query_id": alias every column
+        for select in out.find_all(exp.Select):
+            select.set("expressions", [exp.alias_(e, e.name) if isinstance(e, exp.Column) and not e.is_star else e
+                                       for e in select.expressions])
+    return out
+
+
+def _function_name(macro_name: str, schema: str | None) -> exp.Table:
+    fn = exp.Table(this=exp.to_identifier(PREFIX + macro_name))
+    if schema:
+        qualified = table_name(schema, "--schema")
+        fn.set("db", qualified.this)
+        if qualified.args.get("db") is not None:
+            fn.set("catalog", qualified.args["db"])
+    return fn
+
+
+def _type(kind: str, dialect: str) -> str:
+    if dialect == "snowflake" and kind == "INT":
+        return "NUMBER"
+    if dialect == "postgres" and kind == "VARCHAR":
+        return "TEXT"
+    return exp.DataType.build(kind).sql(dialect=dialect)
+
+
+def _quote_body(body: str, dialect: str, what: str) -> str:
+    tag = "$rankmetrics$" if dialect == "postgres" else "$$"
+    if tag in body:
+        raise UsageError(f"{what}: a table name contains {tag}, which cannot be put in a {dialect} function body")
+    return f"{tag}\n{body}\n{tag}"
+
+
+def ddl(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
+        schema: str | None = None) -> str:
+    """CREATE statement of the native object of one metric macro."""
+    function = _function_name(macro_name, schema)
+    fn_sql = function.sql(dialect=dialect)
+    body = query(macro_name, dialect, run, judgments, function).sql(dialect=dialect, pretty=True)
+    params = parameters(macro_name)
+
+    def arg_list(with_defaults: bool) -> str:
+        args = []
+        for name, kind, default in params:
+            text = f"{exp.to_identifier(name).sql(dialect=dialect)} {_type(kind, dialect)}"
+            if with_defaults:
+                text += f" DEFAULT {default.sql(dialect=dialect)}"
+            args.append(text)
+        return ", ".join(args)
+
+    out_cols = {"postgres": "query_id TEXT, value DOUBLE PRECISION", "spark": "query_id STRING, value DOUBLE",
+                "snowflake": "query_id VARCHAR, value DOUBLE"}
+    if dialect == "postgres":
+        return (f"CREATE OR REPLACE FUNCTION {fn_sql}({arg_list(True)})\n"
+                f"RETURNS TABLE ({out_cols['postgres']}) LANGUAGE sql STABLE AS "
+                f"{_quote_body(body, dialect, fn_sql)};\n")
+    if dialect == "spark":
+        return (f"CREATE OR REPLACE FUNCTION {fn_sql}({arg_list(True)})\n"
+                f"RETURNS TABLE ({out_cols['spark']})\nRETURN\n{body};\n")
+    if dialect == "snowflake":
+        return (f"CREATE OR REPLACE FUNCTION {fn_sql}({arg_list(True)})\n"
+                f"RETURNS TABLE ({out_cols['snowflake']})\nAS {_quote_body(body, dialect, fn_sql)};\n")
+    if dialect == "bigquery":
+        return f"CREATE OR REPLACE TABLE FUNCTION {fn_sql}({arg_list(False)})\nAS (\n{body}\n);\n"
+    if dialect == "clickhouse":
+        return f"CREATE OR REPLACE VIEW {fn_sql} AS\n{body};\n"
+    raise UsageError(_unknown(dialect))
+
+
+def _unknown(dialect) -> str:
+    return f"no native objects for dialect '{dialect}'; choose one of: {', '.join(DIALECTS)}"
+
+
+_HEADER = {
+    "postgres": "-- Call: SELECT * FROM rm_ndcg(10);  SELECT * FROM rm_ap(k => 100, rel => 2);",
+    "spark": "-- Call: SELECT * FROM rm_ndcg(10);  SELECT * FROM rm_ap(k => 100, rel => 2);",
+    "snowflake": "-- Call: SELECT * FROM TABLE(rm_ndcg(10));  SELECT * FROM TABLE(rm_ap(k => 100, rel => 2));",
+    "bigquery": "-- Call with every argument, in order (BigQuery table functions have no defaults):\n"
+                "--   SELECT * FROM dataset.rm_ndcg(10, 'linear', 1, 2, 'judgments', 'item_desc', FALSE, 'both', "
+                "'zero');",
+    "clickhouse": "-- Call with every argument by name (k=NULL: no cutoff):\n"
+                  "--   SELECT * FROM rm_ndcg(k=10, gain='linear', rel=1, log_base=2, ideal='judgments', "
+                  "ties='item_desc', judged_only=false, queries='both', empty='zero');",
+}
+
+
+def script(dialect: str = "duckdb", run: str = "run", judgments: str = "judgments", schema: str | None = None,
+           run_columns: str = "score") -> str:
+    """The DDL creating every metric as a native object of the dialect (DuckDB: the macros script)."""
+    dialect = (dialect or "duckdb").lower()
+    if dialect not in DIALECTS:
+        raise UsageError(_unknown(dialect))
+    if dialect == "duckdb":
+        return sqlsource.script()
+    if run_columns not in RUN_COLUMNS:
+        raise UsageError(f"unknown run columns '{run_columns}'; choose one of: {', '.join(RUN_COLUMNS)}")
+    if dialect == "bigquery" and not schema:
+        raise UsageError("BigQuery table functions live in a dataset: give one with --schema DATASET")
+    run_src = sqlgen.Source(table_name(run, "--run"), has_score=run_columns in ("score", "both"),
+                            has_rank=run_columns in ("rank", "both"))
+    judgments_src = sqlgen.Source(table_name(judgments, "--judgments"))
+    parts = [f"-- rankmetrics: every metric as {KINDS[dialect]} ({dialect}), returning (query_id, value) per "
+             f"query.\n-- Run table: {run_src.expression.sql(dialect=dialect)} (query_id, item_id, "
+             f"{'score and rank' if run_columns == 'both' else run_columns}); judgments table: "
+             f"{judgments_src.expression.sql(dialect=dialect)} (query_id, item_id, relevance).\n"
+             + _HEADER[dialect] + "\n"]
+    for name in metric_macros():
+        parts.append(ddl(name, dialect, run_src, judgments_src, schema))
+    return "\n".join(parts)
+
+
+def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None, run: str = "run",
+         judgments: str = "judgments") -> str:
+    """A SELECT (query_id, value) calling the native object of a metric with the given arguments, in the way
+    the dialect calls it (named arguments where the dialect has them; BigQuery: every argument, in order)."""
+    dialect = (dialect or "duckdb").lower()
+    if dialect not in DIALECTS:
+        raise UsageError(_unknown(dialect))
+    params = parameters(macro_name)
+    unknown = set(args) - {name for name, _, _ in params}
+    if unknown:
+        raise UsageError(f"{macro_name}: unknown argument(s) {', '.join(sorted(unknown))}")
+
+    def lit(value) -> str:
+        return sqlsource.literal(value).sql(dialect=dialect)
+
+    given = [(name, args[name]) for name, _, _ in params if name in args]
+    if dialect == "duckdb":
+        tables = [exp.Literal.string(run).sql(dialect="duckdb"), exp.Literal.string(judgments).sql(dialect="duckdb")]
+        inner = ", ".join(tables + [f"{name} := {lit(v)}" for name, v in given])
+        fn = exp.to_identifier(macro_name, quoted=True).sql(dialect="duckdb")  # precision is a keyword
+        return f"SELECT query_id, value FROM {fn}({inner})"
+    fn = _function_name(macro_name, schema).sql(dialect=dialect)
+    if dialect == "bigquery":
+        values = [args.get(name, _default_value(default)) for name, _, default in params]
+        return f"SELECT query_id, value FROM {fn}({', '.join(lit(v) for v in values)})"
+    if dialect == "clickhouse":
+        inner = ", ".join(f"{name}={lit(v)}" for name, v in given)
+        return f"SELECT query_id, value FROM {fn}({inner})"
+    inner = ", ".join(f"{name} => {lit(v)}" for name, v in given)
+    if dialect == "snowflake":
+        return f"SELECT query_id, value FROM TABLE({fn}({inner}))"
+    return f"SELECT query_id, value FROM {fn}({inner})"
+
+
+def _default_value(default: exp.Expression):
+    if isinstance(default, exp.Boolean):
+        return default.this
+    if isinstance(default, exp.Literal):
+        return default.this if default.is_string else float(default.this)
+    return None
