@@ -38,6 +38,9 @@ KINDS = {
     "clickhouse": "parameterized views",
 }
 PREFIX = "rm_"
+# Dialects whose objects cannot declare argument defaults: there a NULL argument (ClickHouse: also one left
+# out) means the default of sql/.
+NULL_MEANS_DEFAULT = ("bigquery", "clickhouse")
 RUN_COLUMNS = ("score", "rank", "both")
 STREAM = "item_stream"  # not "stream": FROM STREAM is Spark 4's syntax for a streaming read
 _INPUT_MACROS = ("rm_stream", "rm_run_items", "rm_judgment_items")
@@ -91,8 +94,10 @@ def table_name(name: str, what: str) -> exp.Table:
 def _param_ref(dialect: str, function: exp.Table, name: str, kind: str) -> exp.Expression:
     """How the body of the object reads its parameter `name`."""
     if dialect == "clickhouse":
-        ch_type = {"INT": "Nullable(UInt64)", "DOUBLE": "Nullable(Float64)", "VARCHAR": "String",
-                   "BOOLEAN": "Bool"}[kind]
+        # every parameter Nullable: one left out of the call is NULL, which params turns into the default;
+        # k unsigned, as ClickHouse cannot unify Int64 with the UInt64 of a count in one CASE
+        ch_type = {"INT": "Nullable(UInt64)", "DOUBLE": "Nullable(Float64)", "VARCHAR": "Nullable(String)",
+                   "BOOLEAN": "Nullable(Bool)"}[kind]
         return exp.Placeholder(this=exp.var(name), kind=exp.DataType.build(ch_type, dialect="clickhouse"))
     if dialect in ("postgres", "spark"):
         # qualified with the function's name, so a column of the same name can never capture it
@@ -173,8 +178,12 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     body = _join_params(sqlsource.expand(_bytewise(body, dialect)))
     stream = _join_params(_stream(stream_bindings, dialect))
 
-    params_select = exp.select(*[exp.alias_(_param_ref(dialect, function, name, kind), name, quoted=False)
-                                 for name, kind, _ in params])
+    def param(name, kind, default):
+        ref = _param_ref(dialect, function, name, kind)
+        if dialect in NULL_MEANS_DEFAULT and not isinstance(default, exp.Null):
+            ref = exp.Coalesce(this=ref, expressions=[default.copy()])
+        return exp.alias_(ref, name, quoted=False)
+    params_select = exp.select(*[param(name, kind, default) for name, kind, default in params])
     out = body
     for name, cte in (("params", params_select), ("run_items", sqlgen.run_items(run)),
                       ("judgment_items", sqlgen.judgment_items(judgments)), (STREAM, stream)):
@@ -254,17 +263,27 @@ def _unknown(dialect) -> str:
     return f"no native objects for dialect '{dialect}'; choose one of: {', '.join(DIALECTS)}"
 
 
-_HEADER = {
-    "postgres": "-- Call: SELECT * FROM rm_ndcg(10);  SELECT * FROM rm_ap(k => 100, rel => 2);",
-    "spark": "-- Call: SELECT * FROM rm_ndcg(10);  SELECT * FROM rm_ap(k => 100, rel => 2);",
-    "snowflake": "-- Call: SELECT * FROM TABLE(rm_ndcg(10));  SELECT * FROM TABLE(rm_ap(k => 100, rel => 2));",
-    "bigquery": "-- Call with every argument, in order (BigQuery table functions have no defaults):\n"
-                "--   SELECT * FROM dataset.rm_ndcg(10, 'linear', 1, 2, 'judgments', 'item_desc', FALSE, 'both', "
-                "'zero');",
-    "clickhouse": "-- Call with every argument by name (k=NULL: no cutoff):\n"
-                  "--   SELECT * FROM rm_ndcg(k=10, gain='linear', rel=1, log_base=2, ideal='judgments', "
-                  "ties='item_desc', judged_only=false, queries='both', empty='zero');",
+_ARGUMENTS = {
+    "postgres": "arguments by position or by name (k => 10); left out, they take the defaults of sql/",
+    "spark": "arguments by position or by name (k => 10); left out, they take the defaults of sql/",
+    "snowflake": "arguments by position or by name (k => 10); left out, they take the defaults of sql/",
+    "bigquery": "every argument, in order (BigQuery table functions have no defaults); NULL means the default",
+    "clickhouse": "arguments by name (k=10); one left out, or NULL, takes the default of sql/",
 }
+
+
+def _header(dialect: str, run: exp.Table, judgments: exp.Table, run_columns: str, schema) -> str:
+    columns = "score and rank" if run_columns == "both" else run_columns
+    examples = [call("ndcg", dialect, {"k": 10}, schema=schema),
+                call("ap", dialect, {"k": 100, "rel": 2}, schema=schema)]
+    return "\n".join([
+        f"-- rankmetrics for {dialect}: every metric as {KINDS[dialect]} returning (query_id, value), one row per",
+        "-- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum).",
+        f"-- Reads the run table {run.sql(dialect=dialect)} (query_id, item_id, {columns}) and the judgments "
+        f"{judgments.sql(dialect=dialect)} (query_id, item_id, relevance).",
+        f"-- Call with {_ARGUMENTS[dialect]}; k NULL means no cutoff:",
+        *[f"--   {e};" for e in examples],
+    ]) + "\n"
 
 
 def script(dialect: str = "duckdb", run: str = "run", judgments: str = "judgments", schema: str | None = None,
@@ -282,11 +301,7 @@ def script(dialect: str = "duckdb", run: str = "run", judgments: str = "judgment
     run_src = sqlgen.Source(table_name(run, "--run"), has_score=run_columns in ("score", "both"),
                             has_rank=run_columns in ("rank", "both"))
     judgments_src = sqlgen.Source(table_name(judgments, "--judgments"))
-    parts = [f"-- rankmetrics: every metric as {KINDS[dialect]} ({dialect}), returning (query_id, value) per "
-             f"query.\n-- Run table: {run_src.expression.sql(dialect=dialect)} (query_id, item_id, "
-             f"{'score and rank' if run_columns == 'both' else run_columns}); judgments table: "
-             f"{judgments_src.expression.sql(dialect=dialect)} (query_id, item_id, relevance).\n"
-             + _HEADER[dialect] + "\n"]
+    parts = [_header(dialect, run_src.expression, judgments_src.expression, run_columns, schema)]
     for name in metric_macros():
         parts.append(ddl(name, dialect, run_src, judgments_src, schema))
     return "\n".join(parts)
@@ -315,8 +330,8 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
         return f"SELECT query_id, value FROM {fn}({inner})"
     fn = _function_name(macro_name, schema).sql(dialect=dialect)
     if dialect == "bigquery":
-        values = [args.get(name, _default_value(default)) for name, _, default in params]
-        return f"SELECT query_id, value FROM {fn}({', '.join(lit(v) for v in values)})"
+        values = [lit(args[name]) if name in args else default.sql(dialect=dialect) for name, _, default in params]
+        return f"SELECT query_id, value FROM {fn}({', '.join(values)})"
     if dialect == "clickhouse":
         inner = ", ".join(f"{name}={lit(v)}" for name, v in given)
         return f"SELECT query_id, value FROM {fn}({inner})"
@@ -325,10 +340,3 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
         return f"SELECT query_id, value FROM TABLE({fn}({inner}))"
     return f"SELECT query_id, value FROM {fn}({inner})"
 
-
-def _default_value(default: exp.Expression):
-    if isinstance(default, exp.Boolean):
-        return default.this
-    if isinstance(default, exp.Literal):
-        return default.this if default.is_string else float(default.this)
-    return None

@@ -229,7 +229,7 @@ def _read_back(dialect: str, text: str) -> dict:
         tree = sqlglot.parse_one(statement, read=dialect)
         name = tree.this.this.name if isinstance(tree.this, exp.UserDefinedFunction) else None
         body = tree.expression
-        if isinstance(body, (exp.Literal, exp.Heredoc)):
+        if isinstance(body, (exp.Literal, exp.Heredoc, exp.RawString)):  # Snowflake's $$ ... $$ body
             body = sqlglot.parse_one(body.name, read=dialect)
         if isinstance(body, exp.Subquery):
             body = body.this

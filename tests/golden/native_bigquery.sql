@@ -1,0 +1,2048 @@
+-- rankmetrics for bigquery: every metric as table functions returning (query_id, value), one row per
+-- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum).
+-- Reads the run table mydata.run (query_id, item_id, score and rank) and the judgments mydata.judgments (query_id, item_id, relevance).
+-- Call with every argument, in order (BigQuery table functions have no defaults); NULL means the default; k NULL means no cutoff:
+--   SELECT query_id, value FROM metrics.rm_ndcg(10, 'linear', 1, 2, 'judgments', 'item_desc', FALSE, 'both', 'zero');
+--   SELECT query_id, value FROM metrics.rm_ap(100, 2, 'judged', 'item_desc', FALSE, 'both', 'zero');
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_ap(k INT64, rel FLOAT64, denominator STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(rel, 1) AS rel,
+    COALESCE(denominator, 'judged') AS denominator,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN CAST(f.running_rel AS FLOAT64) / f.pos
+            ELSE 0
+          END
+        ) AS FLOAT64) / NULLIF(
+          CASE
+            WHEN prm.denominator = 'capped'
+            AND NOT prm.k IS NULL
+            AND prm.k < SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+            THEN prm.k
+            WHEN prm.denominator = 'retrieved'
+            THEN SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN 1
+                ELSE 0
+              END
+            )
+            ELSE SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+          END,
+          0
+        )
+      ),
+      CAST(0 AS FLOAT64)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*,
+    (
+      SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+        PARTITION BY s.query_id, s.kind
+        ORDER BY s.pos
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      )
+    ) AS running_rel
+  FROM item_stream AS s
+  CROSS JOIN params AS prm
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.denominator,
+  prm.empty,
+  prm.k,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_bpref(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+AS (
+WITH params AS (
+  SELECT
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= prm.rel AND f.nonrel_above > 0
+            THEN 1 - CAST(CASE
+              WHEN f.nonrel_above < f.query_num_rel
+              THEN f.nonrel_above
+              ELSE f.query_num_rel
+            END AS FLOAT64) / NULLIF(
+              CASE
+                WHEN f.query_num_nonrel < f.query_num_rel
+                THEN f.query_num_nonrel
+                ELSE f.query_num_rel
+              END,
+              0
+            )
+            WHEN f.kind = 'R' AND f.grade >= prm.rel
+            THEN 1
+            ELSE 0
+          END
+        ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
+      ),
+      CAST(0 AS FLOAT64)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*,
+    (
+      SUM(CASE WHEN s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (
+        PARTITION BY s.query_id, s.kind
+        ORDER BY s.pos
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      )
+    ) AS nonrel_above,
+    (
+      SUM(CASE WHEN s.kind = 'J' AND s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
+    ) AS query_num_rel,
+    (
+      SUM(CASE WHEN s.kind = 'J' AND s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
+    ) AS query_num_nonrel
+  FROM item_stream AS s
+  CROSS JOIN params AS prm
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_q(ties STRING, judged_only BOOL, queries STRING)
+AS (
+WITH params AS (
+  SELECT
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CAST(1 AS FLOAT64) AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.queries
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_ret(ties STRING, judged_only BOOL, queries STRING)
+AS (
+WITH params AS (
+  SELECT
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CAST(SUM(CASE WHEN f.kind = 'R' AND (
+    NULL IS NULL OR f.pos <= NULL
+  ) THEN 1 ELSE 0 END) AS FLOAT64) AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.queries
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_rel(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING)
+AS (
+WITH params AS (
+  SELECT
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CAST(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) AS FLOAT64) AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_rel_ret(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING)
+AS (
+WITH params AS (
+  SELECT
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CAST(SUM(
+    CASE
+      WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+        NULL IS NULL OR f.pos <= NULL
+      )
+      THEN 1
+      ELSE 0
+    END
+  ) AS FLOAT64) AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_dcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(gain, 'linear') AS gain,
+    COALESCE(rel, 1) AS rel,
+    COALESCE(log_base, 2) AS log_base,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      SUM(
+        CASE
+          WHEN f.kind = 'R' AND prm.ties = 'average'
+          THEN CASE
+            WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+            THEN CAST(0 AS FLOAT64)
+            WHEN prm.gain = 'exponential'
+            THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+            WHEN prm.gain = 'binary'
+            THEN CAST(1 AS FLOAT64)
+            ELSE CAST(f.grade AS FLOAT64)
+          END * f.tie_discount
+          WHEN f.kind = 'R' AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          )
+          THEN CASE
+            WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+            THEN CAST(0 AS FLOAT64)
+            WHEN prm.gain = 'exponential'
+            THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+            WHEN prm.gain = 'binary'
+            THEN CAST(1 AS FLOAT64)
+            ELSE CAST(f.grade AS FLOAT64)
+          END * (
+            LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(f.pos AS FLOAT64) + 1)
+          )
+          ELSE 0
+        END
+      ),
+      CAST(0 AS FLOAT64)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*,
+    (
+      AVG(
+        CASE
+          WHEN (
+            prm.k IS NULL OR s.pos <= prm.k
+          )
+          THEN (
+            LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(s.pos AS FLOAT64) + 1)
+          )
+          ELSE 0
+        END
+      ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+    ) AS tie_discount
+  FROM item_stream AS s
+  CROSS JOIN params AS prm
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.gain,
+  prm.k,
+  prm.log_base,
+  prm.queries,
+  prm.rel,
+  prm.ties
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_ndcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, ideal STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(gain, 'linear') AS gain,
+    COALESCE(rel, 1) AS rel,
+    COALESCE(log_base, 2) AS log_base,
+    COALESCE(ideal, 'judgments') AS ideal,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND prm.ties = 'average'
+            THEN CASE
+              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+              THEN CAST(0 AS FLOAT64)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS FLOAT64)
+              ELSE CAST(f.grade AS FLOAT64)
+            END * f.tie_discount
+            WHEN f.kind = 'R' AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN CASE
+              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+              THEN CAST(0 AS FLOAT64)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS FLOAT64)
+              ELSE CAST(f.grade AS FLOAT64)
+            END * (
+              LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(f.pos AS FLOAT64) + 1)
+            )
+            ELSE 0
+          END
+        ) AS FLOAT64) / NULLIF(
+          SUM(
+            CASE
+              WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS FLOAT64)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS FLOAT64)
+                ELSE CAST(f.grade AS FLOAT64)
+              END * (
+                LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(f.pos AS FLOAT64) + 1)
+              )
+              WHEN prm.ideal = 'candidates'
+              AND f.kind = 'R'
+              AND (
+                prm.k IS NULL OR f.ipos <= prm.k
+              )
+              THEN CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS FLOAT64)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS FLOAT64)
+                ELSE CAST(f.grade AS FLOAT64)
+              END * (
+                LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(f.ipos AS FLOAT64) + 1)
+              )
+              WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS FLOAT64)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS FLOAT64)
+                ELSE CAST(f.grade AS FLOAT64)
+              END * (
+                LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(f.ideal_pos_within AS FLOAT64) + 1)
+              )
+              ELSE 0
+            END
+          ),
+          0
+        )
+      ),
+      CAST(0 AS FLOAT64)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*,
+    (
+      AVG(
+        CASE
+          WHEN (
+            prm.k IS NULL OR s.pos <= prm.k
+          )
+          THEN (
+            LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(s.pos AS FLOAT64) + 1)
+          )
+          ELSE 0
+        END
+      ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+    ) AS tie_discount,
+    (
+      SUM(CASE WHEN (
+        prm.k IS NULL OR s.pos <= prm.k
+      ) THEN 1 ELSE 0 END) OVER (
+        PARTITION BY s.query_id, s.kind
+        ORDER BY COALESCE(s.grade, 0) DESC, s.pos
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      )
+    ) AS ideal_pos_within
+  FROM item_stream AS s
+  CROSS JOIN params AS prm
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.gain,
+  prm.ideal,
+  prm.k,
+  prm.log_base,
+  prm.queries,
+  prm.rel,
+  prm.ties
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_err(k INT64, max_grade FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(max_grade, 4) AS max_grade,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      SUM(
+        CASE
+          WHEN f.kind = 'R' AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          )
+          THEN f.reach * CASE
+            WHEN f.grade IS NULL OR f.grade <= 0
+            THEN CAST(0 AS FLOAT64)
+            WHEN f.grade >= prm.max_grade
+            THEN (
+              POWER(CAST(2 AS FLOAT64), prm.max_grade) - 1
+            ) / POWER(CAST(2 AS FLOAT64), prm.max_grade)
+            ELSE (
+              POWER(CAST(2 AS FLOAT64), f.grade) - 1
+            ) / POWER(CAST(2 AS FLOAT64), prm.max_grade)
+          END / f.pos
+          ELSE 0
+        END
+      ),
+      CAST(0 AS FLOAT64)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*,
+    EXP(
+      COALESCE(
+        SUM(
+          LN(
+            1 - CASE
+              WHEN s.grade IS NULL OR s.grade <= 0
+              THEN CAST(0 AS FLOAT64)
+              WHEN s.grade >= prm.max_grade
+              THEN (
+                POWER(CAST(2 AS FLOAT64), prm.max_grade) - 1
+              ) / POWER(CAST(2 AS FLOAT64), prm.max_grade)
+              ELSE (
+                POWER(CAST(2 AS FLOAT64), s.grade) - 1
+              ) / POWER(CAST(2 AS FLOAT64), prm.max_grade)
+            END
+          )
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        ),
+        0
+      )
+    ) AS reach
+  FROM item_stream AS s
+  CROSS JOIN params AS prm
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.max_grade,
+  prm.queries
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_f1(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST((
+          2 * SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN 1
+              ELSE 0
+            END
+          )
+        ) AS FLOAT64) / NULLIF(
+          (
+            COALESCE(
+              prm.k,
+              SUM(
+                CASE WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                ) THEN 1 ELSE 0 END
+              )
+            ) + SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+          ),
+          0
+        )
+      ),
+      CAST(0 AS FLOAT64)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_judged(k INT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= 0 AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) AS FLOAT64) / NULLIF(
+          COALESCE(
+            prm.k,
+            SUM(
+              CASE WHEN f.kind = 'R' AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              ) THEN 1 ELSE 0 END
+            )
+          ),
+          0
+        )
+      ),
+      CAST(0 AS FLOAT64)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.queries
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_precision(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) AS FLOAT64) / NULLIF(
+          COALESCE(
+            prm.k,
+            SUM(
+              CASE WHEN f.kind = 'R' AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              ) THEN 1 ELSE 0 END
+            )
+          ),
+          0
+        )
+      ),
+      CAST(0 AS FLOAT64)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_r_precision(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+AS (
+WITH params AS (
+  SELECT
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= prm.rel AND f.pos <= f.query_num_rel
+            THEN 1
+            ELSE 0
+          END
+        ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
+      ),
+      CAST(0 AS FLOAT64)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*,
+    (
+      SUM(CASE WHEN s.kind = 'J' AND s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
+    ) AS query_num_rel
+  FROM item_stream AS s
+  CROSS JOIN params AS prm
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_rbp(p FLOAT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+AS (
+WITH params AS (
+  SELECT
+    COALESCE(p, 0.8) AS p,
+    rel AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= COALESCE(prm.rel, 1) THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        (
+          1 - prm.p
+        ) * CASE
+          WHEN prm.rel IS NULL
+          THEN (
+            CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade > 0
+                THEN f.grade * POWER(CAST(prm.p AS FLOAT64), f.pos - 1)
+                ELSE 0
+              END
+            ) AS FLOAT64) / NULLIF(MAX(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN f.grade END), 0)
+          )
+          ELSE SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel
+              THEN POWER(CAST(prm.p AS FLOAT64), f.pos - 1)
+              ELSE 0
+            END
+          )
+        END
+      ),
+      CAST(0 AS FLOAT64)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.p,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_recall(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
+      ),
+      CAST(0 AS FLOAT64)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_rr(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(1 AS FLOAT64) / NULLIF(
+          MIN(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN f.pos
+            END
+          ),
+          0
+        )
+      ),
+      CAST(0 AS FLOAT64)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_success(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM mydata.run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS FLOAT64) AS grade
+  FROM mydata.judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      CASE
+        WHEN SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) > 0
+        THEN CAST(1 AS FLOAT64)
+        ELSE CAST(0 AS FLOAT64)
+      END,
+      CAST(0 AS FLOAT64)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END
+);
