@@ -109,4 +109,40 @@ def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     return Evaluation(judgments, run, metrics, con=con, convention=convention, **overrides).relation()
 
 
-__all__ = ["register", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]
+def _run_columns(run_columns) -> tuple[bool, bool]:
+    """(has_score, has_rank) from 'score', 'rank', 'score,rank' or a sequence of those names."""
+    names = run_columns.replace(",", " ").split() if isinstance(run_columns, str) else list(run_columns or ())
+    names = [str(n).strip().lower() for n in names]
+    if not names or any(n not in ("score", "rank") for n in names):
+        raise UsageError(f"run columns must be score, rank or score,rank, not '{run_columns}'")
+    return "score" in names, "rank" in names
+
+
+def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, convention="trec_eval",
+           run_columns="score", pretty=True, **overrides) -> str:
+    """One self-contained SELECT in the SQL dialect that returns rows (measure, query_id, value) computed from
+    the tables run and judgments: the means under query_id 'all', and one row per query with per_query=True.
+
+    run, judgments: table names, possibly qualified (db.schema.table, BigQuery project.dataset.table); they
+    are quoted by sqlglot, and a name with quotes, spaces, semicolons or comments is rejected.
+    The run table has query_id, item_id and the run_columns: 'score' (higher is better), 'rank' (1 is best)
+    or 'score,rank'; the judgments table has query_id, item_id, relevance.
+    dialect: one of dialects.names(); metrics and conventions as in evaluate() — the same numbers."""
+    from . import dialects
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    d = dialects.get(dialect)
+    measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
+    conv = conventions.resolve(convention, **overrides)
+    has_score, has_rank = _run_columns(run_columns)
+    if conv["ties"] == "input" and not has_rank:
+        raise UsageError("ties = 'input' (the mllib convention) orders the run by its rank column: "
+                         "give run_columns='score,rank' (--run-columns score,rank) or 'rank'")
+    plan = sqlgen.plan(measures, conv,
+                       sqlgen.Source(dialects.table(run, d.name, "run table"), has_score, has_rank),
+                       sqlgen.Source(dialects.table(judgments, d.name, "judgments table"), True, False),
+                       per_query=per_query)
+    return dialects.render(plan.query, d.name, pretty=pretty) + "\n"
+
+
+__all__ = ["register", "to_sql", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]
