@@ -1,9 +1,11 @@
 """The Python surface: register the macros on a DuckDB connection, evaluate runs, get the rows as a relation."""
 from __future__ import annotations
 
+import functools
 import math
 
 import duckdb
+from sqlglot import exp
 
 from . import conventions, measures as measures_mod, sqlgen, sqlsource
 from .errors import InputError, UsageError
@@ -138,11 +140,31 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     if conv["ties"] == "input" and not has_rank:
         raise UsageError("ties = 'input' (the mllib convention) orders the run by its rank column: "
                          "give run_columns='score,rank' (--run-columns score,rank) or 'rank'")
-    plan = sqlgen.plan(measures, conv,
-                       sqlgen.Source(dialects.table(run, d.name, "run table"), has_score, has_rank),
-                       sqlgen.Source(dialects.table(judgments, d.name, "judgments table"), True, False),
-                       per_query=per_query)
-    return dialects.render(plan.query, d.name, pretty=pretty) + "\n"
+    tables = {"run": dialects.table(run, d.name, "run table"),
+              "judgments": dialects.table(judgments, d.name, "judgments table")}
+
+    def put_tables(node):
+        if isinstance(node, exp.Table) and node.meta.get("rm_input") in tables:
+            table = tables[node.meta["rm_input"]].copy()
+            table.set("alias", node.args.get("alias"))
+            return table
+        return node
+    query = _table_free_plan(tuple(m.requested for m in measures), tuple(sorted(conv.items())), has_score,
+                             has_rank, bool(per_query)).transform(put_tables)
+    return dialects.render(query, d.name, pretty=pretty) + "\n"
+
+
+@functools.lru_cache(maxsize=64)
+def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: bool, per_query: bool) -> exp.Select:
+    """The fused query with stand-ins for the two tables (tagged meta rm_input), so that the same request on
+    other tables or for other dialects is planned once."""
+    stand_ins = {}
+    for role in ("run", "judgments"):
+        stand_ins[role] = exp.Table(this=exp.to_identifier(f"rm_{role}_table"))
+        stand_ins[role].meta["rm_input"] = role
+    return sqlgen.plan(measures_mod.parse_all(list(metrics)), dict(conv),
+                       sqlgen.Source(stand_ins["run"], has_score, has_rank),
+                       sqlgen.Source(stand_ins["judgments"], True, False), per_query=per_query).query
 
 
 __all__ = ["register", "to_sql", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]

@@ -95,7 +95,7 @@ def _bytewise(tree: exp.Expression, d: Dialect) -> exp.Expression:
             inner.meta.pop(MARKER, None)
             return exp.Collate(this=inner, expression=collation.copy())
         return node
-    return tree.transform(swap)
+    return tree.transform(swap, copy=False)
 
 
 def _safe_divisions(tree: exp.Expression) -> exp.Expression:
@@ -109,7 +109,7 @@ def _safe_divisions(tree: exp.Expression) -> exp.Expression:
                 return node
             node.set("expression", exp.Nullif(this=inner.copy(), expression=exp.Literal.number(0)))
         return node
-    return tree.transform(guard)
+    return tree.transform(guard, copy=False)
 
 
 def _default_nulls_first(target: str, desc: bool) -> bool:
@@ -154,7 +154,7 @@ def _text_type(tree: exp.Expression, d: Dialect) -> exp.Expression:
         if isinstance(node, exp.DataType) and node.this in (exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT):
             return to.copy()
         return node
-    return tree.transform(swap)
+    return tree.transform(swap, copy=False)
 
 
 def _outermost_select(tree: exp.Expression) -> exp.Select:
@@ -236,12 +236,12 @@ def _generator_class(target: str, explicit_nulls: bool):
 
 
 def generate(tree: exp.Expression, dialect: str, pretty: bool = True) -> str:
-    """Write a tree already transformed for the dialect."""
+    """Write a tree already transformed for the dialect (the tree may be changed in the writing)."""
     d = get(dialect)
     target = sqlglot.Dialect.get_or_raise(d.sqlglot)
     generator = _generator_class(d.sqlglot, d.nulls_in_windows)(
         dialect=target, pretty=pretty, unsupported_level=sqlglot.ErrorLevel.RAISE)
-    return generator.generate(tree, copy=True)
+    return generator.generate(tree, copy=False)
 
 
 def render(query: exp.Expression, dialect: str, pretty: bool = True) -> str:
@@ -259,7 +259,7 @@ def table(name: str, dialect: str = "duckdb", what: str = "table") -> exp.Table:
     text = str(name) if name is not None else ""
     parts = text.split(".")
     if not text or len(parts) > 3 or not all(re.fullmatch(r"[^\W][\w$-]*", p) for p in parts):
-        raise UsageError(f"{what} name '{text}' is not a plain (possibly qualified) table name: use dot-separated "
+        raise UsageError(f"{what} name {text!r} is not a plain (possibly qualified) table name: use dot-separated "
                          f"parts of letters, digits, _, $ and - (db.schema.table); quotes, spaces, semicolons "
                          f"and comments are not allowed")
     ids = [exp.Identifier(this=p, quoted=not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p)) for p in parts]
