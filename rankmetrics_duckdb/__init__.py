@@ -1,8 +1,8 @@
 """rankmetrics-duckdb: ranking metrics written once as SQL, run inside DuckDB and rendered for warehouses."""
-from .api import Evaluation, evaluate, macros_sql, register, relation
+from .api import Evaluation, evaluate, macros_sql, register, relation, to_sql
 from .errors import InputError, RankMetricsError, UsageError
 from .measures import METRICS, parse as parse_metric
 
 __version__ = "0.1.0"
-__all__ = ["evaluate", "register", "relation", "macros_sql", "Evaluation", "METRICS", "parse_metric",
+__all__ = ["evaluate", "register", "relation", "macros_sql", "to_sql", "Evaluation", "METRICS", "parse_metric",
            "InputError", "UsageError", "RankMetricsError"]

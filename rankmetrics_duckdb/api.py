@@ -1,9 +1,11 @@
 """The Python surface: register the macros on a DuckDB connection, evaluate runs, get the rows as a relation."""
 from __future__ import annotations
 
+import functools
 import math
 
 import duckdb
+from sqlglot import exp
 
 from . import conventions, measures as measures_mod, sqlgen, sqlsource
 from .errors import InputError, UsageError
@@ -113,4 +115,60 @@ def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     return Evaluation(judgments, run, metrics, con=con, convention=convention, **overrides).relation()
 
 
-__all__ = ["register", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]
+def _run_columns(run_columns) -> tuple[bool, bool]:
+    """(has_score, has_rank) from 'score', 'rank', 'score,rank' or a sequence of those names."""
+    names = run_columns.replace(",", " ").split() if isinstance(run_columns, str) else list(run_columns or ())
+    names = [str(n).strip().lower() for n in names]
+    if not names or any(n not in ("score", "rank") for n in names):
+        raise UsageError(f"run columns must be score, rank or score,rank, not '{run_columns}'")
+    return "score" in names, "rank" in names
+
+
+def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, convention="trec_eval",
+           run_columns="score", pretty=True, **overrides) -> str:
+    """One self-contained SELECT in the SQL dialect that returns rows (measure, query_id, value) computed from
+    the tables run and judgments: the means under query_id 'all', and one row per query with per_query=True.
+
+    run, judgments: table names, possibly qualified (db.schema.table, BigQuery project.dataset.table); they
+    are quoted by sqlglot, and a name with quotes, spaces, semicolons or comments is rejected.
+    The run table has query_id, item_id and the run_columns: 'score' (higher is better), 'rank' (1 is best)
+    or 'score,rank'; the judgments table has query_id, item_id, relevance.
+    dialect: one of dialects.names(); metrics and conventions as in evaluate() — the same numbers."""
+    from . import dialects
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    d = dialects.get(dialect)
+    measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
+    conv = conventions.resolve(convention, **overrides)
+    has_score, has_rank = _run_columns(run_columns)
+    if conv["ties"] == "input" and not has_rank:
+        raise UsageError("ties = 'input' (the mllib convention) orders the run by its rank column: "
+                         "give run_columns='score,rank' (--run-columns score,rank) or 'rank'")
+    tables = {"run": dialects.table(run, d.name, "run table"),
+              "judgments": dialects.table(judgments, d.name, "judgments table")}
+
+    def put_tables(node):
+        if isinstance(node, exp.Table) and node.meta.get("rm_input") in tables:
+            table = tables[node.meta["rm_input"]].copy()
+            table.set("alias", node.args.get("alias"))
+            return table
+        return node
+    query = _table_free_plan(tuple(m.requested for m in measures), tuple(sorted(conv.items())), has_score,
+                             has_rank, bool(per_query)).transform(put_tables)
+    return dialects.render(query, d.name, pretty=pretty) + "\n"
+
+
+@functools.lru_cache(maxsize=64)
+def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: bool, per_query: bool) -> exp.Select:
+    """The fused query with stand-ins for the two tables (tagged meta rm_input), so that the same request on
+    other tables or for other dialects is planned once."""
+    stand_ins = {}
+    for role in ("run", "judgments"):
+        stand_ins[role] = exp.Table(this=exp.to_identifier(f"rm_{role}_table"))
+        stand_ins[role].meta["rm_input"] = role
+    return sqlgen.plan(measures_mod.parse_all(list(metrics)), dict(conv),
+                       sqlgen.Source(stand_ins["run"], has_score, has_rank),
+                       sqlgen.Source(stand_ins["judgments"], True, False), per_query=per_query).query
+
+
+__all__ = ["register", "to_sql", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]

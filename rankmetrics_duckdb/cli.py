@@ -72,6 +72,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what orders the run table: a score column, a rank column, or both (default: score)")
     m.add_argument("--schema", metavar="NAME", help="create the objects in this schema (BigQuery: the dataset)")
     sub.add_parser("metrics", help="list the metrics, their parameters and the names accepted")
+    s = sub.add_parser("sql", help="print one SELECT computing the metrics in a SQL dialect, from two tables",
+                       description="Print one self-contained SELECT, in the SQL dialect D, that returns rows "
+                                   "(measure, query_id, value) from the tables RUN (query_id, item_id, score "
+                                   "and/or rank) and JUDGMENTS (query_id, item_id, relevance): the same numbers "
+                                   "as `rankmetrics eval` on the same data.")
+    s.add_argument("-m", "--metric", dest="metrics", action="append", metavar="METRIC",
+                   help="metric name, repeatable, as in eval (default: a trec_eval-like set)")
+    s.add_argument("--dialect", default="duckdb", metavar="D",
+                   help="duckdb, postgres, sqlite, clickhouse, spark, databricks, bigquery, snowflake, trino, "
+                        "presto, redshift, tsql or datafusion (default: duckdb)")
+    s.add_argument("--run", required=True, metavar="TABLE", help="the run table, possibly qualified (db.schema.t)")
+    s.add_argument("--judgments", required=True, metavar="TABLE", help="the judgments table")
+    s.add_argument("--run-columns", default="score", choices=("score", "rank", "score,rank"),
+                   help="which of score and rank the run table has (default: score)")
+    s.add_argument("-q", dest="per_query", action="store_true", help="also return one row per query")
+    _add_conventions(s)
     return p
 
 
@@ -168,6 +184,14 @@ def cmd_macros(args) -> int:
     return 0
 
 
+def cmd_sql(args) -> int:
+    from .api import to_sql
+    sys.stdout.write(to_sql(args.metrics, dialect=args.dialect, run=args.run, judgments=args.judgments,
+                            per_query=args.per_query, convention=args.convention, run_columns=args.run_columns,
+                            **_overrides(args)))
+    return 0
+
+
 def cmd_metrics(args) -> int:
     from .measures import METRICS, PARAMS
     for m in METRICS.values():
@@ -186,7 +210,7 @@ def main(argv=None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics}[args.command](args)
+        return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics, "sql": cmd_sql}[args.command](args)
     except RankMetricsError as e:
         sys.stderr.write(f"rankmetrics: error: {e}\n")
         return 2 if isinstance(e, UsageError) else 1

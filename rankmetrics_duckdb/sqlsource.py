@@ -140,8 +140,13 @@ def substitute(tree: exp.Expression, bindings: dict[str, exp.Expression]) -> exp
     return tree.copy().transform(swap)
 
 
+# Macros that are identities in DuckDB but mean something to other engines (rm_bytewise: compare byte-wise).
+# Their expansion carries meta["rm_marker"] = name, which dialects.render turns into the engine's form.
+MARKERS = frozenset({"rm_bytewise"})
+
+
 def expand(tree: exp.Expression) -> exp.Expression:
-    """Inline every call of a scalar macro of sql/ (recursively)."""
+    """Inline every call of a scalar macro of sql/ (recursively); marker macros are tagged, see MARKERS."""
     known = macros()
 
     def inline(node):
@@ -151,7 +156,10 @@ def expand(tree: exp.Expression) -> exp.Expression:
             if macro.is_table or len(args) != len(macro.params):
                 raise ValueError(f"macro {macro.name} called with {len(args)} arguments, it takes {len(macro.params)}")
             body = substitute(macro.body, {p.lower(): a for p, a in zip(macro.params, args)})
-            return _wrap(expand(body))
+            result = _wrap(expand(body))
+            if macro.name.lower() in MARKERS:  # invisible in the SQL text; dialects.render rewrites it
+                result.meta["rm_marker"] = macro.name.lower()
+            return result
         return node
     return tree.copy().transform(inline)
 

@@ -1,0 +1,267 @@
+"""The dialect layer: how the one fused query of sqlgen.plan is written for each SQL engine.
+
+sqlglot does the translation of types and functions (DOUBLE -> FLOAT64, LN -> LOG, ...). What sqlglot cannot
+know is what our query means, so the few rewrites that keep the numbers identical on every engine live here,
+one small entry per dialect (the way sqlglot keeps a dialect as a small class, or dbt dispatches a macro per
+adapter):
+
+  bytewise     how to compare item ids byte-wise, as trec_eval's strcmp does (the rm_bytewise marker of
+               sql/00_common.sql): PostgreSQL needs COLLATE "C", SQL Server a binary collation; the others
+               already compare strings by bytes / code points (the same order for UTF-8).
+  null order   every window ORDER BY term says where NULLs go (NULLS FIRST/LAST); engines that cannot write
+               that in a window (T-SQL, BigQuery) get an explicit `CASE WHEN x IS NULL ...` sort key.
+  division     every divisor goes through NULLIF(divisor, 0): PostgreSQL, Spark (ANSI), BigQuery, T-SQL and
+               Snowflake raise on division by zero; DuckDB and SQLite return NULL, the meaning we want.
+  per engine   ClickHouse: SETTINGS join_use_nulls = 1 (a LEFT JOIN miss is NULL, not 0 / '');
+               Snowflake: it upper-cases unquoted identifiers, so the result columns are quoted to keep the
+               names measure, query_id, value (the rest resolves as usual: r.query_id is the column QUERY_ID
+               of a table created without quotes); T-SQL: ids as NVARCHAR(4000).
+
+render(query, dialect) applies these to a copy of the query and writes it with sqlglot.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+import sqlglot
+from sqlglot import exp
+
+from .errors import UsageError
+from .sqlsource import literal
+
+MARKER = "rm_marker"          # meta key set by sqlsource.expand on the expansion of a marker macro
+BYTEWISE = "rm_bytewise"      # the marker macro of sql/00_common.sql
+OUTPUT_COLUMNS = ("measure", "query_id", "value")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: str
+    sqlglot: str                      # the sqlglot dialect that writes it
+    bytewise: str | None = None       # collation that compares item ids byte-wise, None: the engine already does
+    nulls_in_windows: bool = True     # can write NULLS FIRST/LAST in a window's ORDER BY
+    settings: tuple = ()              # ClickHouse query settings, (name, value)
+    quote_output: bool = False        # quote the result columns (measure, query_id, value) to keep their case
+    text_type: str | None = None      # type for CAST(... AS VARCHAR), when the engine's VARCHAR is short
+    note: str = field(default="", compare=False)
+
+
+DIALECTS: dict[str, Dialect] = {d.name: d for d in (
+    Dialect("duckdb", "duckdb", note="the reference engine"),
+    Dialect("postgres", "postgres", bytewise='"C"', note='item ids compared with COLLATE "C"'),
+    Dialect("redshift", "redshift", note="Redshift has no locale collations: comparisons are byte-wise"),
+    Dialect("sqlite", "sqlite", note="BINARY collation (memcmp) by default"),
+    Dialect("clickhouse", "clickhouse", settings=(("join_use_nulls", 1),),
+            note="SETTINGS join_use_nulls = 1"),
+    Dialect("spark", "spark", note="ANSI mode safe: every divisor through NULLIF"),
+    Dialect("databricks", "databricks", note="as spark"),
+    Dialect("bigquery", "bigquery", nulls_in_windows=False, note="null order as a CASE sort key"),
+    Dialect("snowflake", "snowflake", quote_output=True, note="result columns quoted: Snowflake upper-cases"),
+    Dialect("trino", "trino"),
+    Dialect("presto", "presto"),
+    Dialect("tsql", "tsql", bytewise="Latin1_General_BIN2", nulls_in_windows=False, text_type="NVARCHAR(4000)",
+            note="binary collation; null order as a CASE sort key"),
+    # DataFusion: PostgreSQL-flavoured SQL; it compares Utf8 strings byte-wise, and has no COLLATE.
+    Dialect("datafusion", "postgres", note="PostgreSQL-flavoured SQL"),
+)}
+
+
+def names() -> list[str]:
+    return list(DIALECTS)
+
+
+def get(name: str) -> Dialect:
+    """The dialect called name (case-insensitive); a UsageError listing the supported ones otherwise."""
+    d = DIALECTS.get(str(name).strip().lower()) if name is not None else None
+    if d is None:
+        raise UsageError(f"unknown SQL dialect '{name}'; supported: {', '.join(DIALECTS)}")
+    return d
+
+
+# --- the rewrites ---------------------------------------------------------------------------------------------
+
+def _bytewise(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """Give the expansions of rm_bytewise(x) the dialect's byte-wise collation."""
+    if d.bytewise is None:
+        return tree
+    collation = (exp.Identifier(this=d.bytewise[1:-1], quoted=True) if d.bytewise.startswith('"')
+                 else exp.Var(this=d.bytewise))
+
+    def swap(node):
+        if node.meta.get(MARKER) == BYTEWISE:
+            inner = node.copy()
+            inner.meta.pop(MARKER, None)
+            return exp.Collate(this=inner, expression=collation.copy())
+        return node
+    return tree.transform(swap, copy=False)
+
+
+def _safe_divisions(tree: exp.Expression) -> exp.Expression:
+    """x / y becomes x / NULLIF(y, 0) unless y already is a NULLIF or a non-zero number."""
+    def guard(node):
+        if isinstance(node, exp.Div):
+            den = node.expression
+            inner = den.this if isinstance(den, exp.Paren) else den
+            if isinstance(inner, exp.Nullif) or (isinstance(inner, exp.Literal) and inner.is_number
+                                                  and float(inner.this) != 0):
+                return node
+            node.set("expression", exp.Nullif(this=inner.copy(), expression=exp.Literal.number(0)))
+        return node
+    return tree.transform(guard, copy=False)
+
+
+def _default_nulls_first(target: str, desc: bool) -> bool:
+    ordering = sqlglot.Dialect.get_or_raise(target).NULL_ORDERING
+    if ordering == "nulls_are_last":
+        return False
+    return (ordering == "nulls_are_small") != bool(desc)
+
+
+def _null_order_keys(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """For engines that cannot write NULLS FIRST/LAST in a window: put the NULLs first or last with an
+    explicit sort key (CASE WHEN x IS NULL THEN 1 ELSE 0 END) when the engine's default would differ."""
+    never_null = {a.alias for a in tree.find_all(exp.Alias)
+                  if isinstance(a.this, exp.Window) and isinstance(a.this.this, exp.RowNumber)}
+    for order in list(tree.find_all(exp.Order)):
+        terms = []
+        for term in order.expressions:
+            desc = bool(term.args.get("desc"))
+            nulls_first = bool(term.args.get("nulls_first"))
+            default = _default_nulls_first(d.sqlglot, desc)
+            key = term.this.this if isinstance(term.this, exp.Collate) else term.this
+            can_be_null = not isinstance(key, exp.Literal) and not (
+                isinstance(key, exp.Column) and key.name in never_null)  # ROW_NUMBER() is never NULL
+            if nulls_first != default and can_be_null:
+                flag = exp.Case(ifs=[exp.If(this=exp.Is(this=key.copy(), expression=exp.Null()),
+                                            true=exp.Literal.number(1))], default=exp.Literal.number(0))
+                terms.append(exp.Ordered(this=flag, desc=nulls_first,
+                                         nulls_first=_default_nulls_first(d.sqlglot, nulls_first)))
+                term = term.copy()
+            term.set("nulls_first", default)
+            terms.append(term)
+        order.set("expressions", terms)
+    return tree
+
+
+def _text_type(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    if d.text_type is None:
+        return tree
+    to = exp.DataType.build(d.text_type, dialect=d.sqlglot)
+
+    def swap(node):
+        if isinstance(node, exp.DataType) and node.this in (exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT):
+            return to.copy()
+        return node
+    return tree.transform(swap, copy=False)
+
+
+def _outermost_select(tree: exp.Expression) -> exp.Select:
+    if isinstance(tree, exp.Select):
+        return tree
+    return exp.select("*").from_(exp.Subquery(this=tree, alias=exp.TableAlias(this=exp.to_identifier("results"))))
+
+
+def _settings(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    if not d.settings:
+        return tree
+    outer = _outermost_select(tree)
+    if isinstance(tree, exp.Query) and tree is not outer and tree.args.get("with_"):  # keep WITH on the outside
+        outer.set("with_", tree.args["with_"])
+        tree.set("with_", None)
+    outer.set("settings", [exp.EQ(this=exp.column(k), expression=literal(v)) for k, v in d.settings])
+    return outer
+
+
+def _output_branches(tree: exp.Expression):
+    """The SELECTs whose projections name the result columns: the outer one, or each UNION branch under it."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, exp.Union):
+            todo += [node.this, node.expression]
+        elif isinstance(node, exp.Subquery):
+            todo.append(node.this)
+        elif isinstance(node, exp.Select):
+            source = node.args.get("from_")
+            if any(isinstance(p, exp.Star) for p in node.expressions) and source is not None \
+                    and isinstance(source.this, exp.Subquery):
+                todo.append(source.this)
+            else:
+                yield node
+
+
+def _quote_output(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """Snowflake upper-cases unquoted identifiers: quote the result columns so they keep their names."""
+    if not d.quote_output:
+        return tree
+    for select in _output_branches(tree):
+        for projection in select.expressions:
+            if isinstance(projection, exp.Alias) and projection.alias.lower() in OUTPUT_COLUMNS:
+                projection.set("alias", exp.Identifier(this=projection.alias.lower(), quoted=True))
+    return tree
+
+
+def transform(query: exp.Expression, dialect: str) -> exp.Expression:
+    """The query, rewritten for the dialect (a copy; sqlglot still has to write it)."""
+    d = get(dialect)
+    tree = query.copy()
+    tree = _bytewise(tree, d)
+    tree = _safe_divisions(tree)
+    if not d.nulls_in_windows:
+        tree = _null_order_keys(tree, d)
+    tree = _text_type(tree, d)
+    tree = _settings(tree, d)
+    tree = _quote_output(tree, d)
+    return tree
+
+
+@functools.lru_cache(maxsize=None)
+def _generator_class(target: str, explicit_nulls: bool):
+    """The sqlglot generator of the target dialect, writing NULLS FIRST/LAST on every ORDER BY term."""
+    base = sqlglot.Dialect.get_or_raise(target).generator_class
+    if not explicit_nulls:
+        return base
+
+    class ExplicitNulls(base):
+        def ordered_sql(self, expression):
+            text = super().ordered_sql(expression)
+            if not re.search(r" NULLS (FIRST|LAST)$", text):
+                if expression.args.get("desc") is None and not text.endswith((" ASC", " DESC")):
+                    text += " ASC"
+                text += " NULLS FIRST" if expression.args.get("nulls_first") else " NULLS LAST"
+            return text
+    return ExplicitNulls
+
+
+def generate(tree: exp.Expression, dialect: str, pretty: bool = True) -> str:
+    """Write a tree already transformed for the dialect (the tree may be changed in the writing)."""
+    d = get(dialect)
+    target = sqlglot.Dialect.get_or_raise(d.sqlglot)
+    generator = _generator_class(d.sqlglot, d.nulls_in_windows)(
+        dialect=target, pretty=pretty, unsupported_level=sqlglot.ErrorLevel.RAISE)
+    return generator.generate(tree, copy=False)
+
+
+def render(query: exp.Expression, dialect: str, pretty: bool = True) -> str:
+    """The query as SQL text for the dialect, with the rewrites above."""
+    return generate(transform(query, dialect), dialect, pretty=pretty)
+
+
+def table(name: str, dialect: str = "duckdb", what: str = "table") -> exp.Table:
+    """A (possibly qualified) table name as a sqlglot Table: db.schema.table, BigQuery project.dataset.table.
+
+    Each dot-separated part must be a plain name (letters, digits, _, $ and -); quotes, spaces, semicolons and
+    comments are rejected, so a name can never become SQL. Parts that need quoting (a '-' in a BigQuery
+    project, a leading digit) are quoted by sqlglot when the query is written."""
+    get(dialect)
+    text = str(name) if name is not None else ""
+    parts = text.split(".")
+    if not text or len(parts) > 3 or not all(re.fullmatch(r"[^\W][\w$-]*", p) for p in parts):
+        raise UsageError(f"{what} name {text!r} is not a plain (possibly qualified) table name: use dot-separated "
+                         f"parts of letters, digits, _, $ and - (db.schema.table); quotes, spaces, semicolons "
+                         f"and comments are not allowed")
+    ids = [exp.Identifier(this=p, quoted=not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p)) for p in parts]
+    catalog, db, this = [None] * (3 - len(ids)) + ids
+    return exp.Table(this=this, db=db, catalog=catalog)

@@ -1,0 +1,294 @@
+"""Real SQL engines for the dialect tests, each started by the test session itself.
+
+Every engine has the same small surface: load(name, arrow_table) stores a table and returns its (qualified)
+name as the generated SQL must write it, and rows(sql) runs one query and returns its rows as tuples.
+Nothing is skipped: an engine that cannot start raises, with what to install (.ci/run installs all of them).
+"""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+
+import pyarrow as pa
+
+
+class EngineMissing(RuntimeError):
+    pass
+
+
+def _types(table: pa.Table, text: str, double: str, integer: str):
+    out = []
+    for f in table.schema:
+        if pa.types.is_string(f.type) or pa.types.is_large_string(f.type):
+            out.append((f.name, text))
+        elif pa.types.is_floating(f.type):
+            out.append((f.name, double))
+        elif pa.types.is_integer(f.type):
+            out.append((f.name, integer))
+        else:
+            raise TypeError(f"column {f.name}: unexpected type {f.type}")
+    return out
+
+
+class DuckDB:
+    """DuckDB, tables in an attached catalog: wh.rm.<name> (a three-part name)."""
+    dialect = "duckdb"
+
+    def __init__(self):
+        import duckdb
+        self.con = duckdb.connect()
+        self.con.execute("ATTACH ':memory:' AS wh")
+        self.con.execute("CREATE SCHEMA wh.rm")
+
+    def load(self, name, table):
+        self.con.register("incoming", table)
+        self.con.execute(f"CREATE OR REPLACE TABLE wh.rm.{name} AS SELECT * FROM incoming")
+        self.con.unregister("incoming")
+        return f"wh.rm.{name}"
+
+    def rows(self, sql):
+        return self.con.execute(sql).fetchall()
+
+    def close(self):
+        self.con.close()
+
+
+class SQLite:
+    """SQLite from the standard library (math functions ln/exp/power are built in since 3.35)."""
+    dialect = "sqlite"
+
+    def __init__(self):
+        import sqlite3
+        self.con = sqlite3.connect(":memory:")
+        version = tuple(int(x) for x in sqlite3.sqlite_version.split("."))
+        if version < (3, 35):
+            raise EngineMissing(f"SQLite {sqlite3.sqlite_version} is too old: window functions, NULLS LAST and "
+                                f"math functions need 3.35+")
+        self.con.execute("SELECT ln(2.0), exp(1.0), power(2.0, 3)").fetchall()  # math functions built in
+
+    def load(self, name, table):
+        cols = _types(table, "TEXT", "REAL", "INTEGER")
+        self.con.execute(f"CREATE TABLE main.{name} ({', '.join(f'{c} {t}' for c, t in cols)})")
+        self.con.executemany(f"INSERT INTO main.{name} VALUES ({', '.join('?' * len(cols))})",
+                             list(zip(*[table.column(c).to_pylist() for c, _ in cols])))
+        return f"main.{name}"
+
+    def rows(self, sql):
+        return self.con.execute(sql).fetchall()
+
+    def close(self):
+        self.con.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def postgres_bin() -> str:
+    """The folder of Debian's PostgreSQL server binaries (initdb, pg_ctl): /usr/lib/postgresql/*/bin or PATH."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                   key=lambda p: int(p.split("/")[-3]) if p.split("/")[-3].isdigit() else 0)
+    if found:
+        return os.path.dirname(found[-1])
+    initdb = shutil.which("initdb")
+    if initdb and shutil.which("pg_ctl"):
+        return os.path.dirname(os.path.realpath(initdb))
+    raise EngineMissing("PostgreSQL server binaries (initdb, pg_ctl) not found under /usr/lib/postgresql/*/bin or "
+                        "on PATH: apt-get install -y postgresql (.ci/run does)")
+
+
+class Postgres:
+    """A throw-away PostgreSQL server: initdb into a temporary folder (as `nobody` when we are root), a unix
+    socket in that folder, a free port number, stopped and removed by close(). Text columns get an ICU
+    (natural language) collation, so that item id ties really need the rendered COLLATE "C"."""
+    dialect = "postgres"
+
+    def __init__(self):
+        import psycopg
+        bindir = postgres_bin()
+        self.tmp = tempfile.mkdtemp(prefix="rankmetrics-pg-")
+        self.data = os.path.join(self.tmp, "data")
+        run_as = {}
+        if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+            import pwd
+            user = pwd.getpwnam("nobody")
+            os.chown(self.tmp, user.pw_uid, user.pw_gid)
+            run_as = dict(user=user.pw_uid, group=user.pw_gid, extra_groups=[])
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+        self.pg_ctl = os.path.join(bindir, "pg_ctl")
+        self._run = dict(cwd=self.tmp, env=env, capture_output=True, text=True, timeout=120, **run_as)
+        self.port = _free_port()
+        try:
+            self._check(subprocess.run([os.path.join(bindir, "initdb"), "-D", self.data, "-U", "postgres",
+                                        "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8"], **self._run))
+            self._check(subprocess.run(
+                [self.pg_ctl, "-D", self.data, "-l", os.path.join(self.tmp, "server.log"), "-w", "-t", "60",
+                 "-o", f"-p {self.port} -k {self.tmp} -c listen_addresses='' -c fsync=off "
+                       f"-c shared_buffers=32MB -c max_connections=10", "start"], **self._run))
+            self.con = psycopg.connect(host=self.tmp, port=self.port, user="postgres", dbname="postgres",
+                                       autocommit=True)
+        except Exception:
+            self.close()
+            raise
+        row = self.con.execute("SELECT collname FROM pg_collation WHERE collname IN ('en-US-x-icu', 'und-x-icu') "
+                               "ORDER BY collname LIMIT 1").fetchone()
+        if row is None:
+            self.close()
+            raise EngineMissing("this PostgreSQL has no ICU collation (en-US-x-icu): Debian's postgresql has one")
+        self.collation = row[0]
+        self.con.execute("CREATE SCHEMA rm")
+
+    @staticmethod
+    def _check(p):
+        if p.returncode != 0:
+            raise EngineMissing(f"PostgreSQL: {' '.join(p.args[:1])} failed: {p.stdout}{p.stderr}")
+
+    def load(self, name, table):
+        cols = _types(table, f'TEXT COLLATE "{self.collation}"', "DOUBLE PRECISION", "BIGINT")
+        self.con.execute(f"CREATE TABLE rm.{name} ({', '.join(f'{c} {t}' for c, t in cols)})")
+        with self.con.cursor() as cur:
+            with cur.copy(f"COPY rm.{name} ({', '.join(c for c, _ in cols)}) FROM STDIN") as copy:
+                for row in zip(*[table.column(c).to_pylist() for c, _ in cols]):
+                    copy.write_row(row)
+        return f"rm.{name}"
+
+    def rows(self, sql):
+        return self.con.execute(sql).fetchall()
+
+    def close(self):
+        if getattr(self, "con", None) is not None:
+            self.con.close()
+            self.con = None
+        if os.path.exists(os.path.join(self.data, "postmaster.pid")):
+            subprocess.run([self.pg_ctl, "-D", self.data, "-m", "immediate", "-w", "stop"], **self._run)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class Spark:
+    """Spark SQL in local mode (pyspark + a Java 17+ runtime), ANSI mode on, tables as global temporary views
+    (global_temp.<name>)."""
+    dialect = "spark"
+
+    def __init__(self):
+        if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+            raise EngineMissing("no Java runtime for Spark: apt-get install -y openjdk-17-jre-headless (.ci/run does)")
+        from pyspark.sql import SparkSession
+        self.spark = (SparkSession.builder.master("local[1]").appName("rankmetrics-tests")
+                      .config("spark.ui.enabled", "false")
+                      .config("spark.sql.shuffle.partitions", "1")
+                      .config("spark.default.parallelism", "1")
+                      .config("spark.sql.ansi.enabled", "true")
+                      .config("spark.sql.session.timeZone", "UTC")
+                      .config("spark.driver.bindAddress", "127.0.0.1")
+                      .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+                      .getOrCreate())
+        self.spark.sparkContext.setLogLevel("ERROR")
+
+    def load(self, name, table):
+        self.spark.createDataFrame(table.to_pandas()).createOrReplaceGlobalTempView(name)
+        return f"global_temp.{name}"
+
+    def rows(self, sql):
+        return [tuple(r) for r in self.spark.sql(sql).collect()]
+
+    def close(self):
+        self.spark.stop()
+
+
+class ClickHouse:
+    """ClickHouse in process (chdb), tables in a database rm with the Memory engine."""
+    dialect = "clickhouse"
+
+    def __init__(self):
+        from chdb import session
+        self.session = session.Session()
+        self.session.query("CREATE DATABASE IF NOT EXISTS rm")
+
+    @staticmethod
+    def _literal(v):
+        if isinstance(v, str):
+            return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        return repr(v)
+
+    def load(self, name, table):
+        cols = _types(table, "String", "Float64", "Int64")
+        self.session.query(f"CREATE TABLE rm.{name} ({', '.join(f'{c} {t}' for c, t in cols)}) ENGINE = Memory")
+        values = ", ".join("(" + ", ".join(self._literal(v) for v in row) + ")"
+                           for row in zip(*[table.column(c).to_pylist() for c, _ in cols]))
+        self.session.query(f"INSERT INTO rm.{name} VALUES {values}")
+        return f"rm.{name}"
+
+    def rows(self, sql):
+        return [tuple(r.values()) for r in self.session.query(sql, "ArrowTable").to_pylist()]
+
+    def close(self):
+        self.session.close()
+
+
+class DataFusion:
+    """Apache DataFusion (the `datafusion` Python package), tables in its default schema public."""
+    dialect = "datafusion"
+
+    def __init__(self):
+        import datafusion
+        self.ctx = datafusion.SessionContext()
+
+    def load(self, name, table):
+        self.ctx.register_record_batches(name, [table.to_batches()])
+        return f"public.{name}"
+
+    def rows(self, sql):
+        return [tuple(r.values()) for r in self.ctx.sql(sql).to_arrow_table().to_pylist()]
+
+    def close(self):
+        pass
+
+
+class ReadBack:
+    """A dialect we cannot run here (BigQuery, Snowflake, ...): its SQL is read back by sqlglot into DuckDB and
+    run there. Collations are dropped on the way (DuckDB already compares strings byte-wise, and has no
+    Latin1_General_BIN2). Tables live in a catalog named like a BigQuery project: my-project.rm.<name>."""
+
+    def __init__(self, dialect):
+        import duckdb
+        self.dialect = dialect
+        self.con = duckdb.connect()
+        self.con.execute("ATTACH ':memory:' AS \"my-project\"")
+        self.con.execute("CREATE SCHEMA \"my-project\".rm")
+
+    def load(self, name, table):
+        self.con.register("incoming", table)
+        self.con.execute(f'CREATE OR REPLACE TABLE "my-project".rm.{name} AS SELECT * FROM incoming')
+        self.con.unregister("incoming")
+        return f"my-project.rm.{name}"
+
+    def duckdb_sql(self, sql):
+        import sqlglot
+        from sqlglot import exp
+        tree = sqlglot.parse_one(sql, read=self.dialect)
+        tree = tree.transform(lambda n: n.this if isinstance(n, exp.Collate) else n)
+        if self.dialect == "tsql":  # sqlglot reads T-SQL FLOAT (8 bytes, FLOAT(53)) as a 4-byte REAL
+            tree = tree.transform(lambda n: exp.DataType.build("DOUBLE")
+                                  if isinstance(n, exp.DataType) and n.this == exp.DataType.Type.FLOAT else n)
+        return tree.sql(dialect="duckdb")
+
+    def rows(self, sql):
+        return self.con.execute(self.duckdb_sql(sql)).fetchall()
+
+    def close(self):
+        self.con.close()
+
+
+REAL = {"duckdb": DuckDB, "postgres": Postgres, "sqlite": SQLite, "spark": Spark, "clickhouse": ClickHouse,
+        "datafusion": DataFusion}
+READ_BACK = ("bigquery", "snowflake", "trino", "presto", "redshift", "databricks", "tsql")
+
+
+def start(name):
+    return REAL[name]() if name in REAL else ReadBack(name)
