@@ -62,14 +62,16 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("-o", "--output", metavar="FILE", help="write to FILE (by extension: .json, .csv, .parquet, "
                                                           "else the --format), atomically")
     _add_conventions(e)
-    m = sub.add_parser("macros", help="print the DuckDB SQL script that creates every metric macro")
+    m = sub.add_parser("macros", help="print the SQL that installs every metric once: DuckDB macros, or a "
+                                            "warehouse's functions / views (--dialect)")
     m.add_argument("--dialect", default="duckdb",
-                   help="duckdb (table macros, default), postgres, spark, bigquery, snowflake, clickhouse")
+                   help="duckdb (table macros, default), postgres, spark, databricks, bigquery, snowflake, "
+                        "clickhouse")
     m.add_argument("--run", default="run", metavar="TABLE", help="the run table the objects read (default: run)")
     m.add_argument("--judgments", default="judgments", metavar="TABLE",
                    help="the judgments table the objects read (default: judgments)")
-    m.add_argument("--run-columns", default="score", choices=("score", "rank", "both"),
-                   help="what orders the run table: a score column, a rank column, or both (default: score)")
+    m.add_argument("--run-columns", default="score", choices=("score", "rank", "score,rank"),
+                   help="which of score and rank the run table has (default: score); ties='input' needs rank")
     m.add_argument("--schema", metavar="NAME", help="create the objects in this schema (BigQuery: the dataset)")
     sub.add_parser("metrics", help="list the metrics, their parameters and the names accepted")
     s = sub.add_parser("sql", help="print one SELECT computing the metrics in a SQL dialect, from two tables",

@@ -7,9 +7,10 @@ convention parameters as arguments:
     duckdb      table macros (the sql/ files as they are)        SELECT * FROM ndcg('run', 'qrels', 10)
     postgres    SQL functions RETURNS TABLE                      SELECT * FROM rm_ndcg(10)
     spark       SQL table functions (Spark 4)                    SELECT * FROM rm_ndcg(10)
-    bigquery    table functions (every argument required)        SELECT * FROM ds.rm_ndcg(10, 'linear', ...)
+    databricks  SQL table functions                              SELECT * FROM rm_ndcg(10)
+    bigquery    table functions (every argument, NULL: default)  SELECT * FROM ds.rm_ndcg(10, NULL, ...)
     snowflake   SQL UDTFs                                        SELECT * FROM TABLE(rm_ndcg(10))
-    clickhouse  parameterized views                              SELECT * FROM rm_ndcg(k=10, gain='linear', ...)
+    clickhouse  parameterized views (omitted/NULL: default)      SELECT * FROM rm_ndcg(k=10)
 
 One definition, many renderings: each object is the metric's table macro of sql/, expanded by
 sqlsource.expand with the convention parameters left as parameters (not folded to literals). The parameters
@@ -17,22 +18,22 @@ enter the query once, as the one-row CTE `params` (the only place that differs b
 argument, a BigQuery/Snowflake parameter name, a ClickHouse {name:Type} placeholder); every SELECT that uses a
 parameter joins that row as `prm` (and groups by it), so no engine sees a parameter inside an aggregate or a
 window (Spark 4 rejects an aggregate mixing a function argument with a column). The run and the judgments are
-normalized as in sqlgen (run_items, judgment_items) and read through sql/01_stream.sql's rm_stream.
+normalized as in sqlgen (run_items, judgment_items) and read through sql/01_stream.sql's rm_stream; the
+dialect layer (dialects.render) then writes the body as it writes `rankmetrics sql`: byte-wise item ids,
+explicit null order, NULLIF divisors, ClickHouse's join_use_nulls.
 """
 from __future__ import annotations
 
-import re
-
 from sqlglot import exp
 
-from . import sqlgen, sqlsource
+from . import dialects, sqlgen, sqlsource
 from .errors import UsageError
 
-DIALECTS = ("duckdb", "postgres", "spark", "bigquery", "snowflake", "clickhouse")
 KINDS = {
     "duckdb": "table macros",
     "postgres": "SQL functions returning TABLE",
     "spark": "SQL table functions (Spark 4)",
+    "databricks": "SQL table functions",
     "bigquery": "table functions",
     "snowflake": "SQL UDTFs",
     "clickhouse": "parameterized views",
@@ -41,10 +42,10 @@ PREFIX = "rm_"
 # Dialects whose objects cannot declare argument defaults: there a NULL argument (ClickHouse: also one left
 # out) means the default of sql/.
 NULL_MEANS_DEFAULT = ("bigquery", "clickhouse")
-RUN_COLUMNS = ("score", "rank", "both")
+DIALECTS = tuple(KINDS)  # the dialects of dialects.DIALECTS that have native objects
+RUN_COLUMNS = ("score", "rank", "score,rank")
 STREAM = "item_stream"  # not "stream": FROM STREAM is Spark 4's syntax for a streaming read
 _INPUT_MACROS = ("rm_stream", "rm_run_items", "rm_judgment_items")
-_NAME_PART = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 
 def metric_macros() -> list[str]:
@@ -74,23 +75,6 @@ def parameters(macro_name: str) -> list[tuple[str, str, exp.Expression]]:
     return out
 
 
-def table_name(name: str, what: str) -> exp.Table:
-    """A possibly qualified table name (db.schema.table) as an exp.Table of identifiers. A plain lower-case part
-    is left unquoted (the engine's own case rules apply); any other part is quoted, so it stays a name."""
-    if not isinstance(name, str) or not name.strip():
-        raise UsageError(f"{what}: empty table name")
-    parts = name.strip().split(".")
-    if len(parts) > 3 or any(not p for p in parts):
-        raise UsageError(f"{what}: '{name}' is not a table name (write table, schema.table or db.schema.table)")
-    idents = [exp.to_identifier(p, quoted=not _NAME_PART.match(p)) for p in parts]
-    table = exp.Table(this=idents[-1])
-    if len(idents) > 1:
-        table.set("db", idents[-2])
-    if len(idents) > 2:
-        table.set("catalog", idents[-3])
-    return table
-
-
 def _param_ref(dialect: str, function: exp.Table, name: str, kind: str) -> exp.Expression:
     """How the body of the object reads its parameter `name`."""
     if dialect == "clickhouse":
@@ -99,7 +83,7 @@ def _param_ref(dialect: str, function: exp.Table, name: str, kind: str) -> exp.E
         ch_type = {"INT": "Nullable(UInt64)", "DOUBLE": "Nullable(Float64)", "VARCHAR": "Nullable(String)",
                    "BOOLEAN": "Nullable(Bool)"}[kind]
         return exp.Placeholder(this=exp.var(name), kind=exp.DataType.build(ch_type, dialect="clickhouse"))
-    if dialect in ("postgres", "spark"):
+    if dialect in ("postgres", "spark", "databricks"):
         # qualified with the function's name, so a column of the same name can never capture it
         return exp.column(name, table=function.name)
     return exp.column(name)
@@ -133,19 +117,7 @@ def _join_params(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
-def _bytewise(tree: exp.Expression, dialect: str) -> exp.Expression:
-    """rm_bytewise(x) of sql/00_common.sql: byte-wise order of item ids (trec_eval's strcmp)."""
-    def swap(node):
-        if isinstance(node, exp.Anonymous) and node.name.lower() == "rm_bytewise":
-            arg = node.expressions[0]
-            if dialect == "postgres":
-                return exp.Collate(this=arg, expression=exp.to_identifier("C", quoted=True))
-            return arg
-        return node
-    return tree.transform(swap)
-
-
-def _stream(bindings: dict, dialect: str) -> exp.Select:
+def _stream(bindings: dict) -> exp.Select:
     """sql/01_stream.sql's rm_stream with its parameters bound to expressions (not folded), reading the
     run_items and judgment_items CTEs."""
     body = sqlsource.substitute(sqlsource.macros()["rm_stream"].body, bindings)
@@ -156,7 +128,7 @@ def _stream(bindings: dict, dialect: str) -> exp.Select:
             if name:
                 return exp.Table(this=exp.to_identifier(name), alias=node.args.get("alias"))
         return node
-    return sqlsource.expand(_bytewise(body.transform(inputs), dialect))
+    return sqlsource.expand(body.transform(inputs))
 
 
 def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
@@ -175,8 +147,8 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     stream_bindings = {p.lower(): a for p, a in zip(stream_params, call.this.expressions)
                        if p.lower() not in ("run", "judgments")}
     call.replace(exp.Table(this=exp.to_identifier(STREAM), alias=call.args.get("alias")))
-    body = _join_params(sqlsource.expand(_bytewise(body, dialect)))
-    stream = _join_params(_stream(stream_bindings, dialect))
+    body = _join_params(sqlsource.expand(body))
+    stream = _join_params(_stream(stream_bindings))
 
     def param(name, kind, default):
         ref = _param_ref(dialect, function, name, kind)
@@ -189,8 +161,6 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
                       ("judgment_items", sqlgen.judgment_items(judgments)), (STREAM, stream)):
         out = out.with_(name, as_=cte)
     if dialect == "clickhouse":
-        # a join that finds no judgment must give NULL grades, not ClickHouse's default 0
-        out.set("settings", [exp.EQ(this=exp.column("join_use_nulls"), expression=exp.Literal.number(1))])
         # ClickHouse names an unaliased `r.query_id` of a subquery with a join "r.query_id": alias every column
         for select in out.find_all(exp.Select):
             select.set("expressions", [exp.alias_(e, e.name) if isinstance(e, exp.Column) and not e.is_star else e
@@ -198,10 +168,10 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     return out
 
 
-def _function_name(macro_name: str, schema: str | None) -> exp.Table:
+def _function_name(macro_name: str, schema: str | None, dialect: str) -> exp.Table:
     fn = exp.Table(this=exp.to_identifier(PREFIX + macro_name))
     if schema:
-        qualified = table_name(schema, "--schema")
+        qualified = dialects.table(schema, dialect, "--schema")
         fn.set("db", qualified.this)
         if qualified.args.get("db") is not None:
             fn.set("catalog", qualified.args["db"])
@@ -226,9 +196,9 @@ def _quote_body(body: str, dialect: str, what: str) -> str:
 def ddl(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
         schema: str | None = None) -> str:
     """CREATE statement of the native object of one metric macro."""
-    function = _function_name(macro_name, schema)
+    function = _function_name(macro_name, schema, dialect)
     fn_sql = function.sql(dialect=dialect)
-    body = query(macro_name, dialect, run, judgments, function).sql(dialect=dialect, pretty=True)
+    body = dialects.render(query(macro_name, dialect, run, judgments, function), dialect)
     params = parameters(macro_name)
 
     def arg_list(with_defaults: bool) -> str:
@@ -241,14 +211,14 @@ def ddl(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Sou
         return ", ".join(args)
 
     out_cols = {"postgres": "query_id TEXT, value DOUBLE PRECISION", "spark": "query_id STRING, value DOUBLE",
-                "snowflake": "query_id VARCHAR, value DOUBLE"}
+                "databricks": "query_id STRING, value DOUBLE", "snowflake": "query_id VARCHAR, value DOUBLE"}
     if dialect == "postgres":
         return (f"CREATE OR REPLACE FUNCTION {fn_sql}({arg_list(True)})\n"
                 f"RETURNS TABLE ({out_cols['postgres']}) LANGUAGE sql STABLE AS "
                 f"{_quote_body(body, dialect, fn_sql)};\n")
-    if dialect == "spark":
+    if dialect in ("spark", "databricks"):
         return (f"CREATE OR REPLACE FUNCTION {fn_sql}({arg_list(True)})\n"
-                f"RETURNS TABLE ({out_cols['spark']})\nRETURN\n{body};\n")
+                f"RETURNS TABLE ({out_cols[dialect]})\nRETURN\n{body};\n")
     if dialect == "snowflake":
         return (f"CREATE OR REPLACE FUNCTION {fn_sql}({arg_list(True)})\n"
                 f"RETURNS TABLE ({out_cols['snowflake']})\nAS {_quote_body(body, dialect, fn_sql)};\n")
@@ -256,16 +226,25 @@ def ddl(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Sou
         return f"CREATE OR REPLACE TABLE FUNCTION {fn_sql}({arg_list(False)})\nAS (\n{body}\n);\n"
     if dialect == "clickhouse":
         return f"CREATE OR REPLACE VIEW {fn_sql} AS\n{body};\n"
-    raise UsageError(_unknown(dialect))
+    raise UsageError(f"no native objects for dialect '{dialect}'")
 
 
-def _unknown(dialect) -> str:
-    return f"no native objects for dialect '{dialect}'; choose one of: {', '.join(DIALECTS)}"
+def _dialect(name) -> str:
+    """The registry name of a dialect (dialects.DIALECTS) that has native objects; else a one-line error listing
+    the dialects that have them."""
+    key = str(name or "duckdb").strip().lower()
+    if key in KINDS:
+        return key
+    if key in dialects.DIALECTS:
+        raise UsageError(f"no native objects for dialect '{key}'; macros exist for: {', '.join(DIALECTS)} "
+                         f"(`rankmetrics sql --dialect {key}` prints one SELECT instead)")
+    raise UsageError(f"unknown SQL dialect '{name}'; macros exist for: {', '.join(DIALECTS)}")
 
 
 _ARGUMENTS = {
     "postgres": "arguments by position or by name (k => 10); left out, they take the defaults of sql/",
     "spark": "arguments by position or by name (k => 10); left out, they take the defaults of sql/",
+    "databricks": "arguments by position or by name (k => 10); left out, they take the defaults of sql/",
     "snowflake": "arguments by position or by name (k => 10); left out, they take the defaults of sql/",
     "bigquery": "every argument, in order (BigQuery table functions have no defaults); NULL means the default",
     "clickhouse": "arguments by name (k=10); one left out, or NULL, takes the default of sql/",
@@ -273,7 +252,7 @@ _ARGUMENTS = {
 
 
 def _header(dialect: str, run: exp.Table, judgments: exp.Table, run_columns: str, schema) -> str:
-    columns = "score and rank" if run_columns == "both" else run_columns
+    columns = "score and rank" if run_columns == "score,rank" else run_columns
     examples = [call("ndcg", dialect, {"k": 10}, schema=schema),
                 call("ap", dialect, {"k": 100, "rel": 2}, schema=schema)]
     return "\n".join([
@@ -289,18 +268,16 @@ def _header(dialect: str, run: exp.Table, judgments: exp.Table, run_columns: str
 def script(dialect: str = "duckdb", run: str = "run", judgments: str = "judgments", schema: str | None = None,
            run_columns: str = "score") -> str:
     """The DDL creating every metric as a native object of the dialect (DuckDB: the macros script)."""
-    dialect = (dialect or "duckdb").lower()
-    if dialect not in DIALECTS:
-        raise UsageError(_unknown(dialect))
+    dialect = _dialect(dialect)
     if dialect == "duckdb":
         return sqlsource.script()
     if run_columns not in RUN_COLUMNS:
         raise UsageError(f"unknown run columns '{run_columns}'; choose one of: {', '.join(RUN_COLUMNS)}")
     if dialect == "bigquery" and not schema:
         raise UsageError("BigQuery table functions live in a dataset: give one with --schema DATASET")
-    run_src = sqlgen.Source(table_name(run, "--run"), has_score=run_columns in ("score", "both"),
-                            has_rank=run_columns in ("rank", "both"))
-    judgments_src = sqlgen.Source(table_name(judgments, "--judgments"))
+    run_src = sqlgen.Source(dialects.table(run, dialect, "run table"), has_score="score" in run_columns,
+                            has_rank="rank" in run_columns)
+    judgments_src = sqlgen.Source(dialects.table(judgments, dialect, "judgments table"))
     parts = [_header(dialect, run_src.expression, judgments_src.expression, run_columns, schema)]
     for name in metric_macros():
         parts.append(ddl(name, dialect, run_src, judgments_src, schema))
@@ -311,9 +288,7 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
          judgments: str = "judgments") -> str:
     """A SELECT (query_id, value) calling the native object of a metric with the given arguments, in the way
     the dialect calls it (named arguments where the dialect has them; BigQuery: every argument, in order)."""
-    dialect = (dialect or "duckdb").lower()
-    if dialect not in DIALECTS:
-        raise UsageError(_unknown(dialect))
+    dialect = _dialect(dialect)
     params = parameters(macro_name)
     unknown = set(args) - {name for name, _, _ in params}
     if unknown:
@@ -328,7 +303,7 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
         inner = ", ".join(tables + [f"{name} := {lit(v)}" for name, v in given])
         fn = exp.to_identifier(macro_name, quoted=True).sql(dialect="duckdb")  # precision is a keyword
         return f"SELECT query_id, value FROM {fn}({inner})"
-    fn = _function_name(macro_name, schema).sql(dialect=dialect)
+    fn = _function_name(macro_name, schema, dialect).sql(dialect=dialect)
     if dialect == "bigquery":
         values = [lit(args[name]) if name in args else default.sql(dialect=dialect) for name, _, default in params]
         return f"SELECT query_id, value FROM {fn}({', '.join(values)})"
