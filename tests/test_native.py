@@ -5,13 +5,14 @@ contract of a port, to 1e-9). BigQuery and Snowflake have no engine here: their 
 files under tests/golden/ and read back by sqlglot into DuckDB, which must give the same numbers."""
 import math
 import os
+import tempfile
 
-import duckdb
+import pyarrow as pa
 import pytest
 import sqlglot
 from sqlglot import exp
 
-import native_engines
+import engines
 import synthetic
 from conftest import cli
 from rankmetrics_duckdb import conventions, evaluate, measures, native, sqlsource
@@ -45,18 +46,17 @@ def _data():
 
 
 JUDGMENTS, RUN = _data()
+JUDGMENTS_TABLE = pa.table({"query_id": [r[0] for r in JUDGMENTS], "item_id": [r[1] for r in JUDGMENTS],
+                            "relevance": [r[2] for r in JUDGMENTS]})
+RUN_TABLE = pa.table({"query_id": [x[0] for x in RUN], "item_id": [x[1] for x in RUN],
+                      "score": [x[2] for x in RUN], "rank": [x[3] for x in RUN]})
 
 
 def _expected():
     """{(variant, metric): {query_id: value}} from the DuckDB evaluation path."""
-    import pyarrow as pa
-    j = pa.table({"query_id": [r[0] for r in JUDGMENTS], "item_id": [r[1] for r in JUDGMENTS],
-                  "relevance": [r[2] for r in JUDGMENTS]})
-    r = pa.table({"query_id": [x[0] for x in RUN], "item_id": [x[1] for x in RUN], "score": [x[2] for x in RUN],
-                  "rank": [x[3] for x in RUN]})
     out = {}
     for vid, preset, switches in VARIANTS:
-        result = evaluate(j, r, METRICS, convention=preset, per_query=True, **switches)
+        result = evaluate(JUDGMENTS_TABLE, RUN_TABLE, METRICS, convention=preset, per_query=True, **switches)
         for m in METRICS:
             out[(vid, m)] = result[m]
     return out
@@ -90,46 +90,82 @@ CASE_IDS = [f"{vid}-{m}" for vid, _, _, m in CASES]
 
 # ---------------------------------------------------------------- engines: DDL installed, functions called
 
-@pytest.fixture(scope="module")
-def duck():
-    con = duckdb.connect()
-    con.execute(cli("macros").stdout)
-    native_engines.load_duckdb(con, JUDGMENTS, RUN)
-    yield con
-    con.close()
+def _install(engine, dialect, execute, schema=None):
+    """Load the two tables on the engine, print the DDL for them with the command line, run each statement."""
+    run = engine.load("native_run", RUN_TABLE)
+    judgments = engine.load("native_judgments", JUDGMENTS_TABLE)
+    options = ["--schema", schema] if schema else []
+    ddl = cli("macros", "--dialect", dialect, "--run", run, "--judgments", judgments, "--run-columns", "score,rank",
+              *options).stdout
+    for statement in statements(ddl):
+        execute(statement)
+    return run, judgments
 
 
-@pytest.fixture(scope="module")
-def pg():
-    with native_engines.postgres() as conn:
-        native_engines.load_postgres(conn, JUDGMENTS, RUN)
-        with conn.cursor() as cur:
-            cur.execute(cli("macros", "--dialect", "postgres", "--run", "run", "--judgments", "judgments",
-                            "--run-columns", "both").stdout)
-        yield conn
+def statements(text: str) -> list[str]:
+    """The statements of a DDL script, split at the semicolons sqlglot's tokenizer sees (so not inside a
+    string, a quoted name or a $$ body), without the comment lines."""
+    from sqlglot.tokens import TokenType
+    out, start = [], 0
+    for token in sqlglot.Dialect.get_or_raise("postgres").tokenize(text):
+        if token.token_type == TokenType.SEMICOLON:
+            out.append(text[start:token.start])
+            start = token.end + 1
+    out.append(text[start:])
+    cleaned = ["\n".join(ln for ln in s.splitlines() if not ln.lstrip().startswith("--")).strip() for s in out]
+    return [s for s in cleaned if s]
 
 
-@pytest.fixture(scope="module")
-def spark():
-    session = native_engines.spark()
-    native_engines.load_spark(session, JUDGMENTS, RUN)
-    ddl = cli("macros", "--dialect", "spark", "--run", "run", "--judgments", "judgments",
-              "--run-columns", "both").stdout
-    for statement in native_engines.statements(ddl):
-        session.sql(statement)
-    yield session
+class Native:
+    """An engine with the native objects installed, and how to call them."""
+
+    def __init__(self, engine, dialect, execute, schema=None, close=True):
+        self.engine, self.dialect, self.schema, self._close = engine, dialect, schema, close
+        self.run, self.judgments = _install(engine, dialect, execute, schema)
+
+    def call(self, macro, args):
+        sql = native.call(macro, self.dialect, args, schema=self.schema, run=self.run, judgments=self.judgments)
+        return _rows_to_dict(self.engine.rows(sql))
+
+    def close(self):
+        if self._close:
+            self.engine.close()
 
 
-@pytest.fixture(scope="module")
-def clickhouse():
-    session = native_engines.clickhouse()
-    native_engines.load_clickhouse(session, JUDGMENTS, RUN)
-    ddl = cli("macros", "--dialect", "clickhouse", "--run", "run", "--judgments", "judgments",
-              "--run-columns", "both").stdout
-    for statement in native_engines.statements(ddl):
-        session.query(statement)
-    yield session
-    session.close()
+def _spark_engine():
+    """Spark local mode: a persistent SQL function cannot read a temporary view, so the two tables are stored
+    as external Parquet tables in a temporary folder."""
+    spark = engines.Spark()
+    folder = tempfile.mkdtemp(prefix="rankmetrics-native-spark-")
+
+    def load(name, table):
+        spark.spark.sql(f"DROP TABLE IF EXISTS {name}")
+        spark.spark.createDataFrame(table.to_pandas()).write.option("path", os.path.join(folder, name)) \
+            .saveAsTable(name)
+        return f"default.{name}"
+    spark.load = load
+    return spark
+
+
+@pytest.fixture(scope="module", params=["duckdb", "postgres", "spark", "clickhouse"])
+def installed(request):
+    """The native objects installed on a real engine (none is skipped: an engine that cannot start fails)."""
+    name = request.param
+    if name == "duckdb":
+        e = engines.DuckDB()
+        n = Native(e, "duckdb", e.con.execute)
+    elif name == "postgres":
+        e = engines.Postgres()
+        n = Native(e, "postgres", e.con.execute, schema="rm")
+    elif name == "spark":
+        e = _spark_engine()
+        # the session is shared with the dialect tests; it is stopped when the test process ends
+        n = Native(e, "spark", e.spark.sql, close=False)
+    else:
+        e = engines.ClickHouse()
+        n = Native(e, "clickhouse", e.session.query, schema="rm")
+    yield n
+    n.close()
 
 
 def _rows_to_dict(rows):
@@ -137,70 +173,36 @@ def _rows_to_dict(rows):
 
 
 @pytest.mark.parametrize("vid,preset,switches,metric", CASES, ids=CASE_IDS)
-def test_duckdb_macros(duck, vid, preset, switches, metric):
+def test_native_objects_equal_eval(installed, vid, preset, switches, metric):
     macro, args = call_args(metric, preset, switches)
-    sql = native.call(macro, "duckdb", args, run="run", judgments="judgments")
-    _compare(_rows_to_dict(duck.execute(sql).fetchall()), EXPECTED[(vid, metric)], f"duckdb {vid} {metric}")
+    _compare(installed.call(macro, args), EXPECTED[(vid, metric)], f"{installed.dialect} {vid} {metric}")
 
 
-@pytest.mark.parametrize("vid,preset,switches,metric", CASES, ids=CASE_IDS)
-def test_postgres_functions(pg, vid, preset, switches, metric):
-    macro, args = call_args(metric, preset, switches)
-    with pg.cursor() as cur:
-        cur.execute(native.call(macro, "postgres", args))
-        got = _rows_to_dict(cur.fetchall())
-    _compare(got, EXPECTED[(vid, metric)], f"postgres {vid} {metric}")
+def test_defaults_are_trec_eval(installed):
+    """Arguments left out take the defaults of sql/ (trec_eval's conventions): ndcg with k = 10 alone is nDCG@10
+    (BigQuery aside, every dialect here can leave arguments out)."""
+    _compare(installed.call("ndcg", {"k": 10}), EXPECTED[("default", "nDCG@10")], f"{installed.dialect} ndcg(10)")
+    _compare(installed.call("ap", {}), EXPECTED[("default", "AP")], f"{installed.dialect} ap()")
 
 
-@pytest.mark.parametrize("vid,preset,switches,metric", CASES, ids=CASE_IDS)
-def test_spark_table_functions(spark, vid, preset, switches, metric):
-    macro, args = call_args(metric, preset, switches)
-    rows = spark.sql(native.call(macro, "spark", args)).collect()
-    _compare(_rows_to_dict([(r[0], r[1]) for r in rows]), EXPECTED[(vid, metric)], f"spark {vid} {metric}")
-
-
-@pytest.mark.parametrize("vid,preset,switches,metric", CASES, ids=CASE_IDS)
-def test_clickhouse_parameterized_views(clickhouse, vid, preset, switches, metric):
-    macro, args = call_args(metric, preset, switches)
-    rows = native_engines.clickhouse_rows(clickhouse, native.call(macro, "clickhouse", args))
-    _compare(_rows_to_dict(rows), EXPECTED[(vid, metric)], f"clickhouse {vid} {metric}")
-
-
-def test_postgres_defaults(pg):
-    """Arguments left out take the defaults of sql/ (trec_eval's conventions): rm_ndcg(10) is nDCG@10."""
-    with pg.cursor() as cur:
-        cur.execute("SELECT query_id, value FROM rm_ndcg(10)")
-        _compare(_rows_to_dict(cur.fetchall()), EXPECTED[("default", "nDCG@10")], "postgres rm_ndcg(10)")
-        cur.execute("SELECT query_id, value FROM rm_ap()")
-        _compare(_rows_to_dict(cur.fetchall()), EXPECTED[("default", "AP")], "postgres rm_ap()")
-
-
-def test_spark_defaults(spark):
-    rows = spark.sql("SELECT query_id, value FROM rm_ndcg(10)").collect()
-    _compare(_rows_to_dict([(r[0], r[1]) for r in rows]), EXPECTED[("default", "nDCG@10")], "spark rm_ndcg(10)")
-
-
-def test_every_metric_installs_and_runs(pg, spark, clickhouse):
-    """Each native object (not only the ones of the matrix) runs with its defaults on every engine and gives the
-    DuckDB macro's numbers."""
+def test_every_metric_equals_the_duckdb_macro(installed):
+    """Every native object (not only the metrics of the matrix), with its defaults, gives the numbers of the
+    DuckDB macro of sql/ run in a fresh DuckDB."""
+    import duckdb
     con = duckdb.connect()
     con.execute(sqlsource.script())
-    native_engines.load_duckdb(con, JUDGMENTS, RUN)
+    con.register("run_in", RUN_TABLE)
+    con.register("judgments_in", JUDGMENTS_TABLE)
     for macro in native.metric_macros():
-        args = {name: None if default.sql() == "NULL" else _py(default) for name, _, default in
-                native.parameters(macro)}
-        want = _rows_to_dict(con.execute(native.call(macro, "duckdb", args, run="run", judgments="judgments"))
+        args = {name: _py(default) for name, _, default in native.parameters(macro)}
+        want = _rows_to_dict(con.execute(native.call(macro, "duckdb", args, run="run_in", judgments="judgments_in"))
                              .fetchall())
-        with pg.cursor() as cur:
-            cur.execute(native.call(macro, "postgres", args))
-            _compare(_rows_to_dict(cur.fetchall()), want, f"postgres {macro}")
-        rows = spark.sql(native.call(macro, "spark", args)).collect()
-        _compare(_rows_to_dict([(r[0], r[1]) for r in rows]), want, f"spark {macro}")
-        _compare(_rows_to_dict(native_engines.clickhouse_rows(clickhouse, native.call(macro, "clickhouse", args))),
-                 want, f"clickhouse {macro}")
+        _compare(installed.call(macro, args), want, f"{installed.dialect} {macro}")
 
 
 def _py(e: exp.Expression):
+    if isinstance(e, exp.Null):
+        return None
     if isinstance(e, exp.Boolean):
         return e.this
     if isinstance(e, exp.Literal):
@@ -208,16 +210,21 @@ def _py(e: exp.Expression):
     raise AssertionError(e.sql())
 
 
-# ---------------------------------------------------------------- BigQuery and Snowflake: golden files
+# ---------------------------------------------------------------- BigQuery, Snowflake, Databricks: golden files
 
-GOLDEN_CASES = [("bigquery", ["--schema", "metrics", "--run", "mydata.run", "--judgments", "mydata.judgments",
-                              "--run-columns", "both"]),
-                ("snowflake", ["--run", "run", "--judgments", "judgments", "--run-columns", "both"])]
+# The tables are named as engines.ReadBack stores them (a BigQuery-like project.dataset.table).
+GOLDEN_CASES = [
+    ("bigquery", ["--schema", "metrics", "--run", "my-project.rm.native_run",
+                  "--judgments", "my-project.rm.native_judgments", "--run-columns", "score,rank"]),
+    ("snowflake", ["--run", "rm.native_run", "--judgments", "rm.native_judgments", "--run-columns", "score,rank"]),
+    ("databricks", ["--run", "rm.native_run", "--judgments", "rm.native_judgments", "--run-columns", "score,rank"]),
+]
+GOLDEN_OPTIONS = dict(GOLDEN_CASES)
 
 
-@pytest.mark.parametrize("dialect,options", GOLDEN_CASES, ids=[c[0] for c in GOLDEN_CASES])
-def test_golden(dialect, options):
-    text = cli("macros", "--dialect", dialect, *options).stdout
+@pytest.mark.parametrize("dialect", list(GOLDEN_OPTIONS))
+def test_golden(dialect):
+    text = cli("macros", "--dialect", dialect, *GOLDEN_OPTIONS[dialect]).stdout
     with open(os.path.join(GOLDEN, f"native_{dialect}.sql"), encoding="utf-8") as fh:
         assert text == fh.read(), f"tests/golden/native_{dialect}.sql differs (review the DDL, then update it)"
 
@@ -225,37 +232,42 @@ def test_golden(dialect, options):
 def _read_back(dialect: str, text: str) -> dict:
     """{function name: its body as a sqlglot tree}, parsed from the golden DDL in its own dialect."""
     bodies = {}
-    for statement in native_engines.statements(text):
+    for statement in statements(text):
         tree = sqlglot.parse_one(statement, read=dialect)
         name = tree.this.this.name if isinstance(tree.this, exp.UserDefinedFunction) else None
         body = tree.expression
         if isinstance(body, (exp.Literal, exp.Heredoc, exp.RawString)):  # Snowflake's $$ ... $$ body
             body = sqlglot.parse_one(body.name, read=dialect)
-        if isinstance(body, exp.Subquery):
+        if isinstance(body, (exp.Subquery, exp.Return)):  # BigQuery AS (...), Databricks RETURN ...
             body = body.this
         assert name and isinstance(body, exp.Select), statement[:200]
         bodies[name.lower()] = body
     return bodies
 
 
-@pytest.mark.parametrize("dialect", ["bigquery", "snowflake"])
+@pytest.mark.parametrize("dialect", list(GOLDEN_OPTIONS))
 def test_golden_read_back_into_duckdb(dialect):
-    """The golden DDL parsed back by sqlglot, the parameters given as literals in the params CTE, rendered for
-    DuckDB and run there: the same numbers as evaluate()."""
+    """The golden DDL parsed back by sqlglot, the arguments put in the params CTE as literals, and run by
+    engines.ReadBack (sqlglot into DuckDB): the same numbers as evaluate()."""
     with open(os.path.join(GOLDEN, f"native_{dialect}.sql"), encoding="utf-8") as fh:
         bodies = _read_back(dialect, fh.read())
-    con = duckdb.connect()
-    native_engines.load_duckdb(con, JUDGMENTS, RUN)
-    con.execute("CREATE SCHEMA mydata; CREATE VIEW mydata.run AS SELECT * FROM main.run; "
-                "CREATE VIEW mydata.judgments AS SELECT * FROM main.judgments")
-    for vid, preset, switches, metric in CASES:
-        macro, args = call_args(metric, preset, switches)
-        body = bodies[native.PREFIX + macro].copy()
-        params = next(cte for cte in body.args["with_"].expressions if cte.alias == "params")
-        params.this.set("expressions", [exp.alias_(sqlsource.literal(args[a.alias]), a.alias)
-                                        for a in params.this.expressions])
-        got = _rows_to_dict(con.execute(body.sql(dialect="duckdb")).fetchall())
-        _compare(got, EXPECTED[(vid, metric)], f"{dialect} read back {vid} {metric}")
+    back = engines.ReadBack(dialect)
+    try:
+        back.load("native_run", RUN_TABLE)
+        back.load("native_judgments", JUDGMENTS_TABLE)
+        if dialect != "bigquery":  # rm.native_run: the schema rm of DuckDB's default catalog
+            back.con.execute('CREATE SCHEMA rm; CREATE VIEW rm.native_run AS SELECT * FROM "my-project".rm.native_run; '
+                             'CREATE VIEW rm.native_judgments AS SELECT * FROM "my-project".rm.native_judgments')
+        for vid, preset, switches, metric in CASES:
+            macro, args = call_args(metric, preset, switches)
+            body = bodies[native.PREFIX + macro].copy()
+            params = next(cte for cte in body.args["with_"].expressions if cte.alias_or_name.lower() == "params")
+            params.this.set("expressions", [exp.alias_(sqlsource.literal(args[a.alias_or_name.lower()]),
+                                                       a.alias_or_name) for a in params.this.expressions])
+            got = _rows_to_dict(back.rows(body.sql(dialect=dialect)))
+            _compare(got, EXPECTED[(vid, metric)], f"{dialect} read back {vid} {metric}")
+    finally:
+        back.close()
 
 
 # ---------------------------------------------------------------- command line and Python surface
@@ -276,13 +288,21 @@ def test_unknown_dialect_is_one_line_listing_the_supported_ones():
         native.script("oracle")
 
 
-def test_hostile_table_names_stay_names():
-    """A table name with quotes, a semicolon or a comment is quoted as one identifier, never pasted as SQL."""
-    text = native.script("postgres", run='run"; DROP TABLE x; --', judgments="j")
-    tree = sqlglot.parse(text, read="postgres")
-    assert all(isinstance(t, exp.Create) for t in tree)
-    assert 'FROM "run""; DROP TABLE x; --" AS r' in text
+@pytest.mark.parametrize("name", ['run"; DROP TABLE x; --', "run /* c */", "a..b", "", "a b"])
+def test_bad_table_names_are_rejected(name):
+    """A table name with quotes, a semicolon, a comment or a space never reaches the SQL: one-line error."""
     with pytest.raises(UsageError):
-        native.script("postgres", run="a..b")
-    p = cli("macros", "--dialect", "postgres", "--run", "", check=False)
-    assert p.returncode == 2 and "--run" in p.stderr
+        native.script("postgres", run=name)
+    p = cli("macros", "--dialect", "postgres", "--run", name, check=False)
+    assert p.returncode == 2 and p.stdout == "" and "\n" not in p.stderr.strip() and "run table" in p.stderr
+
+
+def test_odd_names_are_quoted_by_sqlglot():
+    """Names that need quoting (a '-' in a BigQuery project, upper case) are quoted by sqlglot, as one name."""
+    text = native.script("bigquery", run="my-project.Data.run", judgments="j", schema="metrics")
+    assert "FROM `my-project`.`Data`.run AS r" in text or "FROM `my-project`.Data.run AS r" in text
+
+
+def test_sqlite_has_no_native_objects():
+    p = cli("macros", "--dialect", "sqlite", check=False)
+    assert p.returncode == 2 and "no native objects" in p.stderr and "rankmetrics sql" in p.stderr

@@ -1,6 +1,6 @@
 -- rankmetrics for bigquery: every metric as table functions returning (query_id, value), one row per
 -- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum).
--- Reads the run table mydata.run (query_id, item_id, score and rank) and the judgments mydata.judgments (query_id, item_id, relevance).
+-- Reads the run table `my-project`.rm.native_run (query_id, item_id, score and rank) and the judgments `my-project`.rm.native_judgments (query_id, item_id, relevance).
 -- Call with every argument, in order (BigQuery table functions have no defaults); NULL means the default; k NULL means no cutoff:
 --   SELECT query_id, value FROM metrics.rm_ndcg(10, 'linear', 1, 2, 'judgments', 'item_desc', FALSE, 'both', 'zero');
 --   SELECT query_id, value FROM metrics.rm_ap(100, 2, 'judged', 'item_desc', FALSE, 'both', 'zero');
@@ -22,13 +22,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -39,7 +39,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -49,7 +49,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -65,8 +69,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -82,7 +92,7 @@ SELECT
             WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
               prm.k IS NULL OR f.pos <= prm.k
             )
-            THEN CAST(f.running_rel AS FLOAT64) / f.pos
+            THEN CAST(f.running_rel AS FLOAT64) / NULLIF(f.pos, 0)
             ELSE 0
           END
         ) AS FLOAT64) / NULLIF(
@@ -158,13 +168,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -175,7 +185,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -185,7 +195,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -201,8 +215,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -288,13 +308,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -305,7 +325,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -315,7 +335,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -331,8 +355,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -373,13 +403,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -390,7 +420,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -400,7 +430,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -416,8 +450,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -461,13 +501,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -478,7 +518,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -488,7 +528,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -504,8 +548,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -548,13 +598,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -565,7 +615,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -575,7 +625,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -591,8 +645,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -647,13 +707,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -664,7 +724,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -674,7 +734,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -690,8 +754,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -725,7 +795,7 @@ SELECT
             THEN CAST(1 AS FLOAT64)
             ELSE CAST(f.grade AS FLOAT64)
           END * (
-            LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(f.pos AS FLOAT64) + 1)
+            LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
           )
           ELSE 0
         END
@@ -743,7 +813,7 @@ FROM (
             prm.k IS NULL OR s.pos <= prm.k
           )
           THEN (
-            LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(s.pos AS FLOAT64) + 1)
+            LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(s.pos AS FLOAT64) + 1), 0)
           )
           ELSE 0
         END
@@ -794,13 +864,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -811,7 +881,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -821,7 +891,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -837,8 +911,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -873,7 +953,7 @@ SELECT
               THEN CAST(1 AS FLOAT64)
               ELSE CAST(f.grade AS FLOAT64)
             END * (
-              LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(f.pos AS FLOAT64) + 1)
+              LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
             )
             ELSE 0
           END
@@ -892,7 +972,7 @@ SELECT
                 THEN CAST(1 AS FLOAT64)
                 ELSE CAST(f.grade AS FLOAT64)
               END * (
-                LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(f.pos AS FLOAT64) + 1)
+                LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
               )
               WHEN prm.ideal = 'candidates'
               AND f.kind = 'R'
@@ -908,7 +988,7 @@ SELECT
                 THEN CAST(1 AS FLOAT64)
                 ELSE CAST(f.grade AS FLOAT64)
               END * (
-                LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(f.ipos AS FLOAT64) + 1)
+                LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ipos AS FLOAT64) + 1), 0)
               )
               WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
@@ -922,7 +1002,7 @@ SELECT
                 THEN CAST(1 AS FLOAT64)
                 ELSE CAST(f.grade AS FLOAT64)
               END * (
-                LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(f.ideal_pos_within AS FLOAT64) + 1)
+                LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ideal_pos_within AS FLOAT64) + 1), 0)
               )
               ELSE 0
             END
@@ -943,7 +1023,7 @@ FROM (
             prm.k IS NULL OR s.pos <= prm.k
           )
           THEN (
-            LN(CAST(prm.log_base AS FLOAT64)) / LN(CAST(s.pos AS FLOAT64) + 1)
+            LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(s.pos AS FLOAT64) + 1), 0)
           )
           ELSE 0
         END
@@ -1001,13 +1081,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1018,7 +1098,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -1028,7 +1108,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1044,8 +1128,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1066,11 +1156,11 @@ SELECT
             WHEN f.grade >= prm.max_grade
             THEN (
               POWER(CAST(2 AS FLOAT64), prm.max_grade) - 1
-            ) / POWER(CAST(2 AS FLOAT64), prm.max_grade)
+            ) / NULLIF(POWER(CAST(2 AS FLOAT64), prm.max_grade), 0)
             ELSE (
               POWER(CAST(2 AS FLOAT64), f.grade) - 1
-            ) / POWER(CAST(2 AS FLOAT64), prm.max_grade)
-          END / f.pos
+            ) / NULLIF(POWER(CAST(2 AS FLOAT64), prm.max_grade), 0)
+          END / NULLIF(f.pos, 0)
           ELSE 0
         END
       ),
@@ -1090,10 +1180,10 @@ FROM (
               WHEN s.grade >= prm.max_grade
               THEN (
                 POWER(CAST(2 AS FLOAT64), prm.max_grade) - 1
-              ) / POWER(CAST(2 AS FLOAT64), prm.max_grade)
+              ) / NULLIF(POWER(CAST(2 AS FLOAT64), prm.max_grade), 0)
               ELSE (
                 POWER(CAST(2 AS FLOAT64), s.grade) - 1
-              ) / POWER(CAST(2 AS FLOAT64), prm.max_grade)
+              ) / NULLIF(POWER(CAST(2 AS FLOAT64), prm.max_grade), 0)
             END
           )
         ) OVER (
@@ -1143,13 +1233,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1160,7 +1250,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -1170,7 +1260,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1186,8 +1280,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1265,13 +1365,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1282,7 +1382,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -1292,7 +1392,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1308,8 +1412,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1383,13 +1493,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1400,7 +1510,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -1410,7 +1520,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1426,8 +1540,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1501,13 +1621,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1518,7 +1638,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -1528,7 +1648,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1544,8 +1668,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1611,13 +1741,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1628,7 +1758,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -1638,7 +1768,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1654,8 +1788,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1732,13 +1872,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1749,7 +1889,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -1759,7 +1899,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1775,8 +1919,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1841,13 +1991,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1858,7 +2008,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -1868,7 +2018,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1884,8 +2038,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1952,13 +2112,13 @@ WITH params AS (
     CAST(r.item_id AS STRING) AS item_id,
     CAST(r.score AS FLOAT64) AS score,
     CAST(r.rank AS FLOAT64) AS rank_in
-  FROM mydata.run AS r
+  FROM `my-project`.rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
     CAST(j.relevance AS FLOAT64) AS grade
-  FROM mydata.judgments AS j
+  FROM `my-project`.rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1969,7 +2129,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
     ) AS ipos
   FROM (
     SELECT
@@ -1979,7 +2139,11 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1995,8 +2159,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS FLOAT64) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC, j.item_id ASC NULLS LAST) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id ASC
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT

@@ -1,6 +1,6 @@
 -- rankmetrics for snowflake: every metric as SQL UDTFs returning (query_id, value), one row per
 -- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum).
--- Reads the run table run (query_id, item_id, score and rank) and the judgments judgments (query_id, item_id, relevance).
+-- Reads the run table rm.native_run (query_id, item_id, score and rank) and the judgments rm.native_judgments (query_id, item_id, relevance).
 -- Call with arguments by position or by name (k => 10); left out, they take the defaults of sql/; k NULL means no cutoff:
 --   SELECT query_id, value FROM TABLE(rm_ndcg(k => 10));
 --   SELECT query_id, value FROM TABLE(rm_ap(k => 100, rel => 2));
@@ -23,13 +23,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -40,7 +40,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -50,7 +50,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -66,8 +66,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -83,7 +89,7 @@ SELECT
             WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
               prm.k IS NULL OR f.pos <= prm.k
             )
-            THEN CAST(f.running_rel AS DOUBLE) / f.pos
+            THEN CAST(f.running_rel AS DOUBLE) / NULLIF(f.pos, 0)
             ELSE 0
           END
         ) AS DOUBLE) / NULLIF(
@@ -109,14 +115,14 @@ SELECT
       ),
       CAST(0 AS DOUBLE)
     )
-  END AS value
+  END AS "value"
 FROM (
   SELECT
     s.*,
     (
       SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
         PARTITION BY s.query_id, s.kind
-        ORDER BY s.pos
+        ORDER BY s.pos ASC NULLS LAST
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
       )
     ) AS running_rel
@@ -160,13 +166,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -177,7 +183,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -187,7 +193,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -203,8 +209,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -238,14 +250,14 @@ SELECT
       ),
       CAST(0 AS DOUBLE)
     )
-  END AS value
+  END AS "value"
 FROM (
   SELECT
     s.*,
     (
       SUM(CASE WHEN s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (
         PARTITION BY s.query_id, s.kind
-        ORDER BY s.pos
+        ORDER BY s.pos ASC NULLS LAST
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
       )
     ) AS nonrel_above,
@@ -291,13 +303,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -308,7 +320,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -318,7 +330,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -334,13 +346,19 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
   f.query_id,
-  CAST(1 AS DOUBLE) AS value
+  CAST(1 AS DOUBLE) AS "value"
 FROM (
   SELECT
     s.*
@@ -377,13 +395,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -394,7 +412,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -404,7 +422,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -420,15 +438,21 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
   f.query_id,
   CAST(SUM(CASE WHEN f.kind = 'R' AND (
     NULL IS NULL OR f.pos <= NULL
-  ) THEN 1 ELSE 0 END) AS DOUBLE) AS value
+  ) THEN 1 ELSE 0 END) AS DOUBLE) AS "value"
 FROM (
   SELECT
     s.*
@@ -466,13 +490,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -483,7 +507,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -493,7 +517,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -509,13 +533,19 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
   f.query_id,
-  CAST(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) AS DOUBLE) AS value
+  CAST(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) AS DOUBLE) AS "value"
 FROM (
   SELECT
     s.*
@@ -554,13 +584,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -571,7 +601,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -581,7 +611,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -597,8 +627,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -611,7 +647,7 @@ SELECT
       THEN 1
       ELSE 0
     END
-  ) AS DOUBLE) AS value
+  ) AS DOUBLE) AS "value"
 FROM (
   SELECT
     s.*
@@ -654,13 +690,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -671,7 +707,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -681,7 +717,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -697,8 +733,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -732,14 +774,14 @@ SELECT
             THEN CAST(1 AS DOUBLE)
             ELSE CAST(f.grade AS DOUBLE)
           END * (
-            LN(CAST(prm.log_base AS DOUBLE)) / LN(CAST(f.pos AS DOUBLE) + 1)
+            LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
           )
           ELSE 0
         END
       ),
       CAST(0 AS DOUBLE)
     )
-  END AS value
+  END AS "value"
 FROM (
   SELECT
     s.*,
@@ -750,7 +792,7 @@ FROM (
             prm.k IS NULL OR s.pos <= prm.k
           )
           THEN (
-            LN(CAST(prm.log_base AS DOUBLE)) / LN(CAST(s.pos AS DOUBLE) + 1)
+            LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
           )
           ELSE 0
         END
@@ -802,13 +844,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -819,7 +861,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -829,7 +871,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -845,8 +887,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -881,7 +929,7 @@ SELECT
               THEN CAST(1 AS DOUBLE)
               ELSE CAST(f.grade AS DOUBLE)
             END * (
-              LN(CAST(prm.log_base AS DOUBLE)) / LN(CAST(f.pos AS DOUBLE) + 1)
+              LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
             )
             ELSE 0
           END
@@ -900,7 +948,7 @@ SELECT
                 THEN CAST(1 AS DOUBLE)
                 ELSE CAST(f.grade AS DOUBLE)
               END * (
-                LN(CAST(prm.log_base AS DOUBLE)) / LN(CAST(f.pos AS DOUBLE) + 1)
+                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
               )
               WHEN prm.ideal = 'candidates'
               AND f.kind = 'R'
@@ -916,7 +964,7 @@ SELECT
                 THEN CAST(1 AS DOUBLE)
                 ELSE CAST(f.grade AS DOUBLE)
               END * (
-                LN(CAST(prm.log_base AS DOUBLE)) / LN(CAST(f.ipos AS DOUBLE) + 1)
+                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
               )
               WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
@@ -930,7 +978,7 @@ SELECT
                 THEN CAST(1 AS DOUBLE)
                 ELSE CAST(f.grade AS DOUBLE)
               END * (
-                LN(CAST(prm.log_base AS DOUBLE)) / LN(CAST(f.ideal_pos_within AS DOUBLE) + 1)
+                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
               )
               ELSE 0
             END
@@ -940,7 +988,7 @@ SELECT
       ),
       CAST(0 AS DOUBLE)
     )
-  END AS value
+  END AS "value"
 FROM (
   SELECT
     s.*,
@@ -951,7 +999,7 @@ FROM (
             prm.k IS NULL OR s.pos <= prm.k
           )
           THEN (
-            LN(CAST(prm.log_base AS DOUBLE)) / LN(CAST(s.pos AS DOUBLE) + 1)
+            LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
           )
           ELSE 0
         END
@@ -962,7 +1010,7 @@ FROM (
         prm.k IS NULL OR s.pos <= prm.k
       ) THEN 1 ELSE 0 END) OVER (
         PARTITION BY s.query_id, s.kind
-        ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos
+        ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
       )
     ) AS ideal_pos_within
@@ -1010,13 +1058,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1027,7 +1075,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -1037,7 +1085,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1053,8 +1101,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1075,17 +1129,17 @@ SELECT
             WHEN f.grade >= prm.max_grade
             THEN (
               POWER(CAST(2 AS DOUBLE), prm.max_grade) - 1
-            ) / POWER(CAST(2 AS DOUBLE), prm.max_grade)
+            ) / NULLIF(POWER(CAST(2 AS DOUBLE), prm.max_grade), 0)
             ELSE (
               POWER(CAST(2 AS DOUBLE), f.grade) - 1
-            ) / POWER(CAST(2 AS DOUBLE), prm.max_grade)
-          END / f.pos
+            ) / NULLIF(POWER(CAST(2 AS DOUBLE), prm.max_grade), 0)
+          END / NULLIF(f.pos, 0)
           ELSE 0
         END
       ),
       CAST(0 AS DOUBLE)
     )
-  END AS value
+  END AS "value"
 FROM (
   SELECT
     s.*,
@@ -1099,15 +1153,15 @@ FROM (
               WHEN s.grade >= prm.max_grade
               THEN (
                 POWER(CAST(2 AS DOUBLE), prm.max_grade) - 1
-              ) / POWER(CAST(2 AS DOUBLE), prm.max_grade)
+              ) / NULLIF(POWER(CAST(2 AS DOUBLE), prm.max_grade), 0)
               ELSE (
                 POWER(CAST(2 AS DOUBLE), s.grade) - 1
-              ) / POWER(CAST(2 AS DOUBLE), prm.max_grade)
+              ) / NULLIF(POWER(CAST(2 AS DOUBLE), prm.max_grade), 0)
             END
           )
         ) OVER (
           PARTITION BY s.query_id, s.kind
-          ORDER BY s.pos
+          ORDER BY s.pos ASC NULLS LAST
           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
         ),
         0
@@ -1153,13 +1207,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1170,7 +1224,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -1180,7 +1234,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1196,8 +1250,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1234,7 +1294,7 @@ SELECT
       ),
       CAST(0 AS DOUBLE)
     )
-  END AS value
+  END AS "value"
 FROM (
   SELECT
     s.*
@@ -1276,13 +1336,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1293,7 +1353,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -1303,7 +1363,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1319,8 +1379,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1353,7 +1419,7 @@ SELECT
       ),
       CAST(0 AS DOUBLE)
     )
-  END AS value
+  END AS "value"
 FROM (
   SELECT
     s.*
@@ -1395,13 +1461,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1412,7 +1478,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -1422,7 +1488,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1438,8 +1504,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1472,7 +1544,7 @@ SELECT
       ),
       CAST(0 AS DOUBLE)
     )
-  END AS value
+  END AS "value"
 FROM (
   SELECT
     s.*
@@ -1514,13 +1586,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1531,7 +1603,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -1541,7 +1613,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1557,8 +1629,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1579,7 +1657,7 @@ SELECT
       ),
       CAST(0 AS DOUBLE)
     )
-  END AS value
+  END AS "value"
 FROM (
   SELECT
     s.*,
@@ -1625,13 +1703,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1642,7 +1720,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -1652,7 +1730,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1668,8 +1746,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1704,7 +1788,7 @@ SELECT
       ),
       CAST(0 AS DOUBLE)
     )
-  END AS value
+  END AS "value"
 FROM (
   SELECT
     s.*
@@ -1747,13 +1831,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1764,7 +1848,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -1774,7 +1858,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1790,8 +1874,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1814,7 +1904,7 @@ SELECT
       ),
       CAST(0 AS DOUBLE)
     )
-  END AS value
+  END AS "value"
 FROM (
   SELECT
     s.*
@@ -1857,13 +1947,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1874,7 +1964,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -1884,7 +1974,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -1900,8 +1990,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1926,7 +2022,7 @@ SELECT
       ),
       CAST(0 AS DOUBLE)
     )
-  END AS value
+  END AS "value"
 FROM (
   SELECT
     s.*
@@ -1969,13 +2065,13 @@ WITH params AS (
     CAST(r.item_id AS VARCHAR) AS item_id,
     CAST(r.score AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
-  FROM run AS r
+  FROM rm.native_run AS r
 ), judgment_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
     CAST(j.relevance AS DOUBLE) AS grade
-  FROM judgments AS j
+  FROM rm.native_judgments AS j
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1986,7 +2082,7 @@ WITH params AS (
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
@@ -1996,7 +2092,7 @@ WITH params AS (
       j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC NULLS LAST
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
     FROM run_items AS r
     LEFT JOIN judgment_items AS j
@@ -2012,8 +2108,14 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, j.item_id ASC) AS ipos
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -2038,7 +2140,7 @@ SELECT
       END,
       CAST(0 AS DOUBLE)
     )
-  END AS value
+  END AS "value"
 FROM (
   SELECT
     s.*

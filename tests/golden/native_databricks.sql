@@ -1,0 +1,2150 @@
+-- rankmetrics for databricks: every metric as SQL table functions returning (query_id, value), one row per
+-- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum).
+-- Reads the run table rm.native_run (query_id, item_id, score and rank) and the judgments rm.native_judgments (query_id, item_id, relevance).
+-- Call with arguments by position or by name (k => 10); left out, they take the defaults of sql/; k NULL means no cutoff:
+--   SELECT query_id, value FROM rm_ndcg(k => 10);
+--   SELECT query_id, value FROM rm_ap(k => 100, rel => 2);
+
+CREATE OR REPLACE FUNCTION rm_ap(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, denominator STRING DEFAULT 'judged', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_ap.k AS k,
+    rm_ap.rel AS rel,
+    rm_ap.denominator AS denominator,
+    rm_ap.ties AS ties,
+    rm_ap.judged_only AS judged_only,
+    rm_ap.queries AS queries,
+    rm_ap.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN CAST(f.running_rel AS DOUBLE) / NULLIF(f.pos, 0)
+            ELSE 0
+          END
+        ) AS DOUBLE) / NULLIF(
+          CASE
+            WHEN prm.denominator = 'capped'
+            AND NOT prm.k IS NULL
+            AND prm.k < SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+            THEN prm.k
+            WHEN prm.denominator = 'retrieved'
+            THEN SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN 1
+                ELSE 0
+              END
+            )
+            ELSE SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+          END,
+          0
+        )
+      ),
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*,
+    (
+      SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+        PARTITION BY s.query_id, s.kind
+        ORDER BY s.pos NULLS LAST
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      )
+    ) AS running_rel
+  FROM item_stream AS s
+  CROSS JOIN params AS prm
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.denominator,
+  prm.empty,
+  prm.k,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_bpref(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_bpref.rel AS rel,
+    rm_bpref.ties AS ties,
+    rm_bpref.judged_only AS judged_only,
+    rm_bpref.queries AS queries,
+    rm_bpref.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= prm.rel AND f.nonrel_above > 0
+            THEN 1 - CAST(CASE
+              WHEN f.nonrel_above < f.query_num_rel
+              THEN f.nonrel_above
+              ELSE f.query_num_rel
+            END AS DOUBLE) / NULLIF(
+              CASE
+                WHEN f.query_num_nonrel < f.query_num_rel
+                THEN f.query_num_nonrel
+                ELSE f.query_num_rel
+              END,
+              0
+            )
+            WHEN f.kind = 'R' AND f.grade >= prm.rel
+            THEN 1
+            ELSE 0
+          END
+        ) AS DOUBLE) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
+      ),
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*,
+    (
+      SUM(CASE WHEN s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (
+        PARTITION BY s.query_id, s.kind
+        ORDER BY s.pos NULLS LAST
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      )
+    ) AS nonrel_above,
+    (
+      SUM(CASE WHEN s.kind = 'J' AND s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
+    ) AS query_num_rel,
+    (
+      SUM(CASE WHEN s.kind = 'J' AND s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
+    ) AS query_num_nonrel
+  FROM item_stream AS s
+  CROSS JOIN params AS prm
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_num_q(ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_num_q.ties AS ties,
+    rm_num_q.judged_only AS judged_only,
+    rm_num_q.queries AS queries
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CAST(1 AS DOUBLE) AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.queries
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_num_ret(ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_num_ret.ties AS ties,
+    rm_num_ret.judged_only AS judged_only,
+    rm_num_ret.queries AS queries
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CAST(SUM(CASE WHEN f.kind = 'R' AND (
+    NULL IS NULL OR f.pos <= NULL
+  ) THEN 1 ELSE 0 END) AS DOUBLE) AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.queries
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_num_rel(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_num_rel.rel AS rel,
+    rm_num_rel.ties AS ties,
+    rm_num_rel.judged_only AS judged_only,
+    rm_num_rel.queries AS queries
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CAST(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) AS DOUBLE) AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_num_rel_ret(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_num_rel_ret.rel AS rel,
+    rm_num_rel_ret.ties AS ties,
+    rm_num_rel_ret.judged_only AS judged_only,
+    rm_num_rel_ret.queries AS queries
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CAST(SUM(
+    CASE
+      WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+        NULL IS NULL OR f.pos <= NULL
+      )
+      THEN 1
+      ELSE 0
+    END
+  ) AS DOUBLE) AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_dcg(k INT DEFAULT NULL, gain STRING DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_dcg.k AS k,
+    rm_dcg.gain AS gain,
+    rm_dcg.rel AS rel,
+    rm_dcg.log_base AS log_base,
+    rm_dcg.ties AS ties,
+    rm_dcg.judged_only AS judged_only,
+    rm_dcg.queries AS queries,
+    rm_dcg.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      SUM(
+        CASE
+          WHEN f.kind = 'R' AND prm.ties = 'average'
+          THEN CASE
+            WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+            THEN CAST(0 AS DOUBLE)
+            WHEN prm.gain = 'exponential'
+            THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+            WHEN prm.gain = 'binary'
+            THEN CAST(1 AS DOUBLE)
+            ELSE CAST(f.grade AS DOUBLE)
+          END * f.tie_discount
+          WHEN f.kind = 'R' AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          )
+          THEN CASE
+            WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+            THEN CAST(0 AS DOUBLE)
+            WHEN prm.gain = 'exponential'
+            THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+            WHEN prm.gain = 'binary'
+            THEN CAST(1 AS DOUBLE)
+            ELSE CAST(f.grade AS DOUBLE)
+          END * (
+            LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+          )
+          ELSE 0
+        END
+      ),
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*,
+    (
+      AVG(
+        CASE
+          WHEN (
+            prm.k IS NULL OR s.pos <= prm.k
+          )
+          THEN (
+            LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+          )
+          ELSE 0
+        END
+      ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+    ) AS tie_discount
+  FROM item_stream AS s
+  CROSS JOIN params AS prm
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.gain,
+  prm.k,
+  prm.log_base,
+  prm.queries,
+  prm.rel,
+  prm.ties
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_ndcg(k INT DEFAULT NULL, gain STRING DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ideal STRING DEFAULT 'judgments', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_ndcg.k AS k,
+    rm_ndcg.gain AS gain,
+    rm_ndcg.rel AS rel,
+    rm_ndcg.log_base AS log_base,
+    rm_ndcg.ideal AS ideal,
+    rm_ndcg.ties AS ties,
+    rm_ndcg.judged_only AS judged_only,
+    rm_ndcg.queries AS queries,
+    rm_ndcg.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND prm.ties = 'average'
+            THEN CASE
+              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+              THEN CAST(0 AS DOUBLE)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE)
+              ELSE CAST(f.grade AS DOUBLE)
+            END * f.tie_discount
+            WHEN f.kind = 'R' AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN CASE
+              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+              THEN CAST(0 AS DOUBLE)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE)
+              ELSE CAST(f.grade AS DOUBLE)
+            END * (
+              LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+            )
+            ELSE 0
+          END
+        ) AS DOUBLE) / NULLIF(
+          SUM(
+            CASE
+              WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(f.grade AS DOUBLE)
+              END * (
+                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+              )
+              WHEN prm.ideal = 'candidates'
+              AND f.kind = 'R'
+              AND (
+                prm.k IS NULL OR f.ipos <= prm.k
+              )
+              THEN CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(f.grade AS DOUBLE)
+              END * (
+                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
+              )
+              WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(f.grade AS DOUBLE)
+              END * (
+                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
+              )
+              ELSE 0
+            END
+          ),
+          0
+        )
+      ),
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*,
+    (
+      AVG(
+        CASE
+          WHEN (
+            prm.k IS NULL OR s.pos <= prm.k
+          )
+          THEN (
+            LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+          )
+          ELSE 0
+        END
+      ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+    ) AS tie_discount,
+    (
+      SUM(CASE WHEN (
+        prm.k IS NULL OR s.pos <= prm.k
+      ) THEN 1 ELSE 0 END) OVER (
+        PARTITION BY s.query_id, s.kind
+        ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos NULLS LAST
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      )
+    ) AS ideal_pos_within
+  FROM item_stream AS s
+  CROSS JOIN params AS prm
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.gain,
+  prm.ideal,
+  prm.k,
+  prm.log_base,
+  prm.queries,
+  prm.rel,
+  prm.ties
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_err(k INT DEFAULT NULL, max_grade DOUBLE DEFAULT 4, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_err.k AS k,
+    rm_err.max_grade AS max_grade,
+    rm_err.ties AS ties,
+    rm_err.judged_only AS judged_only,
+    rm_err.queries AS queries,
+    rm_err.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      SUM(
+        CASE
+          WHEN f.kind = 'R' AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          )
+          THEN f.reach * CASE
+            WHEN f.grade IS NULL OR f.grade <= 0
+            THEN CAST(0 AS DOUBLE)
+            WHEN f.grade >= prm.max_grade
+            THEN (
+              POWER(CAST(2 AS DOUBLE), prm.max_grade) - 1
+            ) / NULLIF(POWER(CAST(2 AS DOUBLE), prm.max_grade), 0)
+            ELSE (
+              POWER(CAST(2 AS DOUBLE), f.grade) - 1
+            ) / NULLIF(POWER(CAST(2 AS DOUBLE), prm.max_grade), 0)
+          END / NULLIF(f.pos, 0)
+          ELSE 0
+        END
+      ),
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*,
+    EXP(
+      COALESCE(
+        SUM(
+          LN(
+            1 - CASE
+              WHEN s.grade IS NULL OR s.grade <= 0
+              THEN CAST(0 AS DOUBLE)
+              WHEN s.grade >= prm.max_grade
+              THEN (
+                POWER(CAST(2 AS DOUBLE), prm.max_grade) - 1
+              ) / NULLIF(POWER(CAST(2 AS DOUBLE), prm.max_grade), 0)
+              ELSE (
+                POWER(CAST(2 AS DOUBLE), s.grade) - 1
+              ) / NULLIF(POWER(CAST(2 AS DOUBLE), prm.max_grade), 0)
+            END
+          )
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        ),
+        0
+      )
+    ) AS reach
+  FROM item_stream AS s
+  CROSS JOIN params AS prm
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.max_grade,
+  prm.queries
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_f1(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_f1.k AS k,
+    rm_f1.rel AS rel,
+    rm_f1.ties AS ties,
+    rm_f1.judged_only AS judged_only,
+    rm_f1.queries AS queries,
+    rm_f1.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST((
+          2 * SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN 1
+              ELSE 0
+            END
+          )
+        ) AS DOUBLE) / NULLIF(
+          (
+            COALESCE(
+              prm.k,
+              SUM(
+                CASE WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                ) THEN 1 ELSE 0 END
+              )
+            ) + SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+          ),
+          0
+        )
+      ),
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_judged(k INT DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_judged.k AS k,
+    rm_judged.ties AS ties,
+    rm_judged.judged_only AS judged_only,
+    rm_judged.queries AS queries,
+    rm_judged.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= 0 AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) AS DOUBLE) / NULLIF(
+          COALESCE(
+            prm.k,
+            SUM(
+              CASE WHEN f.kind = 'R' AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              ) THEN 1 ELSE 0 END
+            )
+          ),
+          0
+        )
+      ),
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.queries
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_precision(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_precision.k AS k,
+    rm_precision.rel AS rel,
+    rm_precision.ties AS ties,
+    rm_precision.judged_only AS judged_only,
+    rm_precision.queries AS queries,
+    rm_precision.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) AS DOUBLE) / NULLIF(
+          COALESCE(
+            prm.k,
+            SUM(
+              CASE WHEN f.kind = 'R' AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              ) THEN 1 ELSE 0 END
+            )
+          ),
+          0
+        )
+      ),
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_r_precision(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_r_precision.rel AS rel,
+    rm_r_precision.ties AS ties,
+    rm_r_precision.judged_only AS judged_only,
+    rm_r_precision.queries AS queries,
+    rm_r_precision.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= prm.rel AND f.pos <= f.query_num_rel
+            THEN 1
+            ELSE 0
+          END
+        ) AS DOUBLE) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
+      ),
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*,
+    (
+      SUM(CASE WHEN s.kind = 'J' AND s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
+    ) AS query_num_rel
+  FROM item_stream AS s
+  CROSS JOIN params AS prm
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_rbp(p DOUBLE DEFAULT 0.8, rel DOUBLE DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_rbp.p AS p,
+    rm_rbp.rel AS rel,
+    rm_rbp.ties AS ties,
+    rm_rbp.judged_only AS judged_only,
+    rm_rbp.queries AS queries,
+    rm_rbp.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= COALESCE(prm.rel, 1) THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        (
+          1 - prm.p
+        ) * CASE
+          WHEN prm.rel IS NULL
+          THEN (
+            CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade > 0
+                THEN f.grade * POWER(CAST(prm.p AS DOUBLE), f.pos - 1)
+                ELSE 0
+              END
+            ) AS DOUBLE) / NULLIF(MAX(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN f.grade END), 0)
+          )
+          ELSE SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel
+              THEN POWER(CAST(prm.p AS DOUBLE), f.pos - 1)
+              ELSE 0
+            END
+          )
+        END
+      ),
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.p,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_recall(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_recall.k AS k,
+    rm_recall.rel AS rel,
+    rm_recall.ties AS ties,
+    rm_recall.judged_only AS judged_only,
+    rm_recall.queries AS queries,
+    rm_recall.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) AS DOUBLE) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
+      ),
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_rr(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_rr.k AS k,
+    rm_rr.rel AS rel,
+    rm_rr.ties AS ties,
+    rm_rr.judged_only AS judged_only,
+    rm_rr.queries AS queries,
+    rm_rr.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      (
+        CAST(1 AS DOUBLE) / NULLIF(
+          MIN(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN f.pos
+            END
+          ),
+          0
+        )
+      ),
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
+CREATE OR REPLACE FUNCTION rm_success(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_success.k AS k,
+    rm_success.rel AS rel,
+    rm_success.ties AS ties,
+    rm_success.judged_only AS judged_only,
+    rm_success.queries AS queries,
+    rm_success.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    ranked.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      j.grade,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM run_items AS r
+    LEFT JOIN judgment_items AS j
+      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    CROSS JOIN params AS prm
+    WHERE
+      NOT prm.judged_only OR j.grade >= 0
+  ) AS ranked
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY j.query_id
+      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
+    ) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      CASE
+        WHEN SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) > 0
+        THEN CAST(1 AS DOUBLE)
+        ELSE CAST(0 AS DOUBLE)
+      END,
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
