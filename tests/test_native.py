@@ -37,6 +37,14 @@ def _data():
     rank column that breaks score ties by item id ascending, unlike trec_eval's descending order, so that
     ties='input' gives other numbers than the default."""
     qrels, run = synthetic.make(seed=11, queries=14, depth=40)
+    # queries whose tied items have ids that a natural-language collation orders unlike bytes (case,
+    # punctuation, accents): PostgreSQL's ICU-collated text columns (tests/engines.py) need COLLATE "C"
+    ids = ["Item_b", "item-a", "ITEM7", "item10", "\u00e9t\u00e9", "Omega", "beta", "b_c", "b-c", "B", "c", "C3",
+           "_y", "\u00c9t\u00e9", "yy"]
+    for qi in range(4):
+        q = f"bytes{qi}"
+        qrels[q] = {d: (i * 5 + qi) % 4 for i, d in enumerate(ids) if (i + qi) % 4 != 0}
+        run[q] = {d: float((i + qi) % 2) for i, d in enumerate(ids) if (i * 3 + qi) % 5 != 2}
     judgments = [(q, d, int(r)) for q, docs in qrels.items() for d, r in docs.items()]
     rows = []
     for q, docs in run.items():
