@@ -171,7 +171,9 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
 def _function_name(macro_name: str, schema: str | None, dialect: str) -> exp.Table:
     fn = exp.Table(this=exp.to_identifier(PREFIX + macro_name))
     if schema:
-        qualified = dialects.table(schema, dialect, "--schema")
+        qualified = dialects.table(schema, dialect, "schema")
+        if qualified.args.get("catalog") is not None:
+            raise UsageError(f"schema '{schema}' has more than two parts (write schema or database.schema)")
         fn.set("db", qualified.this)
         if qualified.args.get("db") is not None:
             fn.set("catalog", qualified.args["db"])
@@ -258,9 +260,10 @@ def _header(dialect: str, run: exp.Table, judgments: exp.Table, run_columns: str
     return "\n".join([
         f"-- rankmetrics for {dialect}: every metric as {KINDS[dialect]} returning (query_id, value), one row per",
         "-- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum).",
-        f"-- Reads the run table {run.sql(dialect=dialect)} (query_id, item_id, {columns}) and the judgments "
-        f"{judgments.sql(dialect=dialect)} (query_id, item_id, relevance).",
-        f"-- Call with {_ARGUMENTS[dialect]}; k NULL means no cutoff:",
+        f"-- Reads the run table {run.sql(dialect=dialect)} (query_id, item_id, {columns})",
+        f"-- and the judgments table {judgments.sql(dialect=dialect)} (query_id, item_id, relevance).",
+        f"-- Call with {_ARGUMENTS[dialect]};",
+        "-- k NULL means no cutoff. For example:",
         *[f"--   {e};" for e in examples],
     ]) + "\n"
 
