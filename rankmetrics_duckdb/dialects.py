@@ -45,6 +45,7 @@ class Dialect:
     settings: tuple = ()              # ClickHouse query settings, (name, value)
     quote_output: bool = False        # quote the result columns (measure, query_id, value) to keep their case
     text_type: str | None = None      # type for CAST(... AS VARCHAR), when the engine's VARCHAR is short
+    keywords: tuple = ()              # our names that are keywords there (sqlglot does not know): quoted
     note: str = field(default="", compare=False)
 
 
@@ -55,8 +56,9 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("sqlite", "sqlite", note="BINARY collation (memcmp) by default"),
     Dialect("clickhouse", "clickhouse", settings=(("join_use_nulls", 1),),
             note="SETTINGS join_use_nulls = 1"),
-    Dialect("spark", "spark", note="ANSI mode safe: every divisor through NULLIF"),
-    Dialect("databricks", "databricks", note="as spark"),
+    # Spark 4 reads `FROM stream AS s` as a streaming read of a table named AS: quote the CTE name stream.
+    Dialect("spark", "spark", keywords=("stream",), note="ANSI mode safe: every divisor through NULLIF"),
+    Dialect("databricks", "databricks", keywords=("stream",), note="as spark"),
     Dialect("bigquery", "bigquery", nulls_in_windows=False, note="null order as a CASE sort key"),
     Dialect("snowflake", "snowflake", quote_output=True, note="result columns quoted: Snowflake upper-cases"),
     Dialect("trino", "trino"),
@@ -145,6 +147,13 @@ def _null_order_keys(tree: exp.Expression, d: Dialect) -> exp.Expression:
     return tree
 
 
+def _quote_keywords(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    for ident in tree.find_all(exp.Identifier):
+        if not ident.quoted and ident.name.lower() in d.keywords:
+            ident.set("quoted", True)
+    return tree
+
+
 def _text_type(tree: exp.Expression, d: Dialect) -> exp.Expression:
     if d.text_type is None:
         return tree
@@ -212,6 +221,7 @@ def transform(query: exp.Expression, dialect: str) -> exp.Expression:
     if not d.nulls_in_windows:
         tree = _null_order_keys(tree, d)
     tree = _text_type(tree, d)
+    tree = _quote_keywords(tree, d)
     tree = _settings(tree, d)
     tree = _quote_output(tree, d)
     return tree

@@ -158,18 +158,35 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         wide = wide.having(having)
     ctes.append(("per_query", wide))
 
+    # One row per (measure, query): per_query crossed with the list of measures, so that per_query is read
+    # twice (rows, means) whatever the number of measures; engines that do not keep a CTE's result (Spark,
+    # Trino, BigQuery) would otherwise compute it again for every branch of a UNION ALL.
+    lit = exp.Literal
+    listing = [exp.select(exp.alias_(lit.number(i + 1), "measure_no"), exp.alias_(lit.string(m.requested), "measure"),
+                          exp.alias_(lit.number(1 if m.metric.mean == "sum" else 0), "summed"))
+               for i, m in enumerate(measures)]
+    measure_list = listing[0]
+    for part in listing[1:]:
+        measure_list = exp.union(measure_list, part, distinct=False)
+    ctes.append(("measure_list", measure_list))
+    value = _column("p", "m_1") if len(measures) == 1 else exp.Case(
+        this=_column("m", "measure_no"),
+        ifs=[exp.If(this=lit.number(i + 1), true=_column("p", f"m_{i + 1}")) for i in range(len(measures))])
+    ctes.append(("measure_values", exp.select(
+        _column("m", "measure_no"), _column("m", "measure"), _column("m", "summed"), _column("p", "query_id"),
+        exp.alias_(value, "value")).from_("per_query AS p").join("measure_list AS m", join_type="cross")))
     parts = []
-    for i, measure in enumerate(measures):
-        col = _column("p", f"m_{i + 1}")
-        name = exp.Literal.string(measure.requested)
-        if per_query:
-            parts.append(exp.select(exp.alias_(name, "measure"), exp.alias_(_column("p", "query_id"), "query_id"),
-                                    exp.alias_(col, "value")).from_("per_query AS p"))
-        if means:
-            agg = exp.Sum(this=col) if measure.metric.mean == "sum" else exp.Avg(this=col)
-            parts.append(exp.select(exp.alias_(name.copy(), "measure"),
-                                    exp.alias_(exp.Literal.string("all"), "query_id"),
-                                    exp.alias_(_cast(agg, "DOUBLE"), "value")).from_("per_query AS p"))
+    if per_query:
+        parts.append(exp.select(*[exp.alias_(_column("v", c), c) for c in ("measure", "query_id", "value")])
+                     .from_("measure_values AS v"))
+    if means:
+        mean = exp.Case(ifs=[exp.If(this=exp.EQ(this=_column("v", "summed"), expression=lit.number(1)),
+                                    true=exp.Sum(this=_column("v", "value")))],
+                        default=exp.Avg(this=_column("v", "value")))
+        parts.append(exp.select(exp.alias_(_column("v", "measure"), "measure"),
+                                exp.alias_(lit.string("all"), "query_id"), exp.alias_(_cast(mean, "DOUBLE"), "value"))
+                     .from_("measure_values AS v")
+                     .group_by(_column("v", "measure_no"), _column("v", "measure"), _column("v", "summed")))
     query = parts[0]
     for part in parts[1:]:
         query = exp.union(query, part, distinct=False)

@@ -181,7 +181,10 @@ class Spark:
         from pyspark.sql import SparkSession
         self.spark = (SparkSession.builder.master("local[1]").appName("rankmetrics-tests")
                       .config("spark.ui.enabled", "false")
+                      .config("spark.ui.showConsoleProgress", "false")
                       .config("spark.sql.shuffle.partitions", "1")
+                      .config("spark.sql.codegen.wholeStage", "false")  # tiny data: compiling costs more
+                      .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
                       .config("spark.default.parallelism", "1")
                       .config("spark.sql.ansi.enabled", "true")
                       .config("spark.sql.session.timeZone", "UTC")

@@ -191,91 +191,82 @@ WITH run_items AS (
   HAVING
     SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
     AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+), measure_list AS (
+  SELECT
+    1 AS measure_no,
+    'nDCG@10' AS measure,
+    0 AS summed
+  UNION ALL
+  SELECT
+    2 AS measure_no,
+    'nDCG' AS measure,
+    0 AS summed
+  UNION ALL
+  SELECT
+    3 AS measure_no,
+    'AP' AS measure,
+    0 AS summed
+  UNION ALL
+  SELECT
+    4 AS measure_no,
+    'AP@100' AS measure,
+    0 AS summed
+  UNION ALL
+  SELECT
+    5 AS measure_no,
+    'P@10' AS measure,
+    0 AS summed
+  UNION ALL
+  SELECT
+    6 AS measure_no,
+    'R@100' AS measure,
+    0 AS summed
+  UNION ALL
+  SELECT
+    7 AS measure_no,
+    'RR' AS measure,
+    0 AS summed
+), measure_values AS (
+  SELECT
+    m.measure_no,
+    m.measure,
+    m.summed,
+    p.query_id,
+    CASE m.measure_no
+      WHEN 1
+      THEN p.m_1
+      WHEN 2
+      THEN p.m_2
+      WHEN 3
+      THEN p.m_3
+      WHEN 4
+      THEN p.m_4
+      WHEN 5
+      THEN p.m_5
+      WHEN 6
+      THEN p.m_6
+      WHEN 7
+      THEN p.m_7
+    END AS value
+  FROM per_query AS p
+  CROSS JOIN measure_list AS m
 )
 SELECT
   *
 FROM (
   SELECT
-    'nDCG@10' AS "measure",
-    p.query_id AS "query_id",
-    p.m_1 AS "value"
-  FROM per_query AS p
+    v.measure AS "measure",
+    v.query_id AS "query_id",
+    v.value AS "value"
+  FROM measure_values AS v
   UNION ALL
   SELECT
-    'nDCG@10' AS "measure",
+    v.measure AS "measure",
     'all' AS "query_id",
-    CAST(AVG(p.m_1) AS DOUBLE) AS "value"
-  FROM per_query AS p
-  UNION ALL
-  SELECT
-    'nDCG' AS "measure",
-    p.query_id AS "query_id",
-    p.m_2 AS "value"
-  FROM per_query AS p
-  UNION ALL
-  SELECT
-    'nDCG' AS "measure",
-    'all' AS "query_id",
-    CAST(AVG(p.m_2) AS DOUBLE) AS "value"
-  FROM per_query AS p
-  UNION ALL
-  SELECT
-    'AP' AS "measure",
-    p.query_id AS "query_id",
-    p.m_3 AS "value"
-  FROM per_query AS p
-  UNION ALL
-  SELECT
-    'AP' AS "measure",
-    'all' AS "query_id",
-    CAST(AVG(p.m_3) AS DOUBLE) AS "value"
-  FROM per_query AS p
-  UNION ALL
-  SELECT
-    'AP@100' AS "measure",
-    p.query_id AS "query_id",
-    p.m_4 AS "value"
-  FROM per_query AS p
-  UNION ALL
-  SELECT
-    'AP@100' AS "measure",
-    'all' AS "query_id",
-    CAST(AVG(p.m_4) AS DOUBLE) AS "value"
-  FROM per_query AS p
-  UNION ALL
-  SELECT
-    'P@10' AS "measure",
-    p.query_id AS "query_id",
-    p.m_5 AS "value"
-  FROM per_query AS p
-  UNION ALL
-  SELECT
-    'P@10' AS "measure",
-    'all' AS "query_id",
-    CAST(AVG(p.m_5) AS DOUBLE) AS "value"
-  FROM per_query AS p
-  UNION ALL
-  SELECT
-    'R@100' AS "measure",
-    p.query_id AS "query_id",
-    p.m_6 AS "value"
-  FROM per_query AS p
-  UNION ALL
-  SELECT
-    'R@100' AS "measure",
-    'all' AS "query_id",
-    CAST(AVG(p.m_6) AS DOUBLE) AS "value"
-  FROM per_query AS p
-  UNION ALL
-  SELECT
-    'RR' AS "measure",
-    p.query_id AS "query_id",
-    p.m_7 AS "value"
-  FROM per_query AS p
-  UNION ALL
-  SELECT
-    'RR' AS "measure",
-    'all' AS "query_id",
-    CAST(AVG(p.m_7) AS DOUBLE) AS "value"
-  FROM per_query AS p
+    CAST(CASE WHEN v.summed = 1 THEN SUM(v.value) ELSE AVG(v.value) END AS DOUBLE) AS "value"
+  FROM measure_values AS v
+  GROUP BY
+    v.measure_no,
+    v.measure,
+    v.summed
 ) AS results
