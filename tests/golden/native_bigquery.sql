@@ -1,7 +1,9 @@
 -- rankmetrics for bigquery: every metric as table functions returning (query_id, value), one row per
 -- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum).
--- Reads the run table `my-project`.rm.native_run (query_id, item_id, score and rank) and the judgments `my-project`.rm.native_judgments (query_id, item_id, relevance).
--- Call with every argument, in order (BigQuery table functions have no defaults); NULL means the default; k NULL means no cutoff:
+-- Reads the run table `my-project`.rm.native_run (query_id, item_id, score and rank)
+-- and the judgments table `my-project`.rm.native_judgments (query_id, item_id, relevance).
+-- Call with every argument, in order (BigQuery table functions have no defaults); NULL means the default;
+-- k NULL means no cutoff. For example:
 --   SELECT query_id, value FROM metrics.rm_ndcg(10, 'linear', 1, 2, 'judgments', 'item_desc', FALSE, 'both', 'zero');
 --   SELECT query_id, value FROM metrics.rm_ap(100, 2, 'judged', 'item_desc', FALSE, 'both', 'zero');
 

@@ -1,7 +1,9 @@
 -- rankmetrics for databricks: every metric as SQL table functions returning (query_id, value), one row per
 -- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum).
--- Reads the run table rm.native_run (query_id, item_id, score and rank) and the judgments rm.native_judgments (query_id, item_id, relevance).
--- Call with arguments by position or by name (k => 10); left out, they take the defaults of sql/; k NULL means no cutoff:
+-- Reads the run table rm.native_run (query_id, item_id, score and rank)
+-- and the judgments table rm.native_judgments (query_id, item_id, relevance).
+-- Call with arguments by position or by name (k => 10); left out, they take the defaults of sql/;
+-- k NULL means no cutoff. For example:
 --   SELECT query_id, value FROM rm_ndcg(k => 10);
 --   SELECT query_id, value FROM rm_ap(k => 100, rel => 2);
 
