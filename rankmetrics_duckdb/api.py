@@ -5,7 +5,7 @@ import math
 
 import duckdb
 
-from . import conventions, measures as measures_mod, sqlgen, sqlsource
+from . import conventions, determinism, measures as measures_mod, sqlgen, sqlsource
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, run_sql
 
@@ -58,7 +58,8 @@ class Evaluation:
                              f"columns")
 
     def sql(self) -> str:
-        return self.plan.query.sql(dialect="duckdb")
+        # floating-point sums in value order: the same bits from every input kind and row order (determinism.py)
+        return determinism.ordered(self.plan.query).sql(dialect="duckdb")
 
     def relation(self) -> duckdb.DuckDBPyRelation:
         """Rows (measure, query_id, value), lazily evaluated."""
