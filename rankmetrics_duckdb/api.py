@@ -73,6 +73,18 @@ class Evaluation:
         out.sort(key=lambda r: (order[r[0]], r[1] == "all", r[1].encode()))
         return out
 
+    def to_arrow(self):
+        """The rows (measure, query_id, value) as a pyarrow Table (NaN as null), means under query_id 'all'."""
+        import pyarrow as pa
+        rows = self.rows()
+        return pa.table({"measure": pa.array([r[0] for r in rows], pa.string()),
+                         "query_id": pa.array([r[1] for r in rows], pa.string()),
+                         "value": pa.array([None if math.isnan(r[2]) else r[2] for r in rows], pa.float64())})
+
+    def to_pandas(self):
+        """The rows as a pandas DataFrame (needs pandas)."""
+        return self.to_arrow().to_pandas()
+
     def close(self):
         self.reader.close()
 

@@ -310,13 +310,11 @@ def render_table(c: Comparison) -> str:
 def _wide(c: Comparison):
     """Runs as rows, measures as columns: cells 'mean' with a dagger when significant."""
     names = [m.requested for m in c.measures]
-    by = {(r["measure"], r["run"]): r for r in c.rows}
+    k = len(c.runs)
     table = []
     for i, run in enumerate(c.runs):
-        cells = []
-        for n in names:
-            r = by[(n, run)]
-            cells.append((_num(r["mean"]), bool(r["significant"])))
+        # rows come per measure, runs in the given order (run_comparison): row of run i for measure j
+        cells = [(_num(c.rows[j * k + i]["mean"]), bool(c.rows[j * k + i]["significant"])) for j in range(len(names))]
         table.append((run, cells))
     return names, table
 
