@@ -267,3 +267,23 @@ def test_playlist_example_one_query(seeds):
     assert [round(r["mean"], 4) for r in rows] == [0.8233, 0.8794]
     assert rows[1]["delta"] == pytest.approx(0.8794 - 0.8233, abs=1e-4)
     assert rows[1]["p_value"] is None and rows[1]["queries"] == 1
+
+
+def test_query_ids_with_the_separator_and_rank_only_runs():
+    """Query ids holding ':' (the run prefix's separator) survive the split; a run with ranks only (no score) is
+    stacked with runs that have scores and gives the numbers it gives alone."""
+    import pyarrow as pa
+    qrels = pa.table({"query_id": ["a:1", "a:1", "a:1", "b:2:x", "b:2:x"], "item_id": ["d1", "d2", "d3", "d1", "d4"],
+                      "relevance": [1, 0, 2, 1, 1]})
+    scored = pa.table({"query_id": ["a:1"] * 3 + ["b:2:x"] * 3, "item_id": ["d1", "d2", "d3", "d1", "d4", "d5"],
+                       "score": [3.0, 2.0, 1.0, 1.0, 2.0, 3.0]})
+    ranked = pa.table({"query_id": ["a:1"] * 3 + ["b:2:x"] * 2, "item_id": ["d3", "d1", "d2", "d4", "d1"],
+                       "rank": [1, 2, 3, 1, 2]})
+    c = run_comparison(qrels, {"scored": scored, "ranked": ranked}, ["AP", "RR"])
+    # hand computation. scored: a:1 -> d1 (rel), d2, d3 (rel): AP = (1/1 + 2/3) / 2; b:2:x -> d5, d4 (rel), d1
+    # (rel): AP = (1/2 + 2/3) / 2. ranked: a:1 -> d3 (rel), d1 (rel): AP = 1; b:2:x -> d4, d1: AP = 1.
+    assert per_query(c, "AP", 0) == pytest.approx({"a:1": (1 + 2 / 3) / 2, "b:2:x": (1 / 2 + 2 / 3) / 2})
+    assert per_query(c, "AP", 1) == pytest.approx({"a:1": 1.0, "b:2:x": 1.0})
+    assert per_query(c, "RR", 0) == pytest.approx({"a:1": 1.0, "b:2:x": 0.5})
+    assert c.rows[1]["run"] == "ranked" and c.rows[1]["delta"] == pytest.approx(
+        ((1 - (1 + 2 / 3) / 2) + (1 - (1 / 2 + 2 / 3) / 2)) / 2)
