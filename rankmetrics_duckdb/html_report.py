@@ -51,6 +51,11 @@ def _p(v) -> str:
     return f"{v:.4f}" if v >= 1e-4 else f"{v:.1e}"
 
 
+def _short(label: str, width: int = 34) -> str:
+    """A run's label as given, its start cut when long (the end of a path names the run)."""
+    return label if len(label) <= width else "…" + label[-(width - 1):]
+
+
 def diff_plot(measure: str, run: str, baseline: str, diffs: list[tuple[str, float]]) -> str:
     """An inline SVG: one bar per paired query, sorted from the largest gain to the largest loss."""
     diffs = sorted(diffs, key=lambda qd: (-qd[1], qd[0].encode()))
@@ -66,8 +71,8 @@ def diff_plot(measure: str, run: str, baseline: str, diffs: list[tuple[str, floa
              f'viewBox="0 0 {W} {H}" role="img" data-measure="{_e(measure)}" data-run="{_e(run)}" '
              f'data-bars="{n}">',
              f'<title>{_e(measure)}: per-query difference {_e(run)} minus {_e(baseline)}</title>',
-             f'<text x="{LEFT}" y="16" font-weight="bold">{_e(measure)}: {_e(os.path.basename(run) or run)} − '
-             f'{_e(os.path.basename(baseline) or baseline)}</text>']
+             f'<text x="{LEFT}" y="16" font-weight="bold">{_e(measure)}: {_e(_short(run))} − '
+             f'{_e(_short(baseline))}</text>']
     for v in (top, top / 2, 0.0, -top / 2, -top):
         yy = y(v)
         parts.append(f'<line x1="{LEFT}" x2="{W - RIGHT}" y1="{yy:.2f}" y2="{yy:.2f}" '

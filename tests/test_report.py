@@ -129,3 +129,13 @@ def test_report_for_the_playlist_example(tmp_path):
     cli("report", q, *runs, "-m", "ndcg@5", "-o", str(out))
     text = out.read_text()
     assert "0.8233" in text and "0.8794" in text and text.count('<rect class="bar') == 1  # seed note 004
+
+
+def test_python_report(tmp_path):
+    import rankmetrics_duckdb as rm
+    target = tmp_path / "r.html"
+    text = rm.report(Q, {"full": A, "truncated": B}, ["P@10"], target, queries="judged", test="randomization",
+                     trials=500)
+    assert target.read_text() == text and "truncated" in text and text.count('<rect class="bar') == 3
+    # out.test: P_10 0.3000; out.test.aqc (-c, results.trunc): P_10 0.2000
+    assert "0.3000" in text and "0.2000" in text and "<code>judged</code>" in text
