@@ -10,6 +10,10 @@ Which queries are paired: those with a value for both the run and the baseline u
 default (trec_eval) convention a query missing from a run is not evaluated for that run, so it drops out of the
 pairs (a warning says so); with -c (queries='judged') every judged query is evaluated for every run (a missing
 one scores 0), which is what papers usually mean. Queries whose value is NaN (empty='nan') are not paired.
+
+delta is the mean of the paired differences (for the counts num_q, num_ret, num_rel, num_rel_ret, whose mean row
+is a sum as in trec_eval, their sum, and the bootstrap interval likewise); mean is the run's own mean, exactly as
+`eval` computes it.
 """
 from __future__ import annotations
 

@@ -287,3 +287,24 @@ def test_query_ids_with_the_separator_and_rank_only_runs():
     assert per_query(c, "RR", 0) == pytest.approx({"a:1": 1.0, "b:2:x": 0.5})
     assert c.rows[1]["run"] == "ranked" and c.rows[1]["delta"] == pytest.approx(
         ((1 - (1 + 2 / 3) / 2) + (1 - (1 / 2 + 2 / 3) / 2)) / 2)
+
+
+def test_cli_output_files(tmp_path):
+    import pyarrow.parquet as pq
+    rows = json.loads(cli("compare", Q, A, B, "-c", "-m", "map", "--format", "json").stdout)
+    # trec_eval's means: out.test map 0.1785, out.test.aqc (-c, results.trunc) map 0.1016
+    assert [round(r["mean"], 4) for r in rows] == [0.1785, 0.1016]
+    for ext in ("json", "csv", "parquet", "tex", "md"):
+        target = tmp_path / f"cmp.{ext}"
+        cli("compare", Q, A, B, "-c", "-m", "map", "-o", str(target))
+        if ext == "json":
+            assert json.loads(target.read_text()) == rows
+        elif ext == "parquet":
+            assert pq.read_table(target).to_pylist() == rows
+        elif ext == "csv":
+            lines = target.read_text().splitlines()
+            assert lines[0].startswith("measure,run,mean,delta,p_value") and len(lines) == 3
+            assert float(lines[2].split(",")[4]) == rows[1]["p_value"]
+        else:
+            assert ("\\begin{tabular}" if ext == "tex" else "| run | map |") in target.read_text()
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["cmp.csv", "cmp.json", "cmp.md", "cmp.parquet", "cmp.tex"]

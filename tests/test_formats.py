@@ -8,7 +8,6 @@ import io
 import json
 import math
 import os
-import random
 
 import duckdb
 import pandas as pd
