@@ -116,8 +116,8 @@ def render(c: compare_mod.Comparison, judgments_label: str) -> str:
     head += ["queries", ""]
     out.append("".join(f'<th class="{"text" if h in ("measure", "run") else ""}">{_e(h)}</th>' for h in head))
     out.append("</tr></thead><tbody>")
-    for r in c.rows:
-        base = r["delta"] is None and r["run"] == c.runs[0]
+    for k, r in enumerate(c.rows):
+        base = k % len(c.runs) == 0  # rows come per measure, the baseline first
         cells = [f'<td class="text">{_e(r["measure"])}</td>', f'<td class="text">{_e(r["run"])}'
                  f'{" (baseline)" if base else ""}</td>',
                  f'<td>{_fmt(r["mean"])}</td>', f'<td>{_fmt(r["delta"], True)}</td>', f'<td>{_p(r["p_value"])}</td>',
