@@ -1,8 +1,8 @@
 """Native objects (`rankmetrics macros --dialect D`): the DDL installed on real engines (DuckDB, PostgreSQL, Spark
 local mode, ClickHouse through chdb), every function called under several conventions, and its per-query
 values compared with the DuckDB evaluation path, `rankmetrics_duckdb.evaluate(..., per_query=True)` (the parity
-contract of a port, to 1e-9). BigQuery and Snowflake have no engine here: their DDL is compared with golden
-files under tests/golden/ and read back by sqlglot into DuckDB, which must give the same numbers."""
+contract of a port, to 1e-9). BigQuery, Snowflake and Databricks have no engine here: their DDL is compared
+with golden files under tests/golden/ and read back by sqlglot into DuckDB, which must give the same numbers."""
 import math
 import os
 import tempfile
