@@ -25,13 +25,14 @@ def macros_sql() -> str:
 class Evaluation:
     """A prepared evaluation: the inputs loaded and checked, the query built. Keeps its connection alive."""
 
-    def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", **overrides):
+    def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", nan_scores="error",
+                 **overrides):
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
         self.conv = conventions.resolve(convention, **overrides)
         self.convention = convention
         private = con is None
         self.con = duckdb.connect() if private else con
-        self.reader = Reader(self.con, private)
+        self.reader = Reader(self.con, private, nan_scores)
         try:
             self.judgments = self.reader.load(judgments, JUDGMENTS)
             self.run = self.reader.load(run, RUN)
@@ -51,11 +52,16 @@ class Evaluation:
             f"(SELECT count(DISTINCT CAST(b.query_id AS VARCHAR)) FROM {j} AS b), "
             f"(SELECT count(*) FROM (SELECT DISTINCT CAST(a.query_id AS VARCHAR) AS q FROM {r} AS a "
             f" INTERSECT SELECT DISTINCT CAST(b.query_id AS VARCHAR) FROM {j} AS b) AS c)").fetchone()
-        self.summary = {"run_queries": row[0], "judged_queries": row[1], "common_queries": row[2]}
+        self.summary = {"run_queries": row[0], "judged_queries": row[1], "common_queries": row[2],
+                        "judged_not_in_run": row[1] - row[2], "run_not_judged": row[0] - row[2]}
         if row[2] == 0:
             raise InputError(f"the run ({self.run.label}) and the judgments ({self.judgments.label}) have no query "
                              f"in common ({row[0]} run queries, {row[1]} judged queries): check the files and id "
                              f"columns")
+
+    def note(self) -> str | None:
+        """One line on the queries found on one side only and what the convention did with them, or None."""
+        return query_note(self.summary, self.conv)
 
     def sql(self) -> str:
         return self.plan.query.sql(dialect="duckdb")
@@ -76,6 +82,28 @@ class Evaluation:
         self.reader.close()
 
 
+def query_note(summary: dict, conv: dict) -> str | None:
+    """'2 judged queries are not in the run (skipped; ...), 1 run query has no judgments (skipped)', or None."""
+    def count(n, what):
+        return f"{n} {what[0] if n == 1 else what[1]}"
+    parts = []
+    missing, unjudged = summary["judged_not_in_run"], summary["run_not_judged"]
+    if missing:
+        if conv["queries"] in ("judged", "all"):
+            how = "each scored as an empty ranking"
+        else:
+            how = "skipped" + ("; -c or queries='judged' scores them 0" if conv["queries"] == "both" else "")
+        parts.append(f"{count(missing, ('judged query is', 'judged queries are'))} not in the run ({how})")
+    if unjudged:
+        if conv["queries"] in ("run", "all"):
+            how = ("NaN, left out of the means" if conv["empty"] == "nan"
+                   else "each scored as having no relevant item")
+        else:
+            how = "skipped"
+        parts.append(f"{count(unjudged, ('run query has', 'run queries have'))} no judgments ({how})")
+    return ", ".join(parts) or None
+
+
 def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", per_query=False, **overrides):
     """Evaluate a run against judgments.
 
@@ -84,7 +112,10 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     metrics: names such as "nDCG@10", "AP", "P@10", "ndcg_cut_10", "mrr" (default: a trec_eval-like set).
     convention: "trec_eval" (default), "ranx", "mllib", "sklearn" or "retrieved"; overrides (ties=, gain=,
     ideal=, denominator=, empty=, queries=, rel=, judged_only=, log_base=) switch single conventions.
+    nan_scores: "error" (default) refuses NaN, infinite or missing scores; "last" ranks those items after every
+    finite score, tied with each other.
     Returns {measure: mean}, or {measure: {query_id: value}} with per_query=True (NaN for excluded queries).
+    Queries found on one side only are counted in Evaluation(...).summary and described by .note().
     """
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -103,7 +134,10 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
 
 
 def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", **overrides):
-    """A lazily evaluated DuckDB relation of rows (measure, query_id, value), means under query_id 'all'."""
+    """A lazily evaluated DuckDB relation of rows (measure, query_id, value), means under query_id 'all'.
+
+    Lazy: inputs given as files or frames stay loaded (temporary, rankmetrics_* names) on con while it lives;
+    evaluate() leaves a caller's connection exactly as found."""
     if isinstance(metrics, str):
         metrics = [metrics]
     return Evaluation(judgments, run, metrics, con=con, convention=convention, **overrides).relation()

@@ -46,8 +46,15 @@ def _overrides(args) -> dict:
     return out
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors on one line (no usage block) like every other error of the command line."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rankmetrics", description="Ranking metrics as SQL, inside DuckDB.")
+    p = _Parser(prog="rankmetrics", description="Ranking metrics as SQL, inside DuckDB.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     e = sub.add_parser("eval", help="evaluate a run against judgments",
                        description="Evaluate RUN against JUDGMENTS (TREC qrels/run, CSV/TSV with a header, Parquet, "
@@ -61,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--format", choices=FORMATS, default="trec", help="output format (default: trec)")
     e.add_argument("-o", "--output", metavar="FILE", help="write to FILE (by extension: .json, .csv, .parquet, "
                                                           "else the --format), atomically")
+    e.add_argument("--nan-scores", dest="nan_scores", choices=("error", "last"), default="error",
+                   help="NaN, infinite or missing scores: an error (default), or rank those items last")
     _add_conventions(e)
     m = sub.add_parser("macros", help="print the DuckDB SQL script that creates every metric macro")
     m.add_argument("--dialect", default="duckdb", help="only duckdb for now")
@@ -139,7 +148,10 @@ def write_atomic(path: str, rows, fmt: str, sums=()) -> None:
 
 def cmd_eval(args) -> int:
     from .api import Evaluation
-    ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args))
+    ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention,
+                    nan_scores=args.nan_scores, **_overrides(args))
+    if ev.note():
+        sys.stderr.write(f"rankmetrics: note: {ev.note()}\n")
     try:
         rows = ev.rows()
     finally:

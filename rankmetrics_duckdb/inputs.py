@@ -8,16 +8,24 @@ rows in Python. The caller's files and tables are only read.
 from __future__ import annotations
 
 import gzip
+import itertools
 import os
+import re
 import warnings
 from dataclasses import dataclass
 
 import duckdb
 from sqlglot import exp
 
-from .errors import InputError
+from .errors import InputError, UsageError
 
 RUN, JUDGMENTS = "run", "judgments"
+
+# What to do with NaN, infinite or missing scores: refuse them (default), or rank those items after every finite
+# score, tied with each other (and so ordered by the tie rule of the convention).
+NAN_SCORES = ("error", "last")
+
+_COUNTER = itertools.count(1)
 
 # Column names users already have, mapped to ours.
 ALIASES = {
@@ -46,6 +54,31 @@ def _quoted(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
 
 
+_NAME_PART = r'(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")'
+
+
+def table_name(name: str) -> exp.Table:
+    """A table or view name as a sqlglot Table whose parts are all quoted identifiers, so that a name stays a name.
+
+    `db.schema.table` and double-quoted parts are read as such; anything else (quotes, semicolons, comments,
+    spaces) is taken whole as one identifier, which at worst names no table: it never executes.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"{name!r} is not a table name")
+    if re.fullmatch(rf"{_NAME_PART}(?:\.{_NAME_PART}){{0,2}}", name):
+        parts = [p[1:-1].replace('""', '"') if p.startswith('"') else p
+                 for p in re.findall(rf"{_NAME_PART}", name)]
+    else:
+        parts = [name]
+    idents = [exp.to_identifier(p, quoted=True) for p in parts]
+    table = exp.Table(this=idents[-1])
+    if len(idents) >= 2:
+        table.set("db", idents[-2])
+    if len(idents) == 3:
+        table.set("catalog", idents[0])
+    return table
+
+
 def _peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
     """(is gzip, the first n non-blank lines) of a text file."""
     with open(path, "rb") as fh:
@@ -63,6 +96,25 @@ def _peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
     except (OSError, EOFError) as e:
         raise InputError(f"{path}: cannot read the file ({e})") from None
     return is_gz, lines
+
+
+def _refuse_binary(path: str) -> None:
+    """A file that is neither Parquet nor text (after gunzip) has a format we cannot detect: say so."""
+    try:
+        with open(path, "rb") as fh:
+            is_gz = fh.read(2) == b"\x1f\x8b"
+        with (gzip.open if is_gz else open)(path, "rb") as fh:
+            chunk = fh.read(65536)
+    except (OSError, EOFError) as e:
+        raise InputError(f"{path}: cannot read the file ({getattr(e, 'strerror', None) or e})") from None
+    try:
+        chunk.decode("utf-8")
+        text = True
+    except UnicodeDecodeError as e:
+        text = e.start >= len(chunk) - 3  # only a character cut at the end of the chunk
+    if b"\x00" in chunk or not text:
+        raise InputError(f"{path}: cannot detect the format: binary content that is not Parquet or gzip "
+                         f"(expected TREC qrels/run text, CSV/TSV with a header, Parquet, or gzip of the text forms)")
 
 
 def _map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
@@ -114,23 +166,32 @@ def run_sql(con, sql: str) -> Rows:
 class Reader:
     """Loads inputs onto a DuckDB connection as temporary tables (private connection) or plain references."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, private: bool):
+    def __init__(self, con: duckdb.DuckDBPyConnection, private: bool, nan_scores: str = "error"):
+        if nan_scores not in NAN_SCORES:
+            raise UsageError(f"unknown value '{nan_scores}' for nan_scores; choose one of: {', '.join(NAN_SCORES)}")
         self.con = con
         self.private = private
+        self.nan_scores = nan_scores
         self._registered: list[str] = []
-        self._count = 0
+        self._temp: list[str] = []
 
     def close(self):
+        """Leave the connection as found: unregister the frames and drop the temporary tables made here."""
         for name in self._registered:
             try:
                 self.con.unregister(name)
             except Exception:
                 pass
-        self._registered = []
+        for name in self._temp:
+            try:
+                run_sql(self.con, f"DROP TABLE IF EXISTS temp.main.{_quoted(name)}")
+            except Exception:
+                pass
+        self._registered, self._temp = [], []
 
     def _name(self, kind: str) -> str:
-        self._count += 1
-        return f"rankmetrics_{kind}_{self._count}"
+        # unique per process, so that two evaluations on one caller's connection never share a name
+        return f"rankmetrics_{kind}_{os.getpid()}_{next(_COUNTER)}"
 
     # ---- entry point -------------------------------------------------------------------------------------
     def load(self, obj, kind: str) -> Loaded:
@@ -155,7 +216,7 @@ class Reader:
     # ---- tables and frames -------------------------------------------------------------------------------
     def _is_table(self, name: str) -> bool:
         try:
-            run_sql(self.con, f"SELECT * FROM {exp.to_table(name).sql(dialect='duckdb')} LIMIT 0")
+            run_sql(self.con, f"SELECT * FROM {table_name(name).sql(dialect='duckdb')} LIMIT 0")
             return True
         except Exception:
             return False
@@ -164,10 +225,7 @@ class Reader:
         return [d[0] for d in run_sql(self.con, f"SELECT * FROM {from_sql} LIMIT 0").description]
 
     def _table(self, name: str, kind: str) -> Loaded:
-        try:
-            table = exp.to_table(name, dialect="duckdb")
-        except Exception:
-            raise InputError(f"'{name}' is not a valid table name") from None
+        table = table_name(name)
         return self._standard(table.sql(dialect="duckdb"), kind, f"table {name}", table)
 
     def _frame(self, frame, kind: str, label: str) -> Loaded:
@@ -197,12 +255,16 @@ class Reader:
             raise InputError(f"{path}: is a directory, not a {kind} file")
         if not os.access(path, os.R_OK):
             raise InputError(f"{path}: cannot read the file (permission denied)")
-        with open(path, "rb") as fh:
-            head = fh.read(4)
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(4)
+        except OSError as e:
+            raise InputError(f"{path}: cannot read the file ({e.strerror or e})") from None
         if not head:
             raise InputError(f"{path}: the file is empty")
         if head == b"PAR1" or path.lower().endswith(".parquet"):
             return self._materialize(f"SELECT * FROM read_parquet({_sql_string(path)})", path, kind)
+        _refuse_binary(path)
         is_gz, lines = _peek(path)
         content = [ln for ln in lines if not ln.lstrip().startswith("#")]
         if not content:
@@ -230,8 +292,12 @@ class Reader:
         parts = "string_split_regex(trim(l.line), '\\s+')"
         split = (f"SELECT {parts} AS p, l.line AS line FROM {lines} AS l "
                  f"WHERE trim(l.line) <> '' AND NOT starts_with(ltrim(l.line), '#')")
-        bad = run_sql(self.con, f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
-                               f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} LIMIT 1").fetchone()
+        try:
+            bad = run_sql(self.con, f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
+                                   f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} LIMIT 1").fetchone()
+        except duckdb.Error as e:
+            message = str(e).strip().splitlines()[0]
+            raise InputError(f"{path}: cannot read the file as text: {message}") from None
         if bad:
             number = _first_line_number(path, lambda ln: ln == bad[0])
             n = len(bad[0].split())
@@ -248,6 +314,7 @@ class Reader:
     def _materialize(self, select: str, path: str, kind: str, text: bool = False) -> Loaded:
         """Load a file into a temporary table of the private connection, with numeric columns converted."""
         name = self._name(kind)
+        self._temp.append(name)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {_quoted(name)} AS {select}")
         except duckdb.Error as e:
@@ -269,6 +336,7 @@ class Reader:
                 raise InputError(f"{path}{where}: {what} '{bad[0]}' is not a number (query {bad[1]}, item {bad[2]})")
             exprs.append(f"TRY_CAST(trim(CAST({src} AS VARCHAR)) AS DOUBLE) AS {c}")
         final = self._name(kind)
+        self._temp.append(final)
         run_sql(self.con, f"CREATE TEMP TABLE {_quoted(final)} AS SELECT {', '.join(exprs)} FROM {_quoted(name)}")
         run_sql(self.con, f"DROP TABLE {_quoted(name)}")
         loaded = Loaded(path, exp.to_table(final), "score" in cols or kind == JUDGMENTS, "rank" in cols)
@@ -290,7 +358,7 @@ class Reader:
         label = loaded.label
         q = lambda sql: run_sql(self.con, sql)  # noqa: E731
         if q(f"SELECT count(*) FROM {src}").fetchone()[0] == 0:
-            raise InputError(f"{label}: the {kind} is empty")
+            raise InputError(f"{label}: the {kind} {'have' if kind == JUDGMENTS else 'has'} no rows")
         row = q(f"SELECT count(*) FILTER (WHERE t.query_id IS NULL OR trim(CAST(t.query_id AS VARCHAR)) = ''), "
                 f"count(*) FILTER (WHERE t.item_id IS NULL OR trim(CAST(t.item_id AS VARCHAR)) = '') FROM {src} AS t"
                 ).fetchone()
@@ -301,14 +369,20 @@ class Reader:
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank")
                                                              if (c == "score" and loaded.has_score)
                                                              or (c == "rank" and loaded.has_rank)]
+        self._check_numbers(src, label, numeric)
+        if kind == RUN and loaded.has_score and self.nan_scores == "last":
+            numeric.remove("score")
+            _scores_last(loaded)
+            src = loaded.relation.sql(dialect="duckdb")
         for c in numeric:
             bad = q(f"SELECT t.query_id, t.item_id, CAST(t.{c} AS VARCHAR) FROM {src} AS t WHERE "
                     f"isnan(CAST(t.{c} AS DOUBLE)) OR isinf(CAST(t.{c} AS DOUBLE)) "
                     f"{'OR t.' + c + ' IS NULL' if c != 'rank' or not loaded.has_score else ''} LIMIT 1").fetchone()
             if bad:
-                value = "missing" if bad[2] is None else bad[2]
+                value = "missing (NULL or NaN)" if bad[2] is None else bad[2]
+                hint = " (or rank such items last: nan_scores='last', --nan-scores last)" if c == "score" else ""
                 raise InputError(f"{label}: {c} {value} for query {bad[0]}, item {bad[1]}; every {c} must be a "
-                                 f"finite number")
+                                 f"finite number{hint}")
         if kind == RUN:
             dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(*) FROM {src} AS t "
                     f"GROUP BY 1, 2 HAVING count(*) > 1 ORDER BY 1, 2 LIMIT 1").fetchone()
@@ -331,6 +405,28 @@ class Reader:
                 else:
                     inner = inner.this
                 loaded.relation = exp.Subquery(this=inner.distinct())
+
+    def _check_numbers(self, src: str, label: str, columns: list[str]) -> None:
+        """Text in a numeric column of a table or frame (files are checked with line numbers when read)."""
+        for c in columns:
+            bad = run_sql(self.con, f"SELECT CAST(t.{c} AS VARCHAR), t.query_id, t.item_id FROM {src} AS t "
+                                    f"WHERE t.{c} IS NOT NULL AND TRY_CAST(t.{c} AS DOUBLE) IS NULL LIMIT 1").fetchone()
+            if bad:
+                raise InputError(f"{label}: {c} '{bad[0]}' is not a number (query {bad[1]}, item {bad[2]})")
+
+
+def _scores_last(loaded: Loaded) -> None:
+    """nan_scores='last': NaN, infinite and missing scores become NULL, which every ranking puts last."""
+    src = loaded.relation.copy()
+    inner = exp.select("*").from_(src) if isinstance(src, exp.Table) else src.this
+    score = exp.column("score", table="t")
+    finite = exp.case().when(exp.func("isfinite", exp.Cast(this=score, to=exp.DataType.build("DOUBLE"))),
+                             exp.Cast(this=score.copy(), to=exp.DataType.build("DOUBLE")))
+    cols = [exp.column("query_id", table="t"), exp.column("item_id", table="t"), exp.alias_(finite, "score")]
+    if loaded.has_rank:
+        cols.append(exp.column("rank", table="t"))
+    select = exp.select(*cols).from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("t"))))
+    loaded.relation = exp.Subquery(this=select)
 
 
 def _num(v):
