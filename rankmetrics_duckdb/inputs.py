@@ -272,7 +272,9 @@ class Reader:
         first = content[0]
         delim = "\t" if "\t" in first and ("," not in first or path.lower().rstrip(".gz").endswith(".tsv")) else ","
         header = [h.strip().strip('"') for h in first.split(delim)]
-        if any(h.lower() in ALIASES["query_id"] for h in header) and len(header) >= 2:
+        known = {a for names in ALIASES.values() for a in names}  # a header names a known column, and no number
+        if (any(h.lower() in known for h in header) and len(header) >= 2
+                and not any(re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", h) for h in header)):
             opts = f"header=true, delim={_sql_string(delim)}, all_varchar=true, compression='auto'"
             return self._materialize(f"SELECT * FROM read_csv({_sql_string(path)}, {opts})", path, kind, text=True)
         return self._trec(path, kind, content)
