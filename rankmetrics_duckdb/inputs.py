@@ -383,7 +383,8 @@ class Reader:
             if bad:
                 value = "missing (NULL or NaN)" if bad[2] is None else bad[2]
                 hint = " (or rank such items last: nan_scores='last', --nan-scores last)" if c == "score" else ""
-                raise InputError(f"{label}: {c} {value} for query {bad[0]}, item {bad[1]}; every {c} must be a "
+                raise InputError(f"{label}{_line_of(label, bad)}: {c} {value} for query {bad[0]}, item {bad[1]}; "
+                                 f"every {c} must be a "
                                  f"finite number{hint}")
         if kind == RUN:
             dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(*) FROM {src} AS t "
@@ -429,6 +430,22 @@ def _scores_last(loaded: Loaded) -> None:
         cols.append(exp.column("rank", table="t"))
     select = exp.select(*cols).from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("t"))))
     loaded.relation = exp.Subquery(this=select)
+
+
+def _line_of(label: str, tokens) -> str:
+    """', line N' of the first line of a text file holding every token (error path only), else ''."""
+    tokens = [str(t).lower() for t in tokens if t is not None]
+    if not os.path.isfile(label):
+        return ""
+    try:
+        with open(label, "rb") as fh:
+            if fh.read(4) == b"PAR1":
+                return ""
+        number = _first_line_number(label, lambda ln: all(t in re.split(r"[\s,]+", ln.strip().lower())
+                                                          for t in tokens))
+    except (OSError, EOFError):
+        return ""
+    return f", line {number}" if number else ""
 
 
 def _num(v):

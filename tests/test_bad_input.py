@@ -113,7 +113,7 @@ def test_score_not_a_number(tmp_path):
 def test_nan_and_infinite_scores_are_errors_unless_ranked_last(tmp_path):
     qrels = write(tmp_path, "q", QRELS + "1 0 d 1\n")
     run = write(tmp_path, "nan.run", "1 Q0 a 1 nan t\n1 Q0 b 2 2.0 t\n1 Q0 c 3 inf t\n1 Q0 d 4 1.0 t\n")
-    refused(["eval", qrels, run, "-m", "map"], 1, "nan.run: score nan for query 1, item a",
+    refused(["eval", qrels, run, "-m", "map"], 1, "nan.run, line 1: score nan for query 1, item a",
             "--nan-scores last", files=[qrels, run])
     py_refused(InputError, "score inf for query 1, item b", qrels_frame(),
                run_frame().assign(score=[1.0, float("inf"), 2.0]))
