@@ -38,8 +38,8 @@ def write(folder, name, text, mode="w"):
 
 def refused(args, code, *words, files=()):
     """Run the command line; assert the exit code, one line on stderr with every word, no traceback, nothing on
-    stdout, and the given files unchanged."""
-    files = [f for f in files if os.path.isfile(f)]
+    stdout, and every input file named in the arguments (and the given files) unchanged."""
+    files = [f for f in (*files, *args) if os.path.isfile(f) and not f.startswith("/proc/")]
     before = {f: sha(f) for f in files}
     p = cli(*args, check=False)
     assert p.returncode == code, p.stderr
