@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--format", choices=FORMATS, default="trec", help="output format (default: trec)")
     e.add_argument("-o", "--output", metavar="FILE", help="write to FILE (by extension: .json, .csv, .parquet, "
                                                           "else the --format), atomically")
+    e.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (larger runs spill to "
+                                                           "a temporary folder)")
+    e.add_argument("--threads", type=int, metavar="N", help="DuckDB threads (default: one per core)")
     _add_conventions(e)
     m = sub.add_parser("macros", help="print the DuckDB SQL script that creates every metric macro")
     m.add_argument("--dialect", default="duckdb", help="only duckdb for now")
@@ -139,7 +142,10 @@ def write_atomic(path: str, rows, fmt: str, sums=()) -> None:
 
 def cmd_eval(args) -> int:
     from .api import Evaluation
-    ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args))
+    # DuckDB draws its progress bar on stdout: only when both streams are a terminal (never into a pipe or file)
+    progress = sys.stdout.isatty() and sys.stderr.isatty()
+    ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args),
+                    memory_limit=args.memory_limit, threads=args.threads, progress=progress)
     try:
         rows = ev.rows()
     finally:
