@@ -59,11 +59,12 @@ class Evaluation:
 
     def _check_overlap(self):
         r, j = self.run.relation.sql(dialect="duckdb"), self.judgments.relation.sql(dialect="duckdb")
-        row = run_sql(self.con, 
-            f"SELECT (SELECT count(DISTINCT CAST(a.query_id AS VARCHAR)) FROM {r} AS a), "
-            f"(SELECT count(DISTINCT CAST(b.query_id AS VARCHAR)) FROM {j} AS b), "
-            f"(SELECT count(*) FROM (SELECT DISTINCT CAST(a.query_id AS VARCHAR) AS q FROM {r} AS a "
-            f" INTERSECT SELECT DISTINCT CAST(b.query_id AS VARCHAR) FROM {j} AS b) AS c)").fetchone()
+        # each input scanned once: the distinct query ids of each side, then their counts and common ones
+        row = run_sql(self.con,
+            f"WITH rq AS MATERIALIZED (SELECT DISTINCT CAST(a.query_id AS VARCHAR) AS q FROM {r} AS a), "
+            f"jq AS MATERIALIZED (SELECT DISTINCT CAST(b.query_id AS VARCHAR) AS q FROM {j} AS b) "
+            f"SELECT (SELECT count(*) FROM rq), (SELECT count(*) FROM jq), "
+            f"(SELECT count(*) FROM rq JOIN jq ON rq.q = jq.q)").fetchone()
         self.summary = {"run_queries": row[0], "judged_queries": row[1], "common_queries": row[2]}
         if row[2] == 0:
             raise InputError(f"the run ({self.run.label}) and the judgments ({self.judgments.label}) have no query "

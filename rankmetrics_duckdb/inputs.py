@@ -175,6 +175,18 @@ class Reader:
         name = self._name(kind)
         self.con.register(name, frame)
         self._registered.append(name)
+        if self.private:
+            # On our own connection, copy the standard columns once into DuckDB's format: the checks and the
+            # query then scan native storage (scanning the frame each time costs more than the copy).
+            cols = _map_columns(self._columns(_quoted(name)), kind, label)
+            wanted = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else
+                                                [c for c in ("score", "rank") if c in cols])
+            table = self._name(kind)
+            run_sql(self.con, f"CREATE TEMP TABLE {_quoted(table)} AS SELECT "
+                              + ", ".join(f"{_quoted(cols[c])} AS {c}" for c in wanted) + f" FROM {_quoted(name)}")
+            self.con.unregister(name)
+            self._registered.remove(name)
+            return self._standard(_quoted(table), kind, label, exp.to_table(table))
         return self._standard(_quoted(name), kind, label, exp.to_table(name))
 
     def _standard(self, from_sql: str, kind: str, label: str, table: exp.Expression) -> Loaded:
