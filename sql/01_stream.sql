@@ -58,10 +58,14 @@ FROM (
                 CASE WHEN ties = 'item_asc' THEN rm_bytewise(r.item_id) END ASC NULLS LAST,
                 rm_bytewise(r.item_id) DESC NULLS LAST
         ) AS pos
-    FROM rm_run_items(run) AS r
-    WHERE NOT judged_only OR EXISTS (
-        SELECT 1 FROM rm_judgment_items(judgments) AS jo
-        WHERE jo.query_id = r.query_id AND jo.item_id = r.item_id AND jo.grade >= 0)
+    FROM (
+        SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in FROM rm_run_items(run) AS ri WHERE NOT judged_only
+        UNION ALL
+        SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in
+        FROM rm_run_items(run) AS ri
+        JOIN rm_judgment_items(judgments) AS jo ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+        WHERE judged_only AND jo.grade >= 0
+    ) AS r
 ) AS ranked
 LEFT JOIN rm_judgment_items(judgments) AS j
     ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id

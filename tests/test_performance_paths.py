@@ -173,3 +173,15 @@ def test_benchmark_generator_and_agreement(tmp_path):
     results["cli"]["means"]["AP"] += 1e-6
     with pytest.raises(SystemExit, match="means disagree"):
         bench.agree(results)
+
+
+def test_judged_only_ranks_judged_items_like_trec_eval_J():
+    """-J: unjudged items leave the ranking before it is computed (pytrec_eval's judged_docs_only_flag)."""
+    qrels, run = synthetic.make(seed=15, depth=60)
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P.5", "ndcg_cut.10", "recip_rank"},
+                                          judged_docs_only_flag=True).evaluate(run)
+    jt, rt = synthetic.to_tables(qrels, run)
+    for key, ours in {"map": "AP", "P_5": "P@5", "ndcg_cut_10": "nDCG@10", "recip_rank": "RR"}.items():
+        got = evaluate(jt, rt, [ours], per_query=True, judged_only=True)[ours]
+        for q in want:
+            assert got[q] == pytest.approx(want[q][key], abs=1e-9), (ours, q)
