@@ -72,7 +72,9 @@ class Evaluation:
                              f"columns")
 
     def sql(self) -> str:
-        return self._sql  # the same text as self.plan.query.sql(dialect="duckdb"), from plancache
+        # floating-point sums in value order: the same bits from every input kind and row order (determinism.py);
+        # the text is determinism.ordered(self.plan.query).sql(dialect="duckdb"), built once by plancache
+        return self._sql
 
     def relation(self) -> duckdb.DuckDBPyRelation:
         """Rows (measure, query_id, value), lazily evaluated."""
@@ -85,6 +87,18 @@ class Evaluation:
         out = [(m, q, math.nan if v is None else float(v)) for m, q, v in out]
         out.sort(key=lambda r: (order[r[0]], r[1] == "all", r[1].encode()))
         return out
+
+    def to_arrow(self):
+        """The rows (measure, query_id, value) as a pyarrow Table (NaN as null), means under query_id 'all'."""
+        import pyarrow as pa
+        rows = self.rows()
+        return pa.table({"measure": pa.array([r[0] for r in rows], pa.string()),
+                         "query_id": pa.array([r[1] for r in rows], pa.string()),
+                         "value": pa.array([None if math.isnan(r[2]) else r[2] for r in rows], pa.float64())})
+
+    def to_pandas(self):
+        """The rows as a pandas DataFrame (needs pandas)."""
+        return self.to_arrow().to_pandas()
 
     def close(self):
         self.reader.close()

@@ -68,7 +68,26 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("macros", help="print the DuckDB SQL script that creates every metric macro")
     m.add_argument("--dialect", default="duckdb", help="only duckdb for now")
     sub.add_parser("metrics", help="list the metrics, their parameters and the names accepted")
+    _add_workflow(sub)
     return p
+
+
+def _add_workflow(sub) -> None:
+    """`compare` and `report` (rankmetrics_duckdb/comparison.py, html_report.py)."""
+    from . import comparison as compare
+    c = sub.add_parser("compare", help="compare runs with a baseline (the first run): means, differences, "
+                                       "paired significance tests",
+                       description="Compare RUN ... with the first RUN (the baseline) on each metric: mean, "
+                                   "difference, and the p-value of a paired two-sided test over the per-query "
+                                   "values, corrected for multiple comparisons.")
+    compare.add_arguments(c)
+    _add_conventions(c)
+    r = sub.add_parser("report", help="write a self-contained HTML report comparing runs",
+                       description="Write an HTML page (no external resources) with the comparison table, a "
+                                   "sorted per-query difference plot per metric and the conventions used.")
+    compare.add_arguments(r, with_format=False)
+    r.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
+    _add_conventions(r)
 
 
 def _fmt_trec(rows, sums) -> str:
@@ -178,6 +197,16 @@ def cmd_metrics(args) -> int:
     return 0
 
 
+def _cmd_compare(args) -> int:
+    from .comparison import cmd_compare
+    return cmd_compare(args)
+
+
+def _cmd_report(args) -> int:
+    from .html_report import cmd_report
+    return cmd_report(args)
+
+
 def main(argv=None) -> int:
     warnings.showwarning = lambda message, *a, **k: sys.stderr.write(f"rankmetrics: warning: {message}\n")
     parser = build_parser()
@@ -186,7 +215,8 @@ def main(argv=None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics}[args.command](args)
+        return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics, "compare": _cmd_compare,
+                "report": _cmd_report}[args.command](args)
     except RankMetricsError as e:
         sys.stderr.write(f"rankmetrics: error: {e}\n")
         return 2 if isinstance(e, UsageError) else 1

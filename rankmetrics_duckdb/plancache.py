@@ -25,7 +25,7 @@ def _code_version() -> str:
         here = os.path.dirname(os.path.abspath(__file__))
         h = hashlib.sha256(sqlglot.__version__.encode())
         for path in sqlsource.sql_files() + [os.path.join(here, f) for f in (
-                "sqlgen.py", "sqlsource.py", "measures.py", "conventions.py", "plancache.py")]:
+                "sqlgen.py", "sqlsource.py", "measures.py", "conventions.py", "determinism.py", "plancache.py")]:
             with open(path, "rb") as fh:
                 h.update(path.rsplit(os.sep, 1)[-1].encode() + b"\0" + fh.read())
         _VERSION.append(h.hexdigest())
@@ -38,7 +38,8 @@ def _folder() -> str:
 
 
 def duckdb_sql(measures, conv: dict, run, judgments) -> str:
-    """The fused query's DuckDB SQL for the loaded inputs run and judgments (inputs.Loaded)."""
+    """The fused query's DuckDB SQL for the loaded inputs run and judgments (inputs.Loaded), its floating-point
+    sums in value order (determinism.ordered)."""
     key = hashlib.sha256(json.dumps([
         _code_version(), [(m.requested, m.metric.name, m.k, list(m.params)) for m in measures],
         sorted((k, repr(v)) for k, v in conv.items()), run.has_score, run.has_rank,
@@ -54,11 +55,11 @@ def duckdb_sql(measures, conv: dict, run, judgments) -> str:
             text = None
     if text is None:
         from sqlglot import exp
-        from . import sqlgen
+        from . import determinism, sqlgen
         plan = sqlgen.plan(measures, conv,
                            sqlgen.Source(exp.to_table(RUN_PLACEHOLDER), run.has_score, run.has_rank),
                            sqlgen.Source(exp.to_table(JUDGMENTS_PLACEHOLDER), True, False))
-        text = plan.query.sql(dialect="duckdb")
+        text = determinism.ordered(plan.query).sql(dialect="duckdb")
         if use_disk:
             try:
                 os.makedirs(os.path.dirname(path), exist_ok=True)

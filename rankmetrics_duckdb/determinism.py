@@ -1,0 +1,54 @@
+"""Bit-identical numbers whatever the input kind, row order or thread count.
+
+A floating-point sum depends on the order of its terms. DuckDB adds the terms of an aggregate in the order the
+rows reach it, and that order depends on how the input was read (a TREC file, a pandas frame, a Parquet file)
+and on how the threads split the work; results then differ in the last bit (e.g. bpref of a query by 1e-17).
+
+The fix: every floating-point SUM/AVG of the query adds its terms in the order of their values
+(`SUM(x ORDER BY x)`), a canonical order that depends only on the multiset of terms, so any reading order gives
+the same bits. Sums whose terms are integers (counts: CASE ... THEN 1 ELSE 0) are exact and are left alone, as
+are MIN/MAX and running window sums (ordered by rank, which is unique within a query). A window SUM/AVG over a
+whole partition (no ORDER BY: nDCG's tie-averaged discount) gets the same value order and an explicit
+whole-partition frame.
+
+This is applied to the query DuckDB runs (api.Evaluation), not to the portable SQL of sqlgen.plan: ordered
+aggregates are not available in every warehouse dialect.
+"""
+from __future__ import annotations
+
+from sqlglot import exp
+
+
+def _integer_valued(e: exp.Expression) -> bool:
+    """True when every value e can take is an integer literal (a count's CASE ... THEN 1 ELSE 0 END)."""
+    while isinstance(e, exp.Paren):
+        e = e.this
+    if isinstance(e, exp.Literal):
+        return not e.is_string and e.is_int
+    if isinstance(e, exp.Case):
+        results = [i.args.get("true") for i in e.args.get("ifs") or []] + [e.args.get("default")]
+        return all(r is not None and _integer_valued(r) for r in results)
+    return False
+
+
+def _by_value(arg: exp.Expression) -> exp.Order:
+    return exp.Order(this=arg, expressions=[exp.Ordered(this=arg.copy(), desc=False, nulls_first=False)])
+
+
+def ordered(query: exp.Expression) -> exp.Expression:
+    """A copy of query whose floating-point sums and averages add their terms in value order."""
+    query = query.copy()
+    for node in list(query.find_all(exp.Sum, exp.Avg)):
+        arg = node.this
+        if isinstance(arg, exp.Order) or _integer_valued(arg):
+            continue
+        parent = node.parent
+        if isinstance(parent, exp.Window) and parent.this is node:
+            if parent.args.get("order") is not None:
+                continue  # a running sum in rank order: already deterministic
+            parent.set("order", exp.Order(expressions=[exp.Ordered(this=arg.copy(), desc=False, nulls_first=False)]))
+            parent.set("spec", exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING",
+                                              end="UNBOUNDED", end_side="FOLLOWING"))
+            continue
+        node.set("this", _by_value(arg))
+    return query
