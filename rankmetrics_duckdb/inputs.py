@@ -467,8 +467,10 @@ def _strict_delimiter(path: str) -> str | None:
 
 
 def _is_number_type(t: str) -> bool:
+    """Types whose CAST to DOUBLE equals the text conversion of _materialize. Not FLOAT (0.1 as float32 becomes
+    0.10000000149 directly but 0.1 through its text), not BOOLEAN (text 'true' is not a number)."""
     return t.split("(")[0] in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-                               "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "BOOLEAN")
+                               "UINTEGER", "UBIGINT", "UHUGEINT", "DOUBLE", "DECIMAL")
 
 
 def _num(v):
