@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                           "else the --format), atomically")
     e.add_argument("--nan-scores", dest="nan_scores", choices=("error", "last"), default="error",
                    help="NaN, infinite or missing scores: an error (default), or rank those items last")
+    e.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (larger runs spill to "
+                                                           "a temporary folder)")
+    e.add_argument("--threads", type=int, metavar="N", help="DuckDB threads (default: one per core)")
     _add_conventions(e)
     m = sub.add_parser("macros", help="print the DuckDB SQL script that creates every metric macro")
     m.add_argument("--dialect", default="duckdb", help="only duckdb for now")
@@ -167,8 +170,11 @@ def write_atomic(path: str, rows, fmt: str, sums=()) -> None:
 
 def cmd_eval(args) -> int:
     from .api import Evaluation
-    ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention,
-                    nan_scores=args.nan_scores, **_overrides(args))
+    # DuckDB draws its progress bar on stdout: only when both streams are a terminal (never into a pipe or file)
+    progress = sys.stdout.isatty() and sys.stderr.isatty()
+    ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args),
+                    memory_limit=args.memory_limit, threads=args.threads, progress=progress,
+                    nan_scores=args.nan_scores)
     if ev.note():
         sys.stderr.write(f"rankmetrics: note: {ev.note()}\n")
     try:
