@@ -193,8 +193,12 @@ def parse(requested: str) -> list[Measure]:
         raise UsageError("empty metric name")
     # trec_eval style: family_k, family.k, family.k1,k2, or a bare family.
     m = re.fullmatch(r"(?P<fam>[A-Za-z_]+?)(?:[_.](?P<ks>[\d,]+))?", name)
-    if m and m.group("fam").lower() in TREC_NAMES and (m.group("ks") or name.lower() in TREC_NAMES):
-        fam = m.group("fam").lower()
+    fam = m.group("fam").lower() if m else None
+    # A family whose trec_eval spec fixes parameters (rbp: p = 0.9) is taken as trec_eval's only when spelled as
+    # trec_eval spells it, in lower case: `RBP` is the ir_measures metric with its own default (p = 0.8).
+    if fam in TREC_NAMES and TREC_NAMES[fam][1] and m.group("fam") != fam:
+        fam = None
+    if fam in TREC_NAMES and (m.group("ks") or name.lower() in TREC_NAMES):
         metric_name, fixed = TREC_NAMES[fam]
         metric = METRICS[metric_name]
         if m.group("ks"):
