@@ -34,6 +34,11 @@ def _add_conventions(p: argparse.ArgumentParser) -> None:
             g.add_argument(flag, dest=name, metavar="VALUE", help=text)
 
 
+def add_nan_scores(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--nan-scores", dest="nan_scores", choices=("error", "last"), default="error",
+                   help="NaN, infinite or missing scores: an error (default), or rank those items last")
+
+
 def _overrides(args) -> dict:
     from . import conventions
     out = {}
@@ -68,8 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--format", choices=FORMATS, default="trec", help="output format (default: trec)")
     e.add_argument("-o", "--output", metavar="FILE", help="write to FILE (by extension: .json, .csv, .parquet, "
                                                           "else the --format), atomically")
-    e.add_argument("--nan-scores", dest="nan_scores", choices=("error", "last"), default="error",
-                   help="NaN, infinite or missing scores: an error (default), or rank those items last")
+    add_nan_scores(e)
     e.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (larger runs spill to "
                                                            "a temporary folder)")
     e.add_argument("--threads", type=int, metavar="N", help="DuckDB threads (default: one per core)")
