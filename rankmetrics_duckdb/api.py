@@ -7,7 +7,7 @@ import math
 import duckdb
 from sqlglot import exp
 
-from . import conventions, determinism, measures as measures_mod, sqlgen, sqlsource
+from . import conventions, measures as measures_mod, plancache, sqlgen, sqlsource
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, run_sql
 
@@ -31,13 +31,18 @@ def macros_sql(dialect: str = "duckdb", *, run: str = "run", judgments: str = "j
 class Evaluation:
     """A prepared evaluation: the inputs loaded and checked, the query built. Keeps its connection alive."""
 
-    def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", **overrides):
+    def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", memory_limit=None,
+                 threads=None, progress=False, nan_scores="error", **overrides):
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
         self.conv = conventions.resolve(convention, **overrides)
         self.convention = convention
         private = con is None
-        self.con = duckdb.connect() if private else con
-        self.reader = Reader(self.con, private)
+        self._spill = None
+        self.con = _connect(memory_limit, threads, progress, self) if private else con
+        if not private and (memory_limit or threads or progress):
+            raise UsageError("memory_limit, threads and progress apply to rankmetrics' own connection; on a "
+                             "connection you pass, use SET memory_limit / threads / enable_progress_bar")
+        self.reader = Reader(self.con, private, nan_scores)
         try:
             self.judgments = self.reader.load(judgments, JUDGMENTS)
             self.run = self.reader.load(run, RUN)
@@ -45,27 +50,42 @@ class Evaluation:
         except Exception:
             self.reader.close()
             raise
-        self.plan = sqlgen.plan(
-            self.measures, self.conv,
-            sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank),
-            sqlgen.Source(self.judgments.relation, True, False))
+        self._plan = None
+        self._sql = plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments)
+
+    @property
+    def plan(self) -> sqlgen.Plan:
+        """The fused query as a sqlglot tree (for rendering to other dialects); built on first use."""
+        if self._plan is None:
+            self._plan = sqlgen.plan(
+                self.measures, self.conv,
+                sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank),
+                sqlgen.Source(self.judgments.relation, True, False))
+        return self._plan
 
     def _check_overlap(self):
         r, j = self.run.relation.sql(dialect="duckdb"), self.judgments.relation.sql(dialect="duckdb")
-        row = run_sql(self.con, 
-            f"SELECT (SELECT count(DISTINCT CAST(a.query_id AS VARCHAR)) FROM {r} AS a), "
-            f"(SELECT count(DISTINCT CAST(b.query_id AS VARCHAR)) FROM {j} AS b), "
-            f"(SELECT count(*) FROM (SELECT DISTINCT CAST(a.query_id AS VARCHAR) AS q FROM {r} AS a "
-            f" INTERSECT SELECT DISTINCT CAST(b.query_id AS VARCHAR) FROM {j} AS b) AS c)").fetchone()
-        self.summary = {"run_queries": row[0], "judged_queries": row[1], "common_queries": row[2]}
+        # each input scanned once: the distinct query ids of each side, then their counts and common ones
+        row = run_sql(self.con,
+            f"WITH rq AS MATERIALIZED (SELECT DISTINCT CAST(a.query_id AS VARCHAR) AS q FROM {r} AS a), "
+            f"jq AS MATERIALIZED (SELECT DISTINCT CAST(b.query_id AS VARCHAR) AS q FROM {j} AS b) "
+            f"SELECT (SELECT count(*) FROM rq), (SELECT count(*) FROM jq), "
+            f"(SELECT count(*) FROM rq JOIN jq ON rq.q = jq.q)").fetchone()
+        self.summary = {"run_queries": row[0], "judged_queries": row[1], "common_queries": row[2],
+                        "judged_not_in_run": row[1] - row[2], "run_not_judged": row[0] - row[2]}
         if row[2] == 0:
             raise InputError(f"the run ({self.run.label}) and the judgments ({self.judgments.label}) have no query "
                              f"in common ({row[0]} run queries, {row[1]} judged queries): check the files and id "
                              f"columns")
 
+    def note(self) -> str | None:
+        """One line on the queries found on one side only and what the convention did with them, or None."""
+        return query_note(self.summary, self.conv)
+
     def sql(self) -> str:
-        # floating-point sums in value order: the same bits from every input kind and row order (determinism.py)
-        return determinism.ordered(self.plan.query).sql(dialect="duckdb")
+        # floating-point sums in value order: the same bits from every input kind and row order (determinism.py);
+        # the text is determinism.ordered(self.plan.query).sql(dialect="duckdb"), built once by plancache
+        return self._sql
 
     def relation(self) -> duckdb.DuckDBPyRelation:
         """Rows (measure, query_id, value), lazily evaluated."""
@@ -93,9 +113,61 @@ class Evaluation:
 
     def close(self):
         self.reader.close()
+        if self._spill:
+            import shutil
+            shutil.rmtree(self._spill, ignore_errors=True)
+            self._spill = None
 
 
-def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", per_query=False, **overrides):
+def query_note(summary: dict, conv: dict) -> str | None:
+    """'2 judged queries are not in the run (skipped; ...), 1 run query has no judgments (skipped)', or None."""
+    def count(n, what):
+        return f"{n} {what[0] if n == 1 else what[1]}"
+    parts = []
+    missing, unjudged = summary["judged_not_in_run"], summary["run_not_judged"]
+    if missing:
+        if conv["queries"] in ("judged", "all"):
+            how = "each scored as an empty ranking"
+        else:
+            how = "skipped" + ("; -c or queries='judged' scores them 0" if conv["queries"] == "both" else "")
+        parts.append(f"{count(missing, ('judged query is', 'judged queries are'))} not in the run ({how})")
+    if unjudged:
+        if conv["queries"] in ("run", "all"):
+            how = ("NaN, left out of the means" if conv["empty"] == "nan"
+                   else "each scored as having no relevant item")
+        else:
+            how = "skipped"
+        parts.append(f"{count(unjudged, ('run query has', 'run queries have'))} no judgments ({how})")
+    return ", ".join(parts) or None
+
+
+def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnection:
+    """A private in-memory connection. memory_limit ('4GB') and threads bound its resources; with a memory
+    limit it spills to a temporary folder of its own (removed on close), not to DuckDB's default '.tmp' in the
+    working directory. progress shows DuckDB's progress bar on the terminal during long queries."""
+    import tempfile
+    config = {}
+    if memory_limit:
+        config["memory_limit"] = str(memory_limit)
+    if threads:
+        config["threads"] = int(threads)
+    try:
+        con = duckdb.connect(config=config)
+    except duckdb.Error as e:
+        first = str(e).strip().splitlines()[0]
+        raise UsageError(f"invalid memory limit or thread count ({memory_limit!r}, {threads!r}): {first}") from None
+    if memory_limit:
+        owner._spill = tempfile.mkdtemp(prefix="rankmetrics-spill-")
+        con.execute(f"SET temp_directory = {sqlsource.literal(owner._spill).sql(dialect='duckdb')}")
+    # DuckDB's Python client shows its progress bar by default, on stdout, even into a pipe: say it each time
+    con.execute(f"SET enable_progress_bar = {'true' if progress else 'false'}")
+    if progress:
+        con.execute("SET enable_progress_bar_print = true")
+    return con
+
+
+def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", per_query=False, memory_limit=None,
+             threads=None, **overrides):
     """Evaluate a run against judgments.
 
     judgments, run: a file path, a table or view name on con, a DuckDB relation, or a pandas/polars DataFrame
@@ -103,11 +175,16 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     metrics: names such as "nDCG@10", "AP", "P@10", "ndcg_cut_10", "mrr" (default: a trec_eval-like set).
     convention: "trec_eval" (default), "ranx", "mllib", "sklearn" or "retrieved"; overrides (ties=, gain=,
     ideal=, denominator=, empty=, queries=, rel=, judged_only=, log_base=) switch single conventions.
+    nan_scores: "error" (default) refuses NaN, infinite or missing scores; "last" ranks those items after every
+    finite score, tied with each other.
+    memory_limit ('4GB') and threads bound DuckDB's resources (a larger run spills to a temporary folder).
     Returns {measure: mean}, or {measure: {query_id: value}} with per_query=True (NaN for excluded queries).
+    Queries found on one side only are counted in Evaluation(...).summary and described by .note().
     """
     if isinstance(metrics, str):
         metrics = [metrics]
-    ev = Evaluation(judgments, run, metrics, con=con, convention=convention, **overrides)
+    ev = Evaluation(judgments, run, metrics, con=con, convention=convention, memory_limit=memory_limit,
+                    threads=threads, **overrides)
     try:
         rows = ev.rows()
     finally:
@@ -121,11 +198,15 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     return {m: v for m, q, v in rows if q == "all"}
 
 
-def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", **overrides):
-    """A lazily evaluated DuckDB relation of rows (measure, query_id, value), means under query_id 'all'."""
+def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", threads=None, **overrides):
+    """A lazily evaluated DuckDB relation of rows (measure, query_id, value), means under query_id 'all'.
+
+    Lazy: inputs given as files or frames stay loaded (temporary, rankmetrics_* names) on con while it lives;
+    evaluate() leaves a caller's connection exactly as found."""
     if isinstance(metrics, str):
         metrics = [metrics]
-    return Evaluation(judgments, run, metrics, con=con, convention=convention, **overrides).relation()
+    return Evaluation(judgments, run, metrics, con=con, convention=convention, threads=threads,
+                      **overrides).relation()
 
 
 def _run_columns(run_columns) -> tuple[bool, bool]:

@@ -34,6 +34,11 @@ def _add_conventions(p: argparse.ArgumentParser) -> None:
             g.add_argument(flag, dest=name, metavar="VALUE", help=text)
 
 
+def add_nan_scores(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--nan-scores", dest="nan_scores", choices=("error", "last"), default="error",
+                   help="NaN, infinite or missing scores: an error (default), or rank those items last")
+
+
 def _overrides(args) -> dict:
     from . import conventions
     out = {}
@@ -46,8 +51,15 @@ def _overrides(args) -> dict:
     return out
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors on one line (no usage block) like every other error of the command line."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rankmetrics", description="Ranking metrics as SQL, inside DuckDB.")
+    p = _Parser(prog="rankmetrics", description="Ranking metrics as SQL, inside DuckDB.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     e = sub.add_parser("eval", help="evaluate a run against judgments",
                        description="Evaluate RUN against JUDGMENTS (TREC qrels/run, CSV/TSV with a header, Parquet, "
@@ -61,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--format", choices=FORMATS, default="trec", help="output format (default: trec)")
     e.add_argument("-o", "--output", metavar="FILE", help="write to FILE (by extension: .json, .csv, .parquet, "
                                                           "else the --format), atomically")
+    add_nan_scores(e)
+    e.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (larger runs spill to "
+                                                           "a temporary folder)")
+    e.add_argument("--threads", type=int, metavar="N", help="DuckDB threads (default: one per core)")
     _add_conventions(e)
     m = sub.add_parser("macros", help="print the SQL that installs every metric once: DuckDB macros, or a "
                                             "warehouse's functions / views (--dialect)")
@@ -183,7 +199,13 @@ def write_atomic(path: str, rows, fmt: str, sums=()) -> None:
 
 def cmd_eval(args) -> int:
     from .api import Evaluation
-    ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args))
+    # DuckDB draws its progress bar on stdout: only when both streams are a terminal (never into a pipe or file)
+    progress = sys.stdout.isatty() and sys.stderr.isatty()
+    ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args),
+                    memory_limit=args.memory_limit, threads=args.threads, progress=progress,
+                    nan_scores=args.nan_scores)
+    if ev.note():
+        sys.stderr.write(f"rankmetrics: note: {ev.note()}\n")
     try:
         rows = ev.rows()
     finally:
@@ -241,8 +263,8 @@ def main(argv=None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics, "sql": cmd_sql,
-                "compare": _cmd_compare, "report": _cmd_report}[args.command](args)
+        return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics, "compare": _cmd_compare,
+                "report": _cmd_report, "sql": cmd_sql}[args.command](args)
     except RankMetricsError as e:
         sys.stderr.write(f"rankmetrics: error: {e}\n")
         return 2 if isinstance(e, UsageError) else 1

@@ -120,7 +120,8 @@ def _union(selects):
     return exp.Subquery(this=query)
 
 
-def per_query_values(judgments, runs, metrics=None, *, con=None, convention="trec_eval", **overrides):
+def per_query_values(judgments, runs, metrics=None, *, con=None, convention="trec_eval", nan_scores="error",
+                     **overrides):
     """(measures, labels, conv, per_query, means) for several runs, from one DuckDB query."""
     if isinstance(runs, dict):
         labels, objs = [str(k) for k in runs], list(runs.values())
@@ -137,7 +138,7 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
     conv = conventions.resolve(convention, **overrides)
     private = con is None
     con = duckdb.connect() if private else con
-    reader = Reader(con, private)
+    reader = Reader(con, private, nan_scores)
     try:
         judged = reader.load(judgments, JUDGMENTS)
         loaded = []
@@ -184,7 +185,7 @@ def paired(base: dict, other: dict) -> list[str]:
 
 
 def run_comparison(judgments, runs, metrics=None, *, test="t", correction="holm", alpha=0.05, seed=42,
-                   trials=10_000, con=None, convention="trec_eval", **overrides) -> Comparison:
+                   trials=10_000, con=None, convention="trec_eval", nan_scores="error", **overrides) -> Comparison:
     if test not in stats.TESTS:
         raise UsageError(f"unknown test '{test}'; choose one of: {', '.join(stats.TESTS)}")
     if correction not in stats.CORRECTIONS:
@@ -194,7 +195,8 @@ def run_comparison(judgments, runs, metrics=None, *, test="t", correction="holm"
     if int(trials) < 1:
         raise UsageError(f"trials must be a positive number, not {trials}")
     measures, labels, conv, per_query, means = per_query_values(judgments, runs, metrics, con=con,
-                                                                 convention=convention, **overrides)
+                                                                 convention=convention, nan_scores=nan_scores,
+                                                                 **overrides)
     c = Comparison(measures, labels, conv, convention, test, correction, float(alpha), int(trials), int(seed),
                    per_query, means)
     warned = set()
@@ -385,6 +387,8 @@ def add_arguments(p, with_format=True) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks (default 0.05)")
     p.add_argument("--seed", type=int, default=42, help="seed of the randomization and bootstrap tests (42)")
     p.add_argument("--trials", type=int, default=10_000, help="randomization/bootstrap trials (10000)")
+    from .cli import add_nan_scores
+    add_nan_scores(p)
     if with_format:
         p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
         p.add_argument("-o", "--output", metavar="FILE",
@@ -397,7 +401,7 @@ def comparison_from_args(args) -> Comparison:
         raise UsageError("compare needs at least two runs: a baseline and one or more runs to compare with it")
     return run_comparison(args.judgments, args.runs, args.metrics, test=args.test, correction=args.correction,
                           alpha=args.alpha, seed=args.seed, trials=args.trials, convention=args.convention,
-                          **_overrides(args))
+                          nan_scores=args.nan_scores, **_overrides(args))
 
 
 def cmd_compare(args) -> int:

@@ -52,7 +52,6 @@ class Dialect:
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("duckdb", "duckdb", note="the reference engine"),
     Dialect("postgres", "postgres", bytewise='"C"', note='item ids compared with COLLATE "C"'),
-    Dialect("redshift", "redshift", note="Redshift has no locale collations: comparisons are byte-wise"),
     Dialect("sqlite", "sqlite", note="BINARY collation (memcmp) by default"),
     Dialect("clickhouse", "clickhouse", settings=(("join_use_nulls", 1),),
             note="SETTINGS join_use_nulls = 1"),
@@ -63,6 +62,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("snowflake", "snowflake", quote_output=True, note="result columns quoted: Snowflake upper-cases"),
     Dialect("trino", "trino"),
     Dialect("presto", "presto"),
+    Dialect("redshift", "redshift", note="Redshift has no locale collations: comparisons are byte-wise"),
     Dialect("tsql", "tsql", bytewise="Latin1_General_BIN2", nulls_in_windows=False, text_type="NVARCHAR(4000)",
             note="binary collation; null order as a CASE sort key"),
     # DataFusion: PostgreSQL-flavoured SQL; it compares Utf8 strings byte-wise, and has no COLLATE.

@@ -8,16 +8,25 @@ rows in Python. The caller's files and tables are only read.
 from __future__ import annotations
 
 import gzip
+import itertools
 import os
+import re
 import warnings
 from dataclasses import dataclass
+from typing import Callable
 
 import duckdb
 from sqlglot import exp
 
-from .errors import InputError
+from .errors import InputError, UsageError
 
 RUN, JUDGMENTS = "run", "judgments"
+
+# What to do with NaN, infinite or missing scores: refuse them (default), or rank those items after every finite
+# score, tied with each other (and so ordered by the tie rule of the convention).
+NAN_SCORES = ("error", "last")
+
+_COUNTER = itertools.count(1)
 
 # Column names users already have, mapped to ours.
 ALIASES = {
@@ -46,6 +55,31 @@ def _quoted(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
 
 
+_NAME_PART = r'(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")'
+
+
+def table_name(name: str) -> exp.Table:
+    """A table or view name as a sqlglot Table whose parts are all quoted identifiers, so that a name stays a name.
+
+    `db.schema.table` and double-quoted parts are read as such; anything else (quotes, semicolons, comments,
+    spaces) is taken whole as one identifier, which at worst names no table: it never executes.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"{name!r} is not a table name")
+    if re.fullmatch(rf"{_NAME_PART}(?:\.{_NAME_PART}){{0,2}}", name):
+        parts = [p[1:-1].replace('""', '"') if p.startswith('"') else p
+                 for p in re.findall(rf"{_NAME_PART}", name)]
+    else:
+        parts = [name]
+    idents = [exp.to_identifier(p, quoted=True) for p in parts]
+    table = exp.Table(this=idents[-1])
+    if len(idents) >= 2:
+        table.set("db", idents[-2])
+    if len(idents) == 3:
+        table.set("catalog", idents[0])
+    return table
+
+
 def _peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
     """(is gzip, the first n non-blank lines) of a text file."""
     with open(path, "rb") as fh:
@@ -63,6 +97,25 @@ def _peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
     except (OSError, EOFError) as e:
         raise InputError(f"{path}: cannot read the file ({e})") from None
     return is_gz, lines
+
+
+def _refuse_binary(path: str) -> None:
+    """A file that is neither Parquet nor text (after gunzip) has a format we cannot detect: say so."""
+    try:
+        with open(path, "rb") as fh:
+            is_gz = fh.read(2) == b"\x1f\x8b"
+        with (gzip.open if is_gz else open)(path, "rb") as fh:
+            chunk = fh.read(65536)
+    except (OSError, EOFError) as e:
+        raise InputError(f"{path}: cannot read the file ({getattr(e, 'strerror', None) or e})") from None
+    try:
+        chunk.decode("utf-8")
+        text = True
+    except UnicodeDecodeError as e:
+        text = e.start >= len(chunk) - 3  # only a character cut at the end of the chunk
+    if b"\x00" in chunk or not text:
+        raise InputError(f"{path}: cannot detect the format: binary content that is not Parquet or gzip "
+                         f"(expected TREC qrels/run text, CSV/TSV with a header, Parquet, or gzip of the text forms)")
 
 
 def _map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
@@ -114,23 +167,35 @@ def run_sql(con, sql: str) -> Rows:
 class Reader:
     """Loads inputs onto a DuckDB connection as temporary tables (private connection) or plain references."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, private: bool):
+    def __init__(self, con: duckdb.DuckDBPyConnection, private: bool, nan_scores: str = "error"):
+        if nan_scores not in NAN_SCORES:
+            raise UsageError(f"unknown value '{nan_scores}' for nan_scores; choose one of: {', '.join(NAN_SCORES)}")
         self.con = con
         self.private = private
+        self.nan_scores = nan_scores
         self._registered: list[str] = []
-        self._count = 0
+        self._temp: list[str] = []
 
     def close(self):
+        """Leave the connection as found: unregister the frames and drop the temporary tables made here."""
         for name in self._registered:
             try:
                 self.con.unregister(name)
             except Exception:
                 pass
-        self._registered = []
+        for name in self._temp:
+            try:
+                run_sql(self.con, f"DROP TABLE IF EXISTS temp.main.{_quoted(name)}")
+            except Exception:
+                pass
+        self._registered, self._temp = [], []
 
     def _name(self, kind: str) -> str:
-        self._count += 1
-        return f"rankmetrics_{kind}_{self._count}"
+        # unique per process, so that two evaluations on one caller's connection never share a name; every name
+        # is dropped (if it became a temporary table) on close
+        name = f"rankmetrics_{kind}_{os.getpid()}_{next(_COUNTER)}"
+        self._temp.append(name)
+        return name
 
     # ---- entry point -------------------------------------------------------------------------------------
     def load(self, obj, kind: str) -> Loaded:
@@ -155,7 +220,7 @@ class Reader:
     # ---- tables and frames -------------------------------------------------------------------------------
     def _is_table(self, name: str) -> bool:
         try:
-            run_sql(self.con, f"SELECT * FROM {exp.to_table(name).sql(dialect='duckdb')} LIMIT 0")
+            run_sql(self.con, f"SELECT * FROM {table_name(name).sql(dialect='duckdb')} LIMIT 0")
             return True
         except Exception:
             return False
@@ -164,16 +229,25 @@ class Reader:
         return [d[0] for d in run_sql(self.con, f"SELECT * FROM {from_sql} LIMIT 0").description]
 
     def _table(self, name: str, kind: str) -> Loaded:
-        try:
-            table = exp.to_table(name, dialect="duckdb")
-        except Exception:
-            raise InputError(f"'{name}' is not a valid table name") from None
+        table = table_name(name)
         return self._standard(table.sql(dialect="duckdb"), kind, f"table {name}", table)
 
     def _frame(self, frame, kind: str, label: str) -> Loaded:
         name = self._name(kind)
         self.con.register(name, frame)
         self._registered.append(name)
+        if self.private:
+            # On our own connection, copy the standard columns once into DuckDB's format: the checks and the
+            # query then scan native storage (scanning the frame each time costs more than the copy).
+            cols = _map_columns(self._columns(_quoted(name)), kind, label)
+            wanted = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else
+                                                [c for c in ("score", "rank") if c in cols])
+            table = self._name(kind)
+            run_sql(self.con, f"CREATE TEMP TABLE {_quoted(table)} AS SELECT "
+                              + ", ".join(f"{_quoted(cols[c])} AS {c}" for c in wanted) + f" FROM {_quoted(name)}")
+            self.con.unregister(name)
+            self._registered.remove(name)
+            return self._standard(_quoted(table), kind, label, exp.to_table(table))
         return self._standard(_quoted(name), kind, label, exp.to_table(name))
 
     def _standard(self, from_sql: str, kind: str, label: str, table: exp.Expression) -> Loaded:
@@ -197,12 +271,16 @@ class Reader:
             raise InputError(f"{path}: is a directory, not a {kind} file")
         if not os.access(path, os.R_OK):
             raise InputError(f"{path}: cannot read the file (permission denied)")
-        with open(path, "rb") as fh:
-            head = fh.read(4)
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(4)
+        except OSError as e:
+            raise InputError(f"{path}: cannot read the file ({e.strerror or e})") from None
         if not head:
             raise InputError(f"{path}: the file is empty")
         if head == b"PAR1" or path.lower().endswith(".parquet"):
-            return self._materialize(f"SELECT * FROM read_parquet({_sql_string(path)})", path, kind)
+            return self._parquet(path, kind)
+        _refuse_binary(path)
         is_gz, lines = _peek(path)
         content = [ln for ln in lines if not ln.lstrip().startswith("#")]
         if not content:
@@ -210,7 +288,9 @@ class Reader:
         first = content[0]
         delim = "\t" if "\t" in first and ("," not in first or path.lower().rstrip(".gz").endswith(".tsv")) else ","
         header = [h.strip().strip('"') for h in first.split(delim)]
-        if any(h.lower() in ALIASES["query_id"] for h in header) and len(header) >= 2:
+        known = {a for names in ALIASES.values() for a in names}  # a header names a known column, and no number
+        if (any(h.lower() in known for h in header) and len(header) >= 2
+                and not any(re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", h) for h in header)):
             opts = f"header=true, delim={_sql_string(delim)}, all_varchar=true, compression='auto'"
             return self._materialize(f"SELECT * FROM read_csv({_sql_string(path)}, {opts})", path, kind, text=True)
         return self._trec(path, kind, content)
@@ -225,13 +305,20 @@ class Reader:
         if kind == RUN and len(fields) == 4:
             raise InputError(f"{path}: looks like qrels (4 columns), but a run was expected: "
                              f"'qid Q0 docno rank score tag'")
+        fast = self._trec_strict(path, kind)
+        if fast is not None:
+            return fast
         lines = (f"read_csv({_sql_string(path)}, columns={{'line': 'VARCHAR'}}, delim='\\x01', header=false, "
                  f"quote='', escape='', auto_detect=false, compression='auto')")
         parts = "string_split_regex(trim(l.line), '\\s+')"
         split = (f"SELECT {parts} AS p, l.line AS line FROM {lines} AS l "
                  f"WHERE trim(l.line) <> '' AND NOT starts_with(ltrim(l.line), '#')")
-        bad = run_sql(self.con, f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
-                               f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} LIMIT 1").fetchone()
+        try:
+            bad = run_sql(self.con, f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
+                                   f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} LIMIT 1").fetchone()
+        except duckdb.Error as e:
+            message = str(e).strip().splitlines()[0]
+            raise InputError(f"{path}: cannot read the file as text: {message}") from None
         if bad:
             number = _first_line_number(path, lambda ln: ln == bad[0])
             n = len(bad[0].split())
@@ -244,6 +331,63 @@ class Reader:
             select = (f"SELECT s.p[1] AS query_id, s.p[3] AS item_id, s.p[4] AS rank, s.p[5] AS score "
                       f"FROM ({split}) AS s")
         return self._materialize(select, path, kind, text=True)
+
+    def _trec_strict(self, path: str, kind: str) -> Loaded | None:
+        """TREC text in its usual strict form, read by DuckDB's CSV reader straight into typed columns (several
+        times faster than splitting lines): fields separated by one space (or one tab), exactly 4 (qrels) or 6
+        (run) fields, numbers where numbers go. Anything else, or any doubt, gives None and the general reader
+        (_trec) reads the file and reports the line at fault."""
+        delim = _strict_delimiter(path)
+        if delim is None:
+            return None
+        n = 4 if kind == JUDGMENTS else 6
+        numeric = {3: "relevance"} if kind == JUDGMENTS else {3: "rank", 4: "score"}
+        types = ", ".join(f"'c{i}': '{'DOUBLE' if i in numeric else 'VARCHAR'}'" for i in range(n))
+        source = (f"read_csv({_sql_string(path)}, columns={{{types}}}, delim={_sql_string(delim)}, header=false, "
+                  f"quote='', escape='', auto_detect=false, strict_mode=true, compression='none')")
+        unused = " OR ".join(f"c{i} IS NULL" for i in range(n) if i not in numeric and i not in (0, 2))
+        keep = ", ".join(["c0 AS query_id", "c2 AS item_id"] + [f"c{i} AS {c}" for i, c in numeric.items()])
+        name = _quoted(self._name(kind))
+        try:
+            run_sql(self.con, f"CREATE TEMP TABLE {name} AS SELECT {keep}, ({unused}) AS rm_bad FROM {source}")
+            bad = run_sql(self.con, f"SELECT count(*) FROM {name} WHERE rm_bad OR query_id IS NULL OR item_id IS NULL "
+                                    f"OR starts_with(query_id, '#') OR "
+                                    + " OR ".join(f"{c} IS NULL" for c in numeric.values())).fetchone()[0]
+        except duckdb.Error:
+            bad = -1
+        if bad:
+            run_sql(self.con, f"DROP TABLE IF EXISTS {name}")
+            return None
+        run_sql(self.con, f"ALTER TABLE {name} DROP COLUMN rm_bad")
+        loaded = Loaded(path, exp.to_table(name.strip('"')), True, kind == RUN)
+        self.check(loaded, kind)
+        return loaded
+
+    def _parquet(self, path: str, kind: str) -> Loaded:
+        """Parquet is read where it lies (no copy): a large run stays on disk and DuckDB streams it. Only numbers
+        stored as text need the converting copy of _materialize."""
+        source = exp.Table(this=exp.Anonymous(this="read_parquet", expressions=[exp.Literal.string(path)]))
+        try:
+            described = run_sql(self.con, f"DESCRIBE SELECT * FROM {source.sql(dialect='duckdb')}").fetchall()
+        except duckdb.Error as e:
+            message = str(e).strip().splitlines()[0]
+            raise InputError(f"{path}: cannot read the file as Parquet: {message}") from None
+        types = {row[0]: str(row[1]).upper() for row in described}
+        cols = _map_columns(list(types), kind, path)
+        numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
+        if any(not _is_number_type(types[cols[c]]) for c in numeric):
+            return self._materialize(f"SELECT * FROM read_parquet({_sql_string(path)})", path, kind)
+        select = exp.select(
+            *[exp.alias_(exp.Cast(this=exp.column(cols[c], quoted=True), to=exp.DataType.build(
+                "VARCHAR" if c in ("query_id", "item_id") else "DOUBLE")), c) for c in ["query_id", "item_id"] + numeric]
+        ).from_(source)
+        loaded = Loaded(path, exp.Subquery(this=select), "score" in cols or kind == JUDGMENTS, "rank" in cols)
+        try:
+            self.check(loaded, kind)
+        except duckdb.Error as e:
+            message = str(e).strip().splitlines()[0]
+            raise InputError(f"{path}: cannot read the file as Parquet: {message}") from None
+        return loaded
 
     def _materialize(self, select: str, path: str, kind: str, text: bool = False) -> Loaded:
         """Load a file into a temporary table of the private connection, with numeric columns converted."""
@@ -285,52 +429,169 @@ class Reader:
 
     # ---- checks ------------------------------------------------------------------------------------------
     def check(self, loaded: Loaded, kind: str):
-        """Refuse what would give a wrong number: missing ids, NaN or infinite values, duplicates."""
+        """Refuse what would give a wrong number: missing ids, NaN or infinite values, duplicates.
+
+        One scan counts every problem at once (Check.count); only a check whose count is not zero runs its own
+        query to name the row at fault (Check.report), so a clean input costs a single pass. Checks report in
+        the order of _checks; to add one, add a Check there."""
+        if kind == RUN and loaded.has_score and self.nan_scores == "last":
+            _check_numbers(self.con, loaded.relation.sql(dialect="duckdb"), loaded.label, ["score"])
+            _scores_last(loaded)
+        src = loaded.relation.sql(dialect="duckdb")
+        checks = self._checks(loaded, kind)
+        counts = run_sql(self.con, f"SELECT {', '.join(c.count for c in checks)} FROM {src} AS t").fetchone()
+        for c, n in zip(checks, counts):
+            if n:
+                c.report(n)
+
+    def _checks(self, loaded: Loaded, kind: str) -> list[Check]:
         src = loaded.relation.sql(dialect="duckdb")
         label = loaded.label
         q = lambda sql: run_sql(self.con, sql)  # noqa: E731
-        if q(f"SELECT count(*) FROM {src}").fetchone()[0] == 0:
-            raise InputError(f"{label}: the {kind} is empty")
-        row = q(f"SELECT count(*) FILTER (WHERE t.query_id IS NULL OR trim(CAST(t.query_id AS VARCHAR)) = ''), "
-                f"count(*) FILTER (WHERE t.item_id IS NULL OR trim(CAST(t.item_id AS VARCHAR)) = '') FROM {src} AS t"
-                ).fetchone()
-        if row[0]:
-            raise InputError(f"{label}: {row[0]} row(s) with an empty or NULL query_id in the {kind}")
-        if row[1]:
-            raise InputError(f"{label}: {row[1]} row(s) with an empty or NULL item_id in the {kind}")
+        checks = []
+
+        def empty(n):
+            raise InputError(f"{label}: the {kind} {'have' if kind == JUDGMENTS else 'has'} no rows")
+        checks.append(Check("CASE WHEN count(*) = 0 THEN 1 ELSE 0 END", empty))
+
+        for col in ("query_id", "item_id"):
+            def missing(n, col=col):
+                raise InputError(f"{label}: {n} row(s) with an empty or NULL {col} in the {kind}")
+            text = f"CAST(t.{col} AS VARCHAR)"
+            # trim(x) = '' only for x empty or all spaces, so only rows starting with a space need the trim
+            checks.append(Check(f"sum(CASE WHEN t.{col} IS NULL OR {text} = '' OR "
+                                f"(starts_with({text}, ' ') AND trim({text}) = '') THEN 1 ELSE 0 END)", missing))
+
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank")
                                                              if (c == "score" and loaded.has_score)
                                                              or (c == "rank" and loaded.has_rank)]
+        for c in numeric:  # text in a numeric column of a table or frame (files: named with its line on reading)
+            def not_a_number(n, c=c):
+                _check_numbers(self.con, src, label, [c])
+            checks.append(Check(f"sum(CASE WHEN t.{c} IS NOT NULL AND TRY_CAST(t.{c} AS DOUBLE) IS NULL "
+                                f"THEN 1 ELSE 0 END)", not_a_number))
+        if kind == RUN and self.nan_scores == "last":
+            numeric = [c for c in numeric if c != "score"]  # non-finite scores were made NULL: ranked last
         for c in numeric:
-            bad = q(f"SELECT t.query_id, t.item_id, CAST(t.{c} AS VARCHAR) FROM {src} AS t WHERE "
-                    f"isnan(CAST(t.{c} AS DOUBLE)) OR isinf(CAST(t.{c} AS DOUBLE)) "
-                    f"{'OR t.' + c + ' IS NULL' if c != 'rank' or not loaded.has_score else ''} LIMIT 1").fetchone()
-            if bad:
-                value = "missing" if bad[2] is None else bad[2]
-                raise InputError(f"{label}: {c} {value} for query {bad[0]}, item {bad[1]}; every {c} must be a "
-                                 f"finite number")
+            bad_value = (f"isnan(TRY_CAST(t.{c} AS DOUBLE)) OR isinf(TRY_CAST(t.{c} AS DOUBLE)) "
+                         f"{'OR t.' + c + ' IS NULL' if c != 'rank' or not loaded.has_score else ''}")
+
+            def not_finite(n, c=c, bad_value=bad_value):
+                bad = q(f"SELECT t.query_id, t.item_id, CAST(t.{c} AS VARCHAR) FROM {src} AS t WHERE "
+                        f"{bad_value} LIMIT 1").fetchone()
+                if bad:
+                    value = "missing (NULL or NaN)" if bad[2] is None else bad[2]
+                    hint = " (or rank such items last: nan_scores='last', --nan-scores last)" if c == "score" else ""
+                    raise InputError(f"{label}{_line_of(label, bad)}: {c} {value} for query {bad[0]}, item "
+                                     f"{bad[1]}; every {c} must be a finite number{hint}")
+            checks.append(Check(f"sum(CASE WHEN {bad_value} THEN 1 ELSE 0 END)", not_finite))
+
+        # Duplicates: fewer distinct hashes of (query, item) than rows means a duplicate or, very rarely, a hash
+        # collision; the exact query decides.
+        pair_hash = "hash(CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR))"
         if kind == RUN:
-            dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(*) FROM {src} AS t "
-                    f"GROUP BY 1, 2 HAVING count(*) > 1 ORDER BY 1, 2 LIMIT 1").fetchone()
-            if dup:
-                raise InputError(f"{label}: item {dup[1]} appears {dup[2]} times for query {dup[0]} in the run "
-                                 f"(trec_eval refuses duplicate documents too)")
+            def duplicate_item(n):
+                dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(*) FROM {src} AS t "
+                        f"GROUP BY 1, 2 HAVING count(*) > 1 ORDER BY 1, 2 LIMIT 1").fetchone()
+                if dup:
+                    raise InputError(f"{label}: item {dup[1]} appears {dup[2]} times for query {dup[0]} in the run "
+                                     f"(trec_eval refuses duplicate documents too)")
+            checks.append(Check(f"count(*) - count(DISTINCT {pair_hash})", duplicate_item))
         else:
-            dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(DISTINCT t.relevance), "
-                    f"min(t.relevance), max(t.relevance) FROM {src} AS t GROUP BY 1, 2 HAVING count(*) > 1 "
-                    f"ORDER BY count(DISTINCT t.relevance) DESC, 1, 2 LIMIT 1").fetchone()
-            if dup and dup[2] > 1:
-                raise InputError(f"{label}: item {dup[1]} of query {dup[0]} is judged twice with different "
-                                 f"relevance ({_num(dup[3])} and {_num(dup[4])})")
-            if dup:
-                warnings.warn(f"{label}: duplicate identical judgments (e.g. query {dup[0]}, item {dup[1]}) were "
-                              f"counted once", stacklevel=2)
-                inner = loaded.relation.copy()
-                if isinstance(inner, exp.Table):
-                    inner = exp.select("*").from_(inner)
-                else:
-                    inner = inner.this
-                loaded.relation = exp.Subquery(this=inner.distinct())
+            def duplicate_judgment(n):
+                dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(DISTINCT t.relevance), "
+                        f"min(t.relevance), max(t.relevance) FROM {src} AS t GROUP BY 1, 2 HAVING count(*) > 1 "
+                        f"ORDER BY count(DISTINCT t.relevance) DESC, 1, 2 LIMIT 1").fetchone()
+                if dup and dup[2] > 1:
+                    raise InputError(f"{label}: item {dup[1]} of query {dup[0]} is judged twice with different "
+                                     f"relevance ({_num(dup[3])} and {_num(dup[4])})")
+                if dup:
+                    warnings.warn(f"{label}: duplicate identical judgments (e.g. query {dup[0]}, item {dup[1]}) were "
+                                  f"counted once", stacklevel=4)
+                    inner = loaded.relation.copy()
+                    if isinstance(inner, exp.Table):
+                        inner = exp.select("*").from_(inner)
+                    else:
+                        inner = inner.this
+                    loaded.relation = exp.Subquery(this=inner.distinct())
+            checks.append(Check(f"count(*) - count(DISTINCT {pair_hash})", duplicate_judgment))
+        return checks
+
+
+@dataclass
+class Check:
+    """One input check: an aggregate over the input's rows (alias t) that is 0 (or NULL) when all is well, and
+    what to do when it is not (raise InputError naming the row, or warn and fix). sum(CASE ...) is much faster
+    in DuckDB than count(*) FILTER (WHERE ...) with OR chains."""
+    count: str
+    report: Callable[[int], None]
+
+
+def _strict_delimiter(path: str) -> str | None:
+    """' ' or '\\t' when an uncompressed text file can be split on that one character exactly as the general TREC
+    reader splits its lines on runs of whitespace (the regular expression \\s+: space, tab, CR, LF, FF):
+    no other of those characters occurs. None otherwise (gzip, CRLF, mixed separators). Single-byte searches
+    of a memory map, so a large file costs milliseconds."""
+    import mmap
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(2) == b"\x1f\x8b":
+                return None
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                line_end = m.find(b"\n")
+                delim = b"\t" if m.find(b"\t", 0, line_end if line_end >= 0 else len(m)) >= 0 else b" "
+                others = {b" ": b"\t", b"\t": b" "}[delim]
+                if any(m.find(c) >= 0 for c in (others, b"\r", b"\x0c")):
+                    return None
+    except (OSError, ValueError):
+        return None
+    return delim.decode()
+
+
+def _is_number_type(t: str) -> bool:
+    """Types whose CAST to DOUBLE equals the text conversion of _materialize. Not FLOAT (0.1 as float32 becomes
+    0.10000000149 directly but 0.1 through its text), not BOOLEAN (text 'true' is not a number)."""
+    return t.split("(")[0] in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+                               "UINTEGER", "UBIGINT", "UHUGEINT", "DOUBLE", "DECIMAL")
+
+
+def _check_numbers(con, src: str, label: str, columns: list[str]) -> None:
+    """Text in a numeric column of a table or frame (files are checked with line numbers when read)."""
+    for c in columns:
+        bad = run_sql(con, f"SELECT CAST(t.{c} AS VARCHAR), t.query_id, t.item_id FROM {src} AS t "
+                           f"WHERE t.{c} IS NOT NULL AND TRY_CAST(t.{c} AS DOUBLE) IS NULL LIMIT 1").fetchone()
+        if bad:
+            raise InputError(f"{label}: {c} '{bad[0]}' is not a number (query {bad[1]}, item {bad[2]})")
+
+
+def _scores_last(loaded: Loaded) -> None:
+    """nan_scores='last': NaN, infinite and missing scores become NULL, which every ranking puts last."""
+    src = loaded.relation.copy()
+    inner = exp.select("*").from_(src) if isinstance(src, exp.Table) else src.this
+    score = exp.column("score", table="t")
+    finite = exp.case().when(exp.func("isfinite", exp.Cast(this=score, to=exp.DataType.build("DOUBLE"))),
+                             exp.Cast(this=score.copy(), to=exp.DataType.build("DOUBLE")))
+    cols = [exp.column("query_id", table="t"), exp.column("item_id", table="t"), exp.alias_(finite, "score")]
+    if loaded.has_rank:
+        cols.append(exp.column("rank", table="t"))
+    select = exp.select(*cols).from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("t"))))
+    loaded.relation = exp.Subquery(this=select)
+
+
+def _line_of(label: str, tokens) -> str:
+    """', line N' of the first line of a text file holding every token (error path only), else ''."""
+    tokens = [str(t).lower() for t in tokens if t is not None]
+    if not os.path.isfile(label):
+        return ""
+    try:
+        with open(label, "rb") as fh:
+            if fh.read(4) == b"PAR1":
+                return ""
+        number = _first_line_number(label, lambda ln: all(t in re.split(r"[\s,]+", ln.strip().lower())
+                                                          for t in tokens))
+    except (OSError, EOFError):
+        return ""
+    return f", line {number}" if number else ""
 
 
 def _num(v):

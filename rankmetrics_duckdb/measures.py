@@ -34,6 +34,11 @@ class Metric:
     mean: str = "avg"           # how the 'all' row is formed: 'avg' (NaN left out) or 'sum' (trec_eval's counts)
     gain_metric: bool = False   # the relevance level reaches it only when the convention says so (nDCG, DCG)
     defaults: dict = field(default_factory=dict)  # metric-specific defaults that no convention sets
+    # Which retrieved rows the value depends on, so that a fused query may drop the others after ranking
+    # (sqlgen.keep_rows): 'judged' only judged items ranked within the cutoff (unjudged ones only fill ranks);
+    # 'judged_if_cut' the same with a cutoff, every retrieved item without one (the list length counts);
+    # 'all' every retrieved item. Anything not sure to be 'judged' must say 'all'.
+    reads: str = "judged"
 
 
 PARAMS = {
@@ -47,9 +52,9 @@ PARAMS = {
 }
 
 METRICS = {m.name: m for m in (
-    Metric("P", "precision", "precision at k: relevant in the top k / k", ("rel",)),
+    Metric("P", "precision", "precision at k: relevant in the top k / k", ("rel",), reads="judged_if_cut"),
     Metric("R", "recall", "recall at k: relevant in the top k / |G|", ("rel",)),
-    Metric("F1", "f1", "harmonic mean of P@k and R@k", ("rel",)),
+    Metric("F1", "f1", "harmonic mean of P@k and R@k", ("rel",), reads="judged_if_cut"),
     Metric("AP", "ap", "average precision (MAP once averaged)", ("rel", "denominator")),
     Metric("RR", "rr", "reciprocal rank of the first relevant item (MRR once averaged)", ("rel",)),
     Metric("nDCG", "ndcg", "normalized discounted cumulative gain", ("gain", "rel", "log_base", "ideal"),
@@ -62,9 +67,9 @@ METRICS = {m.name: m for m in (
            defaults={"max_grade": 4}),
     Metric("RBP", "rbp", "rank-biased precision (Moffat & Zobel 2008); graded (grade / the query's top grade) "
            "unless rel is given", ("p", "rel"), gain_metric=True, defaults={"p": 0.8, "rel": None}),
-    Metric("Judged", "judged", "fraction of the top k that is judged", ()),
+    Metric("Judged", "judged", "fraction of the top k that is judged", (), reads="judged_if_cut"),
     Metric("NumQ", "num_q", "number of queries evaluated", (), cutoff="none", mean="sum"),
-    Metric("NumRet", "num_ret", "items retrieved", (), cutoff="none", mean="sum"),
+    Metric("NumRet", "num_ret", "items retrieved", (), cutoff="none", mean="sum", reads="all"),
     Metric("NumRel", "num_rel", "relevant judged items", ("rel",), cutoff="none", mean="sum"),
     Metric("NumRelRet", "num_rel_ret", "relevant items retrieved", ("rel",), cutoff="none", mean="sum"),
 )}
@@ -188,8 +193,12 @@ def parse(requested: str) -> list[Measure]:
         raise UsageError("empty metric name")
     # trec_eval style: family_k, family.k, family.k1,k2, or a bare family.
     m = re.fullmatch(r"(?P<fam>[A-Za-z_]+?)(?:[_.](?P<ks>[\d,]+))?", name)
-    if m and m.group("fam").lower() in TREC_NAMES and (m.group("ks") or name.lower() in TREC_NAMES):
-        fam = m.group("fam").lower()
+    fam = m.group("fam").lower() if m else None
+    # A family whose trec_eval spec fixes parameters (rbp: p = 0.9) is taken as trec_eval's only when spelled as
+    # trec_eval spells it, in lower case: `RBP` is the ir_measures metric with its own default (p = 0.8).
+    if fam in TREC_NAMES and TREC_NAMES[fam][1] and m.group("fam") != fam:
+        fam = None
+    if fam in TREC_NAMES and (m.group("ks") or name.lower() in TREC_NAMES):
         metric_name, fixed = TREC_NAMES[fam]
         metric = METRICS[metric_name]
         if m.group("ks"):

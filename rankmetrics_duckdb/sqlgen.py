@@ -110,6 +110,35 @@ def _macro_parts(macro_name: str):
     return features, values[0], body.args.get("having")
 
 
+def keep_rows(measures: list[Measure], conv: dict) -> exp.Expression | None:
+    """The stream rows the requested measures read, as a filter applied after ranking (None: every row).
+
+    Every 'J' row stays (|G| and ideal rankings), and so does each query's top retrieved row (the query still
+    counts as retrieved). Of the other retrieved rows, most measures read only the judged ones ranked within
+    their cutoff (Metric.reads): on a long run with few judgments, that is a small part of the rows. The
+    exceptions: tie-averaged DCG shares discounts across tied groups (every row), and the 'candidates' ideal
+    ranks the run's items by grade (judged rows at any depth).
+    """
+    depths = []
+    for measure in measures:
+        values = {**conv, **measure.values(conv)}
+        reads, k = measure.metric.reads, values.get("k")
+        if measure.metric.macro in ("dcg", "ndcg"):
+            if values.get("ties") == "average":
+                reads = "all"
+            if values.get("ideal") == "candidates":
+                k = None
+        if reads == "all" or (reads == "judged_if_cut" and k is None):
+            return None
+        depths.append(k)
+    s = lambda name: _column("s", name)  # noqa: E731
+    read = exp.Not(this=exp.Is(this=s("grade"), expression=exp.Null()))
+    if depths and None not in depths:
+        read = exp.and_(read, exp.LTE(this=s("pos"), expression=exp.Literal.number(max(depths))))
+    return exp.or_(exp.EQ(this=s("kind"), expression=exp.Literal.string("J")),
+                   exp.EQ(this=s("pos"), expression=exp.Literal.number(1)), exp.Paren(this=read))
+
+
 def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
          per_query: bool = True, means: bool = True) -> Plan:
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
@@ -144,9 +173,12 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     kept = [(name, e) for name, e in feature_exprs if name in used]
 
     ctes = [("run_items", run_items(run)), ("judgment_items", judgment_items(judgments)), ("stream", stream(conv))]
-    if kept:
+    keep = keep_rows(measures, conv)
+    if kept or keep is not None:
         features_select = exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")),
                                      *[exp.alias_(e, name) for name, e in kept]).from_("stream AS s")
+        if keep is not None:
+            features_select = features_select.where(keep)
         ctes.append(("features", features_select))
         feature_table = "features"
     else:

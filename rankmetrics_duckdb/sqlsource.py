@@ -137,7 +137,7 @@ def substitute(tree: exp.Expression, bindings: dict[str, exp.Expression]) -> exp
         if isinstance(node, exp.Column) and not node.table and node.name.lower() in bindings:
             return _wrap(bindings[node.name.lower()].copy())
         return node
-    return tree.copy().transform(swap)
+    return tree.copy().transform(swap, copy=False)
 
 
 # Macros that are identities in DuckDB but mean something to other engines (rm_bytewise: compare byte-wise).
@@ -147,6 +147,10 @@ MARKERS = frozenset({"rm_bytewise"})
 
 def expand(tree: exp.Expression) -> exp.Expression:
     """Inline every call of a scalar macro of sql/ (recursively); marker macros are tagged, see MARKERS."""
+    return _expand_in_place(tree.copy())
+
+
+def _expand_in_place(tree: exp.Expression) -> exp.Expression:
     known = macros()
 
     def inline(node):
@@ -156,12 +160,12 @@ def expand(tree: exp.Expression) -> exp.Expression:
             if macro.is_table or len(args) != len(macro.params):
                 raise ValueError(f"macro {macro.name} called with {len(args)} arguments, it takes {len(macro.params)}")
             body = substitute(macro.body, {p.lower(): a for p, a in zip(macro.params, args)})
-            result = _wrap(expand(body))
+            result = _wrap(_expand_in_place(body))  # body is a fresh copy already
             if macro.name.lower() in MARKERS:  # invisible in the SQL text; dialects.render rewrites it
                 result.meta["rm_marker"] = macro.name.lower()
             return result
         return node
-    return tree.copy().transform(inline)
+    return tree.transform(inline, copy=False)
 
 
 def _const(e):
@@ -183,6 +187,8 @@ _NOT_CONST = object()
 def fold(tree: exp.Expression) -> exp.Expression:
     """Simplify what the literal convention parameters decided: constant comparisons, CASE branches, NULL tests,
     AND/OR with constants, COALESCE of a NULL, and ORDER BY terms that are constant."""
+    dirty = [True]  # set by every rewrite; the passes stop when one changes nothing
+
     def step(node):
         if isinstance(node, (exp.EQ, exp.NEQ)):
             a, b = _const(node.left), _const(node.right)
@@ -238,13 +244,19 @@ def fold(tree: exp.Expression) -> exp.Expression:
                 terms = [o for o in order.expressions if _const(o.this) is _NOT_CONST]
                 if terms and len(terms) != len(order.expressions):
                     order.set("expressions", terms)
+                    dirty[0] = True
         if isinstance(node, exp.Where) and _const(node.this) is True:
             return None
         return node
 
-    previous = None
-    current = tree
-    while previous != current.sql():  # fixed point: each pass can expose new constants
-        previous = current.sql()
-        current = current.transform(step)
+    def tracked(node):
+        new = step(node)
+        if new is not node:
+            dirty[0] = True
+        return new
+
+    current = tree.copy()
+    while dirty[0]:  # fixed point: each pass can expose new constants
+        dirty[0] = False
+        current = current.transform(tracked, copy=False)
     return current

@@ -37,18 +37,19 @@ SELECT
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
         PARTITION BY ranked.query_id
-        ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+        ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
 FROM (
+    -- The run is ranked on its own, then joined with the judgments: sorting the run's rows as they were read
+    -- is much cheaper than sorting the join's output. With judged_only, unjudged items go before ranking.
     SELECT
         r.query_id,
         r.item_id,
         r.score,
-        j.grade,
         ROW_NUMBER() OVER (
             PARTITION BY r.query_id
             ORDER BY
@@ -57,11 +58,17 @@ FROM (
                 CASE WHEN ties = 'item_asc' THEN rm_bytewise(r.item_id) END ASC NULLS LAST,
                 rm_bytewise(r.item_id) DESC NULLS LAST
         ) AS pos
-    FROM rm_run_items(run) AS r
-    LEFT JOIN rm_judgment_items(judgments) AS j
-        ON j.query_id = r.query_id AND j.item_id = r.item_id
-    WHERE NOT judged_only OR j.grade >= 0
+    FROM (
+        SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in FROM rm_run_items(run) AS ri WHERE NOT judged_only
+        UNION ALL
+        SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in
+        FROM rm_run_items(run) AS ri
+        JOIN rm_judgment_items(judgments) AS jo ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+        WHERE judged_only AND jo.grade >= 0
+    ) AS r
 ) AS ranked
+LEFT JOIN rm_judgment_items(judgments) AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
 UNION ALL
 SELECT
     j.query_id,

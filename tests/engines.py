@@ -189,12 +189,14 @@ class Spark:
                       .config("spark.sql.ansi.enabled", "true")
                       .config("spark.sql.session.timeZone", "UTC")
                       .config("spark.driver.bindAddress", "127.0.0.1")
-                      .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                       .getOrCreate())
         self.spark.sparkContext.setLogLevel("ERROR")
 
     def load(self, name, table):
-        self.spark.createDataFrame(table.to_pandas()).createOrReplaceGlobalTempView(name)
+        cols = _types(table, "STRING", "DOUBLE", "BIGINT")
+        rows = list(zip(*[table.column(c).to_pylist() for c, _ in cols]))
+        schema = ", ".join(f"{c} {t}" for c, t in cols)
+        self.spark.createDataFrame(rows, schema=schema).createOrReplaceGlobalTempView(name)
         return f"global_temp.{name}"
 
     def rows(self, sql):

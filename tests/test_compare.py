@@ -308,3 +308,21 @@ def test_cli_output_files(tmp_path):
         else:
             assert ("\\begin{tabular}" if ext == "tex" else "| run | map |") in target.read_text()
     assert sorted(f.name for f in tmp_path.iterdir()) == ["cmp.csv", "cmp.json", "cmp.md", "cmp.parquet", "cmp.tex"]
+
+
+def test_nan_scores_last_reaches_compare_and_report(tmp_path):
+    """--nan-scores works for compare and report as for eval. Query 1: run A scores its relevant item 'a' NaN, so
+    with NaN last it ranks 'b' (1.0) first and 'a' second: RR 1/2; query 2: RR 1. Run B ranks 'a' first in both.
+    Means 0.75 and 1.0; differences (0.5, 0): mean 0.25, sd 0.5/sqrt(2), t = 0.25 / (0.5/sqrt(2)/sqrt(2)) = 1,
+    1 degree of freedom: two-sided p = 0.5."""
+    q, a, b = tmp_path / "q.txt", tmp_path / "a.run", tmp_path / "b.run"
+    q.write_text("1 0 a 1\n1 0 b 0\n2 0 a 1\n")
+    a.write_text("1 Q0 a 1 nan x\n1 Q0 b 2 1.0 x\n2 Q0 a 1 1 x\n")
+    b.write_text("1 Q0 a 1 2 x\n1 Q0 b 2 1.0 x\n2 Q0 a 1 1 x\n")
+    refused = cli("compare", str(q), str(a), str(b), "-m", "RR", check=False)
+    assert refused.returncode == 1 and "score nan for query 1, item a" in refused.stderr
+    rows = json.loads(cli("compare", str(q), str(a), str(b), "-m", "RR", "--nan-scores", "last",
+                          "--format", "json").stdout)
+    assert [r["mean"] for r in rows] == [0.75, 1.0] and rows[1]["p_value"] == pytest.approx(0.5, abs=1e-12)
+    cli("report", str(q), str(a), str(b), "-m", "RR", "--nan-scores", "last", "-o", str(tmp_path / "r.html"))
+    assert (tmp_path / "r.html").stat().st_size > 0

@@ -15,6 +15,7 @@ from rankmetrics_duckdb.measures import parse_all
     ("Rprec", "Rprec", None, {}), ("r-precision", "Rprec", None, {}), ("bpref", "bpref", None, {}),
     ("success_10", "Success", 10, {}), ("hit_rate@10", "Success", 10, {}), ("f1@10", "F1", 10, {}),
     ("num_q", "NumQ", None, {}), ("num_rel_ret", "NumRelRet", None, {}), ("RBP(p=0.8)", "RBP", None, {"p": 0.8}),
+    ("rbp", "RBP", None, {"p": 0.9}), ("RBP", "RBP", None, {}),  # trec_eval's rbp (p 0.9) vs ir_measures' RBP
     ("ERR@20", "ERR", 20, {}), ("Judged@10", "Judged", 10, {}), ("ndcg@10-l2", "nDCG", 10, {"rel": 2}),
 ])
 def test_names(name, metric, k, params):

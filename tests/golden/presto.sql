@@ -17,26 +17,43 @@ WITH run_items AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY r.score DESC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      WHERE
+        FALSE
+    ) AS r
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -64,6 +81,10 @@ WITH run_items AS (
       )
     ) AS running_rel_5
   FROM stream AS s
+  WHERE
+    s.kind = 'J' OR s.pos = 1 OR (
+      NOT s.grade IS NULL
+    )
 ), per_query AS (
   SELECT
     f.query_id,

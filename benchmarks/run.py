@@ -1,0 +1,305 @@
+"""Benchmark: rankmetrics against pytrec_eval and ranx on the same synthetic workload, in one run.
+
+    python3 -m benchmarks.run                       # W2M (2,000 queries x 1,000 items) + 10M Parquet rows
+    python3 -m benchmarks.run --scale 10M 100M      # add the 100M-row run (100,000 queries; a few minutes)
+    python3 -m benchmarks.run --queries 20 --scale  # a tiny smoke run
+
+Every measured engine runs in its own child process; wall time and peak RSS are those of that process
+(os.wait4), so nothing one engine allocates counts against another. The peers are optional
+(`pip install -e .[bench]`); missing ones are reported as such. Means are compared: rankmetrics (CLI and
+in-process) and pytrec_eval must agree to 1e-9 on every metric; ranx orders tied scores in no fixed way, so it
+must agree on R@1000 (tie-free: the whole list) and its differences on the others are printed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+try:  # `python3 benchmarks/run.py` as well as `python3 -m benchmarks.run`
+    from . import gen
+except ImportError:
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks import gen
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OURS = ["nDCG@10", "AP", "P@10", "R@1000", "RR"]
+TREC = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@10": "P_10", "R@1000": "recall_1000", "RR": "recip_rank"}
+RANX = {"nDCG@10": "ndcg@10", "AP": "map", "P@10": "precision@10", "R@1000": "recall@1000", "RR": "mrr"}
+TIE_FREE = {"R@1000"}  # with 1,000 items per query, R@1000 counts the whole list: no tie order matters
+
+
+# ---- the measured tasks, each run in a child process: `python3 -m benchmarks.run --task NAME ...` -------------
+
+def task_inprocess(files, repeat):
+    """rankmetrics.evaluate() on pyarrow Tables already in memory; the best of `repeat` calls."""
+    import pyarrow.parquet as pq
+    from rankmetrics_duckdb import evaluate
+    qrels, run = pq.read_table(files["qrels_parquet"]), pq.read_table(files["run_parquet"])
+    times, means = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        means = evaluate(qrels, run, OURS)
+        times.append(time.perf_counter() - t)
+    return {"seconds": min(times), "first": times[0], "means": means}
+
+
+def task_pytrec_eval(files, repeat):
+    """pytrec_eval end to end: parse the TREC files, evaluate, average."""
+    import pytrec_eval
+    with open(files["qrels_trec"]) as fh:
+        qrels = pytrec_eval.parse_qrel(fh)
+    with open(files["run_trec"]) as fh:
+        run = pytrec_eval.parse_run(fh)
+    per = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "P.10", "recall.1000", "recip_rank"}
+                                         ).evaluate(run)
+    return {"means": {m: sum(q[TREC[m]] for q in per.values()) / len(per) for m in OURS}}
+
+
+def task_ranx(files, repeat):
+    """ranx end to end: Qrels.from_file, Run.from_file, evaluate (numba's cache as NUMBA_CACHE_DIR says)."""
+    from ranx import Qrels, Run, evaluate
+    qrels = Qrels.from_file(files["qrels_trec"], kind="trec")
+    run = Run.from_file(files["run_trec"], kind="trec")
+    got = evaluate(qrels, run, [RANX[m] for m in OURS])
+    return {"means": {m: float(got[RANX[m]]) for m in OURS}}
+
+
+def task_ranx_warm(files, repeat):
+    """ranx's evaluate on Qrels/Run objects already built (from_df not timed), numba compiled; best of repeat."""
+    import pandas as pd
+    from ranx import Qrels, Run, evaluate
+    qdf = pd.read_parquet(files["qrels_parquet"])
+    rdf = pd.read_parquet(files["run_parquet"])
+    qdf["relevance"] = qdf["relevance"].astype("int64")
+    for df in (qdf, rdf):  # ranx wants object (str) id columns, not pandas' Arrow-backed strings
+        for col in ("query_id", "item_id"):
+            df[col] = df[col].astype(object)
+    qrels = Qrels.from_df(qdf, q_id_col="query_id", doc_id_col="item_id", score_col="relevance")
+    run = Run.from_df(rdf, q_id_col="query_id", doc_id_col="item_id", score_col="score")
+    names = [RANX[m] for m in OURS]
+    evaluate(qrels, run, names)  # compile / load numba's cache
+    times, got = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        got = evaluate(qrels, run, names)
+        times.append(time.perf_counter() - t)
+    return {"seconds": min(times), "means": {m: float(got[RANX[m]]) for m in OURS}}
+
+
+TASKS = {"inprocess": task_inprocess, "pytrec_eval": task_pytrec_eval, "ranx": task_ranx, "ranx_warm": task_ranx_warm}
+
+
+# ---- the parent: children, timing, the table -----------------------------------------------------------------
+
+def run_measured(cmd, env=None):
+    """Run cmd under a tiny wrapper that reports the child's own peak RSS (wait4), plus the wall time."""
+    wrapper = ("import os, sys, time, json\n"
+               "t = time.perf_counter(); pid = os.fork()\n"
+               "if pid == 0:\n    os.execvp(sys.argv[1], sys.argv[1:])\n"
+               "_, status, ru = os.wait4(pid, 0)\n"
+               "sys.stderr.write('\\n@@bench ' + json.dumps({'wall': time.perf_counter() - t, "
+               "'rss_mb': ru.ru_maxrss / 1024, 'rc': os.waitstatus_to_exitcode(status)}) + '\\n')\n")
+    p = subprocess.run([sys.executable, "-c", wrapper, *cmd], capture_output=True, text=True, env=env, cwd=ROOT)
+    info = json.loads(re.findall(r"^@@bench (.*)$", p.stderr, re.M)[-1])
+    err = re.sub(r"\n?@@bench .*\n?", "", p.stderr)
+    if info["rc"] != 0:
+        raise RuntimeError(f"{' '.join(cmd[:4])} ... failed ({info['rc']}): {err.strip()[-500:]}")
+    return info["wall"], info["rss_mb"], p.stdout, err
+
+
+def child(task, files, repeat, env=None):
+    cmd = [sys.executable, "-m", "benchmarks.run", "--task", task, "--files", json.dumps(files),
+           "--repeat", str(repeat)]
+    wall, rss, out, _ = run_measured(cmd, env)
+    result = json.loads(out.strip().splitlines()[-1])
+    result.update(wall=wall, rss_mb=rss)
+    return result
+
+
+def cli(qrels, run, memory_limit=None, threads=None):
+    cmd = [sys.executable, "-m", "rankmetrics_duckdb", "eval", qrels, run, "--format", "json"]
+    for m in OURS:
+        cmd += ["-m", m]
+    if memory_limit:
+        cmd += ["--memory-limit", memory_limit]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    wall, rss, out, _ = run_measured(cmd)
+    means = {r["measure"]: r["value"] for r in json.loads(out) if r["query_id"] == "all"}
+    return {"wall": wall, "rss_mb": rss, "means": means}
+
+
+def have(module):
+    import importlib.util
+    return importlib.util.find_spec(module) is not None
+
+
+def agree(results, tol=1e-9):
+    """Lines saying where the means agree; raises when an exact source disagrees."""
+    lines, failures = [], []
+    ref = results.get("pytrec_eval")
+    exact = [k for k in ("cli", "inprocess") if k in results]
+    for name in exact:
+        other = results[name]["means"]
+        if ref:
+            worst = max(abs(other[m] - ref["means"][m]) for m in OURS)
+            lines.append(f"{name} vs pytrec_eval: max |diff| {worst:.1e} over {', '.join(OURS)}")
+            if worst > tol:
+                failures.append(f"{name} differs from pytrec_eval by {worst}")
+    for name in ("ranx", "ranx_warm"):
+        if name in results and exact:
+            base = results[exact[0]]["means"]
+            diffs = {m: abs(results[name]["means"][m] - base[m]) for m in OURS}
+            lines.append(f"{name} vs rankmetrics: " + ", ".join(f"{m} {d:.1e}" for m, d in diffs.items())
+                         + " (ranx breaks score ties in no fixed order; R@1000 is tie-free)")
+            if any(diffs[m] > tol for m in TIE_FREE):
+                failures.append(f"{name} differs on a tie-free metric: {diffs}")
+    if failures:
+        raise SystemExit("means disagree: " + "; ".join(failures))
+    return lines
+
+
+def machine() -> str:
+    model = platform.processor() or ""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        model = re.search(r"Model name:\s*(.*)", out).group(1).strip()
+    except Exception:
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 30
+    load = os.getloadavg()
+    return (f"{model}, {os.cpu_count()} cores, {mem:.0f} GiB; load average {load[0]:.2f} {load[1]:.2f} "
+            f"{load[2]:.2f} at start; Python {platform.python_version()}")
+
+
+def rows_arg(text: str) -> int:
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmM]?)", text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"not a row count: {text} (e.g. 10M, 500k, 2000000)")
+    return int(float(m.group(1)) * {"": 1, "k": 10 ** 3, "m": 10 ** 6}[m.group(2).lower()])
+
+
+def fmt_rows(n: int) -> str:
+    return f"{n / 1e6:g}M" if n >= 10 ** 6 else f"{n / 1e3:g}k" if n >= 1000 else str(n)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python3 -m benchmarks.run", description=__doc__.split("\n\n")[0])
+    p.add_argument("--queries", type=int, default=2000, help="queries of the main workload (default 2000: W2M)")
+    p.add_argument("--depth", type=int, default=1000, help="ranked items per query (default 1000)")
+    p.add_argument("--judged", type=int, default=200, help="judgments per query (default 200)")
+    p.add_argument("--scale", type=rows_arg, nargs="*", default=[10 ** 7],
+                   help="run sizes in rows for the Parquet scale runs (default 10M; e.g. --scale 10M 100M; "
+                        "none: --scale)")
+    p.add_argument("--memory-limit", default="4GB", help="DuckDB memory limit of the scale runs (default 4GB)")
+    p.add_argument("--threads", type=int, default=None, help="DuckDB threads (default: DuckDB's choice)")
+    p.add_argument("--data", default=os.path.join(ROOT, "benchmarks", "data"),
+                   help="where the generated files are kept and reused (default benchmarks/data)")
+    p.add_argument("--repeat", type=int, default=3, help="in-process calls timed; the best is reported")
+    p.add_argument("--no-peers", action="store_true", help="skip pytrec_eval and ranx")
+    p.add_argument("--ranx-cold", action="store_true",
+                   help="also time ranx with an empty numba cache (its first-use compile, about a minute)")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--task", help=argparse.SUPPRESS)
+    p.add_argument("--files", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+
+    if args.task:  # child mode
+        print(json.dumps(TASKS[args.task](json.loads(args.files), args.repeat)))
+        return 0
+
+    print(f"machine: {machine()}", flush=True)
+    rows = args.queries * args.depth
+    name = f"W{fmt_rows(rows)}"
+    t = time.perf_counter()
+    files = gen.workload(args.data, args.queries, args.depth, args.judged)
+    print(f"{name}: {args.queries} queries x {args.depth} items, {args.judged} judgments per query "
+          f"(files ready in {time.perf_counter() - t:.1f} s, in {args.data})", flush=True)
+
+    results = {}
+    results["cli"] = cli(files["qrels_trec"], files["run_trec"], threads=args.threads)
+    results["inprocess"] = child("inprocess", files, args.repeat)
+    peers = [] if args.no_peers else [m for m in ("pytrec_eval", "ranx") if have(m)]
+    missing = [] if args.no_peers else [m for m in ("pytrec_eval", "ranx") if not have(m)]
+    if "pytrec_eval" in peers:
+        results["pytrec_eval"] = child("pytrec_eval", files, 1)
+    if "ranx" in peers:
+        cache = os.path.join(args.data, "numba-cache")
+        if args.ranx_cold:
+            fresh = tempfile.mkdtemp(prefix="numba-cold-")
+            results["ranx_cold"] = child("ranx", files, 1, env={**os.environ, "NUMBA_CACHE_DIR": fresh})
+            shutil.rmtree(fresh, ignore_errors=True)
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        if not os.path.isdir(cache):
+            child("ranx", files, 1, env=env)  # fills numba's cache: the next run is a warm one
+        results["ranx"] = child("ranx", files, 1, env=env)
+        results["ranx_warm"] = child("ranx_warm", files, args.repeat, env=env)
+
+    scale = []
+    for n in [rows] + list(args.scale):
+        q = max(1, n // args.depth)
+        sf = gen.workload(args.data, q, args.depth, args.judged, trec=False, memory_limit=args.memory_limit)
+        r = cli(sf["qrels_parquet"], sf["run_parquet"], memory_limit=args.memory_limit, threads=args.threads)
+        scale.append((q * args.depth, r))
+        print(f"  scale {fmt_rows(q * args.depth)} rows: {r['wall']:.2f} s, {r['rss_mb']:.0f} MB", flush=True)
+
+    lines = agree(results)
+    table = report(name, results, scale, args)
+    print()
+    print(table)
+    for line in lines:
+        print(line)
+    if missing:
+        print(f"not installed, not measured: {', '.join(missing)} (pip install -e .[bench])")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"machine": machine(), "results": results,
+                       "scale": [{"rows": n, **r} for n, r in scale]}, fh, indent=1)
+    return 0
+
+
+def report(name, results, scale, args) -> str:
+    def ratio(secs, peer):
+        if peer not in results:
+            return ""
+        base = results[peer].get("seconds") if peer == "ranx_warm" else results[peer]["wall"]
+        return f"{secs / base:.3f}x"
+
+    rows = []
+    add = lambda what, secs, rss: rows.append(  # noqa: E731
+        (what, f"{secs:.3f}", *[ratio(secs, pe) for pe in ("pytrec_eval", "ranx", "ranx_warm")], rss))
+    add(f"rankmetrics CLI, TREC files, end to end", results["cli"]["wall"], f"{results['cli']['rss_mb']:.0f} MB")
+    add(f"rankmetrics evaluate() on Arrow tables (in process)", results["inprocess"]["seconds"],
+        f"{results['inprocess']['rss_mb']:.0f} MB (process)")
+    if "pytrec_eval" in results:
+        add("pytrec_eval, TREC files, end to end", results["pytrec_eval"]["wall"],
+            f"{results['pytrec_eval']['rss_mb']:.0f} MB")
+    if "ranx_cold" in results:
+        add("ranx, TREC files, end to end, first use (numba compile)", results["ranx_cold"]["wall"],
+            f"{results['ranx_cold']['rss_mb']:.0f} MB")
+    if "ranx" in results:
+        add("ranx, TREC files, end to end (numba cached)", results["ranx"]["wall"],
+            f"{results['ranx']['rss_mb']:.0f} MB")
+    if "ranx_warm" in results:
+        add("ranx evaluate() on built Qrels/Run (in process)", results["ranx_warm"]["seconds"],
+            f"{results['ranx_warm']['rss_mb']:.0f} MB (process)")
+    head = ("| " + name + " | seconds | vs pytrec_eval end to end | vs ranx end to end | vs ranx warm evaluate "
+            "| peak memory |\n|---|---:|---:|---:|---:|---:|\n")
+    body = "\n".join("| " + " | ".join(r) + " |" for r in rows)
+    sc = ("\n\n| Parquet run rows (CLI, memory limit " + args.memory_limit + ") | seconds | seconds per M rows "
+          "| peak memory |\n|---:|---:|---:|---:|\n" + "\n".join(
+              f"| {fmt_rows(n)} | {r['wall']:.2f} | {r['wall'] / (n / 1e6):.3f} | {r['rss_mb']:.0f} MB |"
+              for n, r in scale))
+    return head + body + sc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

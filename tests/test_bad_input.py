@@ -1,0 +1,386 @@
+"""Bad input, one test per case of issue 6: a one-line message naming what is at fault, a non-zero exit (command
+line, no traceback) or a specific exception (Python: InputError / UsageError), and the user's files (sha256) and
+tables left exactly as they were. Expected numbers are computed by hand in the comments."""
+import hashlib
+import json
+import os
+import warnings
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import rankmetrics_duckdb as rm
+from rankmetrics_duckdb import cli as cli_mod
+from rankmetrics_duckdb.errors import InputError, UsageError
+from conftest import TREC, cli
+
+Q, R = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
+
+# A small collection used throughout: query 1 judges a, b, c (a and c relevant), the run ranks a, b, c.
+QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n"
+RUN = "1 Q0 a 1 3.0 t\n1 Q0 b 2 2.0 t\n1 Q0 c 3 1.0 t\n"
+
+
+def sha(path):
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
+
+
+def write(folder, name, text, mode="w"):
+    path = os.path.join(str(folder), name)
+    with open(path, mode) as fh:
+        fh.write(text)
+    return path
+
+
+def refused(args, code, *words, files=()):
+    """Run the command line; assert the exit code, one line on stderr with every word, no traceback, nothing on
+    stdout, and every input file named in the arguments (and the given files) unchanged."""
+    files = [f for f in (*files, *args) if os.path.isfile(f) and not f.startswith("/proc/")]
+    before = {f: sha(f) for f in files}
+    p = cli(*args, check=False)
+    assert p.returncode == code, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    assert p.stdout == ""
+    assert {f: sha(f) for f in files} == before
+    return lines[0]
+
+
+def py_refused(exc, match, judgments, run, metrics=("AP",), **kw):
+    with pytest.raises(exc, match=match) as info:
+        rm.evaluate(judgments, run, list(metrics), **kw)
+    assert "\n" not in str(info.value)
+    return str(info.value)
+
+
+def qrels_frame():
+    return pd.DataFrame({"query_id": ["1", "1", "1"], "item_id": ["a", "b", "c"], "relevance": [1, 0, 1]})
+
+
+def run_frame():
+    return pd.DataFrame({"query_id": ["1", "1", "1"], "item_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+
+
+# ---- files --------------------------------------------------------------------------------------------------
+
+def test_missing_or_unreadable_file(tmp_path):
+    refused(["eval", str(tmp_path / "nope.qrels"), R, "-m", "map"], 1, "nope.qrels: no such file", files=[R])
+    # /proc/self/mem exists but reading it at offset 0 fails, even for root (chmod 000 does not stop root)
+    refused(["eval", Q, "/proc/self/mem", "-m", "map"], 1, "/proc/self/mem: cannot read the file", files=[Q])
+    py_refused(InputError, "nope.run: no such file", Q, str(tmp_path / "nope.run"))
+
+
+def test_directory(tmp_path):
+    refused(["eval", str(tmp_path), R, "-m", "map"], 1, f"{tmp_path}: is a directory, not a judgments file",
+            files=[R])
+    py_refused(InputError, "is a directory, not a run file", Q, str(tmp_path))
+
+
+def test_unknown_extension_with_undetectable_content(tmp_path):
+    garbage = write(tmp_path, "mystery.xyz", bytes(range(256)) * 8, "wb")
+    refused(["eval", Q, garbage, "-m", "map"], 1, "mystery.xyz: cannot detect the format", files=[Q, garbage])
+    py_refused(InputError, "mystery.xyz: cannot detect the format", garbage, R)
+    assert sha(garbage) == hashlib.sha256(bytes(range(256)) * 8).hexdigest()
+
+
+def test_trec_run_with_wrong_number_of_columns(tmp_path):
+    run = write(tmp_path, "short.run", RUN + "1 Q0 d 4 0.5\n")
+    refused(["eval", write(tmp_path, "q", QRELS), run, "-m", "map"], 1,
+            "short.run, line 4: 5 columns where a TREC run line has 6", files=[run])
+
+
+def test_qrels_relevance_not_a_number(tmp_path):
+    qrels = write(tmp_path, "words.qrels", "1 0 a 1\n1 0 b high\n")
+    refused(["eval", qrels, write(tmp_path, "r", RUN), "-m", "map"], 1,
+            "words.qrels, line 2: relevance 'high' is not a number (query 1, item b)", files=[qrels])
+    frame = qrels_frame().assign(relevance=["1", "high", "0"])
+    py_refused(InputError, "relevance 'high' is not a number \\(query 1, item b\\)", frame, run_frame())
+
+
+def test_score_not_a_number(tmp_path):
+    run = write(tmp_path, "words.run", "1 Q0 a 1 3.0 t\n1 Q0 b 2 abc t\n")
+    refused(["eval", write(tmp_path, "q", QRELS), run, "-m", "map"], 1,
+            "words.run, line 2: score 'abc' is not a number (query 1, item b)", files=[run])
+    py_refused(InputError, "score 'abc' is not a number", qrels_frame(), run_frame().assign(score=["3", "abc", "1"]))
+
+
+def test_nan_and_infinite_scores_are_errors_unless_ranked_last(tmp_path):
+    qrels = write(tmp_path, "q", QRELS + "1 0 d 1\n")
+    run = write(tmp_path, "nan.run", "1 Q0 a 1 nan t\n1 Q0 b 2 2.0 t\n1 Q0 c 3 inf t\n1 Q0 d 4 1.0 t\n")
+    refused(["eval", qrels, run, "-m", "map"], 1, "nan.run, line 1: score nan for query 1, item a",
+            "--nan-scores last", files=[qrels, run])
+    py_refused(InputError, "score inf for query 1, item b", qrels_frame(),
+               run_frame().assign(score=[1.0, float("inf"), 2.0]))
+    # --nan-scores last: b (2.0, not relevant), d (1.0, relevant), then the tied non-finite a and c ordered by
+    # item id descending as trec_eval orders ties: c, a. Relevant at ranks 2, 3, 4 of |G| = 3:
+    # AP = (1/2 + 2/3 + 3/4) / 3 = 0.638888...; RR = 1/2.
+    p = cli("eval", qrels, run, "-m", "map", "-m", "recip_rank", "--nan-scores", "last", "--format", "json")
+    got = {r["measure"]: r["value"] for r in json.loads(p.stdout)}
+    assert got["map"] == pytest.approx((1 / 2 + 2 / 3 + 3 / 4) / 3) and got["recip_rank"] == pytest.approx(0.5)
+    frame = pd.DataFrame({"query_id": ["1"] * 4, "item_id": list("abcd"),
+                          "score": [float("nan"), 2.0, float("-inf"), 1.0]})
+    got = rm.evaluate(qrels, frame, ["AP"], nan_scores="last")
+    assert got["AP"] == pytest.approx((1 / 2 + 2 / 3 + 3 / 4) / 3)
+    py_refused(UsageError, "unknown value 'first' for nan_scores", qrels, frame, nan_scores="first")
+
+
+def test_same_item_twice_in_a_run(tmp_path):
+    run = write(tmp_path, "dup.run", RUN + "1 Q0 a 4 0.5 t\n")
+    refused(["eval", write(tmp_path, "q", QRELS), run, "-m", "map"], 1,
+            "dup.run: item a appears 2 times for query 1 in the run", files=[run])
+    frame = pd.concat([run_frame(), run_frame().iloc[:1]])
+    py_refused(InputError, "item a appears 2 times for query 1", qrels_frame(), frame)
+
+
+def test_conflicting_judgments(tmp_path):
+    qrels = write(tmp_path, "conflict.qrels", QRELS + "1 0 b 2\n")
+    refused(["eval", qrels, write(tmp_path, "r", RUN), "-m", "map"], 1,
+            "conflict.qrels: item b of query 1 is judged twice with different relevance (0 and 2)", files=[qrels])
+    frame = pd.concat([qrels_frame(), qrels_frame().iloc[1:2].assign(relevance=2)])
+    py_refused(InputError, "item b of query 1 is judged twice", frame, run_frame())
+
+
+def test_identical_duplicate_judgments_are_collapsed_with_a_warning(tmp_path):
+    qrels = write(tmp_path, "twice.qrels", QRELS + "1 0 c 1\n")
+    run = write(tmp_path, "r", RUN)
+    before = sha(qrels)
+    p = cli("eval", qrels, run, "-m", "map", "--format", "json")
+    assert p.stderr.strip() == ("rankmetrics: warning: twice.qrels: duplicate identical judgments "
+                                "(e.g. query 1, item c) were counted once").replace("twice.qrels", qrels)
+    # c counted once: |G| = 2 (a, c), relevant at ranks 1 and 3: AP = (1/1 + 2/3) / 2 = 0.8333...
+    assert json.loads(p.stdout)[0]["value"] == pytest.approx((1 + 2 / 3) / 2)
+    assert sha(qrels) == before
+    frame = pd.concat([qrels_frame(), qrels_frame().iloc[2:3]])
+    with pytest.warns(UserWarning, match="duplicate identical judgments \\(e.g. query 1, item c\\) were counted once"):
+        got = rm.evaluate(frame, run_frame(), ["AP"])
+    assert got["AP"] == pytest.approx((1 + 2 / 3) / 2)
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet", "frame"])
+def test_missing_columns(tmp_path, kind):
+    def make(columns, name):
+        data = {c: ["1"] for c in columns}
+        if kind == "frame":
+            return pd.DataFrame(data)
+        path = os.path.join(str(tmp_path), f"{name}.{kind}")
+        if kind == "csv":
+            pd.DataFrame(data).to_csv(path, index=False)
+        else:
+            pq.write_table(pa.table(data), path)
+        return path
+    cases = [  # (judgments columns, run columns, words)
+        (["item_id", "relevance"], ["query_id", "item_id", "score"], "no query_id column in the judgments"),
+        (["query_id", "relevance"], ["query_id", "item_id", "score"], "no item_id column in the judgments"),
+        (["query_id", "item_id"], ["query_id", "item_id", "score"], "no relevance column in the judgments"),
+        (["query_id", "item_id", "relevance"], ["item_id", "score"], "no query_id column in the run"),
+        (["query_id", "item_id", "relevance"], ["query_id", "item_id", "tag"],
+         "the run has neither a score nor a rank column (columns: query_id, item_id, tag)"),
+    ]
+    for i, (jcols, rcols, words) in enumerate(cases):
+        j, r = make(jcols, f"j{i}"), make(rcols, f"r{i}")
+        if kind == "frame":
+            jcopy, rcopy = j.copy(), r.copy()
+            py_refused(InputError, words.replace("(", "\\(").replace(")", "\\)"), j, r)
+            assert j.equals(jcopy) and r.equals(rcopy)
+        else:
+            at_fault = j if "judgments" in words else r
+            refused(["eval", j, r, "-m", "map"], 1, f"{at_fault}: {words}", files=[j, r])
+
+
+def test_empty_or_null_ids(tmp_path):
+    run = write(tmp_path, "ids.csv", "query_id,item_id,score\n1,a,3\n,b,2\n")
+    refused(["eval", write(tmp_path, "q", QRELS), run, "-m", "map"], 1,
+            "ids.csv: 1 row(s) with an empty or NULL query_id in the run", files=[run])
+    py_refused(InputError, "1 row\\(s\\) with an empty or NULL item_id in the judgments",
+               qrels_frame().assign(item_id=["a", None, "c"]), run_frame())
+    py_refused(InputError, "2 row\\(s\\) with an empty or NULL item_id in the run", qrels_frame(),
+               run_frame().assign(item_id=["a", " ", ""]))
+
+
+def test_empty_run_or_judgments(tmp_path):
+    empty = write(tmp_path, "empty.run", "")
+    refused(["eval", write(tmp_path, "q", QRELS), empty, "-m", "map"], 1, "empty.run: the file is empty",
+            files=[empty])
+    header = write(tmp_path, "header.csv", "query_id,item_id,relevance\n")
+    refused(["eval", header, write(tmp_path, "r", RUN), "-m", "map"], 1, "header.csv: the judgments have no rows",
+            files=[header])
+    py_refused(InputError, "the run has no rows", qrels_frame(), run_frame().iloc[:0])
+
+
+def test_no_query_in_common(tmp_path):
+    qrels = write(tmp_path, "other.qrels", "999 0 doc 1\n")
+    refused(["eval", qrels, R, "-m", "map"], 1, "have no query in common (3 run queries, 1 judged queries)",
+            files=[qrels, R])
+    py_refused(InputError, "no query in common", qrels_frame().assign(query_id="2"), run_frame())
+
+
+def test_queries_on_one_side_only_are_reported(tmp_path):
+    # query 1 on both sides; 2 and 3 judged only; 4 run only
+    qrels = write(tmp_path, "q", QRELS + "2 0 x 1\n3 0 y 1\n")
+    run = write(tmp_path, "r", RUN + "4 Q0 z 1 1.0 t\n")
+    files = [qrels, run]
+    before = {f: sha(f) for f in files}
+    p = cli("eval", qrels, run, "-m", "map", "--format", "json")
+    assert p.stderr == ("rankmetrics: note: 2 judged queries are not in the run (skipped; -c or queries='judged' "
+                        "scores them 0), 1 run query has no judgments (skipped)\n")
+    # query 1 only: relevant at ranks 1 and 3 of |G| = 2: AP = (1 + 2/3) / 2
+    assert json.loads(p.stdout)[0]["value"] == pytest.approx((1 + 2 / 3) / 2)
+    p = cli("eval", qrels, run, "-m", "map", "-c", "--format", "json")
+    assert "2 judged queries are not in the run (each scored as an empty ranking)" in p.stderr
+    # -c: queries 1, 2, 3 averaged, 2 and 3 scoring 0: (0.8333 + 0 + 0) / 3
+    assert json.loads(p.stdout)[0]["value"] == pytest.approx((1 + 2 / 3) / 2 / 3)
+    assert {f: sha(f) for f in files} == before
+    ev = rm.Evaluation(qrels, run, ["AP"], convention="mllib")
+    try:
+        assert ev.summary == {"run_queries": 2, "judged_queries": 3, "common_queries": 1,
+                              "judged_not_in_run": 2, "run_not_judged": 1}
+        assert ev.note() == ("2 judged queries are not in the run (each scored as an empty ranking), "
+                             "1 run query has no judgments (each scored as having no relevant item)")
+    finally:
+        ev.close()
+
+
+# ---- names and options --------------------------------------------------------------------------------------
+
+def test_unknown_metric_name_suggests_the_closest():
+    refused(["eval", Q, R, "-m", "nDGC@10"], 2, "unknown metric 'nDGC@10'", "did you mean 'nDCG@10'?")
+    py_refused(UsageError, "unknown metric 'recip_rnak'; did you mean 'recip_rank'", Q, R, ["recip_rnak"])
+
+
+def test_cutoffs_zero_negative_or_not_whole():
+    refused(["eval", Q, R, "-m", "P@0"], 2, "metric 'P@0': cutoff must be a positive whole number, not 0")
+    refused(["eval", Q, R, "-m", "nDCG@-3"], 2, "metric 'nDCG@-3': cutoff must be a positive whole number, not -3")
+    refused(["eval", Q, R, "-m", "P@x"], 2, "metric 'P@x': cutoff 'x' is not a whole number")
+    py_refused(UsageError, "metric 'P_0': cutoff must be a positive whole number", Q, R, ["P_0"])
+    py_refused(UsageError, "cutoff '2.5' is not a whole number", Q, R, ["nDCG@2.5"])
+
+
+def test_unknown_parameters_or_values():
+    refused(["eval", Q, R, "-m", "nDCG(gain=cubic)@10"], 2,
+            "metric 'nDCG(gain=cubic)@10': unknown value 'cubic' for gain; choose one of: linear, exponential, binary")
+    py_refused(UsageError, "unknown parameter 'foo' for AP", Q, R, ["AP(foo=1)"])
+    py_refused(UsageError, "unknown value 'cubic' for gain", Q, R, ["nDCG"], gain="cubic")
+    py_refused(UsageError, "unknown convention parameter 'colour'", Q, R, colour="red")
+    refused(["eval", Q, R, "-m", "map", "-l", "high"], 2, "relevance level must be a number, not 'high'")
+
+
+def test_unknown_conventions():
+    refused(["eval", Q, R, "--convention", "nosuch"], 2, "argument --convention: invalid choice: 'nosuch'")
+    py_refused(UsageError, "unknown convention 'nosuch'; choose one of: trec_eval, ranx", Q, R, convention="nosuch")
+
+
+def test_unknown_dialects():
+    refused(["macros", "--dialect", "nosuch"], 2, "macros for dialect 'nosuch' are not available")
+
+
+# ---- ids, tables and connections ----------------------------------------------------------------------------
+
+def test_ids_of_different_types_are_compared_as_text(tmp_path):
+    # integer ids in the judgments (Parquet, pandas), text ids in the run file: the same query and items
+    qrels = os.path.join(str(tmp_path), "ints.parquet")
+    pq.write_table(pa.table({"query_id": [1, 1, 1], "item_id": [10, 20, 30], "relevance": [1, 0, 1]}), qrels)
+    run = write(tmp_path, "text.run", "1 Q0 10 1 3.0 t\n1 Q0 20 2 2.0 t\n1 Q0 30 3 1.0 t\n")
+    before = {f: sha(f) for f in (qrels, run)}
+    # relevant at ranks 1 and 3 of |G| = 2: AP = (1 + 2/3) / 2; P@2 = 1/2
+    p = cli("eval", qrels, run, "-m", "map", "-m", "P@2", "--format", "json")
+    got = {r["measure"]: r["value"] for r in json.loads(p.stdout)}
+    assert got == pytest.approx({"map": (1 + 2 / 3) / 2, "P@2": 0.5}) and p.stderr == ""
+    frame = pd.DataFrame({"query_id": [1, 1, 1], "item_id": [10, 20, 30], "relevance": [1, 0, 1]})
+    assert rm.evaluate(frame, run, ["AP"])["AP"] == pytest.approx((1 + 2 / 3) / 2)
+    assert {f: sha(f) for f in (qrels, run)} == before
+
+
+def caller_state(con):
+    return (con.execute("SELECT database_name, schema_name, table_name, temporary, estimated_size "
+                        "FROM duckdb_tables() ORDER BY ALL").fetchall(),
+            con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1").fetchall(),
+            con.execute("SELECT name, value FROM duckdb_settings() ORDER BY name").fetchall(),
+            con.execute("SELECT * FROM t ORDER BY ALL").fetchall(),
+            con.execute("SELECT * FROM my_qrels ORDER BY ALL").fetchall())
+
+
+def caller_connection():
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT 42 AS answer")
+    con.execute("CREATE TABLE my_qrels AS SELECT * FROM (VALUES ('1', 'a', 1), ('1', 'b', 0), ('1', 'c', 1)) "
+                "AS v(query_id, item_id, relevance)")
+    con.execute("CREATE TABLE my_run AS SELECT * FROM (VALUES ('1', 'a', 3.0), ('1', 'b', 2.0), ('1', 'c', 1.0)) "
+                "AS v(query_id, item_id, score)")
+    return con
+
+
+def test_table_names_with_quotes_semicolons_or_comments_never_execute():
+    con = caller_connection()
+    before = caller_state(con)
+    for name in ["x; DROP TABLE t --", "t; DROP TABLE t; --", 't"; DROP TABLE t; --', "t' ; DROP TABLE t; --",
+                 "t /* comment */", "my_run WHERE 1=0 UNION SELECT * FROM t"]:
+        py_refused(InputError, "no such file or table", "my_qrels", name, con=con)
+        assert caller_state(con) == before, name
+    # a table whose name really has a semicolon and a comment in it is found by that name, quoted
+    con.execute('CREATE TABLE "run; DROP TABLE t --" AS SELECT * FROM my_run')
+    before = caller_state(con)
+    got = rm.evaluate("my_qrels", "run; DROP TABLE t --", ["AP"], con=con)
+    assert got["AP"] == pytest.approx((1 + 2 / 3) / 2)  # relevant at ranks 1 and 3 of |G| = 2
+    assert caller_state(con) == before
+
+
+def test_caller_connection_left_as_found(tmp_path):
+    con = caller_connection()
+    before = caller_state(con)
+    qrels, run = write(tmp_path, "q", QRELS), write(tmp_path, "r", RUN)
+    want = pytest.approx((1 + 2 / 3) / 2)  # relevant at ranks 1 and 3 of |G| = 2
+    for j, r in [("my_qrels", "my_run"), (qrels, run), (qrels_frame(), "my_run"), ("my_qrels", run),
+                 (con.table("my_qrels"), run_frame())]:
+        assert rm.evaluate(j, r, ["AP"], con=con)["AP"] == want
+        assert caller_state(con) == before
+    # errors leave it as found too
+    py_refused(InputError, "is judged twice", pd.concat([qrels_frame(), qrels_frame().assign(relevance=2)]),
+               "my_run", con=con)
+    assert caller_state(con) == before
+    rm.register(con)  # macros only, never tables or views
+    tables, views = caller_state(con)[:2]
+    assert (tables, views) == before[:2]
+
+
+# ---- output -------------------------------------------------------------------------------------------------
+
+class Disk:
+    """A file object that writes the first half of what it is given, then fails as a full disk does."""
+
+    def __init__(self, fh):
+        self.fh = fh
+
+    def write(self, text):
+        self.fh.write(text[:len(text) // 2])
+        self.fh.flush()
+        raise OSError(28, "No space left on device")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        self.fh.close()
+
+
+def test_output_is_atomic(tmp_path, monkeypatch, capsys):
+    target = tmp_path / "out.csv"
+    target.write_text("previous results\n")
+    real_fdopen = os.fdopen
+    monkeypatch.setattr(cli_mod.os, "fdopen", lambda fd, *a, **k: Disk(real_fdopen(fd, *a, **k)))
+    code = cli_mod.main(["eval", Q, R, "-m", "map", "-o", str(target)])
+    err = capsys.readouterr().err
+    assert code == 1 and err == "rankmetrics: error: OSError: [Errno 28] No space left on device\n"
+    assert target.read_text() == "previous results\n"  # untouched
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["out.csv"]  # no temporary or half-written file
+    # interrupted (Ctrl-C) in the middle of the write: the same
+    monkeypatch.setattr(cli_mod.os, "fdopen", real_fdopen)
+    monkeypatch.setattr(cli_mod, "render", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt()))
+    assert cli_mod.main(["eval", Q, R, "-m", "map", "-o", str(tmp_path / "new.json")]) == 130
+    assert capsys.readouterr().err == "rankmetrics: interrupted\n"
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["out.csv"]

@@ -1,0 +1,187 @@
+"""The fast paths give the numbers of the general ones (issue 5): pruning of rows no measure reads, the strict
+TREC reader and its fallback, Parquet read in place, the one-pass input checks, the query cache, the CLI's
+resource options and the benchmark's generator and agreement check. Numbers come from trec_eval's own output
+files and from pytrec_eval run here; no timings are asserted."""
+import json
+import math
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import pytrec_eval
+
+from rankmetrics_duckdb import Evaluation, InputError, determinism, evaluate
+from conftest import ROOT
+from conftest import TREC, cli, read_trec_output
+import synthetic
+
+# pytrec_eval key -> our name. Each is evaluated ALONE below, so each gets its own pruned query.
+ALONE = {
+    "map": "AP", "ndcg": "nDCG", "ndcg_cut_5": "nDCG@5", "ndcg_cut_10": "nDCG@10", "P_5": "P@5",
+    "P_10": "P@10", "recall_10": "R@10", "recip_rank": "RR", "Rprec": "Rprec", "bpref": "bpref",
+    "success_1": "Success@1", "map_cut_10": "AP@10", "num_ret": "NumRet", "num_rel_ret": "NumRelRet",
+    "num_rel": "NumRel",
+}
+TREC_MEASURES = {"map", "ndcg", "ndcg_cut.5,10", "P.5,10", "recall.10", "recip_rank", "Rprec", "bpref",
+                 "success.1", "map_cut.10", "num_ret", "num_rel_ret", "num_rel"}
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_each_measure_alone_matches_pytrec_eval(seed):
+    """One measure per query: the pruned stream (judged rows, the top row, rows within the cutoff) is used."""
+    qrels, run = synthetic.make(seed=seed, depth=80)  # many unjudged and tied items
+    want = pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES).evaluate(run)
+    jt, rt = synthetic.to_tables(qrels, run)
+    for key, ours in ALONE.items():
+        got = evaluate(jt, rt, [ours], per_query=True)[ours]
+        assert set(got) == set(want), ours
+        for q in want:
+            assert got[q] == pytest.approx(want[q][key], abs=1e-9), (ours, q)
+
+
+def test_mixed_requests_prune_to_what_all_of_them_read():
+    """Cutoff measures with a whole-list one, and with one that counts unjudged items (no pruning)."""
+    qrels, run = synthetic.make(seed=13, depth=80)
+    want = pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES).evaluate(run)
+    jt, rt = synthetic.to_tables(qrels, run)
+    for names in (["P@5", "nDCG@10"], ["P@5", "AP"], ["nDCG@5", "NumRet"], ["RR", "R@10", "Success@1"]):
+        got = evaluate(jt, rt, names, per_query=True)
+        for ours in names:
+            key = next(k for k, v in ALONE.items() if v == ours)
+            for q in want:
+                assert got[ours][q] == pytest.approx(want[q][key], abs=1e-9), (names, ours, q)
+
+
+def _variant(tmp_path, name, lines_of, transform):
+    path = tmp_path / name
+    with open(os.path.join(TREC, lines_of)) as fh:
+        path.write_bytes(transform([ln.rstrip("\n") for ln in fh]).encode())
+    return str(path)
+
+
+@pytest.mark.parametrize("form", ["single spaces", "tabs", "many spaces", "crlf", "comments and blank lines",
+                                  "leading and trailing blanks"])
+def test_trec_text_forms_give_trec_eval_numbers(tmp_path, form):
+    """The strict reader takes single-space and tab files; every other form goes to the general reader."""
+    fix = {
+        "single spaces": lambda ls: "\n".join(" ".join(ln.split()) for ln in ls) + "\n",
+        "tabs": lambda ls: "\n".join("\t".join(ln.split()) for ln in ls) + "\n",
+        "many spaces": lambda ls: "\n".join("   ".join(ln.split()) for ln in ls) + "\n",
+        "crlf": lambda ls: "\r\n".join(" ".join(ln.split()) for ln in ls) + "\r\n",
+        "comments and blank lines": lambda ls: "# a comment\n\n" + "\n".join(" ".join(ln.split()) for ln in ls) + "\n",
+        "leading and trailing blanks": lambda ls: "\n".join(" " + " ".join(ln.split()) + " " for ln in ls) + "\n",
+    }[form]
+    qrels = _variant(tmp_path, "qrels.txt", "qrels.test", fix)
+    run = _variant(tmp_path, "run.txt", "results.test", fix)
+    want = read_trec_output(os.path.join(TREC, "out.test"))
+    got = {r["measure"]: r["value"] for r in json.loads(cli("eval", qrels, run, "-m", "map", "-m", "P_10", "-m",
+                                                            "num_ret", "--format", "json").stdout)}
+    assert got["map"] == pytest.approx(want["map"]["all"], abs=5.1e-5)
+    assert got["P_10"] == pytest.approx(want["P_10"]["all"], abs=5.1e-5)
+    assert got["num_ret"] == want["num_ret"]["all"]
+
+
+def test_strict_reader_falls_back_for_the_line_at_fault(tmp_path):
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq1 Q0 d3 3 t\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\n")
+    p = cli("eval", str(qrels), str(run), "-m", "map", check=False)
+    assert p.returncode == 1
+    assert "line 3: 5 columns" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    # a tab inside what a single-space reader would take as one field: the general reader splits it
+    run.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0\tx d2 2 1.0 t\n")
+    p = cli("eval", str(qrels), str(run), "-m", "map", check=False)
+    assert p.returncode == 1 and "rank 'd2' is not a number" in p.stderr
+
+
+def test_parquet_read_in_place_and_as_text(tmp_path):
+    """Numeric Parquet columns are read where they lie; numbers stored as text still convert; files unchanged."""
+    qrels, run = synthetic.make(seed=14)
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10"}).evaluate(run)
+    jt, rt = synthetic.to_tables(qrels, run)
+    paths = {}
+    for name, table in {"q.parquet": jt, "r.parquet": rt,
+                        "rtext.parquet": rt.set_column(2, "score", pa.array([repr(v) for v in
+                                                                            rt.column("score").to_pylist()]))}.items():
+        paths[name] = str(tmp_path / name)
+        pq.write_table(table, paths[name])
+    before = {p: open(p, "rb").read() for p in paths.values()}
+    for run_file in ("r.parquet", "rtext.parquet"):
+        got = evaluate(paths["q.parquet"], paths[run_file], ["AP", "nDCG@10"], per_query=True)
+        for q in want:
+            assert got["AP"][q] == pytest.approx(want[q]["map"], abs=1e-9)
+            assert got["nDCG@10"][q] == pytest.approx(want[q]["ndcg_cut_10"], abs=1e-9)
+    assert before == {p: open(p, "rb").read() for p in paths.values()}
+
+
+@pytest.mark.parametrize("rows,message", [
+    ({"query_id": ["q1", "q1", "q1"], "item_id": ["a", "b", "a"], "score": [1.0, 2.0, 3.0]},
+     "item a appears 2 times for query q1"),
+    ({"query_id": ["q1", " ", "q1"], "item_id": ["a", "b", "c"], "score": [1.0, 2.0, 3.0]},
+     "1 row(s) with an empty or NULL query_id"),
+    ({"query_id": ["q1", "q1", "q1"], "item_id": ["a", "b", "c"], "score": [1.0, math.nan, 3.0]},
+     "score nan for query q1, item b"),
+])
+def test_one_pass_checks_still_name_the_row(rows, message):
+    judgments = pa.table({"query_id": ["q1"], "item_id": ["a"], "relevance": [1]})
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        evaluate(judgments, pa.table(rows), ["AP"])
+
+
+def test_cached_query_is_the_generated_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    for names, kw in ((["AP", "nDCG@10"], {}), (["P@5"], {"convention": "ranx"}), (["nDCG@5"], {"ties": "average"})):
+        for _ in range(2):  # built, then read back from the cache
+            ev = Evaluation(os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), names, **kw)
+            try:
+                assert ev.sql() == determinism.ordered(ev.plan.query).sql(dialect="duckdb")
+            finally:
+                ev.close()
+    assert len(list((tmp_path / "rankmetrics-duckdb" / "plans").iterdir())) == 3
+
+
+def test_cli_memory_limit_threads_and_no_progress_in_pipes():
+    args = ["eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-m", "map",
+            "--format", "json", "--memory-limit", "500MB", "--threads", "1"]
+    p = cli(*args)
+    assert json.loads(p.stdout)[0]["value"] == pytest.approx(0.1785, abs=5e-5)  # trec_eval's out.test
+    assert p.stderr == ""
+    # DuckDB's Python client would draw its progress bar on stdout even into a pipe; ours is off unless asked
+    ev = Evaluation(os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), ["map"])
+    try:
+        assert ev.con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0] is False
+    finally:
+        ev.close()
+    bad = cli(*args[:-4], "--memory-limit", "lots", check=False)
+    assert bad.returncode == 2 and bad.stderr.startswith("rankmetrics: error: invalid memory limit")
+
+
+def test_benchmark_generator_and_agreement(tmp_path):
+    """The benchmark's workload, tiny: our CLI and in-process means agree with pytrec_eval on it."""
+    import sys
+    sys.path.insert(0, ROOT)  # the repository's benchmarks/ package
+    from benchmarks import gen, run as bench
+    files = gen.workload(str(tmp_path), queries=20, depth=100, judged=20)
+    assert sum(1 for _ in open(files["run_trec"])) == 2000
+    assert sum(1 for _ in open(files["qrels_trec"])) == 400
+    results = {"pytrec_eval": bench.task_pytrec_eval(files, 1), "inprocess": bench.task_inprocess(files, 1),
+               "cli": bench.cli(files["qrels_trec"], files["run_trec"])}
+    assert any(v > 0 for v in results["pytrec_eval"]["means"].values())
+    bench.agree(results)
+    results["cli"]["means"]["AP"] += 1e-6
+    with pytest.raises(SystemExit, match="means disagree"):
+        bench.agree(results)
+
+
+def test_judged_only_ranks_judged_items_like_trec_eval_J():
+    """-J: unjudged items leave the ranking before it is computed (pytrec_eval's judged_docs_only_flag)."""
+    qrels, run = synthetic.make(seed=15, depth=60)
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P.5", "ndcg_cut.10", "recip_rank"},
+                                          judged_docs_only_flag=True).evaluate(run)
+    jt, rt = synthetic.to_tables(qrels, run)
+    for key, ours in {"map": "AP", "P_5": "P@5", "ndcg_cut_10": "nDCG@10", "recip_rank": "RR"}.items():
+        got = evaluate(jt, rt, [ours], per_query=True, judged_only=True)[ours]
+        for q in want:
+            assert got[q] == pytest.approx(want[q][key], abs=1e-9), (ours, q)
