@@ -37,18 +37,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -57,13 +53,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -183,18 +199,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -203,13 +215,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -323,18 +355,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -343,13 +371,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -418,18 +466,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -438,13 +482,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -516,18 +580,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -536,13 +596,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -613,18 +693,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -633,13 +709,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -722,18 +818,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -742,13 +834,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -879,18 +991,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -899,13 +1007,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1096,18 +1224,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -1116,13 +1240,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1248,18 +1392,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -1268,13 +1408,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1380,18 +1540,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -1400,13 +1556,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1508,18 +1684,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -1528,13 +1700,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1636,18 +1828,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -1656,13 +1844,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1727,10 +1935,11 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_rbp(p FLOAT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_rbp(k INT64, p FLOAT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
 AS (
 WITH params AS (
   SELECT
+    k AS k,
     COALESCE(p, 0.8) AS p,
     rel AS rel,
     COALESCE(ties, 'item_desc') AS ties,
@@ -1756,18 +1965,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -1776,13 +1981,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1815,7 +2040,9 @@ SELECT
           THEN (
             CAST(SUM(
               CASE
-                WHEN f.kind = 'R' AND f.grade > 0
+                WHEN f.kind = 'R' AND f.grade > 0 AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
                 THEN f.grade * POWER(CAST(prm.p AS FLOAT64), f.pos - 1)
                 ELSE 0
               END
@@ -1823,7 +2050,9 @@ SELECT
           )
           ELSE SUM(
             CASE
-              WHEN f.kind = 'R' AND f.grade >= prm.rel
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
               THEN POWER(CAST(prm.p AS FLOAT64), f.pos - 1)
               ELSE 0
             END
@@ -1842,6 +2071,7 @@ CROSS JOIN params AS prm
 GROUP BY
   f.query_id,
   prm.empty,
+  prm.k,
   prm.p,
   prm.queries,
   prm.rel
@@ -1887,18 +2117,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -1907,13 +2133,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -2006,18 +2252,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -2026,13 +2268,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -2127,18 +2389,14 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC, ranked.pos ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
@@ -2147,13 +2405,33 @@ WITH params AS (
           ELSE 0
         END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,

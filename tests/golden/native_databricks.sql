@@ -38,29 +38,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -180,29 +199,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -316,29 +354,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -407,29 +464,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -501,29 +577,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -594,29 +689,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -699,29 +813,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -852,29 +985,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1065,29 +1217,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1213,29 +1384,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1341,29 +1531,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1465,29 +1674,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1589,29 +1817,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1675,11 +1922,12 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_rbp(p DOUBLE DEFAULT 0.8, rel DOUBLE DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_rbp(k INT DEFAULT NULL, p DOUBLE DEFAULT 0.8, rel DOUBLE DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
   SELECT
+    rm_rbp.k AS k,
     rm_rbp.p AS p,
     rm_rbp.rel AS rel,
     rm_rbp.ties AS ties,
@@ -1705,29 +1953,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1760,7 +2027,9 @@ SELECT
           THEN (
             CAST(SUM(
               CASE
-                WHEN f.kind = 'R' AND f.grade > 0
+                WHEN f.kind = 'R' AND f.grade > 0 AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
                 THEN f.grade * POWER(CAST(prm.p AS DOUBLE), f.pos - 1)
                 ELSE 0
               END
@@ -1768,7 +2037,9 @@ SELECT
           )
           ELSE SUM(
             CASE
-              WHEN f.kind = 'R' AND f.grade >= prm.rel
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
               THEN POWER(CAST(prm.p AS DOUBLE), f.pos - 1)
               ELSE 0
             END
@@ -1787,6 +2058,7 @@ CROSS JOIN params AS prm
 GROUP BY
   f.query_id,
   prm.empty,
+  prm.k,
   prm.p,
   prm.queries,
   prm.rel
@@ -1832,29 +2104,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1947,29 +2238,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -2064,29 +2374,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,

@@ -38,29 +38,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -181,29 +200,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -318,29 +356,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -410,29 +467,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -505,29 +581,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -599,29 +694,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -705,29 +819,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -859,29 +992,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1073,29 +1225,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1222,29 +1393,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1351,29 +1541,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1476,29 +1685,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1601,29 +1829,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1688,11 +1935,12 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_rbp(p DOUBLE DEFAULT 0.8, rel DOUBLE DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_rbp(k NUMBER DEFAULT NULL, p DOUBLE DEFAULT 0.8, rel DOUBLE DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
   SELECT
+    k AS k,
     p AS p,
     rel AS rel,
     ties AS ties,
@@ -1718,29 +1966,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1773,7 +2040,9 @@ SELECT
           THEN (
             CAST(SUM(
               CASE
-                WHEN f.kind = 'R' AND f.grade > 0
+                WHEN f.kind = 'R' AND f.grade > 0 AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
                 THEN f.grade * POWER(CAST(prm.p AS DOUBLE), f.pos - 1)
                 ELSE 0
               END
@@ -1781,7 +2050,9 @@ SELECT
           )
           ELSE SUM(
             CASE
-              WHEN f.kind = 'R' AND f.grade >= prm.rel
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
               THEN POWER(CAST(prm.p AS DOUBLE), f.pos - 1)
               ELSE 0
             END
@@ -1800,6 +2071,7 @@ CROSS JOIN params AS prm
 GROUP BY
   f.query_id,
   prm.empty,
+  prm.k,
   prm.p,
   prm.queries,
   prm.rel
@@ -1846,29 +2118,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -1962,29 +2253,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
@@ -2080,29 +2390,48 @@ WITH params AS (
     'R' AS kind,
     ranked.item_id,
     ranked.score,
-    ranked.grade,
+    j.grade,
     ranked.pos,
     ROW_NUMBER() OVER (
       PARTITION BY ranked.query_id
-      ORDER BY COALESCE(ranked.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
     ) AS ipos
   FROM (
     SELECT
       r.query_id,
       r.item_id,
       r.score,
-      j.grade,
       ROW_NUMBER() OVER (
         PARTITION BY r.query_id
         ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
       ) AS pos
-    FROM run_items AS r
-    LEFT JOIN judgment_items AS j
-      ON j.query_id = r.query_id AND j.item_id = r.item_id
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
     CROSS JOIN params AS prm
-    WHERE
-      NOT prm.judged_only OR j.grade >= 0
   ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
   UNION ALL
   SELECT
     j.query_id,
