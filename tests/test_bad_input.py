@@ -276,7 +276,7 @@ def test_unknown_conventions():
 
 
 def test_unknown_dialects():
-    refused(["macros", "--dialect", "nosuch"], 2, "macros for dialect 'nosuch' are not available")
+    refused(["macros", "--dialect", "nosuch"], 2, "unknown SQL dialect 'nosuch'; macros exist for: duckdb, postgres")
 
 
 # ---- ids, tables and connections ----------------------------------------------------------------------------
