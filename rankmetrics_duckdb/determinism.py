@@ -11,6 +11,13 @@ are MIN/MAX and running window sums (ordered by rank, which is unique within a q
 whole partition (no ORDER BY: nDCG's tie-averaged discount) gets the same value order and an explicit
 whole-partition frame.
 
+A grouped SUM sorts only its non-zero terms: `COALESCE(SUM(x ORDER BY x) FILTER (WHERE x <> 0), SUM(x))`. Adding
+a zero leaves a partial sum as it is, so the value-ordered sum of the non-zero terms has the very bits of the
+value-ordered sum of all terms; when no term is non-zero, the plain SUM is exactly 0 (or NULL: no term at all).
+Most terms of a per-query sum are zeros (unjudged or non-relevant rows, ranks past the cutoff), and DuckDB
+buffers and sorts every row an ordered aggregate sees: on the benchmark's 2M-row run this cut the grouped
+aggregate from about 0.16 to 0.035 CPU-seconds.
+
 This is applied to the query DuckDB runs (api.Evaluation), not to the portable SQL of sqlgen.plan: ordered
 aggregates are not available in every warehouse dialect.
 """
@@ -50,5 +57,16 @@ def ordered(query: exp.Expression) -> exp.Expression:
             parent.set("spec", exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING",
                                               end="UNBOUNDED", end_side="FOLLOWING"))
             continue
+        if isinstance(node, exp.Sum):
+            node.replace(_nonzero_by_value(arg))
+            continue
         node.set("this", _by_value(arg))
     return query
+
+
+def _nonzero_by_value(arg: exp.Expression) -> exp.Expression:
+    """COALESCE(SUM(arg ORDER BY arg) FILTER (WHERE arg <> 0), SUM(arg)): the sum in value order, sorting only
+    the terms that change it."""
+    nonzero = exp.Where(this=exp.NEQ(this=exp.Paren(this=arg.copy()), expression=exp.Literal.number(0)))
+    ordered = exp.Filter(this=exp.Sum(this=_by_value(arg.copy())), expression=nonzero)
+    return exp.Coalesce(this=ordered, expressions=[exp.Sum(this=arg.copy())])

@@ -45,6 +45,7 @@ class Loaded:
     relation: exp.Expression     # exp.Table or exp.Subquery selecting the standard columns
     has_score: bool = True
     has_rank: bool = False
+    ids_checked: bool = False    # ids known non-empty and free of spaces (strict TREC text): no id check needed
 
 
 def _sql_string(value: str) -> str:
@@ -348,19 +349,35 @@ class Reader:
         unused = " OR ".join(f"c{i} IS NULL" for i in range(n) if i not in numeric and i not in (0, 2))
         keep = ", ".join(["c0 AS query_id", "c2 AS item_id"] + [f"c{i} AS {c}" for i, c in numeric.items()])
         name = _quoted(self._name(kind))
+        bad_row = (f"t.rm_bad OR t.query_id IS NULL OR t.item_id IS NULL OR starts_with(t.query_id, '#') OR "
+                   + " OR ".join(f"t.{c} IS NULL" for c in numeric.values()))
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {name} AS SELECT {keep}, ({unused}) AS rm_bad FROM {source}")
-            bad = run_sql(self.con, f"SELECT count(*) FROM {name} WHERE rm_bad OR query_id IS NULL OR item_id IS NULL "
-                                    f"OR starts_with(query_id, '#') OR "
-                                    + " OR ".join(f"{c} IS NULL" for c in numeric.values())).fetchone()[0]
         except duckdb.Error:
-            bad = -1
-        if bad:
+            run_sql(self.con, f"DROP TABLE IF EXISTS {name}")
+            return None
+        # fields split on the one delimiter, no other whitespace in the file, and no NULL id (an empty field):
+        # every id is non-empty and has no space, so the id checks of check() cannot fire
+        loaded = Loaded(path, exp.to_table(name.strip('"')), True, kind == RUN, ids_checked=True)
+        if kind == RUN and self.nan_scores == "last":  # check() rewrites the relation first: a scan of its own
+            bad = run_sql(self.con, f"SELECT count(*) FROM {name} AS t WHERE {bad_row}").fetchone()[0]
+            if bad:
+                run_sql(self.con, f"DROP TABLE IF EXISTS {name}")
+                return None
+            run_sql(self.con, f"ALTER TABLE {name} DROP COLUMN rm_bad")
+            self.check(loaded, kind)
+            return loaded
+
+        def not_strict(n):
+            raise _NotStrict()
+        # a row the strict form does not hold sends the file to the general reader; this check is counted in the
+        # same scan as the others and reports first, so the others only speak for a strictly read file
+        try:
+            self.check(loaded, kind, first=[Check(f"sum(CASE WHEN {bad_row} THEN 1 ELSE 0 END)", not_strict)])
+        except _NotStrict:
             run_sql(self.con, f"DROP TABLE IF EXISTS {name}")
             return None
         run_sql(self.con, f"ALTER TABLE {name} DROP COLUMN rm_bad")
-        loaded = Loaded(path, exp.to_table(name.strip('"')), True, kind == RUN)
-        self.check(loaded, kind)
         return loaded
 
     def _parquet(self, path: str, kind: str) -> Loaded:
@@ -428,7 +445,7 @@ class Reader:
         return f", line {number}" if number else ""
 
     # ---- checks ------------------------------------------------------------------------------------------
-    def check(self, loaded: Loaded, kind: str):
+    def check(self, loaded: Loaded, kind: str, first: list[Check] = ()):
         """Refuse what would give a wrong number: missing ids, NaN or infinite values, duplicates.
 
         One scan counts every problem at once (Check.count); only a check whose count is not zero runs its own
@@ -438,7 +455,7 @@ class Reader:
             _check_numbers(self.con, loaded.relation.sql(dialect="duckdb"), loaded.label, ["score"])
             _scores_last(loaded)
         src = loaded.relation.sql(dialect="duckdb")
-        checks = self._checks(loaded, kind)
+        checks = list(first) + self._checks(loaded, kind)
         counts = run_sql(self.con, f"SELECT {', '.join(c.count for c in checks)} FROM {src} AS t").fetchone()
         for c, n in zip(checks, counts):
             if n:
@@ -454,7 +471,7 @@ class Reader:
             raise InputError(f"{label}: the {kind} {'have' if kind == JUDGMENTS else 'has'} no rows")
         checks.append(Check("CASE WHEN count(*) = 0 THEN 1 ELSE 0 END", empty))
 
-        for col in ("query_id", "item_id"):
+        for col in () if loaded.ids_checked else ("query_id", "item_id"):
             def missing(n, col=col):
                 raise InputError(f"{label}: {n} row(s) with an empty or NULL {col} in the {kind}")
             text = f"CAST(t.{col} AS VARCHAR)"
@@ -516,6 +533,10 @@ class Reader:
                     loaded.relation = exp.Subquery(this=inner.distinct())
             checks.append(Check(f"count(*) - count(DISTINCT {pair_hash})", duplicate_judgment))
         return checks
+
+
+class _NotStrict(Exception):
+    """A TREC file is not in the strict form _trec_strict reads (raised by its check, caught there)."""
 
 
 @dataclass

@@ -186,3 +186,29 @@ def test_eval_output_formats(tmp_path):
         assert ev.to_pandas().to_dict("records") == rows
     finally:
         ev.close()
+
+
+def test_ordered_sum_skips_zeros_with_the_same_bits():
+    """determinism.ordered sorts only the non-zero terms of a grouped SUM; the result must be the value-ordered sum
+    of all terms, computed here in plain Python (sum of the sorted values), whatever the row order, and exactly 0
+    or NULL when no term is non-zero."""
+    import random
+    import sqlglot
+    from rankmetrics_duckdb import determinism
+    rng = random.Random(7)
+    terms = {"a": [rng.uniform(-1, 1) * 10 ** rng.randint(-8, 8) for _ in range(300)] + [0.0] * 200 + [None] * 5,
+             "b": [0.0, 0.0, None], "c": [None, None], "d": [1e16, 1.0, -1e16, 0.0, 3.0]}
+    query = determinism.ordered(sqlglot.parse_one("SELECT t.g, SUM(t.x * 1.0) AS s FROM t GROUP BY t.g",
+                                                  read="duckdb")).sql(dialect="duckdb")
+    assert "FILTER" in query and "ORDER BY" in query
+    rows = [(g, x) for g, xs in terms.items() for x in xs]
+    for seed in range(3):
+        random.Random(seed).shuffle(rows)
+        con = duckdb.connect()
+        con.execute("CREATE TABLE t (g VARCHAR, x DOUBLE)")
+        con.executemany("INSERT INTO t VALUES (?, ?)", rows)
+        got = dict(con.execute(query).fetchall())
+        for g, xs in terms.items():
+            values = sorted(x for x in xs if x is not None)
+            expected = None if not values else sum(values)  # left to right, in value order
+            assert got[g] == expected and (expected is None or math.copysign(1, got[g]) == math.copysign(1, expected))
