@@ -2,7 +2,8 @@
 --
 -- Every metric reads one row stream per query (see 01_stream.sql):
 --   kind  'R' a retrieved item (pos = its rank in the run, 1 is best)
---         'J' a judged item    (pos = its rank in the ideal ordering, highest grade first)
+--         'J' a judged item    (pos = its rank in the ideal ordering, highest grade first; items of equal
+--                                grade in any order: only gain(grade) x discount(pos) is ever read on 'J' rows)
 --   grade the item's relevance grade, NULL when the item is not judged
 --   ipos  for 'R' rows, the item's rank when the retrieved list is re-sorted by grade (for ideal rankings)
 --   score the run's score ('R' rows), used to find tied items

@@ -70,16 +70,16 @@ FROM (
 LEFT JOIN rm_judgment_items(judgments) AS j
     ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
 UNION ALL
+-- The ideal ordering of the judged items, by grade alone: a 'J' row's pos is only read as a discount paired with
+-- its own grade (the ideal DCG; the running windows of 'R' rows never read their 'J' values), and items of equal
+-- grade are interchangeable there, so no item-id tie-break is needed (a numeric sort, no string compares).
+-- ipos repeats pos (the same window), for the columns of the 'R' rows.
 SELECT
     j.query_id,
     'J' AS kind,
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-        PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, rm_bytewise(j.item_id) ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-        PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST, rm_bytewise(j.item_id) ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
 FROM rm_judgment_items(judgments) AS j;

@@ -87,14 +87,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -248,14 +242,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -403,14 +391,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -513,14 +495,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -626,14 +602,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -738,14 +708,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -862,14 +826,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1034,14 +992,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1266,14 +1218,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1433,14 +1379,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1580,14 +1520,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1723,14 +1657,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1866,14 +1794,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -2002,14 +1924,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -2153,14 +2069,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -2287,14 +2197,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -2423,14 +2327,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT

@@ -87,14 +87,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -249,14 +243,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -405,14 +393,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -516,14 +498,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -630,14 +606,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -743,14 +713,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -868,14 +832,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1041,14 +999,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1274,14 +1226,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1442,14 +1388,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1590,14 +1530,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1734,14 +1668,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -1878,14 +1806,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -2015,14 +1937,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -2167,14 +2083,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -2302,14 +2212,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT
@@ -2439,14 +2343,8 @@ WITH params AS (
     j.item_id,
     CAST(NULL AS DOUBLE) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 )
 SELECT

@@ -61,14 +61,8 @@ WITH run_items AS (
     j.item_id,
     CAST(NULL AS DOUBLE PRECISION) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC NULLS LAST, j.item_id ASC NULLS LAST
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
 ), features AS (
   SELECT

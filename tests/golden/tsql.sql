@@ -58,14 +58,8 @@ WITH run_items AS (
     j.item_id,
     CAST(NULL AS FLOAT) AS score,
     j.grade,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id COLLATE Latin1_General_BIN2 ASC
-    ) AS pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY j.query_id
-      ORDER BY j.grade DESC, CASE WHEN j.item_id IS NULL THEN 1 ELSE 0 END ASC, j.item_id COLLATE Latin1_General_BIN2 ASC
-    ) AS ipos
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
 ), features AS (
   SELECT
