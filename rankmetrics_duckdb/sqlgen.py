@@ -10,6 +10,13 @@ Each metric's table macro in sql/ has the same shape:
 so a request for several measures becomes one query: the stream once, every distinct feature (window) once,
 and every measure's value as one more aggregate of the same GROUP BY. Parameters become literals and the
 macros are inlined (sqlsource.expand), so the result is plain SQL that dialects.render turns into any engine's.
+
+With split_kinds (plan), the stream's two halves are CTEs of their own: `retrieved` (its 'R' rows) and `judged`
+(its 'J' rows). A feature that the measures read only on 'R' rows and whose windows never mix the two kinds
+(PARTITION BY ..., kind: a running count in rank order, bpref's non-relevant items above, ERR's reach) is
+computed on the retrieved rows alone, and the judged rows carry NULL for it: sorting the judged rows for a value
+nobody reads was a third of the query's window work. Features whose windows span both kinds (|G| on every row)
+are computed over both.
 """
 from __future__ import annotations
 
@@ -78,7 +85,9 @@ def _prepare(e: exp.Expression, bindings: dict) -> exp.Expression:
     return sqlsource.fold(sqlsource.expand(sqlsource.substitute(e, bindings)))
 
 
-def stream(conv: dict) -> exp.Select:
+def stream(conv: dict) -> exp.Union:
+    """sql/01_stream.sql's rm_stream with the conventions folded in, reading the run_items and judgment_items
+    CTEs: the 'R' rows UNION ALL the 'J' rows."""
     body = sqlsource.macros()["rm_stream"].body
     bound = sqlsource.substitute(body, {"ties": _bind_value(conv["ties"]),
                                         "judged_only": _bind_value(bool(conv["judged_only"]))})
@@ -90,6 +99,67 @@ def stream(conv: dict) -> exp.Select:
                 return exp.Table(this=exp.to_identifier(name), alias=node.args.get("alias"))
         return node
     return sqlsource.fold(sqlsource.expand(bound.transform(inputs)))
+
+
+def _kind_of(select: exp.Expression) -> str | None:
+    """The literal kind ('R' or 'J') a branch of the stream's UNION ALL gives its rows, or None."""
+    if not isinstance(select, exp.Select):
+        return None
+    for e in select.expressions:
+        if isinstance(e, exp.Alias) and e.alias == "kind" and isinstance(e.this, exp.Literal) and e.this.is_string:
+            return e.this.name
+    return None
+
+
+def stream_parts(conv: dict) -> tuple[exp.Select, exp.Select]:
+    """The stream's retrieved ('R') rows and judged ('J') rows, as two queries."""
+    body = stream(conv)
+    if not (isinstance(body, exp.Union) and not body.args.get("distinct")
+            and _kind_of(body.this) == "R" and _kind_of(body.expression) == "J"):
+        raise ValueError("sql/01_stream.sql: rm_stream must be SELECT ... 'R' AS kind ... UNION ALL SELECT ... 'J' "
+                         "AS kind ...")
+    return body.this, body.expression
+
+
+def _conjuncts(e: exp.Expression) -> list[exp.Expression]:
+    while isinstance(e, exp.Paren):
+        e = e.this
+    if isinstance(e, exp.And):
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _is_retrieved_test(e: exp.Expression) -> bool:
+    """e is f.kind = 'R'."""
+    if not isinstance(e, exp.EQ):
+        return False
+    sides = (e.left, e.right)
+    return (any(isinstance(x, exp.Column) and x.name == "kind" for x in sides)
+            and any(isinstance(x, exp.Literal) and x.is_string and x.name == "R" for x in sides))
+
+
+def _read_on_retrieved_only(name: str, values: list[exp.Expression]) -> bool:
+    """Every read of the feature f.<name> in the measures' values sits in a CASE branch WHEN f.kind = 'R' AND ...
+    (in its condition or its result), so its value on a 'J' row never counts: a false conjunct makes the
+    condition false whatever the feature's value, NULL included."""
+    for value in values:
+        for col in value.find_all(exp.Column):
+            if col.table != "f" or col.name != name:
+                continue
+            node, guarded = col, False
+            while node is not None and node is not value and not guarded:
+                parent = node.parent
+                guarded = isinstance(parent, exp.If) and any(_is_retrieved_test(c) for c in _conjuncts(parent.this))
+                node = parent
+            if not guarded:
+                return False
+    return True
+
+
+def _within_kind(feature: exp.Expression) -> bool:
+    """Every window of the feature is partitioned by kind: its value on an 'R' row depends on 'R' rows only."""
+    return all(any(isinstance(p, exp.Column) and p.name == "kind" for p in w.args.get("partition_by") or [])
+               for w in feature.find_all(exp.Window))
 
 
 @dataclass
@@ -111,11 +181,11 @@ def _macro_parts(macro_name: str):
 
 
 def keep_rows(measures: list[Measure], conv: dict) -> exp.Expression | None:
-    """The stream rows the requested measures read, as a filter applied after ranking (None: every row).
+    """The retrieved ('R') rows the requested measures read, as a filter applied after ranking (None: every row).
 
-    Every 'J' row stays (|G| and ideal rankings), and so does each query's top retrieved row (the query still
-    counts as retrieved). Of the other retrieved rows, most measures read only the judged ones ranked within
-    their cutoff (Metric.reads): on a long run with few judgments, that is a small part of the rows. The
+    Every 'J' row stays (|G| and ideal rankings; plan keeps them whatever this says), and so does each query's
+    top retrieved row (the query still counts as retrieved). Of the other retrieved rows, most measures read only
+    the judged ones ranked within their cutoff (Metric.reads): on a long run with few judgments, that is a small part of the rows. The
     exceptions: tie-averaged DCG shares discounts across tied groups (every row), and the 'candidates' ideal
     ranks the run's items by grade (judged rows at any depth).
     """
@@ -135,12 +205,38 @@ def keep_rows(measures: list[Measure], conv: dict) -> exp.Expression | None:
     read = exp.Not(this=exp.Is(this=s("grade"), expression=exp.Null()))
     if depths and None not in depths:
         read = exp.and_(read, exp.LTE(this=s("pos"), expression=exp.Literal.number(max(depths))))
-    return exp.or_(exp.EQ(this=s("kind"), expression=exp.Literal.string("J")),
-                   exp.EQ(this=s("pos"), expression=exp.Literal.number(1)), exp.Paren(this=read))
+    return exp.or_(exp.EQ(this=s("pos"), expression=exp.Literal.number(1)), exp.Paren(this=read))
+
+
+def _split_features(conv: dict, kept: list, values: list, keep) -> list:
+    """The CTEs retrieved, judged and features of the split_kinds shape (see plan)."""
+    retrieved, judged = stream_parts(conv)
+    # features: the retrieved rows (pruned, with the features read on them only) UNION ALL the judged rows, then
+    # the features whose windows need both kinds
+    own = [(name, e) for name, e in kept if _within_kind(e) and _read_on_retrieved_only(name, values)]
+    both = [(name, e) for name, e in kept if name not in dict(own)]
+    columns = [_column("s", e.alias_or_name) for e in retrieved.expressions]
+    retrieved_rows = exp.select(*columns, *[exp.alias_(e, name) for name, e in own]).from_("retrieved AS s")
+    if keep is not None:
+        retrieved_rows = retrieved_rows.where(keep)
+    judged_rows = exp.select(*[c.copy() for c in columns], *[exp.alias_(exp.Null(), name) for name, _ in own]).from_(
+        "judged AS s")
+    rows = exp.union(retrieved_rows, judged_rows, distinct=False)
+    if both:
+        columns += [_column("s", name) for name, _ in own]
+        rows = exp.select(*[c.copy() for c in columns], *[exp.alias_(e, name) for name, e in both]).from_(
+            exp.Subquery(this=rows, alias=exp.TableAlias(this=exp.to_identifier("s"))))
+    return [("retrieved", retrieved), ("judged", judged), ("features", rows)]
 
 
 def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
-         per_query: bool = True, means: bool = True) -> Plan:
+         per_query: bool = True, means: bool = True, split_kinds: bool = False) -> Plan:
+    """The fused query. split_kinds (for DuckDB; see the module docstring) computes the features read only on 'R'
+    rows over the retrieved rows alone. It is off by default, so the SQL rendered for other engines keeps the
+    one-stream shape: on Spark 4.x the split shape (a UNION ALL of two halves both hash-partitioned by query_id
+    under a GROUP BY query_id, the CTEs computed twice with reused exchanges) hits the partitioning-aware UNION
+    of SPARK-52921 and returned queries twice in the means (wrong numbers; right with
+    spark.sql.unionOutputPartitioning=false or spark.sql.exchange.reuse=false)."""
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
     feature_exprs: list[tuple[str, exp.Expression]] = []
     values: list[exp.Expression] = []
@@ -172,17 +268,25 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     used = {c.name for v in values for c in v.find_all(exp.Column) if c.table == "f"}
     kept = [(name, e) for name, e in feature_exprs if name in used]
 
-    ctes = [("run_items", run_items(run)), ("judgment_items", judgment_items(judgments)), ("stream", stream(conv))]
     keep = keep_rows(measures, conv)
-    if kept or keep is not None:
-        features_select = exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")),
-                                     *[exp.alias_(e, name) for name, e in kept]).from_("stream AS s")
-        if keep is not None:
-            features_select = features_select.where(keep)
-        ctes.append(("features", features_select))
+    if split_kinds:
+        ctes = [("run_items", run_items(run)), ("judgment_items", judgment_items(judgments))]
+        ctes += _split_features(conv, kept, values, keep)
         feature_table = "features"
     else:
-        feature_table = "stream"
+        ctes = [("run_items", run_items(run)), ("judgment_items", judgment_items(judgments)),
+                ("stream", stream(conv))]
+        if keep is not None:  # the judged rows all stay
+            keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right)
+        if kept or keep is not None:
+            features_select = exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")),
+                                         *[exp.alias_(e, name) for name, e in kept]).from_("stream AS s")
+            if keep is not None:
+                features_select = features_select.where(keep)
+            ctes.append(("features", features_select))
+            feature_table = "features"
+        else:
+            feature_table = "stream"
     wide = exp.select(_column("f", "query_id"), *[exp.alias_(v, f"m_{i + 1}") for i, v in enumerate(values)])
     wide = wide.from_(exp.Table(this=exp.to_identifier(feature_table), alias=exp.TableAlias(this=exp.to_identifier("f"))))
     wide = wide.group_by(_column("f", "query_id"))
