@@ -5,11 +5,16 @@ import functools
 import math
 
 import duckdb
-from sqlglot import exp
 
-from . import conventions, measures as measures_mod, onepass, plancache, sqlgen, sqlsource
+from . import conventions, measures as measures_mod, onepass, plancache
+from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, run_sql
+
+# the query builder and sqlglot, only when a query is built (a cached query needs neither: _lazy.py)
+exp = LazyModule("sqlglot.expressions")
+sqlgen = LazyModule("rankmetrics_duckdb.sqlgen")
+sqlsource = LazyModule("rankmetrics_duckdb.sqlsource")
 
 DEFAULT_METRICS = measures_mod.TREC_DEFAULT
 

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 import duckdb
-from sqlglot import exp
 
+from ._lazy import LazyModule
 from .errors import InputError, UsageError
+
+exp = LazyModule("sqlglot.expressions")  # sqlglot, imported on first use (_lazy.py)
 
 RUN, JUDGMENTS = "run", "judgments"
 

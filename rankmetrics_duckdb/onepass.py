@@ -36,6 +36,8 @@ class _Source:
     has_rank: bool
     strict: bool         # strict TREC text: ids vouched for by the reader, rm_bad marks rows outside the form
     registered: str | None = None
+    path: str | None = None  # a file, named in select by the parameter $rm_<kind>_path (no quoting, no sqlglot)
+    kind: str = RUN
 
 
 class _NotHere(Exception):
@@ -75,9 +77,14 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
     raise _NotHere()
 
 
-def _typed(reader, from_sql: str, kind: str, label: str, floats: bool) -> _Source:
+def _param(kind: str) -> str:
+    return f"rm_{kind}_path"
+
+
+def _typed(reader, from_sql: str, kind: str, label: str, floats: bool, path: str | None = None) -> _Source:
     """A typed relation (table, frame, Parquet): the standard columns, numbers already of a number type."""
-    described = run_sql(reader.con, f"DESCRIBE SELECT * FROM {from_sql}").fetchall()
+    params = {_param(kind): path} if path else None
+    described = reader.con.execute(f"DESCRIBE SELECT * FROM {from_sql}", params).fetchall()
     types = {row[0]: str(row[1]).upper().split("(")[0] for row in described}
     try:
         cols = _map_columns(list(types), kind, label)
@@ -90,7 +97,7 @@ def _typed(reader, from_sql: str, kind: str, label: str, floats: bool) -> _Sourc
     exprs = [f"CAST({_quoted(cols[c])} AS VARCHAR) AS {c}" for c in ("query_id", "item_id")]
     exprs += [f"CAST({_quoted(cols[c])} AS DOUBLE) AS {c}" for c in numeric]
     return _Source(label, f"SELECT {', '.join(exprs)} FROM {from_sql}", "score" in cols or kind == JUDGMENTS,
-                   "rank" in cols, strict=False)
+                   "rank" in cols, strict=False, path=path, kind=kind)
 
 
 def _file(reader, path: str, kind: str) -> _Source:
@@ -100,8 +107,8 @@ def _file(reader, path: str, kind: str) -> _Source:
         if head != b"PAR1":
             raise _NotHere()
         # the careful path converts FLOAT columns of Parquet through their text (inputs._is_number_type)
-        return _typed(reader, f"read_parquet({_sql_string(path)})", kind, path, floats=False)
-    delim = inputs._strict_delimiter(path)
+        return _typed(reader, f"read_parquet(${_param(kind)})", kind, path, floats=False, path=path)
+    delim = inputs._strict_delimiter(path)  # ' ' or a tab: written into the SQL as is below
     if delim is None:
         raise _NotHere()
     want = 4 if kind == JUDGMENTS else 6
@@ -111,11 +118,12 @@ def _file(reader, path: str, kind: str) -> _Source:
         raise _NotHere()  # a header, a comment, another column count: the careful path decides
     numeric = {3: "relevance"} if kind == JUDGMENTS else {3: "rank", 4: "score"}
     types = ", ".join(f"'c{i}': '{'DOUBLE' if i in numeric else 'VARCHAR'}'" for i in range(want))
-    reader_sql = (f"read_csv({_sql_string(path)}, columns={{{types}}}, delim={_sql_string(delim)}, header=false, "
+    reader_sql = (f"read_csv(${_param(kind)}, columns={{{types}}}, delim='{delim}', header=false, "
                   f"quote='', escape='', auto_detect=false, strict_mode=true, compression='none')")
     unused = " OR ".join(f"c{i} IS NULL" for i in range(want) if i not in numeric and i not in (0, 2))
     keep = ", ".join(["c0 AS query_id", "c2 AS item_id"] + [f"c{i} AS {c}" for i, c in numeric.items()])
-    return _Source(path, f"SELECT {keep}, ({unused}) AS rm_bad FROM {reader_sql}", True, kind == RUN, strict=True)
+    return _Source(path, f"SELECT {keep}, ({unused}) AS rm_bad FROM {reader_sql}", True, kind == RUN, strict=True,
+                   path=path, kind=kind)
 
 
 def _checks(src: _Source, kind: str) -> list[str]:
@@ -169,7 +177,7 @@ def evaluate(ev, judgments, run):
            "(SELECT count(*) FROM rm_run_queries AS a JOIN rm_judged_queries AS b ON a.q = b.q)] "
            "FROM rm_src_judgments AS t")
     try:
-        out = ev.con.execute(sql).fetchall()
+        out = ev.con.execute(sql, {_param(s.kind): s.path for s in sources if s.path} or None).fetchall()
     except duckdb.Error:
         _drop(reader, sources)
         return None
@@ -185,18 +193,36 @@ def evaluate(ev, judgments, run):
     for src in sources:
         if src.registered:
             reader._registered.append(src.registered)
-        loaded.append(inputs.Loaded(src.label, _relation(src), src.has_score, src.has_rank, src.strict))
+        loaded.append(_Loaded(src))
     rows = [row[:3] for row in out if row[0] is not None]
     return loaded[0], loaded[1], summary, rows
 
 
-def _relation(src: _Source):
-    """The input as a sqlglot subquery of its standard columns (for Evaluation.sql, .plan and other dialects)."""
-    import sqlglot
-    select = sqlglot.parse_one(src.select, dialect="duckdb")
-    if src.strict:  # rm_bad was for the check only
-        select.set("expressions", [e for e in select.expressions if e.alias_or_name != "rm_bad"])
-    return sqlglot.exp.Subquery(this=select)
+class _Loaded:
+    """An input taken by the one statement, as inputs.Loaded; its relation (a sqlglot subquery of the standard
+    columns, for Evaluation.sql, .plan and other dialects) is built on first use: the command line needs none."""
+
+    def __init__(self, src: _Source):
+        self.label, self.has_score, self.has_rank, self.ids_checked = src.label, src.has_score, src.has_rank, src.strict
+        self._src = src
+        self._relation = None
+
+    @property
+    def relation(self):
+        if self._relation is None:
+            import sqlglot
+            text = self._src.select
+            if self._src.path:
+                text = text.replace(f"${_param(self._src.kind)}", _sql_string(self._src.path))
+            select = sqlglot.parse_one(text, dialect="duckdb")
+            if self._src.strict:  # rm_bad was for the check only
+                select.set("expressions", [e for e in select.expressions if e.alias_or_name != "rm_bad"])
+            self._relation = sqlglot.exp.Subquery(this=select)
+        return self._relation
+
+    @relation.setter
+    def relation(self, value):
+        self._relation = value
 
 
 def _drop(reader, sources):

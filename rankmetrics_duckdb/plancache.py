@@ -20,16 +20,29 @@ _VERSION: list[str] = []
 
 def _code_version() -> str:
     if not _VERSION:
-        import sqlglot
-        from . import sqlsource
+        from .paths import sql_files
         here = os.path.dirname(os.path.abspath(__file__))
-        h = hashlib.sha256(sqlglot.__version__.encode())
-        for path in sqlsource.sql_files() + [os.path.join(here, f) for f in (
+        h = hashlib.sha256(_sqlglot_version().encode())
+        for path in sql_files() + [os.path.join(here, f) for f in (
                 "sqlgen.py", "sqlsource.py", "measures.py", "conventions.py", "determinism.py", "plancache.py")]:
             with open(path, "rb") as fh:
                 h.update(path.rsplit(os.sep, 1)[-1].encode() + b"\0" + fh.read())
         _VERSION.append(h.hexdigest())
     return _VERSION[0]
+
+
+def _sqlglot_version() -> str:
+    """sqlglot's version, read from its _version.py without importing sqlglot (a cache hit needs no sqlglot)."""
+    import importlib.util
+    spec = importlib.util.find_spec("sqlglot")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        try:
+            with open(os.path.join(folder, "_version.py"), encoding="utf-8") as fh:
+                return fh.read()
+        except OSError:
+            pass
+    import sqlglot
+    return sqlglot.__version__
 
 
 def _folder() -> str:
