@@ -35,6 +35,7 @@ class _Source:
     has_score: bool
     has_rank: bool
     strict: bool         # strict TREC text: ids vouched for by the reader, rm_bad marks rows outside the form
+    bad_row: str = ""    # strict TREC text: the test of a row t outside the strict form
     registered: str | None = None
     path: str | None = None  # a file, named in select by the parameter $rm_<kind>_path (no quoting, no sqlglot)
     kind: str = RUN
@@ -108,7 +109,7 @@ def _file(reader, path: str, kind: str) -> _Source:
             raise _NotHere()
         # the careful path converts FLOAT columns of Parquet through their text (inputs._is_number_type)
         return _typed(reader, f"read_parquet(${_param(kind)})", kind, path, floats=False, path=path)
-    delim = inputs._strict_delimiter(path)  # ' ' or a tab: written into the SQL as is below
+    delim = inputs._strict_delimiter(path)
     if delim is None:
         raise _NotHere()
     want = 4 if kind == JUDGMENTS else 6
@@ -116,24 +117,15 @@ def _file(reader, path: str, kind: str) -> _Source:
     content = [ln for ln in lines if not ln.lstrip().startswith("#")]
     if not content or len(content[0].split(delim)) != want or len(lines) != len(content):
         raise _NotHere()  # a header, a comment, another column count: the careful path decides
-    numeric = {3: "relevance"} if kind == JUDGMENTS else {3: "rank", 4: "score"}
-    types = ", ".join(f"'c{i}': '{'DOUBLE' if i in numeric else 'VARCHAR'}'" for i in range(want))
-    reader_sql = (f"read_csv(${_param(kind)}, columns={{{types}}}, delim='{delim}', header=false, "
-                  f"quote='', escape='', auto_detect=false, strict_mode=true, compression='none')")
-    unused = " OR ".join(f"c{i} IS NULL" for i in range(want) if i not in numeric and i not in (0, 2))
-    keep = ", ".join(["c0 AS query_id", "c2 AS item_id"] + [f"c{i} AS {c}" for i, c in numeric.items()])
-    return _Source(path, f"SELECT {keep}, ({unused}) AS rm_bad FROM {reader_sql}", True, kind == RUN, strict=True,
-                   path=path, kind=kind)
+    select, bad_row = inputs.strict_trec_select(f"${_param(kind)}", delim, kind)
+    return _Source(path, select, True, kind == RUN, strict=True, bad_row=bad_row, path=path, kind=kind)
 
 
 def _checks(src: _Source, kind: str) -> list[str]:
     """The careful path's checks of this input (inputs.Reader.check and _trec_strict) as counts over rows t."""
     out = ["CASE WHEN count(*) = 0 THEN 1 ELSE 0 END"]
     if src.strict:
-        numeric = ["relevance"] if kind == JUDGMENTS else ["rank", "score"]
-        out.append("sum(CASE WHEN t.rm_bad OR t.query_id IS NULL OR t.item_id IS NULL OR "
-                   "starts_with(t.query_id, '#') OR " + " OR ".join(f"t.{c} IS NULL" for c in numeric)
-                   + " THEN 1 ELSE 0 END)")
+        out.append(f"sum(CASE WHEN {src.bad_row} THEN 1 ELSE 0 END)")
     else:
         for col in ("query_id", "item_id"):
             out.append(f"sum(CASE WHEN t.{col} IS NULL OR t.{col} = '' OR "
