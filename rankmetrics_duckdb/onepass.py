@@ -36,6 +36,7 @@ class _Source:
     has_rank: bool
     strict: bool         # strict TREC text: ids vouched for by the reader, rm_bad marks rows outside the form
     bad_row: str = ""    # strict TREC text: the test of a row t outside the strict form
+    rescan: bool = False  # cheaper to scan again for each use than to keep a copy (Parquet, Arrow, tables)
     registered: str | None = None
     path: str | None = None  # a file, named in select by the parameter $rm_<kind>_path (no quoting, no sqlglot)
     kind: str = RUN
@@ -56,7 +57,9 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
             return _file(reader, path, kind)
         if not reader.private and reader._is_table(path):
             table = inputs.table_name(path).sql(dialect="duckdb")
-            return _typed(reader, table, kind, f"table {path}", floats=True)
+            src = _typed(reader, table, kind, f"table {path}", floats=True)
+            src.rescan = True
+            return src
         raise _NotHere()
     label = None
     if isinstance(obj, duckdb.DuckDBPyRelation):  # as the careful path: its rows, once, as an Arrow table
@@ -70,6 +73,7 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
         reader.con.register(name, obj)
         try:
             src = _typed(reader, _quoted(name), kind, label or f"{module} {type(obj).__name__}", floats=True)
+            src.rescan = module == "pyarrow"  # pandas and polars are converted on each scan: keep one copy
         except BaseException:
             reader.con.unregister(name)
             raise
@@ -108,7 +112,9 @@ def _file(reader, path: str, kind: str) -> _Source:
         if head != b"PAR1":
             raise _NotHere()
         # the careful path converts FLOAT columns of Parquet through their text (inputs._is_number_type)
-        return _typed(reader, f"read_parquet(${_param(kind)})", kind, path, floats=False, path=path)
+        src = _typed(reader, f"read_parquet(${_param(kind)})", kind, path, floats=False, path=path)
+        src.rescan = True
+        return src
     delim = inputs._strict_delimiter(path)
     if delim is None:
         raise _NotHere()
@@ -159,7 +165,8 @@ def evaluate(ev, judgments, run):
                                          "rm_src_run", "rm_src_judgments")
     checks = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],
               [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
-    sql = (f"WITH rm_src_run AS ({r.select}), rm_src_judgments AS ({j.select}), "
+    hint = lambda src: "NOT MATERIALIZED " if src.rescan else ""  # noqa: E731
+    sql = (f"WITH rm_src_run AS {hint(r)}({r.select}), rm_src_judgments AS {hint(j)}({j.select}), "
            f"rm_run_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_run AS t), "
            f"rm_judged_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_judgments AS t), {ctes} "
            f"SELECT f.measure, f.query_id, f.value, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "
