@@ -1,10 +1,27 @@
 """rankmetrics-duckdb: ranking metrics written once as SQL, run inside DuckDB and rendered for warehouses."""
-from .api import Evaluation, evaluate, macros_sql, register, relation, to_sql
-from .comparison import compare
-from .html_report import report
 from .errors import InputError, RankMetricsError, UsageError
-from .measures import METRICS, parse as parse_metric
 
 __version__ = "0.1.0"
 __all__ = ["evaluate", "register", "relation", "macros_sql", "to_sql", "Evaluation", "METRICS", "parse_metric",
            "InputError", "UsageError", "RankMetricsError", "compare", "report"]
+
+# The public names, each imported from its module on first use (PEP 562), so that `rankmetrics eval` does not
+# import the comparison, report and SQL-building modules it does not need.
+_LAZY = {"evaluate": "api", "register": "api", "relation": "api", "macros_sql": "api", "to_sql": "api",
+         "Evaluation": "api", "compare": "comparison", "report": "html_report", "METRICS": "measures",
+         "parse_metric": ("measures", "parse")}
+
+
+def __getattr__(name):
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module 'rankmetrics_duckdb' has no attribute {name!r}")
+    module, attr = where if isinstance(where, tuple) else (where, name)
+    import importlib
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -5,11 +5,16 @@ import functools
 import math
 
 import duckdb
-from sqlglot import exp
 
-from . import conventions, measures as measures_mod, plancache, sqlgen, sqlsource
+from . import conventions, measures as measures_mod, onepass, plancache
+from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, run_sql
+
+# the query builder and sqlglot, only when a query is built (a cached query needs neither: _lazy.py)
+exp = LazyModule("sqlglot.expressions")
+sqlgen = LazyModule("rankmetrics_duckdb.sqlgen")
+sqlsource = LazyModule("rankmetrics_duckdb.sqlsource")
 
 DEFAULT_METRICS = measures_mod.TREC_DEFAULT
 
@@ -29,10 +34,14 @@ def macros_sql(dialect: str = "duckdb", *, run: str = "run", judgments: str = "j
 
 
 class Evaluation:
-    """A prepared evaluation: the inputs loaded and checked, the query built. Keeps its connection alive."""
+    """A prepared evaluation: the inputs loaded and checked, the query built. Keeps its connection alive.
+
+    path says how the inputs were taken: 'one statement' (clean inputs read, checked and evaluated by a single
+    query, onepass.py) or 'careful' (loaded and checked step by step; every message about bad input comes
+    from there). one_statement=False skips the first (for a lazy relation(), which evaluates later anyway)."""
 
     def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", memory_limit=None,
-                 threads=None, progress=False, nan_scores="error", **overrides):
+                 threads=None, progress=False, nan_scores="error", one_statement=True, **overrides):
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
         self.conv = conventions.resolve(convention, **overrides)
         self.convention = convention
@@ -43,15 +52,21 @@ class Evaluation:
             raise UsageError("memory_limit, threads and progress apply to rankmetrics' own connection; on a "
                              "connection you pass, use SET memory_limit / threads / enable_progress_bar")
         self.reader = Reader(self.con, private, nan_scores)
+        self._plan = self._sql = self._rows = None
         try:
-            self.judgments = self.reader.load(judgments, JUDGMENTS)
-            self.run = self.reader.load(run, RUN)
-            self._check_overlap()
+            # clean inputs: read, checked and evaluated in one statement; anything else: the careful path below
+            done = onepass.evaluate(self, judgments, run) if one_statement else None
+            if done:
+                self.judgments, self.run, self.summary, self._rows = done
+                self.path = "one statement"
+            else:
+                self.path = "careful"
+                self.judgments = self.reader.load(judgments, JUDGMENTS)
+                self.run = self.reader.load(run, RUN)
+                self._check_overlap()
         except Exception:
             self.reader.close()
             raise
-        self._plan = None
-        self._sql = plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments)
 
     @property
     def plan(self) -> sqlgen.Plan:
@@ -85,6 +100,8 @@ class Evaluation:
     def sql(self) -> str:
         # floating-point sums in value order: the same bits from every input kind and row order (determinism.py);
         # the text is determinism.ordered(self.plan.query).sql(dialect="duckdb"), built once by plancache
+        if self._sql is None:
+            self._sql = plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments)
         return self._sql
 
     def relation(self) -> duckdb.DuckDBPyRelation:
@@ -94,7 +111,10 @@ class Evaluation:
     def rows(self) -> list[tuple[str, str, float]]:
         """(measure, query_id, value) rows: per measure as requested, queries sorted, then 'all'."""
         order = {m.requested: i for i, m in enumerate(self.measures)}
-        out = self.con.execute(self.sql()).fetchall()
+        if self._rows is not None:  # computed with the checks (onepass)
+            out, self._rows = self._rows, None
+        else:
+            out = self.con.execute(self.sql()).fetchall()
         out = [(m, q, math.nan if v is None else float(v)) for m, q, v in out]
         out.sort(key=lambda r: (order[r[0]], r[1] == "all", r[1].encode()))
         return out
@@ -206,7 +226,7 @@ def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     if isinstance(metrics, str):
         metrics = [metrics]
     return Evaluation(judgments, run, metrics, con=con, convention=convention, threads=threads,
-                      **overrides).relation()
+                      one_statement=False, **overrides).relation()
 
 
 def _run_columns(run_columns) -> tuple[bool, bool]:

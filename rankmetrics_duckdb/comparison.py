@@ -23,11 +23,16 @@ import warnings
 from dataclasses import dataclass, field
 
 import duckdb
-from sqlglot import exp
 
-from . import conventions, determinism, measures as measures_mod, sqlgen, stats
+from . import conventions, measures as measures_mod, stats
+from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, run_sql
+
+# sqlglot and the query builder when a comparison runs, not when `rankmetrics` builds its argument parser
+exp = LazyModule("sqlglot.expressions")
+determinism = LazyModule("rankmetrics_duckdb.determinism")
+sqlgen = LazyModule("rankmetrics_duckdb.sqlgen")
 
 FORMATS = ("table", "json", "csv", "latex", "markdown")
 COLUMNS = ("measure", "run", "mean", "delta", "p_value", "p_adjusted", "ci_low", "ci_high", "significant",

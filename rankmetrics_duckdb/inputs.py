@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 import duckdb
-from sqlglot import exp
 
+from ._lazy import LazyModule
 from .errors import InputError, UsageError
+
+exp = LazyModule("sqlglot.expressions")  # sqlglot, imported on first use (_lazy.py)
 
 RUN, JUDGMENTS = "run", "judgments"
 
@@ -341,18 +343,10 @@ class Reader:
         delim = _strict_delimiter(path)
         if delim is None:
             return None
-        n = 4 if kind == JUDGMENTS else 6
-        numeric = {3: "relevance"} if kind == JUDGMENTS else {3: "rank", 4: "score"}
-        types = ", ".join(f"'c{i}': '{'DOUBLE' if i in numeric else 'VARCHAR'}'" for i in range(n))
-        source = (f"read_csv({_sql_string(path)}, columns={{{types}}}, delim={_sql_string(delim)}, header=false, "
-                  f"quote='', escape='', auto_detect=false, strict_mode=true, compression='none')")
-        unused = " OR ".join(f"c{i} IS NULL" for i in range(n) if i not in numeric and i not in (0, 2))
-        keep = ", ".join(["c0 AS query_id", "c2 AS item_id"] + [f"c{i} AS {c}" for i, c in numeric.items()])
         name = _quoted(self._name(kind))
-        bad_row = (f"t.rm_bad OR t.query_id IS NULL OR t.item_id IS NULL OR starts_with(t.query_id, '#') OR "
-                   + " OR ".join(f"t.{c} IS NULL" for c in numeric.values()))
+        select, bad_row = strict_trec_select(_sql_string(path), delim, kind)
         try:
-            run_sql(self.con, f"CREATE TEMP TABLE {name} AS SELECT {keep}, ({unused}) AS rm_bad FROM {source}")
+            run_sql(self.con, f"CREATE TEMP TABLE {name} AS {select}")
         except duckdb.Error:
             run_sql(self.con, f"DROP TABLE IF EXISTS {name}")
             return None
@@ -546,6 +540,25 @@ class Check:
     in DuckDB than count(*) FILTER (WHERE ...) with OR chains."""
     count: str
     report: Callable[[int], None]
+
+
+def strict_trec_select(path_sql: str, delim: str, kind: str) -> tuple[str, str]:
+    """(the SELECT reading a strict TREC file, the test of a row t outside the strict form).
+
+    path_sql is the file name as SQL (a literal or a parameter); delim is ' ' or a tab (_strict_delimiter), so
+    it is written as is. The SELECT gives query_id, item_id and the numbers as DOUBLE, plus rm_bad: an unused
+    field (iter, Q0, tag) is empty."""
+    assert delim in (" ", "\t")
+    n = 4 if kind == JUDGMENTS else 6
+    numeric = {3: "relevance"} if kind == JUDGMENTS else {3: "rank", 4: "score"}
+    types = ", ".join(f"'c{i}': '{'DOUBLE' if i in numeric else 'VARCHAR'}'" for i in range(n))
+    source = (f"read_csv({path_sql}, columns={{{types}}}, delim='{delim}', header=false, quote='', escape='', "
+              f"auto_detect=false, strict_mode=true, compression='none')")
+    unused = " OR ".join(f"c{i} IS NULL" for i in range(n) if i not in numeric and i not in (0, 2))
+    keep = ", ".join(["c0 AS query_id", "c2 AS item_id"] + [f"c{i} AS {c}" for i, c in numeric.items()])
+    bad_row = ("t.rm_bad OR t.query_id IS NULL OR t.item_id IS NULL OR starts_with(t.query_id, '#') OR "
+               + " OR ".join(f"t.{c} IS NULL" for c in numeric.values()))
+    return f"SELECT {keep}, ({unused}) AS rm_bad FROM {source}", bad_row
 
 
 def _strict_delimiter(path: str) -> str | None:

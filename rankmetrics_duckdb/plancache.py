@@ -14,17 +14,16 @@ import os
 
 RUN_PLACEHOLDER = "rankmetrics_placeholder_run_5f1e"
 JUDGMENTS_PLACEHOLDER = "rankmetrics_placeholder_judgments_5f1e"
-_MEMORY: dict[str, str] = {}
+_MEMORY: dict[str, tuple[str, str]] = {}
 _VERSION: list[str] = []
 
 
 def _code_version() -> str:
     if not _VERSION:
-        import sqlglot
-        from . import sqlsource
+        from .paths import sql_files
         here = os.path.dirname(os.path.abspath(__file__))
-        h = hashlib.sha256(sqlglot.__version__.encode())
-        for path in sqlsource.sql_files() + [os.path.join(here, f) for f in (
+        h = hashlib.sha256(_sqlglot_version().encode())
+        for path in sql_files() + [os.path.join(here, f) for f in (
                 "sqlgen.py", "sqlsource.py", "measures.py", "conventions.py", "determinism.py", "plancache.py")]:
             with open(path, "rb") as fh:
                 h.update(path.rsplit(os.sep, 1)[-1].encode() + b"\0" + fh.read())
@@ -32,45 +31,77 @@ def _code_version() -> str:
     return _VERSION[0]
 
 
+def _sqlglot_version() -> str:
+    """sqlglot's version, read from its _version.py without importing sqlglot (a cache hit needs no sqlglot)."""
+    import importlib.util
+    spec = importlib.util.find_spec("sqlglot")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        try:
+            with open(os.path.join(folder, "_version.py"), encoding="utf-8") as fh:
+                return fh.read()
+        except OSError:
+            pass
+    import sqlglot
+    return sqlglot.__version__
+
+
 def _folder() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "rankmetrics-duckdb", "plans")
 
 
-def duckdb_sql(measures, conv: dict, run, judgments) -> str:
-    """The fused query's DuckDB SQL for the loaded inputs run and judgments (inputs.Loaded), its floating-point
-    sums in value order (determinism.ordered)."""
+def _parts(measures, conv: dict, has_score: bool, has_rank: bool) -> tuple[str, str]:
+    """(the CTE list, the final SELECT) of the fused query's DuckDB text, built once and cached."""
     key = hashlib.sha256(json.dumps([
         _code_version(), [(m.requested, m.metric.name, m.k, list(m.params)) for m in measures],
-        sorted((k, repr(v)) for k, v in conv.items()), run.has_score, run.has_rank,
+        sorted((k, repr(v)) for k, v in conv.items()), has_score, has_rank,
     ]).encode()).hexdigest()[:32]
-    text = _MEMORY.get(key)
-    path = os.path.join(_folder(), key + ".sql")
+    parts = _MEMORY.get(key)
+    path = os.path.join(_folder(), key + ".json")
     use_disk = not os.environ.get("RANKMETRICS_NO_CACHE")
-    if text is None and use_disk:
+    if parts is None and use_disk:
         try:
             with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError:
-            text = None
-    if text is None:
+                parts = tuple(json.load(fh))
+        except (OSError, ValueError):
+            parts = None
+    if parts is None:
         from sqlglot import exp
         from . import determinism, sqlgen
         plan = sqlgen.plan(measures, conv,
-                           sqlgen.Source(exp.to_table(RUN_PLACEHOLDER), run.has_score, run.has_rank),
+                           sqlgen.Source(exp.to_table(RUN_PLACEHOLDER), has_score, has_rank),
                            sqlgen.Source(exp.to_table(JUDGMENTS_PLACEHOLDER), True, False))
-        text = determinism.ordered(plan.query).sql(dialect="duckdb")
+        query = determinism.ordered(plan.query)
+        ctes = query.args["with_"].expressions
+        final = query.copy()
+        final.set("with_", None)
+        parts = (", ".join(c.sql(dialect="duckdb") for c in ctes), final.sql(dialect="duckdb"))
         if use_disk:
             try:
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 tmp = f"{path}.{os.getpid()}.tmp"
                 with open(tmp, "w", encoding="utf-8") as fh:
-                    fh.write(text)
+                    json.dump(list(parts), fh)
                 os.replace(tmp, path)
             except OSError:
                 pass
-    _MEMORY[key] = text
-    if text.count(RUN_PLACEHOLDER) != 1 or text.count(JUDGMENTS_PLACEHOLDER) != 1:
+    _MEMORY[key] = parts
+    if parts[0].count(RUN_PLACEHOLDER) != 1 or parts[0].count(JUDGMENTS_PLACEHOLDER) != 1:
         raise RuntimeError("rankmetrics: the cached query does not have its two placeholder tables")
-    return (text.replace(RUN_PLACEHOLDER, run.relation.sql(dialect="duckdb"))
-                .replace(JUDGMENTS_PLACEHOLDER, judgments.relation.sql(dialect="duckdb")))
+    return parts
+
+
+def duckdb_parts(measures, conv: dict, has_score: bool, has_rank: bool, run_sql: str,
+                 judgments_sql: str) -> tuple[str, str]:
+    """(CTE list, final SELECT) of the fused query reading run_sql and judgments_sql (table names or
+    parenthesized subqueries), for callers that add CTEs or wrap the final SELECT (onepass.py)."""
+    ctes, final = _parts(measures, conv, has_score, has_rank)
+    return ctes.replace(RUN_PLACEHOLDER, run_sql).replace(JUDGMENTS_PLACEHOLDER, judgments_sql), final
+
+
+def duckdb_sql(measures, conv: dict, run, judgments) -> str:
+    """The fused query's DuckDB SQL for the loaded inputs run and judgments (inputs.Loaded), its floating-point
+    sums in value order (determinism.ordered)."""
+    ctes, final = duckdb_parts(measures, conv, run.has_score, run.has_rank, run.relation.sql(dialect="duckdb"),
+                               judgments.relation.sql(dialect="duckdb"))
+    return f"WITH {ctes} {final}"

@@ -16,24 +16,12 @@ from dataclasses import dataclass, field
 import sqlglot
 from sqlglot import exp
 
+from .paths import sql_dir, sql_files  # noqa: F401 (part of this module's interface)
+
 _HEADER = re.compile(
     r"^CREATE\s+OR\s+REPLACE\s+MACRO\s+(?P<name>\w+)\s*\((?P<params>[^)]*)\)\s+AS(?P<table>\s+TABLE)?\s+(?P<body>.*)$",
     re.S | re.I,
 )
-
-
-def sql_dir() -> str:
-    """The folder holding the SQL files: inside the installed package, or the repository's top-level sql/."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    for candidate in (os.path.join(here, "sql"), os.path.join(os.path.dirname(here), "sql")):
-        if os.path.isdir(candidate):
-            return candidate
-    raise FileNotFoundError("rankmetrics_duckdb: the sql/ folder of the package is missing")
-
-
-def sql_files() -> list[str]:
-    folder = sql_dir()
-    return [os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".sql")]
 
 
 def script() -> str:

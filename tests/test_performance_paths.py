@@ -185,3 +185,78 @@ def test_judged_only_ranks_judged_items_like_trec_eval_J():
         got = evaluate(jt, rt, [ours], per_query=True, judged_only=True)[ours]
         for q in want:
             assert got[q] == pytest.approx(want[q][key], abs=1e-9), (ours, q)
+
+
+def _single_spaced(tmp_path):
+    fix = lambda ls: "\n".join(" ".join(ln.split()) for ln in ls) + "\n"  # noqa: E731
+    return _variant(tmp_path, "qrels.txt", "qrels.test", fix), _variant(tmp_path, "run.txt", "results.test", fix)
+
+
+def _trec_eval_means(ev):
+    try:
+        got = {m: v for m, q, v in ev.rows() if q == "all"}
+    finally:
+        ev.close()
+    want = read_trec_output(os.path.join(TREC, "out.test"))
+    assert got["map"] == pytest.approx(want["map"]["all"], abs=5.1e-5)
+    assert got["P_10"] == pytest.approx(want["P_10"]["all"], abs=5.1e-5)
+    assert got["num_ret"] == want["num_ret"]["all"]
+
+
+def test_clean_inputs_are_read_checked_and_evaluated_in_one_statement(tmp_path):
+    """Strict TREC text, Parquet, Arrow, pandas and a caller's tables go through one statement (onepass.py) and
+    give trec_eval's numbers; the caller's connection is left as found."""
+    import duckdb
+    import pandas as pd
+    qrels, run = _single_spaced(tmp_path)
+    q = pd.read_csv(qrels, sep=" ", header=None, names=["query_id", "iter", "item_id", "relevance"],
+                    dtype={"query_id": str})[["query_id", "item_id", "relevance"]]
+    r = pd.read_csv(run, sep=" ", header=None, names=["query_id", "q0", "item_id", "rank", "score", "tag"],
+                    dtype={"query_id": str})[["query_id", "item_id", "score"]]
+    pq.write_table(pa.Table.from_pandas(q), str(tmp_path / "q.parquet"))
+    pq.write_table(pa.Table.from_pandas(r), str(tmp_path / "r.parquet"))
+    given = {"TREC text": (qrels, run), "Parquet": (str(tmp_path / "q.parquet"), str(tmp_path / "r.parquet")),
+             "Arrow": (pa.Table.from_pandas(q), pa.Table.from_pandas(r)), "pandas": (q, r)}
+    for kind, (j, rr) in given.items():
+        ev = Evaluation(j, rr, ["map", "P_10", "num_ret"])
+        assert ev.path == "one statement", kind
+        _trec_eval_means(ev)
+    con = duckdb.connect()
+    con.execute("CREATE TABLE my_qrels AS SELECT * FROM q")
+    con.execute("CREATE TABLE my_run AS SELECT query_id AS qid, item_id AS docno, score AS sim FROM r")
+    state = "SELECT (SELECT list(table_name ORDER BY table_name) FROM duckdb_tables()), " \
+            "(SELECT count(*) FROM duckdb_views() WHERE NOT internal)"
+    before = con.execute(state).fetchall()
+    ev = Evaluation("my_qrels", "my_run", ["map", "P_10", "num_ret"], con=con)
+    assert ev.path == "one statement"
+    _trec_eval_means(ev)
+    assert con.execute(state).fetchall() == before
+    ev = Evaluation(pa.Table.from_pandas(q), pa.Table.from_pandas(r), ["map", "P_10", "num_ret"], con=con)
+    assert ev.path == "one statement" and con.execute(state).fetchall() != before  # the frames, registered
+    _trec_eval_means(ev)
+    assert con.execute(state).fetchall() == before
+
+
+def test_other_inputs_take_the_careful_path(tmp_path):
+    """What the one statement does not read as the careful path would (gzip, comments, a header, numbers as
+    text, NaN scores ranked last) is read by the careful path: trec_eval's numbers still."""
+    import gzip
+    qrels, run = _single_spaced(tmp_path)
+    text = open(run).read()
+    with gzip.open(tmp_path / "run.gz", "wt") as fh:
+        fh.write(text)
+    (tmp_path / "commented.txt").write_text("# a run\n" + text)
+    rows = [ln.split() for ln in text.splitlines()]
+    (tmp_path / "run.csv").write_text("qid,docno,score\n" + "".join(f"{a[0]},{a[2]},{a[4]}\n" for a in rows))
+    as_text = pa.table({"query_id": [a[0] for a in rows], "item_id": [a[2] for a in rows],
+                        "score": [a[4] for a in rows]})
+    for name, given, kw in (("gzip", str(tmp_path / "run.gz"), {}), ("comment", str(tmp_path / "commented.txt"), {}),
+                            ("header", str(tmp_path / "run.csv"), {}), ("text scores", as_text, {}),
+                            ("nan scores last", run, {"nan_scores": "last"})):
+        ev = Evaluation(qrels, given, ["map", "P_10", "num_ret"], **kw)
+        assert ev.path == "careful", name
+        _trec_eval_means(ev)
+    # a clean file whose duplicates make the one statement decline: the careful path names the item
+    (tmp_path / "dup.txt").write_text(text + text.splitlines()[0] + "\n")
+    with pytest.raises(InputError, match="appears 2 times for query"):
+        Evaluation(qrels, str(tmp_path / "dup.txt"), ["map"])

@@ -1,0 +1,233 @@
+"""Read, check and evaluate clean inputs in one DuckDB statement.
+
+The careful path (inputs.Reader, then Evaluation._check_overlap, then the fused query) reads each input into a
+temporary table, scans it to check it, scans both inputs again for their query ids, and only then evaluates:
+on a 2M-row TREC run, copying and checking cost more than evaluating. Most inputs are clean, so this module
+first tries the optimistic way: one statement reads the inputs where they lie (DuckDB's CSV and Parquet
+readers, the Arrow or DataFrame object itself, the caller's table), computes every requested measure, and
+returns with the measures one more row: the counts of every check of the careful path (empty input, missing
+ids, non-finite values, duplicate items, rows outside the strict TREC form) and the query-id overlap.
+
+Nothing computed that way is used unless every check count is 0 and the inputs share a query: otherwise (or if
+DuckDB cannot read an input as expected) the statement's rows are dropped and the careful path runs from the
+start, and its messages (the file, line, query, item or value at fault) are the ones the user sees. So this
+path accepts exactly the inputs the careful path accepts without a warning, and gives the same numbers: the
+fused query is the same text, over the same normalized columns.
+
+Inputs it does not take (CSV/TSV with a header, gzip, TREC text that is not in the strict single-delimiter
+form, numbers stored as text, nan_scores='last') go to the careful path directly.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import duckdb
+
+from . import inputs, plancache
+from .inputs import JUDGMENTS, RUN, _map_columns, _quoted, _sql_string, run_sql
+
+
+@dataclass
+class _Source:
+    label: str
+    select: str          # SELECT of the standard columns (text ids, DOUBLE numbers), maybe with rm_bad
+    has_score: bool
+    has_rank: bool
+    strict: bool         # strict TREC text: ids vouched for by the reader, rm_bad marks rows outside the form
+    bad_row: str = ""    # strict TREC text: the test of a row t outside the strict form
+    rescan: bool = False  # cheaper to scan again for each use than to keep a copy (Parquet, Arrow, tables)
+    registered: str | None = None
+    path: str | None = None  # a file, named in select by the parameter $rm_<kind>_path (no quoting, no sqlglot)
+    kind: str = RUN
+
+
+class _NotHere(Exception):
+    """This input is not for the one-statement path (the careful path takes it)."""
+
+
+_NUMBER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                 "UBIGINT", "UHUGEINT", "DOUBLE", "DECIMAL")
+
+
+def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
+    if isinstance(obj, (str, os.PathLike)):
+        path = os.fspath(obj)
+        if os.path.isfile(path):
+            return _file(reader, path, kind)
+        if not reader.private and reader._is_table(path):
+            table = inputs.table_name(path).sql(dialect="duckdb")
+            src = _typed(reader, table, kind, f"table {path}", floats=True)
+            src.rescan = True
+            return src
+        raise _NotHere()
+    label = None
+    if isinstance(obj, duckdb.DuckDBPyRelation):  # as the careful path: its rows, once, as an Arrow table
+        obj = obj.to_arrow_table() if hasattr(obj, "to_arrow_table") else obj.arrow()
+        if hasattr(obj, "read_all"):
+            obj = obj.read_all()
+        label = "DuckDB relation"
+    module = type(obj).__module__.split(".")[0]
+    if module in ("pandas", "polars", "pyarrow"):
+        name = f"rankmetrics_{kind}_{os.getpid()}_{next(inputs._COUNTER)}"
+        reader.con.register(name, obj)
+        try:
+            src = _typed(reader, _quoted(name), kind, label or f"{module} {type(obj).__name__}", floats=True)
+            src.rescan = module == "pyarrow"  # pandas and polars are converted on each scan: keep one copy
+        except BaseException:
+            reader.con.unregister(name)
+            raise
+        src.registered = name
+        return src
+    raise _NotHere()
+
+
+def _param(kind: str) -> str:
+    return f"rm_{kind}_path"
+
+
+def _typed(reader, from_sql: str, kind: str, label: str, floats: bool, path: str | None = None) -> _Source:
+    """A typed relation (table, frame, Parquet): the standard columns, numbers already of a number type."""
+    params = {_param(kind): path} if path else None
+    described = reader.con.execute(f"DESCRIBE SELECT * FROM {from_sql}", params).fetchall()
+    types = {row[0]: str(row[1]).upper().split("(")[0] for row in described}
+    try:
+        cols = _map_columns(list(types), kind, label)
+    except inputs.InputError:
+        raise _NotHere() from None
+    numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
+    allowed = _NUMBER_TYPES + (("FLOAT",) if floats else ())
+    if any(types[cols[c]] not in allowed for c in numeric):
+        raise _NotHere()
+    exprs = [f"CAST({_quoted(cols[c])} AS VARCHAR) AS {c}" for c in ("query_id", "item_id")]
+    exprs += [f"CAST({_quoted(cols[c])} AS DOUBLE) AS {c}" for c in numeric]
+    return _Source(label, f"SELECT {', '.join(exprs)} FROM {from_sql}", "score" in cols or kind == JUDGMENTS,
+                   "rank" in cols, strict=False, path=path, kind=kind)
+
+
+def _file(reader, path: str, kind: str) -> _Source:
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if head == b"PAR1" or path.lower().endswith(".parquet"):
+        if head != b"PAR1":
+            raise _NotHere()
+        # the careful path converts FLOAT columns of Parquet through their text (inputs._is_number_type)
+        src = _typed(reader, f"read_parquet(${_param(kind)})", kind, path, floats=False, path=path)
+        src.rescan = True
+        return src
+    delim = inputs._strict_delimiter(path)
+    if delim is None:
+        raise _NotHere()
+    want = 4 if kind == JUDGMENTS else 6
+    _, lines = inputs._peek(path, 5)
+    content = [ln for ln in lines if not ln.lstrip().startswith("#")]
+    if not content or len(content[0].split(delim)) != want or len(lines) != len(content):
+        raise _NotHere()  # a header, a comment, another column count: the careful path decides
+    select, bad_row = inputs.strict_trec_select(f"${_param(kind)}", delim, kind)
+    return _Source(path, select, True, kind == RUN, strict=True, bad_row=bad_row, path=path, kind=kind)
+
+
+def _checks(src: _Source, kind: str) -> list[str]:
+    """The careful path's checks of this input (inputs.Reader.check and _trec_strict) as counts over rows t."""
+    out = ["CASE WHEN count(*) = 0 THEN 1 ELSE 0 END"]
+    if src.strict:
+        out.append(f"sum(CASE WHEN {src.bad_row} THEN 1 ELSE 0 END)")
+    else:
+        for col in ("query_id", "item_id"):
+            out.append(f"sum(CASE WHEN t.{col} IS NULL OR t.{col} = '' OR "
+                       f"(starts_with(t.{col}, ' ') AND trim(t.{col}) = '') THEN 1 ELSE 0 END)")
+    numeric = ["relevance"] if kind == JUDGMENTS else [c for c, has in (("score", src.has_score),
+                                                                         ("rank", src.has_rank)) if has]
+    for c in numeric:
+        missing = f" OR t.{c} IS NULL" if c != "rank" or not src.has_score else ""
+        out.append(f"sum(CASE WHEN isnan(t.{c}) OR isinf(t.{c}){missing} THEN 1 ELSE 0 END)")
+    out.append("count(*) - count(DISTINCT hash(t.query_id, t.item_id))")
+    return out
+
+
+def evaluate(ev, judgments, run):
+    """(judgments Loaded, run Loaded, summary, rows) from one statement, or None: the careful path decides."""
+    reader = ev.reader
+    if reader.nan_scores != "error":
+        return None
+    sources = []
+    try:
+        for obj, kind in ((judgments, JUDGMENTS), (run, RUN)):
+            sources.append(_source(reader, obj, kind))
+    except (_NotHere, OSError, duckdb.Error):
+        _drop(reader, sources)
+        return None
+    j, r = sources
+    if ev.conv["ties"] == "input" and not r.has_rank:
+        _drop(reader, sources)
+        return None
+    ctes, final = plancache.duckdb_parts(ev.measures, ev.conv, r.has_score, r.has_rank,
+                                         "rm_src_run", "rm_src_judgments")
+    checks = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],
+              [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
+    hint = lambda src: "NOT MATERIALIZED " if src.rescan else ""  # noqa: E731
+    sql = (f"WITH rm_src_run AS {hint(r)}({r.select}), rm_src_judgments AS {hint(j)}({j.select}), "
+           f"rm_run_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_run AS t), "
+           f"rm_judged_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_judgments AS t), {ctes} "
+           f"SELECT f.measure, f.query_id, f.value, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "
+           f"UNION ALL SELECT NULL, NULL, NULL, ["
+           + ", ".join(checks[0]) + "] || (SELECT [" + ", ".join(checks[1]) + "] FROM rm_src_run AS t) || ["
+           "(SELECT count(*) FROM rm_run_queries), (SELECT count(*) FROM rm_judged_queries), "
+           "(SELECT count(*) FROM rm_run_queries AS a JOIN rm_judged_queries AS b ON a.q = b.q)] "
+           "FROM rm_src_judgments AS t")
+    try:
+        out = ev.con.execute(sql, {_param(s.kind): s.path for s in sources if s.path} or None).fetchall()
+    except duckdb.Error:
+        _drop(reader, sources)
+        return None
+    counts = next((row[3] for row in out if row[0] is None), None)
+    n = len(checks[0]) + len(checks[1])
+    if counts is None or any(counts[:n]) or counts[n + 2] == 0:
+        _drop(reader, sources)
+        return None
+    run_queries, judged_queries, common = counts[n:]
+    summary = {"run_queries": run_queries, "judged_queries": judged_queries, "common_queries": common,
+               "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
+    loaded = []
+    for src in sources:
+        if src.registered:
+            reader._registered.append(src.registered)
+        loaded.append(_Loaded(src))
+    rows = [row[:3] for row in out if row[0] is not None]
+    return loaded[0], loaded[1], summary, rows
+
+
+class _Loaded:
+    """An input taken by the one statement, as inputs.Loaded; its relation (a sqlglot subquery of the standard
+    columns, for Evaluation.sql, .plan and other dialects) is built on first use: the command line needs none."""
+
+    def __init__(self, src: _Source):
+        self.label, self.has_score, self.has_rank, self.ids_checked = src.label, src.has_score, src.has_rank, src.strict
+        self._src = src
+        self._relation = None
+
+    @property
+    def relation(self):
+        if self._relation is None:
+            import sqlglot
+            text = self._src.select
+            if self._src.path:
+                text = text.replace(f"${_param(self._src.kind)}", _sql_string(self._src.path))
+            select = sqlglot.parse_one(text, dialect="duckdb")
+            if self._src.strict:  # rm_bad was for the check only
+                select.set("expressions", [e for e in select.expressions if e.alias_or_name != "rm_bad"])
+            self._relation = sqlglot.exp.Subquery(this=select)
+        return self._relation
+
+    @relation.setter
+    def relation(self, value):
+        self._relation = value
+
+
+def _drop(reader, sources):
+    for src in sources:
+        if src.registered:
+            try:
+                reader.con.unregister(src.registered)
+            except Exception:
+                pass
