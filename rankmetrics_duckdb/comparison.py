@@ -154,7 +154,7 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
         run_rel, any_rank = _stacked_runs(loaded)
         plan = sqlgen.plan(measures, conv, sqlgen.Source(run_rel, True, any_rank),
                            sqlgen.Source(_stacked_judgments(judged, len(loaded)), True, False),
-                           per_query=True, means=False)
+                           per_query=True, means=False, split_kinds=True)  # DuckDB only (sqlgen)
         inner = determinism.ordered(plan.query).sql(dialect="duckdb")
         sums = [exp.Literal.string(m.requested).sql(dialect="duckdb") for m in measures if m.metric.mean == "sum"]
         is_sum = f"s.measure IN ({', '.join(sums)})" if sums else "FALSE"

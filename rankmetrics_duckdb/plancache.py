@@ -70,7 +70,8 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool) -> tuple[str, 
         from . import determinism, sqlgen
         plan = sqlgen.plan(measures, conv,
                            sqlgen.Source(exp.to_table(RUN_PLACEHOLDER), has_score, has_rank),
-                           sqlgen.Source(exp.to_table(JUDGMENTS_PLACEHOLDER), True, False))
+                           sqlgen.Source(exp.to_table(JUDGMENTS_PLACEHOLDER), True, False),
+                           split_kinds=True)  # DuckDB only: see sqlgen (Spark mishandles that shape)
         query = determinism.ordered(plan.query)
         ctes = query.args["with_"].expressions
         final = query.copy()
