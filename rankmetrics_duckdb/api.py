@@ -9,7 +9,7 @@ import duckdb
 from . import conventions, measures as measures_mod, onepass, plancache
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
-from .inputs import JUDGMENTS, RUN, Reader, run_sql
+from .inputs import JUDGMENTS, RUN, Reader, mean_list_length, run_sql
 
 # the query builder and sqlglot, only when a query is built (a cached query needs neither: _lazy.py)
 exp = LazyModule("sqlglot.expressions")
@@ -101,7 +101,11 @@ class Evaluation:
         # floating-point sums in value order: the same bits from every input kind and row order (determinism.py);
         # the text is determinism.ordered(self.plan.query).sql(dialect="duckdb"), built once by plancache
         if self._sql is None:
-            self._sql = plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments)
+            top_n = False
+            if measures_mod.cutoff_depth(self.measures, self.conv) is not None:
+                length = mean_list_length(self.con, self.run.relation.sql(dialect="duckdb"))
+                top_n = measures_mod.top_n_pays(self.measures, self.conv, length)
+            self._sql = plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments, top_n)
         return self._sql
 
     def relation(self) -> duckdb.DuckDBPyRelation:

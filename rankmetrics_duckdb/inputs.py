@@ -167,6 +167,30 @@ def run_sql(con, sql: str) -> Rows:
     return Rows(con.execute(sql))
 
 
+def mean_list_length(con, from_sql: str, params: dict | None = None) -> float | None:
+    """The run's rows per query (rows / approximate distinct query ids) of a relation, for speed decisions only
+    (measures.top_n_pays): one scan of the query id column; None if DuckDB cannot tell."""
+    try:
+        row = con.execute(f"SELECT CAST(count(*) AS DOUBLE) / NULLIF(approx_count_distinct(t.query_id), 0) "
+                          f"FROM {from_sql} AS t", params).fetchone()
+    except duckdb.Error:
+        return None
+    return row[0] if row else None
+
+
+def first_list_length(path: str, cap: int) -> int:
+    """How many of a TREC run file's first lines belong to its first query, up to cap (runs are written query
+    by query): a speed hint only (measures.top_n_pays)."""
+    _, lines = _peek(path, cap)
+    first = lines[0].split(None, 1)[0] if lines and lines[0].split() else None
+    n = 0
+    for line in lines:
+        if not line.split() or line.split(None, 1)[0] != first:
+            break
+        n += 1
+    return n
+
+
 class Reader:
     """Loads inputs onto a DuckDB connection as temporary tables (private connection) or plain references."""
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from . import inputs, plancache
+from . import inputs, measures, plancache
 from .inputs import JUDGMENTS, RUN, _map_columns, _quoted, _sql_string, run_sql
 
 
@@ -145,6 +145,19 @@ def _checks(src: _Source, kind: str) -> list[str]:
     return out
 
 
+def _top_n(ev, r: _Source) -> bool:
+    """measures.top_n_pays for this run: its first query's length (TREC text) or its mean list length."""
+    k = measures.cutoff_depth(ev.measures, ev.conv)
+    if k is None or ev.conv.get("ties") != "item_desc":
+        return False
+    need = measures.TOP_N_DEPTH_RATIO * k
+    if r.strict:
+        length = inputs.first_list_length(r.path, need)
+    else:
+        length = inputs.mean_list_length(ev.reader.con, f"({r.select})", {_param(r.kind): r.path} if r.path else None)
+    return measures.top_n_pays(ev.measures, ev.conv, length)
+
+
 def evaluate(ev, judgments, run):
     """(judgments Loaded, run Loaded, summary, rows) from one statement, or None: the careful path decides."""
     reader = ev.reader
@@ -162,7 +175,7 @@ def evaluate(ev, judgments, run):
         _drop(reader, sources)
         return None
     ctes, final = plancache.duckdb_parts(ev.measures, ev.conv, r.has_score, r.has_rank,
-                                         "rm_src_run", "rm_src_judgments")
+                                         "rm_src_run", "rm_src_judgments", _top_n(ev, r))
     checks = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],
               [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
     hint = lambda src: "NOT MATERIALIZED " if src.rescan else ""  # noqa: E731

@@ -50,11 +50,11 @@ def _folder() -> str:
     return os.path.join(base, "rankmetrics-duckdb", "plans")
 
 
-def _parts(measures, conv: dict, has_score: bool, has_rank: bool) -> tuple[str, str]:
+def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool) -> tuple[str, str]:
     """(the CTE list, the final SELECT) of the fused query's DuckDB text, built once and cached."""
     key = hashlib.sha256(json.dumps([
         _code_version(), [(m.requested, m.metric.name, m.k, list(m.params)) for m in measures],
-        sorted((k, repr(v)) for k, v in conv.items()), has_score, has_rank,
+        sorted((k, repr(v)) for k, v in conv.items()), has_score, has_rank, top_n,
     ]).encode()).hexdigest()[:32]
     parts = _MEMORY.get(key)
     path = os.path.join(_folder(), key + ".json")
@@ -71,7 +71,7 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool) -> tuple[str, 
         plan = sqlgen.plan(measures, conv,
                            sqlgen.Source(exp.to_table(RUN_PLACEHOLDER), has_score, has_rank),
                            sqlgen.Source(exp.to_table(JUDGMENTS_PLACEHOLDER), True, False),
-                           split_kinds=True)  # DuckDB only: see sqlgen (Spark mishandles that shape)
+                           split_kinds=True, top_n=top_n)  # DuckDB only: see sqlgen (Spark mishandles that shape)
         query = determinism.ordered(plan.query)
         ctes = query.args["with_"].expressions
         final = query.copy()
@@ -93,16 +93,17 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool) -> tuple[str, 
 
 
 def duckdb_parts(measures, conv: dict, has_score: bool, has_rank: bool, run_sql: str,
-                 judgments_sql: str) -> tuple[str, str]:
+                 judgments_sql: str, top_n: bool = False) -> tuple[str, str]:
     """(CTE list, final SELECT) of the fused query reading run_sql and judgments_sql (table names or
-    parenthesized subqueries), for callers that add CTEs or wrap the final SELECT (onepass.py)."""
-    ctes, final = _parts(measures, conv, has_score, has_rank)
+    parenthesized subqueries), for callers that add CTEs or wrap the final SELECT (onepass.py). top_n: see
+    sqlgen.plan (the caller decides, with measures.top_n_pays)."""
+    ctes, final = _parts(measures, conv, has_score, has_rank, top_n)
     return ctes.replace(RUN_PLACEHOLDER, run_sql).replace(JUDGMENTS_PLACEHOLDER, judgments_sql), final
 
 
-def duckdb_sql(measures, conv: dict, run, judgments) -> str:
+def duckdb_sql(measures, conv: dict, run, judgments, top_n: bool = False) -> str:
     """The fused query's DuckDB SQL for the loaded inputs run and judgments (inputs.Loaded), its floating-point
     sums in value order (determinism.ordered)."""
     ctes, final = duckdb_parts(measures, conv, run.has_score, run.has_rank, run.relation.sql(dialect="duckdb"),
-                               judgments.relation.sql(dialect="duckdb"))
+                               judgments.relation.sql(dialect="duckdb"), top_n)
     return f"WITH {ctes} {final}"

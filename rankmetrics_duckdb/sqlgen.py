@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from . import sqlsource
-from .measures import Measure
+from .measures import Measure, cutoff_depth, read_depths
 
 
 @dataclass
@@ -180,6 +180,28 @@ def _macro_parts(macro_name: str):
     return features, values[0], body.args.get("having")
 
 
+def _prune_ranking(retrieved: exp.Select, k: int, top_n: bool) -> exp.Select:
+    """The retrieved rows ranked 1..k only (QUALIFY pos <= k on the ranking, before the join with the judgments).
+    With top_n, the ranking's keys (all descending, NULLs last) become one key, ROW(key IS NOT NULL, key, ...)
+    DESC: the same order (inside a ROW, DuckDB sorts a NULL field first when descending, hence the flags), and
+    the shape DuckDB's top_n_window_elimination turns into a per-query heap of k rows."""
+    retrieved = retrieved.copy()
+    ranked = next(s for s in retrieved.find_all(exp.Subquery) if s.alias_or_name == "ranked").this
+    pos = next(e for e in ranked.expressions if e.alias_or_name == "pos")
+    window = pos.this
+    if not isinstance(window, exp.Window) or not isinstance(window.this, exp.RowNumber):
+        raise ValueError("sql/01_stream.sql: the ranking must be ROW_NUMBER() OVER (...) AS pos")
+    ranked.set("qualify", exp.Qualify(this=exp.LTE(this=exp.column("pos"), expression=exp.Literal.number(k))))
+    keys = window.args["order"].expressions
+    if top_n and all(o.args.get("desc") and not o.args.get("nulls_first") for o in keys):
+        fields = []
+        for o in keys:
+            fields += [exp.Not(this=exp.Is(this=o.this.copy(), expression=exp.Null())), o.this.copy()]
+        window.set("order", exp.Order(expressions=[
+            exp.Ordered(this=exp.Anonymous(this="ROW", expressions=fields), desc=True, nulls_first=False)]))
+    return retrieved
+
+
 def keep_rows(measures: list[Measure], conv: dict) -> exp.Expression | None:
     """The retrieved ('R') rows the requested measures read, as a filter applied after ranking (None: every row).
 
@@ -189,18 +211,9 @@ def keep_rows(measures: list[Measure], conv: dict) -> exp.Expression | None:
     exceptions: tie-averaged DCG shares discounts across tied groups (every row), and the 'candidates' ideal
     ranks the run's items by grade (judged rows at any depth).
     """
-    depths = []
-    for measure in measures:
-        values = {**conv, **measure.values(conv)}
-        reads, k = measure.metric.reads, values.get("k")
-        if measure.metric.macro in ("dcg", "ndcg"):
-            if values.get("ties") == "average":
-                reads = "all"
-            if values.get("ideal") == "candidates":
-                k = None
-        if reads == "all" or (reads == "judged_if_cut" and k is None):
-            return None
-        depths.append(k)
+    depths = read_depths(measures, conv)
+    if depths is None:
+        return None
     s = lambda name: _column("s", name)  # noqa: E731
     read = exp.Not(this=exp.Is(this=s("grade"), expression=exp.Null()))
     if depths and None not in depths:
@@ -208,9 +221,11 @@ def keep_rows(measures: list[Measure], conv: dict) -> exp.Expression | None:
     return exp.or_(exp.EQ(this=s("pos"), expression=exp.Literal.number(1)), exp.Paren(this=read))
 
 
-def _split_features(conv: dict, kept: list, values: list, keep) -> list:
+def _split_features(conv: dict, kept: list, values: list, keep, depth: int | None, top_n: bool) -> list:
     """The CTEs retrieved, judged and features of the split_kinds shape (see plan)."""
     retrieved, judged = stream_parts(conv)
+    if depth is not None:
+        retrieved = _prune_ranking(retrieved, depth, top_n)
     # features: the retrieved rows (pruned, with the features read on them only) UNION ALL the judged rows, then
     # the features whose windows need both kinds
     own = [(name, e) for name, e in kept if _within_kind(e) and _read_on_retrieved_only(name, values)]
@@ -230,13 +245,16 @@ def _split_features(conv: dict, kept: list, values: list, keep) -> list:
 
 
 def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
-         per_query: bool = True, means: bool = True, split_kinds: bool = False) -> Plan:
+         per_query: bool = True, means: bool = True, split_kinds: bool = False, top_n: bool = False) -> Plan:
     """The fused query. split_kinds (for DuckDB; see the module docstring) computes the features read only on 'R'
     rows over the retrieved rows alone. It is off by default, so the SQL rendered for other engines keeps the
     one-stream shape: on Spark 4.x the split shape (a UNION ALL of two halves both hash-partitioned by query_id
     under a GROUP BY query_id, the CTEs computed twice with reused exchanges) hits the partitioning-aware UNION
     of SPARK-52921 and returned queries twice in the means (wrong numbers; right with
-    spark.sql.unionOutputPartitioning=false or spark.sql.exchange.reuse=false)."""
+    spark.sql.unionOutputPartitioning=false or spark.sql.exchange.reuse=false).
+
+    With split_kinds, a cutoff-only request (cutoff_depth) ranks each query's top K only, before the join with
+    the judgments; top_n (see measures.top_n_pays) also gives the ranking the one-key shape DuckDB computes with a heap."""
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
     feature_exprs: list[tuple[str, exp.Expression]] = []
     values: list[exp.Expression] = []
@@ -271,7 +289,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     keep = keep_rows(measures, conv)
     if split_kinds:
         ctes = [("run_items", run_items(run)), ("judgment_items", judgment_items(judgments))]
-        ctes += _split_features(conv, kept, values, keep)
+        ctes += _split_features(conv, kept, values, keep, cutoff_depth(measures, conv), top_n)
         feature_table = "features"
     else:
         ctes = [("run_items", run_items(run)), ("judgment_items", judgment_items(judgments)),

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 import pytrec_eval
 
-from rankmetrics_duckdb import Evaluation, InputError, determinism, evaluate, sqlgen
+from rankmetrics_duckdb import Evaluation, InputError, determinism, evaluate, measures, sqlgen
 from conftest import ROOT
 from conftest import TREC, cli, read_trec_output
 import synthetic
@@ -139,7 +139,9 @@ def test_cached_query_is_the_generated_one(tmp_path, monkeypatch):
                 # DuckDB's text is the split_kinds shape of the plan (sqlgen), ev.plan the portable one
                 split = sqlgen.plan(ev.measures, ev.conv, sqlgen.Source(ev.run.relation, ev.run.has_score,
                                                                         ev.run.has_rank),
-                                    sqlgen.Source(ev.judgments.relation, True, False), split_kinds=True)
+                                    sqlgen.Source(ev.judgments.relation, True, False), split_kinds=True,
+                                    # results.test: 500 items per query, so P@5 alone is ranked with a heap
+                                    top_n=measures.top_n_pays(ev.measures, ev.conv, 500))
                 assert ev.sql() == determinism.ordered(split.query).sql(dialect="duckdb")
             finally:
                 ev.close()
@@ -174,6 +176,11 @@ def test_benchmark_generator_and_agreement(tmp_path):
                "cli": bench.cli(files["qrels_trec"], files["run_trec"])}
     assert any(v > 0 for v in results["pytrec_eval"]["means"].values())
     bench.agree(results)
+    assert set(results["inprocess"]["cut_means"]) == set(bench.CUT)  # the cutoff-only request, checked too
+    results["inprocess"]["cut_means"]["P@10"] += 1e-6
+    with pytest.raises(SystemExit, match="alone"):
+        bench.agree(results)
+    results["inprocess"]["cut_means"]["P@10"] -= 1e-6
     results["cli"]["means"]["AP"] += 1e-6
     with pytest.raises(SystemExit, match="means disagree"):
         bench.agree(results)

@@ -24,15 +24,16 @@ METRICS = ["nDCG@10", "nDCG", "AP", "AP@100", "P@10", "R@100", "RR", "RR@10", "D
            "nDCG(ideal=retrieved)@5", "NumQ", "NumRet", "NumRel", "NumRelRet"]
 # measure sets whose retrieved rows get pruned (every measure reads judged rows within a cutoff) or not
 SETS = [METRICS, ["nDCG@10", "AP", "P@10", "R@1000", "RR"], ["AP@100", "bpref", "ERR@20", "Rprec"],
-        ["nDCG(ideal=retrieved)@5", "P@5"]]
+        ["nDCG(ideal=retrieved)@5", "P@5"],
+        ["nDCG@10", "P@10", "AP@10", "RR@10", "Success@10", "Judged@10", "ERR@20", "DCG@10", "F1@10", "R@100"]]
 CONVENTIONS = [("trec_eval", {}), ("mllib", {}), ("sklearn", {}), ("retrieved", {}), ("ranx", {}),
                ("trec_eval", {"queries": "judged", "judged_only": True}),
                ("trec_eval", {"gain": "exponential", "rel": 2, "ties": "average"})]
 
 
-def _rows(ev, split):
+def _rows(ev, split, top_n=False):
     plan = sqlgen.plan(ev.measures, ev.conv, sqlgen.Source(ev.run.relation, ev.run.has_score, ev.run.has_rank),
-                       sqlgen.Source(ev.judgments.relation, True, False), split_kinds=split)
+                       sqlgen.Source(ev.judgments.relation, True, False), split_kinds=split, top_n=top_n)
     sql = determinism.ordered(plan.query).sql(dialect="duckdb")
     rows = ev.con.execute(sql).fetchall()
     return sorted((m, q, "nan" if v is None or (isinstance(v, float) and math.isnan(v)) else v.hex())
@@ -48,14 +49,21 @@ def test_split_kinds_gives_the_same_bits(data, convention, overrides):
         judgments, run = synthetic.to_tables(*synthetic.make())
     for metrics in SETS:
         ev = rm.Evaluation(judgments, run, metrics, convention=convention, **overrides)
+        cut = measures.cutoff_depth(ev.measures, ev.conv)
         try:
             one, one_sql = _rows(ev, False)
             split, split_sql = _rows(ev, True)
+            # a cutoff-only request also ranks the top K only, with DuckDB's heap when asked (test_top_k.py)
+            heap, heap_sql = _rows(ev, True, top_n=True) if cut is not None else (split, split_sql)
         finally:
             ev.close()
         assert one and len(one) == len(split)
         assert one == split, f"{convention} {overrides} {metrics}"
+        assert heap == split, f"top_n: {convention} {overrides} {metrics}"
         assert "retrieved AS s" in split_sql and "retrieved AS s" not in one_sql
+        assert (f"QUALIFY pos <= {cut}" in split_sql) == (cut is not None)
+        if cut is not None and ev.conv["ties"] == "item_desc":
+            assert "ROW(" in heap_sql and "ROW(" not in split_sql
 
 
 def test_features_of_retrieved_rows_skip_the_judged_rows():
