@@ -68,6 +68,29 @@ def task_inprocess(files, repeat):
             "cut_seconds": min(cut_times), "cut_means": cut_means}
 
 
+def task_floor_read(files, repeat):
+    """A floor of the CLI: Python starting, importing duckdb and DuckDB reading the TREC run file alone (its CSV
+    reader, every column, nothing checked or computed); the parent times the whole process, as for the CLI."""
+    import duckdb
+    n = duckdb.connect().execute("SELECT count(*), sum(length(t.column2)) FROM read_csv(?, delim=' ', header=false, "
+                                 "columns={'column0': 'VARCHAR', 'column1': 'VARCHAR', 'column2': 'VARCHAR', "
+                                 "'column3': 'BIGINT', 'column4': 'DOUBLE', 'column5': 'VARCHAR'}) AS t",
+                                 [files["run_trec"]]).fetchone()[0]
+    return {"rows": n}
+
+
+def task_floor_scale(files, repeat):
+    """A floor of the Parquet runs: DuckDB (same memory limit) reading the run and ranking it (one window sort per
+    query), nothing else."""
+    import duckdb
+    con = duckdb.connect()
+    con.execute(f"SET memory_limit = '{files['memory_limit']}'")
+    t = time.perf_counter()
+    con.execute("SELECT count(*), sum(r.pos) FROM (SELECT row_number() OVER (PARTITION BY t.query_id ORDER BY "
+                "t.score DESC, t.item_id DESC) AS pos FROM read_parquet(?) AS t) AS r", [files["run_parquet"]]).fetchall()
+    return {"seconds": time.perf_counter() - t}
+
+
 def task_pytrec_eval(files, repeat):
     """pytrec_eval end to end: parse the TREC files, evaluate, average."""
     import pytrec_eval
@@ -118,7 +141,7 @@ def task_ranx_warm(files, repeat):
     return {"seconds": min(times), "means": {m: float(got[RANX[m]]) for m in OURS}, "cut_seconds": min(cut_times)}
 
 
-TASKS = {"inprocess": task_inprocess, "pytrec_eval": task_pytrec_eval, "ranx": task_ranx, "ranx_warm": task_ranx_warm}
+TASKS = {"floor_read": task_floor_read, "floor_scale": task_floor_scale, "inprocess": task_inprocess, "pytrec_eval": task_pytrec_eval, "ranx": task_ranx, "ranx_warm": task_ranx_warm}
 
 
 # ---- the parent: children, timing, the table -----------------------------------------------------------------
@@ -256,6 +279,7 @@ def main(argv=None):
     results = {}
     results["cli"] = cli(files["qrels_trec"], files["run_trec"], threads=args.threads)
     results["inprocess"] = child("inprocess", files, args.repeat)
+    results["floor_read"] = child("floor_read", files, 1)
     peers = [] if args.no_peers else [m for m in ("pytrec_eval", "ranx") if have(m)]
     missing = [] if args.no_peers else [m for m in ("pytrec_eval", "ranx") if not have(m)]
     if "pytrec_eval" in peers:
@@ -277,8 +301,10 @@ def main(argv=None):
         q = max(1, n // args.depth)
         sf = gen.workload(args.data, q, args.depth, args.judged, trec=False, memory_limit=args.memory_limit)
         r = cli(sf["qrels_parquet"], sf["run_parquet"], memory_limit=args.memory_limit, threads=args.threads)
+        r["floor"] = child("floor_scale", {**sf, "memory_limit": args.memory_limit}, 1)["seconds"]
         scale.append((q * args.depth, r))
-        print(f"  scale {fmt_rows(q * args.depth)} rows: {r['wall']:.2f} s, {r['rss_mb']:.0f} MB", flush=True)
+        print(f"  scale {fmt_rows(q * args.depth)} rows: {r['wall']:.2f} s, {r['rss_mb']:.0f} MB "
+              f"(floor, ranking alone: {r['floor']:.2f} s)", flush=True)
 
     lines = agree(results)
     table = report(name, results, scale, args)
@@ -311,6 +337,9 @@ def report(name, results, scale, args) -> str:
     if "floor_rank_seconds" in results["inprocess"]:
         add("floor: DuckDB ranking the Arrow run alone (one window sort, no join, no check)",
             results["inprocess"]["floor_rank_seconds"], "")
+    if "floor_read" in results:
+        add("floor: Python, import duckdb, DuckDB reading the TREC run alone (end to end)",
+            results["floor_read"]["wall"], f"{results['floor_read']['rss_mb']:.0f} MB")
     if "pytrec_eval" in results:
         add("pytrec_eval, TREC files, end to end", results["pytrec_eval"]["wall"],
             f"{results['pytrec_eval']['rss_mb']:.0f} MB")
@@ -327,9 +356,9 @@ def report(name, results, scale, args) -> str:
             "| peak memory |\n|---|---:|---:|---:|---:|---:|\n")
     body = "\n".join("| " + " | ".join(r) + " |" for r in rows)
     sc = ("\n\n| Parquet run rows (CLI, memory limit " + args.memory_limit + ") | seconds | seconds per M rows "
-          "| peak memory |\n|---:|---:|---:|---:|\n" + "\n".join(
-              f"| {fmt_rows(n)} | {r['wall']:.2f} | {r['wall'] / (n / 1e6):.3f} | {r['rss_mb']:.0f} MB |"
-              for n, r in scale))
+          "| peak memory | floor: DuckDB reading and ranking the run alone, seconds |\n|---:|---:|---:|---:|---:|\n"
+          + "\n".join(f"| {fmt_rows(n)} | {r['wall']:.2f} | {r['wall'] / (n / 1e6):.3f} | {r['rss_mb']:.0f} MB | "
+                      f"{r['floor']:.2f} |" for n, r in scale))
     cut = ""
     if "cut_seconds" in results["inprocess"]:
         ours = results["inprocess"]["cut_seconds"]
