@@ -120,15 +120,7 @@ def _join_params(tree: exp.Expression) -> exp.Expression:
 def _stream(bindings: dict) -> exp.Select:
     """sql/01_stream.sql's rm_stream with its parameters bound to expressions (not folded), reading the
     run_items and judgment_items CTEs."""
-    body = sqlsource.substitute(sqlsource.macros()["rm_stream"].body, bindings)
-
-    def inputs(node):
-        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
-            name = {"rm_run_items": "run_items", "rm_judgment_items": "judgment_items"}.get(node.this.name.lower())
-            if name:
-                return exp.Table(this=exp.to_identifier(name), alias=node.args.get("alias"))
-        return node
-    return sqlsource.expand(body.transform(inputs))
+    return sqlgen.stream_body(bindings)
 
 
 def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,

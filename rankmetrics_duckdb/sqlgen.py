@@ -85,12 +85,10 @@ def _prepare(e: exp.Expression, bindings: dict) -> exp.Expression:
     return sqlsource.fold(sqlsource.expand(sqlsource.substitute(e, bindings)))
 
 
-def stream(conv: dict) -> exp.Union:
-    """sql/01_stream.sql's rm_stream with the conventions folded in, reading the run_items and judgment_items
-    CTEs: the 'R' rows UNION ALL the 'J' rows."""
-    body = sqlsource.macros()["rm_stream"].body
-    bound = sqlsource.substitute(body, {"ties": _bind_value(conv["ties"]),
-                                        "judged_only": _bind_value(bool(conv["judged_only"]))})
+def stream_body(bindings: dict) -> exp.Expression:
+    """sql/01_stream.sql's rm_stream with its parameters bound to the given expressions (not folded), reading
+    the run_items and judgment_items CTEs (native.py binds them to a view's parameters)."""
+    body = sqlsource.substitute(sqlsource.macros()["rm_stream"].body, bindings)
 
     def inputs(node):
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
@@ -98,7 +96,14 @@ def stream(conv: dict) -> exp.Union:
             if name:
                 return exp.Table(this=exp.to_identifier(name), alias=node.args.get("alias"))
         return node
-    return sqlsource.fold(sqlsource.expand(bound.transform(inputs)))
+    return sqlsource.expand(body.transform(inputs))
+
+
+def stream(conv: dict) -> exp.Union:
+    """sql/01_stream.sql's rm_stream with the conventions folded in, reading the run_items and judgment_items
+    CTEs: the 'R' rows UNION ALL the 'J' rows."""
+    return sqlsource.fold(stream_body({"ties": _bind_value(conv["ties"]),
+                                       "judged_only": _bind_value(bool(conv["judged_only"]))}))
 
 
 def _kind_of(select: exp.Expression) -> str | None:
