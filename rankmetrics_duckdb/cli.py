@@ -6,7 +6,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import warnings
 
 from .errors import RankMetricsError, UsageError
@@ -174,13 +173,13 @@ def render(rows, fmt: str, sums=()) -> str:
 
 
 def write_atomic(path: str, rows, fmt: str, sums=()) -> None:
-    """Write to a temporary file in the same folder, then rename: an interrupted run leaves no half file."""
-    folder = os.path.dirname(os.path.abspath(path))
+    """Write the rows to path (by its extension: .parquet, .json, .csv, else fmt) through a temporary file in the
+    same folder, then rename: an interrupted run leaves no half file (paths.write_atomic)."""
+    from .paths import write_atomic as atomic
     ext = os.path.splitext(path)[1].lower()
-    fd, tmp = tempfile.mkstemp(prefix=".rankmetrics-", suffix=ext, dir=folder)
-    try:
+
+    def write(tmp):
         if ext == ".parquet":
-            os.close(fd)
             import pyarrow as pa
             import pyarrow.parquet as pq
             table = pa.table({"measure": [r[0] for r in rows], "query_id": [r[1] for r in rows],
@@ -188,13 +187,9 @@ def write_atomic(path: str, rows, fmt: str, sums=()) -> None:
             pq.write_table(table, tmp)
         else:
             kind = {".json": "json", ".csv": "csv"}.get(ext, fmt)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            with open(tmp, "w", encoding="utf-8") as fh:
                 fh.write(render(rows, kind, sums))
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic(path, write)
 
 
 def cmd_eval(args) -> int:

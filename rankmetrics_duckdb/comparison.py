@@ -27,6 +27,7 @@ import duckdb
 from . import conventions, measures as measures_mod, stats
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
+from .paths import write_atomic
 from .inputs import JUDGMENTS, RUN, Reader, run_sql
 
 # sqlglot and the query builder when a comparison runs, not when `rankmetrics` builds its argument parser
@@ -416,11 +417,11 @@ def cmd_compare(args) -> int:
         ext = os.path.splitext(args.output)[1].lower()
         if ext == ".parquet":
             import pyarrow.parquet as pq
-            _atomic(args.output, lambda tmp: pq.write_table(as_output(c.rows, "arrow"), tmp))
+            write_atomic(args.output, lambda tmp: pq.write_table(as_output(c.rows, "arrow"), tmp))
         else:
             fmt = {".json": "json", ".csv": "csv", ".tex": "latex", ".md": "markdown"}.get(ext, args.format)
             text = render(c, fmt)
-            _atomic(args.output, lambda tmp: _write_text(tmp, text))
+            write_atomic(args.output, lambda tmp: _write_text(tmp, text))
     else:
         sys.stdout.write(render(c, args.format))
     return 0
@@ -431,18 +432,3 @@ def _write_text(path: str, text: str) -> None:
         fh.write(text)
 
 
-def _atomic(path: str, write) -> None:
-    import tempfile
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".rankmetrics-", suffix=os.path.splitext(path)[1], dir=folder)
-    os.close(fd)
-    try:
-        write(tmp)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # mkstemp creates 0600; a report is for sharing
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

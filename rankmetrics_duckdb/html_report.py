@@ -8,6 +8,7 @@ import html
 import os
 
 from . import comparison as compare_mod
+from .paths import write_atomic
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1100px;
@@ -170,13 +171,13 @@ def report(judgments, runs, metrics=None, path=None, *, test="t", correction="ho
     label = os.fspath(judgments) if isinstance(judgments, (str, os.PathLike)) else "judgments"
     text = render(c, label)
     if path is not None:
-        compare_mod._atomic(os.fspath(path), lambda tmp: compare_mod._write_text(tmp, text))
+        write_atomic(os.fspath(path), lambda tmp: compare_mod._write_text(tmp, text))
     return text
 
 
 def cmd_report(args) -> int:
     c = compare_mod.comparison_from_args(args)
     text = render(c, args.judgments)
-    compare_mod._atomic(args.output, lambda tmp: compare_mod._write_text(tmp, text))
+    write_atomic(args.output, lambda tmp: compare_mod._write_text(tmp, text))
     return 0
 

@@ -371,15 +371,20 @@ class Disk:
 def test_output_is_atomic(tmp_path, monkeypatch, capsys):
     target = tmp_path / "out.csv"
     target.write_text("previous results\n")
-    real_fdopen = os.fdopen
-    monkeypatch.setattr(cli_mod.os, "fdopen", lambda fd, *a, **k: Disk(real_fdopen(fd, *a, **k)))
+    import builtins
+    real_open = builtins.open
+
+    def full_disk_open(file, mode="r", *a, **k):  # the temporary output file fills the disk half-way
+        fh = real_open(file, mode, *a, **k)
+        return Disk(fh) if "w" in mode and os.path.basename(str(file)).startswith(".rankmetrics-") else fh
+    monkeypatch.setattr(builtins, "open", full_disk_open)
     code = cli_mod.main(["eval", Q, R, "-m", "map", "-o", str(target)])
     err = capsys.readouterr().err
     assert code == 1 and err == "rankmetrics: error: OSError: [Errno 28] No space left on device\n"
     assert target.read_text() == "previous results\n"  # untouched
     assert sorted(f.name for f in tmp_path.iterdir()) == ["out.csv"]  # no temporary or half-written file
     # interrupted (Ctrl-C) in the middle of the write: the same
-    monkeypatch.setattr(cli_mod.os, "fdopen", real_fdopen)
+    monkeypatch.setattr(builtins, "open", real_open)
     monkeypatch.setattr(cli_mod, "render", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt()))
     assert cli_mod.main(["eval", Q, R, "-m", "map", "-o", str(tmp_path / "new.json")]) == 130
     assert capsys.readouterr().err == "rankmetrics: interrupted\n"

@@ -37,6 +37,9 @@ def test_output_file_written_atomically(tmp_path):
     cli("eval", Q, R, "-m", "map", "-o", str(target))
     assert abs(json.loads(target.read_text())[0]["value"] - 0.1785) < 5e-5  # trec_eval's out.test: map 0.1785
     assert [f.name for f in tmp_path.iterdir()] == ["out.json"]
+    mask = os.umask(0)
+    os.umask(mask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~mask  # a results file, not a private temporary one
 
 
 def test_no_common_query_is_an_error(tmp_path):
