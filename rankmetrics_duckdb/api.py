@@ -102,7 +102,7 @@ class Evaluation:
         # the text is determinism.ordered(self.plan.query).sql(dialect="duckdb"), built once by plancache
         if self._sql is None:
             top_n = False
-            if measures_mod.cutoff_depth(self.measures, self.conv) is not None:
+            if measures_mod.top_n_need(self.measures, self.conv) is not None:  # else no need to scan the run
                 length = mean_list_length(self.con, self.run.relation.sql(dialect="duckdb"))
                 top_n = measures_mod.top_n_pays(self.measures, self.conv, length)
             self._sql = plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments, top_n)

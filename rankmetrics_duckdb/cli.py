@@ -8,6 +8,7 @@ import os
 import sys
 import warnings
 
+from . import paths
 from .errors import RankMetricsError, UsageError
 
 FORMATS = ("trec", "json", "csv", "table")
@@ -175,7 +176,6 @@ def render(rows, fmt: str, sums=()) -> str:
 def write_atomic(path: str, rows, fmt: str, sums=()) -> None:
     """Write the rows to path (by its extension: .parquet, .json, .csv, else fmt) through a temporary file in the
     same folder, then rename: an interrupted run leaves no half file (paths.write_atomic)."""
-    from .paths import write_atomic as atomic
     ext = os.path.splitext(path)[1].lower()
 
     def write(tmp):
@@ -189,7 +189,7 @@ def write_atomic(path: str, rows, fmt: str, sums=()) -> None:
             kind = {".json": "json", ".csv": "csv"}.get(ext, fmt)
             with open(tmp, "w", encoding="utf-8") as fh:
                 fh.write(render(rows, kind, sums))
-    atomic(path, write)
+    paths.write_atomic(path, write)
 
 
 def cmd_eval(args) -> int:

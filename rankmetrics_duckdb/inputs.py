@@ -181,14 +181,9 @@ def mean_list_length(con, from_sql: str, params: dict | None = None) -> float | 
 def first_list_length(path: str, cap: int) -> int:
     """How many of a TREC run file's first lines belong to its first query, up to cap (runs are written query
     by query): a speed hint only (measures.top_n_pays)."""
-    _, lines = _peek(path, cap)
-    first = lines[0].split(None, 1)[0] if lines and lines[0].split() else None
-    n = 0
-    for line in lines:
-        if not line.split() or line.split(None, 1)[0] != first:
-            break
-        n += 1
-    return n
+    _, lines = _peek(path, cap)  # non-blank lines
+    ids = [line.split(None, 1)[0] for line in lines]
+    return next((n for n, q in enumerate(ids) if q != ids[0]), len(ids))
 
 
 class Reader:

@@ -274,13 +274,15 @@ def read_depths(measures: list[Measure], conv: dict) -> list[int | None] | None:
     return depths
 
 
+def deepest(depths: list[int | None] | None) -> int | None:
+    """The largest of read_depths' depths when every one is a cutoff, else None."""
+    return max(depths) if depths and None not in depths else None
+
+
 def cutoff_depth(measures: list[Measure], conv: dict) -> int | None:
     """K when every requested measure reads retrieved rows ranked 1..K only (a cutoff-only request such as
     nDCG@10 P@10): the ranking can stop at K per query. None otherwise."""
-    depths = read_depths(measures, conv)
-    if not depths or None in depths:
-        return None
-    return max(depths)
+    return deepest(read_depths(measures, conv))
 
 
 # DuckDB's top-N window elimination (a heap of K rows per query instead of a sort of every row) pays off on
@@ -290,8 +292,15 @@ def cutoff_depth(measures: list[Measure], conv: dict) -> int | None:
 TOP_N_DEPTH_RATIO = 30
 
 
-def top_n_pays(measures: list[Measure], conv: dict, rows_per_query: float | None) -> bool:
-    """Whether to rank with DuckDB's per-query heap (sqlgen.plan's top_n), given the run's mean list length."""
+def top_n_need(measures: list[Measure], conv: dict) -> int | None:
+    """The list length from which DuckDB's per-query heap pays (sqlgen.plan's top_n), or None when it cannot
+    apply (not a cutoff-only request, or a tie order other than trec_eval's): callers measure the run's list
+    length only when this is not None."""
     k = cutoff_depth(measures, conv)
-    return (k is not None and conv.get("ties") == "item_desc" and rows_per_query is not None
-            and rows_per_query >= TOP_N_DEPTH_RATIO * k)
+    return TOP_N_DEPTH_RATIO * k if k is not None and conv.get("ties") == "item_desc" else None
+
+
+def top_n_pays(measures: list[Measure], conv: dict, rows_per_query: float | None) -> bool:
+    """Whether to rank with DuckDB's per-query heap (sqlgen.plan's top_n), given the run's list length."""
+    need = top_n_need(measures, conv)
+    return need is not None and rows_per_query is not None and rows_per_query >= need

@@ -147,10 +147,9 @@ def _checks(src: _Source, kind: str) -> list[str]:
 
 def _top_n(ev, r: _Source) -> bool:
     """measures.top_n_pays for this run: its first query's length (TREC text) or its mean list length."""
-    k = measures.cutoff_depth(ev.measures, ev.conv)
-    if k is None or ev.conv.get("ties") != "item_desc":
+    need = measures.top_n_need(ev.measures, ev.conv)
+    if need is None:
         return False
-    need = measures.TOP_N_DEPTH_RATIO * k
     if r.strict:
         length = inputs.first_list_length(r.path, need)
     else:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from . import sqlsource
-from .measures import Measure, cutoff_depth, read_depths
+from .measures import Measure, cutoff_depth, deepest, read_depths
 
 
 @dataclass
@@ -221,8 +221,8 @@ def keep_rows(measures: list[Measure], conv: dict) -> exp.Expression | None:
         return None
     s = lambda name: _column("s", name)  # noqa: E731
     read = exp.Not(this=exp.Is(this=s("grade"), expression=exp.Null()))
-    if depths and None not in depths:
-        read = exp.and_(read, exp.LTE(this=s("pos"), expression=exp.Literal.number(max(depths))))
+    if deepest(depths) is not None:
+        read = exp.and_(read, exp.LTE(this=s("pos"), expression=exp.Literal.number(deepest(depths))))
     return exp.or_(exp.EQ(this=s("pos"), expression=exp.Literal.number(1)), exp.Paren(this=read))
 
 
