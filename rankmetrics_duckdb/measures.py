@@ -324,6 +324,12 @@ def parse_all(names) -> list[Measure]:
     return out
 
 
+def exponential_gain(measures: list[Measure], conv: dict) -> list[str]:
+    """The requested names of the measures that use exponential gain 2^grade - 1 (finite up to GRADE_LIMIT)."""
+    return [m.requested for m in measures
+            if m.metric.macro in ("dcg", "ndcg") and m.values(conv).get("gain") == "exponential"]
+
+
 def read_depths(measures: list[Measure], conv: dict) -> list[int | None] | None:
     """Per measure, the deepest rank it reads on retrieved rows (None: judged rows at any depth), or None when
     some measure reads every retrieved row: NumRet, a cutoff-free P or Judged, tie-averaged DCG (discounts
