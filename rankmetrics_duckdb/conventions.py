@@ -37,11 +37,9 @@ BASE = dict(ties="item_desc", gain="linear", ideal="judgments", denominator="jud
             scores="double")
 
 PRESETS = {
-    # trec_eval 10 / pytrec_eval: score then item id descending, linear gain, ideal from all judgments, AP over
-    # |G|, queries in both run and judgments, -l ignored by nDCG.
+    # trec_eval 10: score then item id descending, linear gain, ideal from all judgments, AP over
+    # |G|, queries in both run and judgments, -l ignored by nDCG, fractional grades truncated (atol).
     "trec_eval": dict(BASE, grades="truncate"),
-    # pytrec_eval: trec_eval's, with scores compared as 32-bit floats (its trec_eval code reads them into floats)
-    "pytrec_eval": dict(BASE, grades="truncate", scores="float32"),
     # ranx: like trec_eval, but every judged query is evaluated (missing ones 0, make_comparable=True) and the
     # relevance level applies to nDCG too.
     "ranx": dict(BASE, queries="judged", level_for_gain=True),
@@ -56,6 +54,8 @@ PRESETS = {
     # judged queries with an empty list 0.
     "retrieved": dict(BASE, gain="exponential", ideal="retrieved", denominator="retrieved", empty="nan",
                       queries="all"),
+    # pytrec_eval: trec_eval's, with scores compared as 32-bit floats (its trec_eval code reads them into floats)
+    "pytrec_eval": dict(BASE, grades="truncate", scores="float32"),
 }
 
 
@@ -91,7 +91,7 @@ def check(key: str, value):
         try:
             number = float(value)
         except (TypeError, ValueError):
-            number = math.nan
+            raise UsageError(f"relevance level must be a number, not '{value}'") from None
         if not math.isfinite(number):
             raise UsageError(f"relevance level must be a finite number, not '{value}'")
         return int(number) if number == int(number) else number
