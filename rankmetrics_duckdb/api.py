@@ -64,6 +64,7 @@ class Evaluation:
                 self.judgments = self.reader.load(judgments, JUDGMENTS)
                 self.run = self.reader.load(run, RUN)
                 self._check_overlap()
+            self._check_exponential_grades()
         except Exception:
             self.reader.close()
             raise
@@ -92,6 +93,21 @@ class Evaluation:
             raise InputError(f"the run ({self.run.label}) and the judgments ({self.judgments.label}) have no query "
                              f"in common ({row[0]} run queries, {row[1]} judged queries): check the files and id "
                              f"columns")
+
+    def _check_exponential_grades(self):
+        """A grade whose exponential gain 2^g - 1 overflows a double is an input error (not a NaN), when a
+        measure uses exponential gain (measures.exponential_gain)."""
+        names = measures_mod.exponential_gain(self.measures, self.conv)
+        if not names:
+            return
+        j = self.judgments.relation.sql(dialect="duckdb")
+        row = run_sql(self.con, f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), t.relevance "
+                                f"FROM {j} AS t WHERE CAST(t.relevance AS DOUBLE) >= {measures_mod.GRADE_LIMIT + 1} "
+                                f"ORDER BY t.relevance DESC LIMIT 1").fetchone()
+        if row:
+            raise InputError(f"{self.judgments.label}: grade {row[2]:g} (query {row[0]}, item {row[1]}) is too high for "
+                             f"exponential gain in {names[0]}: 2^grade - 1 overflows past grade "
+                             f"{measures_mod.GRADE_LIMIT}")
 
     def note(self) -> str | None:
         """One line on the queries found on one side only and what the convention did with them, or None."""

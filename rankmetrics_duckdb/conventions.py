@@ -2,6 +2,8 @@
 each tool. See ../shared/CONVENTIONS.md and the README's conventions table."""
 from __future__ import annotations
 
+import math
+
 from .errors import UsageError
 
 # Each convention parameter: its choices (None = free value checked by its own rule) and a one-line description.
@@ -22,15 +24,22 @@ PARAMETERS = {
     "judged_only": (None, "drop unjudged items before ranking (trec_eval -J)"),
     "log_base": (None, "base of the DCG log discount (2, or e)"),
     "level_for_gain": (None, "whether -l also applies to gain metrics (nDCG, DCG): no in trec_eval, yes in ranx"),
+    "grades": (("truncate", "as_given"),
+               "fractional relevance grades: truncated toward zero (trec_eval reads grades with atol: 1.5 is 1, "
+               "-0.5 is 0) or used as given"),
+    "scores": (("double", "float32"),
+               "precision in which scores are compared when ranking: double (trec_eval 10) or 32-bit float "
+               "(pytrec_eval, whose older trec_eval code keeps scores as C floats)"),
 }
 
 BASE = dict(ties="item_desc", gain="linear", ideal="judgments", denominator="judged", empty="zero",
-            queries="both", rel=1, judged_only=False, log_base=2, level_for_gain=False)
+            queries="both", rel=1, judged_only=False, log_base=2, level_for_gain=False, grades="as_given",
+            scores="double")
 
 PRESETS = {
-    # trec_eval 10 / pytrec_eval: score then item id descending, linear gain, ideal from all judgments, AP over
-    # |G|, queries in both run and judgments, -l ignored by nDCG.
-    "trec_eval": dict(BASE),
+    # trec_eval 10: score then item id descending, linear gain, ideal from all judgments, AP over
+    # |G|, queries in both run and judgments, -l ignored by nDCG, fractional grades truncated (atol).
+    "trec_eval": dict(BASE, grades="truncate"),
     # ranx: like trec_eval, but every judged query is evaluated (missing ones 0, make_comparable=True) and the
     # relevance level applies to nDCG too.
     "ranx": dict(BASE, queries="judged", level_for_gain=True),
@@ -45,6 +54,8 @@ PRESETS = {
     # judged queries with an empty list 0.
     "retrieved": dict(BASE, gain="exponential", ideal="retrieved", denominator="retrieved", empty="nan",
                       queries="all"),
+    # pytrec_eval: trec_eval's, with scores compared as 32-bit floats (its trec_eval code reads them into floats)
+    "pytrec_eval": dict(BASE, grades="truncate", scores="float32"),
 }
 
 
@@ -81,6 +92,8 @@ def check(key: str, value):
             number = float(value)
         except (TypeError, ValueError):
             raise UsageError(f"relevance level must be a number, not '{value}'") from None
+        if not math.isfinite(number):
+            raise UsageError(f"relevance level must be a finite number, not '{value}'")
         return int(number) if number == int(number) else number
     if key == "log_base":
         if str(value).lower() == "e":
@@ -89,7 +102,7 @@ def check(key: str, value):
             number = float(value)
         except (TypeError, ValueError):
             raise UsageError(f"log_base must be a number greater than 1 or 'e', not '{value}'") from None
-        if not number > 1:
-            raise UsageError(f"log_base must be greater than 1, not '{value}'")
+        if not (number > 1 and math.isfinite(number)):
+            raise UsageError(f"log_base must be a finite number greater than 1 or 'e', not '{value}'")
         return int(number) if number == int(number) else number
     return value

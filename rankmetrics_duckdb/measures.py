@@ -9,6 +9,7 @@ the name is echoed back as it was requested.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -49,6 +50,8 @@ PARAMS = {
     "log_base": Param("log_base", "base", "base of the log discount"),
     "p": Param("p", "prob", "persistence of the rank-biased precision user"),
     "max_grade": Param("max_grade", "grade", "highest grade of the ERR stopping probability"),
+    "scale": Param("scale", "choice", "RBP gain of a grade: grade / the query's top judged grade (max: trec_eval, "
+                   "ir_measures) or the grade itself, grades >= rel counting (raw: ranx)", ("max", "raw")),
 }
 
 METRICS = {m.name: m for m in (
@@ -66,7 +69,8 @@ METRICS = {m.name: m for m in (
     Metric("ERR", "err", "expected reciprocal rank (Chapelle et al. 2009)", ("max_grade",),
            defaults={"max_grade": 4}),
     Metric("RBP", "rbp", "rank-biased precision (Moffat & Zobel 2008); graded (grade / the query's top grade) "
-           "unless rel is given", ("p", "rel"), gain_metric=True, defaults={"p": 0.8, "rel": None}),
+           "unless rel is given; scale=raw sums raw grades (ranx)", ("p", "rel", "scale"), gain_metric=True,
+           defaults={"p": 0.8, "rel": None, "scale": "max"}),
     Metric("Judged", "judged", "fraction of the top k that is judged", (), reads="judged_if_cut"),
     Metric("NumQ", "num_q", "number of queries evaluated", (), cutoff="none", mean="sum"),
     Metric("NumRet", "num_ret", "items retrieved", (), cutoff="none", mean="sum", reads="all"),
@@ -123,10 +127,10 @@ class Measure:
                     out["rel"] = self.metric.defaults.get("rel", 1)
                 else:
                     out["rel"] = conv["rel"]
-            elif p in conv:
-                out[p] = conv[p]
-            else:
+            elif p in self.metric.defaults:  # set by the metric, never by a convention (RBP's p and scale)
                 out[p] = self.metric.defaults[p]
+            else:
+                out[p] = conv[p]
         out.update(dict(self.params))
         return out
 
@@ -155,6 +159,9 @@ def _cutoff(text: str, requested: str) -> int:
     return value
 
 
+GRADE_LIMIT = 1023  # 2^1023 is the largest power of two a double holds: 2^g - 1 of a higher grade is infinite
+
+
 def _param_value(metric: Metric, key: str, raw: str, requested: str):
     if key not in metric.params:
         allowed = ", ".join(metric.params) or "none"
@@ -166,10 +173,11 @@ def _param_value(metric: Metric, key: str, raw: str, requested: str):
             raise UsageError(f"metric '{requested}': unknown value '{raw}' for {key}; choose one of: "
                              f"{', '.join(spec.choices)}")
         return raw
-    if spec.kind == "level":
-        return conventions.check("rel", raw)
-    if spec.kind == "base":
-        return conventions.check("log_base", raw)
+    if spec.kind in ("level", "base"):
+        try:
+            return conventions.check("rel" if spec.kind == "level" else "log_base", raw)
+        except UsageError as e:
+            raise UsageError(f"metric '{requested}': {key}: {e}") from None
     try:
         number = float(raw)
     except ValueError:
@@ -177,8 +185,9 @@ def _param_value(metric: Metric, key: str, raw: str, requested: str):
     if spec.kind == "prob" and not 0 < number < 1:
         raise UsageError(f"metric '{requested}': {key} must be between 0 and 1 (exclusive), not {raw}")
     if spec.kind == "grade":
-        if number <= 0 or number != int(number):
-            raise UsageError(f"metric '{requested}': {key} must be a positive whole number, not {raw}")
+        if not (math.isfinite(number) and 0 < number <= GRADE_LIMIT and number == int(number)):
+            raise UsageError(f"metric '{requested}': {key} must be a whole number from 1 to {GRADE_LIMIT} "
+                             f"(2^{key} must fit a double), not {raw}")
         return int(number)
     return number
 
@@ -186,11 +195,49 @@ def _param_value(metric: Metric, key: str, raw: str, requested: str):
 _IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>-?[^@()\-]*))?(?:-l(?P<lvl>\d+))?$")
 
 
+_RBP_RANX = re.compile(r"rbp\.(?P<p>\d+)(?:-l(?P<lvl>\d+))?", re.I)     # ranx: rbp.95 is p = 0.95
+_RBP_TREC = re.compile(r"rbp\.p=(?P<p>[^,]+)")                        # trec_eval: -m rbp.p=0.95
+_RBP_AMBIGUOUS = re.compile(r"rbp(?P<sep>[@_])(?P<rest>[^()]*)")     # rbp@10, rbp_10: p or cutoff?
+
+
+def _parse_rbp(name: str, requested: str) -> list[Measure] | None:
+    """RBP's spellings, one rule: p is set by an explicit p= (RBP(p=0.95), trec_eval's rbp.p=0.95) or by ranx's
+    .NN suffix (rbp.95: p 0.95, with ranx's raw grades and no cutoff); otherwise by the spelling's default, RBP
+    (ir_measures) 0.8 and rbp (trec_eval) 0.9. @k is a cutoff only where it cannot be read as ranx's p: a
+    lower-case rbp@10 or rbp_10 is refused (ranx reads rbp@10 as p 0.10; trec_eval's rbp has no cutoff)."""
+    metric = METRICS["RBP"]
+    m = _RBP_RANX.fullmatch(name)
+    if m:
+        p = float("0." + m.group("p"))
+        if not 0 < p < 1:
+            raise UsageError(f"metric '{requested}': ranx's rbp.NN sets p = 0.NN, which must be above 0")
+        rel = _param_value(metric, "rel", m.group("lvl") or "1", requested)
+        return [Measure(requested, metric, None, tuple(sorted({"p": p, "rel": rel, "scale": "raw"}.items())))]
+    m = _RBP_TREC.fullmatch(name)
+    if m:
+        p = _param_value(metric, "p", m.group("p"), requested)
+        return [Measure(requested, metric, None, tuple(sorted({**TREC_NAMES["rbp"][1], "p": p}.items())))]
+    m = _RBP_AMBIGUOUS.fullmatch(name)
+    if m and name[:3] != "RBP":
+        rest = m.group("rest")
+        raise UsageError(
+            f"metric '{requested}' is ambiguous: ranx reads rbp{m.group('sep')}{rest} as p = 0.{rest}, and "
+            f"trec_eval's rbp takes no cutoff; write RBP@{rest} (cutoff {rest}, p 0.8 as ir_measures), "
+            f"RBP(p=0.9)@{rest}, or rbp.{rest} (ranx: p 0.{rest}, raw grades)")
+    return None
+
+
 def parse(requested: str) -> list[Measure]:
     """Parse one metric name into measures (a trec_eval family such as `P` or `P.5,10` gives several)."""
+    if not isinstance(requested, str):
+        raise UsageError(f"a metric must be a name such as 'nDCG@10', not {type(requested).__name__} "
+                         f"{requested!r}")
     name = requested.strip()
     if not name:
         raise UsageError("empty metric name")
+    rbp = _parse_rbp(name, requested)
+    if rbp:
+        return rbp
     # trec_eval style: family_k, family.k, family.k1,k2, or a bare family.
     m = re.fullmatch(r"(?P<fam>[A-Za-z_]+?)(?:[_.](?P<ks>[\d,]+))?", name)
     fam = m.group("fam").lower() if m else None
@@ -226,7 +273,16 @@ def parse(requested: str) -> list[Measure]:
         metric = METRICS[_CANONICAL[base.lower()]]
     if metric is None:
         raise UsageError(f"unknown metric '{requested}'" + _suggest(name))
-    params = dict(fixed)
+    params, given = dict(fixed), set()
+
+    def put(key, value, how):
+        if key in given:
+            raise UsageError(f"metric '{requested}': parameter {key} is given twice{how}; give it once")
+        if key in fixed and fixed[key] != value:
+            raise UsageError(f"metric '{requested}': {base} already means {key}={fixed[key]}; "
+                             f"{key}={value} contradicts it")
+        given.add(key)
+        params[key] = value
     if m.group("params"):
         for item in m.group("params").split(","):
             if not item.strip():
@@ -234,9 +290,9 @@ def parse(requested: str) -> list[Measure]:
             if "=" not in item:
                 raise UsageError(f"metric '{requested}': parameter '{item.strip()}' must be written name=value")
             key, raw = item.split("=", 1)
-            params[key.strip()] = _param_value(metric, key.strip(), raw, requested)
+            put(key.strip(), _param_value(metric, key.strip(), raw, requested), "")
     if m.group("lvl"):
-        params["rel"] = _param_value(metric, "rel", m.group("lvl"), requested)
+        put("rel", _param_value(metric, "rel", m.group("lvl"), requested), " (rel= and the -l suffix)")
     k = None
     if m.group("k") is not None:
         if metric.cutoff == "none":
@@ -245,14 +301,33 @@ def parse(requested: str) -> list[Measure]:
     return [Measure(requested, metric, k, tuple(sorted(params.items())))]
 
 
+def _name_of(obj) -> str:
+    """A metric as a name: a string as it is, an ir_measures measure (nDCG@10, AP(rel=2)) by its string form,
+    which is ir_measures' own name syntax; anything else is a usage error."""
+    if isinstance(obj, str):
+        return obj
+    if type(obj).__module__.split(".")[0] == "ir_measures":
+        return str(obj)
+    raise UsageError(f"a metric must be a name such as 'nDCG@10' (or an ir_measures measure), not "
+                     f"{type(obj).__name__} {obj!r}")
+
+
 def parse_all(names) -> list[Measure]:
+    if isinstance(names, str) or not hasattr(names, "__iter__"):
+        names = [names]
     out, seen = [], set()
-    for name in names:
+    for name in map(_name_of, names):
         for measure in parse(name):
             if measure.requested not in seen:
                 seen.add(measure.requested)
                 out.append(measure)
     return out
+
+
+def exponential_gain(measures: list[Measure], conv: dict) -> list[str]:
+    """The requested names of the measures that use exponential gain 2^grade - 1 (finite up to GRADE_LIMIT)."""
+    return [m.requested for m in measures
+            if m.metric.macro in ("dcg", "ndcg") and m.values(conv).get("gain") == "exponential"]
 
 
 def read_depths(measures: list[Measure], conv: dict) -> list[int | None] | None:

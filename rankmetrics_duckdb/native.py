@@ -129,7 +129,7 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     metric's own SELECT (query_id, value)."""
     macro = sqlsource.macros()[macro_name]
     params = parameters(macro_name)
-    body = sqlsource.substitute(macro.body, {name: _prm(name) for name, _, _ in params})
+    body = sqlsource.substitute(sqlsource.unchecked(macro.body), {name: _prm(name) for name, _, _ in params})
     features = body.args["from_"].this
     call = features.this.args["from_"].this
     if not (isinstance(call, exp.Table) and isinstance(call.this, exp.Anonymous)

@@ -51,10 +51,13 @@ def _source(src: Source, alias: str) -> exp.Expression:
     return e
 
 
-def run_items(src: Source) -> exp.Select:
-    """The run normalized as rm_run_items does in DuckDB: text ids, a score (or -rank) and the given rank."""
+def run_items(src: Source, conv: dict | None = None) -> exp.Select:
+    """The run normalized as rm_run_items does in DuckDB: text ids, a score (or -rank) and the given rank. With
+    the convention scores='float32' (pytrec_eval), the score is rounded to a 32-bit float before ranking."""
     if src.has_score:
         score = _cast(_column("r", "score"), "DOUBLE")
+        if conv and conv.get("scores") == "float32":
+            score = _cast(_cast(_column("r", "score"), "FLOAT"), "DOUBLE")
     else:
         score = exp.Neg(this=_cast(_column("r", "rank"), "DOUBLE"))
     rank_in = _cast(_column("r", "rank"), "DOUBLE") if src.has_rank else _cast(exp.Null(), "DOUBLE")
@@ -66,12 +69,18 @@ def run_items(src: Source) -> exp.Select:
     ).from_(_source(src, "r"))
 
 
-def judgment_items(src: Source) -> exp.Select:
-    """The judgments normalized as rm_judgment_items does in DuckDB."""
+def judgment_items(src: Source, conv: dict | None = None) -> exp.Select:
+    """The judgments normalized as rm_judgment_items does in DuckDB. With the convention grades='truncate'
+    (trec_eval, which reads grades with atol), a fractional grade is truncated toward zero: 1.5 is 1, -0.5 is 0."""
+    grade = _cast(_column("j", "relevance"), "DOUBLE")
+    if conv and conv.get("grades") == "truncate":
+        grade = _cast(exp.Case(ifs=[exp.If(this=exp.LT(this=grade.copy(), expression=exp.Literal.number(0)),
+                                           true=exp.Ceil(this=grade.copy()))],
+                               default=exp.Floor(this=grade.copy())), "DOUBLE")
     return exp.select(
         exp.alias_(_cast(_column("j", "query_id"), "VARCHAR"), "query_id"),
         exp.alias_(_cast(_column("j", "item_id"), "VARCHAR"), "item_id"),
-        exp.alias_(_cast(_column("j", "relevance"), "DOUBLE"), "grade"),
+        exp.alias_(grade, "grade"),
     ).from_(_source(src, "j"))
 
 
@@ -293,11 +302,11 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
 
     keep = keep_rows(measures, conv)
     if split_kinds:
-        ctes = [("run_items", run_items(run)), ("judgment_items", judgment_items(judgments))]
+        ctes = [("run_items", run_items(run, conv)), ("judgment_items", judgment_items(judgments, conv))]
         ctes += _split_features(conv, kept, values, keep, cutoff_depth(measures, conv), top_n)
         feature_table = "features"
     else:
-        ctes = [("run_items", run_items(run)), ("judgment_items", judgment_items(judgments)),
+        ctes = [("run_items", run_items(run, conv)), ("judgment_items", judgment_items(judgments, conv)),
                 ("stream", stream(conv))]
         if keep is not None:  # the judged rows all stay
             keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right)

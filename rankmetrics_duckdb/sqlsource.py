@@ -101,6 +101,21 @@ def macros() -> dict[str, Macro]:
     return found
 
 
+CHECKS_ALIAS = "valid"  # the one-row join of argument checks of a table macro (see sql/00_common.sql)
+
+
+def unchecked(body: exp.Select) -> exp.Select:
+    """A table macro's body without its argument checks: the join `(SELECT rm_valid_...(...) AS ok) AS valid`
+    and the WHERE valid.ok that reads it. Those use DuckDB's error(); other engines get the query without them."""
+    body = body.copy()
+    joins = [j for j in body.args.get("joins") or [] if j.this.alias_or_name != CHECKS_ALIAS]
+    body.set("joins", joins or None)
+    where = body.args.get("where")
+    if where is not None and {c.table for c in where.find_all(exp.Column)} == {CHECKS_ALIAS}:
+        body.set("where", None)
+    return body
+
+
 def literal(value) -> exp.Expression:
     """A Python value as a SQL literal."""
     if value is None:

@@ -79,3 +79,43 @@ CREATE OR REPLACE MACRO rm_running_rel(query_id, kind, pos, grade, lvl) AS
 -- A per-query aggregate repeated on every row of the query (for metrics that compare a rank with |G|).
 CREATE OR REPLACE MACRO rm_query_num_rel(query_id, kind, grade, lvl) AS
     SUM(CASE WHEN kind = 'J' AND grade >= lvl THEN 1 ELSE 0 END) OVER (PARTITION BY query_id);
+
+-- Argument checks of the public table macros (DuckDB only: error() is DuckDB's). Each table macro joins one row,
+--     CROSS JOIN (SELECT rm_valid_k('ndcg', k) AND ... AS ok) AS valid ... WHERE valid.ok
+-- computed once whatever the inputs (empty ones too): an argument outside its range raises an error naming the
+-- macro, the parameter and the value, instead of a silent fallback. sqlgen never reads that join (it takes the
+-- features, the value and HAVING of a macro) and native.py strips it, so no SQL rendered for another engine
+-- contains error(). A check that is NULL (a NULL or non-numeric argument) fails too.
+CREATE OR REPLACE MACRO rm_valid(ok, macro, param, rule, value) AS
+    CASE WHEN ok THEN TRUE
+         ELSE error(macro || ': ' || param || ' must be ' || rule || ', not '
+                    || COALESCE('''' || CAST(value AS VARCHAR) || '''', 'NULL')) END;
+
+CREATE OR REPLACE MACRO rm_valid_number(x) AS isfinite(TRY_CAST(x AS DOUBLE));
+
+CREATE OR REPLACE MACRO rm_valid_k(macro, k) AS
+    rm_valid(k IS NULL OR (rm_valid_number(k) AND TRY_CAST(k AS DOUBLE) >= 1
+                           AND TRY_CAST(k AS DOUBLE) = FLOOR(TRY_CAST(k AS DOUBLE))),
+             macro, 'k', 'a whole number >= 1, or NULL for no cutoff', k);
+
+CREATE OR REPLACE MACRO rm_valid_rel(macro, rel) AS
+    rm_valid(rm_valid_number(rel), macro, 'rel', 'a finite number (the relevance level)', rel);
+
+CREATE OR REPLACE MACRO rm_valid_choice(macro, param, value, choices) AS
+    rm_valid(list_contains(choices, TRY_CAST(value AS VARCHAR)), macro, param,
+             'one of ' || array_to_string(choices, ', '), value);
+
+-- The parameters of rm_stream and rm_finish that most macros share.
+CREATE OR REPLACE MACRO rm_valid_stream(macro, ties, judged_only, queries) AS
+    rm_valid_choice(macro, 'ties', ties, ['item_desc', 'item_asc', 'average', 'input'])
+    AND rm_valid(TRY_CAST(judged_only AS BOOLEAN) IS NOT NULL, macro, 'judged_only', 'true or false', judged_only)
+    AND rm_valid_choice(macro, 'queries', queries, ['both', 'judged', 'run', 'all']);
+
+CREATE OR REPLACE MACRO rm_valid_empty(macro, empty) AS rm_valid_choice(macro, 'empty', empty, ['zero', 'nan']);
+
+CREATE OR REPLACE MACRO rm_valid_gain(macro, gain) AS
+    rm_valid_choice(macro, 'gain', gain, ['linear', 'exponential', 'binary']);
+
+CREATE OR REPLACE MACRO rm_valid_log_base(macro, log_base) AS
+    rm_valid(rm_valid_number(log_base) AND TRY_CAST(log_base AS DOUBLE) > 1, macro, 'log_base',
+             'a finite number > 1', log_base);

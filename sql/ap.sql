@@ -22,5 +22,11 @@ FROM (
     SELECT s.*, rm_running_rel(s.query_id, s.kind, s.pos, s.grade, rel) AS running_rel
     FROM rm_stream(run, judgments, ties, judged_only) AS s
 ) AS f
+CROSS JOIN (SELECT rm_valid_k('ap', k)
+        AND rm_valid_rel('ap', rel)
+        AND rm_valid_choice('ap', 'denominator', denominator, ['judged', 'capped', 'retrieved'])
+        AND rm_valid_stream('ap', ties, judged_only, queries)
+        AND rm_valid_empty('ap', empty) AS ok) AS valid
+WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);

@@ -38,5 +38,9 @@ FROM (
         rm_query_num_nonrel(s.query_id, s.kind, s.grade, rel) AS query_num_nonrel
     FROM rm_stream(run, judgments, ties, judged_only) AS s
 ) AS f
+CROSS JOIN (SELECT rm_valid_rel('bpref', rel)
+        AND rm_valid_stream('bpref', ties, judged_only, queries)
+        AND rm_valid_empty('bpref', empty) AS ok) AS valid
+WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);

@@ -7,6 +7,8 @@ CREATE OR REPLACE MACRO num_q(run, judgments,
         ties := 'item_desc', judged_only := FALSE, queries := 'both') AS TABLE
 SELECT f.query_id, CAST(1 AS DOUBLE) AS value
 FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+CROSS JOIN (SELECT rm_valid_stream('num_q', ties, judged_only, queries) AS ok) AS valid
+WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
@@ -14,6 +16,8 @@ CREATE OR REPLACE MACRO num_ret(run, judgments,
         ties := 'item_desc', judged_only := FALSE, queries := 'both') AS TABLE
 SELECT f.query_id, CAST(rm_retrieved(f.kind, f.pos, NULL) AS DOUBLE) AS value
 FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+CROSS JOIN (SELECT rm_valid_stream('num_ret', ties, judged_only, queries) AS ok) AS valid
+WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
@@ -21,6 +25,9 @@ CREATE OR REPLACE MACRO num_rel(run, judgments, rel := 1,
         ties := 'item_desc', judged_only := FALSE, queries := 'both') AS TABLE
 SELECT f.query_id, CAST(rm_num_rel(f.kind, f.grade, rel) AS DOUBLE) AS value
 FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+CROSS JOIN (SELECT rm_valid_rel('num_rel', rel)
+        AND rm_valid_stream('num_rel', ties, judged_only, queries) AS ok) AS valid
+WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
@@ -28,5 +35,8 @@ CREATE OR REPLACE MACRO num_rel_ret(run, judgments, rel := 1,
         ties := 'item_desc', judged_only := FALSE, queries := 'both') AS TABLE
 SELECT f.query_id, CAST(rm_hits(f.kind, f.pos, f.grade, rel, NULL) AS DOUBLE) AS value
 FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+CROSS JOIN (SELECT rm_valid_rel('num_rel_ret', rel)
+        AND rm_valid_stream('num_rel_ret', ties, judged_only, queries) AS ok) AS valid
+WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);

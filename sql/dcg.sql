@@ -49,6 +49,13 @@ FROM (
     SELECT s.*, rm_tie_discount(s.query_id, s.kind, s.score, s.pos, k, log_base) AS tie_discount
     FROM rm_stream(run, judgments, ties, judged_only) AS s
 ) AS f
+CROSS JOIN (SELECT rm_valid_k('dcg', k)
+        AND rm_valid_gain('dcg', gain)
+        AND rm_valid_rel('dcg', rel)
+        AND rm_valid_log_base('dcg', log_base)
+        AND rm_valid_stream('dcg', ties, judged_only, queries)
+        AND rm_valid_empty('dcg', empty) AS ok) AS valid
+WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
@@ -68,5 +75,13 @@ FROM (
         rm_ideal_pos_within(s.query_id, s.kind, s.pos, s.grade, k) AS ideal_pos_within
     FROM rm_stream(run, judgments, ties, judged_only) AS s
 ) AS f
+CROSS JOIN (SELECT rm_valid_k('ndcg', k)
+        AND rm_valid_gain('ndcg', gain)
+        AND rm_valid_rel('ndcg', rel)
+        AND rm_valid_log_base('ndcg', log_base)
+        AND rm_valid_choice('ndcg', 'ideal', ideal, ['judgments', 'candidates', 'retrieved'])
+        AND rm_valid_stream('ndcg', ties, judged_only, queries)
+        AND rm_valid_empty('ndcg', empty) AS ok) AS valid
+WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);

@@ -27,5 +27,13 @@ FROM (
     SELECT s.*, rm_err_reach(s.query_id, s.kind, s.pos, s.grade, max_grade) AS reach
     FROM rm_stream(run, judgments, ties, judged_only) AS s
 ) AS f
+CROSS JOIN (SELECT rm_valid_k('err', k)
+        AND rm_valid(rm_valid_number(max_grade) AND TRY_CAST(max_grade AS DOUBLE) >= 1
+                     AND TRY_CAST(max_grade AS DOUBLE) <= 1023
+                     AND TRY_CAST(max_grade AS DOUBLE) = FLOOR(TRY_CAST(max_grade AS DOUBLE)), 'err', 'max_grade',
+                     'a whole number from 1 to 1023 (2^max_grade must fit a double)', max_grade)
+        AND rm_valid_stream('err', ties, judged_only, queries)
+        AND rm_valid_empty('err', empty) AS ok) AS valid
+WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);

@@ -11,5 +11,9 @@ SELECT
     f.query_id,
     rm_finish(rm_judged(f.kind, f.pos, f.grade, k), rm_num_rel(f.kind, f.grade, 1), empty) AS value
 FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+CROSS JOIN (SELECT rm_valid_k('judged', k)
+        AND rm_valid_stream('judged', ties, judged_only, queries)
+        AND rm_valid_empty('judged', empty) AS ok) AS valid
+WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);

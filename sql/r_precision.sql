@@ -13,5 +13,9 @@ FROM (
     SELECT s.*, rm_query_num_rel(s.query_id, s.kind, s.grade, rel) AS query_num_rel
     FROM rm_stream(run, judgments, ties, judged_only) AS s
 ) AS f
+CROSS JOIN (SELECT rm_valid_rel('r_precision', rel)
+        AND rm_valid_stream('r_precision', ties, judged_only, queries)
+        AND rm_valid_empty('r_precision', empty) AS ok) AS valid
+WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);

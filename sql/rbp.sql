@@ -1,9 +1,13 @@
 -- RBP(p) (rank-biased precision, Moffat & Zobel 2008): (1 - p) * sum over retrieved items of gain * p^(rank - 1);
 -- a user reads on to the next item with probability p (persistence). With a cutoff k only the top k count.
---   rel NULL  graded: gain = grade / the query's highest judged grade (trec_eval 10 rbp, ir_measures RBP)
---   rel = n   binary: gain 1 for a grade >= n, else 0
-CREATE OR REPLACE MACRO rm_rbp(kind, pos, grade, k, p, lvl) AS
+--   scale 'max', rel NULL  graded: gain = grade / the query's highest judged grade (trec_eval 10 rbp, ir_measures RBP)
+--   scale 'max', rel = n   binary: gain 1 for a grade >= n, else 0
+--   scale 'raw'            the grade itself for a grade >= rel (1 when rel is NULL), else 0 (ranx's rbp.95)
+CREATE OR REPLACE MACRO rm_rbp(kind, pos, grade, k, p, lvl, scale) AS
     (1 - p) * CASE
+        WHEN scale = 'raw' THEN
+            SUM(CASE WHEN kind = 'R' AND grade > 0 AND grade >= COALESCE(lvl, 1) AND rm_within(pos, k)
+                     THEN grade * POWER(CAST(p AS DOUBLE), pos - 1) ELSE 0 END)
         WHEN lvl IS NULL THEN rm_ratio(
             SUM(CASE WHEN kind = 'R' AND grade > 0 AND rm_within(pos, k)
                      THEN grade * POWER(CAST(p AS DOUBLE), pos - 1) ELSE 0 END),
@@ -13,10 +17,19 @@ CREATE OR REPLACE MACRO rm_rbp(kind, pos, grade, k, p, lvl) AS
     END;
 
 CREATE OR REPLACE MACRO rbp(run, judgments, k := NULL, p := 0.8, rel := NULL,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', scale := 'max') AS TABLE
 SELECT
     f.query_id,
-    rm_finish(rm_rbp(f.kind, f.pos, f.grade, k, p, rel), rm_num_rel(f.kind, f.grade, COALESCE(rel, 1)), empty) AS value
+    rm_finish(rm_rbp(f.kind, f.pos, f.grade, k, p, rel, scale), rm_num_rel(f.kind, f.grade, COALESCE(rel, 1)), empty)
+        AS value
 FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+CROSS JOIN (SELECT rm_valid_k('rbp', k)
+        AND rm_valid(rm_valid_number(p) AND TRY_CAST(p AS DOUBLE) > 0 AND TRY_CAST(p AS DOUBLE) < 1, 'rbp', 'p',
+                     'a number between 0 and 1 (exclusive)', p)
+        AND rm_valid(rel IS NULL OR rm_valid_number(rel), 'rbp', 'rel', 'a finite number, or NULL for graded gain', rel)
+        AND rm_valid_choice('rbp', 'scale', scale, ['max', 'raw'])
+        AND rm_valid_stream('rbp', ties, judged_only, queries)
+        AND rm_valid_empty('rbp', empty) AS ok) AS valid
+WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);

@@ -8,5 +8,10 @@ SELECT
     f.query_id,
     rm_finish(rm_recall(f.kind, f.pos, f.grade, k, rel), rm_num_rel(f.kind, f.grade, rel), empty) AS value
 FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+CROSS JOIN (SELECT rm_valid_k('recall', k)
+        AND rm_valid_rel('recall', rel)
+        AND rm_valid_stream('recall', ties, judged_only, queries)
+        AND rm_valid_empty('recall', empty) AS ok) AS valid
+WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);

@@ -9,7 +9,11 @@ WITH run_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CAST(CASE
+      WHEN CAST(j.relevance AS FLOAT64) < 0
+      THEN CEIL(CAST(j.relevance AS FLOAT64))
+      ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+    END AS FLOAT64) AS grade
   FROM `my-project`.rm.trec_judgments AS j
 ), stream AS (
   SELECT

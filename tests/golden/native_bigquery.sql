@@ -1857,7 +1857,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_rbp(k INT64, p FLOAT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_rbp(k INT64, p FLOAT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, scale STRING)
 AS (
 WITH params AS (
   SELECT
@@ -1867,7 +1867,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(scale, 'max') AS scale
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1952,6 +1953,19 @@ SELECT
         (
           1 - prm.p
         ) * CASE
+          WHEN prm.scale = 'raw'
+          THEN SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.grade > 0
+              AND f.grade >= COALESCE(prm.rel, 1)
+              AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN f.grade * POWER(CAST(prm.p AS FLOAT64), f.pos - 1)
+              ELSE 0
+            END
+          )
           WHEN prm.rel IS NULL
           THEN (
             CAST(SUM(
@@ -1990,7 +2004,8 @@ GROUP BY
   prm.k,
   prm.p,
   prm.queries,
-  prm.rel
+  prm.rel,
+  prm.scale
 HAVING
   CASE
     WHEN prm.queries = 'both'

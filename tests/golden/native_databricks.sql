@@ -1844,7 +1844,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_rbp(k INT DEFAULT NULL, p DOUBLE DEFAULT 0.8, rel DOUBLE DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_rbp(k INT DEFAULT NULL, p DOUBLE DEFAULT 0.8, rel DOUBLE DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', scale STRING DEFAULT 'max')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -1855,7 +1855,8 @@ WITH params AS (
     rm_rbp.ties AS ties,
     rm_rbp.judged_only AS judged_only,
     rm_rbp.queries AS queries,
-    rm_rbp.empty AS empty
+    rm_rbp.empty AS empty,
+    rm_rbp.scale AS scale
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1939,6 +1940,19 @@ SELECT
         (
           1 - prm.p
         ) * CASE
+          WHEN prm.scale = 'raw'
+          THEN SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.grade > 0
+              AND f.grade >= COALESCE(prm.rel, 1)
+              AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN f.grade * POWER(CAST(prm.p AS DOUBLE), f.pos - 1)
+              ELSE 0
+            END
+          )
           WHEN prm.rel IS NULL
           THEN (
             CAST(SUM(
@@ -1977,7 +1991,8 @@ GROUP BY
   prm.k,
   prm.p,
   prm.queries,
-  prm.rel
+  prm.rel,
+  prm.scale
 HAVING
   CASE
     WHEN prm.queries = 'both'

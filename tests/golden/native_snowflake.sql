@@ -1857,7 +1857,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_rbp(k NUMBER DEFAULT NULL, p DOUBLE DEFAULT 0.8, rel DOUBLE DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_rbp(k NUMBER DEFAULT NULL, p DOUBLE DEFAULT 0.8, rel DOUBLE DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', scale VARCHAR DEFAULT 'max')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -1868,7 +1868,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    scale AS scale
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -1952,6 +1953,19 @@ SELECT
         (
           1 - prm.p
         ) * CASE
+          WHEN prm.scale = 'raw'
+          THEN SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.grade > 0
+              AND f.grade >= COALESCE(prm.rel, 1)
+              AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN f.grade * POWER(CAST(prm.p AS DOUBLE), f.pos - 1)
+              ELSE 0
+            END
+          )
           WHEN prm.rel IS NULL
           THEN (
             CAST(SUM(
@@ -1990,7 +2004,8 @@ GROUP BY
   prm.k,
   prm.p,
   prm.queries,
-  prm.rel
+  prm.rel,
+  prm.scale
 HAVING
   CASE
     WHEN prm.queries = 'both'

@@ -9,7 +9,11 @@ WITH run_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CAST(CASE
+      WHEN CAST(j.relevance AS DOUBLE) < 0
+      THEN CEIL(CAST(j.relevance AS DOUBLE))
+      ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+    END AS DOUBLE) AS grade
   FROM "my-project".rm.trec_judgments AS j
 ), stream AS (
   SELECT

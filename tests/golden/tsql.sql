@@ -9,7 +9,11 @@ WITH run_items AS (
   SELECT
     CAST(j.query_id AS NVARCHAR(4000)) AS query_id,
     CAST(j.item_id AS NVARCHAR(4000)) AS item_id,
-    CAST(j.relevance AS FLOAT) AS grade
+    CAST(CASE
+      WHEN CAST(j.relevance AS FLOAT) < 0
+      THEN CEILING(CAST(j.relevance AS FLOAT))
+      ELSE FLOOR(CAST(j.relevance AS FLOAT))
+    END AS FLOAT) AS grade
   FROM [my-project].rm.trec_judgments AS j
 ), stream AS (
   SELECT
