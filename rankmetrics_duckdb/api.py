@@ -24,8 +24,8 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(sqlsource.script())
 
 
-def macros_sql(dialect: str = "duckdb", *, run: str = "run", judgments: str = "judgments", schema=None,
-               run_columns: str = "score") -> str:
+def macros_sql(dialect: str = "duckdb", *, run: str | None = None, judgments: str | None = None, schema=None,
+               run_columns: str | None = None) -> str:
     """The SQL that installs every metric once, for use without Python: DuckDB table macros (the default), or
     for another dialect its native objects (PostgreSQL functions, Spark/BigQuery table functions, Snowflake
     UDTFs, ClickHouse parameterized views) reading the tables run and judgments; see native.py."""
@@ -165,6 +165,19 @@ def query_note(summary: dict, conv: dict) -> str | None:
     return ", ".join(parts) or None
 
 
+MAX_THREADS = 1024  # DuckDB starts them all at connect: 100,000 took 18 s before anything was read
+
+
+def check_threads(threads) -> int:
+    """threads as an int between 1 and MAX_THREADS, or a UsageError."""
+    n = threads if isinstance(threads, int) and not isinstance(threads, bool) else None
+    if isinstance(threads, str) and threads.strip().isdigit():
+        n = int(threads)
+    if n is None or not 1 <= n <= MAX_THREADS:
+        raise UsageError(f"threads must be a whole number from 1 to {MAX_THREADS}, not {threads!r}")
+    return n
+
+
 def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnection:
     """A private in-memory connection. memory_limit ('4GB') and threads bound its resources; with a memory
     limit it spills to a temporary folder of its own (removed on close), not to DuckDB's default '.tmp' in the
@@ -173,8 +186,8 @@ def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnectio
     config = {}
     if memory_limit:
         config["memory_limit"] = str(memory_limit)
-    if threads:
-        config["threads"] = int(threads)
+    if threads is not None:
+        config["threads"] = check_threads(threads)
     try:
         con = duckdb.connect(config=config)
     except duckdb.Error as e:

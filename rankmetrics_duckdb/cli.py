@@ -47,6 +47,8 @@ def _overrides(args) -> dict:
         if value not in (None, False):
             out[name] = value
     if getattr(args, "complete", False):
+        if out.get("queries", "judged") != "judged":
+            raise UsageError(f"-c means --queries judged; it contradicts --queries {out['queries']}: give one of them")
         out["queries"] = "judged"
     return out
 
@@ -83,10 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--dialect", default="duckdb",
                    help="duckdb (table macros, default), postgres, spark, databricks, bigquery, snowflake, "
                         "clickhouse")
-    m.add_argument("--run", default="run", metavar="TABLE", help="the run table the objects read (default: run)")
-    m.add_argument("--judgments", default="judgments", metavar="TABLE",
+    m.add_argument("--run", metavar="TABLE", help="the run table the objects read (default: run)")
+    m.add_argument("--judgments", metavar="TABLE",
                    help="the judgments table the objects read (default: judgments)")
-    m.add_argument("--run-columns", default="score", choices=("score", "rank", "score,rank"),
+    m.add_argument("--run-columns", choices=("score", "rank", "score,rank"),
                    help="which of score and rank the run table has (default: score); ties='input' needs rank")
     m.add_argument("--schema", metavar="NAME", help="create the objects in this schema (BigQuery: the dataset)")
     sub.add_parser("metrics", help="list the metrics, their parameters and the names accepted")

@@ -18,6 +18,7 @@ is a sum as in trec_eval, their sum, and the bootstrap interval likewise); mean 
 from __future__ import annotations
 
 import math
+import operator
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -190,6 +191,9 @@ def paired(base: dict, other: dict) -> list[str]:
                   key=lambda q: q.encode())
 
 
+MAX_TRIALS = 1_000_000
+
+
 def run_comparison(judgments, runs, metrics=None, *, test="t", correction="holm", alpha=0.05, seed=42,
                    trials=10_000, con=None, convention="trec_eval", nan_scores="error", **overrides) -> Comparison:
     if test not in stats.TESTS:
@@ -198,8 +202,13 @@ def run_comparison(judgments, runs, metrics=None, *, test="t", correction="holm"
         raise UsageError(f"unknown correction '{correction}'; choose one of: {', '.join(stats.CORRECTIONS)}")
     if not 0 < float(alpha) < 1:
         raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
-    if int(trials) < 1:
-        raise UsageError(f"trials must be a positive number, not {trials}")
+    try:  # ints (numpy's too); not floats, strings or bools
+        n = None if isinstance(trials, bool) else operator.index(trials)
+    except TypeError:
+        n = None
+    if n is None or not 1 <= n <= MAX_TRIALS:
+        raise UsageError(f"trials must be a whole number from 1 to {MAX_TRIALS:,}, not {trials!r} (a million trials "
+                         f"resolve p-values to 1e-6; each trial is a pass over the queries in Python)")
     measures, labels, conv, per_query, means = per_query_values(judgments, runs, metrics, con=con,
                                                                  convention=convention, nan_scores=nan_scores,
                                                                  **overrides)

@@ -1,5 +1,7 @@
 """Issue 13: defects of the command line and the Python surface, and the documents a new user trips over."""
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -20,3 +22,58 @@ def test_relation_cutoff_only_request_fetches():
         assert per[q] == pytest.approx(AQ["ndcg_cut_10"][q], abs=5e-5)  # out.test.aq: 0.1518, 0.7530, 0.0000
     means = [v for m, q, v in rows if q not in per]
     assert len(means) == 1 and means[0] == pytest.approx(AQ["ndcg_cut_10"]["all"], abs=5e-5)  # 0.3016
+
+
+def quick_cli(*args):
+    """The command line with a short time limit: a refusal must come at once (a hang fails the test)."""
+    return subprocess.run([sys.executable, "-m", "rankmetrics_duckdb", *args], capture_output=True, text=True,
+                          timeout=30)
+
+
+def _one_line_usage_error(p, *words):
+    assert p.returncode == 2, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr, p.stderr
+    for w in words:
+        assert w in p.stderr, p.stderr
+
+
+def test_threads_capped_fast():
+    # 100,000 threads took 18.7 s to start before anything was refused or read
+    p = quick_cli("eval", Q, R, "-m", "map", "--threads", "100000")
+    _one_line_usage_error(p, "threads", "1024", "100000")
+    for bad in (100_000, 0, -1, "many"):
+        with pytest.raises(UsageError, match="threads"):
+            rm.evaluate(Q, R, ["map"], threads=bad)
+    # within the cap it still runs: trec_eval's out.test, map 0.1785
+    assert rm.evaluate(Q, R, ["map"], threads=2)["map"] == pytest.approx(0.1785, abs=5e-5)
+
+
+def test_trials_capped_fast(tmp_path):
+    # 10^11 randomization trials ran for ever (a Python loop per trial)
+    R2 = os.path.join(TREC, "results.trunc")
+    for cmd in ("compare", "report"):
+        extra = ["-o", str(tmp_path / "r.html")] if cmd == "report" else []
+        p = quick_cli(cmd, Q, R, R2, "-m", "map", "--test", "randomization", "--trials", "100000000000", *extra)
+        _one_line_usage_error(p, "trials", "1,000,000")
+    for bad in (10**12, 0, 2.5, True):
+        with pytest.raises(UsageError, match="trials"):
+            rm.compare(Q, [R, R2], ["map"], test="bootstrap", trials=bad)
+
+
+def test_complete_contradicting_queries_refused():
+    # -c set queries='judged' and silently won over --queries run
+    _one_line_usage_error(cli("eval", Q, R, "-m", "map", "-c", "--queries", "run", check=False), "-c", "--queries run")
+    _one_line_usage_error(cli("compare", Q, R, R, "-m", "map", "-c", "--queries", "all", check=False), "-c")
+    # the same thing said twice is no conflict: out.test.aqc (trec_eval -c on results.trunc), map 0.1016
+    out = cli("eval", Q, os.path.join(TREC, "results.trunc"), "-m", "map", "-c", "--queries", "judged").stdout
+    aqc = read_trec_output(os.path.join(TREC, "out.test.aqc"))
+    assert float(out.split()[-1]) == pytest.approx(aqc["map"]["all"], abs=5e-5)
+
+
+def test_macros_options_that_duckdb_ignores_refused():
+    # `macros --schema X` printed DuckDB's script, silently without any schema
+    _one_line_usage_error(cli("macros", "--schema", "X", check=False), "schema", "DuckDB")
+    _one_line_usage_error(cli("macros", "--run", "my_run", check=False), "run", "DuckDB")
+    with pytest.raises(UsageError, match="schema"):
+        rm.macros_sql(schema="X")
+    assert "CREATE" in cli("macros").stdout.upper()  # the plain DuckDB script still prints
