@@ -109,22 +109,23 @@ class Evaluation:
         return self._sql
 
     def relation(self) -> duckdb.DuckDBPyRelation:
-        """Rows (measure, query_id, value), lazily evaluated."""
+        """Rows (measure, query_id, value), lazily evaluated; the means have query_id NULL."""
         return self.con.sql(self.sql())
 
     def rows(self) -> list[tuple[str, str, float]]:
-        """(measure, query_id, value) rows: per measure as requested, queries sorted, then 'all'."""
+        """(measure, query_id, value) rows: per measure as requested, queries sorted, then the mean, whose
+        query_id is None (a query may be named 'all')."""
         order = {m.requested: i for i, m in enumerate(self.measures)}
         if self._rows is not None:  # computed with the checks (onepass)
             out, self._rows = self._rows, None
         else:
             out = self.con.execute(self.sql()).fetchall()
         out = [(m, q, math.nan if v is None else float(v)) for m, q, v in out]
-        out.sort(key=lambda r: (order[r[0]], r[1] == "all", r[1].encode()))
+        out.sort(key=lambda r: (order[r[0]], r[1] is None, (r[1] or "").encode()))
         return out
 
     def to_arrow(self):
-        """The rows (measure, query_id, value) as a pyarrow Table (NaN as null), means under query_id 'all'."""
+        """The rows (measure, query_id, value) as a pyarrow Table (NaN as null); the means have query_id null."""
         import pyarrow as pa
         rows = self.rows()
         return pa.table({"measure": pa.array([r[0] for r in rows], pa.string()),
@@ -215,7 +216,8 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     nan_scores: "error" (default) refuses NaN, infinite or missing scores; "last" ranks those items after every
     finite score, tied with each other.
     memory_limit ('4GB') and threads bound DuckDB's resources (a larger run spills to a temporary folder).
-    Returns {measure: mean}, or {measure: {query_id: value}} with per_query=True (NaN for excluded queries).
+    Returns {measure: mean}, or {measure: {query_id: value}} with per_query=True (NaN for excluded queries; the
+    queries only, a query named 'all' among them: the means come from per_query=False).
     Queries found on one side only are counted in Evaluation(...).summary and described by .note().
     """
     if isinstance(metrics, str):
@@ -229,14 +231,14 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     if per_query:
         out = {m.requested: {} for m in ev.measures}
         for m, q, v in rows:
-            if q != "all":
+            if q is not None:  # the mean's query_id is None: a query named 'all' is a query like any other
                 out[m][q] = v
         return out
-    return {m: v for m, q, v in rows if q == "all"}
+    return {m: v for m, q, v in rows if q is None}
 
 
 def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", threads=None, **overrides):
-    """A lazily evaluated DuckDB relation of rows (measure, query_id, value), means under query_id 'all'.
+    """A lazily evaluated DuckDB relation of rows (measure, query_id, value), the means with query_id NULL.
 
     Lazy: inputs given as files or frames stay loaded (temporary, rankmetrics_* names) on con while it lives;
     evaluate() leaves a caller's connection exactly as found."""
@@ -258,7 +260,7 @@ def _run_columns(run_columns) -> tuple[bool, bool]:
 def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, convention="trec_eval",
            run_columns="score", pretty=True, **overrides) -> str:
     """One self-contained SELECT in the SQL dialect that returns rows (measure, query_id, value) computed from
-    the tables run and judgments: the means under query_id 'all', and one row per query with per_query=True.
+    the tables run and judgments: the means with query_id NULL, and one row per query with per_query=True.
 
     run, judgments: table names, possibly qualified (db.schema.table, BigQuery project.dataset.table); they
     are quoted by sqlglot, and a name with quotes, spaces, semicolons or comments is rejected.

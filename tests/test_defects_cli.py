@@ -77,3 +77,48 @@ def test_macros_options_that_duckdb_ignores_refused():
     with pytest.raises(UsageError, match="schema"):
         rm.macros_sql(schema="X")
     assert "CREATE" in cli("macros").stdout.upper()  # the plain DuckDB script still prints
+
+
+@pytest.fixture
+def query_named_all(tmp_path):
+    """Two queries, one named 'all': P@1 is 1/1 = 1.0 for 'all' (d1, relevant, ranked first) and 0/1 = 0.0 for
+    q2 (d1, not relevant, ranked first); their mean is (1.0 + 0.0) / 2 = 0.5."""
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_text("all 0 d1 1\nall 0 d2 0\nq2 0 d1 0\nq2 0 d3 1\n")
+    r.write_text("all Q0 d1 1 3.0 x\nall Q0 d2 2 2.0 x\nq2 Q0 d1 1 3.0 x\nq2 Q0 d3 2 2.0 x\n")
+    return str(q), str(r)
+
+
+def test_query_named_all_kept_apart_from_the_mean_in_structured_outputs(query_named_all, tmp_path):
+    import csv
+    import io
+    import json
+    import pyarrow.parquet as pq
+    q, r = query_named_all
+    want = [("P_1", "all", 1.0), ("P_1", "q2", 0.0), ("P_1", None, 0.5)]  # the fixture's hand computation
+    rows = json.loads(cli("eval", q, r, "-m", "P_1", "-q", "--format", "json").stdout)
+    assert [(x["measure"], x["query_id"], x["value"]) for x in rows] == want
+    text = cli("eval", q, r, "-m", "P_1", "-q", "--format", "csv").stdout
+    assert [(x["measure"], x["query_id"] or None, float(x["value"])) for x in csv.DictReader(io.StringIO(text))] == want
+    cli("eval", q, r, "-m", "P_1", "-q", "-o", str(tmp_path / "out.parquet"))
+    t = pq.read_table(tmp_path / "out.parquet").to_pylist()
+    assert [(x["measure"], x["query_id"], x["value"]) for x in t] == want
+    # Python: the per-query dict keeps the query 'all'; the mean is the mean, not that query's value
+    assert rm.evaluate(q, r, ["P@1"], per_query=True) == {"P@1": {"all": 1.0, "q2": 0.0}}
+    assert rm.evaluate(q, r, ["P@1"]) == {"P@1": 0.5}
+    ev = rm.Evaluation(q, r, ["P@1"])
+    assert [tuple(x.values()) for x in ev.to_arrow().to_pylist()] == [("P@1", q_, v) for _, q_, v in want]
+    df = rm.Evaluation(q, r, ["P@1"]).to_pandas()
+    assert df.loc[df.query_id.isna(), "value"].tolist() == [0.5] and df.loc[df.query_id == "all", "value"].tolist() == [1.0]
+    assert sorted(rm.relation(q, r, ["P@1"]).fetchall(), key=str) == sorted([("P@1",) + w[1:] for w in want], key=str)
+
+
+def test_query_named_all_refused_by_the_text_formats(query_named_all):
+    q, r = query_named_all
+    for fmt in ("trec", "table"):
+        p = cli("eval", q, r, "-m", "P_1", "-q", "--format", fmt, check=False)
+        assert p.returncode == 1 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1, p.stderr
+        assert "named 'all'" in p.stderr and "--format json" in p.stderr
+    # without -q only the mean is printed: nothing to confuse it with
+    out = cli("eval", q, r, "-m", "P_1").stdout
+    assert out.split() == ["P_1", "all", "0.5000"]
