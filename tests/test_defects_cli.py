@@ -122,3 +122,28 @@ def test_query_named_all_refused_by_the_text_formats(query_named_all):
     # without -q only the mean is printed: nothing to confuse it with
     out = cli("eval", q, r, "-m", "P_1").stdout
     assert out.split() == ["P_1", "all", "0.5000"]
+
+
+def _documents():
+    docs = os.path.join(ROOT, "docs")
+    return [os.path.join(ROOT, "README.md")] + sorted(
+        os.path.join(docs, f) for f in (os.listdir(docs) if os.path.isdir(docs) else []) if f.endswith(".md"))
+
+
+def test_every_relative_link_of_the_docs_resolves_inside_the_repository():
+    import re
+    # the README pointed at ../shared/CONVENTIONS.md, outside the repository: users never have it
+    assert os.path.isfile(os.path.join(ROOT, "docs", "conventions.md"))
+    checked = 0
+    for doc in _documents():
+        text = open(doc, encoding="utf-8").read()
+        targets = re.findall(r"\]\(([^)\s]+)\)", text)                      # [text](target)
+        targets += re.findall(r"`((?:\.\./|[\w-])[\w./-]*\.md)`", text)     # a document named in code: `x/y.md`
+        for target in targets:
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue  # a web address or an anchor in the same page
+            path = os.path.normpath(os.path.join(os.path.dirname(doc), target.split("#")[0]))
+            assert os.path.commonpath([path, ROOT]) == ROOT, f"{doc}: {target} points outside the repository"
+            assert os.path.exists(path), f"{doc}: {target} does not exist"
+            checked += 1
+    assert checked >= 3
