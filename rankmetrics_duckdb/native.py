@@ -45,7 +45,8 @@ NULL_MEANS_DEFAULT = ("bigquery", "clickhouse")
 DIALECTS = tuple(KINDS)  # the dialects of dialects.DIALECTS that have native objects
 RUN_COLUMNS = ("score", "rank", "score,rank")
 STREAM = "item_stream"  # not "stream": FROM STREAM is Spark 4's syntax for a streaming read
-_INPUT_MACROS = ("rm_stream", "rm_run_items", "rm_judgment_items")
+_INPUT_MACROS = ("rm_stream", "rm_run_items", "rm_judgment_items",
+                 "rm_trec_fields", "trec_qrels", "trec_run")  # sql/02_trec.sql: DuckDB file readers
 
 
 def metric_macros() -> list[str]:
@@ -273,7 +274,9 @@ def script(dialect: str = "duckdb", run: str | None = None, judgments: str | Non
                              f"macros: they take the table names as arguments and are created in the current schema "
                              f"(USE it first); these options are for another --dialect")
         return sqlsource.script()
-    run, judgments, run_columns = run or "run", judgments or "judgments", run_columns or "score"
+    run = "run" if run is None else run
+    judgments = "judgments" if judgments is None else judgments
+    run_columns = "score" if run_columns is None else run_columns
     if run_columns not in RUN_COLUMNS:
         raise UsageError(f"unknown run columns '{run_columns}'; choose one of: {', '.join(RUN_COLUMNS)}")
     if dialect == "bigquery" and not schema:

@@ -147,3 +147,50 @@ def test_every_relative_link_of_the_docs_resolves_inside_the_repository():
             assert os.path.exists(path), f"{doc}: {target} does not exist"
             checked += 1
     assert checked >= 3
+
+
+@pytest.fixture
+def macros_con():
+    import duckdb
+    con = duckdb.connect()
+    con.execute(cli("macros").stdout)  # the script a SQL-only user gets from `rankmetrics macros`
+    yield con
+    con.close()
+
+
+def test_trec_files_evaluated_from_sql_alone(macros_con, tmp_path):
+    # read_csv's detection read qrels.test as one column: nothing in SQL read TREC files
+    con = macros_con
+    con.execute(f"CREATE VIEW run AS FROM trec_run('{R}')")
+    con.execute(f"CREATE VIEW judgments AS FROM trec_qrels('{Q}')")
+    out_test = read_trec_output(os.path.join(TREC, "out.test"))  # trec_eval qrels.test results.test
+    for call, name in (("ap('run', 'judgments')", "map"), ("\"precision\"('run', 'judgments', 10)", "P_10"),
+                       ("rr('run', 'judgments')", "recip_rank")):
+        got = con.execute(f"SELECT avg(value) FROM {call}").fetchall()[0][0]
+        assert got == pytest.approx(out_test[name]["all"], abs=5e-5), name  # 0.1785, 0.3000, 0.4064
+    per = dict(con.execute("SELECT query_id, value FROM ndcg('run', 'judgments', 10)").fetchall())
+    assert per == pytest.approx({q: AQ["ndcg_cut_10"][q] for q in ("301", "302", "303")}, abs=5e-5)
+    # any run of spaces and tabs separates fields, as in trec_eval; comment and blank lines are skipped
+    messy = tmp_path / "messy.qrels"
+    messy.write_text("# judged by hand\n\n" + "".join(
+        ("  " if i % 2 else "\t") + "  \t ".join(line.split()) + " \n" for i, line in enumerate(open(Q))))
+    assert con.execute(f"SELECT count(*) FROM trec_qrels('{messy}')").fetchall() == [(3681,)]  # wc -l qrels.test
+    assert (con.execute(f"SELECT * FROM trec_qrels('{messy}') ORDER BY ALL").fetchall()
+            == con.execute("SELECT * FROM judgments ORDER BY ALL").fetchall())
+
+
+def test_trec_macros_read_exactly_the_named_file_strictly(macros_con):
+    import duckdb
+    con = macros_con
+    with pytest.raises(duckdb.Error, match="exactly one file"):  # qrels.tes* would match qrels.test*
+        con.execute(f"SELECT count(*) FROM trec_qrels('{Q[:-1]}*')").fetchall()
+    with pytest.raises(duckdb.Error, match="6 fields where a qrels line has 4"):  # a run is not qrels
+        con.execute(f"SELECT count(*) FROM trec_qrels('{R}')").fetchall()
+    with pytest.raises(duckdb.Error, match="4 fields where a run line has 6"):
+        con.execute(f"SELECT count(*) FROM trec_run('{Q}')").fetchall()
+
+
+def test_trec_macros_are_not_rendered_for_other_engines():
+    from rankmetrics_duckdb import native
+    assert not {"trec_run", "trec_qrels", "rm_trec_fields"} & set(native.metric_macros())
+    assert "trec_run" not in rm.macros_sql(dialect="postgres", run="r", judgments="j")
