@@ -133,7 +133,8 @@ class Evaluation:
                          "value": pa.array([None if math.isnan(r[2]) else r[2] for r in rows], pa.float64())})
 
     def to_pandas(self):
-        """The rows as a pandas DataFrame (needs pandas)."""
+        """The rows as a pandas DataFrame (needs pandas, which rankmetrics does not install)."""
+        require_pandas("Evaluation.to_pandas()")
         return self.to_arrow().to_pandas()
 
     def close(self):
@@ -142,6 +143,15 @@ class Evaluation:
             import shutil
             shutil.rmtree(self._spill, ignore_errors=True)
             self._spill = None
+
+
+def require_pandas(what: str) -> None:
+    """pandas is optional: a one-line UsageError naming the install command when it is missing."""
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        raise UsageError(f"{what} needs pandas, which is not installed: pip install pandas "
+                         f"(or use to_arrow() / output='arrow', which need only pyarrow)") from None
 
 
 def query_note(summary: dict, conv: dict) -> str | None:

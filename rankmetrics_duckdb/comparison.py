@@ -288,6 +288,8 @@ def as_output(rows: list[dict], output: str):
     if output == "arrow":
         return table
     if output == "pandas":
+        from .api import require_pandas
+        require_pandas("output='pandas'")
         return table.to_pandas()
     raise UsageError(f"unknown output '{output}'; choose rows, pandas or arrow")
 

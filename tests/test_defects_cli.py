@@ -194,3 +194,15 @@ def test_trec_macros_are_not_rendered_for_other_engines():
     from rankmetrics_duckdb import native
     assert not {"trec_run", "trec_qrels", "rm_trec_fields"} & set(native.metric_macros())
     assert "trec_run" not in rm.macros_sql(dialect="postgres", run="r", judgments="j")
+
+
+def test_to_pandas_without_pandas_names_the_install(monkeypatch):
+    # pandas is optional; without it to_pandas() failed with pyarrow's AttributeError on a missing module
+    ev = rm.Evaluation(Q, R, ["map"])
+    monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` now raises ImportError, as if not installed
+    with pytest.raises(UsageError, match="pip install pandas") as info:
+        ev.to_pandas()
+    assert "\n" not in str(info.value)
+    with pytest.raises(UsageError, match="pip install pandas"):
+        rm.compare(Q, [R, R], ["map"], output="pandas")
+    assert ev.to_arrow().column_names == ["measure", "query_id", "value"]  # arrow needs no pandas
