@@ -281,6 +281,9 @@ def compare(judgments, runs, metrics=None, *, test="t", correction="holm", alpha
 def as_output(rows: list[dict], output: str):
     if output in (None, "rows"):
         return rows
+    if output == "pandas":
+        from .api import require_pandas
+        require_pandas("output='pandas'")
     import pyarrow as pa
     if not rows:
         raise UsageError("nothing to convert: no rows")
@@ -288,8 +291,6 @@ def as_output(rows: list[dict], output: str):
     if output == "arrow":
         return table
     if output == "pandas":
-        from .api import require_pandas
-        require_pandas("output='pandas'")
         return table.to_pandas()
     raise UsageError(f"unknown output '{output}'; choose rows, pandas or arrow")
 
