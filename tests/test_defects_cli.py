@@ -205,4 +205,3 @@ def test_to_pandas_without_pandas_names_the_install(monkeypatch):
     assert "\n" not in str(info.value)
     with pytest.raises(UsageError, match="pip install pandas"):
         rm.compare(Q, [R, R], ["map"], output="pandas")
-    assert ev.to_arrow().column_names == ["measure", "query_id", "value"]  # arrow needs no pandas
