@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_nan_scores(e)
     e.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (larger runs spill to "
                                                            "a temporary folder)")
-    e.add_argument("--threads", type=int, metavar="N", help="DuckDB threads (default: one per core)")
+    e.add_argument("--threads", type=int, metavar="N", help="DuckDB threads, 1 to 1024 (default: one per core)")
     _add_conventions(e)
     m = sub.add_parser("macros", help="print the SQL that installs every metric once: DuckDB macros, or a "
                                             "warehouse's functions / views (--dialect)")

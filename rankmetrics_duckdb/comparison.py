@@ -404,7 +404,7 @@ def add_arguments(p, with_format=True) -> None:
                         "(default: holm)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks (default 0.05)")
     p.add_argument("--seed", type=int, default=42, help="seed of the randomization and bootstrap tests (42)")
-    p.add_argument("--trials", type=int, default=10_000, help="randomization/bootstrap trials (10000)")
+    p.add_argument("--trials", type=int, default=10_000, help="randomization/bootstrap trials, at most 1,000,000 (10000)")
     from .cli import add_nan_scores
     add_nan_scores(p)
     if with_format:
