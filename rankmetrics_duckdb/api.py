@@ -24,8 +24,8 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(sqlsource.script())
 
 
-def macros_sql(dialect: str = "duckdb", *, run: str = "run", judgments: str = "judgments", schema=None,
-               run_columns: str = "score") -> str:
+def macros_sql(dialect: str = "duckdb", *, run: str | None = None, judgments: str | None = None, schema=None,
+               run_columns: str | None = None) -> str:
     """The SQL that installs every metric once, for use without Python: DuckDB table macros (the default), or
     for another dialect its native objects (PostgreSQL functions, Spark/BigQuery table functions, Snowflake
     UDTFs, ClickHouse parameterized views) reading the tables run and judgments; see native.py."""
@@ -125,22 +125,23 @@ class Evaluation:
         return self._sql
 
     def relation(self) -> duckdb.DuckDBPyRelation:
-        """Rows (measure, query_id, value), lazily evaluated."""
+        """Rows (measure, query_id, value), lazily evaluated; the means have query_id NULL."""
         return self.con.sql(self.sql())
 
     def rows(self) -> list[tuple[str, str, float]]:
-        """(measure, query_id, value) rows: per measure as requested, queries sorted, then 'all'."""
+        """(measure, query_id, value) rows: per measure as requested, queries sorted, then the mean, whose
+        query_id is None (a query may be named 'all')."""
         order = {m.requested: i for i, m in enumerate(self.measures)}
         if self._rows is not None:  # computed with the checks (onepass)
             out, self._rows = self._rows, None
         else:
             out = self.con.execute(self.sql()).fetchall()
         out = [(m, q, math.nan if v is None else float(v)) for m, q, v in out]
-        out.sort(key=lambda r: (order[r[0]], r[1] == "all", r[1].encode()))
+        out.sort(key=lambda r: (order[r[0]], r[1] is None, (r[1] or "").encode()))
         return out
 
     def to_arrow(self):
-        """The rows (measure, query_id, value) as a pyarrow Table (NaN as null), means under query_id 'all'."""
+        """The rows (measure, query_id, value) as a pyarrow Table (NaN as null); the means have query_id null."""
         import pyarrow as pa
         rows = self.rows()
         return pa.table({"measure": pa.array([r[0] for r in rows], pa.string()),
@@ -148,7 +149,8 @@ class Evaluation:
                          "value": pa.array([None if math.isnan(r[2]) else r[2] for r in rows], pa.float64())})
 
     def to_pandas(self):
-        """The rows as a pandas DataFrame (needs pandas)."""
+        """The rows as a pandas DataFrame (needs pandas, which rankmetrics does not install)."""
+        require_pandas("Evaluation.to_pandas()")
         return self.to_arrow().to_pandas()
 
     def close(self):
@@ -157,6 +159,15 @@ class Evaluation:
             import shutil
             shutil.rmtree(self._spill, ignore_errors=True)
             self._spill = None
+
+
+def require_pandas(what: str) -> None:
+    """pandas is optional: a one-line UsageError naming the install command when it is missing."""
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        raise UsageError(f"{what} needs pandas, which is not installed: pip install pandas "
+                         f"(or use to_arrow() / output='arrow', which need only pyarrow)") from None
 
 
 def query_note(summary: dict, conv: dict) -> str | None:
@@ -181,6 +192,19 @@ def query_note(summary: dict, conv: dict) -> str | None:
     return ", ".join(parts) or None
 
 
+MAX_THREADS = 1024  # DuckDB starts them all at connect: 100,000 took 18 s before anything was read
+
+
+def check_threads(threads) -> int:
+    """threads as an int between 1 and MAX_THREADS, or a UsageError."""
+    n = threads if isinstance(threads, int) and not isinstance(threads, bool) else None
+    if isinstance(threads, str) and threads.strip().isdigit():
+        n = int(threads)
+    if n is None or not 1 <= n <= MAX_THREADS:
+        raise UsageError(f"threads must be a whole number from 1 to {MAX_THREADS}, not {threads!r}")
+    return n
+
+
 def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnection:
     """A private in-memory connection. memory_limit ('4GB') and threads bound its resources; with a memory
     limit it spills to a temporary folder of its own (removed on close), not to DuckDB's default '.tmp' in the
@@ -189,8 +213,8 @@ def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnectio
     config = {}
     if memory_limit:
         config["memory_limit"] = str(memory_limit)
-    if threads:
-        config["threads"] = int(threads)
+    if threads is not None:
+        config["threads"] = check_threads(threads)
     try:
         con = duckdb.connect(config=config)
     except duckdb.Error as e:
@@ -218,7 +242,8 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     nan_scores: "error" (default) refuses NaN, infinite or missing scores; "last" ranks those items after every
     finite score, tied with each other.
     memory_limit ('4GB') and threads bound DuckDB's resources (a larger run spills to a temporary folder).
-    Returns {measure: mean}, or {measure: {query_id: value}} with per_query=True (NaN for excluded queries).
+    Returns {measure: mean}, or {measure: {query_id: value}} with per_query=True (NaN for excluded queries; the
+    queries only, a query named 'all' among them: the means come from per_query=False).
     Queries found on one side only are counted in Evaluation(...).summary and described by .note().
     """
     if isinstance(metrics, str):
@@ -232,14 +257,14 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     if per_query:
         out = {m.requested: {} for m in ev.measures}
         for m, q, v in rows:
-            if q != "all":
+            if q is not None:  # the mean's query_id is None: a query named 'all' is a query like any other
                 out[m][q] = v
         return out
-    return {m: v for m, q, v in rows if q == "all"}
+    return {m: v for m, q, v in rows if q is None}
 
 
 def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", threads=None, **overrides):
-    """A lazily evaluated DuckDB relation of rows (measure, query_id, value), means under query_id 'all'.
+    """A lazily evaluated DuckDB relation of rows (measure, query_id, value), the means with query_id NULL.
 
     Lazy: inputs given as files or frames stay loaded (temporary, rankmetrics_* names) on con while it lives;
     evaluate() leaves a caller's connection exactly as found."""
@@ -261,7 +286,7 @@ def _run_columns(run_columns) -> tuple[bool, bool]:
 def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, convention="trec_eval",
            run_columns="score", pretty=True, **overrides) -> str:
     """One self-contained SELECT in the SQL dialect that returns rows (measure, query_id, value) computed from
-    the tables run and judgments: the means under query_id 'all', and one row per query with per_query=True.
+    the tables run and judgments: the means with query_id NULL, and one row per query with per_query=True.
 
     run, judgments: table names, possibly qualified (db.schema.table, BigQuery project.dataset.table); they
     are quoted by sqlglot, and a name with quotes, spaces, semicolons or comments is rejected.

@@ -9,7 +9,7 @@ import sys
 import warnings
 
 from . import paths
-from .errors import RankMetricsError, UsageError
+from .errors import InputError, RankMetricsError, UsageError
 
 FORMATS = ("trec", "json", "csv", "table")
 
@@ -47,6 +47,8 @@ def _overrides(args) -> dict:
         if value not in (None, False):
             out[name] = value
     if getattr(args, "complete", False):
+        if out.get("queries", "judged") != "judged":
+            raise UsageError(f"-c means --queries judged; it contradicts --queries {out['queries']}: give one of them")
         out["queries"] = "judged"
     return out
 
@@ -76,17 +78,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_nan_scores(e)
     e.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (larger runs spill to "
                                                            "a temporary folder)")
-    e.add_argument("--threads", type=int, metavar="N", help="DuckDB threads (default: one per core)")
+    e.add_argument("--threads", type=int, metavar="N", help="DuckDB threads, 1 to 1024 (default: one per core)")
     _add_conventions(e)
     m = sub.add_parser("macros", help="print the SQL that installs every metric once: DuckDB macros, or a "
                                             "warehouse's functions / views (--dialect)")
     m.add_argument("--dialect", default="duckdb",
                    help="duckdb (table macros, default), postgres, spark, databricks, bigquery, snowflake, "
                         "clickhouse")
-    m.add_argument("--run", default="run", metavar="TABLE", help="the run table the objects read (default: run)")
-    m.add_argument("--judgments", default="judgments", metavar="TABLE",
+    m.add_argument("--run", metavar="TABLE", help="the run table the objects read (default: run)")
+    m.add_argument("--judgments", metavar="TABLE",
                    help="the judgments table the objects read (default: judgments)")
-    m.add_argument("--run-columns", default="score", choices=("score", "rank", "score,rank"),
+    m.add_argument("--run-columns", choices=("score", "rank", "score,rank"),
                    help="which of score and rank the run table has (default: score); ties='input' needs rank")
     m.add_argument("--schema", metavar="NAME", help="create the objects in this schema (BigQuery: the dataset)")
     sub.add_parser("metrics", help="list the metrics, their parameters and the names accepted")
@@ -128,9 +130,12 @@ def _add_workflow(sub) -> None:
     _add_conventions(r)
 
 
+MEAN = "all"  # the mean row's query id in the text formats (trec_eval's); None in the structured ones
+
+
 def _fmt_trec(rows, sums) -> str:
     out = []
-    for m, q, v in rows:
+    for m, q, v in _text_ids(rows):
         if m in sums and not math.isnan(v):
             text = str(int(round(v)))
         else:
@@ -155,8 +160,18 @@ def _fmt_csv(rows) -> str:
     return buf.getvalue()
 
 
+def _text_ids(rows):
+    """The rows with the mean's query id None written 'all', as trec_eval does; refused when a query is itself
+    named 'all' (the two rows could not be told apart)."""
+    if any(q == MEAN for _, q, _ in rows):
+        raise InputError(f"a query is named '{MEAN}', like the mean row of the trec and table formats: use --format "
+                         f"json or csv (the mean's query_id is null there), or leave out -q")
+    return [(m, MEAN if q is None else q, v) for m, q, v in rows]
+
+
 def _fmt_table(rows) -> str:
-    cells = [("measure", "query_id", "value")] + [(m, q, "nan" if math.isnan(v) else f"{v:.4f}") for m, q, v in rows]
+    cells = [("measure", "query_id", "value")] + [(m, q, "nan" if math.isnan(v) else f"{v:.4f}")
+                                                  for m, q, v in _text_ids(rows)]
     widths = [max(len(c[i]) for c in cells) for i in range(3)]
     lines = [f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:>{widths[2]}}" for a, b, c in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -206,7 +221,7 @@ def cmd_eval(args) -> int:
     finally:
         ev.close()
     if not args.per_query:
-        rows = [r for r in rows if r[1] == "all"]
+        rows = [r for r in rows if r[1] is None]
     sums = {m.requested for m in ev.measures if m.metric.mean == "sum"}
     if args.output:
         write_atomic(args.output, rows, args.format, sums)

@@ -18,6 +18,7 @@ is a sum as in trec_eval, their sum, and the bootstrap interval likewise); mean 
 from __future__ import annotations
 
 import math
+import operator
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -190,6 +191,9 @@ def paired(base: dict, other: dict) -> list[str]:
                   key=lambda q: q.encode())
 
 
+MAX_TRIALS = 1_000_000
+
+
 def run_comparison(judgments, runs, metrics=None, *, test="t", correction="holm", alpha=0.05, seed=42,
                    trials=10_000, con=None, convention="trec_eval", nan_scores="error", **overrides) -> Comparison:
     if test not in stats.TESTS:
@@ -198,8 +202,13 @@ def run_comparison(judgments, runs, metrics=None, *, test="t", correction="holm"
         raise UsageError(f"unknown correction '{correction}'; choose one of: {', '.join(stats.CORRECTIONS)}")
     if not 0 < float(alpha) < 1:
         raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
-    if int(trials) < 1:
-        raise UsageError(f"trials must be a positive number, not {trials}")
+    try:  # ints (numpy's too); not floats, strings or bools
+        n = None if isinstance(trials, bool) else operator.index(trials)
+    except TypeError:
+        n = None
+    if n is None or not 1 <= n <= MAX_TRIALS:
+        raise UsageError(f"trials must be a whole number from 1 to {MAX_TRIALS:,}, not {trials!r} (a million trials "
+                         f"resolve p-values to 1e-6; each trial is a pass over the queries in Python)")
     measures, labels, conv, per_query, means = per_query_values(judgments, runs, metrics, con=con,
                                                                  convention=convention, nan_scores=nan_scores,
                                                                  **overrides)
@@ -272,6 +281,9 @@ def compare(judgments, runs, metrics=None, *, test="t", correction="holm", alpha
 def as_output(rows: list[dict], output: str):
     if output in (None, "rows"):
         return rows
+    if output == "pandas":
+        from .api import require_pandas
+        require_pandas("output='pandas'")
     import pyarrow as pa
     if not rows:
         raise UsageError("nothing to convert: no rows")
@@ -392,7 +404,7 @@ def add_arguments(p, with_format=True) -> None:
                         "(default: holm)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks (default 0.05)")
     p.add_argument("--seed", type=int, default=42, help="seed of the randomization and bootstrap tests (42)")
-    p.add_argument("--trials", type=int, default=10_000, help="randomization/bootstrap trials (10000)")
+    p.add_argument("--trials", type=int, default=10_000, help="randomization/bootstrap trials, at most 1,000,000 (10000)")
     from .cli import add_nan_scores
     add_nan_scores(p)
     if with_format:

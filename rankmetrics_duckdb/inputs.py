@@ -171,11 +171,13 @@ def mean_list_length(con, from_sql: str, params: dict | None = None) -> float | 
     """The run's rows per query (rows / approximate distinct query ids) of a relation, for speed decisions only
     (measures.top_n_pays): one scan of the query id column; None if DuckDB cannot tell."""
     try:
-        row = con.execute(f"SELECT CAST(count(*) AS DOUBLE) / NULLIF(approx_count_distinct(t.query_id), 0) "
-                          f"FROM {from_sql} AS t", params).fetchone()
+        # fetchall, not fetchone: DuckDB 2.0 keeps a result not fetched to its end open, and the connection then
+        # refuses the next query (a lazy relation() of a cutoff-only request failed so)
+        rows = con.execute(f"SELECT CAST(count(*) AS DOUBLE) / NULLIF(approx_count_distinct(t.query_id), 0) "
+                           f"FROM {from_sql} AS t", params).fetchall()
     except duckdb.Error:
         return None
-    return row[0] if row else None
+    return rows[0][0] if rows else None
 
 
 def first_list_length(path: str, cap: int) -> int:

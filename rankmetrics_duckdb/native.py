@@ -45,7 +45,8 @@ NULL_MEANS_DEFAULT = ("bigquery", "clickhouse")
 DIALECTS = tuple(KINDS)  # the dialects of dialects.DIALECTS that have native objects
 RUN_COLUMNS = ("score", "rank", "score,rank")
 STREAM = "item_stream"  # not "stream": FROM STREAM is Spark 4's syntax for a streaming read
-_INPUT_MACROS = ("rm_stream", "rm_run_items", "rm_judgment_items")
+_INPUT_MACROS = ("rm_stream", "rm_run_items", "rm_judgment_items",
+                 "rm_trec_fields", "trec_qrels", "trec_run")  # sql/02_trec.sql: DuckDB file readers
 
 
 def metric_macros() -> list[str]:
@@ -260,12 +261,22 @@ def _header(dialect: str, run: exp.Table, judgments: exp.Table, run_columns: str
     ]) + "\n"
 
 
-def script(dialect: str = "duckdb", run: str = "run", judgments: str = "judgments", schema: str | None = None,
-           run_columns: str = "score") -> str:
-    """The DDL creating every metric as a native object of the dialect (DuckDB: the macros script)."""
+def script(dialect: str = "duckdb", run: str | None = None, judgments: str | None = None, schema: str | None = None,
+           run_columns: str | None = None) -> str:
+    """The DDL creating every metric as a native object of the dialect (DuckDB: the macros script). run,
+    judgments (default: run, judgments), run_columns (default: score) and schema are for the other dialects."""
     dialect = _dialect(dialect)
     if dialect == "duckdb":
+        given = [name for name, value in (("schema", schema), ("run", run), ("judgments", judgments),
+                                          ("run columns", run_columns)) if value is not None]
+        if given:  # DuckDB's macros take the tables as arguments and are created where the script runs
+            raise UsageError(f"{' and '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to DuckDB's "
+                             f"macros: they take the table names as arguments and are created in the current schema "
+                             f"(USE it first); these options are for another --dialect")
         return sqlsource.script()
+    run = "run" if run is None else run
+    judgments = "judgments" if judgments is None else judgments
+    run_columns = "score" if run_columns is None else run_columns
     if run_columns not in RUN_COLUMNS:
         raise UsageError(f"unknown run columns '{run_columns}'; choose one of: {', '.join(RUN_COLUMNS)}")
     if dialect == "bigquery" and not schema:

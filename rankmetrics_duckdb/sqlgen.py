@@ -352,7 +352,10 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
                                     true=exp.Sum(this=_column("v", "value")))],
                         default=exp.Avg(this=_column("v", "value")))
         parts.append(exp.select(exp.alias_(_column("v", "measure"), "measure"),
-                                exp.alias_(lit.string("all"), "query_id"), exp.alias_(_cast(mean, "DOUBLE"), "value"))
+                                # the mean row's query_id is NULL: no query id can be mistaken for it (a query may
+                                # be named 'all'), as in GROUP BY ROLLUP's total row
+                                exp.alias_(_cast(exp.Null(), "VARCHAR"), "query_id"),
+                                exp.alias_(_cast(mean, "DOUBLE"), "value"))
                      .from_("measure_values AS v")
                      .group_by(_column("v", "measure_no"), _column("v", "measure"), _column("v", "summed")))
     query = parts[0]

@@ -50,4 +50,4 @@ def test_relation_is_long_format():
     rel = relation(Q, R, ["map", "P@10"])
     assert rel.columns == ["measure", "query_id", "value"]
     rows = {(m, q): v for m, q, v in rel.fetchall()}
-    assert rows[("map", "all")] == pytest.approx(0.1785, abs=5e-5) and ("P@10", "302") in rows
+    assert rows[("map", None)] == pytest.approx(0.1785, abs=5e-5) and ("P@10", "302") in rows

@@ -103,7 +103,7 @@ def run_table(name, run_columns):
 
 @functools.lru_cache(maxsize=None)
 def expected(data, variant):
-    """{measure: {query_id or 'all': value}} from rankmetrics eval (the DuckDB path)."""
+    """{measure: {query_id, or None for the mean: value}} from rankmetrics eval (the DuckDB path)."""
     convention, overrides, run_columns = VARIANTS[variant]
     judgments, _ = dataset(data)
     run = run_table(data, run_columns)
@@ -155,7 +155,7 @@ def check_rows(rows, want, label):
     got = {}
     for measure, qid, value in rows:
         assert (qid, measure) not in got.get(measure, {}), f"{label}: duplicate row {measure} {qid}"
-        got.setdefault(measure, {})[str(qid)] = _value(value)
+        got.setdefault(measure, {})[None if qid is None else str(qid)] = _value(value)  # None: the mean
     assert set(got) == set(want), f"{label}: measures differ"
     for measure, per_query in want.items():
         assert set(got[measure]) == set(per_query), f"{label} {measure}: query ids differ: " \
@@ -304,7 +304,7 @@ def test_odd_but_plain_names_stay_names():
     con.execute('CREATE TABLE "my-qrels" AS SELECT * FROM (VALUES (\'q\', \'d\', 1)) t(query_id, item_id, relevance)')
     sql = rm.to_sql(["P@1"], dialect="duckdb", run="odd--name", judgments="my-qrels")
     assert '"odd--name"' in sql and '"my-qrels"' in sql
-    assert con.execute(sql).fetchall() == [("P@1", "all", 1.0)]  # one relevant item at rank 1: P@1 = 1/1
+    assert con.execute(sql).fetchall() == [("P@1", None, 1.0)]  # one relevant item at rank 1: P@1 = 1/1 (the mean)
 
 
 def test_unknown_dialect_lists_the_supported_ones():

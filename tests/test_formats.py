@@ -74,7 +74,7 @@ def identical(a, b):
 
 
 def rows(judgments, run, con=None, **convention):
-    """{measure: {query_id or 'all': value}} from one evaluation (per query and means)."""
+    """{measure: {query_id, or None for the mean: value}} from one evaluation (per query and means)."""
     ev = Evaluation(judgments, run, METRICS, con=con, **convention)
     try:
         out = {}
@@ -123,7 +123,7 @@ def test_every_input_kind_gives_identical_numbers(tmp_path, collection, conventi
     inputs["relation"] = (con.sql("SELECT * FROM my_qrels"), con.sql("SELECT * FROM my_run ORDER BY docno"))
     for convention in conventions:
         want = rows(*files["trec"], **convention)
-        assert all("all" in v for v in want.values())
+        assert all(None in v for v in want.values())
         for kind, (jq, jr) in inputs.items():
             identical(rows(jq, jr, **convention), want)
         identical(rows("my_qrels", "my_run", con=con, **convention), want)
@@ -161,10 +161,13 @@ def test_eval_output_formats(tmp_path):
     assert rows[0] == {"measure": "map", "query_id": "301", "value": rows[0]["value"]}
     parsed = list(csv.reader(io.StringIO(cli(*args, "--format", "csv").stdout)))
     assert parsed[0] == ["measure", "query_id", "value"]
-    assert [(m, qid, float(v)) for m, qid, v in parsed[1:]] == [(x["measure"], x["query_id"], x["value"]) for x in rows]
+    # the mean's query_id: null in JSON, empty in CSV, 'all' in the text formats
+    assert [(m, qid or None, float(v)) for m, qid, v in parsed[1:]] == [(x["measure"], x["query_id"], x["value"])
+                                                                      for x in rows]
     table = cli(*args, "--format", "table").stdout.splitlines()
     assert len({len(line) for line in table}) == 1  # aligned columns, right-aligned values
-    assert [line.split() for line in table[2:]] == [[x["measure"], x["query_id"], f"{x['value']:.4f}"] for x in rows]
+    assert [line.split() for line in table[2:]] == [[x["measure"], x["query_id"] or "all", f"{x['value']:.4f}"]
+                                                    for x in rows]
     # trec_eval's own output for this run: map 0.1785, num_ret 1500 (out.test)
     trec = cli(*args).stdout
     assert "map                   \tall\t0.1785" in trec and "num_ret               \tall\t1500" in trec
@@ -174,7 +177,7 @@ def test_eval_output_formats(tmp_path):
         if ext == "json":
             got = json.loads(target.read_text())
         elif ext == "csv":
-            got = [{"measure": m, "query_id": qid, "value": float(v)} for m, qid, v in
+            got = [{"measure": m, "query_id": qid or None, "value": float(v)} for m, qid, v in
                    list(csv.reader(io.StringIO(target.read_text())))[1:]]
         else:
             got = pq.read_table(target).to_pylist()
@@ -183,7 +186,9 @@ def test_eval_output_formats(tmp_path):
     try:
         table = ev.to_arrow()
         assert table.column_names == ["measure", "query_id", "value"] and table.to_pylist() == rows
-        assert ev.to_pandas().to_dict("records") == rows
+        df = ev.to_pandas()  # the mean's query_id is missing (pandas: NaN or None, isna() either way)
+        assert df.query_id.isna().tolist() == [x["query_id"] is None for x in rows]
+        assert df.assign(query_id=df.query_id.astype(object).where(df.query_id.notna(), None)).to_dict("records") == rows
     finally:
         ev.close()
 

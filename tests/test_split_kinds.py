@@ -36,8 +36,8 @@ def _rows(ev, split, top_n=False):
                        sqlgen.Source(ev.judgments.relation, True, False), split_kinds=split, top_n=top_n)
     sql = determinism.ordered(plan.query).sql(dialect="duckdb")
     rows = ev.con.execute(sql).fetchall()
-    return sorted((m, q, "nan" if v is None or (isinstance(v, float) and math.isnan(v)) else v.hex())
-                  for m, q, v in rows), sql
+    return sorted(((m, q, "nan" if v is None or (isinstance(v, float) and math.isnan(v)) else v.hex())
+                   for m, q, v in rows), key=lambda r: (r[0], r[1] is None, r[1] or "")), sql  # None: the mean
 
 
 @pytest.mark.parametrize("data", ["trec", "synthetic"])

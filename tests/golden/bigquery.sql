@@ -275,7 +275,7 @@ FROM (
   UNION ALL
   SELECT
     v.measure AS measure,
-    'all' AS query_id,
+    CAST(NULL AS STRING) AS query_id,
     CAST(CASE WHEN v.summed = 1 THEN SUM(v.value) ELSE AVG(v.value) END AS FLOAT64) AS value
   FROM measure_values AS v
   GROUP BY

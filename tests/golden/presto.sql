@@ -281,7 +281,7 @@ FROM (
   UNION ALL
   SELECT
     v.measure AS measure,
-    'all' AS query_id,
+    CAST(NULL AS VARCHAR) AS query_id,
     CAST(CASE WHEN v.summed = 1 THEN SUM(v.value) ELSE AVG(v.value) END AS DOUBLE) AS value
   FROM measure_values AS v
   GROUP BY
