@@ -180,7 +180,7 @@ def cli(qrels, run, memory_limit=None, threads=None):
     if threads:
         cmd += ["--threads", str(threads)]
     wall, rss, out, _ = run_measured(cmd)
-    means = {r["measure"]: r["value"] for r in json.loads(out) if r["query_id"] is None}
+    means = {r["measure"]: r["value"] for r in json.loads(out) if r["aggregate"]}
     return {"wall": wall, "rss_mb": rss, "means": means}
 
 

@@ -130,7 +130,13 @@ def _add_workflow(sub) -> None:
     _add_conventions(r)
 
 
-MEAN = "all"  # the mean row's query id in the text formats (trec_eval's); None in the structured ones
+MEAN = "all"  # the mean row's query id in every output of the command line (trec_eval's); None in Python and SQL
+
+
+def _structured(rows):
+    """(measure, query_id, value, aggregate) for the JSON, CSV and Parquet outputs: the mean row keeps trec_eval's
+    query id 'all' and is told apart from a query named 'all' by aggregate = true."""
+    return [(m, MEAN if q is None else q, v, q is None) for m, q, v in rows]
 
 
 def _fmt_trec(rows, sums) -> str:
@@ -145,8 +151,8 @@ def _fmt_trec(rows, sums) -> str:
 
 
 def _fmt_json(rows) -> str:
-    return json.dumps([{"measure": m, "query_id": q, "value": None if math.isnan(v) else v} for m, q, v in rows],
-                      indent=1) + "\n"
+    return json.dumps([{"measure": m, "query_id": q, "value": None if math.isnan(v) else v, "aggregate": a}
+                       for m, q, v, a in _structured(rows)], indent=1) + "\n"
 
 
 def _fmt_csv(rows) -> str:
@@ -154,9 +160,9 @@ def _fmt_csv(rows) -> str:
     import io
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["measure", "query_id", "value"])
-    for m, q, v in rows:
-        w.writerow([m, q, "" if math.isnan(v) else repr(v)])
+    w.writerow(["measure", "query_id", "value", "aggregate"])
+    for m, q, v, a in _structured(rows):
+        w.writerow([m, q, "" if math.isnan(v) else repr(v), "true" if a else "false"])
     return buf.getvalue()
 
 
@@ -165,7 +171,7 @@ def _text_ids(rows):
     named 'all' (the two rows could not be told apart)."""
     if any(q == MEAN for _, q, _ in rows):
         raise InputError(f"a query is named '{MEAN}', like the mean row of the trec and table formats: use --format "
-                         f"json or csv (the mean's query_id is null there), or leave out -q")
+                         f"json or csv (their rows say which is the mean: aggregate true), or leave out -q")
     return [(m, MEAN if q is None else q, v) for m, q, v in rows]
 
 
@@ -197,8 +203,10 @@ def write_atomic(path: str, rows, fmt: str, sums=()) -> None:
         if ext == ".parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
-            table = pa.table({"measure": [r[0] for r in rows], "query_id": [r[1] for r in rows],
-                              "value": [None if math.isnan(r[2]) else r[2] for r in rows]})
+            out = _structured(rows)
+            table = pa.table({"measure": [r[0] for r in out], "query_id": [r[1] for r in out],
+                              "value": [None if math.isnan(r[2]) else r[2] for r in out],
+                              "aggregate": [r[3] for r in out]})
             pq.write_table(table, tmp)
         else:
             kind = {".json": "json", ".csv": "csv"}.get(ext, fmt)

@@ -11,10 +11,11 @@ Q, R = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
 
 def test_formats_agree():
     rows = json.loads(cli("eval", Q, R, "-m", "map", "-m", "P@10", "-q", "--format", "json").stdout)
-    assert rows[-1] == {"measure": "P@10", "query_id": None, "value": 0.3}  # the mean: query_id null
+    assert rows[-1] == {"measure": "P@10", "query_id": "all", "value": 0.3, "aggregate": True}  # out.test: P_10 0.3000
     text = cli("eval", Q, R, "-m", "map", "-m", "P@10", "-q", "--format", "csv").stdout
     parsed = list(csv.DictReader(io.StringIO(text)))
-    assert [(r["measure"], r["query_id"] or None) for r in parsed] == [(r["measure"], r["query_id"]) for r in rows]
+    assert [(r["measure"], r["query_id"], r["aggregate"] == "true") for r in parsed] == \
+        [(r["measure"], r["query_id"], r["aggregate"]) for r in rows]
     assert all(abs(float(a["value"]) - b["value"]) < 1e-12 for a, b in zip(parsed, rows))
     table = cli("eval", Q, R, "-m", "map", "--format", "table").stdout.splitlines()
     assert table[0].split() == ["measure", "query_id", "value"] and table[2].split() == ["map", "all", "0.1785"]

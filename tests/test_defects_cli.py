@@ -96,13 +96,16 @@ def test_query_named_all_kept_apart_from_the_mean_in_structured_outputs(query_na
     import pyarrow.parquet as pq
     q, r = query_named_all
     want = [("P_1", "all", 1.0), ("P_1", "q2", 0.0), ("P_1", None, 0.5)]  # the fixture's hand computation
+    # the command line's files keep trec_eval's 'all' for the mean and say which row it is: aggregate true
+    flagged = [(m, "all" if qid is None else qid, v, qid is None) for m, qid, v in want]
     rows = json.loads(cli("eval", q, r, "-m", "P_1", "-q", "--format", "json").stdout)
-    assert [(x["measure"], x["query_id"], x["value"]) for x in rows] == want
+    assert [(x["measure"], x["query_id"], x["value"], x["aggregate"]) for x in rows] == flagged
     text = cli("eval", q, r, "-m", "P_1", "-q", "--format", "csv").stdout
-    assert [(x["measure"], x["query_id"] or None, float(x["value"])) for x in csv.DictReader(io.StringIO(text))] == want
+    assert [(x["measure"], x["query_id"], float(x["value"]), x["aggregate"] == "true")
+            for x in csv.DictReader(io.StringIO(text))] == flagged
     cli("eval", q, r, "-m", "P_1", "-q", "-o", str(tmp_path / "out.parquet"))
     t = pq.read_table(tmp_path / "out.parquet").to_pylist()
-    assert [(x["measure"], x["query_id"], x["value"]) for x in t] == want
+    assert [(x["measure"], x["query_id"], x["value"], x["aggregate"]) for x in t] == flagged
     # Python: the per-query dict keeps the query 'all'; the mean is the mean, not that query's value
     assert rm.evaluate(q, r, ["P@1"], per_query=True) == {"P@1": {"all": 1.0, "q2": 0.0}}
     assert rm.evaluate(q, r, ["P@1"]) == {"P@1": 0.5}

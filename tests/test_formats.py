@@ -158,16 +158,17 @@ def test_eval_output_formats(tmp_path):
     Q, R = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
     args = ["eval", Q, R, "-m", "map", "-m", "ndcg_cut_10", "-m", "num_ret", "-q"]
     rows = json.loads(cli(*args, "--format", "json").stdout)
-    assert rows[0] == {"measure": "map", "query_id": "301", "value": rows[0]["value"]}
+    assert rows[0] == {"measure": "map", "query_id": "301", "value": rows[0]["value"], "aggregate": False}
+    # the command line keeps trec_eval's 'all' for the mean rows, marked aggregate (out.test: map 0.1785)
+    assert {"measure": "map", "query_id": "all", "value": pytest.approx(0.1785, abs=5e-5), "aggregate": True} in rows
+    assert all(x["aggregate"] == (x["query_id"] == "all") for x in rows)  # no query of this run is named 'all'
     parsed = list(csv.reader(io.StringIO(cli(*args, "--format", "csv").stdout)))
-    assert parsed[0] == ["measure", "query_id", "value"]
-    # the mean's query_id: null in JSON, empty in CSV, 'all' in the text formats
-    assert [(m, qid or None, float(v)) for m, qid, v in parsed[1:]] == [(x["measure"], x["query_id"], x["value"])
-                                                                      for x in rows]
+    assert parsed[0] == ["measure", "query_id", "value", "aggregate"]
+    assert [(m, qid, float(v), a == "true") for m, qid, v, a in parsed[1:]] == \
+        [(x["measure"], x["query_id"], x["value"], x["aggregate"]) for x in rows]
     table = cli(*args, "--format", "table").stdout.splitlines()
     assert len({len(line) for line in table}) == 1  # aligned columns, right-aligned values
-    assert [line.split() for line in table[2:]] == [[x["measure"], x["query_id"] or "all", f"{x['value']:.4f}"]
-                                                    for x in rows]
+    assert [line.split() for line in table[2:]] == [[x["measure"], x["query_id"], f"{x['value']:.4f}"] for x in rows]
     # trec_eval's own output for this run: map 0.1785, num_ret 1500 (out.test)
     trec = cli(*args).stdout
     assert "map                   \tall\t0.1785" in trec and "num_ret               \tall\t1500" in trec
@@ -177,18 +178,22 @@ def test_eval_output_formats(tmp_path):
         if ext == "json":
             got = json.loads(target.read_text())
         elif ext == "csv":
-            got = [{"measure": m, "query_id": qid or None, "value": float(v)} for m, qid, v in
+            got = [{"measure": m, "query_id": qid, "value": float(v), "aggregate": a == "true"} for m, qid, v, a in
                    list(csv.reader(io.StringIO(target.read_text())))[1:]]
         else:
             got = pq.read_table(target).to_pylist()
         assert got == rows, ext
+    # in Python the mean's query_id is missing (None; pandas: NaN or None, isna() either way)
+    python_rows = [{"measure": x["measure"], "query_id": None if x["aggregate"] else x["query_id"], "value": x["value"]}
+                   for x in rows]
     ev = Evaluation(Q, R, ["map", "ndcg_cut_10", "num_ret"])
     try:
         table = ev.to_arrow()
-        assert table.column_names == ["measure", "query_id", "value"] and table.to_pylist() == rows
-        df = ev.to_pandas()  # the mean's query_id is missing (pandas: NaN or None, isna() either way)
-        assert df.query_id.isna().tolist() == [x["query_id"] is None for x in rows]
-        assert df.assign(query_id=df.query_id.astype(object).where(df.query_id.notna(), None)).to_dict("records") == rows
+        assert table.column_names == ["measure", "query_id", "value"] and table.to_pylist() == python_rows
+        df = ev.to_pandas()
+        assert df.query_id.isna().tolist() == [x["query_id"] is None for x in python_rows]
+        assert df.assign(query_id=df.query_id.astype(object).where(df.query_id.notna(), None)).to_dict("records") \
+            == python_rows
     finally:
         ev.close()
 

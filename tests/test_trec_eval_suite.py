@@ -29,8 +29,7 @@ def ours(qrels, run, extra):
         args += ["-m", m]
     got = {}
     for row in json.loads(cli(*args).stdout):
-        # the mean's query_id is null in JSON; trec_eval's outputs call it 'all'
-        got.setdefault(row["measure"], {})["all" if row["query_id"] is None else row["query_id"]] = row["value"]
+        got.setdefault(row["measure"], {})[row["query_id"]] = row["value"]
     return got
 
 
@@ -72,8 +71,7 @@ def test_judged_is_one_minus_unj(expected, qrels, run, extra):
         args += ["-m", f"Judged@{k}"]
     got = {}
     for row in json.loads(cli(*args).stdout):
-        # the mean's query_id is null in JSON; trec_eval's outputs call it 'all'
-        got.setdefault(row["measure"], {})["all" if row["query_id"] is None else row["query_id"]] = row["value"]
+        got.setdefault(row["measure"], {})[row["query_id"]] = row["value"]
     for k in (5, 10, 20):
         for qid, value in want[f"unj_{k}"].items():
             if want["num_ret"].get(qid) == 0:  # nothing retrieved (-c): unj is 0 and so is Judged (0 of k judged)
