@@ -8,7 +8,7 @@ import os
 import sys
 import warnings
 
-from . import paths
+from . import dialects, paths
 from .errors import InputError, RankMetricsError, UsageError
 
 FORMATS = ("trec", "json", "csv", "table")
@@ -60,6 +60,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
 
 
+def _dialects_help(native: bool) -> str:
+    """The dialects of the registry (dialects.py, plain data: no sqlglot): every one, or those with native
+    objects (`rankmetrics macros`)."""
+    if native:
+        kind = dialects.get(dialects.DEFAULT).native.kind
+        return ", ".join([f"{dialects.DEFAULT} ({kind}, default)",
+                          *[name for name in dialects.native_names() if name != dialects.DEFAULT]])
+    *names, last = dialects.names()
+    return f"{', '.join(names)} or {last} (default: {dialects.DEFAULT})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="rankmetrics", description="Ranking metrics as SQL, inside DuckDB.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -82,9 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_conventions(e)
     m = sub.add_parser("macros", help="print the SQL that installs every metric once: DuckDB macros, or a "
                                             "warehouse's functions / views (--dialect)")
-    m.add_argument("--dialect", default="duckdb",
-                   help="duckdb (table macros, default), postgres, spark, databricks, bigquery, snowflake, "
-                        "clickhouse")
+    m.add_argument("--dialect", default=dialects.DEFAULT, help=_dialects_help(native=True))
     m.add_argument("--run", metavar="TABLE", help="the run table the objects read (default: run)")
     m.add_argument("--judgments", metavar="TABLE",
                    help="the judgments table the objects read (default: judgments)")
@@ -99,9 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "as `rankmetrics eval` on the same data.")
     s.add_argument("-m", "--metric", dest="metrics", action="append", metavar="METRIC",
                    help="metric name, repeatable, as in eval (default: a trec_eval-like set)")
-    s.add_argument("--dialect", default="duckdb", metavar="D",
-                   help="duckdb, postgres, sqlite, clickhouse, spark, databricks, bigquery, snowflake, trino, "
-                        "presto, redshift, tsql or datafusion (default: duckdb)")
+    s.add_argument("--dialect", default=dialects.DEFAULT, metavar="D", help=_dialects_help(native=False))
     s.add_argument("--run", required=True, metavar="TABLE", help="the run table, possibly qualified (db.schema.t)")
     s.add_argument("--judgments", required=True, metavar="TABLE", help="the judgments table")
     s.add_argument("--run-columns", default="score", choices=("score", "rank", "score,rank"),

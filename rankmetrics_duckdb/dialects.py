@@ -18,22 +18,61 @@ adapter):
                of a table created without quotes); T-SQL: ids as NVARCHAR(4000).
 
 render(query, dialect) applies these to a copy of the query and writes it with sqlglot.
+
+A dialect that can hold every metric as its own kind of object (`rankmetrics macros`, native.py) also carries a
+Native record: what the objects are, how their body reads a parameter, the types, the body quoting, the CREATE
+statement, the call and the script header. native.py reads only these fields, so adding an engine is one
+record here. The records are plain data: the command line reads the names for its help without sqlglot (a
+cached `rankmetrics eval` imports neither sqlglot nor the query builder); sqlglot is imported on first use.
 """
 from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-import sqlglot
-from sqlglot import exp
-
+from ._lazy import LazyModule
 from .errors import UsageError
-from .sqlsource import literal
+
+sqlglot = LazyModule("sqlglot")  # imported when SQL is first rendered (_lazy.py)
+exp = LazyModule("sqlglot.expressions")
 
 MARKER = "rm_marker"          # meta key set by sqlsource.expand on the expansion of a marker macro
 BYTEWISE = "rm_bytewise"      # the marker macro of sql/00_common.sql
 OUTPUT_COLUMNS = ("measure", "query_id", "value")
+DEFAULT = "duckdb"
+
+
+@dataclass(frozen=True)
+class Native:
+    """How a dialect installs every metric once as its own kind of object (read by native.py).
+
+    ddl is the CREATE statement of one metric, with {fn} its (qualified) name, {args} its argument list
+    (`name TYPE`, with ` DEFAULT value` when arg_defaults) and {body} the query (between body_quote tags when
+    there are some). A call is `SELECT query_id, value FROM ` + call, with {fn} the name and {args} the
+    arguments given, each written as named_arg (None: every argument, in order, the defaults of sql/ filled in).
+    """
+    kind: str                         # what the objects are: "SQL UDTFs"
+    listing: int                      # place in the lists of dialects with native objects (help, messages)
+    arguments: str = ""               # how they are called, for the script's header
+    sql_macros: bool = False          # the objects are sql/'s table macros as they are (called with the tables)
+    ddl: str = ""
+    arg_defaults: bool = True         # arguments declare defaults; False: a NULL argument means the default
+    param_ref: str = "name"           # how the body reads a parameter: "name", "function.name" (qualified with
+    #                                   the function, so no column can capture it) or "placeholder" ({name:Type})
+    types: tuple = ()                 # (generic type, the dialect's type) of a parameter, where not sqlglot's
+    body_quote: str | None = None     # the tag that quotes the body in {body} ($$)
+    alias_columns: bool = False       # alias every selected column with its name
+    named_arg: str | None = "{name} => {value}"
+    call: str = "{fn}({args})"
+    schema_required: str | None = None  # the message when the objects need --schema
+
+
+_BY_NAME = "arguments by position or by name (k => 10); left out, they take the defaults of sql/"
+_SQL_FUNCTION = "CREATE OR REPLACE FUNCTION {fn}({args})\nRETURNS TABLE ("
+_SPARK = Native(
+    "SQL table functions", 3, _BY_NAME, param_ref="function.name",
+    ddl=_SQL_FUNCTION + "query_id STRING, value DOUBLE)\nRETURN\n{body};\n")
 
 
 @dataclass(frozen=True)
@@ -47,19 +86,44 @@ class Dialect:
     text_type: str | None = None      # type for CAST(... AS VARCHAR), when the engine's VARCHAR is short
     keywords: tuple = ()              # our names that are keywords there (sqlglot does not know): quoted
     note: str = field(default="", compare=False)
+    native: Native | None = None      # its native objects (`rankmetrics macros`), None: it has none
 
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
-    Dialect("duckdb", "duckdb", note="the reference engine"),
-    Dialect("postgres", "postgres", bytewise='"C"', note='item ids compared with COLLATE "C"'),
+    Dialect("duckdb", "duckdb", note="the reference engine",
+            native=Native("table macros", 0, sql_macros=True, named_arg="{name} := {value}")),
+    Dialect("postgres", "postgres", bytewise='"C"', note='item ids compared with COLLATE "C"',
+            native=Native("SQL functions returning TABLE", 1, _BY_NAME, param_ref="function.name",
+                          types=(("VARCHAR", "TEXT"),), body_quote="$rankmetrics$",
+                          ddl=_SQL_FUNCTION + "query_id TEXT, value DOUBLE PRECISION) LANGUAGE sql STABLE AS "
+                                              "{body};\n")),
     Dialect("sqlite", "sqlite", note="BINARY collation (memcmp) by default"),
     Dialect("clickhouse", "clickhouse", settings=(("join_use_nulls", 1),),
-            note="SETTINGS join_use_nulls = 1"),
+            note="SETTINGS join_use_nulls = 1",
+            # every parameter Nullable: one left out of the call is NULL, which params turns into the default;
+            # k unsigned, as ClickHouse cannot unify Int64 with the UInt64 of a count in one CASE. ClickHouse
+            # names an unaliased `r.query_id` of a subquery with a join "r.query_id": every column is aliased.
+            native=Native("parameterized views", 6,
+                          "arguments by name (k=10); one left out, or NULL, takes the default of sql/",
+                          arg_defaults=False, param_ref="placeholder", alias_columns=True,
+                          types=(("INT", "Nullable(UInt64)"), ("DOUBLE", "Nullable(Float64)"),
+                                 ("VARCHAR", "Nullable(String)"), ("BOOLEAN", "Nullable(Bool)")),
+                          ddl="CREATE OR REPLACE VIEW {fn} AS\n{body};\n", named_arg="{name}={value}")),
     # Spark 4 reads `FROM stream AS s` as a streaming read of a table named AS: quote the CTE name stream.
-    Dialect("spark", "spark", keywords=("stream",), note="ANSI mode safe: every divisor through NULLIF"),
-    Dialect("databricks", "databricks", keywords=("stream",), note="as spark"),
-    Dialect("bigquery", "bigquery", nulls_in_windows=False, note="null order as a CASE sort key"),
-    Dialect("snowflake", "snowflake", quote_output=True, note="result columns quoted: Snowflake upper-cases"),
+    Dialect("spark", "spark", keywords=("stream",), note="ANSI mode safe: every divisor through NULLIF",
+            native=replace(_SPARK, kind="SQL table functions (Spark 4)", listing=2)),
+    Dialect("databricks", "databricks", keywords=("stream",), note="as spark", native=_SPARK),
+    Dialect("bigquery", "bigquery", nulls_in_windows=False, note="null order as a CASE sort key",
+            native=Native("table functions", 4,
+                          "every argument, in order (BigQuery table functions have no defaults); NULL means the "
+                          "default", arg_defaults=False, named_arg=None,
+                          ddl="CREATE OR REPLACE TABLE FUNCTION {fn}({args})\nAS (\n{body}\n);\n",
+                          schema_required="BigQuery table functions live in a dataset: give one with --schema "
+                                          "DATASET")),
+    Dialect("snowflake", "snowflake", quote_output=True, note="result columns quoted: Snowflake upper-cases",
+            native=Native("SQL UDTFs", 5, _BY_NAME, types=(("INT", "NUMBER"),), body_quote="$$",
+                          ddl=_SQL_FUNCTION + "query_id VARCHAR, value DOUBLE)\nAS {body};\n",
+                          call="TABLE({fn}({args}))")),
     Dialect("trino", "trino"),
     Dialect("presto", "presto"),
     Dialect("redshift", "redshift", note="Redshift has no locale collations: comparisons are byte-wise"),
@@ -72,6 +136,11 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
 
 def names() -> list[str]:
     return list(DIALECTS)
+
+
+def native_names() -> list[str]:
+    """The dialects that have native objects (`rankmetrics macros`), in their listing order."""
+    return [d.name for d in sorted((d for d in DIALECTS.values() if d.native), key=lambda d: d.native.listing)]
 
 
 def get(name: str) -> Dialect:
@@ -179,6 +248,7 @@ def _settings(tree: exp.Expression, d: Dialect) -> exp.Expression:
     if isinstance(tree, exp.Query) and tree is not outer and tree.args.get("with_"):  # keep WITH on the outside
         outer.set("with_", tree.args["with_"])
         tree.set("with_", None)
+    from .sqlsource import literal
     outer.set("settings", [exp.EQ(this=exp.column(k), expression=literal(v)) for k, v in d.settings])
     return outer
 

@@ -29,20 +29,8 @@ from sqlglot import exp
 from . import dialects, sqlgen, sqlsource
 from .errors import UsageError
 
-KINDS = {
-    "duckdb": "table macros",
-    "postgres": "SQL functions returning TABLE",
-    "spark": "SQL table functions (Spark 4)",
-    "databricks": "SQL table functions",
-    "bigquery": "table functions",
-    "snowflake": "SQL UDTFs",
-    "clickhouse": "parameterized views",
-}
 PREFIX = "rm_"
-# Dialects whose objects cannot declare argument defaults: there a NULL argument (ClickHouse: also one left
-# out) means the default of sql/.
-NULL_MEANS_DEFAULT = ("bigquery", "clickhouse")
-DIALECTS = tuple(KINDS)  # the dialects of dialects.DIALECTS that have native objects
+DIALECTS = tuple(dialects.native_names())  # the dialects of dialects.DIALECTS that have native objects
 RUN_COLUMNS = ("score", "rank", "score,rank")
 STREAM = "item_stream"  # not "stream": FROM STREAM is Spark 4's syntax for a streaming read
 _INPUT_MACROS = ("rm_stream", "rm_run_items", "rm_judgment_items",
@@ -76,18 +64,16 @@ def parameters(macro_name: str) -> list[tuple[str, str, exp.Expression]]:
     return out
 
 
-def _param_ref(dialect: str, function: exp.Table, name: str, kind: str) -> exp.Expression:
-    """How the body of the object reads its parameter `name`."""
-    if dialect == "clickhouse":
-        # every parameter Nullable: one left out of the call is NULL, which params turns into the default;
-        # k unsigned, as ClickHouse cannot unify Int64 with the UInt64 of a count in one CASE
-        ch_type = {"INT": "Nullable(UInt64)", "DOUBLE": "Nullable(Float64)", "VARCHAR": "Nullable(String)",
-                   "BOOLEAN": "Nullable(Bool)"}[kind]
-        return exp.Placeholder(this=exp.var(name), kind=exp.DataType.build(ch_type, dialect="clickhouse"))
-    if dialect in ("postgres", "spark", "databricks"):
-        # qualified with the function's name, so a column of the same name can never capture it
+def _param_ref(d: dialects.Dialect, function: exp.Table, name: str, kind: str) -> exp.Expression:
+    """How the body of the object reads its parameter `name` (Native.param_ref)."""
+    style = d.native.param_ref
+    if style == "placeholder":
+        return exp.Placeholder(this=exp.var(name), kind=exp.DataType.build(_type(kind, d), dialect=d.sqlglot))
+    if style == "function.name":
         return exp.column(name, table=function.name)
-    return exp.column(name)
+    if style == "name":
+        return exp.column(name)
+    raise ValueError(f"dialect {d.name}: unknown parameter reference {style!r}")
 
 
 def _prm(name: str) -> exp.Column:
@@ -128,6 +114,7 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
           function: exp.Table) -> exp.Select:
     """The body of the native object of one metric: WITH params, run_items, judgment_items, item_stream, then the
     metric's own SELECT (query_id, value)."""
+    d = dialects.get(dialect)
     macro = sqlsource.macros()[macro_name]
     params = parameters(macro_name)
     body = sqlsource.substitute(sqlsource.unchecked(macro.body), {name: _prm(name) for name, _, _ in params})
@@ -144,8 +131,8 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     stream = _join_params(_stream(stream_bindings))
 
     def param(name, kind, default):
-        ref = _param_ref(dialect, function, name, kind)
-        if dialect in NULL_MEANS_DEFAULT and not isinstance(default, exp.Null):
+        ref = _param_ref(d, function, name, kind)
+        if not d.native.arg_defaults and not isinstance(default, exp.Null):
             ref = exp.Coalesce(this=ref, expressions=[default.copy()])
         return exp.alias_(ref, name, quoted=False)
     params_select = exp.select(*[param(name, kind, default) for name, kind, default in params])
@@ -153,8 +140,7 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     for name, cte in (("params", params_select), ("run_items", sqlgen.run_items(run)),
                       ("judgment_items", sqlgen.judgment_items(judgments)), (STREAM, stream)):
         out = out.with_(name, as_=cte)
-    if dialect == "clickhouse":
-        # ClickHouse names an unaliased `r.query_id` of a subquery with a join "r.query_id": alias every column
+    if d.native.alias_columns:
         for select in out.find_all(exp.Select):
             select.set("expressions", [exp.alias_(e, e.name) if isinstance(e, exp.Column) and not e.is_star else e
                                        for e in select.expressions])
@@ -173,100 +159,71 @@ def _function_name(macro_name: str, schema: str | None, dialect: str) -> exp.Tab
     return fn
 
 
-def _type(kind: str, dialect: str) -> str:
-    if dialect == "snowflake" and kind == "INT":
-        return "NUMBER"
-    if dialect == "postgres" and kind == "VARCHAR":
-        return "TEXT"
-    return exp.DataType.build(kind).sql(dialect=dialect)
+def _type(kind: str, d: dialects.Dialect) -> str:
+    """The dialect's type of a parameter of generic type kind (INT, DOUBLE, VARCHAR, BOOLEAN)."""
+    return dict(d.native.types).get(kind) or exp.DataType.build(kind).sql(dialect=d.sqlglot)
 
 
-def _quote_body(body: str, dialect: str, what: str) -> str:
-    tag = "$rankmetrics$" if dialect == "postgres" else "$$"
+def _quote_body(body: str, d: dialects.Dialect, what: str) -> str:
+    tag = d.native.body_quote
+    if tag is None:
+        return body
     if tag in body:
-        raise UsageError(f"{what}: a table name contains {tag}, which cannot be put in a {dialect} function body")
+        raise UsageError(f"{what}: a table name contains {tag}, which cannot be put in a {d.name} function body")
     return f"{tag}\n{body}\n{tag}"
 
 
 def ddl(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
         schema: str | None = None) -> str:
     """CREATE statement of the native object of one metric macro."""
+    d = dialects.get(dialect)
+    if d.native is None or d.native.sql_macros:
+        raise UsageError(f"no native objects for dialect '{dialect}'")
     function = _function_name(macro_name, schema, dialect)
-    fn_sql = function.sql(dialect=dialect)
+    fn_sql = function.sql(dialect=d.sqlglot)
     body = dialects.render(query(macro_name, dialect, run, judgments, function), dialect)
-    params = parameters(macro_name)
-
-    def arg_list(with_defaults: bool) -> str:
-        args = []
-        for name, kind, default in params:
-            text = f"{exp.to_identifier(name).sql(dialect=dialect)} {_type(kind, dialect)}"
-            if with_defaults:
-                text += f" DEFAULT {default.sql(dialect=dialect)}"
-            args.append(text)
-        return ", ".join(args)
-
-    out_cols = {"postgres": "query_id TEXT, value DOUBLE PRECISION", "spark": "query_id STRING, value DOUBLE",
-                "databricks": "query_id STRING, value DOUBLE", "snowflake": "query_id VARCHAR, value DOUBLE"}
-    if dialect == "postgres":
-        return (f"CREATE OR REPLACE FUNCTION {fn_sql}({arg_list(True)})\n"
-                f"RETURNS TABLE ({out_cols['postgres']}) LANGUAGE sql STABLE AS "
-                f"{_quote_body(body, dialect, fn_sql)};\n")
-    if dialect in ("spark", "databricks"):
-        return (f"CREATE OR REPLACE FUNCTION {fn_sql}({arg_list(True)})\n"
-                f"RETURNS TABLE ({out_cols[dialect]})\nRETURN\n{body};\n")
-    if dialect == "snowflake":
-        return (f"CREATE OR REPLACE FUNCTION {fn_sql}({arg_list(True)})\n"
-                f"RETURNS TABLE ({out_cols['snowflake']})\nAS {_quote_body(body, dialect, fn_sql)};\n")
-    if dialect == "bigquery":
-        return f"CREATE OR REPLACE TABLE FUNCTION {fn_sql}({arg_list(False)})\nAS (\n{body}\n);\n"
-    if dialect == "clickhouse":
-        return f"CREATE OR REPLACE VIEW {fn_sql} AS\n{body};\n"
-    raise UsageError(f"no native objects for dialect '{dialect}'")
+    args = []
+    for name, kind, default in parameters(macro_name):
+        text = f"{exp.to_identifier(name).sql(dialect=d.sqlglot)} {_type(kind, d)}"
+        if d.native.arg_defaults:
+            text += f" DEFAULT {default.sql(dialect=d.sqlglot)}"
+        args.append(text)
+    return d.native.ddl.format(fn=fn_sql, args=", ".join(args), body=_quote_body(body, d, fn_sql))
 
 
-def _dialect(name) -> str:
-    """The registry name of a dialect (dialects.DIALECTS) that has native objects; else a one-line error listing
-    the dialects that have them."""
-    key = str(name or "duckdb").strip().lower()
-    if key in KINDS:
-        return key
+def _dialect(name) -> dialects.Dialect:
+    """The dialect of the registry (dialects.DIALECTS) called name, if it has native objects; else a one-line
+    error listing the dialects that have them."""
+    key = str(name or dialects.DEFAULT).strip().lower()
+    if key in DIALECTS:
+        return dialects.DIALECTS[key]
     if key in dialects.DIALECTS:
         raise UsageError(f"no native objects for dialect '{key}'; macros exist for: {', '.join(DIALECTS)} "
                          f"(`rankmetrics sql --dialect {key}` prints one SELECT instead)")
     raise UsageError(f"unknown SQL dialect '{name}'; macros exist for: {', '.join(DIALECTS)}")
 
 
-_ARGUMENTS = {
-    "postgres": "arguments by position or by name (k => 10); left out, they take the defaults of sql/",
-    "spark": "arguments by position or by name (k => 10); left out, they take the defaults of sql/",
-    "databricks": "arguments by position or by name (k => 10); left out, they take the defaults of sql/",
-    "snowflake": "arguments by position or by name (k => 10); left out, they take the defaults of sql/",
-    "bigquery": "every argument, in order (BigQuery table functions have no defaults); NULL means the default",
-    "clickhouse": "arguments by name (k=10); one left out, or NULL, takes the default of sql/",
-}
-
-
-def _header(dialect: str, run: exp.Table, judgments: exp.Table, run_columns: str, schema) -> str:
+def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_columns: str, schema) -> str:
     columns = "score and rank" if run_columns == "score,rank" else run_columns
-    examples = [call("ndcg", dialect, {"k": 10}, schema=schema),
-                call("ap", dialect, {"k": 100, "rel": 2}, schema=schema)]
+    examples = [call("ndcg", d.name, {"k": 10}, schema=schema),
+                call("ap", d.name, {"k": 100, "rel": 2}, schema=schema)]
     return "\n".join([
-        f"-- rankmetrics for {dialect}: every metric as {KINDS[dialect]} returning (query_id, value), one row per",
+        f"-- rankmetrics for {d.name}: every metric as {d.native.kind} returning (query_id, value), one row per",
         "-- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum).",
-        f"-- Reads the run table {run.sql(dialect=dialect)} (query_id, item_id, {columns})",
-        f"-- and the judgments table {judgments.sql(dialect=dialect)} (query_id, item_id, relevance).",
-        f"-- Call with {_ARGUMENTS[dialect]};",
+        f"-- Reads the run table {run.sql(dialect=d.sqlglot)} (query_id, item_id, {columns})",
+        f"-- and the judgments table {judgments.sql(dialect=d.sqlglot)} (query_id, item_id, relevance).",
+        f"-- Call with {d.native.arguments};",
         "-- k NULL means no cutoff. For example:",
         *[f"--   {e};" for e in examples],
     ]) + "\n"
 
 
-def script(dialect: str = "duckdb", run: str | None = None, judgments: str | None = None, schema: str | None = None,
-           run_columns: str | None = None) -> str:
+def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: str | None = None,
+           schema: str | None = None, run_columns: str | None = None) -> str:
     """The DDL creating every metric as a native object of the dialect (DuckDB: the macros script). run,
     judgments (default: run, judgments), run_columns (default: score) and schema are for the other dialects."""
-    dialect = _dialect(dialect)
-    if dialect == "duckdb":
+    d = _dialect(dialect)
+    if d.native.sql_macros:
         given = [name for name, value in (("schema", schema), ("run", run), ("judgments", judgments),
                                           ("run columns", run_columns)) if value is not None]
         if given:  # DuckDB's macros take the tables as arguments and are created where the script runs
@@ -279,14 +236,14 @@ def script(dialect: str = "duckdb", run: str | None = None, judgments: str | Non
     run_columns = "score" if run_columns is None else run_columns
     if run_columns not in RUN_COLUMNS:
         raise UsageError(f"unknown run columns '{run_columns}'; choose one of: {', '.join(RUN_COLUMNS)}")
-    if dialect == "bigquery" and not schema:
-        raise UsageError("BigQuery table functions live in a dataset: give one with --schema DATASET")
-    run_src = sqlgen.Source(dialects.table(run, dialect, "run table"), has_score="score" in run_columns,
+    if d.native.schema_required and not schema:
+        raise UsageError(d.native.schema_required)
+    run_src = sqlgen.Source(dialects.table(run, d.name, "run table"), has_score="score" in run_columns,
                             has_rank="rank" in run_columns)
-    judgments_src = sqlgen.Source(dialects.table(judgments, dialect, "judgments table"))
-    parts = [_header(dialect, run_src.expression, judgments_src.expression, run_columns, schema)]
+    judgments_src = sqlgen.Source(dialects.table(judgments, d.name, "judgments table"))
+    parts = [_header(d, run_src.expression, judgments_src.expression, run_columns, schema)]
     for name in metric_macros():
-        parts.append(ddl(name, dialect, run_src, judgments_src, schema))
+        parts.append(ddl(name, d.name, run_src, judgments_src, schema))
     return "\n".join(parts)
 
 
@@ -294,30 +251,23 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
          judgments: str = "judgments") -> str:
     """A SELECT (query_id, value) calling the native object of a metric with the given arguments, in the way
     the dialect calls it (named arguments where the dialect has them; BigQuery: every argument, in order)."""
-    dialect = _dialect(dialect)
+    d = _dialect(dialect)
     params = parameters(macro_name)
     unknown = set(args) - {name for name, _, _ in params}
     if unknown:
         raise UsageError(f"{macro_name}: unknown argument(s) {', '.join(sorted(unknown))}")
 
     def lit(value) -> str:
-        return sqlsource.literal(value).sql(dialect=dialect)
+        return sqlsource.literal(value).sql(dialect=d.sqlglot)
 
-    given = [(name, args[name]) for name, _, _ in params if name in args]
-    if dialect == "duckdb":
-        tables = [exp.Literal.string(run).sql(dialect="duckdb"), exp.Literal.string(judgments).sql(dialect="duckdb")]
-        inner = ", ".join(tables + [f"{name} := {lit(v)}" for name, v in given])
-        fn = exp.to_identifier(macro_name, quoted=True).sql(dialect="duckdb")  # precision is a keyword
-        return f"SELECT query_id, value FROM {fn}({inner})"
-    fn = _function_name(macro_name, schema, dialect).sql(dialect=dialect)
-    if dialect == "bigquery":
-        values = [lit(args[name]) if name in args else default.sql(dialect=dialect) for name, _, default in params]
-        return f"SELECT query_id, value FROM {fn}({', '.join(values)})"
-    if dialect == "clickhouse":
-        inner = ", ".join(f"{name}={lit(v)}" for name, v in given)
-        return f"SELECT query_id, value FROM {fn}({inner})"
-    inner = ", ".join(f"{name} => {lit(v)}" for name, v in given)
-    if dialect == "snowflake":
-        return f"SELECT query_id, value FROM TABLE({fn}({inner}))"
-    return f"SELECT query_id, value FROM {fn}({inner})"
-
+    if d.native.sql_macros:  # sql/'s macros, under their own names (precision is a keyword), the tables first
+        fn = exp.to_identifier(macro_name, quoted=True).sql(dialect=d.sqlglot)
+        values = [exp.Literal.string(run).sql(dialect=d.sqlglot), exp.Literal.string(judgments).sql(dialect=d.sqlglot)]
+    else:
+        fn = _function_name(macro_name, schema, d.name).sql(dialect=d.sqlglot)
+        values = []
+    if d.native.named_arg is None:
+        values += [lit(args[name]) if name in args else default.sql(dialect=d.sqlglot) for name, _, default in params]
+    else:
+        values += [d.native.named_arg.format(name=name, value=lit(args[name])) for name, _, _ in params if name in args]
+    return "SELECT query_id, value FROM " + d.native.call.format(fn=fn, args=", ".join(values))
