@@ -15,7 +15,7 @@ from sqlglot import exp
 import engines
 import synthetic
 from conftest import cli
-from rankmetrics_duckdb import conventions, evaluate, measures, native, sqlsource
+from rankmetrics_duckdb import conventions, dialects, evaluate, measures, native, sqlsource
 from rankmetrics_duckdb.errors import UsageError
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
@@ -102,8 +102,9 @@ def _install(engine, dialect, execute, schema=None):
     run = engine.load("native_run", RUN_TABLE)
     judgments = engine.load("native_judgments", JUDGMENTS_TABLE)
     options = ["--schema", schema] if schema else []
-    ddl = cli("macros", "--dialect", dialect, "--run", run, "--judgments", judgments, "--run-columns", "score,rank",
-              *options).stdout
+    if not dialects.get(dialect).native.sql_macros:  # DuckDB's macros take the tables as arguments instead
+        options += ["--run", run, "--judgments", judgments, "--run-columns", "score,rank"]
+    ddl = cli("macros", "--dialect", dialect, *options).stdout
     for statement in statements(ddl):
         execute(statement)
     return run, judgments
