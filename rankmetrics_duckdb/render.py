@@ -262,12 +262,6 @@ def _e(v) -> str:
     return html.escape(str(v), quote=True)
 
 
-def _fmt(v, signed=False) -> str:
-    if v is None:
-        return ""
-    return f"{v:+.4f}" if signed else f"{v:.4f}"
-
-
 def _short(label: str, width: int = 34) -> str:
     """A run's label as given, its start cut when long (the end of a path names the run)."""
     return label if len(label) <= width else "…" + label[-(width - 1):]
@@ -337,10 +331,10 @@ def render_html(c: compare_mod.Comparison, judgments_label: str) -> str:
         base = k % len(c.runs) == 0  # rows come per measure, the baseline first
         cells = [f'<td class="text">{_e(r["measure"])}</td>', f'<td class="text">{_e(r["run"])}'
                  f'{" (baseline)" if base else ""}</td>',
-                 f'<td>{_fmt(r["mean"])}</td>', f'<td>{_fmt(r["delta"], True)}</td>', f'<td>{_p(r["p_value"])}</td>',
+                 f'<td>{_num(r["mean"])}</td>', f'<td>{_signed(r["delta"])}</td>', f'<td>{_p(r["p_value"])}</td>',
                  f'<td>{_p(r["p_adjusted"])}</td>']
         if c.test == "bootstrap":
-            cells += [f'<td>{_fmt(r["ci_low"], True)}</td>', f'<td>{_fmt(r["ci_high"], True)}</td>']
+            cells += [f'<td>{_signed(r["ci_low"])}</td>', f'<td>{_signed(r["ci_high"])}</td>']
         cells += [f'<td>{r["queries"]}</td>', f'<td class="sig">{"†" if r["significant"] else ""}</td>']
         out.append(f'<tr class="{"baseline" if base else "run"}">' + "".join(cells) + "</tr>")
     out.append("</tbody></table>")
