@@ -6,6 +6,8 @@
 - The dialect registry (dialects.DIALECTS) is the one list of dialects: the CLI's help is derived from it, every
   dialect has a test engine, and no module outside dialects.py branches on a dialect's name (what differs
   between engines is a field of the dialect's record).
+- The modules form layers (LAYERS): no import circle, no module imports one of its own or a higher layer, and
+  only the command line (cli.py) parses arguments.
 """
 from __future__ import annotations
 
