@@ -1,14 +1,14 @@
 """rankmetrics-duckdb: ranking metrics written once as SQL, run inside DuckDB and rendered for warehouses."""
 from .errors import InputError, RankMetricsError, UsageError
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401
 __all__ = ["evaluate", "register", "relation", "macros_sql", "to_sql", "Evaluation", "METRICS", "parse_metric",
            "InputError", "UsageError", "RankMetricsError", "compare", "report"]
 
 # The public names, each imported from its module on first use (PEP 562), so that `rankmetrics eval` does not
 # import the comparison, report and SQL-building modules it does not need.
 _LAZY = {"evaluate": "api", "register": "api", "relation": "api", "macros_sql": "api", "to_sql": "api",
-         "Evaluation": "api", "compare": "comparison", "report": "html_report", "METRICS": "measures",
+         "Evaluation": "api", "compare": "comparison", "report": "render", "METRICS": "measures",
          "parse_metric": ("measures", "parse")}
 
 

@@ -2,16 +2,11 @@
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import os
 import sys
 import warnings
 
-from . import dialects, paths
-from .errors import InputError, RankMetricsError, UsageError
-
-FORMATS = ("trec", "json", "csv", "table")
+from . import dialects, render
+from .errors import RankMetricsError, UsageError
 
 
 def _add_conventions(p: argparse.ArgumentParser) -> None:
@@ -83,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="metric name, repeatable: nDCG@10, AP, P@10, ndcg_cut_10, map, mrr@10, "
                         "nDCG(gain=exponential)@10 ... (default: a trec_eval-like set)")
     e.add_argument("-q", dest="per_query", action="store_true", help="also print one row per query")
-    e.add_argument("--format", choices=FORMATS, default="trec", help="output format (default: trec)")
+    e.add_argument("--format", choices=render.ROW_FORMATS, default="trec", help="output format (default: trec)")
     e.add_argument("-o", "--output", metavar="FILE", help="write to FILE (by extension: .json, .csv, .parquet, "
                                                           "else the --format), atomically")
     add_nan_scores(e)
@@ -120,106 +115,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_workflow(sub) -> None:
-    """`compare` and `report` (rankmetrics_duckdb/comparison.py, html_report.py)."""
-    from . import comparison as compare
+    """`compare` and `report` (computed by comparison.py, shown by render.py)."""
     c = sub.add_parser("compare", help="compare runs with a baseline (the first run): means, differences, "
                                        "paired significance tests",
                        description="Compare RUN ... with the first RUN (the baseline) on each metric: mean, "
                                    "difference, and the p-value of a paired two-sided test over the per-query "
                                    "values, corrected for multiple comparisons.")
-    compare.add_arguments(c)
+    _add_comparison_arguments(c)
     _add_conventions(c)
     r = sub.add_parser("report", help="write a self-contained HTML report comparing runs",
                        description="Write an HTML page (no external resources) with the comparison table, a "
                                    "sorted per-query difference plot per metric and the conventions used.")
-    compare.add_arguments(r, with_format=False)
+    _add_comparison_arguments(r, with_format=False)
     r.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
     _add_conventions(r)
-
-
-MEAN = "all"  # the mean row's query id in every output of the command line (trec_eval's); None in Python and SQL
-
-
-def _structured(rows):
-    """(measure, query_id, value, aggregate) for the JSON, CSV and Parquet outputs: the mean row keeps trec_eval's
-    query id 'all' and is told apart from a query named 'all' by aggregate = true."""
-    return [(m, MEAN if q is None else q, v, q is None) for m, q, v in rows]
-
-
-def _fmt_trec(rows, sums) -> str:
-    out = []
-    for m, q, v in _text_ids(rows):
-        if m in sums and not math.isnan(v):
-            text = str(int(round(v)))
-        else:
-            text = "nan" if math.isnan(v) else f"{v:.4f}"
-        out.append(f"{m:<22}\t{q}\t{text}")
-    return "\n".join(out) + "\n"
-
-
-def _fmt_json(rows) -> str:
-    return json.dumps([{"measure": m, "query_id": q, "value": None if math.isnan(v) else v, "aggregate": a}
-                       for m, q, v, a in _structured(rows)], indent=1) + "\n"
-
-
-def _fmt_csv(rows) -> str:
-    import csv
-    import io
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["measure", "query_id", "value", "aggregate"])
-    for m, q, v, a in _structured(rows):
-        w.writerow([m, q, "" if math.isnan(v) else repr(v), "true" if a else "false"])
-    return buf.getvalue()
-
-
-def _text_ids(rows):
-    """The rows with the mean's query id None written 'all', as trec_eval does; refused when a query is itself
-    named 'all' (the two rows could not be told apart)."""
-    if any(q == MEAN for _, q, _ in rows):
-        raise InputError(f"a query is named '{MEAN}', like the mean row of the trec and table formats: use --format "
-                         f"json or csv (their rows say which is the mean: aggregate true), or leave out -q")
-    return [(m, MEAN if q is None else q, v) for m, q, v in rows]
-
-
-def _fmt_table(rows) -> str:
-    cells = [("measure", "query_id", "value")] + [(m, q, "nan" if math.isnan(v) else f"{v:.4f}")
-                                                  for m, q, v in _text_ids(rows)]
-    widths = [max(len(c[i]) for c in cells) for i in range(3)]
-    lines = [f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:>{widths[2]}}" for a, b, c in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines) + "\n"
-
-
-def render(rows, fmt: str, sums=()) -> str:
-    if fmt == "json":
-        return _fmt_json(rows)
-    if fmt == "csv":
-        return _fmt_csv(rows)
-    if fmt == "table":
-        return _fmt_table(rows)
-    return _fmt_trec(rows, sums)
-
-
-def write_atomic(path: str, rows, fmt: str, sums=()) -> None:
-    """Write the rows to path (by its extension: .parquet, .json, .csv, else fmt) through a temporary file in the
-    same folder, then rename: an interrupted run leaves no half file (paths.write_atomic)."""
-    ext = os.path.splitext(path)[1].lower()
-
-    def write(tmp):
-        if ext == ".parquet":
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-            out = _structured(rows)
-            table = pa.table({"measure": [r[0] for r in out], "query_id": [r[1] for r in out],
-                              "value": [None if math.isnan(r[2]) else r[2] for r in out],
-                              "aggregate": [r[3] for r in out]})
-            pq.write_table(table, tmp)
-        else:
-            kind = {".json": "json", ".csv": "csv"}.get(ext, fmt)
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(render(rows, kind, sums))
-    paths.write_atomic(path, write)
 
 
 def cmd_eval(args) -> int:
@@ -239,9 +148,9 @@ def cmd_eval(args) -> int:
         rows = [r for r in rows if r[1] is None]
     sums = {m.requested for m in ev.measures if m.metric.mean == "sum"}
     if args.output:
-        write_atomic(args.output, rows, args.format, sums)
+        render.write_rows(args.output, rows, args.format, sums)
     else:
-        sys.stdout.write(render(rows, args.format, sums))
+        sys.stdout.write(render.render_rows(rows, args.format, sums))
     return 0
 
 
@@ -270,14 +179,50 @@ def cmd_metrics(args) -> int:
     return 0
 
 
-def _cmd_compare(args) -> int:
-    from .comparison import cmd_compare
-    return cmd_compare(args)
+def _add_comparison_arguments(p, with_format=True) -> None:
+    from . import stats
+    p.add_argument("judgments", metavar="JUDGMENTS")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; the first is the baseline")
+    p.add_argument("-m", "--metric", dest="metrics", action="append", metavar="METRIC",
+                   help="metric name, repeatable (default: a trec_eval-like set)")
+    p.add_argument("--test", choices=stats.TESTS, default="t",
+                   help="paired two-sided test: t (default), randomization, bootstrap (adds a 95%% interval)")
+    p.add_argument("--correction", choices=stats.CORRECTIONS, default="holm",
+                   help="multiple-comparison correction over the runs compared with the baseline, per metric "
+                        "(default: holm)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks (default 0.05)")
+    p.add_argument("--seed", type=int, default=42, help="seed of the randomization and bootstrap tests (42)")
+    p.add_argument("--trials", type=int, default=10_000, help="randomization/bootstrap trials, at most 1,000,000 (10000)")
+    add_nan_scores(p)
+    if with_format:
+        p.add_argument("--format", choices=render.COMPARISON_FORMATS, default="table",
+                       help="output format (default: table)")
+        p.add_argument("-o", "--output", metavar="FILE",
+                       help="write to FILE (by extension: .json, .csv, .parquet, .tex, .md, else the --format)")
 
 
-def _cmd_report(args) -> int:
-    from .html_report import cmd_report
-    return cmd_report(args)
+def comparison_from_args(args):
+    from .comparison import run_comparison
+    if len(args.runs) < 2:
+        raise UsageError("compare needs at least two runs: a baseline and one or more runs to compare with it")
+    return run_comparison(args.judgments, args.runs, args.metrics, test=args.test, correction=args.correction,
+                          alpha=args.alpha, seed=args.seed, trials=args.trials, convention=args.convention,
+                          nan_scores=args.nan_scores, **_overrides(args))
+
+
+def cmd_compare(args) -> int:
+    c = comparison_from_args(args)
+    if args.output:
+        render.write_comparison(args.output, c, args.format)
+    else:
+        sys.stdout.write(render.render_comparison(c, args.format))
+    return 0
+
+
+def cmd_report(args) -> int:
+    c = comparison_from_args(args)
+    render.write_text(args.output, render.render_html(c, args.judgments))
+    return 0
 
 
 def main(argv=None) -> int:
@@ -288,8 +233,8 @@ def main(argv=None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics, "compare": _cmd_compare,
-                "report": _cmd_report, "sql": cmd_sql}[args.command](args)
+        return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics, "compare": cmd_compare,
+                "report": cmd_report, "sql": cmd_sql}[args.command](args)
     except RankMetricsError as e:
         sys.stderr.write(f"rankmetrics: error: {e}\n")
         return 2 if isinstance(e, UsageError) else 1

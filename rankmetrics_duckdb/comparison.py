@@ -28,15 +28,13 @@ import duckdb
 from . import conventions, measures as measures_mod, stats
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
-from .paths import write_atomic
 from .inputs import JUDGMENTS, RUN, Reader, run_sql
 
-# sqlglot and the query builder when a comparison runs, not when `rankmetrics` builds its argument parser
+# sqlglot and the query builder when a comparison runs, not when the module is imported (_lazy.py)
 exp = LazyModule("sqlglot.expressions")
 determinism = LazyModule("rankmetrics_duckdb.determinism")
 sqlgen = LazyModule("rankmetrics_duckdb.sqlgen")
 
-FORMATS = ("table", "json", "csv", "latex", "markdown")
 COLUMNS = ("measure", "run", "mean", "delta", "p_value", "p_adjusted", "ci_low", "ci_high", "significant",
            "queries")
 TEST_NAMES = {"t": "paired t-test", "randomization": "randomization test", "bootstrap": "bootstrap test"}
@@ -293,154 +291,3 @@ def as_output(rows: list[dict], output: str):
     if output == "pandas":
         return table.to_pandas()
     raise UsageError(f"unknown output '{output}'; choose rows, pandas or arrow")
-
-
-# ---- rendering ----------------------------------------------------------------------------------------------
-def _num(v, digits=4) -> str:
-    return "" if v is None else f"{v:.{digits}f}"
-
-
-def _p(v) -> str:
-    if v is None:
-        return ""
-    return f"{v:.4f}" if v >= 1e-4 else f"{v:.1e}"
-
-
-def _signed(v) -> str:
-    return "" if v is None else f"{v:+.4f}"
-
-
-def render_table(c: Comparison) -> str:
-    head = ["measure", "run", "mean", "delta", "p", "p_adj"] + (["ci_low", "ci_high"] if c.test == "bootstrap"
-                                                                  else []) + ["n", ""]
-    cells = [head]
-    for r in c.rows:
-        line = [r["measure"], r["run"], _num(r["mean"]), _signed(r["delta"]), _p(r["p_value"]), _p(r["p_adjusted"])]
-        if c.test == "bootstrap":
-            line += [_signed(r["ci_low"]), _signed(r["ci_high"])]
-        line += [str(r["queries"]), "†" if r["significant"] else ""]
-        cells.append(line)
-    widths = [max(len(row[i]) for row in cells) for i in range(len(head))]
-    left = {0, 1}
-    out = []
-    for k, row in enumerate(cells):
-        out.append("  ".join(v.ljust(w) if i in left or i == len(head) - 1 else v.rjust(w)
-                             for i, (v, w) in enumerate(zip(row, widths))).rstrip())
-        if k == 0:
-            out.append("  ".join("-" * w for w in widths[:-1]))
-    return "\n".join(out) + "\n" + c.summary() + "\n"
-
-
-def _wide(c: Comparison):
-    """Runs as rows, measures as columns: cells 'mean' with a dagger when significant."""
-    names = [m.requested for m in c.measures]
-    k = len(c.runs)
-    table = []
-    for i, run in enumerate(c.runs):
-        # rows come per measure, runs in the given order (run_comparison): row of run i for measure j
-        cells = [(_num(c.rows[j * k + i]["mean"]), bool(c.rows[j * k + i]["significant"])) for j in range(len(names))]
-        table.append((run, cells))
-    return names, table
-
-
-def render_markdown(c: Comparison) -> str:
-    names, table = _wide(c)
-    out = ["| run | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
-    for i, (run, cells) in enumerate(table):
-        label = run.replace("|", "\\|") + (" (baseline)" if i == 0 else "")
-        out.append(f"| {label} | " + " | ".join(v + ("†" if s else "") for v, s in cells) + " |")
-    return "\n".join(out) + "\n\n" + c.summary() + "\n"
-
-
-_TEX = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_", "{": "\\{",
-        "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}"}
-
-
-def _tex(s: str) -> str:
-    return "".join(_TEX.get(ch, ch) for ch in s)
-
-
-def render_latex(c: Comparison) -> str:
-    names, table = _wide(c)
-    out = ["\\begin{tabular}{l" + "r" * len(names) + "}", "\\hline",
-           "Run & " + " & ".join(_tex(n) for n in names) + " \\\\", "\\hline"]
-    for i, (run, cells) in enumerate(table):
-        label = _tex(run) + (" (baseline)" if i == 0 else "")
-        out.append(label + " & " + " & ".join(v + ("$^\\dagger$" if s else "") for v, s in cells) + " \\\\")
-    out += ["\\hline", "\\end{tabular}", "% " + c.summary().replace("†", "$^\\dagger$")]
-    return "\n".join(out) + "\n"
-
-
-def render(c: Comparison, fmt: str) -> str:
-    if fmt == "json":
-        import json
-        return json.dumps(c.rows, indent=1) + "\n"
-    if fmt == "csv":
-        import csv
-        import io
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(COLUMNS)
-        for r in c.rows:
-            w.writerow(["" if r[k] is None else (repr(r[k]) if isinstance(r[k], float) else r[k]) for k in COLUMNS])
-        return buf.getvalue()
-    if fmt == "latex":
-        return render_latex(c)
-    if fmt == "markdown":
-        return render_markdown(c)
-    return render_table(c)
-
-
-# ---- command line -------------------------------------------------------------------------------------------
-def add_arguments(p, with_format=True) -> None:
-    p.add_argument("judgments", metavar="JUDGMENTS")
-    p.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; the first is the baseline")
-    p.add_argument("-m", "--metric", dest="metrics", action="append", metavar="METRIC",
-                   help="metric name, repeatable (default: a trec_eval-like set)")
-    p.add_argument("--test", choices=stats.TESTS, default="t",
-                   help="paired two-sided test: t (default), randomization, bootstrap (adds a 95%% interval)")
-    p.add_argument("--correction", choices=stats.CORRECTIONS, default="holm",
-                   help="multiple-comparison correction over the runs compared with the baseline, per metric "
-                        "(default: holm)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks (default 0.05)")
-    p.add_argument("--seed", type=int, default=42, help="seed of the randomization and bootstrap tests (42)")
-    p.add_argument("--trials", type=int, default=10_000, help="randomization/bootstrap trials, at most 1,000,000 (10000)")
-    from .cli import add_nan_scores
-    add_nan_scores(p)
-    if with_format:
-        p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
-        p.add_argument("-o", "--output", metavar="FILE",
-                       help="write to FILE (by extension: .json, .csv, .parquet, .tex, .md, else the --format)")
-
-
-def comparison_from_args(args) -> Comparison:
-    from .cli import _overrides
-    if len(args.runs) < 2:
-        raise UsageError("compare needs at least two runs: a baseline and one or more runs to compare with it")
-    return run_comparison(args.judgments, args.runs, args.metrics, test=args.test, correction=args.correction,
-                          alpha=args.alpha, seed=args.seed, trials=args.trials, convention=args.convention,
-                          nan_scores=args.nan_scores, **_overrides(args))
-
-
-def cmd_compare(args) -> int:
-    import sys
-    c = comparison_from_args(args)
-    if args.output:
-        ext = os.path.splitext(args.output)[1].lower()
-        if ext == ".parquet":
-            import pyarrow.parquet as pq
-            write_atomic(args.output, lambda tmp: pq.write_table(as_output(c.rows, "arrow"), tmp))
-        else:
-            fmt = {".json": "json", ".csv": "csv", ".tex": "latex", ".md": "markdown"}.get(ext, args.format)
-            text = render(c, fmt)
-            write_atomic(args.output, lambda tmp: _write_text(tmp, text))
-    else:
-        sys.stdout.write(render(c, args.format))
-    return 0
-
-
-def _write_text(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
-
-

@@ -6,6 +6,8 @@
 - The dialect registry (dialects.DIALECTS) is the one list of dialects: the CLI's help is derived from it, every
   dialect has a test engine, and no module outside dialects.py branches on a dialect's name (what differs
   between engines is a field of the dialect's record).
+- The modules form layers (LAYERS): no import circle, no module imports one of its own or a higher layer, and
+  only the command line (cli.py) parses arguments.
 """
 from __future__ import annotations
 
@@ -128,3 +130,170 @@ def test_no_module_outside_dialects_branches_on_a_dialect_name():
              for f in _branches_on_dialect_names(path)]
     assert not found, ("decisions by a dialect's name belong in its record in dialects.py:\n  "
                        + "\n  ".join(found))
+
+
+# --- the modules form layers: no import circle, no upward import, argparse only in the command line ---------
+
+# Every module of the package, by layer from the bottom: a module imports only modules of lower layers (the one
+# statement of the layering; the tests below read the imports from the source and hold them to it).
+LAYERS = (
+    ("errors", "paths", "_lazy", "_version"),                       # import nothing of the package
+    ("conventions", "stats", "determinism", "inputs", "sqlsource"),  # presets, tests, order, readers, macros
+    ("measures", "dialects"),                                        # metric specs; the dialect registry
+    ("sqlgen",),                                                     # the query builder
+    ("plancache", "native"),                                         # cached queries; warehouse objects
+    ("onepass",),                                                    # eval's one-statement path
+    ("api",),                                                        # evaluate, Evaluation, to_sql, ...
+    ("comparison",),                                                 # compare: the computation only
+    ("render",),                                                     # what eval, compare and report show
+    ("cli", "__init__"),                                             # the command line; the lazy public names
+    ("__main__",),
+)
+LAYER = {module: level for level, modules in enumerate(LAYERS) for module in modules}
+
+
+def _package_imports(path: str, modules: set[str]) -> dict[str, list[int]]:
+    """The modules of the package that the module at path imports -> the lines: import statements anywhere
+    (in functions too), LazyModule("rankmetrics_duckdb.x"), and in __init__.py the modules of _LAZY (imported by
+    importlib on first use). `from . import name` is the module name, or else the package (__init__)."""
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    found: dict[str, list[int]] = {}
+
+    def add(name: str, node) -> None:
+        found.setdefault(name, []).append(node.lineno)
+
+    def dotted(name: str, node) -> None:  # "rankmetrics_duckdb" or "rankmetrics_duckdb.x.y"
+        parts = name.split(".")
+        if parts[0] == "rankmetrics_duckdb":
+            add(parts[1] if len(parts) > 1 else "__init__", node)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                dotted(alias.name, node)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0 and node.module and node.module.split(".")[0] != "rankmetrics_duckdb":
+                continue
+            module = node.module if node.level == 0 else ".".join(filter(None, ["rankmetrics_duckdb", node.module]))
+            if module == "rankmetrics_duckdb":
+                for alias in node.names:
+                    add(alias.name if alias.name in modules else "__init__", node)
+            else:
+                dotted(module, node)
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in (
+                "LazyModule", "import_module") and node.args and isinstance(node.args[0], ast.Constant):
+            dotted(str(node.args[0].value), node)
+        elif (os.path.basename(path) == "__init__.py" and isinstance(node, ast.Assign)
+              and any(getattr(t, "id", None) == "_LAZY" for t in node.targets)):
+            for where in ast.literal_eval(node.value).values():
+                add(where[0] if isinstance(where, tuple) else where, node)
+    return found
+
+
+def _import_graph() -> dict[str, dict[str, list[int]]]:
+    paths = sorted(glob.glob(os.path.join(PACKAGE, "*.py")))
+    modules = {os.path.basename(p)[:-3] for p in paths}
+    return {os.path.basename(p)[:-3]: _package_imports(p, modules) for p in paths}
+
+
+def test_the_import_scan_sees_every_form(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("from . import api, __version__\n"
+                     "from .errors import InputError\n"
+                     "import rankmetrics_duckdb.stats\n"
+                     "from rankmetrics_duckdb.measures import parse\n"
+                     "import duckdb\n"
+                     "from sqlglot import exp\n"
+                     "sqlgen = LazyModule('rankmetrics_duckdb.sqlgen')\n"
+                     "exp = LazyModule('sqlglot.expressions')\n"
+                     "def f():\n    from .comparison import paired\n")
+    assert _package_imports(str(probe), {"api", "errors", "stats", "measures", "sqlgen", "comparison"}) == {
+        "api": [1], "__init__": [1], "errors": [2], "stats": [3], "measures": [4], "sqlgen": [7], "comparison": [10]}
+    init = _import_graph()["__init__"]
+    assert {"api", "comparison", "render", "measures"} <= set(init)  # the lazy public names (_LAZY)
+
+
+def test_layers_name_every_module_once():
+    modules = [os.path.basename(p)[:-3] for p in glob.glob(os.path.join(PACKAGE, "*.py"))]
+    listed = [m for layer in LAYERS for m in layer]
+    assert len(listed) == len(set(listed)), "a module is in two layers"
+    assert sorted(listed) == sorted(modules), "LAYERS must list every module of the package (and no other)"
+
+
+def _cycle(graph: dict[str, dict]) -> list[str]:
+    """One import circle of the graph ([a, b, ..., a]), or []."""
+    state: dict[str, str] = {}
+    stack: list[str] = []
+
+    def visit(module: str) -> list[str]:
+        state[module] = "open"
+        stack.append(module)
+        for target in sorted(graph.get(module, {})):
+            if state.get(target) == "open":
+                return stack[stack.index(target):] + [target]
+            if target not in state:
+                found = visit(target)
+                if found:
+                    return found
+        stack.pop()
+        state[module] = "done"
+        return []
+
+    for module in sorted(graph):
+        if module not in state:
+            found = visit(module)
+            if found:
+                return found
+    return []
+
+
+def test_the_cycle_finder_finds_a_circle():
+    assert _cycle({"a": {"b": [1]}, "b": {"c": [1]}, "c": {"a": [1]}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b": [1], "c": [1]}, "b": {"c": [1]}, "c": {}}) == []
+
+
+def test_no_import_circle():
+    circle = _cycle(_import_graph())
+    assert not circle, "import circle: " + " -> ".join(circle)
+
+
+def test_no_module_imports_a_module_of_its_own_or_a_higher_layer():
+    graph = _import_graph()
+    assert set(graph) <= set(LAYER), f"modules in no layer (LAYERS): {sorted(set(graph) - set(LAYER))}"
+    upward = [f"{module}.py:{lines[0]} imports {target} (layer {LAYER[target]}; {module} is in layer "
+              f"{LAYER[module]})"
+              for module, imports in sorted(graph.items())
+              for target, lines in sorted(imports.items()) if LAYER[target] >= LAYER[module]]
+    assert not upward, "\n  ".join(["imports against the layers (LAYERS):", *upward])
+
+
+def _imports_of(path: str) -> set[str]:
+    """The top-level names of everything the module at path imports (in functions too)."""
+    names = set()
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read(), path)):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_only_the_command_line_parses_arguments_and_it_computes_nothing():
+    parsing = {"argparse", "optparse", "getopt"}
+    found = {os.path.basename(p): sorted(_imports_of(p) & parsing)
+             for p in glob.glob(os.path.join(PACKAGE, "*.py"))}
+    assert found.pop("cli.py") == ["argparse"]
+    assert {name: mods for name, mods in found.items() if mods} == {}
+    argv = [os.path.basename(p) for p in glob.glob(os.path.join(PACKAGE, "*.py"))
+            if os.path.basename(p) != "cli.py" and "sys.argv" in open(p, encoding="utf-8").read()]
+    assert argv == []
+    # nor does a module build a parser it was handed (as comparison.add_arguments did)
+    building = {"add_argument", "add_argument_group", "add_mutually_exclusive_group", "add_subparsers",
+                "add_parser", "parse_args", "parse_known_args", "set_defaults"}
+    calls = sorted(f"{os.path.basename(p)}:{node.lineno}: {node.func.attr}"
+                   for p in glob.glob(os.path.join(PACKAGE, "*.py")) if os.path.basename(p) != "cli.py"
+                   for node in ast.walk(ast.parse(open(p, encoding="utf-8").read()))
+                   if isinstance(node, ast.Call) and getattr(node.func, "attr", None) in building)
+    assert calls == []
+    # the command line hands its arguments to the library: it talks to no engine itself
+    assert _imports_of(os.path.join(PACKAGE, "cli.py")) & {"duckdb", "sqlglot", "pyarrow", "pandas"} == set()

@@ -14,6 +14,7 @@ import pytest
 
 import rankmetrics_duckdb as rm
 from rankmetrics_duckdb import cli as cli_mod
+from rankmetrics_duckdb import render as render_mod
 from rankmetrics_duckdb.errors import InputError, UsageError
 from conftest import TREC, cli
 
@@ -385,7 +386,7 @@ def test_output_is_atomic(tmp_path, monkeypatch, capsys):
     assert sorted(f.name for f in tmp_path.iterdir()) == ["out.csv"]  # no temporary or half-written file
     # interrupted (Ctrl-C) in the middle of the write: the same
     monkeypatch.setattr(builtins, "open", real_open)
-    monkeypatch.setattr(cli_mod, "render", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt()))
+    monkeypatch.setattr(render_mod, "render_rows", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt()))
     assert cli_mod.main(["eval", Q, R, "-m", "map", "-o", str(tmp_path / "new.json")]) == 130
     assert capsys.readouterr().err == "rankmetrics: interrupted\n"
     assert sorted(f.name for f in tmp_path.iterdir()) == ["out.csv"]
