@@ -17,6 +17,7 @@ from typing import Callable
 
 import duckdb
 
+from . import paths
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 
@@ -52,6 +53,11 @@ class Loaded:
 
 def _sql_string(value: str) -> str:
     return exp.Literal.string(value).sql(dialect="duckdb")
+
+
+def _reader_path(path: str) -> str:
+    """A file path as the SQL literal that makes DuckDB's readers open exactly that file (paths.literal)."""
+    return _sql_string(paths.literal(path))
 
 
 def _quoted(name: str) -> str:
@@ -241,11 +247,29 @@ class Reader:
 
     # ---- tables and frames -------------------------------------------------------------------------------
     def _is_table(self, name: str) -> bool:
+        """Whether name resolves to a table or view of the connection, as DuckDB resolves it: read from the
+        catalog (duckdb_tables, duckdb_views), never by a SELECT that may fail, since a failed statement aborts
+        the caller's open transaction (and loses its uncommitted changes)."""
         try:
-            run_sql(self.con, f"SELECT * FROM {table_name(name).sql(dialect='duckdb')} LIMIT 0")
-            return True
-        except Exception:
+            table = table_name(name)
+        except InputError:
             return False
+        parts = [p.name.lower() for p in (table.args.get("catalog"), table.args.get("db")) if p is not None]
+        params = {"rm_name": table.name.lower()}
+        if len(parts) == 2:    # catalog.schema.name
+            where = "lower(o.database_name) = $rm_a AND lower(o.schema_name) = $rm_b"
+            params.update(rm_a=parts[0], rm_b=parts[1])
+        elif len(parts) == 1:  # schema.name in a database of the search path, or database.name (its main schema)
+            where = ("(lower(o.schema_name) = $rm_a AND o.database_name IN ('temp', current_database())) OR "
+                     "(lower(o.database_name) = $rm_a AND o.schema_name = 'main')")
+            params.update(rm_a=parts[0])
+        else:                  # the temporary objects, then the current schema (and the search path's schemas)
+            where = ("(o.database_name = 'temp' AND o.schema_name = 'main') OR (o.database_name = "
+                     "current_database() AND list_contains(current_schemas(true), o.schema_name))")
+        sql = (f"SELECT count(*) FROM (SELECT t.database_name, t.schema_name, t.table_name AS name FROM "
+               f"duckdb_tables() AS t UNION ALL SELECT v.database_name, v.schema_name, v.view_name FROM "
+               f"duckdb_views() AS v WHERE NOT v.internal) AS o WHERE lower(o.name) = $rm_name AND ({where})")
+        return self.con.execute(sql, params).fetchone()[0] > 0
 
     def _columns(self, from_sql: str) -> list[str]:
         return [d[0] for d in run_sql(self.con, f"SELECT * FROM {from_sql} LIMIT 0").description]
@@ -314,7 +338,7 @@ class Reader:
         if (any(h.lower() in known for h in header) and len(header) >= 2
                 and not any(re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", h) for h in header)):
             opts = f"header=true, delim={_sql_string(delim)}, all_varchar=true, compression='auto'"
-            return self._materialize(f"SELECT * FROM read_csv({_sql_string(path)}, {opts})", path, kind, text=True)
+            return self._materialize(f"SELECT * FROM read_csv({_reader_path(path)}, {opts})", path, kind, text=True)
         return self._trec(path, kind, content)
 
     def _trec(self, path: str, kind: str, sample: list[str]) -> Loaded:
@@ -330,7 +354,7 @@ class Reader:
         fast = self._trec_strict(path, kind)
         if fast is not None:
             return fast
-        lines = (f"read_csv({_sql_string(path)}, columns={{'line': 'VARCHAR'}}, delim='\\x01', header=false, "
+        lines = (f"read_csv({_reader_path(path)}, columns={{'line': 'VARCHAR'}}, delim='\\x01', header=false, "
                  f"quote='', escape='', auto_detect=false, compression='auto')")
         parts = "string_split_regex(trim(l.line), '\\s+')"
         split = (f"SELECT {parts} AS p, l.line AS line FROM {lines} AS l "
@@ -363,7 +387,7 @@ class Reader:
         if delim is None:
             return None
         name = _quoted(self._name(kind))
-        select, bad_row = strict_trec_select(_sql_string(path), delim, kind)
+        select, bad_row = strict_trec_select(_reader_path(path), delim, kind)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {name} AS {select}")
         except duckdb.Error:
@@ -396,7 +420,7 @@ class Reader:
     def _parquet(self, path: str, kind: str) -> Loaded:
         """Parquet is read where it lies (no copy): a large run stays on disk and DuckDB streams it. Only numbers
         stored as text need the converting copy of _materialize."""
-        source = exp.Table(this=exp.Anonymous(this="read_parquet", expressions=[exp.Literal.string(path)]))
+        source = exp.Table(this=exp.Anonymous(this="read_parquet", expressions=[exp.Literal.string(paths.literal(path))]))
         try:
             described = run_sql(self.con, f"DESCRIBE SELECT * FROM {source.sql(dialect='duckdb')}").fetchall()
         except duckdb.Error as e:
@@ -406,7 +430,7 @@ class Reader:
         cols = _map_columns(list(types), kind, path)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
         if any(not _is_number_type(types[cols[c]]) for c in numeric):
-            return self._materialize(f"SELECT * FROM read_parquet({_sql_string(path)})", path, kind)
+            return self._materialize(f"SELECT * FROM read_parquet({_reader_path(path)})", path, kind)
         select = exp.select(
             *[exp.alias_(exp.Cast(this=exp.column(cols[c], quoted=True), to=exp.DataType.build(
                 "VARCHAR" if c in ("query_id", "item_id") else "DOUBLE")), c) for c in ["query_id", "item_id"] + numeric]

@@ -1,0 +1,145 @@
+"""Input and file defects of issue 13: each test reproduces a case as the issue describes it.
+
+Expected numbers come from trec_eval's own output for its test data: map over qrels.test and results.test is
+0.1785 (datasets/trec_eval/out.test, line 'map all 0.1785'); results.trunc, a truncated copy of the same run,
+gives a different map, so reading the wrong file shows in the number."""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import rankmetrics_duckdb as rm
+from rankmetrics_duckdb.errors import InputError
+from conftest import ROOT, TREC, read_trec_output
+
+Q, R, TRUNC = (os.path.join(TREC, f) for f in ("qrels.test", "results.test", "results.trunc"))
+MAP = read_trec_output(os.path.join(TREC, "out.test"))["map"]["all"]  # 0.1785, trec_eval's number
+TIMEOUT = 120  # a regression that hangs (a FIFO read twice) fails instead of blocking the suite
+
+
+def run_cli(*args, cwd=None, env=None, stdin=None, input=None):
+    """The command line as a user runs it (python -m rankmetrics_duckdb), from cwd, with this worktree's code."""
+    full_env = dict(os.environ if env is None else env)
+    full_env["PYTHONPATH"] = ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "rankmetrics_duckdb", *args], cwd=cwd, env=full_env, stdin=stdin,
+                          input=input, capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def map_of(stdout: str) -> float:
+    """The value of the 'map all' line of trec output."""
+    return next(float(line.split()[2]) for line in stdout.splitlines() if line.split()[:2] == ["map", "all"])
+
+
+def sha(path):
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
+
+
+def one_line(p, code, *words):
+    """Exit code, one line on stderr naming every word, no traceback; returns the line."""
+    assert p.returncode == code, (p.returncode, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]
+
+
+def trec_run_to_csv(src, dst):
+    with open(src) as fh, open(dst, "w") as out:
+        out.write("qid,docno,score\n")
+        for line in fh:
+            f = line.split()
+            out.write(f"{f[0]},{f[2]},{f[4]}\n")
+
+
+def trec_run_to_parquet(src, dst):
+    with open(src) as fh:
+        rows = [line.split() for line in fh if line.strip()]
+    pq.write_table(pa.table({"query_id": [r[0] for r in rows], "item_id": [r[2] for r in rows],
+                             "score": [float(r[4]) for r in rows]}), dst)
+
+
+# ---- 1. a path names one file, never a glob pattern ----------------------------------------------------------
+GLOBS = [("run[1]", "run1"), ("run*", "runX"), ("run?", "runY")]
+
+
+@pytest.mark.parametrize("fmt", ["trec", "csv", "parquet"])
+@pytest.mark.parametrize("name, decoy", GLOBS)
+def test_file_path_with_glob_characters_reads_exactly_that_file(tmp_path, fmt, name, decoy):
+    # the named file holds results.test (map 0.1785); a decoy the pattern would match holds results.trunc
+    make = {"trec": shutil.copy, "csv": trec_run_to_csv, "parquet": trec_run_to_parquet}[fmt]
+    make(R, tmp_path / name)
+    make(TRUNC, tmp_path / decoy)
+    p = run_cli("eval", Q, name, "-m", "map", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert map_of(p.stdout) == pytest.approx(MAP, abs=5e-5)
+    # the careful path too (nan_scores last takes it for every format)
+    p = run_cli("eval", Q, name, "-m", "map", "--nan-scores", "last", cwd=tmp_path)
+    assert map_of(p.stdout) == pytest.approx(MAP, abs=5e-5)
+    # and the Python API on both paths
+    got = rm.evaluate(Q, str(tmp_path / name), ["map"])
+    assert got["map"] == pytest.approx(MAP, abs=5e-5)
+
+
+def test_tilde_is_not_expanded(tmp_path):
+    # a folder literally named '~' in the working directory: '~/x' names the file inside it, not $HOME/x
+    os.mkdir(tmp_path / "~")
+    shutil.copy(R, tmp_path / "~" / "x")
+    home = tmp_path / "home"
+    home.mkdir()
+    shutil.copy(TRUNC, home / "x")
+    env = dict(os.environ, HOME=str(home))
+    p = run_cli("eval", Q, "~/x", "-m", "map", cwd=tmp_path, env=env)
+    assert p.returncode == 0, p.stderr
+    assert map_of(p.stdout) == pytest.approx(MAP, abs=5e-5)
+
+
+def test_compare_and_report_read_literal_paths(tmp_path):
+    shutil.copy(R, tmp_path / "run[1]")
+    shutil.copy(TRUNC, tmp_path / "run1")
+    p = run_cli("compare", Q, "run[1]", "run[1]", "-m", "map", "--format", "json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert [r["mean"] for r in rows] == pytest.approx([MAP, MAP], abs=5e-5)
+    p = run_cli("report", Q, "run[1]", "run[1]", "-m", "map", "-o", "r.html", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    html = (tmp_path / "r.html").read_text()
+    assert f"{MAP:.4f}" in html
+    trunc = map_of(run_cli("eval", Q, TRUNC, "-m", "map").stdout)
+    assert f"{trunc:.4f}" not in html  # the decoy's map (its own file read directly) is nowhere
+
+
+# ---- 8. a failed table lookup leaves the caller's transaction alone -----------------------------------------
+def test_missing_table_does_not_abort_the_callers_transaction():
+    con = duckdb.connect()
+    con.execute("CREATE TABLE x (v INTEGER)")
+    con.execute("CREATE TABLE judgments AS SELECT * FROM (VALUES ('1', 'a', 1)) AS t(query_id, item_id, relevance)")
+    con.execute("BEGIN")
+    con.execute("INSERT INTO x VALUES (42)")
+    with pytest.raises(InputError) as info:
+        rm.evaluate("judgments", "runn", ["P@1"], con=con)
+    assert str(info.value).startswith("runn:"), str(info.value)
+    con.execute("COMMIT")
+    assert con.execute("SELECT * FROM x").fetchall() == [(42,)]
+
+
+def test_tables_are_found_by_the_names_duckdb_resolves():
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA s")
+    con.execute("CREATE TABLE s.j AS SELECT * FROM (VALUES ('1', 'a', 1), ('1', 'b', 0)) AS t(query_id, item_id, "
+                "relevance)")
+    con.execute("CREATE TEMP VIEW r AS SELECT * FROM (VALUES ('1', 'b', 2.0), ('1', 'a', 1.0)) AS t(query_id, "
+                "item_id, score)")
+    # P@1: the top item b is not relevant -> 0; AP: a relevant at rank 2 of 1 relevant -> 1/2
+    assert rm.evaluate("s.j", "R", ["P@1", "AP"], con=con) == {"P@1": 0.0, "AP": 0.5}
+    assert rm.evaluate("memory.s.j", "temp.r", ["AP"], con=con) == {"AP": 0.5}
+    with pytest.raises(InputError, match="^j: no such file or table"):
+        rm.evaluate("j", "r", ["AP"], con=con)  # s is not on the search path
