@@ -250,6 +250,25 @@ def _cmd_report(args) -> int:
     return cmd_report(args)
 
 
+def _inputs_and_output(args) -> None:
+    """'-' as an input of eval, compare or report reads standard input (one input at most: it is read once);
+    -o must not name a missing folder or one of the inputs (paths.check_output)."""
+    if args.command not in ("eval", "compare", "report"):
+        return
+    names = ["judgments", "run"] if args.command == "eval" else ["judgments", "runs"]
+    given = [v for n in names for v in (getattr(args, n) if n == "runs" else [getattr(args, n)])]
+    if given.count("-") > 1:
+        raise UsageError("'-' (standard input) can be only one of the inputs: it is read once")
+    stdin = sys.stdin.buffer
+    args.judgments = stdin if args.judgments == "-" else args.judgments
+    if args.command == "eval":
+        args.run = stdin if args.run == "-" else args.run
+    else:
+        args.runs = [stdin if r == "-" else r for r in args.runs]
+    if getattr(args, "output", None):
+        paths.check_output(args.output, given)
+
+
 def main(argv=None) -> int:
     warnings.showwarning = lambda message, *a, **k: sys.stderr.write(f"rankmetrics: warning: {message}\n")
     parser = build_parser()
@@ -258,6 +277,7 @@ def main(argv=None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        _inputs_and_output(args)
         return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics, "compare": _cmd_compare,
                 "report": _cmd_report, "sql": cmd_sql}[args.command](args)
     except RankMetricsError as e:

@@ -177,7 +177,7 @@ def report(judgments, runs, metrics=None, path=None, *, test="t", correction="ho
 
 def cmd_report(args) -> int:
     c = compare_mod.comparison_from_args(args)
-    text = render(c, args.judgments)
+    text = render(c, getattr(args.judgments, "name", args.judgments))  # '-' was replaced by sys.stdin.buffer
     write_atomic(args.output, lambda tmp: compare_mod._write_text(tmp, text))
     return 0
 

@@ -108,6 +108,20 @@ def _peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
     return is_gz, lines
 
 
+def _is_stream(obj) -> bool:
+    """A readable file object (sys.stdin.buffer, an open file, io.BytesIO), not a path."""
+    return callable(getattr(obj, "read", None)) and not isinstance(obj, (str, os.PathLike))
+
+
+def _is_special_file(path: str) -> bool:
+    """A path that exists and is neither a regular file nor a folder: a FIFO, a character device, a socket,
+    /dev/stdin on a pipe. Such a file can be read only once, so it is copied first (Reader._spooled)."""
+    try:
+        return os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)
+    except (OSError, ValueError):
+        return False
+
+
 def _refuse_binary(path: str) -> None:
     """A file that is neither Parquet nor text (after gunzip) has a format we cannot detect: say so."""
     try:
@@ -227,6 +241,8 @@ class Reader:
 
     # ---- entry point -------------------------------------------------------------------------------------
     def load(self, obj, kind: str) -> Loaded:
+        if _is_stream(obj) or (isinstance(obj, (str, os.PathLike)) and _is_special_file(os.fspath(obj))):
+            return self._spooled(obj, kind)
         if isinstance(obj, (str, os.PathLike)):
             text = os.fspath(obj)
             if not self.private and not os.path.exists(text) and self._is_table(text):
@@ -244,6 +260,38 @@ class Reader:
             return self._frame(obj, kind, f"{module} {type(obj).__name__}")
         raise InputError(f"cannot read the {kind} from a {type(obj).__name__}; give a file path, a table name, "
                          f"a DuckDB relation, or a pandas, polars or pyarrow table")
+
+    def _spooled(self, obj, kind: str) -> Loaded:
+        """A stream (standard input, an open file) or a file that can be read only once (a FIFO, /dev/stdin on a
+        pipe, a shell's <(...)): copied once, fully, into a private temporary file that is read as any file and
+        removed as soon as it is loaded (every reader copies it into a temporary table). Messages name the
+        input, not the copy."""
+        import shutil
+        import tempfile
+        if isinstance(obj, (str, os.PathLike)):
+            label = os.fspath(obj)
+            suffix = "".join(s for s in os.path.splitext(label)[1:] if s)  # .tsv, .parquet: the readers look
+        else:
+            label, suffix = str(getattr(obj, "name", None) or "stream"), ""
+        fd, tmp = tempfile.mkstemp(prefix="rankmetrics-input-", suffix=suffix)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                if isinstance(obj, (str, os.PathLike)):
+                    with open(label, "rb") as src:
+                        shutil.copyfileobj(src, out, 1 << 20)
+                else:
+                    stream = getattr(obj, "buffer", obj)  # a text stream's bytes (sys.stdin.buffer)
+                    while chunk := stream.read(1 << 20):
+                        out.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+            loaded = self._file(tmp, kind, copy=True)
+        except OSError as e:
+            raise InputError(f"{label}: cannot read the input ({e.strerror or e})") from None
+        except InputError as e:
+            raise InputError(str(e).replace(tmp, label)) from None
+        finally:
+            os.unlink(tmp)
+        loaded.label = label
+        return loaded
 
     # ---- tables and frames -------------------------------------------------------------------------------
     def _is_table(self, name: str) -> bool:
@@ -310,7 +358,7 @@ class Reader:
         return loaded
 
     # ---- files -------------------------------------------------------------------------------------------
-    def _file(self, path: str, kind: str) -> Loaded:
+    def _file(self, path: str, kind: str, copy: bool = False) -> Loaded:
         if not os.path.exists(path):
             raise InputError(f"{path}: no such file" + ("" if self.private else " or table"))
         if os.path.isdir(path):
@@ -325,7 +373,7 @@ class Reader:
         if not head:
             raise InputError(f"{path}: the file is empty")
         if head == b"PAR1" or path.lower().endswith(".parquet"):
-            return self._parquet(path, kind)
+            return self._parquet(path, kind, copy)
         _refuse_binary(path)
         is_gz, lines = _peek(path)
         content = [ln for ln in lines if not ln.lstrip().startswith("#")]
@@ -417,11 +465,17 @@ class Reader:
         run_sql(self.con, f"ALTER TABLE {name} DROP COLUMN rm_bad")
         return loaded
 
-    def _parquet(self, path: str, kind: str) -> Loaded:
+    def _parquet(self, path: str, kind: str, copy: bool = False) -> Loaded:
         """Parquet is read where it lies (no copy): a large run stays on disk and DuckDB streams it. Only numbers
-        stored as text need the converting copy of _materialize."""
-        source = exp.Table(this=exp.Anonymous(this="read_parquet", expressions=[exp.Literal.string(paths.literal(path))]))
+        stored as text need the converting copy of _materialize, and a file about to be removed (copy: a
+        spooled stream) is copied into a temporary table first."""
+        source = exp.Table(this=exp.Anonymous(this="read_parquet",
+                                              expressions=[exp.Literal.string(paths.literal(path))]))
         try:
+            if copy:
+                name = self._name(kind)
+                run_sql(self.con, f"CREATE TEMP TABLE {_quoted(name)} AS SELECT * FROM {source.sql(dialect='duckdb')}")
+                source = exp.to_table(_quoted(name), dialect="duckdb")
             described = run_sql(self.con, f"DESCRIBE SELECT * FROM {source.sql(dialect='duckdb')}").fetchall()
         except duckdb.Error as e:
             message = str(e).strip().splitlines()[0]
@@ -430,7 +484,7 @@ class Reader:
         cols = _map_columns(list(types), kind, path)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
         if any(not _is_number_type(types[cols[c]]) for c in numeric):
-            return self._materialize(f"SELECT * FROM read_parquet({_reader_path(path)})", path, kind)
+            return self._materialize(f"SELECT * FROM {source.sql(dialect='duckdb')}", path, kind)
         select = exp.select(
             *[exp.alias_(exp.Cast(this=exp.column(cols[c], quoted=True), to=exp.DataType.build(
                 "VARCHAR" if c in ("query_id", "item_id") else "DOUBLE")), c) for c in ["query_id", "item_id"] + numeric]

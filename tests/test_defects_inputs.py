@@ -21,7 +21,7 @@ from conftest import ROOT, TREC, read_trec_output
 
 Q, R, TRUNC = (os.path.join(TREC, f) for f in ("qrels.test", "results.test", "results.trunc"))
 MAP = read_trec_output(os.path.join(TREC, "out.test"))["map"]["all"]  # 0.1785, trec_eval's number
-TIMEOUT = 120  # a regression that hangs (a FIFO read twice) fails instead of blocking the suite
+TIMEOUT = 60  # a regression that hangs (a FIFO read twice) fails instead of blocking the suite
 
 
 def run_cli(*args, cwd=None, env=None, stdin=None, input=None):
@@ -143,3 +143,124 @@ def test_tables_are_found_by_the_names_duckdb_resolves():
     assert rm.evaluate("memory.s.j", "temp.r", ["AP"], con=con) == {"AP": 0.5}
     with pytest.raises(InputError, match="^j: no such file or table"):
         rm.evaluate("j", "r", ["AP"], con=con)  # s is not on the search path
+
+
+# ---- 7. -o never names an input -------------------------------------------------------------------------------
+def _copies(tmp_path):
+    q, r = tmp_path / "myq", tmp_path / "myrun"
+    shutil.copy(Q, q)
+    shutil.copy(R, r)
+    return str(q), str(r)
+
+
+@pytest.mark.parametrize("how", ["same", "symlink", "hardlink", "other-spelling"])
+def test_output_naming_an_input_is_refused(tmp_path, how):
+    q, r = _copies(tmp_path)
+    target = {"same": r, "other-spelling": os.path.join(str(tmp_path), ".", "myrun")}.get(how)
+    if how == "symlink":
+        target = str(tmp_path / "link")
+        os.symlink(r, target)
+    elif how == "hardlink":
+        target = str(tmp_path / "hard")
+        os.link(r, target)
+    before = sha(r)
+    p = run_cli("eval", q, r, "-m", "map", "-o", target)
+    one_line(p, 2, target, "input")
+    assert sha(r) == before
+
+
+def test_compare_and_report_output_naming_an_input_is_refused(tmp_path):
+    q, r = _copies(tmp_path)
+    before = (sha(q), sha(r))
+    one_line(run_cli("compare", q, r, r, "-m", "map", "-o", q), 2, q, "input")
+    one_line(run_cli("report", q, r, r, "-m", "map", "-o", r), 2, r, "input")
+    assert (sha(q), sha(r)) == before
+
+
+def test_output_in_a_missing_folder_says_so(tmp_path):
+    target = str(tmp_path / "missingdir" / "x.json")
+    line = one_line(run_cli("eval", Q, R, "-m", "map", "-o", target), 2, "missingdir", "does not exist")
+    assert ".rankmetrics-" not in line  # not the internal temporary file
+    one_line(run_cli("compare", Q, R, R, "-m", "map", "-o", target), 2, "missingdir", "does not exist")
+    one_line(run_cli("report", Q, R, R, "-m", "map", "-o", target), 2, "missingdir", "does not exist")
+
+
+# ---- 9. the spill folder of --memory-limit is removed when an evaluation fails --------------------------------
+@pytest.mark.parametrize("bad", ["missing", "qrels-as-run"])
+def test_memory_limit_spill_folder_removed_on_failure(tmp_path, bad):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    run = str(tmp_path / "nope") if bad == "missing" else Q
+    p = run_cli("eval", Q, run, "-m", "map", "--memory-limit", "1GB", env=dict(os.environ, TMPDIR=str(tmp)))
+    assert p.returncode == 1, p.stderr
+    assert os.listdir(tmp) == []
+
+
+def test_memory_limit_spill_folder_removed_on_success(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = run_cli("eval", Q, R, "-m", "map", "--memory-limit", "1GB", env=dict(os.environ, TMPDIR=str(tmp)))
+    assert map_of(p.stdout) == pytest.approx(MAP, abs=5e-5)
+    assert os.listdir(tmp) == []
+
+
+# ---- 10. standard input and FIFOs are read once, fully; never a hang -------------------------------------------
+def test_dash_reads_the_run_from_standard_input(tmp_path):
+    with open(R) as fh:
+        p = run_cli("eval", Q, "-", "-m", "map", stdin=fh)
+    assert p.returncode == 0, p.stderr
+    assert map_of(p.stdout) == pytest.approx(MAP, abs=5e-5)
+    with open(R) as fh:  # through a pipe, not a file
+        p = run_cli("eval", Q, "-", "-m", "map", input=fh.read())
+    assert map_of(p.stdout) == pytest.approx(MAP, abs=5e-5)
+    with open(Q) as fh:  # the judgments too
+        p = run_cli("eval", "-", R, "-m", "map", input=fh.read())
+    assert map_of(p.stdout) == pytest.approx(MAP, abs=5e-5)
+
+
+def test_dash_for_both_inputs_is_a_usage_error():
+    one_line(run_cli("eval", "-", "-", "-m", "map", input=""), 2, "standard input")
+    one_line(run_cli("compare", Q, "-", "-", "-m", "map", input=""), 2, "standard input")
+
+
+def _fifo_with_writer(tmp_path, source):
+    fifo = str(tmp_path / "f")
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", 'cat "$1" > "$2"', "sh", source, fifo])
+    return fifo, writer
+
+
+def test_fifo_input_is_read_once(tmp_path):
+    fifo, writer = _fifo_with_writer(tmp_path, R)
+    try:
+        p = run_cli("eval", Q, fifo, "-m", "map")
+    finally:
+        writer.kill()
+        writer.wait()
+    assert p.returncode == 0, p.stderr
+    assert map_of(p.stdout) == pytest.approx(MAP, abs=5e-5)
+
+
+def test_dev_stdin_on_a_pipe_and_fifo_in_python(tmp_path):
+    with open(R) as fh:
+        p = run_cli("eval", Q, "/dev/stdin", "-m", "map", input=fh.read())
+    assert p.returncode == 0, p.stderr
+    assert map_of(p.stdout) == pytest.approx(MAP, abs=5e-5)
+    # the Python API on a FIFO, in a subprocess so that a hang fails by the timeout
+    fifo, writer = _fifo_with_writer(tmp_path, Q)
+    code = f"import rankmetrics_duckdb as rm; print(rm.evaluate({fifo!r}, {R!r}, ['map'])['map'])"
+    try:
+        p = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True,
+                           text=True, timeout=TIMEOUT)
+    finally:
+        writer.kill()
+        writer.wait()
+    assert p.returncode == 0, p.stderr
+    assert float(p.stdout) == pytest.approx(MAP, abs=5e-5)
+
+
+def test_bad_standard_input_is_named():
+    one_line(run_cli("eval", Q, "-", "-m", "map", input=""), 1, "<stdin>", "empty")
+    line = one_line(run_cli("eval", Q, "-", "-m", "map", input="1 Q0 a 1 x t\n"), 1, "<stdin>", "line 1",
+                    "score 'x'")
+    assert "rankmetrics-input-" not in line  # not the private copy
