@@ -123,22 +123,112 @@ def _is_special_file(path: str) -> bool:
 
 
 def _refuse_binary(path: str) -> None:
-    """A file that is neither Parquet nor text (after gunzip) has a format we cannot detect: say so."""
+    """A file that is neither Parquet nor text (after gunzip): a NUL byte or bytes that are not UTF-8 in its
+    first 64 KiB (anywhere, for a NUL in an uncompressed file: both read paths refuse it, see _text_fault)."""
     try:
         with open(path, "rb") as fh:
             is_gz = fh.read(2) == b"\x1f\x8b"
         with (gzip.open if is_gz else open)(path, "rb") as fh:
             chunk = fh.read(65536)
+        fault = _text_fault(path, chunk) or (None if is_gz else _nul_fault(path))
     except (OSError, EOFError) as e:
         raise InputError(f"{path}: cannot read the file ({getattr(e, 'strerror', None) or e})") from None
+    if fault:
+        raise InputError(fault)
+
+
+def _text_fault(path: str, data: bytes) -> str | None:
+    """The message for the first NUL byte or non-UTF-8 byte of data (a file's text from its start), or None.
+    Ids are compared byte-wise, so text in another encoding (Latin-1) is refused rather than guessed."""
+    nul = data.find(b"\x00")
     try:
-        chunk.decode("utf-8")
-        text = True
+        data[:nul if nul >= 0 else len(data)].decode("utf-8")
     except UnicodeDecodeError as e:
-        text = e.start >= len(chunk) - 3  # only a character cut at the end of the chunk
-    if b"\x00" in chunk or not text:
-        raise InputError(f"{path}: cannot detect the format: binary content that is not Parquet or gzip "
-                         f"(expected TREC qrels/run text, CSV/TSV with a header, Parquet, or gzip of the text forms)")
+        if e.start < len(data) - 3 or nul >= 0:  # not just a character cut at the end of the chunk
+            line = data[:e.start].count(b"\n") + 1
+            return (f"{path}, line {line}: not UTF-8 text (byte 0x{data[e.start]:02X}); rankmetrics reads text "
+                    f"files as UTF-8: convert it (e.g. iconv -f latin1 -t utf-8)")
+    if nul >= 0:
+        return _nul_message(path, data[:nul].count(b"\n") + 1)
+    return None
+
+
+def _nul_message(path: str, line: int) -> str:
+    return (f"{path}, line {line}: a NUL byte: binary content, not text (expected TREC qrels/run text, CSV/TSV with "
+            f"a header, Parquet, or gzip of the text forms)")
+
+
+def _nul_fault(path: str) -> str | None:
+    """The message for a NUL byte anywhere in an uncompressed file (a memory-mapped byte search), or None."""
+    import mmap
+    with open(path, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size == 0:
+            return None
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            at = m.find(b"\x00")
+            if at < 0:
+                return None
+            line, start = 1, 0
+            while (start := m.find(b"\n", start, at) + 1) > 0:
+                line += 1
+            return _nul_message(path, line)
+
+
+def _read_fault(path: str) -> str | None:
+    """On the error path of a text read: the first bytes that are not UTF-8 text anywhere in the file."""
+    try:
+        with open(path, "rb") as fh:
+            is_gz = fh.read(2) == b"\x1f\x8b"
+        with (gzip.open if is_gz else open)(path, "rb") as fh:
+            return _text_fault(path, fh.read())
+    except (OSError, EOFError):
+        return None
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_TREC_SPACE = re.compile(r"[ \t\n\r\f]+")  # what separates TREC fields: \\s of DuckDB's regular expressions
+
+
+def _is_trec_line(line: str, kind: str) -> bool:
+    """A well-formed TREC line (whatever its ids and tag hold, commas too): 4 fields with a number last
+    (qrels), or 6 or more with numbers 4th and 5th (run)."""
+    f = [x for x in _TREC_SPACE.split(line) if x]
+    if kind == JUDGMENTS:
+        return len(f) == 4 and bool(_NUMBER.fullmatch(f[3]))
+    return len(f) >= 6 and bool(_NUMBER.fullmatch(f[3])) and bool(_NUMBER.fullmatch(f[4]))
+
+
+def _char_name(c: str) -> str:
+    import unicodedata
+    name = {"\x0b": "vertical tab", "\xa0": "no-break space"}.get(c) or unicodedata.name(c, "a space character")
+    return f"a {name.lower()} (U+{ord(c):04X})"
+
+
+def _needed_columns(kind: str) -> str:
+    """What a CSV/TSV header must name, with the accepted names, for messages."""
+    need = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else ["score", "rank"])
+    joined = "; ".join(f"{c}: {', '.join(ALIASES[c])}" for c in need)
+    what = "query_id, item_id, relevance" if kind == JUDGMENTS else "query_id, item_id, and score or rank"
+    return (f"a CSV/TSV {kind} file needs a header naming {what} (names accepted, any case: {joined}); "
+            f"TREC text needs no header")
+
+
+def _csv_shape_fault(path: str, delim: str) -> str | None:
+    """On the error path of a CSV read: the first line whose field count differs from the header's."""
+    import csv
+    opener = gzip.open if _peek(path, 1)[0] else open
+    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
+        rows = csv.reader(fh, delimiter=delim)
+        header = None
+        for row in rows:
+            if not row or (header is None and row[0].lstrip().startswith("#")):
+                continue
+            if header is None:
+                header = row
+            elif len(row) != len(header):
+                return (f"{path}, line {rows.line_num}: {len(row)} fields where the header has {len(header)} "
+                        f"({', '.join(h.strip() for h in header)})")
+    return None
 
 
 def _map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
@@ -383,10 +473,14 @@ class Reader:
         delim = "\t" if "\t" in first and ("," not in first or path.lower().rstrip(".gz").endswith(".tsv")) else ","
         header = [h.strip().strip('"') for h in first.split(delim)]
         known = {a for names in ALIASES.values() for a in names}  # a header names a known column, and no number
-        if (any(h.lower() in known for h in header) and len(header) >= 2
-                and not any(re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", h) for h in header)):
+        if (any(h.lower() in known for h in header) and len(header) >= 2 and not _is_trec_line(first, kind)
+                and not any(_NUMBER.fullmatch(h) for h in header)):
             opts = f"header=true, delim={_sql_string(delim)}, all_varchar=true, compression='auto'"
-            return self._materialize(f"SELECT * FROM read_csv({_reader_path(path)}, {opts})", path, kind, text=True)
+            return self._materialize(f"SELECT * FROM read_csv({_reader_path(path)}, {opts})", path, kind, text=True,
+                                     explain=lambda: _csv_shape_fault(path, delim))
+        if delim == "," and len(header) >= 2 and len(first.split()) < (4 if kind == JUDGMENTS else 6):
+            raise InputError(f"{path}, line 1: looks like CSV, but {first.strip()[:80]!r} is not a header naming the "
+                             f"columns; {_needed_columns(kind)}")
         return self._trec(path, kind, content)
 
     def _trec(self, path: str, kind: str, sample: list[str]) -> Loaded:
@@ -412,13 +506,15 @@ class Reader:
                                    f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} LIMIT 1").fetchone()
         except duckdb.Error as e:
             message = str(e).strip().splitlines()[0]
-            raise InputError(f"{path}: cannot read the file as text: {message}") from None
+            raise InputError(_read_fault(path) or f"{path}: cannot read the file as text: {message}") from None
         if bad:
             number = _first_line_number(path, lambda ln: ln == bad[0])
-            n = len(bad[0].split())
+            n = len([f for f in _TREC_SPACE.split(bad[0]) if f])  # split as the query above splits it
             form = "'qid iter docno relevance'" if kind == JUDGMENTS else "'qid Q0 docno rank score tag'"
+            odd = sorted({c for c in bad[0] if c.isspace() and c not in " \t\n\r\f"})
+            why = "".join(f"; {_char_name(c)} does not separate fields (use spaces or tabs)" for c in odd)
             raise InputError(f"{path}, line {number}: {n} columns where a TREC {'qrels' if kind == JUDGMENTS else 'run'}"
-                             f" line has {want} ({form}): {bad[0].strip()[:80]!r}")
+                             f" line has {want} ({form}){why}: {bad[0].strip()[:80]!r}")
         if kind == JUDGMENTS:
             select = f"SELECT s.p[1] AS query_id, s.p[3] AS item_id, s.p[4] AS relevance FROM ({split}) AS s"
         else:
@@ -497,13 +593,17 @@ class Reader:
             raise InputError(f"{path}: cannot read the file as Parquet: {message}") from None
         return loaded
 
-    def _materialize(self, select: str, path: str, kind: str, text: bool = False) -> Loaded:
-        """Load a file into a temporary table of the private connection, with numeric columns converted."""
+    def _materialize(self, select: str, path: str, kind: str, text: bool = False, explain=None) -> Loaded:
+        """Load a file into a temporary table of the private connection, with numeric columns converted.
+        If DuckDB cannot read it, explain() (or, for text, the first non-UTF-8 byte) names the fault."""
         name = self._name(kind)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {_quoted(name)} AS {select}")
         except duckdb.Error as e:
             message = str(e).strip().splitlines()[0]
+            fault = (_read_fault(path) if text else None) or (explain() if explain else None)
+            if fault:
+                raise InputError(fault) from None
             raise InputError(f"{path}: cannot read the file as {'text' if text else 'Parquet'}: {message}") from None
         cols = _map_columns(self._columns(_quoted(name)), kind, path)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
@@ -661,7 +761,8 @@ def strict_trec_select(path_sql: str, delim: str, kind: str) -> tuple[str, str]:
 def _strict_delimiter(path: str) -> str | None:
     """' ' or '\\t' when an uncompressed text file can be split on that one character exactly as the general TREC
     reader splits its lines on runs of whitespace (the regular expression \\s+: space, tab, CR, LF, FF):
-    no other of those characters occurs. None otherwise (gzip, CRLF, mixed separators). Single-byte searches
+    no other of those characters occurs. None otherwise (gzip, CRLF, mixed separators, a NUL byte, which the
+    careful path refuses). Single-byte searches
     of a memory map, so a large file costs milliseconds."""
     import mmap
     try:
@@ -672,7 +773,7 @@ def _strict_delimiter(path: str) -> str | None:
                 line_end = m.find(b"\n")
                 delim = b"\t" if m.find(b"\t", 0, line_end if line_end >= 0 else len(m)) >= 0 else b" "
                 others = {b" ": b"\t", b"\t": b" "}[delim]
-                if any(m.find(c) >= 0 for c in (others, b"\r", b"\x0c")):
+                if any(m.find(c) >= 0 for c in (others, b"\r", b"\x0c", b"\x00")):
                     return None
     except (OSError, ValueError):
         return None

@@ -264,3 +264,70 @@ def test_bad_standard_input_is_named():
     line = one_line(run_cli("eval", Q, "-", "-m", "map", input="1 Q0 a 1 x t\n"), 1, "<stdin>", "line 1",
                     "score 'x'")
     assert "rankmetrics-input-" not in line  # not the private copy
+
+
+# ---- unclear messages: one line naming the real fault ----------------------------------------------------------
+RUN3 = "1 Q0 a 1 3.0 t\n1 Q0 b 2 2.0 t\n1 Q0 c 3 1.0 t\n"
+
+
+def put(folder, name, data):
+    path = os.path.join(str(folder), name)
+    with open(path, "wb") as fh:
+        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+    return path
+
+
+@pytest.mark.parametrize("char, named", [("\x0b", "vertical tab (U+000B)"), ("\xa0", "no-break space (U+00A0)")])
+def test_odd_space_separator_is_named(tmp_path, char, named):
+    # '1 0<char>b 0' splits on spaces into 3 fields: '1', '0<char>b', '0'
+    q = put(tmp_path, "q", f"1 0 a 1\n1 0{char}b 0\n")
+    r = put(tmp_path, "r", RUN3)
+    line = one_line(run_cli("eval", q, r, "-m", "P@1"), 1, "line 2", "3 columns", "has 4", named)
+    assert "4 columns where" not in line
+
+
+@pytest.mark.parametrize("where", ["start", "beyond 64 KiB"])
+def test_latin1_text_is_called_not_utf8(tmp_path, where):
+    pad = "".join(f"1 0 pad{i} 0\n" for i in range(6000)) if where != "start" else ""  # 6000 lines > 64 KiB
+    q = put(tmp_path, "q", pad.encode() + "1 0 caf\xe9 1\n1 0 b 0\n".encode("latin-1"))
+    r = put(tmp_path, "r", RUN3)
+    line = one_line(run_cli("eval", q, r, "-m", "P@1"), 1, f"line {pad.count(chr(10)) + 1}", "not UTF-8",
+                    "0xE9")
+    assert "binary" not in line
+
+
+def test_ragged_csv_names_the_line(tmp_path):
+    q = put(tmp_path, "q.csv", "query_id,item_id,relevance\n1,a,1\n1,b\n1,c,0\n")
+    r = put(tmp_path, "r", RUN3)
+    line = one_line(run_cli("eval", q, r, "-m", "P@1"), 1, "q.csv", "line 3", "2 fields", "header has 3")
+    assert "sniffing" not in line
+
+
+def test_csv_without_known_header_lists_the_columns_it_needs(tmp_path):
+    q = put(tmp_path, "q.csv", "a,b,c\n1,a,1\n")
+    r = put(tmp_path, "r", RUN3)
+    line = one_line(run_cli("eval", q, r, "-m", "P@1"), 1, "q.csv", "header", "query_id", "item_id", "relevance",
+                    "qid", "docno", "rel")
+    assert "1 columns" not in line
+
+
+def test_crlf_and_lf_runs_with_a_comma_in_the_tag_are_read_alike(tmp_path):
+    q = put(tmp_path, "q", "1 0 a 1\n1 0 b 0\n1 0 c 1\n")
+    # AP: relevant a at rank 1 (1/1) and c at rank 3 (2/3), over 2 relevant -> (1 + 2/3) / 2 = 0.8333
+    lines = ["1 Q0 a 1 3.0 run,rank", "1 Q0 b 2 2.0 run,rank", "1 Q0 c 3 1.0 run,rank"]
+    for end in ("\n", "\r\n"):
+        r = put(tmp_path, "r", end.join(lines) + end)
+        for extra in ([], ["--nan-scores", "last"]):  # both read paths
+            p = run_cli("eval", q, r, "-m", "map", *extra)
+            assert p.returncode == 0, (end, extra, p.stderr)
+            assert map_of(p.stdout) == pytest.approx((1 + 2 / 3) / 2, abs=5e-5)
+
+
+@pytest.mark.parametrize("where", ["start", "beyond 64 KiB"])
+def test_nul_byte_is_refused_by_both_read_paths(tmp_path, where):
+    q = put(tmp_path, "q", "1 0 a 1\n1 0 b 0\n")
+    pad = "".join(f"1 Q0 pad{i} {i + 3} 0.5 t\n" for i in range(3000)) if where != "start" else ""
+    r = put(tmp_path, "r", "1 Q0 a 1 3.0 t\n1 Q0 b 2 2.0 t\n" + pad + "1 Q0 c\x00x 3 0.1 t\n")
+    line_no = 3 + pad.count("\n")
+    for extra in ([], ["--nan-scores", "last"]):  # the one-statement path, then the careful path
+        one_line(run_cli("eval", q, r, "-m", "P@1", *extra), 1, "r,", f"line {line_no}", "NUL")
