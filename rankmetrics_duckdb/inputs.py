@@ -154,8 +154,8 @@ def _text_fault(path: str, data: bytes) -> str | None:
 
 
 def _nul_message(path: str, line: int) -> str:
-    return (f"{path}, line {line}: a NUL byte: binary content, not text (expected TREC qrels/run text, CSV/TSV with "
-            f"a header, Parquet, or gzip of the text forms)")
+    return (f"{path}: cannot detect the format: a NUL byte (line {line}), binary content, not text (expected TREC "
+            f"qrels/run text, CSV/TSV with a header, Parquet, or gzip of the text forms)")
 
 
 def _nul_fault(path: str) -> str | None:

@@ -330,4 +330,4 @@ def test_nul_byte_is_refused_by_both_read_paths(tmp_path, where):
     r = put(tmp_path, "r", "1 Q0 a 1 3.0 t\n1 Q0 b 2 2.0 t\n" + pad + "1 Q0 c\x00x 3 0.1 t\n")
     line_no = 3 + pad.count("\n")
     for extra in ([], ["--nan-scores", "last"]):  # the one-statement path, then the careful path
-        one_line(run_cli("eval", q, r, "-m", "P@1", *extra), 1, "r,", f"line {line_no}", "NUL")
+        one_line(run_cli("eval", q, r, "-m", "P@1", *extra), 1, "r:", f"line {line_no}", "NUL")
