@@ -51,9 +51,10 @@ class Evaluation:
         if not private and (memory_limit or threads or progress):
             raise UsageError("memory_limit, threads and progress apply to rankmetrics' own connection; on a "
                              "connection you pass, use SET memory_limit / threads / enable_progress_bar")
-        self.reader = Reader(self.con, private, nan_scores)
+        self.reader = None
         self._plan = self._sql = self._rows = None
         try:
+            self.reader = Reader(self.con, private, nan_scores)
             # clean inputs: read, checked and evaluated in one statement; anything else: the careful path below
             done = onepass.evaluate(self, judgments, run) if one_statement else None
             if done:
@@ -65,8 +66,10 @@ class Evaluation:
                 self.run = self.reader.load(run, RUN)
                 self._check_overlap()
             self._check_exponential_grades()
-        except Exception:
-            self.reader.close()
+        except BaseException:
+            self.close()
+            if private:  # nobody else holds it: close it, so that nothing more spills into the folder removed
+                self.con.close()
             raise
 
     @property
@@ -154,7 +157,12 @@ class Evaluation:
         return self.to_arrow().to_pandas()
 
     def close(self):
-        self.reader.close()
+        if self.reader is not None:
+            self.reader.close()
+        self.close_spill()
+
+    def close_spill(self):
+        """Remove the spill folder of a memory limit (_connect), if any."""
         if self._spill:
             import shutil
             shutil.rmtree(self._spill, ignore_errors=True)
@@ -221,8 +229,13 @@ def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnectio
         first = str(e).strip().splitlines()[0]
         raise UsageError(f"invalid memory limit or thread count ({memory_limit!r}, {threads!r}): {first}") from None
     if memory_limit:
-        owner._spill = tempfile.mkdtemp(prefix="rankmetrics-spill-")
-        con.execute(f"SET temp_directory = {sqlsource.literal(owner._spill).sql(dialect='duckdb')}")
+        owner._spill = tempfile.mkdtemp(prefix="rankmetrics-spill-")  # removed by Evaluation.close, also on errors
+        try:
+            con.execute(f"SET temp_directory = {sqlsource.literal(owner._spill).sql(dialect='duckdb')}")
+        except BaseException:
+            con.close()
+            owner.close_spill()
+            raise
     # DuckDB's Python client shows its progress bar by default, on stdout, even into a pipe: say it each time
     con.execute(f"SET enable_progress_bar = {'true' if progress else 'false'}")
     if progress:

@@ -221,8 +221,27 @@ def cmd_compare(args) -> int:
 
 def cmd_report(args) -> int:
     c = comparison_from_args(args)
-    render.write_text(args.output, render.render_html(c, args.judgments))
+    render.write_text(args.output, render.render_html(c, getattr(args.judgments, "name", args.judgments)))
     return 0
+
+
+def _inputs_and_output(args) -> None:
+    """'-' as an input of eval, compare or report reads standard input (one input at most: it is read once);
+    -o must not name a missing folder or one of the inputs (paths.check_output)."""
+    if args.command not in ("eval", "compare", "report"):
+        return
+    names = ["judgments", "run"] if args.command == "eval" else ["judgments", "runs"]
+    given = [v for n in names for v in (getattr(args, n) if n == "runs" else [getattr(args, n)])]
+    if given.count("-") > 1:
+        raise UsageError("'-' (standard input) can be only one of the inputs: it is read once")
+    stdin = sys.stdin.buffer
+    args.judgments = stdin if args.judgments == "-" else args.judgments
+    if args.command == "eval":
+        args.run = stdin if args.run == "-" else args.run
+    else:
+        args.runs = [stdin if r == "-" else r for r in args.runs]
+    if getattr(args, "output", None):
+        paths.check_output(args.output, given)
 
 
 def main(argv=None) -> int:
@@ -233,6 +252,7 @@ def main(argv=None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        _inputs_and_output(args)
         return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics, "compare": cmd_compare,
                 "report": cmd_report, "sql": cmd_sql}[args.command](args)
     except RankMetricsError as e:

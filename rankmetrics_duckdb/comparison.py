@@ -69,6 +69,8 @@ class Comparison:
 def _label(obj, i: int) -> str:
     if isinstance(obj, (str, os.PathLike)):
         return os.fspath(obj)
+    if isinstance(getattr(obj, "name", None), str):  # a stream: sys.stdin.buffer is '<stdin>'
+        return obj.name
     return f"run {i + 1}"
 
 

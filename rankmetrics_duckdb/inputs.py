@@ -17,6 +17,7 @@ from typing import Callable
 
 import duckdb
 
+from . import paths
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 
@@ -52,6 +53,11 @@ class Loaded:
 
 def _sql_string(value: str) -> str:
     return exp.Literal.string(value).sql(dialect="duckdb")
+
+
+def _reader_path(path: str) -> str:
+    """A file path as the SQL literal that makes DuckDB's readers open exactly that file (paths.literal)."""
+    return _sql_string(paths.literal(path))
 
 
 def _quoted(name: str) -> str:
@@ -102,23 +108,127 @@ def _peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
     return is_gz, lines
 
 
+def _is_stream(obj) -> bool:
+    """A readable file object (sys.stdin.buffer, an open file, io.BytesIO), not a path."""
+    return callable(getattr(obj, "read", None)) and not isinstance(obj, (str, os.PathLike))
+
+
+def _is_special_file(path: str) -> bool:
+    """A path that exists and is neither a regular file nor a folder: a FIFO, a character device, a socket,
+    /dev/stdin on a pipe. Such a file can be read only once, so it is copied first (Reader._spooled)."""
+    try:
+        return os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)
+    except (OSError, ValueError):
+        return False
+
+
 def _refuse_binary(path: str) -> None:
-    """A file that is neither Parquet nor text (after gunzip) has a format we cannot detect: say so."""
+    """A file that is neither Parquet nor text (after gunzip): a NUL byte or bytes that are not UTF-8 in its
+    first 64 KiB (anywhere, for a NUL in an uncompressed file: both read paths refuse it, see _text_fault)."""
     try:
         with open(path, "rb") as fh:
             is_gz = fh.read(2) == b"\x1f\x8b"
         with (gzip.open if is_gz else open)(path, "rb") as fh:
             chunk = fh.read(65536)
+        fault = _text_fault(path, chunk) or (None if is_gz else _nul_fault(path))
     except (OSError, EOFError) as e:
         raise InputError(f"{path}: cannot read the file ({getattr(e, 'strerror', None) or e})") from None
+    if fault:
+        raise InputError(fault)
+
+
+def _text_fault(path: str, data: bytes) -> str | None:
+    """The message for the first NUL byte or non-UTF-8 byte of data (a file's text from its start), or None.
+    Ids are compared byte-wise, so text in another encoding (Latin-1) is refused rather than guessed."""
+    nul = data.find(b"\x00")
     try:
-        chunk.decode("utf-8")
-        text = True
+        data[:nul if nul >= 0 else len(data)].decode("utf-8")
     except UnicodeDecodeError as e:
-        text = e.start >= len(chunk) - 3  # only a character cut at the end of the chunk
-    if b"\x00" in chunk or not text:
-        raise InputError(f"{path}: cannot detect the format: binary content that is not Parquet or gzip "
-                         f"(expected TREC qrels/run text, CSV/TSV with a header, Parquet, or gzip of the text forms)")
+        if e.start < len(data) - 3 or nul >= 0:  # not just a character cut at the end of the chunk
+            line = data[:e.start].count(b"\n") + 1
+            return (f"{path}, line {line}: not UTF-8 text (byte 0x{data[e.start]:02X}); rankmetrics reads text "
+                    f"files as UTF-8: convert it (e.g. iconv -f latin1 -t utf-8)")
+    if nul >= 0:
+        return _nul_message(path, data[:nul].count(b"\n") + 1)
+    return None
+
+
+def _nul_message(path: str, line: int) -> str:
+    return (f"{path}: cannot detect the format: a NUL byte (line {line}), binary content, not text (expected TREC "
+            f"qrels/run text, CSV/TSV with a header, Parquet, or gzip of the text forms)")
+
+
+def _nul_fault(path: str) -> str | None:
+    """The message for a NUL byte anywhere in an uncompressed file (a memory-mapped byte search), or None."""
+    import mmap
+    with open(path, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size == 0:
+            return None
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            at = m.find(b"\x00")
+            if at < 0:
+                return None
+            line, start = 1, 0
+            while (start := m.find(b"\n", start, at) + 1) > 0:
+                line += 1
+            return _nul_message(path, line)
+
+
+def _read_fault(path: str) -> str | None:
+    """On the error path of a text read: the first bytes that are not UTF-8 text anywhere in the file."""
+    try:
+        with open(path, "rb") as fh:
+            is_gz = fh.read(2) == b"\x1f\x8b"
+        with (gzip.open if is_gz else open)(path, "rb") as fh:
+            return _text_fault(path, fh.read())
+    except (OSError, EOFError):
+        return None
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_TREC_SPACE = re.compile(r"[ \t\n\r\f]+")  # what separates TREC fields: \\s of DuckDB's regular expressions
+
+
+def _is_trec_line(line: str, kind: str) -> bool:
+    """A well-formed TREC line (whatever its ids and tag hold, commas too): 4 fields with a number last
+    (qrels), or 6 or more with numbers 4th and 5th (run)."""
+    f = [x for x in _TREC_SPACE.split(line) if x]
+    if kind == JUDGMENTS:
+        return len(f) == 4 and bool(_NUMBER.fullmatch(f[3]))
+    return len(f) >= 6 and bool(_NUMBER.fullmatch(f[3])) and bool(_NUMBER.fullmatch(f[4]))
+
+
+def _char_name(c: str) -> str:
+    import unicodedata
+    name = {"\x0b": "vertical tab", "\xa0": "no-break space"}.get(c) or unicodedata.name(c, "a space character")
+    return f"a {name.lower()} (U+{ord(c):04X})"
+
+
+def _needed_columns(kind: str) -> str:
+    """What a CSV/TSV header must name, with the accepted names, for messages."""
+    need = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else ["score", "rank"])
+    joined = "; ".join(f"{c}: {', '.join(ALIASES[c])}" for c in need)
+    what = "query_id, item_id, relevance" if kind == JUDGMENTS else "query_id, item_id, and score or rank"
+    return (f"a CSV/TSV {kind} file needs a header naming {what} (names accepted, any case: {joined}); "
+            f"TREC text needs no header")
+
+
+def _csv_shape_fault(path: str, delim: str) -> str | None:
+    """On the error path of a CSV read: the first line whose field count differs from the header's."""
+    import csv
+    opener = gzip.open if _peek(path, 1)[0] else open
+    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
+        rows = csv.reader(fh, delimiter=delim)
+        header = None
+        for row in rows:
+            if not row or (header is None and row[0].lstrip().startswith("#")):
+                continue
+            if header is None:
+                header = row
+            elif len(row) != len(header):
+                return (f"{path}, line {rows.line_num}: {len(row)} fields where the header has {len(header)} "
+                        f"({', '.join(h.strip() for h in header)})")
+    return None
 
 
 def _map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
@@ -223,6 +333,8 @@ class Reader:
 
     # ---- entry point -------------------------------------------------------------------------------------
     def load(self, obj, kind: str) -> Loaded:
+        if _is_stream(obj) or (isinstance(obj, (str, os.PathLike)) and _is_special_file(os.fspath(obj))):
+            return self._spooled(obj, kind)
         if isinstance(obj, (str, os.PathLike)):
             text = os.fspath(obj)
             if not self.private and not os.path.exists(text) and self._is_table(text):
@@ -241,13 +353,63 @@ class Reader:
         raise InputError(f"cannot read the {kind} from a {type(obj).__name__}; give a file path, a table name, "
                          f"a DuckDB relation, or a pandas, polars or pyarrow table")
 
+    def _spooled(self, obj, kind: str) -> Loaded:
+        """A stream (standard input, an open file) or a file that can be read only once (a FIFO, /dev/stdin on a
+        pipe, a shell's <(...)): copied once, fully, into a private temporary file that is read as any file and
+        removed as soon as it is loaded (every reader copies it into a temporary table). Messages name the
+        input, not the copy."""
+        import shutil
+        import tempfile
+        if isinstance(obj, (str, os.PathLike)):
+            label = os.fspath(obj)
+            suffix = "".join(s for s in os.path.splitext(label)[1:] if s)  # .tsv, .parquet: the readers look
+        else:
+            label, suffix = str(getattr(obj, "name", None) or "stream"), ""
+        fd, tmp = tempfile.mkstemp(prefix="rankmetrics-input-", suffix=suffix)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                if isinstance(obj, (str, os.PathLike)):
+                    with open(label, "rb") as src:
+                        shutil.copyfileobj(src, out, 1 << 20)
+                else:
+                    stream = getattr(obj, "buffer", obj)  # a text stream's bytes (sys.stdin.buffer)
+                    while chunk := stream.read(1 << 20):
+                        out.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+            loaded = self._file(tmp, kind, copy=True)
+        except OSError as e:
+            raise InputError(f"{label}: cannot read the input ({e.strerror or e})") from None
+        except InputError as e:
+            raise InputError(str(e).replace(tmp, label)) from None
+        finally:
+            os.unlink(tmp)
+        loaded.label = label
+        return loaded
+
     # ---- tables and frames -------------------------------------------------------------------------------
     def _is_table(self, name: str) -> bool:
+        """Whether name resolves to a table or view of the connection, as DuckDB resolves it: read from the
+        catalog (duckdb_tables, duckdb_views), never by a SELECT that may fail, since a failed statement aborts
+        the caller's open transaction (and loses its uncommitted changes)."""
         try:
-            run_sql(self.con, f"SELECT * FROM {table_name(name).sql(dialect='duckdb')} LIMIT 0")
-            return True
-        except Exception:
+            table = table_name(name)
+        except InputError:
             return False
+        parts = [p.name.lower() for p in (table.args.get("catalog"), table.args.get("db")) if p is not None]
+        params = {"rm_name": table.name.lower()}
+        if len(parts) == 2:    # catalog.schema.name
+            where = "lower(o.database_name) = $rm_a AND lower(o.schema_name) = $rm_b"
+            params.update(rm_a=parts[0], rm_b=parts[1])
+        elif len(parts) == 1:  # schema.name in a database of the search path, or database.name (its main schema)
+            where = ("(lower(o.schema_name) = $rm_a AND o.database_name IN ('temp', current_database())) OR "
+                     "(lower(o.database_name) = $rm_a AND o.schema_name = 'main')")
+            params.update(rm_a=parts[0])
+        else:                  # the temporary objects, then the current schema (and the search path's schemas)
+            where = ("(o.database_name = 'temp' AND o.schema_name = 'main') OR (o.database_name = "
+                     "current_database() AND list_contains(current_schemas(true), o.schema_name))")
+        sql = (f"SELECT count(*) FROM (SELECT t.database_name, t.schema_name, t.table_name AS name FROM "
+               f"duckdb_tables() AS t UNION ALL SELECT v.database_name, v.schema_name, v.view_name FROM "
+               f"duckdb_views() AS v WHERE NOT v.internal) AS o WHERE lower(o.name) = $rm_name AND ({where})")
+        return self.con.execute(sql, params).fetchone()[0] > 0
 
     def _columns(self, from_sql: str) -> list[str]:
         return [d[0] for d in run_sql(self.con, f"SELECT * FROM {from_sql} LIMIT 0").description]
@@ -288,7 +450,7 @@ class Reader:
         return loaded
 
     # ---- files -------------------------------------------------------------------------------------------
-    def _file(self, path: str, kind: str) -> Loaded:
+    def _file(self, path: str, kind: str, copy: bool = False) -> Loaded:
         if not os.path.exists(path):
             raise InputError(f"{path}: no such file" + ("" if self.private else " or table"))
         if os.path.isdir(path):
@@ -303,7 +465,7 @@ class Reader:
         if not head:
             raise InputError(f"{path}: the file is empty")
         if head == b"PAR1" or path.lower().endswith(".parquet"):
-            return self._parquet(path, kind)
+            return self._parquet(path, kind, copy)
         _refuse_binary(path)
         is_gz, lines = _peek(path)
         content = [ln for ln in lines if not ln.lstrip().startswith("#")]
@@ -313,10 +475,14 @@ class Reader:
         delim = "\t" if "\t" in first and ("," not in first or path.lower().rstrip(".gz").endswith(".tsv")) else ","
         header = [h.strip().strip('"') for h in first.split(delim)]
         known = {a for names in ALIASES.values() for a in names}  # a header names a known column, and no number
-        if (any(h.lower() in known for h in header) and len(header) >= 2
-                and not any(re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", h) for h in header)):
+        if (any(h.lower() in known for h in header) and len(header) >= 2 and not _is_trec_line(first, kind)
+                and not any(_NUMBER.fullmatch(h) for h in header)):
             opts = f"header=true, delim={_sql_string(delim)}, all_varchar=true, compression='auto'"
-            return self._materialize(f"SELECT * FROM read_csv({_sql_string(path)}, {opts})", path, kind, text=True)
+            return self._materialize(f"SELECT * FROM read_csv({_reader_path(path)}, {opts})", path, kind, text=True,
+                                     explain=lambda: _csv_shape_fault(path, delim))
+        if delim == "," and len(header) >= 2 and len(first.split()) < (4 if kind == JUDGMENTS else 6):
+            raise InputError(f"{path}, line 1: looks like CSV, but {first.strip()[:80]!r} is not a header naming the "
+                             f"columns; {_needed_columns(kind)}")
         return self._trec(path, kind, content)
 
     def _trec(self, path: str, kind: str, sample: list[str]) -> Loaded:
@@ -332,7 +498,7 @@ class Reader:
         fast = self._trec_strict(path, kind)
         if fast is not None:
             return fast
-        lines = (f"read_csv({_sql_string(path)}, columns={{'line': 'VARCHAR'}}, delim='\\x01', header=false, "
+        lines = (f"read_csv({_reader_path(path)}, columns={{'line': 'VARCHAR'}}, delim='\\x01', header=false, "
                  f"quote='', escape='', auto_detect=false, compression='auto')")
         parts = "string_split_regex(trim(l.line), '\\s+')"
         split = (f"SELECT {parts} AS p, l.line AS line FROM {lines} AS l "
@@ -342,13 +508,15 @@ class Reader:
                                    f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} LIMIT 1").fetchone()
         except duckdb.Error as e:
             message = str(e).strip().splitlines()[0]
-            raise InputError(f"{path}: cannot read the file as text: {message}") from None
+            raise InputError(_read_fault(path) or f"{path}: cannot read the file as text: {message}") from None
         if bad:
             number = _first_line_number(path, lambda ln: ln == bad[0])
-            n = len(bad[0].split())
+            n = len([f for f in _TREC_SPACE.split(bad[0]) if f])  # split as the query above splits it
             form = "'qid iter docno relevance'" if kind == JUDGMENTS else "'qid Q0 docno rank score tag'"
+            odd = sorted({c for c in bad[0] if c.isspace() and c not in " \t\n\r\f"})
+            why = "".join(f"; {_char_name(c)} does not separate fields (use spaces or tabs)" for c in odd)
             raise InputError(f"{path}, line {number}: {n} columns where a TREC {'qrels' if kind == JUDGMENTS else 'run'}"
-                             f" line has {want} ({form}): {bad[0].strip()[:80]!r}")
+                             f" line has {want} ({form}){why}: {bad[0].strip()[:80]!r}")
         if kind == JUDGMENTS:
             select = f"SELECT s.p[1] AS query_id, s.p[3] AS item_id, s.p[4] AS relevance FROM ({split}) AS s"
         else:
@@ -365,7 +533,7 @@ class Reader:
         if delim is None:
             return None
         name = _quoted(self._name(kind))
-        select, bad_row = strict_trec_select(_sql_string(path), delim, kind)
+        select, bad_row = strict_trec_select(_reader_path(path), delim, kind)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {name} AS {select}")
         except duckdb.Error:
@@ -395,11 +563,17 @@ class Reader:
         run_sql(self.con, f"ALTER TABLE {name} DROP COLUMN rm_bad")
         return loaded
 
-    def _parquet(self, path: str, kind: str) -> Loaded:
+    def _parquet(self, path: str, kind: str, copy: bool = False) -> Loaded:
         """Parquet is read where it lies (no copy): a large run stays on disk and DuckDB streams it. Only numbers
-        stored as text need the converting copy of _materialize."""
-        source = exp.Table(this=exp.Anonymous(this="read_parquet", expressions=[exp.Literal.string(path)]))
+        stored as text need the converting copy of _materialize, and a file about to be removed (copy: a
+        spooled stream) is copied into a temporary table first."""
+        source = exp.Table(this=exp.Anonymous(this="read_parquet",
+                                              expressions=[exp.Literal.string(paths.literal(path))]))
         try:
+            if copy:
+                name = self._name(kind)
+                run_sql(self.con, f"CREATE TEMP TABLE {_quoted(name)} AS SELECT * FROM {source.sql(dialect='duckdb')}")
+                source = exp.to_table(_quoted(name), dialect="duckdb")
             described = run_sql(self.con, f"DESCRIBE SELECT * FROM {source.sql(dialect='duckdb')}").fetchall()
         except duckdb.Error as e:
             message = str(e).strip().splitlines()[0]
@@ -408,7 +582,7 @@ class Reader:
         cols = _map_columns(list(types), kind, path)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
         if any(not _is_number_type(types[cols[c]]) for c in numeric):
-            return self._materialize(f"SELECT * FROM read_parquet({_sql_string(path)})", path, kind)
+            return self._materialize(f"SELECT * FROM {source.sql(dialect='duckdb')}", path, kind)
         select = exp.select(
             *[exp.alias_(exp.Cast(this=exp.column(cols[c], quoted=True), to=exp.DataType.build(
                 "VARCHAR" if c in ("query_id", "item_id") else "DOUBLE")), c) for c in ["query_id", "item_id"] + numeric]
@@ -421,13 +595,17 @@ class Reader:
             raise InputError(f"{path}: cannot read the file as Parquet: {message}") from None
         return loaded
 
-    def _materialize(self, select: str, path: str, kind: str, text: bool = False) -> Loaded:
-        """Load a file into a temporary table of the private connection, with numeric columns converted."""
+    def _materialize(self, select: str, path: str, kind: str, text: bool = False, explain=None) -> Loaded:
+        """Load a file into a temporary table of the private connection, with numeric columns converted.
+        If DuckDB cannot read it, explain() (or, for text, the first non-UTF-8 byte) names the fault."""
         name = self._name(kind)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {_quoted(name)} AS {select}")
         except duckdb.Error as e:
             message = str(e).strip().splitlines()[0]
+            fault = (_read_fault(path) if text else None) or (explain() if explain else None)
+            if fault:
+                raise InputError(fault) from None
             raise InputError(f"{path}: cannot read the file as {'text' if text else 'Parquet'}: {message}") from None
         cols = _map_columns(self._columns(_quoted(name)), kind, path)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
@@ -585,7 +763,8 @@ def strict_trec_select(path_sql: str, delim: str, kind: str) -> tuple[str, str]:
 def _strict_delimiter(path: str) -> str | None:
     """' ' or '\\t' when an uncompressed text file can be split on that one character exactly as the general TREC
     reader splits its lines on runs of whitespace (the regular expression \\s+: space, tab, CR, LF, FF):
-    no other of those characters occurs. None otherwise (gzip, CRLF, mixed separators). Single-byte searches
+    no other of those characters occurs. None otherwise (gzip, CRLF, mixed separators, a NUL byte, which the
+    careful path refuses). Single-byte searches
     of a memory map, so a large file costs milliseconds."""
     import mmap
     try:
@@ -596,7 +775,7 @@ def _strict_delimiter(path: str) -> str | None:
                 line_end = m.find(b"\n")
                 delim = b"\t" if m.find(b"\t", 0, line_end if line_end >= 0 else len(m)) >= 0 else b" "
                 others = {b" ": b"\t", b"\t": b" "}[delim]
-                if any(m.find(c) >= 0 for c in (others, b"\r", b"\x0c")):
+                if any(m.find(c) >= 0 for c in (others, b"\r", b"\x0c", b"\x00")):
                     return None
     except (OSError, ValueError):
         return None

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from . import inputs, measures, plancache
+from . import inputs, measures, paths, plancache
 from .inputs import JUDGMENTS, RUN, _map_columns, _quoted, _sql_string, run_sql
 
 
@@ -88,7 +88,7 @@ def _param(kind: str) -> str:
 
 def _typed(reader, from_sql: str, kind: str, label: str, floats: bool, path: str | None = None) -> _Source:
     """A typed relation (table, frame, Parquet): the standard columns, numbers already of a number type."""
-    params = {_param(kind): path} if path else None
+    params = {_param(kind): paths.literal(path)} if path else None
     described = reader.con.execute(f"DESCRIBE SELECT * FROM {from_sql}", params).fetchall()
     types = {row[0]: str(row[1]).upper().split("(")[0] for row in described}
     try:
@@ -153,7 +153,8 @@ def _top_n(ev, r: _Source) -> bool:
     if r.strict:
         length = inputs.first_list_length(r.path, need)
     else:
-        length = inputs.mean_list_length(ev.reader.con, f"({r.select})", {_param(r.kind): r.path} if r.path else None)
+        length = inputs.mean_list_length(ev.reader.con, f"({r.select})",
+                                         {_param(r.kind): paths.literal(r.path)} if r.path else None)
     return measures.top_n_pays(ev.measures, ev.conv, length)
 
 
@@ -188,7 +189,7 @@ def evaluate(ev, judgments, run):
            "(SELECT count(*) FROM rm_run_queries AS a JOIN rm_judged_queries AS b ON a.q = b.q)] "
            "FROM rm_src_judgments AS t")
     try:
-        out = ev.con.execute(sql, {_param(s.kind): s.path for s in sources if s.path} or None).fetchall()
+        out = ev.con.execute(sql, {_param(s.kind): paths.literal(s.path) for s in sources if s.path} or None).fetchall()
     except duckdb.Error:
         _drop(reader, sources)
         return None
@@ -224,7 +225,7 @@ class _Loaded:
             import sqlglot
             text = self._src.select
             if self._src.path:
-                text = text.replace(f"${_param(self._src.kind)}", _sql_string(self._src.path))
+                text = text.replace(f"${_param(self._src.kind)}", _sql_string(paths.literal(self._src.path)))
             select = sqlglot.parse_one(text, dialect="duckdb")
             if self._src.strict:  # rm_bad was for the check only
                 select.set("expressions", [e for e in select.expressions if e.alias_or_name != "rm_bad"])

@@ -19,10 +19,41 @@ def sql_files() -> list[str]:
     return [os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".sql")]
 
 
+def literal(path: str) -> str:
+    """path as DuckDB's file readers (read_csv, read_parquet) must be given it to open exactly that one file.
+
+    Those readers expand a leading '~' and glob '*', '?' and '[...]' (a list of paths too), so 'run[1]' would
+    read 'run1'. An absolute path has no leading '~'; in a path with glob characters each of * ? [ and the
+    escape \\ becomes a one-character class ([*] [?] [[] [\\]), which matches only itself."""
+    path = os.path.abspath(path)
+    if any(c in path for c in "*?["):
+        path = "".join(f"[{c}]" if c in "*?[\\" else c for c in path)
+    return path
+
+
+def check_output(path: str, inputs) -> None:
+    """Refuse (UsageError) an output path that cannot or must not be written: its folder is missing or not a
+    folder, it is a folder, or it is one of the inputs (the same file through any name, symbolic or hard link:
+    os.path.samefile compares device and inode)."""
+    from .errors import UsageError
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        what = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise UsageError(f"cannot write {path}: the folder {folder} {what}")
+    if os.path.isdir(path):
+        raise UsageError(f"cannot write {path}: it is a folder")
+    if os.path.exists(path):
+        for item in inputs:
+            if isinstance(item, (str, os.PathLike)) and os.path.exists(item) and os.path.samefile(path, item):
+                raise UsageError(f"the output {path} is the input {os.fspath(item)}: refusing to overwrite it; "
+                                 f"choose another -o")
+
+
 def write_atomic(path: str, write) -> None:
     """Call write(tmp) on a temporary file in path's folder, then rename it to path: an interrupted run leaves no
     half-written file. The file gets the usual permissions (0666 less the umask; mkstemp's are 0600)."""
     import tempfile
+    check_output(path, ())
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".rankmetrics-", suffix=os.path.splitext(path)[1], dir=folder)
     os.close(fd)
