@@ -5,7 +5,7 @@ import argparse
 import sys
 import warnings
 
-from . import dialects, render
+from . import dialects, paths, render
 from .errors import RankMetricsError, UsageError
 
 
