@@ -237,7 +237,7 @@ def cmd_eval(args) -> int:
         ev.close()
     if not args.per_query:
         rows = [r for r in rows if r[1] is None]
-    sums = {m.requested for m in ev.measures if m.metric.mean == "sum"}
+    sums = {m.requested for m in ev.measures if m.metric.mean.integer}  # printed as whole numbers (trec format)
     if args.output:
         write_atomic(args.output, rows, args.format, sums)
     else:
