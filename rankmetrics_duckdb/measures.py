@@ -81,8 +81,9 @@ def mean_sql(value, condition: Callable, aggregates) -> exp.Expression:
     """The SQL of the 'all' row over the per-query values `value` of several measures: CASE WHEN condition(a)
     THEN a's aggregate ... ELSE AVG END, one WHEN per aggregate of `aggregates` other than AVG (in AGGREGATES
     order); condition(a) is the SQL test that a row's measure is aggregated by a. Only AVG: AVG(value)."""
-    whens = [exp.If(this=condition(a), true=a.sql(value)) for a in AGGREGATES if a in set(aggregates) and a != AVG]
-    return exp.Case(ifs=whens, default=AVG.sql(value)) if whens else AVG.sql(value)
+    whens = [exp.If(this=condition(a), true=a.sql(value.copy())) for a in AGGREGATES
+             if a in set(aggregates) and a != AVG]
+    return exp.Case(ifs=whens, default=AVG.sql(value.copy())) if whens else AVG.sql(value.copy())
 
 
 def listed_aggregates(measures) -> tuple:
