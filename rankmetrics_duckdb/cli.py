@@ -146,7 +146,7 @@ def cmd_eval(args) -> int:
         ev.close()
     if not args.per_query:
         rows = [r for r in rows if r[1] is None]
-    sums = {m.requested for m in ev.measures if m.metric.mean == "sum"}
+    sums = {m.requested for m in ev.measures if m.metric.mean.integer}  # printed as whole numbers (trec format)
     if args.output:
         render.write_rows(args.output, rows, args.format, sums)
     else:

@@ -158,14 +158,17 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
                            sqlgen.Source(_stacked_judgments(judged, len(loaded)), True, False),
                            per_query=True, means=False, split_kinds=True)  # DuckDB only (sqlgen)
         inner = determinism.ordered(plan.query).sql(dialect="duckdb")
-        sums = [exp.Literal.string(m.requested).sql(dialect="duckdb") for m in measures if m.metric.mean == "sum"]
-        is_sum = f"s.measure IN ({', '.join(sums)})" if sums else "FALSE"
-        # the means exactly as `eval` computes them (determinism.py): same values, same aggregate, same order
+        # the means exactly as `eval` computes them: the same aggregates (measures.mean_sql), adding their terms
+        # in the same order (determinism.ordered)
+        mean = measures_mod.mean_sql(
+            exp.column("value", "s"),
+            lambda a: exp.column("measure", "s").isin(*[m.requested for m in measures if m.metric.mean == a]),
+            {m.metric.mean for m in measures})
+        mean = determinism.ordered(mean).sql(dialect="duckdb")
         sql = (f"WITH s AS (SELECT x.measure, split_part(x.query_id, ':', 1) AS run, "
                f"substr(x.query_id, strpos(x.query_id, ':') + 1) AS query_id, x.value FROM ({inner}) AS x) "
                f"SELECT s.measure, s.run, s.query_id, s.value, FALSE AS is_mean FROM s UNION ALL "
-               f"SELECT s.measure, s.run, NULL, CAST(CASE WHEN {is_sum} THEN SUM(s.value ORDER BY s.value) "
-               f"ELSE AVG(s.value ORDER BY s.value) END AS DOUBLE), TRUE FROM s GROUP BY s.measure, s.run")
+               f"SELECT s.measure, s.run, NULL, CAST({mean} AS DOUBLE), TRUE FROM s GROUP BY s.measure, s.run")
         result = run_sql(con, sql).fetchall()
     finally:
         reader.close()
@@ -216,7 +219,7 @@ def run_comparison(judgments, runs, metrics=None, *, test="t", correction="holm"
                    per_query, means)
     warned = set()
     for m in measures:
-        name, is_sum = m.requested, m.metric.mean == "sum"
+        name = m.requested
         base = per_query[(name, 0)]
         results = []
         for i in range(1, len(labels)):
@@ -230,7 +233,7 @@ def run_comparison(judgments, runs, metrics=None, *, test="t", correction="holm"
                               f"queries of {len(evaluated)} ({name}); the test pairs those {len(queries)}. Use -c "
                               f"(queries='judged') to evaluate every judged query for every run", stacklevel=2)
             diffs = [other[q] - base[q] for q in queries]
-            scale = len(diffs) if is_sum else 1
+            scale = m.metric.mean.difference_scale(len(diffs))
             delta = math.fsum(diffs) / len(diffs) * scale if diffs else math.nan
             lo = hi = math.nan
             if test == "t":

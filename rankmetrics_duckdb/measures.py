@@ -9,12 +9,18 @@ the name is echoed back as it was requested.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from . import conventions
+from ._lazy import LazyModule
 from .errors import UsageError
+from .paths import sql_files
+
+exp = LazyModule("sqlglot.expressions")  # sqlglot, imported when SQL is first written (_lazy.py)
 
 
 @dataclass(frozen=True)
@@ -25,6 +31,114 @@ class Param:
     choices: tuple = ()
 
 
+# --- how a metric's per-query values make its 'all' row ----------------------------------------------------------
+
+MIN_GEO_MEAN = 0.00001  # trec_eval's floor of a value before its log in a geometric mean (trec_eval.h)
+
+
+def _avg(value):
+    return exp.Avg(this=value)
+
+
+def _sum(value):
+    return exp.Sum(this=value)
+
+
+def _gmean(value):
+    # exp(avg(ln(max(value, 0.00001)))), trec_eval's te_calc_avg_meas_s_gm; written as a CASE, not GREATEST, so that
+    # a NULL value (a query left out, empty='nan') stays NULL and out of the AVG, as in the arithmetic mean
+    floor = exp.Literal.number(f"{MIN_GEO_MEAN:.5f}")  # 0.00001, not 1e-05
+    floored = exp.Case(ifs=[exp.If(this=exp.LT(this=value.copy(), expression=floor), true=floor.copy())],
+                       default=value.copy())
+    return exp.Exp(this=exp.Avg(this=exp.Ln(this=floored)))
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """How a metric's per-query values make its 'all' row (ir_measures: Measure.aggregator()), and everything that
+    follows from it, in one place: the SQL (mean_sql), how a paired difference scales (comparison), whether values
+    print as whole numbers (the trec format) and how the native header says it."""
+    name: str                   # 'avg' | 'sum' | 'gmean'
+    code: int                   # its number in the fused query's list of measures (sqlgen: measure_list.summed)
+    sql: Callable = field(repr=False, compare=False)  # value expression -> the aggregate's SQL expression
+    summed_difference: bool     # a paired difference is a sum over the queries (delta = n * the mean difference)
+    integer: bool               # values print as whole numbers in the trec format
+    phrase: str                 # how the native objects' header says it
+
+    def difference_scale(self, n: int) -> int:
+        """The factor from the mean of n paired per-query differences to the difference of this aggregate."""
+        return n if self.summed_difference else 1
+
+
+AVG = Aggregate("avg", 0, _avg, False, False, "the mean is avg(value)")  # NULL (NaN) values left out
+SUM = Aggregate("sum", 1, _sum, True, True, "trec_eval's counts sum")
+GMEAN = Aggregate("gmean", 2, _gmean, False, False,
+                  "gm_map and gm_bpref: exp(avg(ln(max(value, 0.00001))))")
+AGGREGATES = (AVG, SUM, GMEAN)  # AVG first: the ELSE of mean_sql's CASE
+
+
+def mean_sql(value, condition: Callable, aggregates) -> exp.Expression:
+    """The SQL of the 'all' row over the per-query values `value` of several measures: CASE WHEN condition(a)
+    THEN a's aggregate ... ELSE AVG END, one WHEN per aggregate of `aggregates` other than AVG (in AGGREGATES
+    order); condition(a) is the SQL test that a row's measure is aggregated by a. Only AVG: AVG(value)."""
+    whens = [exp.If(this=condition(a), true=a.sql(value.copy())) for a in AGGREGATES
+             if a in set(aggregates) and a != AVG]
+    return exp.Case(ifs=whens, default=AVG.sql(value.copy())) if whens else AVG.sql(value.copy())
+
+
+def listed_aggregates(measures) -> tuple:
+    """The aggregates a fused query's mean row names: those of the registry's metrics and of the measures, so
+    that the query's shape does not depend on which measures are asked for."""
+    used = {m.mean for m in METRICS.values()} | {m.metric.mean for m in measures}
+    return tuple(a for a in AGGREGATES if a in used)
+
+
+def aggregates_phrase() -> str:
+    """How the native objects' header says the metrics are aggregated: each aggregate a registry metric uses."""
+    return "; ".join(a.phrase for a in listed_aggregates(()))
+
+
+# --- a metric's defaults: its macro's signature in sql/ ----------------------------------------------------------
+
+_MACRO = re.compile(r"CREATE\s+OR\s+REPLACE\s+MACRO\s+(\w+)\s*\(([^)]*)\)\s+AS\s+TABLE\b", re.I)
+
+
+def _literal(text: str):
+    """A default's SQL literal as Python: NULL, TRUE/FALSE, 'text', a whole number or a decimal number."""
+    if text.upper() == "NULL":
+        return None
+    if text.upper() in ("TRUE", "FALSE"):
+        return text.upper() == "TRUE"
+    if len(text) >= 2 and text[0] == text[-1] == "'":
+        return text[1:-1].replace("''", "'")
+    if re.fullmatch(r"[+-]?\d+", text):
+        return int(text)
+    return float(text)
+
+
+@functools.lru_cache(maxsize=1)
+def _signatures() -> dict:
+    """{table macro: {parameter: default}} read off the `CREATE OR REPLACE MACRO name(run, judgments, k := NULL,
+    ...) AS TABLE` headers of sql/ (a regular expression, not sqlglot: a cached eval does not import sqlglot)."""
+    out = {}
+    for path in sql_files():
+        with open(path, encoding="utf-8") as fh:
+            text = re.sub(r"--[^\n]*", "", fh.read())
+        for name, params in _MACRO.findall(text):
+            defaults = {}
+            for item in params.split(","):
+                if ":=" in item:
+                    key, value = (s.strip() for s in item.split(":=", 1))
+                    defaults[key.lower()] = _literal(value)
+            out[name.lower()] = defaults
+    return out
+
+
+def macro_defaults(macro: str) -> dict:
+    """The defaults of a metric macro's parameters, as its signature in sql/ writes them."""
+    return _signatures()[macro]
+
+
 @dataclass(frozen=True)
 class Metric:
     name: str
@@ -32,14 +146,22 @@ class Metric:
     description: str
     params: tuple = ()          # parameter names this metric takes (besides k)
     cutoff: str = "optional"    # 'optional' | 'none'
-    mean: str = "avg"           # how the 'all' row is formed: 'avg' (NaN left out) or 'sum' (trec_eval's counts)
+    mean: Aggregate = AVG       # how the 'all' row is formed from the per-query values (Aggregate)
     gain_metric: bool = False   # the relevance level reaches it only when the convention says so (nDCG, DCG)
-    defaults: dict = field(default_factory=dict)  # metric-specific defaults that no convention sets
     # Which retrieved rows the value depends on, so that a fused query may drop the others after ranking
     # (sqlgen.keep_rows): 'judged' only judged items ranked within the cutoff (unjudged ones only fill ranks);
     # 'judged_if_cut' the same with a cutoff, every retrieved item without one (the list length counts);
     # 'all' every retrieved item. Anything not sure to be 'judged' must say 'all'.
     reads: str = "judged"
+
+    @property
+    def defaults(self) -> dict:
+        """Defaults that no convention sets: the parameters conventions do not know (ERR's max_grade, RBP's p and
+        scale) and, for a gain metric, rel (the level reaches it only when the convention says so). Read off the
+        macro's signature in sql/, the one place they are written."""
+        signature = macro_defaults(self.macro)
+        return {p: signature[p] for p in self.params
+                if p not in conventions.PARAMETERS or (p == "rel" and self.gain_metric)}
 
 
 PARAMS = {
@@ -66,16 +188,14 @@ METRICS = {m.name: m for m in (
     Metric("Rprec", "r_precision", "R-precision: precision at rank |G|", ("rel",), cutoff="none"),
     Metric("Success", "success", "1 when a relevant item is in the top k (hit rate)", ("rel",)),
     Metric("bpref", "bpref", "binary preference (trec_eval bpref)", ("rel",), cutoff="none"),
-    Metric("ERR", "err", "expected reciprocal rank (Chapelle et al. 2009)", ("max_grade",),
-           defaults={"max_grade": 4}),
+    Metric("ERR", "err", "expected reciprocal rank (Chapelle et al. 2009)", ("max_grade",)),
     Metric("RBP", "rbp", "rank-biased precision (Moffat & Zobel 2008); graded (grade / the query's top grade) "
-           "unless rel is given; scale=raw sums raw grades (ranx)", ("p", "rel", "scale"), gain_metric=True,
-           defaults={"p": 0.8, "rel": None, "scale": "max"}),
+           "unless rel is given; scale=raw sums raw grades (ranx)", ("p", "rel", "scale"), gain_metric=True),
     Metric("Judged", "judged", "fraction of the top k that is judged", (), reads="judged_if_cut"),
-    Metric("NumQ", "num_q", "number of queries evaluated", (), cutoff="none", mean="sum"),
-    Metric("NumRet", "num_ret", "items retrieved", (), cutoff="none", mean="sum", reads="all"),
-    Metric("NumRel", "num_rel", "relevant judged items", ("rel",), cutoff="none", mean="sum"),
-    Metric("NumRelRet", "num_rel_ret", "relevant items retrieved", ("rel",), cutoff="none", mean="sum"),
+    Metric("NumQ", "num_q", "number of queries evaluated", (), cutoff="none", mean=SUM),
+    Metric("NumRet", "num_ret", "items retrieved", (), cutoff="none", mean=SUM, reads="all"),
+    Metric("NumRel", "num_rel", "relevant judged items", ("rel",), cutoff="none", mean=SUM),
+    Metric("NumRelRet", "num_rel_ret", "relevant items retrieved", ("rel",), cutoff="none", mean=SUM),
 )}
 
 _CANONICAL = {name.lower(): name for name in METRICS}
@@ -124,7 +244,7 @@ class Measure:
         for p in self.metric.params:
             if p == "rel":
                 if self.metric.gain_metric and not conv.get("level_for_gain"):
-                    out["rel"] = self.metric.defaults.get("rel", 1)
+                    out["rel"] = self.metric.defaults["rel"]
                 else:
                     out["rel"] = conv["rel"]
             elif p in self.metric.defaults:  # set by the metric, never by a convention (RBP's p and scale)

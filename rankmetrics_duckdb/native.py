@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from . import dialects, sqlgen, sqlsource
+from . import dialects, measures, sqlgen, sqlsource
 from .errors import UsageError
 
 PREFIX = "rm_"
@@ -209,7 +209,7 @@ def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_colum
                 call("ap", d.name, {"k": 100, "rel": 2}, schema=schema)]
     return "\n".join([
         f"-- rankmetrics for {d.name}: every metric as {d.native.kind} returning (query_id, value), one row per",
-        "-- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum).",
+        f"-- query that the queries convention keeps ({measures.aggregates_phrase()}).",
         f"-- Reads the run table {run.sql(dialect=d.sqlglot)} (query_id, item_id, {columns})",
         f"-- and the judgments table {judgments.sql(dialect=d.sqlglot)} (query_id, item_id, relevance).",
         f"-- Call with {d.native.arguments};",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from . import sqlsource
-from .measures import Measure, cutoff_depth, deepest, read_depths
+from .measures import Measure, cutoff_depth, deepest, listed_aggregates, mean_sql, read_depths
 
 
 @dataclass
@@ -331,7 +331,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     # Trino, BigQuery) would otherwise compute it again for every branch of a UNION ALL.
     lit = exp.Literal
     listing = [exp.select(exp.alias_(lit.number(i + 1), "measure_no"), exp.alias_(lit.string(m.requested), "measure"),
-                          exp.alias_(lit.number(1 if m.metric.mean == "sum" else 0), "summed"))
+                          exp.alias_(lit.number(m.metric.mean.code), "summed"))
                for i, m in enumerate(measures)]
     measure_list = listing[0]
     for part in listing[1:]:
@@ -348,9 +348,10 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         parts.append(exp.select(*[exp.alias_(_column("v", c), c) for c in ("measure", "query_id", "value")])
                      .from_("measure_values AS v"))
     if means:
-        mean = exp.Case(ifs=[exp.If(this=exp.EQ(this=_column("v", "summed"), expression=lit.number(1)),
-                                    true=exp.Sum(this=_column("v", "value")))],
-                        default=exp.Avg(this=_column("v", "value")))
+        # the column `summed` holds the measure's aggregate code (measures.Aggregate.code: 1 sum, 2 geometric)
+        mean = mean_sql(_column("v", "value"),
+                        lambda a: exp.EQ(this=_column("v", "summed"), expression=lit.number(a.code)),
+                        listed_aggregates(measures))
         parts.append(exp.select(exp.alias_(_column("v", "measure"), "measure"),
                                 # the mean row's query_id is NULL: no query id can be mistaken for it (a query may
                                 # be named 'all'), as in GROUP BY ROLLUP's total row

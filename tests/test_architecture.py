@@ -8,6 +8,9 @@
   between engines is a field of the dialect's record).
 - The modules form layers (LAYERS): no import circle, no module imports one of its own or a higher layer, and
   only the command line (cli.py) parses arguments.
+- How a metric is averaged (avg, sum, geometric mean) is one property, its measures.Aggregate: no module outside
+  measures.py decides it by a name such as 'sum'; the geometric mean is checked by hand through the fused query.
+- A metric's defaults are written once, in its macro's signature in sql/: Metric.defaults is read off it.
 """
 from __future__ import annotations
 
@@ -18,7 +21,9 @@ import re
 import subprocess
 import sys
 
-from rankmetrics_duckdb import dialects
+import pytest
+
+from rankmetrics_duckdb import dialects, measures
 
 from conftest import ROOT, cli
 import engines
@@ -298,3 +303,120 @@ def test_only_the_command_line_parses_arguments_and_it_computes_nothing():
     assert calls == []
     # the command line hands its arguments to the library: it talks to no engine itself
     assert _imports_of(os.path.join(PACKAGE, "cli.py")) & {"duckdb", "sqlglot", "pyarrow", "pandas"} == set()
+
+
+# --- how a metric is averaged is one property: measures.Aggregate --------------------------------------------
+
+_AGGREGATE_WORDS = {a.name for a in measures.AGGREGATES} | {"mean", "summed", "geometric", "gm", "arithmetic"}
+
+
+def _strings_in(node) -> list[str]:
+    items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+    return [i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)]
+
+
+def _branches_on_aggregate_names(path: str) -> list[str]:
+    """Places in the module at path that decide how a metric is averaged by a name: a comparison with 'sum',
+    'avg', 'gmean' (== 'sum', in ('avg', 'sum')) or a match case on one."""
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    found = []
+    for node in ast.walk(tree):
+        words = []
+        if isinstance(node, ast.Compare):
+            for operand in [node.left, *node.comparators]:
+                words += [s for s in _strings_in(operand) if s.strip().lower() in _AGGREGATE_WORDS]
+        elif isinstance(node, ast.MatchValue):
+            words += [s for s in _strings_in(node.value) if s.strip().lower() in _AGGREGATE_WORDS]
+        if words:
+            found.append((node.lineno, f"{os.path.basename(path)}:{node.lineno}: {', '.join(sorted(set(words)))}"))
+    return [text for _, text in sorted(found)]
+
+
+def test_the_scan_finds_branches_on_aggregate_names(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("if m.metric.mean == 'sum':\n    pass\n"
+                     "x = kind in ('avg', 'gmean')\n"
+                     "match kind:\n    case 'Sum':\n        pass\n"
+                     "y = exp.alias_(v, 'summed')\n")  # a name written into SQL is no branch
+    assert [f.split(":")[1] for f in _branches_on_aggregate_names(str(probe))] == ["1", "3", "5"]
+
+
+def test_no_module_outside_measures_branches_on_an_aggregate_name():
+    modules = sorted(glob.glob(os.path.join(PACKAGE, "*.py")))
+    assert os.path.join(PACKAGE, "measures.py") in modules
+    found = [f for path in modules if os.path.basename(path) != "measures.py"
+             for f in _branches_on_aggregate_names(path)]
+    assert not found, ("how a metric is averaged is its measures.Aggregate (Metric.mean); read its fields:\n  "
+                       + "\n  ".join(found))
+
+
+def _tiny_tables(con):
+    """Four queries; AP by hand (one relevant item each unless said):
+    q1: a (rel) ranked 1                          AP = 1/1 / 1                 = 1
+    q2: x (unjudged), c (rel); d (rel) not found  AP = (1/2) / 2               = 0.25
+    q3: y (unjudged); e (rel) not found           AP = 0
+    q4: f judged non-relevant, no relevant item   AP = 0/0: NaN (NULL) under empty='nan', left out of means"""
+    con.execute("CREATE TABLE run (query_id VARCHAR, item_id VARCHAR, score DOUBLE)")
+    con.execute("INSERT INTO run VALUES ('q1', 'a', 3), ('q1', 'b', 2), ('q2', 'x', 3), ('q2', 'c', 2), "
+                "('q3', 'y', 3), ('q4', 'f', 3)")
+    con.execute("CREATE TABLE judgments (query_id VARCHAR, item_id VARCHAR, relevance INTEGER)")
+    con.execute("INSERT INTO judgments VALUES ('q1', 'a', 1), ('q1', 'b', 0), ('q2', 'c', 1), ('q2', 'd', 1), "
+                "('q3', 'e', 1), ('q4', 'f', 0)")
+
+
+def test_the_geometric_mean_aggregate_by_hand():
+    """trec_eval's gm_map (m_gm_map.c, te_calc_avg_meas_s_gm): exp(mean(ln(max(AP, 0.00001)))) over the queries,
+    written by measures.mean_sql into the fused query next to the arithmetic mean of the same values."""
+    import dataclasses
+
+    import duckdb
+    from sqlglot import exp
+
+    from rankmetrics_duckdb import conventions, sqlgen
+
+    ap = measures.METRICS["AP"]
+    gm = dataclasses.replace(ap, name="GM_AP", mean=measures.GMEAN)
+    asked = [measures.Measure("AP", ap, None, ()), measures.Measure("gm_ap", gm, None, ())]
+    conv = conventions.resolve("trec_eval", empty="nan")
+    plan = sqlgen.plan(asked, conv, sqlgen.Source(exp.to_table("run"), True, False),
+                       sqlgen.Source(exp.to_table("judgments"), True, False), per_query=False)
+    con = duckdb.connect()
+    _tiny_tables(con)
+    got = dict((m, v) for m, _, v in con.execute(plan.query.sql(dialect="duckdb")).fetchall())
+    # AP: (1 + 0.25 + 0) / 3 = 0.416666...  (q4's NULL left out)
+    assert got["AP"] == pytest.approx((1 + 0.25 + 0) / 3, abs=1e-12)
+    # gm: exp((ln 1 + ln 0.25 + ln 0.00001) / 3) = (1 * 0.25 * 0.00001) ** (1/3) = (2.5e-6) ** (1/3)
+    #     = 0.01357208808297...  (q3's 0 floored to 0.00001; q4's NULL left out, not floored)
+    assert got["gm_ap"] == pytest.approx(2.5e-6 ** (1 / 3), rel=1e-12)
+    assert got["gm_ap"] == pytest.approx(0.0135720880829745, rel=1e-12)
+
+
+# --- a metric's defaults are written once: its macro's signature in sql/ -----------------------------------
+
+def _python(default):
+    """A default as sqlglot parsed it (native.parameters), as Python."""
+    from sqlglot import exp
+    if isinstance(default, exp.Null):
+        return None
+    if isinstance(default, exp.Boolean):
+        return default.this
+    if default.is_string:
+        return default.this
+    return int(default.this) if default.is_int else float(default.this)
+
+
+def test_each_metrics_defaults_are_its_macros_signature():
+    from rankmetrics_duckdb import conventions, native
+    seen = {}
+    for metric in measures.METRICS.values():
+        signature = {name: _python(default) for name, _, default in native.parameters(metric.macro)}
+        # every parameter no convention sets (and a gain metric's rel) takes the macro's default
+        assert metric.defaults == {p: signature[p] for p in metric.params
+                                   if p not in conventions.PARAMETERS or (p == "rel" and metric.gain_metric)}
+        seen.update({(metric.name, p): v for p, v in metric.defaults.items()})
+    # the values the SQL files write today (err.sql, rbp.sql, dcg.sql), so that the test cannot pass empty
+    assert seen == {("ERR", "max_grade"): 4, ("RBP", "p"): 0.8, ("RBP", "rel"): None, ("RBP", "scale"): "max",
+                    ("nDCG", "rel"): 1, ("DCG", "rel"): 1}
+    # measures.py writes no default again (a `defaults=` keyword, or a dict literal of p / max_grade)
+    source = open(os.path.join(PACKAGE, "measures.py"), encoding="utf-8").read()
+    assert "defaults=" not in source and '"max_grade": 4' not in source and '"p": 0.8' not in source
