@@ -187,6 +187,7 @@ METRICS = {m.name: m for m in (
     Metric("DCG", "dcg", "discounted cumulative gain", ("gain", "rel", "log_base"), gain_metric=True),
     Metric("Rprec", "r_precision", "R-precision: precision at rank |G|", ("rel",), cutoff="none"),
     Metric("Success", "success", "1 when a relevant item is in the top k (hit rate)", ("rel",)),
+    Metric("Hits", "hits", "relevant items retrieved in the top k (ranx hits@k)", ("rel",)),
     Metric("bpref", "bpref", "binary preference (trec_eval bpref)", ("rel",), cutoff="none"),
     Metric("ERR", "err", "expected reciprocal rank (Chapelle et al. 2009)", ("max_grade",)),
     Metric("RBP", "rbp", "rank-biased precision (Moffat & Zobel 2008); graded (grade / the query's top grade) "
@@ -220,7 +221,7 @@ _TREC_CUT_ONLY = {"p", "recall", "ndcg_cut", "map_cut", "success"}
 RANX_NAMES = {
     "ndcg": ("nDCG", {}), "ndcg_burges": ("nDCG", {"gain": "exponential"}), "map": ("AP", {}),
     "mrr": ("RR", {}), "precision": ("P", {}), "recall": ("R", {}), "hit_rate": ("Success", {}),
-    "hits": None, "f1": ("F1", {}), "r-precision": ("Rprec", {}), "r_precision": ("Rprec", {}),
+    "hits": ("Hits", {}), "f1": ("F1", {}), "r-precision": ("Rprec", {}), "r_precision": ("Rprec", {}),
     "bpref": ("bpref", {}), "dcg": ("DCG", {}), "dcg_burges": ("DCG", {"gain": "exponential"}),
     "rbp": ("RBP", {}), "err": ("ERR", {}), "success": ("Success", {}),
 }

@@ -7,7 +7,7 @@ from rankmetrics_duckdb import evaluate
 import synthetic
 
 NAMES = ["ndcg@10", "ndcg", "ndcg_burges@10", "map", "map@100", "mrr", "mrr@10", "precision@10", "recall@100",
-         "hit_rate@10", "f1@10", "r-precision", "bpref", "dcg@10"]
+         "hit_rate@10", "f1@10", "r-precision", "bpref", "dcg@10", "hits@10", "hits@100"]
 
 
 def ranx_scores(qrels, run, metrics):

@@ -1442,6 +1442,132 @@ HAVING
     ELSE TRUE
   END;
 
+CREATE OR REPLACE FUNCTION rm_hits(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_hits.k AS k,
+    rm_hits.rel AS rel,
+    rm_hits.ties AS ties,
+    rm_hits.judged_only AS judged_only,
+    rm_hits.queries AS queries,
+    rm_hits.empty AS empty
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CAST(j.relevance AS DOUBLE) AS grade
+  FROM rm.native_judgments AS j
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+)
+SELECT
+  f.query_id,
+  CASE
+    WHEN prm.empty = 'nan'
+    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+    THEN NULL
+    ELSE COALESCE(
+      CAST(SUM(
+        CASE
+          WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          )
+          THEN 1
+          ELSE 0
+        END
+      ) AS DOUBLE),
+      CAST(0 AS DOUBLE)
+    )
+  END AS value
+FROM (
+  SELECT
+    s.*
+  FROM item_stream AS s
+) AS f
+CROSS JOIN params AS prm
+GROUP BY
+  f.query_id,
+  prm.empty,
+  prm.k,
+  prm.queries,
+  prm.rel
+HAVING
+  CASE
+    WHEN prm.queries = 'both'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'judged'
+    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    WHEN prm.queries = 'run'
+    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    ELSE TRUE
+  END;
+
 CREATE OR REPLACE FUNCTION rm_judged(k INT DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
