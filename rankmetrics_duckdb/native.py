@@ -138,7 +138,8 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     params_select = exp.select(*[param(name, kind, default) for name, kind, default in params])
     out = body
     for name, cte in (("params", params_select), ("run_items", sqlgen.run_items(run)),
-                      ("judgment_items", sqlgen.judgment_items(judgments)), (STREAM, stream)):
+                      ("judgment_items", _join_params(sqlgen.judgment_items(judgments, grades=_prm("grades")))),
+                      (STREAM, stream)):
         out = out.with_(name, as_=cte)
     if d.native.alias_columns:
         for select in out.find_all(exp.Select):

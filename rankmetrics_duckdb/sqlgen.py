@@ -69,18 +69,17 @@ def run_items(src: Source, conv: dict | None = None) -> exp.Select:
     ).from_(_source(src, "r"))
 
 
-def judgment_items(src: Source, conv: dict | None = None) -> exp.Select:
-    """The judgments normalized as rm_judgment_items does in DuckDB. With the convention grades='truncate'
-    (trec_eval, which reads grades with atol), a fractional grade is truncated toward zero: 1.5 is 1, -0.5 is 0."""
-    grade = _cast(_column("j", "relevance"), "DOUBLE")
-    if conv and conv.get("grades") == "truncate":
-        grade = _cast(exp.Case(ifs=[exp.If(this=exp.LT(this=grade.copy(), expression=exp.Literal.number(0)),
-                                           true=exp.Ceil(this=grade.copy()))],
-                               default=exp.Floor(this=grade.copy())), "DOUBLE")
+def judgment_items(src: Source, conv: dict | None = None, grades: exp.Expression | None = None) -> exp.Select:
+    """The judgments normalized as rm_judgment_items does in DuckDB: text ids and the grade of sql/'s rm_grade,
+    with the convention `grades` (trec_eval's 'truncate' or 'as_given') folded in from conv, or left as the
+    expression `grades` (native objects read it from their parameters)."""
+    if grades is None:
+        grades = _bind_value((conv or {}).get("grades", "as_given"))
+    grade = exp.Anonymous(this="rm_grade", expressions=[_column("j", "relevance"), grades])
     return exp.select(
         exp.alias_(_cast(_column("j", "query_id"), "VARCHAR"), "query_id"),
         exp.alias_(_cast(_column("j", "item_id"), "VARCHAR"), "item_id"),
-        exp.alias_(grade, "grade"),
+        exp.alias_(sqlsource.fold(sqlsource.expand(grade)), "grade"),
     ).from_(_source(src, "j"))
 
 
@@ -112,7 +111,8 @@ def stream(conv: dict) -> exp.Union:
     """sql/01_stream.sql's rm_stream with the conventions folded in, reading the run_items and judgment_items
     CTEs: the 'R' rows UNION ALL the 'J' rows."""
     return sqlsource.fold(stream_body({"ties": _bind_value(conv["ties"]),
-                                       "judged_only": _bind_value(bool(conv["judged_only"]))}))
+                                       "judged_only": _bind_value(bool(conv["judged_only"])),
+                                       "grades": _bind_value(conv["grades"])}))
 
 
 def _kind_of(select: exp.Expression) -> str | None:

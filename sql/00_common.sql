@@ -106,8 +106,9 @@ CREATE OR REPLACE MACRO rm_valid_choice(macro, param, value, choices) AS
              'one of ' || array_to_string(choices, ', '), value);
 
 -- The parameters of rm_stream and rm_finish that most macros share.
-CREATE OR REPLACE MACRO rm_valid_stream(macro, ties, judged_only, queries) AS
+CREATE OR REPLACE MACRO rm_valid_stream(macro, ties, judged_only, queries, grades) AS
     rm_valid_choice(macro, 'ties', ties, ['item_desc', 'item_asc', 'average', 'input'])
+    AND rm_valid_choice(macro, 'grades', grades, ['truncate', 'as_given'])
     AND rm_valid(TRY_CAST(judged_only AS BOOLEAN) IS NOT NULL, macro, 'judged_only', 'true or false', judged_only)
     AND rm_valid_choice(macro, 'queries', queries, ['both', 'judged', 'run', 'all']);
 

@@ -18,12 +18,21 @@ FROM (
     SELECT * FROM query_table(run)
 ) AS r;
 
--- The judgments, normalized: text ids and a numeric grade. DuckDB only, like rm_run_items.
-CREATE OR REPLACE MACRO rm_judgment_items(judgments) AS TABLE
+-- A judgment's grade: 'truncate' (trec_eval, which reads grades with atol: 1.5 is 1, -0.5 is 0) or 'as_given'.
+CREATE OR REPLACE MACRO rm_grade(relevance, grades) AS
+    CASE
+        WHEN grades = 'truncate' THEN CAST(
+            CASE WHEN CAST(relevance AS DOUBLE) < 0 THEN CEIL(CAST(relevance AS DOUBLE))
+                 ELSE FLOOR(CAST(relevance AS DOUBLE)) END AS DOUBLE)
+        ELSE CAST(relevance AS DOUBLE)
+    END;
+
+-- The judgments, normalized: text ids and a numeric grade (rm_grade). DuckDB only, like rm_run_items.
+CREATE OR REPLACE MACRO rm_judgment_items(judgments, grades) AS TABLE
 SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    rm_grade(j.relevance, grades) AS grade
 FROM query_table(judgments) AS j;
 
 -- The stream: one 'R' row per retrieved item and one 'J' row per judged item (see 00_common.sql).
@@ -31,7 +40,8 @@ FROM query_table(judgments) AS j;
 --               'item_asc' (score, then item id ascending), 'average' (as item_desc; DCG then averages the
 --               discounts of tied items), 'input' (the run's own rank column, then as item_desc)
 --   judged_only drop unjudged items (and negative grades, which trec_eval treats as unjudged) before ranking (-J)
-CREATE OR REPLACE MACRO rm_stream(run, judgments, ties, judged_only) AS TABLE
+--   grades      fractional grades: 'truncate' toward zero (trec_eval) or 'as_given' (rm_grade)
+CREATE OR REPLACE MACRO rm_stream(run, judgments, ties, judged_only, grades) AS TABLE
 SELECT
     ranked.query_id,
     'R' AS kind,
@@ -63,11 +73,11 @@ FROM (
         UNION ALL
         SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in
         FROM rm_run_items(run) AS ri
-        JOIN rm_judgment_items(judgments) AS jo ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+        JOIN rm_judgment_items(judgments, grades) AS jo ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
         WHERE judged_only AND jo.grade >= 0
     ) AS r
 ) AS ranked
-LEFT JOIN rm_judgment_items(judgments) AS j
+LEFT JOIN rm_judgment_items(judgments, grades) AS j
     ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
 UNION ALL
 -- The ideal ordering of the judged items, by grade alone: a 'J' row's pos is only read as a discount paired with
@@ -82,4 +92,4 @@ SELECT
     j.grade,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
-FROM rm_judgment_items(judgments) AS j;
+FROM rm_judgment_items(judgments, grades) AS j;

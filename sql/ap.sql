@@ -13,19 +13,19 @@ CREATE OR REPLACE MACRO rm_ap(kind, pos, grade, running, k, lvl, denominator) AS
         END);
 
 CREATE OR REPLACE MACRO ap(run, judgments, k := NULL, rel := 1, denominator := 'judged',
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate') AS TABLE
 SELECT
     f.query_id,
     rm_finish(rm_ap(f.kind, f.pos, f.grade, f.running_rel, k, rel, denominator), rm_num_rel(f.kind, f.grade, rel), empty)
         AS value
 FROM (
     SELECT s.*, rm_running_rel(s.query_id, s.kind, s.pos, s.grade, rel) AS running_rel
-    FROM rm_stream(run, judgments, ties, judged_only) AS s
+    FROM rm_stream(run, judgments, ties, judged_only, grades) AS s
 ) AS f
 CROSS JOIN (SELECT rm_valid_k('ap', k)
         AND rm_valid_rel('ap', rel)
         AND rm_valid_choice('ap', 'denominator', denominator, ['judged', 'capped', 'retrieved'])
-        AND rm_valid_stream('ap', ties, judged_only, queries)
+        AND rm_valid_stream('ap', ties, judged_only, queries, grades)
         AND rm_valid_empty('ap', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

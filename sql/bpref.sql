@@ -25,7 +25,7 @@ CREATE OR REPLACE MACRO rm_bpref(kind, grade, nonrel_above, query_num_rel, query
         rm_num_rel(kind, grade, lvl));
 
 CREATE OR REPLACE MACRO bpref(run, judgments, rel := 1,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate') AS TABLE
 SELECT
     f.query_id,
     rm_finish(rm_bpref(f.kind, f.grade, f.nonrel_above, f.query_num_rel, f.query_num_nonrel, rel),
@@ -36,10 +36,10 @@ FROM (
         rm_nonrel_above(s.query_id, s.kind, s.pos, s.grade, rel) AS nonrel_above,
         rm_query_num_rel(s.query_id, s.kind, s.grade, rel) AS query_num_rel,
         rm_query_num_nonrel(s.query_id, s.kind, s.grade, rel) AS query_num_nonrel
-    FROM rm_stream(run, judgments, ties, judged_only) AS s
+    FROM rm_stream(run, judgments, ties, judged_only, grades) AS s
 ) AS f
 CROSS JOIN (SELECT rm_valid_rel('bpref', rel)
-        AND rm_valid_stream('bpref', ties, judged_only, queries)
+        AND rm_valid_stream('bpref', ties, judged_only, queries, grades)
         AND rm_valid_empty('bpref', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

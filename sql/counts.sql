@@ -4,39 +4,39 @@
 --   num_rel     relevant judged items |G|
 --   num_rel_ret relevant items retrieved
 CREATE OR REPLACE MACRO num_q(run, judgments,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate') AS TABLE
 SELECT f.query_id, CAST(1 AS DOUBLE) AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
-CROSS JOIN (SELECT rm_valid_stream('num_q', ties, judged_only, queries) AS ok) AS valid
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades) AS s) AS f
+CROSS JOIN (SELECT rm_valid_stream('num_q', ties, judged_only, queries, grades) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
 CREATE OR REPLACE MACRO num_ret(run, judgments,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate') AS TABLE
 SELECT f.query_id, CAST(rm_retrieved(f.kind, f.pos, NULL) AS DOUBLE) AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
-CROSS JOIN (SELECT rm_valid_stream('num_ret', ties, judged_only, queries) AS ok) AS valid
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades) AS s) AS f
+CROSS JOIN (SELECT rm_valid_stream('num_ret', ties, judged_only, queries, grades) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
 CREATE OR REPLACE MACRO num_rel(run, judgments, rel := 1,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate') AS TABLE
 SELECT f.query_id, CAST(rm_num_rel(f.kind, f.grade, rel) AS DOUBLE) AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades) AS s) AS f
 CROSS JOIN (SELECT rm_valid_rel('num_rel', rel)
-        AND rm_valid_stream('num_rel', ties, judged_only, queries) AS ok) AS valid
+        AND rm_valid_stream('num_rel', ties, judged_only, queries, grades) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
 CREATE OR REPLACE MACRO num_rel_ret(run, judgments, rel := 1,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate') AS TABLE
 SELECT f.query_id, CAST(rm_hits(f.kind, f.pos, f.grade, rel, NULL) AS DOUBLE) AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades) AS s) AS f
 CROSS JOIN (SELECT rm_valid_rel('num_rel_ret', rel)
-        AND rm_valid_stream('num_rel_ret', ties, judged_only, queries) AS ok) AS valid
+        AND rm_valid_stream('num_rel_ret', ties, judged_only, queries, grades) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);

@@ -40,27 +40,27 @@ CREATE OR REPLACE MACRO rm_ideal_dcg(kind, pos, ipos, ideal_pos_within, grade, k
     END);
 
 CREATE OR REPLACE MACRO dcg(run, judgments, k := NULL, gain := 'linear', rel := 1, log_base := 2,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate') AS TABLE
 SELECT
     f.query_id,
     rm_finish(rm_dcg(f.kind, f.pos, f.grade, f.tie_discount, k, gain, rel, log_base, ties),
               rm_num_rel(f.kind, f.grade, rel), empty) AS value
 FROM (
     SELECT s.*, rm_tie_discount(s.query_id, s.kind, s.score, s.pos, k, log_base) AS tie_discount
-    FROM rm_stream(run, judgments, ties, judged_only) AS s
+    FROM rm_stream(run, judgments, ties, judged_only, grades) AS s
 ) AS f
 CROSS JOIN (SELECT rm_valid_k('dcg', k)
         AND rm_valid_gain('dcg', gain)
         AND rm_valid_rel('dcg', rel)
         AND rm_valid_log_base('dcg', log_base)
-        AND rm_valid_stream('dcg', ties, judged_only, queries)
+        AND rm_valid_stream('dcg', ties, judged_only, queries, grades)
         AND rm_valid_empty('dcg', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
 CREATE OR REPLACE MACRO ndcg(run, judgments, k := NULL, gain := 'linear', rel := 1, log_base := 2,
-        ideal := 'judgments', ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero')
+        ideal := 'judgments', ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate')
         AS TABLE
 SELECT
     f.query_id,
@@ -73,14 +73,14 @@ FROM (
         s.*,
         rm_tie_discount(s.query_id, s.kind, s.score, s.pos, k, log_base) AS tie_discount,
         rm_ideal_pos_within(s.query_id, s.kind, s.pos, s.grade, k) AS ideal_pos_within
-    FROM rm_stream(run, judgments, ties, judged_only) AS s
+    FROM rm_stream(run, judgments, ties, judged_only, grades) AS s
 ) AS f
 CROSS JOIN (SELECT rm_valid_k('ndcg', k)
         AND rm_valid_gain('ndcg', gain)
         AND rm_valid_rel('ndcg', rel)
         AND rm_valid_log_base('ndcg', log_base)
         AND rm_valid_choice('ndcg', 'ideal', ideal, ['judgments', 'candidates', 'retrieved'])
-        AND rm_valid_stream('ndcg', ties, judged_only, queries)
+        AND rm_valid_stream('ndcg', ties, judged_only, queries, grades)
         AND rm_valid_empty('ndcg', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

@@ -1,15 +1,15 @@
 -- Hits@k: the number of relevant items retrieved in the top k (ranx hits@k; trec_eval's num_rel_ret with a
 -- cutoff). Without a cutoff: every relevant item retrieved.
 CREATE OR REPLACE MACRO hits(run, judgments, k := NULL, rel := 1,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate') AS TABLE
 SELECT
     f.query_id,
     rm_finish(CAST(rm_hits(f.kind, f.pos, f.grade, rel, k) AS DOUBLE), rm_num_rel(f.kind, f.grade, rel), empty)
         AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades) AS s) AS f
 CROSS JOIN (SELECT rm_valid_k('hits', k)
         AND rm_valid_rel('hits', rel)
-        AND rm_valid_stream('hits', ties, judged_only, queries)
+        AND rm_valid_stream('hits', ties, judged_only, queries, grades)
         AND rm_valid_empty('hits', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

@@ -6,13 +6,13 @@ CREATE OR REPLACE MACRO rm_judged(kind, pos, grade, k) AS
              COALESCE(k, rm_retrieved(kind, pos, k)));
 
 CREATE OR REPLACE MACRO judged(run, judgments, k := NULL,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate') AS TABLE
 SELECT
     f.query_id,
     rm_finish(rm_judged(f.kind, f.pos, f.grade, k), rm_num_rel(f.kind, f.grade, 1), empty) AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades) AS s) AS f
 CROSS JOIN (SELECT rm_valid_k('judged', k)
-        AND rm_valid_stream('judged', ties, judged_only, queries)
+        AND rm_valid_stream('judged', ties, judged_only, queries, grades)
         AND rm_valid_empty('judged', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

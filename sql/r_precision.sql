@@ -4,17 +4,17 @@ CREATE OR REPLACE MACRO rm_r_precision(kind, pos, grade, query_num_rel, lvl) AS
              rm_num_rel(kind, grade, lvl));
 
 CREATE OR REPLACE MACRO r_precision(run, judgments, rel := 1,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate') AS TABLE
 SELECT
     f.query_id,
     rm_finish(rm_r_precision(f.kind, f.pos, f.grade, f.query_num_rel, rel), rm_num_rel(f.kind, f.grade, rel), empty)
         AS value
 FROM (
     SELECT s.*, rm_query_num_rel(s.query_id, s.kind, s.grade, rel) AS query_num_rel
-    FROM rm_stream(run, judgments, ties, judged_only) AS s
+    FROM rm_stream(run, judgments, ties, judged_only, grades) AS s
 ) AS f
 CROSS JOIN (SELECT rm_valid_rel('r_precision', rel)
-        AND rm_valid_stream('r_precision', ties, judged_only, queries)
+        AND rm_valid_stream('r_precision', ties, judged_only, queries, grades)
         AND rm_valid_empty('r_precision', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

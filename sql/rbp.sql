@@ -17,18 +17,18 @@ CREATE OR REPLACE MACRO rm_rbp(kind, pos, grade, k, p, lvl, scale) AS
     END;
 
 CREATE OR REPLACE MACRO rbp(run, judgments, k := NULL, p := 0.8, rel := NULL,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', scale := 'max') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', scale := 'max', grades := 'truncate') AS TABLE
 SELECT
     f.query_id,
     rm_finish(rm_rbp(f.kind, f.pos, f.grade, k, p, rel, scale), rm_num_rel(f.kind, f.grade, COALESCE(rel, 1)), empty)
         AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only) AS s) AS f
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades) AS s) AS f
 CROSS JOIN (SELECT rm_valid_k('rbp', k)
         AND rm_valid(rm_valid_number(p) AND TRY_CAST(p AS DOUBLE) > 0 AND TRY_CAST(p AS DOUBLE) < 1, 'rbp', 'p',
                      'a number between 0 and 1 (exclusive)', p)
         AND rm_valid(rel IS NULL OR rm_valid_number(rel), 'rbp', 'rel', 'a finite number, or NULL for graded gain', rel)
         AND rm_valid_choice('rbp', 'scale', scale, ['max', 'raw'])
-        AND rm_valid_stream('rbp', ties, judged_only, queries)
+        AND rm_valid_stream('rbp', ties, judged_only, queries, grades)
         AND rm_valid_empty('rbp', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

@@ -221,6 +221,35 @@ def test_negative_fractional_grade_truncates_toward_zero(tmp_path):
     assert rm.evaluate(qrels, run, ["bpref"], grades="as_given")["bpref"] == pytest.approx(1.0)
 
 
+def test_fractional_grades_in_the_sql_macros_and_native_objects():
+    """The same two cases through the DuckDB macros (trec_eval's default: truncate; native objects are checked
+    against eval in test_native): run a then b, qrels a 1.5, b 1.9 -> nDCG 1 truncated, 0.94813 as given (hand
+    computation in test_fractional_grades_truncated_as_trec_eval); qrels n -0.5, a 1 -> bpref 0 truncated, 1 as
+    given (test_negative_fractional_grade_truncates_toward_zero)."""
+    import duckdb
+    con = duckdb.connect()
+    rm.register(con)
+    con.execute("CREATE TABLE run AS SELECT * FROM (VALUES ('q', 'a', 2.0), ('q', 'b', 1.0), ('q', 'n', 3.0)) "
+                "t(query_id, item_id, score)")
+    con.execute("CREATE TABLE qrels AS SELECT * FROM (VALUES ('q', 'a', 1.5), ('q', 'b', 1.9)) "
+                "t(query_id, item_id, relevance)")
+    con.execute("CREATE TABLE run2 AS SELECT * FROM (VALUES ('q', 'n', 2.0), ('q', 'a', 1.0)) t(query_id, item_id, score)")
+    con.execute("CREATE TABLE qrels2 AS SELECT * FROM (VALUES ('q', 'n', -0.5), ('q', 'a', 1.0)) "
+                "t(query_id, item_id, relevance)")
+    # n (unjudged, ranked first) only shifts both: DCG = 1/log2(3) + 1/2 over ideal 1 + 1/log2(3) when truncated
+    truncated = (1 / math.log2(3) + 1 / 2) / (1 + 1 / math.log2(3))
+    given = (1.5 / math.log2(3) + 1.9 / 2) / (1.9 + 1.5 / math.log2(3))
+    assert con.execute("SELECT value FROM ndcg('run', 'qrels')").fetchall() == [(pytest.approx(truncated),)]
+    assert con.execute("SELECT value FROM ndcg('run', 'qrels', grades := 'as_given')").fetchall() == \
+        [(pytest.approx(given),)]
+    assert rm.evaluate("qrels", "run", ["ndcg"], con=con)["ndcg"] == pytest.approx(truncated, abs=1e-12)
+    assert con.execute("SELECT value FROM bpref('run2', 'qrels2')").fetchall() == [(pytest.approx(0.0),)]
+    assert con.execute("SELECT value FROM bpref('run2', 'qrels2', grades := 'as_given')").fetchall() == \
+        [(pytest.approx(1.0),)]
+    with pytest.raises(duckdb.Error, match="grades"):
+        con.execute("SELECT value FROM ndcg('run', 'qrels', grades := 'round')").fetchall()
+
+
 def test_readme_conventions_table_has_grades_and_scores():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
         text = fh.read()

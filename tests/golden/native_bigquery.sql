@@ -4,10 +4,10 @@
 -- and the judgments table `my-project`.rm.native_judgments (query_id, item_id, relevance).
 -- Call with every argument, in order (BigQuery table functions have no defaults); NULL means the default;
 -- k NULL means no cutoff. For example:
---   SELECT query_id, value FROM metrics.rm_ndcg(10, 'linear', 1, 2, 'judgments', 'item_desc', FALSE, 'both', 'zero');
---   SELECT query_id, value FROM metrics.rm_ap(100, 2, 'judged', 'item_desc', FALSE, 'both', 'zero');
+--   SELECT query_id, value FROM metrics.rm_ndcg(10, 'linear', 1, 2, 'judgments', 'item_desc', FALSE, 'both', 'zero', 'truncate');
+--   SELECT query_id, value FROM metrics.rm_ap(100, 2, 'judged', 'item_desc', FALSE, 'both', 'zero', 'truncate');
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_ap(k INT64, rel FLOAT64, denominator STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_ap(k INT64, rel FLOAT64, denominator STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -17,7 +17,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -29,8 +30,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -165,7 +175,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_bpref(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_bpref(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -173,7 +183,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -185,8 +196,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -317,13 +337,14 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_q(ties STRING, judged_only BOOL, queries STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_q(ties STRING, judged_only BOOL, queries STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
-    COALESCE(queries, 'both') AS queries
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -335,8 +356,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -422,13 +452,14 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_ret(ties STRING, judged_only BOOL, queries STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_ret(ties STRING, judged_only BOOL, queries STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
-    COALESCE(queries, 'both') AS queries
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -440,8 +471,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -529,14 +569,15 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_rel(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_rel(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
     COALESCE(rel, 1) AS rel,
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
-    COALESCE(queries, 'both') AS queries
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -548,8 +589,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -636,14 +686,15 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_rel_ret(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_rel_ret(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
     COALESCE(rel, 1) AS rel,
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
-    COALESCE(queries, 'both') AS queries
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -655,8 +706,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -751,7 +811,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_dcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_dcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -762,7 +822,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -774,8 +835,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -917,7 +987,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_ndcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, ideal STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_ndcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, ideal STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -929,7 +999,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -941,8 +1012,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1147,7 +1227,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_err(k INT64, max_grade FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_err(k INT64, max_grade FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -1156,7 +1236,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1168,8 +1249,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1309,7 +1399,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_f1(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_f1(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -1318,7 +1408,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1330,8 +1421,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1452,7 +1552,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_hits(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_hits(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -1461,7 +1561,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1473,8 +1574,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1579,7 +1689,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_judged(k INT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_judged(k INT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -1587,7 +1697,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1599,8 +1710,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1716,7 +1836,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_precision(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_precision(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -1725,7 +1845,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1737,8 +1858,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1855,7 +1985,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_r_precision(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_r_precision(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -1863,7 +1993,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1875,8 +2006,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1984,7 +2124,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_rbp(k INT64, p FLOAT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, scale STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_rbp(k INT64, p FLOAT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, scale STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -1995,7 +2135,8 @@ WITH params AS (
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
     COALESCE(empty, 'zero') AS empty,
-    COALESCE(scale, 'max') AS scale
+    COALESCE(scale, 'max') AS scale,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -2007,8 +2148,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -2146,7 +2296,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_recall(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_recall(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -2155,7 +2305,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -2167,8 +2318,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -2275,7 +2435,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_rr(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_rr(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -2284,7 +2444,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -2296,8 +2457,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -2406,7 +2576,7 @@ HAVING
   END
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_success(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_success(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -2415,7 +2585,8 @@ WITH params AS (
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -2427,8 +2598,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS FLOAT64) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
   FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,

@@ -7,7 +7,7 @@
 --   SELECT query_id, value FROM rm_ndcg(k => 10);
 --   SELECT query_id, value FROM rm_ap(k => 100, rel => 2);
 
-CREATE OR REPLACE FUNCTION rm_ap(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, denominator STRING DEFAULT 'judged', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_ap(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, denominator STRING DEFAULT 'judged', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -18,7 +18,8 @@ WITH params AS (
     rm_ap.ties AS ties,
     rm_ap.judged_only AS judged_only,
     rm_ap.queries AS queries,
-    rm_ap.empty AS empty
+    rm_ap.empty AS empty,
+    rm_ap.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -30,8 +31,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -164,7 +174,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_bpref(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_bpref(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -173,7 +183,8 @@ WITH params AS (
     rm_bpref.ties AS ties,
     rm_bpref.judged_only AS judged_only,
     rm_bpref.queries AS queries,
-    rm_bpref.empty AS empty
+    rm_bpref.empty AS empty,
+    rm_bpref.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -185,8 +196,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -315,14 +335,15 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_num_q(ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both')
+CREATE OR REPLACE FUNCTION rm_num_q(ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
   SELECT
     rm_num_q.ties AS ties,
     rm_num_q.judged_only AS judged_only,
-    rm_num_q.queries AS queries
+    rm_num_q.queries AS queries,
+    rm_num_q.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -334,8 +355,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -419,14 +449,15 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_num_ret(ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both')
+CREATE OR REPLACE FUNCTION rm_num_ret(ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
   SELECT
     rm_num_ret.ties AS ties,
     rm_num_ret.judged_only AS judged_only,
-    rm_num_ret.queries AS queries
+    rm_num_ret.queries AS queries,
+    rm_num_ret.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -438,8 +469,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -525,7 +565,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_num_rel(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both')
+CREATE OR REPLACE FUNCTION rm_num_rel(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -533,7 +573,8 @@ WITH params AS (
     rm_num_rel.rel AS rel,
     rm_num_rel.ties AS ties,
     rm_num_rel.judged_only AS judged_only,
-    rm_num_rel.queries AS queries
+    rm_num_rel.queries AS queries,
+    rm_num_rel.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -545,8 +586,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -631,7 +681,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_num_rel_ret(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both')
+CREATE OR REPLACE FUNCTION rm_num_rel_ret(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -639,7 +689,8 @@ WITH params AS (
     rm_num_rel_ret.rel AS rel,
     rm_num_rel_ret.ties AS ties,
     rm_num_rel_ret.judged_only AS judged_only,
-    rm_num_rel_ret.queries AS queries
+    rm_num_rel_ret.queries AS queries,
+    rm_num_rel_ret.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -651,8 +702,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -745,7 +805,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_dcg(k INT DEFAULT NULL, gain STRING DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_dcg(k INT DEFAULT NULL, gain STRING DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -757,7 +817,8 @@ WITH params AS (
     rm_dcg.ties AS ties,
     rm_dcg.judged_only AS judged_only,
     rm_dcg.queries AS queries,
-    rm_dcg.empty AS empty
+    rm_dcg.empty AS empty,
+    rm_dcg.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -769,8 +830,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -910,7 +980,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_ndcg(k INT DEFAULT NULL, gain STRING DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ideal STRING DEFAULT 'judgments', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_ndcg(k INT DEFAULT NULL, gain STRING DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ideal STRING DEFAULT 'judgments', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -923,7 +993,8 @@ WITH params AS (
     rm_ndcg.ties AS ties,
     rm_ndcg.judged_only AS judged_only,
     rm_ndcg.queries AS queries,
-    rm_ndcg.empty AS empty
+    rm_ndcg.empty AS empty,
+    rm_ndcg.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -935,8 +1006,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1139,7 +1219,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_err(k INT DEFAULT NULL, max_grade DOUBLE DEFAULT 4, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_err(k INT DEFAULT NULL, max_grade DOUBLE DEFAULT 4, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -1149,7 +1229,8 @@ WITH params AS (
     rm_err.ties AS ties,
     rm_err.judged_only AS judged_only,
     rm_err.queries AS queries,
-    rm_err.empty AS empty
+    rm_err.empty AS empty,
+    rm_err.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1161,8 +1242,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1300,7 +1390,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_f1(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_f1(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -1310,7 +1400,8 @@ WITH params AS (
     rm_f1.ties AS ties,
     rm_f1.judged_only AS judged_only,
     rm_f1.queries AS queries,
-    rm_f1.empty AS empty
+    rm_f1.empty AS empty,
+    rm_f1.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1322,8 +1413,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1442,7 +1542,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_hits(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_hits(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -1452,7 +1552,8 @@ WITH params AS (
     rm_hits.ties AS ties,
     rm_hits.judged_only AS judged_only,
     rm_hits.queries AS queries,
-    rm_hits.empty AS empty
+    rm_hits.empty AS empty,
+    rm_hits.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1464,8 +1565,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1568,7 +1678,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_judged(k INT DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_judged(k INT DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -1577,7 +1687,8 @@ WITH params AS (
     rm_judged.ties AS ties,
     rm_judged.judged_only AS judged_only,
     rm_judged.queries AS queries,
-    rm_judged.empty AS empty
+    rm_judged.empty AS empty,
+    rm_judged.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1589,8 +1700,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1704,7 +1824,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_precision(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_precision(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -1714,7 +1834,8 @@ WITH params AS (
     rm_precision.ties AS ties,
     rm_precision.judged_only AS judged_only,
     rm_precision.queries AS queries,
-    rm_precision.empty AS empty
+    rm_precision.empty AS empty,
+    rm_precision.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1726,8 +1847,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1842,7 +1972,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_r_precision(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_r_precision(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -1851,7 +1981,8 @@ WITH params AS (
     rm_r_precision.ties AS ties,
     rm_r_precision.judged_only AS judged_only,
     rm_r_precision.queries AS queries,
-    rm_r_precision.empty AS empty
+    rm_r_precision.empty AS empty,
+    rm_r_precision.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1863,8 +1994,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1970,7 +2110,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_rbp(k INT DEFAULT NULL, p DOUBLE DEFAULT 0.8, rel DOUBLE DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', scale STRING DEFAULT 'max')
+CREATE OR REPLACE FUNCTION rm_rbp(k INT DEFAULT NULL, p DOUBLE DEFAULT 0.8, rel DOUBLE DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', scale STRING DEFAULT 'max', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -1982,7 +2122,8 @@ WITH params AS (
     rm_rbp.judged_only AS judged_only,
     rm_rbp.queries AS queries,
     rm_rbp.empty AS empty,
-    rm_rbp.scale AS scale
+    rm_rbp.scale AS scale,
+    rm_rbp.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -1994,8 +2135,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -2131,7 +2281,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_recall(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_recall(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -2141,7 +2291,8 @@ WITH params AS (
     rm_recall.ties AS ties,
     rm_recall.judged_only AS judged_only,
     rm_recall.queries AS queries,
-    rm_recall.empty AS empty
+    rm_recall.empty AS empty,
+    rm_recall.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -2153,8 +2304,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -2259,7 +2419,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_rr(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_rr(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -2269,7 +2429,8 @@ WITH params AS (
     rm_rr.ties AS ties,
     rm_rr.judged_only AS judged_only,
     rm_rr.queries AS queries,
-    rm_rr.empty AS empty
+    rm_rr.empty AS empty,
+    rm_rr.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -2281,8 +2442,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -2389,7 +2559,7 @@ HAVING
     ELSE TRUE
   END;
 
-CREATE OR REPLACE FUNCTION rm_success(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_success(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -2399,7 +2569,8 @@ WITH params AS (
     rm_success.ties AS ties,
     rm_success.judged_only AS judged_only,
     rm_success.queries AS queries,
-    rm_success.empty AS empty
+    rm_success.empty AS empty,
+    rm_success.grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS STRING) AS query_id,
@@ -2411,8 +2582,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,

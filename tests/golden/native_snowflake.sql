@@ -7,7 +7,7 @@
 --   SELECT query_id, value FROM TABLE(rm_ndcg(k => 10));
 --   SELECT query_id, value FROM TABLE(rm_ap(k => 100, rel => 2));
 
-CREATE OR REPLACE FUNCTION rm_ap(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, denominator VARCHAR DEFAULT 'judged', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_ap(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, denominator VARCHAR DEFAULT 'judged', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -18,7 +18,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -30,8 +31,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -165,7 +175,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_bpref(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_bpref(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -174,7 +184,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -186,8 +197,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -317,14 +337,15 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_num_q(ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both')
+CREATE OR REPLACE FUNCTION rm_num_q(ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
   SELECT
     ties AS ties,
     judged_only AS judged_only,
-    queries AS queries
+    queries AS queries,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -336,8 +357,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -422,14 +452,15 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_num_ret(ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both')
+CREATE OR REPLACE FUNCTION rm_num_ret(ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
   SELECT
     ties AS ties,
     judged_only AS judged_only,
-    queries AS queries
+    queries AS queries,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -441,8 +472,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -529,7 +569,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_num_rel(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both')
+CREATE OR REPLACE FUNCTION rm_num_rel(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -537,7 +577,8 @@ WITH params AS (
     rel AS rel,
     ties AS ties,
     judged_only AS judged_only,
-    queries AS queries
+    queries AS queries,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -549,8 +590,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -636,7 +686,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_num_rel_ret(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both')
+CREATE OR REPLACE FUNCTION rm_num_rel_ret(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -644,7 +694,8 @@ WITH params AS (
     rel AS rel,
     ties AS ties,
     judged_only AS judged_only,
-    queries AS queries
+    queries AS queries,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -656,8 +707,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -751,7 +811,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_dcg(k NUMBER DEFAULT NULL, gain VARCHAR DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_dcg(k NUMBER DEFAULT NULL, gain VARCHAR DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -763,7 +823,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -775,8 +836,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -917,7 +987,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_ndcg(k NUMBER DEFAULT NULL, gain VARCHAR DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ideal VARCHAR DEFAULT 'judgments', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_ndcg(k NUMBER DEFAULT NULL, gain VARCHAR DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ideal VARCHAR DEFAULT 'judgments', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -930,7 +1000,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -942,8 +1013,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1147,7 +1227,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_err(k NUMBER DEFAULT NULL, max_grade DOUBLE DEFAULT 4, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_err(k NUMBER DEFAULT NULL, max_grade DOUBLE DEFAULT 4, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -1157,7 +1237,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -1169,8 +1250,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1309,7 +1399,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_f1(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_f1(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -1319,7 +1409,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -1331,8 +1422,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1452,7 +1552,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_hits(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_hits(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -1462,7 +1562,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -1474,8 +1575,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1579,7 +1689,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_judged(k NUMBER DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_judged(k NUMBER DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -1588,7 +1698,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -1600,8 +1711,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1716,7 +1836,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_precision(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_precision(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -1726,7 +1846,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -1738,8 +1859,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1855,7 +1985,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_r_precision(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_r_precision(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -1864,7 +1994,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -1876,8 +2007,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -1984,7 +2124,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_rbp(k NUMBER DEFAULT NULL, p DOUBLE DEFAULT 0.8, rel DOUBLE DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', scale VARCHAR DEFAULT 'max')
+CREATE OR REPLACE FUNCTION rm_rbp(k NUMBER DEFAULT NULL, p DOUBLE DEFAULT 0.8, rel DOUBLE DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', scale VARCHAR DEFAULT 'max', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -1996,7 +2136,8 @@ WITH params AS (
     judged_only AS judged_only,
     queries AS queries,
     empty AS empty,
-    scale AS scale
+    scale AS scale,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -2008,8 +2149,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -2146,7 +2296,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_recall(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_recall(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -2156,7 +2306,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -2168,8 +2319,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -2275,7 +2435,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_rr(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_rr(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -2285,7 +2445,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -2297,8 +2458,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
@@ -2406,7 +2576,7 @@ HAVING
   END
 $$;
 
-CREATE OR REPLACE FUNCTION rm_success(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero')
+CREATE OR REPLACE FUNCTION rm_success(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -2416,7 +2586,8 @@ WITH params AS (
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
-    empty AS empty
+    empty AS empty,
+    grades AS grades
 ), run_items AS (
   SELECT
     CAST(r.query_id AS VARCHAR) AS query_id,
@@ -2428,8 +2599,17 @@ WITH params AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(j.relevance AS DOUBLE) AS grade
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
 ), item_stream AS (
   SELECT
     ranked.query_id,
