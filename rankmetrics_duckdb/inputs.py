@@ -277,6 +277,29 @@ def run_sql(con, sql: str) -> Rows:
     return Rows(con.execute(sql))
 
 
+def overlap_counts(run_ids: str, judged_ids: str) -> list[str]:
+    """The query-id overlap as three SQL scalar subqueries (run queries, judged queries, common queries) over two
+    relations of distinct query ids in a column q: the one definition that query_overlap and the one-statement
+    path (onepass) both count with."""
+    return [f"(SELECT count(*) FROM {run_ids})", f"(SELECT count(*) FROM {judged_ids})",
+            f"(SELECT count(*) FROM {run_ids} AS a JOIN {judged_ids} AS b ON a.q = b.q)"]
+
+
+def query_overlap(con, run, judgments, counted: bool = True) -> tuple[int, int, int]:
+    """(run queries, judged queries, common queries) of two loaded inputs, each scanned once; an InputError if
+    they have no query in common (with the two counts in its message if counted)."""
+    r, j = run.relation.sql(dialect="duckdb"), judgments.relation.sql(dialect="duckdb")
+    row = run_sql(con,
+        f"WITH rq AS MATERIALIZED (SELECT DISTINCT CAST(a.query_id AS VARCHAR) AS q FROM {r} AS a), "
+        f"jq AS MATERIALIZED (SELECT DISTINCT CAST(b.query_id AS VARCHAR) AS q FROM {j} AS b) "
+        f"SELECT {', '.join(overlap_counts('rq', 'jq'))}").fetchone()
+    if row[2] == 0:
+        detail = f" ({row[0]} run queries, {row[1]} judged queries)" if counted else ""
+        raise InputError(f"the run ({run.label}) and the judgments ({judgments.label}) have no query in common"
+                         f"{detail}: check the files and id columns")
+    return row[0], row[1], row[2]
+
+
 def mean_list_length(con, from_sql: str, params: dict | None = None) -> float | None:
     """The run's rows per query (rows / approximate distinct query ids) of a relation, for speed decisions only
     (measures.top_n_pays): one scan of the query id column; None if DuckDB cannot tell."""

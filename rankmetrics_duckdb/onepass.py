@@ -1,6 +1,6 @@
 """Read, check and evaluate clean inputs in one DuckDB statement.
 
-The careful path (inputs.Reader, then Evaluation._check_overlap, then the fused query) reads each input into a
+The careful path (inputs.Reader, then inputs.query_overlap, then the fused query) reads each input into a
 temporary table, scans it to check it, scans both inputs again for their query ids, and only then evaluates:
 on a 2M-row TREC run, copying and checking cost more than evaluating. Most inputs are clean, so this module
 first tries the optimistic way: one statement reads the inputs where they lie (DuckDB's CSV and Parquet
@@ -185,8 +185,7 @@ def evaluate(ev, judgments, run):
            f"SELECT f.measure, f.query_id, f.value, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "
            f"UNION ALL SELECT NULL, NULL, NULL, ["
            + ", ".join(checks[0]) + "] || (SELECT [" + ", ".join(checks[1]) + "] FROM rm_src_run AS t) || ["
-           "(SELECT count(*) FROM rm_run_queries), (SELECT count(*) FROM rm_judged_queries), "
-           "(SELECT count(*) FROM rm_run_queries AS a JOIN rm_judged_queries AS b ON a.q = b.q)] "
+           + ", ".join(inputs.overlap_counts("rm_run_queries", "rm_judged_queries")) + "] "
            "FROM rm_src_judgments AS t")
     try:
         out = ev.con.execute(sql, {_param(s.kind): paths.literal(s.path) for s in sources if s.path} or None).fetchall()
