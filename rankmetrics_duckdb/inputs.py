@@ -805,11 +805,17 @@ def _strict_delimiter(path: str) -> str | None:
     return delim.decode()
 
 
-def _is_number_type(t: str) -> bool:
-    """Types whose CAST to DOUBLE equals the text conversion of _materialize. Not FLOAT (0.1 as float32 becomes
-    0.10000000149 directly but 0.1 through its text), not BOOLEAN (text 'true' is not a number)."""
-    return t.split("(")[0] in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-                               "UINTEGER", "UBIGINT", "UHUGEINT", "DOUBLE", "DECIMAL")
+# Types whose CAST to DOUBLE equals the text conversion of _materialize. Not FLOAT (0.1 as float32 becomes
+# 0.10000000149 directly but 0.1 through its text), not BOOLEAN (text 'true' is not a number). The one list of
+# the careful path (_is_number_type) and the one-statement path (onepass).
+NUMBER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                "UBIGINT", "UHUGEINT", "DOUBLE", "DECIMAL")
+
+
+def _is_number_type(t: str, floats: bool = False) -> bool:
+    """A column type (DESCRIBE's text) in NUMBER_TYPES, or FLOAT too if floats (for inputs whose FLOAT values
+    both paths take as DOUBLE directly)."""
+    return t.split("(")[0] in NUMBER_TYPES + (("FLOAT",) if floats else ())
 
 
 def _check_numbers(con, src: str, label: str, columns: list[str]) -> None:

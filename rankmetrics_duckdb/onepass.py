@@ -46,10 +46,6 @@ class _NotHere(Exception):
     """This input is not for the one-statement path (the careful path takes it)."""
 
 
-_NUMBER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
-                 "UBIGINT", "UHUGEINT", "DOUBLE", "DECIMAL")
-
-
 def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
     if isinstance(obj, (str, os.PathLike)):
         path = os.fspath(obj)
@@ -96,8 +92,7 @@ def _typed(reader, from_sql: str, kind: str, label: str, floats: bool, path: str
     except inputs.InputError:
         raise _NotHere() from None
     numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
-    allowed = _NUMBER_TYPES + (("FLOAT",) if floats else ())
-    if any(types[cols[c]] not in allowed for c in numeric):
+    if any(not inputs._is_number_type(types[cols[c]], floats) for c in numeric):
         raise _NotHere()
     exprs = [f"CAST({_quoted(cols[c])} AS VARCHAR) AS {c}" for c in ("query_id", "item_id")]
     exprs += [f"CAST({_quoted(cols[c])} AS DOUBLE) AS {c}" for c in numeric]
