@@ -678,77 +678,101 @@ class Reader:
                 c.report(n)
 
     def _checks(self, loaded: Loaded, kind: str) -> list[Check]:
+        """The Check of each CheckSQL of check_sql (the one definition of the checks, which onepass counts too):
+        its count, and how a non-zero count becomes the message naming the first row at fault."""
         src = loaded.relation.sql(dialect="duckdb")
         label = loaded.label
         q = lambda sql: run_sql(self.con, sql)  # noqa: E731
-        checks = []
 
-        def empty(n):
+        def empty(n, c):
             raise InputError(f"{label}: the {kind} {'have' if kind == JUDGMENTS else 'has'} no rows")
-        checks.append(Check("CASE WHEN count(*) = 0 THEN 1 ELSE 0 END", empty))
 
-        for col in () if loaded.ids_checked else ("query_id", "item_id"):
-            def missing(n, col=col):
-                raise InputError(f"{label}: {n} row(s) with an empty or NULL {col} in the {kind}")
-            text = f"CAST(t.{col} AS VARCHAR)"
-            # trim(x) = '' only for x empty or all spaces, so only rows starting with a space need the trim
-            checks.append(Check(f"sum(CASE WHEN t.{col} IS NULL OR {text} = '' OR "
-                                f"(starts_with({text}, ' ') AND trim({text}) = '') THEN 1 ELSE 0 END)", missing))
+        def missing(n, col):
+            raise InputError(f"{label}: {n} row(s) with an empty or NULL {col} in the {kind}")
 
-        numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank")
-                                                             if (c == "score" and loaded.has_score)
-                                                             or (c == "rank" and loaded.has_rank)]
-        for c in numeric:  # text in a numeric column of a table or frame (files: named with its line on reading)
-            def not_a_number(n, c=c):
-                _check_numbers(self.con, src, label, [c])
-            checks.append(Check(f"sum(CASE WHEN t.{c} IS NOT NULL AND TRY_CAST(t.{c} AS DOUBLE) IS NULL "
-                                f"THEN 1 ELSE 0 END)", not_a_number))
-        if kind == RUN and self.nan_scores == "last":
-            numeric = [c for c in numeric if c != "score"]  # non-finite scores were made NULL: ranked last
-        for c in numeric:
-            bad_value = (f"isnan(TRY_CAST(t.{c} AS DOUBLE)) OR isinf(TRY_CAST(t.{c} AS DOUBLE)) "
-                         f"{'OR t.' + c + ' IS NULL' if c != 'rank' or not loaded.has_score else ''}")
+        def not_a_number(n, c):
+            _check_numbers(self.con, src, label, [c])
 
-            def not_finite(n, c=c, bad_value=bad_value):
-                bad = q(f"SELECT t.query_id, t.item_id, CAST(t.{c} AS VARCHAR) FROM {src} AS t WHERE "
-                        f"{bad_value} LIMIT 1").fetchone()
-                if bad:
-                    value = "missing (NULL or NaN)" if bad[2] is None else bad[2]
-                    hint = " (or rank such items last: nan_scores='last', --nan-scores last)" if c == "score" else ""
-                    raise InputError(f"{label}{_line_of(label, bad)}: {c} {value} for query {bad[0]}, item "
-                                     f"{bad[1]}; every {c} must be a finite number{hint}")
-            checks.append(Check(f"sum(CASE WHEN {bad_value} THEN 1 ELSE 0 END)", not_finite))
+        def not_finite(n, c):
+            bad = q(f"SELECT t.query_id, t.item_id, CAST(t.{c} AS VARCHAR) FROM {src} AS t WHERE "
+                    f"{non_finite_test(c, loaded.has_score)} LIMIT 1").fetchone()
+            if bad:
+                value = "missing (NULL or NaN)" if bad[2] is None else bad[2]
+                hint = " (or rank such items last: nan_scores='last', --nan-scores last)" if c == "score" else ""
+                raise InputError(f"{label}{_line_of(label, bad)}: {c} {value} for query {bad[0]}, item "
+                                 f"{bad[1]}; every {c} must be a finite number{hint}")
 
-        # Duplicates: fewer distinct hashes of (query, item) than rows means a duplicate or, very rarely, a hash
-        # collision; the exact query decides.
-        pair_hash = "hash(CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR))"
-        if kind == RUN:
-            def duplicate_item(n):
+        def duplicate(n, c):
+            if kind == RUN:
                 dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(*) FROM {src} AS t "
                         f"GROUP BY 1, 2 HAVING count(*) > 1 ORDER BY 1, 2 LIMIT 1").fetchone()
                 if dup:
                     raise InputError(f"{label}: item {dup[1]} appears {dup[2]} times for query {dup[0]} in the run "
                                      f"(trec_eval refuses duplicate documents too)")
-            checks.append(Check(f"count(*) - count(DISTINCT {pair_hash})", duplicate_item))
-        else:
-            def duplicate_judgment(n):
-                dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(DISTINCT t.relevance), "
-                        f"min(t.relevance), max(t.relevance) FROM {src} AS t GROUP BY 1, 2 HAVING count(*) > 1 "
-                        f"ORDER BY count(DISTINCT t.relevance) DESC, 1, 2 LIMIT 1").fetchone()
-                if dup and dup[2] > 1:
-                    raise InputError(f"{label}: item {dup[1]} of query {dup[0]} is judged twice with different "
-                                     f"relevance ({_num(dup[3])} and {_num(dup[4])})")
-                if dup:
-                    warnings.warn(f"{label}: duplicate identical judgments (e.g. query {dup[0]}, item {dup[1]}) were "
-                                  f"counted once", stacklevel=4)
-                    inner = loaded.relation.copy()
-                    if isinstance(inner, exp.Table):
-                        inner = exp.select("*").from_(inner)
-                    else:
-                        inner = inner.this
-                    loaded.relation = exp.Subquery(this=inner.distinct())
-            checks.append(Check(f"count(*) - count(DISTINCT {pair_hash})", duplicate_judgment))
-        return checks
+                return
+            dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(DISTINCT t.relevance), "
+                    f"min(t.relevance), max(t.relevance) FROM {src} AS t GROUP BY 1, 2 HAVING count(*) > 1 "
+                    f"ORDER BY count(DISTINCT t.relevance) DESC, 1, 2 LIMIT 1").fetchone()
+            if dup and dup[2] > 1:
+                raise InputError(f"{label}: item {dup[1]} of query {dup[0]} is judged twice with different "
+                                 f"relevance ({_num(dup[3])} and {_num(dup[4])})")
+            if dup:
+                warnings.warn(f"{label}: duplicate identical judgments (e.g. query {dup[0]}, item {dup[1]}) were "
+                              f"counted once", stacklevel=5)
+                inner = loaded.relation.copy()
+                if isinstance(inner, exp.Table):
+                    inner = exp.select("*").from_(inner)
+                else:
+                    inner = inner.this
+                loaded.relation = exp.Subquery(this=inner.distinct())
+
+        report = {"empty": empty, "missing id": missing, "not a number": not_a_number, "not finite": not_finite,
+                  "duplicate": duplicate}
+        return [Check(c.count, lambda n, c=c: report[c.name](n, c.column))
+                for c in check_sql(kind, loaded.has_score, loaded.has_rank, loaded.ids_checked,
+                                   nan_last=kind == RUN and self.nan_scores == "last")]
+
+
+@dataclass(frozen=True)
+class CheckSQL:
+    """One input check as SQL: its name, the column it is about (or None), and the aggregate over the input's
+    rows (alias t) that counts the rows at fault (0 or NULL when all is well)."""
+    name: str
+    column: str | None
+    count: str
+
+
+def non_finite_test(c: str, has_score: bool) -> str:
+    """The test of a row t whose number c is NaN, infinite or missing (a missing rank is fine beside a score)."""
+    return (f"isnan(TRY_CAST(t.{c} AS DOUBLE)) OR isinf(TRY_CAST(t.{c} AS DOUBLE)) "
+            f"{'OR t.' + c + ' IS NULL' if c != 'rank' or not has_score else ''}")
+
+
+def check_sql(kind: str, has_score: bool, has_rank: bool, ids_checked: bool, nan_last: bool = False,
+              typed: bool = False) -> list[CheckSQL]:
+    """The checks of an input, in the order the careful path (Reader.check) reports them: the one definition
+    that Reader._checks runs and onepass counts in its statement. typed: the numbers are DOUBLE already (no
+    text to find in them); nan_last: non-finite scores are made NULL and ranked last, not refused."""
+    out = [CheckSQL("empty", None, "CASE WHEN count(*) = 0 THEN 1 ELSE 0 END")]
+    for col in () if ids_checked else ("query_id", "item_id"):
+        text = f"CAST(t.{col} AS VARCHAR)"
+        # trim(x) = '' only for x empty or all spaces, so only rows starting with a space need the trim
+        out.append(CheckSQL("missing id", col, f"sum(CASE WHEN t.{col} IS NULL OR {text} = '' OR "
+                                                f"(starts_with({text}, ' ') AND trim({text}) = '') THEN 1 ELSE 0 END)"))
+    numeric = ["relevance"] if kind == JUDGMENTS else [c for c, has in (("score", has_score), ("rank", has_rank))
+                                                         if has]
+    for c in () if typed else numeric:  # text in a numeric column of a table or frame (files: named on reading)
+        out.append(CheckSQL("not a number", c, f"sum(CASE WHEN t.{c} IS NOT NULL AND TRY_CAST(t.{c} AS DOUBLE) "
+                                               f"IS NULL THEN 1 ELSE 0 END)"))
+    for c in numeric:
+        if c == "score" and nan_last:
+            continue  # non-finite scores were made NULL: ranked last
+        out.append(CheckSQL("not finite", c, f"sum(CASE WHEN {non_finite_test(c, has_score)} THEN 1 ELSE 0 END)"))
+    # Duplicates: fewer distinct hashes of (query, item) than rows means a duplicate or, very rarely, a hash
+    # collision; the exact query decides.
+    out.append(CheckSQL("duplicate", None, "count(*) - count(DISTINCT hash(CAST(t.query_id AS VARCHAR), "
+                                           "CAST(t.item_id AS VARCHAR)))"))
+    return out
 
 
 class _NotStrict(Exception):

@@ -123,20 +123,11 @@ def _file(reader, path: str, kind: str) -> _Source:
 
 
 def _checks(src: _Source, kind: str) -> list[str]:
-    """The careful path's checks of this input (inputs.Reader.check and _trec_strict) as counts over rows t."""
-    out = ["CASE WHEN count(*) = 0 THEN 1 ELSE 0 END"]
+    """The careful path's checks of this input (inputs.check_sql, and _trec_strict's form) as counts over rows t."""
+    out = [c.count for c in inputs.check_sql(kind, src.has_score or kind == JUDGMENTS, src.has_rank, src.strict,
+                                             typed=True)]
     if src.strict:
         out.append(f"sum(CASE WHEN {src.bad_row} THEN 1 ELSE 0 END)")
-    else:
-        for col in ("query_id", "item_id"):
-            out.append(f"sum(CASE WHEN t.{col} IS NULL OR t.{col} = '' OR "
-                       f"(starts_with(t.{col}, ' ') AND trim(t.{col}) = '') THEN 1 ELSE 0 END)")
-    numeric = ["relevance"] if kind == JUDGMENTS else [c for c, has in (("score", src.has_score),
-                                                                         ("rank", src.has_rank)) if has]
-    for c in numeric:
-        missing = f" OR t.{c} IS NULL" if c != "rank" or not src.has_score else ""
-        out.append(f"sum(CASE WHEN isnan(t.{c}) OR isinf(t.{c}){missing} THEN 1 ELSE 0 END)")
-    out.append("count(*) - count(DISTINCT hash(t.query_id, t.item_id))")
     return out
 
 
