@@ -131,23 +131,39 @@ def _checks(src: _Source, kind: str) -> list[str]:
     return out
 
 
-def _top_n(ev, r: _Source) -> bool:
+def _top_n(reader, specs, conv, r: _Source) -> bool:
     """measures.top_n_pays for this run: its first query's length (TREC text) or its mean list length."""
-    need = measures.top_n_need(ev.measures, ev.conv)
+    need = measures.top_n_need(specs, conv)
     if need is None:
         return False
     if r.strict:
         length = inputs.first_list_length(r.path, need)
     else:
-        length = inputs.mean_list_length(ev.reader.con, f"({r.select})",
+        length = inputs.mean_list_length(reader.con, f"({r.select})",
                                          {_param(r.kind): paths.literal(r.path)} if r.path else None)
-    return measures.top_n_pays(ev.measures, ev.conv, length)
+    return measures.top_n_pays(specs, conv, length)
 
 
-def evaluate(ev, judgments, run):
-    """(judgments Loaded, run Loaded, summary, rows) from one statement, or None: the careful path decides."""
-    reader = ev.reader
-    if reader.nan_scores != "error":
+@dataclass
+class Result:
+    """What the one statement gives: the two inputs (as inputs.Loaded), the query-id overlap summary, and the
+    rows (measure, query_id, value) of the fused query."""
+    judgments: _Loaded
+    run: _Loaded
+    summary: dict
+    rows: list
+
+
+def accepts(reader: inputs.Reader) -> bool:
+    """Whether the one-statement path may take inputs read by this reader at all (each input is then tried by
+    _source, and the statement's check counts decide): not with nan_scores='last', whose scores are rewritten."""
+    return reader.nan_scores == "error"
+
+
+def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result | None:
+    """Read, check and evaluate the measures specs under conventions conv over judgments and run (file paths,
+    tables, frames, relations) on reader's connection in one statement; None: the careful path decides."""
+    if not accepts(reader):
         return None
     sources = []
     try:
@@ -157,11 +173,11 @@ def evaluate(ev, judgments, run):
         _drop(reader, sources)
         return None
     j, r = sources
-    if ev.conv["ties"] == "input" and not r.has_rank:
+    if conv["ties"] == "input" and not r.has_rank:
         _drop(reader, sources)
         return None
-    ctes, final = plancache.duckdb_parts(ev.measures, ev.conv, r.has_score, r.has_rank,
-                                         "rm_src_run", "rm_src_judgments", _top_n(ev, r))
+    ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank,
+                                         "rm_src_run", "rm_src_judgments", _top_n(reader, specs, conv, r))
     checks = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],
               [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
     hint = lambda src: "NOT MATERIALIZED " if src.rescan else ""  # noqa: E731
@@ -174,7 +190,8 @@ def evaluate(ev, judgments, run):
            + ", ".join(inputs.overlap_counts("rm_run_queries", "rm_judged_queries")) + "] "
            "FROM rm_src_judgments AS t")
     try:
-        out = ev.con.execute(sql, {_param(s.kind): paths.literal(s.path) for s in sources if s.path} or None).fetchall()
+        params = {_param(s.kind): paths.literal(s.path) for s in sources if s.path} or None
+        out = reader.con.execute(sql, params).fetchall()
     except duckdb.Error:
         _drop(reader, sources)
         return None
@@ -192,7 +209,7 @@ def evaluate(ev, judgments, run):
             reader._registered.append(src.registered)
         loaded.append(_Loaded(src))
     rows = [row[:3] for row in out if row[0] is not None]
-    return loaded[0], loaded[1], summary, rows
+    return Result(loaded[0], loaded[1], summary, rows)
 
 
 class _Loaded:
