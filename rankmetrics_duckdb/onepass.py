@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import duckdb
 
 from . import inputs, measures, paths, plancache
-from .inputs import JUDGMENTS, RUN, _map_columns, _quoted, _sql_string, run_sql
+from .inputs import JUDGMENTS, RUN, map_columns, quoted, sql_string, run_sql
 
 
 @dataclass
@@ -51,7 +51,7 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
         path = os.fspath(obj)
         if os.path.isfile(path):
             return _file(reader, path, kind)
-        if not reader.private and reader._is_table(path):
+        if not reader.private and reader.is_table(path):
             table = inputs.table_name(path).sql(dialect="duckdb")
             src = _typed(reader, table, kind, f"table {path}", floats=True)
             src.rescan = True
@@ -65,13 +65,12 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
         label = "DuckDB relation"
     module = type(obj).__module__.split(".")[0]
     if module in ("pandas", "polars", "pyarrow"):
-        name = f"rankmetrics_{kind}_{os.getpid()}_{next(inputs._COUNTER)}"
-        reader.con.register(name, obj)
+        name = reader.register(obj, kind)
         try:
-            src = _typed(reader, _quoted(name), kind, label or f"{module} {type(obj).__name__}", floats=True)
+            src = _typed(reader, quoted(name), kind, label or f"{module} {type(obj).__name__}", floats=True)
             src.rescan = module == "pyarrow"  # pandas and polars are converted on each scan: keep one copy
         except BaseException:
-            reader.con.unregister(name)
+            reader.unregister(name)
             raise
         src.registered = name
         return src
@@ -88,14 +87,14 @@ def _typed(reader, from_sql: str, kind: str, label: str, floats: bool, path: str
     described = reader.con.execute(f"DESCRIBE SELECT * FROM {from_sql}", params).fetchall()
     types = {row[0]: str(row[1]).upper().split("(")[0] for row in described}
     try:
-        cols = _map_columns(list(types), kind, label)
+        cols = map_columns(list(types), kind, label)
     except inputs.InputError:
         raise _NotHere() from None
     numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
-    if any(not inputs._is_number_type(types[cols[c]], floats) for c in numeric):
+    if any(not inputs.is_number_type(types[cols[c]], floats) for c in numeric):
         raise _NotHere()
-    exprs = [f"CAST({_quoted(cols[c])} AS VARCHAR) AS {c}" for c in ("query_id", "item_id")]
-    exprs += [f"CAST({_quoted(cols[c])} AS DOUBLE) AS {c}" for c in numeric]
+    exprs = [f"CAST({quoted(cols[c])} AS VARCHAR) AS {c}" for c in ("query_id", "item_id")]
+    exprs += [f"CAST({quoted(cols[c])} AS DOUBLE) AS {c}" for c in numeric]
     return _Source(label, f"SELECT {', '.join(exprs)} FROM {from_sql}", "score" in cols or kind == JUDGMENTS,
                    "rank" in cols, strict=False, path=path, kind=kind)
 
@@ -106,15 +105,15 @@ def _file(reader, path: str, kind: str) -> _Source:
     if head == b"PAR1" or path.lower().endswith(".parquet"):
         if head != b"PAR1":
             raise _NotHere()
-        # the careful path converts FLOAT columns of Parquet through their text (inputs._is_number_type)
+        # the careful path converts FLOAT columns of Parquet through their text (inputs.is_number_type)
         src = _typed(reader, f"read_parquet(${_param(kind)})", kind, path, floats=False, path=path)
         src.rescan = True
         return src
-    delim = inputs._strict_delimiter(path)
+    delim = inputs.strict_delimiter(path)
     if delim is None:
         raise _NotHere()
     want = 4 if kind == JUDGMENTS else 6
-    _, lines = inputs._peek(path, 5)
+    _, lines = inputs.peek(path, 5)
     content = [ln for ln in lines if not ln.lstrip().startswith("#")]
     if not content or len(content[0].split(delim)) != want or len(lines) != len(content):
         raise _NotHere()  # a header, a comment, another column count: the careful path decides
@@ -205,8 +204,6 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result
                "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
     loaded = []
     for src in sources:
-        if src.registered:
-            reader._registered.append(src.registered)
         loaded.append(_Loaded(src))
     rows = [row[:3] for row in out if row[0] is not None]
     return Result(loaded[0], loaded[1], summary, rows)
@@ -227,7 +224,7 @@ class _Loaded:
             import sqlglot
             text = self._src.select
             if self._src.path:
-                text = text.replace(f"${_param(self._src.kind)}", _sql_string(paths.literal(self._src.path)))
+                text = text.replace(f"${_param(self._src.kind)}", sql_string(paths.literal(self._src.path)))
             select = sqlglot.parse_one(text, dialect="duckdb")
             if self._src.strict:  # rm_bad was for the check only
                 select.set("expressions", [e for e in select.expressions if e.alias_or_name != "rm_bad"])
@@ -242,7 +239,4 @@ class _Loaded:
 def _drop(reader, sources):
     for src in sources:
         if src.registered:
-            try:
-                reader.con.unregister(src.registered)
-            except Exception:
-                pass
+            reader.unregister(src.registered)
