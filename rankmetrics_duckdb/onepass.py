@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from . import inputs, measures, paths, plancache
+from . import checks, inputs, measures, paths, plancache
 from .inputs import JUDGMENTS, RUN, map_columns, quoted, sql_string, run_sql
 
 
@@ -91,7 +91,7 @@ def _typed(reader, from_sql: str, kind: str, label: str, floats: bool, path: str
     except inputs.InputError:
         raise _NotHere() from None
     numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
-    if any(not inputs.is_number_type(types[cols[c]], floats) for c in numeric):
+    if any(not checks.is_number_type(types[cols[c]], floats) for c in numeric):
         raise _NotHere()
     exprs = [f"CAST({quoted(cols[c])} AS VARCHAR) AS {c}" for c in ("query_id", "item_id")]
     exprs += [f"CAST({quoted(cols[c])} AS DOUBLE) AS {c}" for c in numeric]
@@ -105,7 +105,7 @@ def _file(reader, path: str, kind: str) -> _Source:
     if head == b"PAR1" or path.lower().endswith(".parquet"):
         if head != b"PAR1":
             raise _NotHere()
-        # the careful path converts FLOAT columns of Parquet through their text (inputs.is_number_type)
+        # the careful path converts FLOAT columns of Parquet through their text (checks.is_number_type)
         src = _typed(reader, f"read_parquet(${_param(kind)})", kind, path, floats=False, path=path)
         src.rescan = True
         return src
@@ -122,8 +122,8 @@ def _file(reader, path: str, kind: str) -> _Source:
 
 
 def _checks(src: _Source, kind: str) -> list[str]:
-    """The careful path's checks of this input (inputs.check_sql, and _trec_strict's form) as counts over rows t."""
-    out = [c.count for c in inputs.check_sql(kind, src.has_score or kind == JUDGMENTS, src.has_rank, src.strict,
+    """The careful path's checks of this input (checks.check_sql, and _trec_strict's form) as counts over rows t."""
+    out = [c.count for c in checks.check_sql(kind, src.has_score or kind == JUDGMENTS, src.has_rank, src.strict,
                                              typed=True)]
     if src.strict:
         out.append(f"sum(CASE WHEN {src.bad_row} THEN 1 ELSE 0 END)")
@@ -177,16 +177,16 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result
         return None
     ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank,
                                          "rm_src_run", "rm_src_judgments", _top_n(reader, specs, conv, r))
-    checks = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],
-              [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
+    counts_sql = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],
+                  [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
     hint = lambda src: "NOT MATERIALIZED " if src.rescan else ""  # noqa: E731
     sql = (f"WITH rm_src_run AS {hint(r)}({r.select}), rm_src_judgments AS {hint(j)}({j.select}), "
            f"rm_run_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_run AS t), "
            f"rm_judged_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_judgments AS t), {ctes} "
            f"SELECT f.measure, f.query_id, f.value, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "
            f"UNION ALL SELECT NULL, NULL, NULL, ["
-           + ", ".join(checks[0]) + "] || (SELECT [" + ", ".join(checks[1]) + "] FROM rm_src_run AS t) || ["
-           + ", ".join(inputs.overlap_counts("rm_run_queries", "rm_judged_queries")) + "] "
+           + ", ".join(counts_sql[0]) + "] || (SELECT [" + ", ".join(counts_sql[1]) + "] FROM rm_src_run AS t) || ["
+           + ", ".join(checks.overlap_counts("rm_run_queries", "rm_judged_queries")) + "] "
            "FROM rm_src_judgments AS t")
     try:
         params = {_param(s.kind): paths.literal(s.path) for s in sources if s.path} or None
@@ -195,7 +195,7 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result
         _drop(reader, sources)
         return None
     counts = next((row[3] for row in out if row[0] is None), None)
-    n = len(checks[0]) + len(checks[1])
+    n = len(counts_sql[0]) + len(counts_sql[1])
     if counts is None or any(counts[:n]) or counts[n + 2] == 0:
         _drop(reader, sources)
         return None
