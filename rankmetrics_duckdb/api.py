@@ -9,7 +9,7 @@ import duckdb
 from . import conventions, measures as measures_mod, onepass, plancache
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
-from .inputs import JUDGMENTS, RUN, Reader, mean_list_length, run_sql
+from .inputs import JUDGMENTS, RUN, Reader, mean_list_length, query_overlap, run_sql
 
 # the query builder and sqlglot, only when a query is built (a cached query needs neither: _lazy.py)
 exp = LazyModule("sqlglot.expressions")
@@ -56,9 +56,9 @@ class Evaluation:
         try:
             self.reader = Reader(self.con, private, nan_scores)
             # clean inputs: read, checked and evaluated in one statement; anything else: the careful path below
-            done = onepass.evaluate(self, judgments, run) if one_statement else None
+            done = onepass.evaluate(self.reader, self.measures, self.conv, judgments, run) if one_statement else None
             if done:
-                self.judgments, self.run, self.summary, self._rows = done
+                self.judgments, self.run, self.summary, self._rows = done.judgments, done.run, done.summary, done.rows
                 self.path = "one statement"
             else:
                 self.path = "careful"
@@ -83,19 +83,9 @@ class Evaluation:
         return self._plan
 
     def _check_overlap(self):
-        r, j = self.run.relation.sql(dialect="duckdb"), self.judgments.relation.sql(dialect="duckdb")
-        # each input scanned once: the distinct query ids of each side, then their counts and common ones
-        row = run_sql(self.con,
-            f"WITH rq AS MATERIALIZED (SELECT DISTINCT CAST(a.query_id AS VARCHAR) AS q FROM {r} AS a), "
-            f"jq AS MATERIALIZED (SELECT DISTINCT CAST(b.query_id AS VARCHAR) AS q FROM {j} AS b) "
-            f"SELECT (SELECT count(*) FROM rq), (SELECT count(*) FROM jq), "
-            f"(SELECT count(*) FROM rq JOIN jq ON rq.q = jq.q)").fetchone()
-        self.summary = {"run_queries": row[0], "judged_queries": row[1], "common_queries": row[2],
-                        "judged_not_in_run": row[1] - row[2], "run_not_judged": row[0] - row[2]}
-        if row[2] == 0:
-            raise InputError(f"the run ({self.run.label}) and the judgments ({self.judgments.label}) have no query "
-                             f"in common ({row[0]} run queries, {row[1]} judged queries): check the files and id "
-                             f"columns")
+        run_queries, judged_queries, common = query_overlap(self.con, self.run, self.judgments)
+        self.summary = {"run_queries": run_queries, "judged_queries": judged_queries, "common_queries": common,
+                        "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
 
     def _check_exponential_grades(self):
         """A grade whose exponential gain 2^g - 1 overflows a double is an input error (not a NaN), when a

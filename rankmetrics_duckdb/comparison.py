@@ -28,7 +28,7 @@ import duckdb
 from . import conventions, measures as measures_mod, stats
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
-from .inputs import JUDGMENTS, RUN, Reader, run_sql
+from .inputs import JUDGMENTS, RUN, Reader, query_overlap, run_sql
 
 # sqlglot and the query builder when a comparison runs, not when the module is imported (_lazy.py)
 exp = LazyModule("sqlglot.expressions")
@@ -75,12 +75,7 @@ def _label(obj, i: int) -> str:
 
 
 def _check_overlap(con, run, judgments):
-    r, j = run.relation.sql(dialect="duckdb"), judgments.relation.sql(dialect="duckdb")
-    row = run_sql(con, f"SELECT count(*) FROM (SELECT DISTINCT CAST(a.query_id AS VARCHAR) AS q FROM {r} AS a "
-                       f"INTERSECT SELECT DISTINCT CAST(b.query_id AS VARCHAR) FROM {j} AS b) AS c").fetchone()
-    if row[0] == 0:
-        raise InputError(f"the run ({run.label}) and the judgments ({judgments.label}) have no query in common: "
-                         f"check the files and id columns")
+    query_overlap(con, run, judgments, counted=False)
 
 
 def _prefixed(alias: str, index: int) -> exp.Expression:

@@ -18,12 +18,12 @@ from typing import Callable
 import duckdb
 
 from . import paths
+from .checks import JUDGMENTS, RUN, CheckSQL, check_sql, is_number_type, non_finite_test, overlap_counts  # noqa: F401
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 
 exp = LazyModule("sqlglot.expressions")  # sqlglot, imported on first use (_lazy.py)
 
-RUN, JUDGMENTS = "run", "judgments"
 
 # What to do with NaN, infinite or missing scores: refuse them (default), or rank those items after every finite
 # score, tied with each other (and so ordered by the tie rule of the convention).
@@ -51,16 +51,16 @@ class Loaded:
     ids_checked: bool = False    # ids known non-empty and free of spaces (strict TREC text): no id check needed
 
 
-def _sql_string(value: str) -> str:
+def sql_string(value: str) -> str:
     return exp.Literal.string(value).sql(dialect="duckdb")
 
 
 def _reader_path(path: str) -> str:
     """A file path as the SQL literal that makes DuckDB's readers open exactly that file (paths.literal)."""
-    return _sql_string(paths.literal(path))
+    return sql_string(paths.literal(path))
 
 
-def _quoted(name: str) -> str:
+def quoted(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
 
 
@@ -89,7 +89,7 @@ def table_name(name: str) -> exp.Table:
     return table
 
 
-def _peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
+def peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
     """(is gzip, the first n non-blank lines) of a text file."""
     with open(path, "rb") as fh:
         magic = fh.read(4)
@@ -216,7 +216,7 @@ def _needed_columns(kind: str) -> str:
 def _csv_shape_fault(path: str, delim: str) -> str | None:
     """On the error path of a CSV read: the first line whose field count differs from the header's."""
     import csv
-    opener = gzip.open if _peek(path, 1)[0] else open
+    opener = gzip.open if peek(path, 1)[0] else open
     with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
         rows = csv.reader(fh, delimiter=delim)
         header = None
@@ -231,7 +231,7 @@ def _csv_shape_fault(path: str, delim: str) -> str | None:
     return None
 
 
-def _map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
+def map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
     """Standard column -> the input's column, by name (case-insensitive, with the usual aliases)."""
     lower = {n.lower().strip(): n for n in names}
     found = {}
@@ -251,7 +251,7 @@ def _map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
 
 def _first_line_number(path: str, predicate) -> int | None:
     """1-based number of the first line satisfying predicate (used on the error path only)."""
-    opener = gzip.open if _peek(path, 1)[0] else open
+    opener = gzip.open if peek(path, 1)[0] else open
     with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
         for number, line in enumerate(fh, 1):
             if predicate(line.rstrip("\r\n")):
@@ -277,6 +277,21 @@ def run_sql(con, sql: str) -> Rows:
     return Rows(con.execute(sql))
 
 
+def query_overlap(con, run, judgments, counted: bool = True) -> tuple[int, int, int]:
+    """(run queries, judged queries, common queries) of two loaded inputs, each scanned once; an InputError if
+    they have no query in common (with the two counts in its message if counted)."""
+    r, j = run.relation.sql(dialect="duckdb"), judgments.relation.sql(dialect="duckdb")
+    row = run_sql(con,
+        f"WITH rq AS MATERIALIZED (SELECT DISTINCT CAST(a.query_id AS VARCHAR) AS q FROM {r} AS a), "
+        f"jq AS MATERIALIZED (SELECT DISTINCT CAST(b.query_id AS VARCHAR) AS q FROM {j} AS b) "
+        f"SELECT {', '.join(overlap_counts('rq', 'jq'))}").fetchone()
+    if row[2] == 0:
+        detail = f" ({row[0]} run queries, {row[1]} judged queries)" if counted else ""
+        raise InputError(f"the run ({run.label}) and the judgments ({judgments.label}) have no query in common"
+                         f"{detail}: check the files and id columns")
+    return row[0], row[1], row[2]
+
+
 def mean_list_length(con, from_sql: str, params: dict | None = None) -> float | None:
     """The run's rows per query (rows / approximate distinct query ids) of a relation, for speed decisions only
     (measures.top_n_pays): one scan of the query id column; None if DuckDB cannot tell."""
@@ -293,7 +308,7 @@ def mean_list_length(con, from_sql: str, params: dict | None = None) -> float | 
 def first_list_length(path: str, cap: int) -> int:
     """How many of a TREC run file's first lines belong to its first query, up to cap (runs are written query
     by query): a speed hint only (measures.top_n_pays)."""
-    _, lines = _peek(path, cap)  # non-blank lines
+    _, lines = peek(path, cap)  # non-blank lines
     ids = [line.split(None, 1)[0] for line in lines]
     return next((n for n, q in enumerate(ids) if q != ids[0]), len(ids))
 
@@ -319,7 +334,7 @@ class Reader:
                 pass
         for name in self._temp:
             try:
-                run_sql(self.con, f"DROP TABLE IF EXISTS temp.main.{_quoted(name)}")
+                run_sql(self.con, f"DROP TABLE IF EXISTS temp.main.{quoted(name)}")
             except Exception:
                 pass
         self._registered, self._temp = [], []
@@ -331,15 +346,30 @@ class Reader:
         self._temp.append(name)
         return name
 
+    def register(self, obj, kind: str) -> str:
+        """Register a frame or Arrow table on the connection under a new name, unregistered on close."""
+        name = f"rankmetrics_{kind}_{os.getpid()}_{next(_COUNTER)}"
+        self.con.register(name, obj)
+        self._registered.append(name)
+        return name
+
+    def unregister(self, name: str) -> None:
+        """Unregister a name of register now (an input the caller gave up on)."""
+        self._registered.remove(name)
+        try:
+            self.con.unregister(name)
+        except Exception:
+            pass
+
     # ---- entry point -------------------------------------------------------------------------------------
     def load(self, obj, kind: str) -> Loaded:
         if _is_stream(obj) or (isinstance(obj, (str, os.PathLike)) and _is_special_file(os.fspath(obj))):
             return self._spooled(obj, kind)
         if isinstance(obj, (str, os.PathLike)):
             text = os.fspath(obj)
-            if not self.private and not os.path.exists(text) and self._is_table(text):
+            if not self.private and not os.path.exists(text) and self.is_table(text):
                 return self._table(text, kind)
-            if os.path.exists(text) or not self._is_table(text):
+            if os.path.exists(text) or not self.is_table(text):
                 return self._file(text, kind)
             return self._table(text, kind)
         if isinstance(obj, duckdb.DuckDBPyRelation):
@@ -386,7 +416,7 @@ class Reader:
         return loaded
 
     # ---- tables and frames -------------------------------------------------------------------------------
-    def _is_table(self, name: str) -> bool:
+    def is_table(self, name: str) -> bool:
         """Whether name resolves to a table or view of the connection, as DuckDB resolves it: read from the
         catalog (duckdb_tables, duckdb_views), never by a SELECT that may fail, since a failed statement aborts
         the caller's open transaction (and loses its uncommitted changes)."""
@@ -425,19 +455,19 @@ class Reader:
         if self.private:
             # On our own connection, copy the standard columns once into DuckDB's format: the checks and the
             # query then scan native storage (scanning the frame each time costs more than the copy).
-            cols = _map_columns(self._columns(_quoted(name)), kind, label)
+            cols = map_columns(self._columns(quoted(name)), kind, label)
             wanted = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else
                                                 [c for c in ("score", "rank") if c in cols])
             table = self._name(kind)
-            run_sql(self.con, f"CREATE TEMP TABLE {_quoted(table)} AS SELECT "
-                              + ", ".join(f"{_quoted(cols[c])} AS {c}" for c in wanted) + f" FROM {_quoted(name)}")
+            run_sql(self.con, f"CREATE TEMP TABLE {quoted(table)} AS SELECT "
+                              + ", ".join(f"{quoted(cols[c])} AS {c}" for c in wanted) + f" FROM {quoted(name)}")
             self.con.unregister(name)
             self._registered.remove(name)
-            return self._standard(_quoted(table), kind, label, exp.to_table(table))
-        return self._standard(_quoted(name), kind, label, exp.to_table(name))
+            return self._standard(quoted(table), kind, label, exp.to_table(table))
+        return self._standard(quoted(name), kind, label, exp.to_table(name))
 
     def _standard(self, from_sql: str, kind: str, label: str, table: exp.Expression) -> Loaded:
-        cols = _map_columns(self._columns(from_sql), kind, label)
+        cols = map_columns(self._columns(from_sql), kind, label)
         wanted = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else
                                             [c for c in ("score", "rank") if c in cols])
         if all(cols[c] == c for c in wanted) and len(cols) == len(wanted):
@@ -467,7 +497,7 @@ class Reader:
         if head == b"PAR1" or path.lower().endswith(".parquet"):
             return self._parquet(path, kind, copy)
         _refuse_binary(path)
-        is_gz, lines = _peek(path)
+        is_gz, lines = peek(path)
         content = [ln for ln in lines if not ln.lstrip().startswith("#")]
         if not content:
             raise InputError(f"{path}: the file has no data lines")
@@ -477,7 +507,7 @@ class Reader:
         known = {a for names in ALIASES.values() for a in names}  # a header names a known column, and no number
         if (any(h.lower() in known for h in header) and len(header) >= 2 and not _is_trec_line(first, kind)
                 and not any(_NUMBER.fullmatch(h) for h in header)):
-            opts = f"header=true, delim={_sql_string(delim)}, all_varchar=true, compression='auto'"
+            opts = f"header=true, delim={sql_string(delim)}, all_varchar=true, compression='auto'"
             return self._materialize(f"SELECT * FROM read_csv({_reader_path(path)}, {opts})", path, kind, text=True,
                                      explain=lambda: _csv_shape_fault(path, delim))
         if delim == "," and len(header) >= 2 and len(first.split()) < (4 if kind == JUDGMENTS else 6):
@@ -529,10 +559,10 @@ class Reader:
         times faster than splitting lines): fields separated by one space (or one tab), exactly 4 (qrels) or 6
         (run) fields, numbers where numbers go. Anything else, or any doubt, gives None and the general reader
         (_trec) reads the file and reports the line at fault."""
-        delim = _strict_delimiter(path)
+        delim = strict_delimiter(path)
         if delim is None:
             return None
-        name = _quoted(self._name(kind))
+        name = quoted(self._name(kind))
         select, bad_row = strict_trec_select(_reader_path(path), delim, kind)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {name} AS {select}")
@@ -572,16 +602,16 @@ class Reader:
         try:
             if copy:
                 name = self._name(kind)
-                run_sql(self.con, f"CREATE TEMP TABLE {_quoted(name)} AS SELECT * FROM {source.sql(dialect='duckdb')}")
-                source = exp.to_table(_quoted(name), dialect="duckdb")
+                run_sql(self.con, f"CREATE TEMP TABLE {quoted(name)} AS SELECT * FROM {source.sql(dialect='duckdb')}")
+                source = exp.to_table(quoted(name), dialect="duckdb")
             described = run_sql(self.con, f"DESCRIBE SELECT * FROM {source.sql(dialect='duckdb')}").fetchall()
         except duckdb.Error as e:
             message = str(e).strip().splitlines()[0]
             raise InputError(f"{path}: cannot read the file as Parquet: {message}") from None
         types = {row[0]: str(row[1]).upper() for row in described}
-        cols = _map_columns(list(types), kind, path)
+        cols = map_columns(list(types), kind, path)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
-        if any(not _is_number_type(types[cols[c]]) for c in numeric):
+        if any(not is_number_type(types[cols[c]]) for c in numeric):
             return self._materialize(f"SELECT * FROM {source.sql(dialect='duckdb')}", path, kind)
         select = exp.select(
             *[exp.alias_(exp.Cast(this=exp.column(cols[c], quoted=True), to=exp.DataType.build(
@@ -600,22 +630,22 @@ class Reader:
         If DuckDB cannot read it, explain() (or, for text, the first non-UTF-8 byte) names the fault."""
         name = self._name(kind)
         try:
-            run_sql(self.con, f"CREATE TEMP TABLE {_quoted(name)} AS {select}")
+            run_sql(self.con, f"CREATE TEMP TABLE {quoted(name)} AS {select}")
         except duckdb.Error as e:
             message = str(e).strip().splitlines()[0]
             fault = (_read_fault(path) if text else None) or (explain() if explain else None)
             if fault:
                 raise InputError(fault) from None
             raise InputError(f"{path}: cannot read the file as {'text' if text else 'Parquet'}: {message}") from None
-        cols = _map_columns(self._columns(_quoted(name)), kind, path)
+        cols = map_columns(self._columns(quoted(name)), kind, path)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
-        exprs = [f"CAST({_quoted(cols['query_id'])} AS VARCHAR) AS query_id",
-                 f"CAST({_quoted(cols['item_id'])} AS VARCHAR) AS item_id"]
+        exprs = [f"CAST({quoted(cols['query_id'])} AS VARCHAR) AS query_id",
+                 f"CAST({quoted(cols['item_id'])} AS VARCHAR) AS item_id"]
         for c in numeric:
-            src = _quoted(cols[c])
+            src = quoted(cols[c])
             bad = run_sql(self.con, 
-                f"SELECT CAST({src} AS VARCHAR), {_quoted(cols['query_id'])}, {_quoted(cols['item_id'])} "
-                f"FROM {_quoted(name)} WHERE {src} IS NOT NULL AND TRY_CAST(trim(CAST({src} AS VARCHAR)) AS DOUBLE) "
+                f"SELECT CAST({src} AS VARCHAR), {quoted(cols['query_id'])}, {quoted(cols['item_id'])} "
+                f"FROM {quoted(name)} WHERE {src} IS NOT NULL AND TRY_CAST(trim(CAST({src} AS VARCHAR)) AS DOUBLE) "
                 f"IS NULL LIMIT 1").fetchone()
             if bad:
                 what = {"relevance": "relevance", "score": "score", "rank": "rank"}[c]
@@ -623,8 +653,8 @@ class Reader:
                 raise InputError(f"{path}{where}: {what} '{bad[0]}' is not a number (query {bad[1]}, item {bad[2]})")
             exprs.append(f"TRY_CAST(trim(CAST({src} AS VARCHAR)) AS DOUBLE) AS {c}")
         final = self._name(kind)
-        run_sql(self.con, f"CREATE TEMP TABLE {_quoted(final)} AS SELECT {', '.join(exprs)} FROM {_quoted(name)}")
-        run_sql(self.con, f"DROP TABLE {_quoted(name)}")
+        run_sql(self.con, f"CREATE TEMP TABLE {quoted(final)} AS SELECT {', '.join(exprs)} FROM {quoted(name)}")
+        run_sql(self.con, f"DROP TABLE {quoted(name)}")
         loaded = Loaded(path, exp.to_table(final), "score" in cols or kind == JUDGMENTS, "rank" in cols)
         self.check(loaded, kind)
         return loaded
@@ -655,77 +685,59 @@ class Reader:
                 c.report(n)
 
     def _checks(self, loaded: Loaded, kind: str) -> list[Check]:
+        """The Check of each CheckSQL of check_sql (the one definition of the checks, which onepass counts too):
+        its count, and how a non-zero count becomes the message naming the first row at fault."""
         src = loaded.relation.sql(dialect="duckdb")
         label = loaded.label
         q = lambda sql: run_sql(self.con, sql)  # noqa: E731
-        checks = []
 
-        def empty(n):
+        def empty(n, c):
             raise InputError(f"{label}: the {kind} {'have' if kind == JUDGMENTS else 'has'} no rows")
-        checks.append(Check("CASE WHEN count(*) = 0 THEN 1 ELSE 0 END", empty))
 
-        for col in () if loaded.ids_checked else ("query_id", "item_id"):
-            def missing(n, col=col):
-                raise InputError(f"{label}: {n} row(s) with an empty or NULL {col} in the {kind}")
-            text = f"CAST(t.{col} AS VARCHAR)"
-            # trim(x) = '' only for x empty or all spaces, so only rows starting with a space need the trim
-            checks.append(Check(f"sum(CASE WHEN t.{col} IS NULL OR {text} = '' OR "
-                                f"(starts_with({text}, ' ') AND trim({text}) = '') THEN 1 ELSE 0 END)", missing))
+        def missing(n, col):
+            raise InputError(f"{label}: {n} row(s) with an empty or NULL {col} in the {kind}")
 
-        numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank")
-                                                             if (c == "score" and loaded.has_score)
-                                                             or (c == "rank" and loaded.has_rank)]
-        for c in numeric:  # text in a numeric column of a table or frame (files: named with its line on reading)
-            def not_a_number(n, c=c):
-                _check_numbers(self.con, src, label, [c])
-            checks.append(Check(f"sum(CASE WHEN t.{c} IS NOT NULL AND TRY_CAST(t.{c} AS DOUBLE) IS NULL "
-                                f"THEN 1 ELSE 0 END)", not_a_number))
-        if kind == RUN and self.nan_scores == "last":
-            numeric = [c for c in numeric if c != "score"]  # non-finite scores were made NULL: ranked last
-        for c in numeric:
-            bad_value = (f"isnan(TRY_CAST(t.{c} AS DOUBLE)) OR isinf(TRY_CAST(t.{c} AS DOUBLE)) "
-                         f"{'OR t.' + c + ' IS NULL' if c != 'rank' or not loaded.has_score else ''}")
+        def not_a_number(n, c):
+            _check_numbers(self.con, src, label, [c])
 
-            def not_finite(n, c=c, bad_value=bad_value):
-                bad = q(f"SELECT t.query_id, t.item_id, CAST(t.{c} AS VARCHAR) FROM {src} AS t WHERE "
-                        f"{bad_value} LIMIT 1").fetchone()
-                if bad:
-                    value = "missing (NULL or NaN)" if bad[2] is None else bad[2]
-                    hint = " (or rank such items last: nan_scores='last', --nan-scores last)" if c == "score" else ""
-                    raise InputError(f"{label}{_line_of(label, bad)}: {c} {value} for query {bad[0]}, item "
-                                     f"{bad[1]}; every {c} must be a finite number{hint}")
-            checks.append(Check(f"sum(CASE WHEN {bad_value} THEN 1 ELSE 0 END)", not_finite))
+        def not_finite(n, c):
+            bad = q(f"SELECT t.query_id, t.item_id, CAST(t.{c} AS VARCHAR) FROM {src} AS t WHERE "
+                    f"{non_finite_test(c, loaded.has_score)} LIMIT 1").fetchone()
+            if bad:
+                value = "missing (NULL or NaN)" if bad[2] is None else bad[2]
+                hint = " (or rank such items last: nan_scores='last', --nan-scores last)" if c == "score" else ""
+                raise InputError(f"{label}{_line_of(label, bad)}: {c} {value} for query {bad[0]}, item "
+                                 f"{bad[1]}; every {c} must be a finite number{hint}")
 
-        # Duplicates: fewer distinct hashes of (query, item) than rows means a duplicate or, very rarely, a hash
-        # collision; the exact query decides.
-        pair_hash = "hash(CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR))"
-        if kind == RUN:
-            def duplicate_item(n):
+        def duplicate(n, c):
+            if kind == RUN:
                 dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(*) FROM {src} AS t "
                         f"GROUP BY 1, 2 HAVING count(*) > 1 ORDER BY 1, 2 LIMIT 1").fetchone()
                 if dup:
                     raise InputError(f"{label}: item {dup[1]} appears {dup[2]} times for query {dup[0]} in the run "
                                      f"(trec_eval refuses duplicate documents too)")
-            checks.append(Check(f"count(*) - count(DISTINCT {pair_hash})", duplicate_item))
-        else:
-            def duplicate_judgment(n):
-                dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(DISTINCT t.relevance), "
-                        f"min(t.relevance), max(t.relevance) FROM {src} AS t GROUP BY 1, 2 HAVING count(*) > 1 "
-                        f"ORDER BY count(DISTINCT t.relevance) DESC, 1, 2 LIMIT 1").fetchone()
-                if dup and dup[2] > 1:
-                    raise InputError(f"{label}: item {dup[1]} of query {dup[0]} is judged twice with different "
-                                     f"relevance ({_num(dup[3])} and {_num(dup[4])})")
-                if dup:
-                    warnings.warn(f"{label}: duplicate identical judgments (e.g. query {dup[0]}, item {dup[1]}) were "
-                                  f"counted once", stacklevel=4)
-                    inner = loaded.relation.copy()
-                    if isinstance(inner, exp.Table):
-                        inner = exp.select("*").from_(inner)
-                    else:
-                        inner = inner.this
-                    loaded.relation = exp.Subquery(this=inner.distinct())
-            checks.append(Check(f"count(*) - count(DISTINCT {pair_hash})", duplicate_judgment))
-        return checks
+                return
+            dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(DISTINCT t.relevance), "
+                    f"min(t.relevance), max(t.relevance) FROM {src} AS t GROUP BY 1, 2 HAVING count(*) > 1 "
+                    f"ORDER BY count(DISTINCT t.relevance) DESC, 1, 2 LIMIT 1").fetchone()
+            if dup and dup[2] > 1:
+                raise InputError(f"{label}: item {dup[1]} of query {dup[0]} is judged twice with different "
+                                 f"relevance ({_num(dup[3])} and {_num(dup[4])})")
+            if dup:
+                warnings.warn(f"{label}: duplicate identical judgments (e.g. query {dup[0]}, item {dup[1]}) were "
+                              f"counted once", stacklevel=5)
+                inner = loaded.relation.copy()
+                if isinstance(inner, exp.Table):
+                    inner = exp.select("*").from_(inner)
+                else:
+                    inner = inner.this
+                loaded.relation = exp.Subquery(this=inner.distinct())
+
+        report = {"empty": empty, "missing id": missing, "not a number": not_a_number, "not finite": not_finite,
+                  "duplicate": duplicate}
+        return [Check(c.count, lambda n, c=c: report[c.name](n, c.column))
+                for c in check_sql(kind, loaded.has_score, loaded.has_rank, loaded.ids_checked,
+                                   nan_last=kind == RUN and self.nan_scores == "last")]
 
 
 class _NotStrict(Exception):
@@ -744,7 +756,7 @@ class Check:
 def strict_trec_select(path_sql: str, delim: str, kind: str) -> tuple[str, str]:
     """(the SELECT reading a strict TREC file, the test of a row t outside the strict form).
 
-    path_sql is the file name as SQL (a literal or a parameter); delim is ' ' or a tab (_strict_delimiter), so
+    path_sql is the file name as SQL (a literal or a parameter); delim is ' ' or a tab (strict_delimiter), so
     it is written as is. The SELECT gives query_id, item_id and the numbers as DOUBLE, plus rm_bad: an unused
     field (iter, Q0, tag) is empty."""
     assert delim in (" ", "\t")
@@ -760,7 +772,7 @@ def strict_trec_select(path_sql: str, delim: str, kind: str) -> tuple[str, str]:
     return f"SELECT {keep}, ({unused}) AS rm_bad FROM {source}", bad_row
 
 
-def _strict_delimiter(path: str) -> str | None:
+def strict_delimiter(path: str) -> str | None:
     """' ' or '\\t' when an uncompressed text file can be split on that one character exactly as the general TREC
     reader splits its lines on runs of whitespace (the regular expression \\s+: space, tab, CR, LF, FF):
     no other of those characters occurs. None otherwise (gzip, CRLF, mixed separators, a NUL byte, which the
@@ -780,13 +792,6 @@ def _strict_delimiter(path: str) -> str | None:
     except (OSError, ValueError):
         return None
     return delim.decode()
-
-
-def _is_number_type(t: str) -> bool:
-    """Types whose CAST to DOUBLE equals the text conversion of _materialize. Not FLOAT (0.1 as float32 becomes
-    0.10000000149 directly but 0.1 through its text), not BOOLEAN (text 'true' is not a number)."""
-    return t.split("(")[0] in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-                               "UINTEGER", "UBIGINT", "UHUGEINT", "DOUBLE", "DECIMAL")
 
 
 def _check_numbers(con, src: str, label: str, columns: list[str]) -> None:

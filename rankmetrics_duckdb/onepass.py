@@ -1,6 +1,6 @@
 """Read, check and evaluate clean inputs in one DuckDB statement.
 
-The careful path (inputs.Reader, then Evaluation._check_overlap, then the fused query) reads each input into a
+The careful path (inputs.Reader, then inputs.query_overlap, then the fused query) reads each input into a
 temporary table, scans it to check it, scans both inputs again for their query ids, and only then evaluates:
 on a 2M-row TREC run, copying and checking cost more than evaluating. Most inputs are clean, so this module
 first tries the optimistic way: one statement reads the inputs where they lie (DuckDB's CSV and Parquet
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from . import inputs, measures, paths, plancache
-from .inputs import JUDGMENTS, RUN, _map_columns, _quoted, _sql_string, run_sql
+from . import checks, inputs, measures, paths, plancache
+from .inputs import JUDGMENTS, RUN, map_columns, quoted, sql_string, run_sql
 
 
 @dataclass
@@ -46,16 +46,12 @@ class _NotHere(Exception):
     """This input is not for the one-statement path (the careful path takes it)."""
 
 
-_NUMBER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
-                 "UBIGINT", "UHUGEINT", "DOUBLE", "DECIMAL")
-
-
 def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
     if isinstance(obj, (str, os.PathLike)):
         path = os.fspath(obj)
         if os.path.isfile(path):
             return _file(reader, path, kind)
-        if not reader.private and reader._is_table(path):
+        if not reader.private and reader.is_table(path):
             table = inputs.table_name(path).sql(dialect="duckdb")
             src = _typed(reader, table, kind, f"table {path}", floats=True)
             src.rescan = True
@@ -69,13 +65,12 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
         label = "DuckDB relation"
     module = type(obj).__module__.split(".")[0]
     if module in ("pandas", "polars", "pyarrow"):
-        name = f"rankmetrics_{kind}_{os.getpid()}_{next(inputs._COUNTER)}"
-        reader.con.register(name, obj)
+        name = reader.register(obj, kind)
         try:
-            src = _typed(reader, _quoted(name), kind, label or f"{module} {type(obj).__name__}", floats=True)
+            src = _typed(reader, quoted(name), kind, label or f"{module} {type(obj).__name__}", floats=True)
             src.rescan = module == "pyarrow"  # pandas and polars are converted on each scan: keep one copy
         except BaseException:
-            reader.con.unregister(name)
+            reader.unregister(name)
             raise
         src.registered = name
         return src
@@ -92,15 +87,14 @@ def _typed(reader, from_sql: str, kind: str, label: str, floats: bool, path: str
     described = reader.con.execute(f"DESCRIBE SELECT * FROM {from_sql}", params).fetchall()
     types = {row[0]: str(row[1]).upper().split("(")[0] for row in described}
     try:
-        cols = _map_columns(list(types), kind, label)
+        cols = map_columns(list(types), kind, label)
     except inputs.InputError:
         raise _NotHere() from None
     numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
-    allowed = _NUMBER_TYPES + (("FLOAT",) if floats else ())
-    if any(types[cols[c]] not in allowed for c in numeric):
+    if any(not checks.is_number_type(types[cols[c]], floats) for c in numeric):
         raise _NotHere()
-    exprs = [f"CAST({_quoted(cols[c])} AS VARCHAR) AS {c}" for c in ("query_id", "item_id")]
-    exprs += [f"CAST({_quoted(cols[c])} AS DOUBLE) AS {c}" for c in numeric]
+    exprs = [f"CAST({quoted(cols[c])} AS VARCHAR) AS {c}" for c in ("query_id", "item_id")]
+    exprs += [f"CAST({quoted(cols[c])} AS DOUBLE) AS {c}" for c in numeric]
     return _Source(label, f"SELECT {', '.join(exprs)} FROM {from_sql}", "score" in cols or kind == JUDGMENTS,
                    "rank" in cols, strict=False, path=path, kind=kind)
 
@@ -111,15 +105,15 @@ def _file(reader, path: str, kind: str) -> _Source:
     if head == b"PAR1" or path.lower().endswith(".parquet"):
         if head != b"PAR1":
             raise _NotHere()
-        # the careful path converts FLOAT columns of Parquet through their text (inputs._is_number_type)
+        # the careful path converts FLOAT columns of Parquet through their text (checks.is_number_type)
         src = _typed(reader, f"read_parquet(${_param(kind)})", kind, path, floats=False, path=path)
         src.rescan = True
         return src
-    delim = inputs._strict_delimiter(path)
+    delim = inputs.strict_delimiter(path)
     if delim is None:
         raise _NotHere()
     want = 4 if kind == JUDGMENTS else 6
-    _, lines = inputs._peek(path, 5)
+    _, lines = inputs.peek(path, 5)
     content = [ln for ln in lines if not ln.lstrip().startswith("#")]
     if not content or len(content[0].split(delim)) != want or len(lines) != len(content):
         raise _NotHere()  # a header, a comment, another column count: the careful path decides
@@ -128,40 +122,47 @@ def _file(reader, path: str, kind: str) -> _Source:
 
 
 def _checks(src: _Source, kind: str) -> list[str]:
-    """The careful path's checks of this input (inputs.Reader.check and _trec_strict) as counts over rows t."""
-    out = ["CASE WHEN count(*) = 0 THEN 1 ELSE 0 END"]
+    """The careful path's checks of this input (checks.check_sql, and _trec_strict's form) as counts over rows t."""
+    out = [c.count for c in checks.check_sql(kind, src.has_score or kind == JUDGMENTS, src.has_rank, src.strict,
+                                             typed=True)]
     if src.strict:
         out.append(f"sum(CASE WHEN {src.bad_row} THEN 1 ELSE 0 END)")
-    else:
-        for col in ("query_id", "item_id"):
-            out.append(f"sum(CASE WHEN t.{col} IS NULL OR t.{col} = '' OR "
-                       f"(starts_with(t.{col}, ' ') AND trim(t.{col}) = '') THEN 1 ELSE 0 END)")
-    numeric = ["relevance"] if kind == JUDGMENTS else [c for c, has in (("score", src.has_score),
-                                                                         ("rank", src.has_rank)) if has]
-    for c in numeric:
-        missing = f" OR t.{c} IS NULL" if c != "rank" or not src.has_score else ""
-        out.append(f"sum(CASE WHEN isnan(t.{c}) OR isinf(t.{c}){missing} THEN 1 ELSE 0 END)")
-    out.append("count(*) - count(DISTINCT hash(t.query_id, t.item_id))")
     return out
 
 
-def _top_n(ev, r: _Source) -> bool:
+def _top_n(reader, specs, conv, r: _Source) -> bool:
     """measures.top_n_pays for this run: its first query's length (TREC text) or its mean list length."""
-    need = measures.top_n_need(ev.measures, ev.conv)
+    need = measures.top_n_need(specs, conv)
     if need is None:
         return False
     if r.strict:
         length = inputs.first_list_length(r.path, need)
     else:
-        length = inputs.mean_list_length(ev.reader.con, f"({r.select})",
+        length = inputs.mean_list_length(reader.con, f"({r.select})",
                                          {_param(r.kind): paths.literal(r.path)} if r.path else None)
-    return measures.top_n_pays(ev.measures, ev.conv, length)
+    return measures.top_n_pays(specs, conv, length)
 
 
-def evaluate(ev, judgments, run):
-    """(judgments Loaded, run Loaded, summary, rows) from one statement, or None: the careful path decides."""
-    reader = ev.reader
-    if reader.nan_scores != "error":
+@dataclass
+class Result:
+    """What the one statement gives: the two inputs (as inputs.Loaded), the query-id overlap summary, and the
+    rows (measure, query_id, value) of the fused query."""
+    judgments: _Loaded
+    run: _Loaded
+    summary: dict
+    rows: list
+
+
+def accepts(reader: inputs.Reader) -> bool:
+    """Whether the one-statement path may take inputs read by this reader at all (each input is then tried by
+    _source, and the statement's check counts decide): not with nan_scores='last', whose scores are rewritten."""
+    return reader.nan_scores == "error"
+
+
+def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result | None:
+    """Read, check and evaluate the measures specs under conventions conv over judgments and run (file paths,
+    tables, frames, relations) on reader's connection in one statement; None: the careful path decides."""
+    if not accepts(reader):
         return None
     sources = []
     try:
@@ -171,30 +172,30 @@ def evaluate(ev, judgments, run):
         _drop(reader, sources)
         return None
     j, r = sources
-    if ev.conv["ties"] == "input" and not r.has_rank:
+    if conv["ties"] == "input" and not r.has_rank:
         _drop(reader, sources)
         return None
-    ctes, final = plancache.duckdb_parts(ev.measures, ev.conv, r.has_score, r.has_rank,
-                                         "rm_src_run", "rm_src_judgments", _top_n(ev, r))
-    checks = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],
-              [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
+    ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank,
+                                         "rm_src_run", "rm_src_judgments", _top_n(reader, specs, conv, r))
+    counts_sql = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],
+                  [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
     hint = lambda src: "NOT MATERIALIZED " if src.rescan else ""  # noqa: E731
     sql = (f"WITH rm_src_run AS {hint(r)}({r.select}), rm_src_judgments AS {hint(j)}({j.select}), "
            f"rm_run_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_run AS t), "
            f"rm_judged_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_judgments AS t), {ctes} "
            f"SELECT f.measure, f.query_id, f.value, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "
            f"UNION ALL SELECT NULL, NULL, NULL, ["
-           + ", ".join(checks[0]) + "] || (SELECT [" + ", ".join(checks[1]) + "] FROM rm_src_run AS t) || ["
-           "(SELECT count(*) FROM rm_run_queries), (SELECT count(*) FROM rm_judged_queries), "
-           "(SELECT count(*) FROM rm_run_queries AS a JOIN rm_judged_queries AS b ON a.q = b.q)] "
+           + ", ".join(counts_sql[0]) + "] || (SELECT [" + ", ".join(counts_sql[1]) + "] FROM rm_src_run AS t) || ["
+           + ", ".join(checks.overlap_counts("rm_run_queries", "rm_judged_queries")) + "] "
            "FROM rm_src_judgments AS t")
     try:
-        out = ev.con.execute(sql, {_param(s.kind): paths.literal(s.path) for s in sources if s.path} or None).fetchall()
+        params = {_param(s.kind): paths.literal(s.path) for s in sources if s.path} or None
+        out = reader.con.execute(sql, params).fetchall()
     except duckdb.Error:
         _drop(reader, sources)
         return None
     counts = next((row[3] for row in out if row[0] is None), None)
-    n = len(checks[0]) + len(checks[1])
+    n = len(counts_sql[0]) + len(counts_sql[1])
     if counts is None or any(counts[:n]) or counts[n + 2] == 0:
         _drop(reader, sources)
         return None
@@ -203,11 +204,9 @@ def evaluate(ev, judgments, run):
                "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
     loaded = []
     for src in sources:
-        if src.registered:
-            reader._registered.append(src.registered)
         loaded.append(_Loaded(src))
     rows = [row[:3] for row in out if row[0] is not None]
-    return loaded[0], loaded[1], summary, rows
+    return Result(loaded[0], loaded[1], summary, rows)
 
 
 class _Loaded:
@@ -225,7 +224,7 @@ class _Loaded:
             import sqlglot
             text = self._src.select
             if self._src.path:
-                text = text.replace(f"${_param(self._src.kind)}", _sql_string(paths.literal(self._src.path)))
+                text = text.replace(f"${_param(self._src.kind)}", sql_string(paths.literal(self._src.path)))
             select = sqlglot.parse_one(text, dialect="duckdb")
             if self._src.strict:  # rm_bad was for the check only
                 select.set("expressions", [e for e in select.expressions if e.alias_or_name != "rm_bad"])
@@ -240,7 +239,4 @@ class _Loaded:
 def _drop(reader, sources):
     for src in sources:
         if src.registered:
-            try:
-                reader.con.unregister(src.registered)
-            except Exception:
-                pass
+            reader.unregister(src.registered)

@@ -1,0 +1,72 @@
+"""Each input check written once, as SQL text: the query-id overlap, the checks of one input (CheckSQL: its name,
+the column it is about, the aggregate over rows t that counts the rows at fault) and the column types read as
+numbers. The careful path (inputs.Reader, inputs.query_overlap) runs them and turns a non-zero count into its
+message; the one-statement path (onepass) counts the same SQL in its statement. Imports nothing of the package."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RUN, JUDGMENTS = "run", "judgments"
+
+
+def overlap_counts(run_ids: str, judged_ids: str) -> list[str]:
+    """The query-id overlap as three SQL scalar subqueries (run queries, judged queries, common queries) over two
+    relations of distinct query ids in a column q: the one definition that query_overlap and the one-statement
+    path (onepass) both count with."""
+    return [f"(SELECT count(*) FROM {run_ids})", f"(SELECT count(*) FROM {judged_ids})",
+            f"(SELECT count(*) FROM {run_ids} AS a JOIN {judged_ids} AS b ON a.q = b.q)"]
+
+
+@dataclass(frozen=True)
+class CheckSQL:
+    """One input check as SQL: its name, the column it is about (or None), and the aggregate over the input's
+    rows (alias t) that counts the rows at fault (0 or NULL when all is well)."""
+    name: str
+    column: str | None
+    count: str
+
+
+def non_finite_test(c: str, has_score: bool) -> str:
+    """The test of a row t whose number c is NaN, infinite or missing (a missing rank is fine beside a score)."""
+    return (f"isnan(TRY_CAST(t.{c} AS DOUBLE)) OR isinf(TRY_CAST(t.{c} AS DOUBLE)) "
+            f"{'OR t.' + c + ' IS NULL' if c != 'rank' or not has_score else ''}")
+
+
+def check_sql(kind: str, has_score: bool, has_rank: bool, ids_checked: bool, nan_last: bool = False,
+              typed: bool = False) -> list[CheckSQL]:
+    """The checks of an input, in the order the careful path (Reader.check) reports them: the one definition
+    that Reader._checks runs and onepass counts in its statement. typed: the numbers are DOUBLE already (no
+    text to find in them); nan_last: non-finite scores are made NULL and ranked last, not refused."""
+    out = [CheckSQL("empty", None, "CASE WHEN count(*) = 0 THEN 1 ELSE 0 END")]
+    for col in () if ids_checked else ("query_id", "item_id"):
+        text = f"CAST(t.{col} AS VARCHAR)"
+        # trim(x) = '' only for x empty or all spaces, so only rows starting with a space need the trim
+        out.append(CheckSQL("missing id", col, f"sum(CASE WHEN t.{col} IS NULL OR {text} = '' OR "
+                                                f"(starts_with({text}, ' ') AND trim({text}) = '') THEN 1 ELSE 0 END)"))
+    numeric = ["relevance"] if kind == JUDGMENTS else [c for c, has in (("score", has_score), ("rank", has_rank))
+                                                         if has]
+    for c in () if typed else numeric:  # text in a numeric column of a table or frame (files: named on reading)
+        out.append(CheckSQL("not a number", c, f"sum(CASE WHEN t.{c} IS NOT NULL AND TRY_CAST(t.{c} AS DOUBLE) "
+                                               f"IS NULL THEN 1 ELSE 0 END)"))
+    for c in numeric:
+        if c == "score" and nan_last:
+            continue  # non-finite scores were made NULL: ranked last
+        out.append(CheckSQL("not finite", c, f"sum(CASE WHEN {non_finite_test(c, has_score)} THEN 1 ELSE 0 END)"))
+    # Duplicates: fewer distinct hashes of (query, item) than rows means a duplicate or, very rarely, a hash
+    # collision; the exact query decides.
+    out.append(CheckSQL("duplicate", None, "count(*) - count(DISTINCT hash(CAST(t.query_id AS VARCHAR), "
+                                           "CAST(t.item_id AS VARCHAR)))"))
+    return out
+
+
+# Types whose CAST to DOUBLE equals the text conversion of inputs.Reader._materialize. Not FLOAT (0.1 as float32 becomes
+# 0.10000000149 directly but 0.1 through its text), not BOOLEAN (text 'true' is not a number). The one list of
+# the careful path (is_number_type) and the one-statement path (onepass).
+NUMBER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                "UBIGINT", "UHUGEINT", "DOUBLE", "DECIMAL")
+
+
+def is_number_type(t: str, floats: bool = False) -> bool:
+    """A column type (DESCRIBE's text) in NUMBER_TYPES, or FLOAT too if floats (for inputs whose FLOAT values
+    both paths take as DOUBLE directly)."""
+    return t.split("(")[0] in NUMBER_TYPES + (("FLOAT",) if floats else ())
