@@ -74,10 +74,6 @@ def _label(obj, i: int) -> str:
     return f"run {i + 1}"
 
 
-def _check_overlap(con, run, judgments):
-    query_overlap(con, run, judgments, counted=False)
-
-
 def _prefixed(alias: str, index: int) -> exp.Expression:
     """'index:' || CAST(alias.query_id AS VARCHAR)"""
     return exp.DPipe(this=exp.Literal.string(f"{index}:"),
@@ -146,7 +142,7 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
         loaded = []
         for obj in objs:
             run = reader.load(obj, RUN)
-            _check_overlap(con, run, judged)
+            query_overlap(con, run, judged, counted=False)
             loaded.append(run)
         run_rel, any_rank = _stacked_runs(loaded)
         plan = sqlgen.plan(measures, conv, sqlgen.Source(run_rel, True, any_rank),
