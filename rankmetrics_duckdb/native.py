@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from . import dialects, measures, sqlgen, sqlsource
+from . import dialects, measures, shape, sqlgen, sqlsource
 from .errors import UsageError
 
 PREFIX = "rm_"
@@ -49,7 +49,7 @@ def parameters(macro_name: str) -> list[tuple[str, str, exp.Expression]]:
     macro = sqlsource.macros()[macro_name]
     out = []
     for p in macro.params:
-        if p.lower() in ("run", "judgments"):
+        if p.lower() in ("run", "judgments") or p.strip('"').lower() in shape.MACRO_PARAMS:
             continue
         default = macro.defaults.get(p, exp.Null())
         if p.lower() == "k":
@@ -118,6 +118,10 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     macro = sqlsource.macros()[macro_name]
     params = parameters(macro_name)
     body = sqlsource.substitute(sqlsource.unchecked(macro.body), {name: _prm(name) for name, _, _ in params})
+    # the macro unnests its key (a STRUCT of the groups and the query id, DuckDB's way of grouping, see
+    # sql/01_stream.sql) into columns; here the key is the query id itself
+    body = body.transform(lambda n: n.this if isinstance(n, exp.Explode) and isinstance(n.this, exp.Column)
+                          and n.this.name == "query_id" else n)
     features = body.args["from_"].this
     call = features.this.args["from_"].this
     if not (isinstance(call, exp.Table) and isinstance(call.this, exp.Anonymous)
