@@ -6,7 +6,7 @@ import math
 
 import duckdb
 
-from . import conventions, measures as measures_mod, onepass, plancache
+from . import conventions, measures as measures_mod, onepass, plancache, shape
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, mean_list_length, query_overlap, run_sql
@@ -287,7 +287,8 @@ def _run_columns(run_columns) -> tuple[bool, bool]:
 
 
 def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, convention="trec_eval",
-           run_columns="score", pretty=True, **overrides) -> str:
+           run_columns="score", pretty=True, columns=None, by=None, judgments_by=None, run_lists=False,
+           judgment_lists=False, **overrides) -> str:
     """One self-contained SELECT in the SQL dialect that returns rows (measure, query_id, value) computed from
     the tables run and judgments: the means with query_id NULL, and one row per query with per_query=True.
 
@@ -295,7 +296,13 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     are quoted by sqlglot, and a name with quotes, spaces, semicolons or comments is rejected.
     The run table has query_id, item_id and the run_columns: 'score' (higher is better), 'rank' (1 is best)
     or 'score,rank'; the judgments table has query_id, item_id, relevance.
-    dialect: one of dialects.names(); metrics and conventions as in evaluate() — the same numbers."""
+    dialect: one of dialects.names(); metrics and conventions as in evaluate() — the same numbers.
+    Warehouse shapes (shape.Shape): columns={'query_id': 'user_id', ...} maps our column names to the tables';
+    by=[...] names group columns of the run, each group evaluated as a run of its own (the rows gain a column per
+    group column, the means are per group); judgments_by: those of them the judgments have too, joined on (the
+    judgments are shared by the groups on the others); run_lists / judgment_lists: the item column is a list
+    (the run's in rank order; the judgments' with their grades in a parallel list when columns names a
+    relevance column, else grade 1)."""
     from . import dialects
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -303,7 +310,7 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
     conv = conventions.resolve(convention, **overrides)
     has_score, has_rank = _run_columns(run_columns)
-    if conv["ties"] == "input" and not has_rank:
+    if conv["ties"] == "input" and not has_rank and not run_lists:
         raise UsageError("ties = 'input' (the mllib convention) orders the run by its rank column: "
                          "give run_columns='score,rank' (--run-columns score,rank) or 'rank'")
     tables = {"run": dialects.table(run, d.name, "run table"),
@@ -315,13 +322,17 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
             table.set("alias", node.args.get("alias"))
             return table
         return node
+    form = shape.Shape(columns, by, judgments_by, run_lists, judgment_lists)
     query = _table_free_plan(tuple(m.requested for m in measures), tuple(sorted(conv.items())), has_score,
-                             has_rank, bool(per_query)).transform(put_tables)
+                             has_rank, bool(per_query), tuple(sorted(form.columns.items())), form.by,
+                             form.judgments_by, form.run_lists, form.judgment_lists).transform(put_tables)
     return dialects.render(query, d.name, pretty=pretty) + "\n"
 
 
 @functools.lru_cache(maxsize=64)
-def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: bool, per_query: bool) -> exp.Select:
+def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: bool, per_query: bool,
+                     columns: tuple = (), by: tuple = (), judgments_by: tuple = (), run_lists: bool = False,
+                     judgment_lists: bool = False) -> exp.Select:
     """The fused query with stand-ins for the two tables (tagged meta rm_input), so that the same request on
     other tables or for other dialects is planned once."""
     stand_ins = {}
@@ -329,8 +340,9 @@ def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: boo
         stand_ins[role] = exp.Table(this=exp.to_identifier(f"rm_{role}_table"))
         stand_ins[role].meta["rm_input"] = role
     return sqlgen.plan(measures_mod.parse_all(list(metrics)), dict(conv),
-                       sqlgen.Source(stand_ins["run"], has_score, has_rank),
-                       sqlgen.Source(stand_ins["judgments"], True, False), per_query=per_query).query
+                       sqlgen.Source(stand_ins["run"], has_score, has_rank, dict(columns), by, run_lists),
+                       sqlgen.Source(stand_ins["judgments"], True, False, dict(columns), judgments_by, judgment_lists),
+                       per_query=per_query, by=by).query
 
 
 __all__ = ["register", "to_sql", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]

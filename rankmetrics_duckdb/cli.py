@@ -95,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--run-columns", choices=("score", "rank", "score,rank"),
                    help="which of score and rank the run table has (default: score); ties='input' needs rank")
     m.add_argument("--schema", metavar="NAME", help="create the objects in this schema (BigQuery: the dataset)")
+    _add_shape(m, tables=True)
     sub.add_parser("metrics", help="list the metrics, their parameters and the names accepted")
     s = sub.add_parser("sql", help="print one SELECT computing the metrics in a SQL dialect, from two tables",
                        description="Print one self-contained SELECT, in the SQL dialect D, that returns rows "
@@ -109,9 +110,45 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--run-columns", default="score", choices=("score", "rank", "score,rank"),
                    help="which of score and rank the run table has (default: score)")
     s.add_argument("-q", dest="per_query", action="store_true", help="also return one row per query")
+    _add_shape(s, tables=True)
     _add_conventions(s)
     _add_workflow(sub)
     return p
+
+
+def _add_shape(p, tables: bool = False) -> None:
+    """The options naming the inputs' columns and groups (shape.Shape); tables: for SQL over tables this
+    program does not read (sql, macros), which must be told which columns are lists and which group columns
+    the judgments have."""
+    from .shape import COLUMN_PARAMS
+    g = p.add_argument_group("table shape (warehouse tables)")
+    for ours, param in COLUMN_PARAMS.items():
+        g.add_argument("--" + param.replace("_", "-"), dest=param, metavar="NAME",
+                       help=f"the column holding the {ours.replace('_', ' ')} (default: {ours} or a usual alias)"
+                       if not tables else f"the column holding the {ours.replace('_', ' ')} (default: {ours})")
+    g.add_argument("--by", action="append", metavar="COLUMN",
+                   help="a group column of the run (repeatable): each group (model, segment, day) is evaluated "
+                        "as a run of its own; the rows gain a column per group column")
+    if tables:
+        g.add_argument("--judgments-by", action="append", metavar="COLUMN",
+                       help="a group column (of --by) that the judgments table has too: joined on it")
+        g.add_argument("--run-lists", action="store_true",
+                       help="the run's item column is a list (array) in rank order")
+        g.add_argument("--judgment-lists", action="store_true",
+                       help="the judgments' item column is a list of relevant items (grades: a parallel list "
+                            "named by --relevance-column, else 1)")
+
+
+def _shape(args) -> dict:
+    """The shape options as keyword arguments of the library (columns, by, ...)."""
+    from .shape import COLUMN_PARAMS
+    out = {"columns": {ours: getattr(args, param) for ours, param in COLUMN_PARAMS.items()
+                       if getattr(args, param, None)},
+           "by": args.by}
+    for name in ("judgments_by", "run_lists", "judgment_lists"):
+        if hasattr(args, name):
+            out[name] = getattr(args, name)
+    return out
 
 
 def _add_workflow(sub) -> None:
@@ -156,8 +193,9 @@ def cmd_eval(args) -> int:
 
 def cmd_macros(args) -> int:
     from . import native
+    from .shape import Shape
     sys.stdout.write(native.script(args.dialect, run=args.run, judgments=args.judgments, schema=args.schema,
-                                   run_columns=args.run_columns))
+                                   run_columns=args.run_columns, form=Shape(**_shape(args))))
     return 0
 
 
@@ -165,7 +203,7 @@ def cmd_sql(args) -> int:
     from .api import to_sql
     sys.stdout.write(to_sql(args.metrics, dialect=args.dialect, run=args.run, judgments=args.judgments,
                             per_query=args.per_query, convention=args.convention, run_columns=args.run_columns,
-                            **_overrides(args)))
+                            **_shape(args), **_overrides(args)))
     return 0
 
 

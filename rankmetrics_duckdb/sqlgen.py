@@ -42,6 +42,8 @@ class Source:
     has_rank: bool = False
     columns: dict = field(default_factory=dict)
     groups: tuple = ()
+    lists: bool = False   # the item column is a list: a run's in rank order; judgments' relevant items, with
+    #                       their grades in a parallel list when columns names a relevance column, else grade 1
 
     def column(self, alias: str, name: str) -> exp.Column:
         """The relation's column holding our column `name`, read through the alias."""
@@ -80,7 +82,8 @@ def groups_cte(run: Source, by: tuple) -> exp.Select:
 
 def _group_join(select: exp.Select, src: Source, alias: str, by: tuple) -> exp.Select:
     """select joined with rm_groups (as g) on the group columns src has (NULL-safe), or crossed with it."""
-    conds = [exp.NullSafeEQ(this=src.column(alias, g), expression=exp.column(_group(i), table="g"))
+    # each in parentheses: DataFusion reads `a IS NOT DISTINCT FROM b AND c` as `a IS NOT DISTINCT FROM (b AND c)`
+    conds = [exp.Paren(this=exp.NullSafeEQ(this=src.column(alias, g), expression=exp.column(_group(i), table="g")))
              for i, g in enumerate(by) if g in src.groups]
     table = exp.Table(this=exp.to_identifier("rm_groups"), alias=exp.TableAlias(this=exp.to_identifier("g")))
     if conds:
@@ -98,8 +101,43 @@ def _query_key(src: Source, alias: str, by: tuple) -> exp.Expression:
     return exp.DPipe(this=prefix, expression=query, safe=True)
 
 
+def ungroup(select: exp.Select, alias: str, by: tuple, text: bool = False) -> tuple[exp.Select, exp.Expression]:
+    """select (reading rows keyed by a grouped query id as `alias`) joined with rm_groups (as g), and the query id
+    without its group's number; the caller projects group_columns(by) (as text with text=True)."""
+    number = exp.Substring(this=exp.column("query_id", table=alias), start=exp.Literal.number(1),
+                           length=exp.Literal.number(GROUP_WIDTH))
+    key = _cast(exp.Add(this=exp.Literal.number(GROUP_BASE), expression=exp.column("group_no", table="g")), "VARCHAR")
+    joined = select.join(exp.Table(this=exp.to_identifier("rm_groups"), alias=exp.TableAlias(this=exp.to_identifier("g"))),
+                         on=exp.EQ(this=key, expression=number))
+    return joined, exp.Substring(this=exp.column("query_id", table=alias), start=exp.Literal.number(GROUP_WIDTH + 1))
+
+
+def group_columns(by: tuple, text: bool = False) -> list[exp.Expression]:
+    """The group columns of rm_groups (as g) under their own names (cast to text with text=True)."""
+    out = []
+    for i, name in enumerate(by):
+        value = exp.column(_group(i), table="g")
+        out.append(exp.alias_(_cast(value, "VARCHAR") if text else value, exp.to_identifier(name, quoted=True)))
+    return out
+
+
 def _column(table: str, name: str) -> exp.Column:
     return exp.column(name, table=table)
+
+
+LIST = "rm_list"   # the alias of an unnested list: rm_list.rm_item, its position rm_list.rm_pos (base 0 or 1)
+
+
+def _unnest(select: exp.Select, src: Source, alias: str) -> exp.Select:
+    """select crossed with the unnested item list of src (read as alias), keeping each item's position."""
+    unnest = exp.Unnest(expressions=[src.column(alias, "item_id")],
+                        alias=exp.TableAlias(this=exp.to_identifier(LIST), columns=[exp.to_identifier("rm_item")]),
+                        offset=exp.to_identifier("rm_pos"))
+    return select.join(unnest, join_type="cross")
+
+
+def _item(src: Source, alias: str) -> exp.Expression:
+    return _column(LIST, "rm_item") if src.lists else src.column(alias, "item_id")
 
 
 def _cast(e: exp.Expression, to: str) -> exp.Cast:
@@ -116,19 +154,22 @@ def run_items(src: Source, conv: dict | None = None, by: tuple = ()) -> exp.Sele
     """The run normalized as rm_run_items does in DuckDB: text ids, a score (or -rank) and the given rank. With
     the convention scores='float32' (pytrec_eval), the score is rounded to a 32-bit float before ranking. With
     groups (by), the query id carries its group's number (see GROUP_BASE)."""
-    if src.has_score:
+    rank = _column(LIST, "rm_pos") if src.lists else src.column("r", "rank")
+    if src.has_score and not src.lists:
         score = _cast(src.column("r", "score"), "DOUBLE")
         if conv and conv.get("scores") == "float32":
             score = _cast(_cast(src.column("r", "score"), "FLOAT"), "DOUBLE")
     else:
-        score = exp.Neg(this=_cast(src.column("r", "rank"), "DOUBLE"))
-    rank_in = _cast(src.column("r", "rank"), "DOUBLE") if src.has_rank else _cast(exp.Null(), "DOUBLE")
+        score = exp.Neg(this=_cast(rank, "DOUBLE"))
+    rank_in = _cast(rank, "DOUBLE") if src.has_rank or src.lists else _cast(exp.Null(), "DOUBLE")
     select = exp.select(
         exp.alias_(_query_key(src, "r", by), "query_id"),
-        exp.alias_(_cast(src.column("r", "item_id"), "VARCHAR"), "item_id"),
+        exp.alias_(_cast(_item(src, "r"), "VARCHAR"), "item_id"),
         exp.alias_(score, "score"),
         exp.alias_(rank_in, "rank_in"),
     ).from_(_source(src, "r"))
+    if src.lists:
+        select = _unnest(select, src, "r")
     return _group_join(select, src, "r", by) if by else select
 
 
@@ -139,12 +180,18 @@ def judgment_items(src: Source, conv: dict | None = None, grades: exp.Expression
     expression `grades` (native objects read it from their parameters)."""
     if grades is None:
         grades = _bind_value((conv or {}).get("grades", "as_given"))
-    grade = exp.Anonymous(this="rm_grade", expressions=[src.column("j", "relevance"), grades])
+    relevance = src.column("j", "relevance")
+    if src.lists:  # the grade at the item's position in a parallel list, or 1
+        relevance = (exp.Bracket(this=relevance, expressions=[_column(LIST, "rm_pos")])
+                     if "relevance" in src.columns else exp.Literal.number(1))
+    grade = exp.Anonymous(this="rm_grade", expressions=[relevance, grades])
     select = exp.select(
         exp.alias_(_query_key(src, "j", by), "query_id"),
-        exp.alias_(_cast(src.column("j", "item_id"), "VARCHAR"), "item_id"),
+        exp.alias_(_cast(_item(src, "j"), "VARCHAR"), "item_id"),
         exp.alias_(sqlsource.fold(sqlsource.expand(grade)), "grade"),
     ).from_(_source(src, "j"))
+    if src.lists:
+        select = _unnest(select, src, "j")
     return _group_join(select, src, "j", by) if by else select
 
 
@@ -418,34 +465,23 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         exp.alias_(value, "value")).from_("per_query AS p").join("measure_list AS m", join_type="cross")))
     parts = []
     query_id = _column("v", "query_id")
-    group_columns = []
-    if by:  # the group's number off the query id, and its columns from rm_groups
-        query_id = exp.Substring(this=query_id, start=exp.Literal.number(GROUP_WIDTH + 1))
-        group_columns = [exp.alias_(_column("g", _group(i)), exp.to_identifier(name, quoted=True))
-                         for i, name in enumerate(by)]
-        number = exp.Substring(this=_column("v", "query_id"), start=exp.Literal.number(1),
-                               length=exp.Literal.number(GROUP_WIDTH))
-        key = _cast(exp.Add(this=exp.Literal.number(GROUP_BASE), expression=_column("g", "group_no")), "VARCHAR")
-        group_on = exp.EQ(this=key, expression=number)
 
-    def with_groups(select):
+    def with_groups(select):  # the group's number off the query id, and its columns from rm_groups
+        nonlocal query_id
         if by:
-            select = select.join(exp.Table(this=exp.to_identifier("rm_groups"),
-                                           alias=exp.TableAlias(this=exp.to_identifier("g"))), on=group_on.copy())
+            select, query_id = ungroup(select, "v", by)
         return select
     if per_query:
-        parts.append(with_groups(exp.select(exp.alias_(_column("v", "measure"), "measure"),
-                                            *[c.copy() for c in group_columns],
-                                            exp.alias_(query_id, "query_id"),
-                                            exp.alias_(_column("v", "value"), "value"))
-                                 .from_("measure_values AS v")))
+        select = with_groups(exp.select(exp.alias_(_column("v", "measure"), "measure"),
+                                        *group_columns(by)).from_("measure_values AS v"))
+        parts.append(select.select(exp.alias_(query_id, "query_id"), exp.alias_(_column("v", "value"), "value")))
     if means:
         # the column `summed` holds the measure's aggregate code (measures.Aggregate.code: 1 sum, 2 geometric)
         mean = mean_sql(_column("v", "value"),
                         lambda a: exp.EQ(this=_column("v", "summed"), expression=lit.number(a.code)),
                         listed_aggregates(measures))
         means_select = with_groups(exp.select(
-            exp.alias_(_column("v", "measure"), "measure"), *[c.copy() for c in group_columns],
+            exp.alias_(_column("v", "measure"), "measure"), *group_columns(by),
             # the mean row's query_id is NULL: no query id can be mistaken for it (a query may be named 'all'),
             # as in GROUP BY ROLLUP's total row
             exp.alias_(_cast(exp.Null(), "VARCHAR"), "query_id"),

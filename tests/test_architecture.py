@@ -142,8 +142,8 @@ def test_no_module_outside_dialects_branches_on_a_dialect_name():
 # Every module of the package, by layer from the bottom: a module imports only modules of lower layers (the one
 # statement of the layering; the tests below read the imports from the source and hold them to it).
 LAYERS = (
-    ("errors", "_lazy", "_version", "checks", "shape"),             # import nothing of the package
-    ("paths",),                                                      # files: SQL folder, literal paths, outputs
+    ("errors", "_lazy", "_version", "checks"),                      # import nothing of the package
+    ("paths", "shape"),                                              # files: SQL folder, literal paths, outputs
     ("conventions", "stats", "determinism", "inputs", "sqlsource"),  # presets, tests, order, readers, macros
     ("measures", "dialects"),                                        # metric specs; the dialect registry
     ("sqlgen",),                                                     # the query builder
