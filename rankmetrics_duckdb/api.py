@@ -41,9 +41,12 @@ class Evaluation:
     from there). one_statement=False skips the first (for a lazy relation(), which evaluates later anyway)."""
 
     def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", memory_limit=None,
-                 threads=None, progress=False, nan_scores="error", one_statement=True, **overrides):
+                 threads=None, progress=False, nan_scores="error", one_statement=True, columns=None, by=None,
+                 **overrides):
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
         self.conv = conventions.resolve(convention, **overrides)
+        self.form = shape.Shape(columns, by)  # warehouse shapes (warehouse.py): column names, groups, lists
+        self.by = self.form.by
         self.convention = convention
         private = con is None
         self._spill = None
@@ -56,10 +59,17 @@ class Evaluation:
         try:
             self.reader = Reader(self.con, private, nan_scores)
             # clean inputs: read, checked and evaluated in one statement; anything else: the careful path below
-            done = onepass.evaluate(self.reader, self.measures, self.conv, judgments, run) if one_statement else None
+            done = (onepass.evaluate(self.reader, self.measures, self.conv, judgments, run)
+                    if one_statement and not self.form else None)
             if done:
                 self.judgments, self.run, self.summary, self._rows = done.judgments, done.run, done.summary, done.rows
                 self.path = "one statement"
+            elif self.form:  # other column names, groups or lists: the warehouse step, then the careful path
+                from . import warehouse
+                self.path = "careful"
+                self.judgments = warehouse.load(self.reader, judgments, JUDGMENTS, self.form)
+                self.run = warehouse.load(self.reader, run, RUN, self.form)
+                self._check_overlap()
             else:
                 self.path = "careful"
                 self.judgments = self.reader.load(judgments, JUDGMENTS)
@@ -78,8 +88,8 @@ class Evaluation:
         if self._plan is None:
             self._plan = sqlgen.plan(
                 self.measures, self.conv,
-                sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank),
-                sqlgen.Source(self.judgments.relation, True, False))
+                sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank, groups=self.run.groups),
+                sqlgen.Source(self.judgments.relation, True, False, groups=self.judgments.groups), by=self.by)
         return self._plan
 
     def _check_overlap(self):
@@ -114,32 +124,45 @@ class Evaluation:
             if measures_mod.top_n_need(self.measures, self.conv) is not None:  # else no need to scan the run
                 length = mean_list_length(self.con, self.run.relation.sql(dialect="duckdb"))
                 top_n = measures_mod.top_n_pays(self.measures, self.conv, length)
-            self._sql = plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments, top_n)
+            self._sql = plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments, top_n, self.by)
         return self._sql
 
     def relation(self) -> duckdb.DuckDBPyRelation:
-        """Rows (measure, query_id, value), lazily evaluated; the means have query_id NULL."""
+        """Rows (measure, query_id, value), lazily evaluated; the means have query_id NULL. With groups (by),
+        the group columns come between measure and query_id."""
         return self.con.sql(self.sql())
 
-    def rows(self) -> list[tuple[str, str, float]]:
+    @property
+    def columns(self) -> list[str]:
+        """The names of the rows' columns: measure, the group columns, query_id, value."""
+        return ["measure", *self.by, "query_id", "value"]
+
+    def rows(self) -> list[tuple]:
         """(measure, query_id, value) rows: per measure as requested, queries sorted, then the mean, whose
-        query_id is None (a query may be named 'all')."""
+        query_id is None (a query may be named 'all'). With groups (by): (measure, group values..., query_id,
+        value), per measure and group (in sort order, NULL first)."""
         order = {m.requested: i for i, m in enumerate(self.measures)}
         if self._rows is not None:  # computed with the checks (onepass)
             out, self._rows = self._rows, None
         else:
             out = self.con.execute(self.sql()).fetchall()
-        out = [(m, q, math.nan if v is None else float(v)) for m, q, v in out]
-        out.sort(key=lambda r: (order[r[0]], r[1] is None, (r[1] or "").encode()))
+        out = [(*r[:-1], math.nan if r[-1] is None else float(r[-1])) for r in out]
+        n = len(self.by)
+        out.sort(key=lambda r: (order[r[0]], *[(g is not None, g) for g in r[1:1 + n]], r[-2] is None,
+                                (r[-2] or "").encode()))
         return out
 
     def to_arrow(self):
-        """The rows (measure, query_id, value) as a pyarrow Table (NaN as null); the means have query_id null."""
+        """The rows (measure, [group columns], query_id, value) as a pyarrow Table (NaN as null); the means have
+        query_id null."""
         import pyarrow as pa
         rows = self.rows()
-        return pa.table({"measure": pa.array([r[0] for r in rows], pa.string()),
-                         "query_id": pa.array([r[1] for r in rows], pa.string()),
-                         "value": pa.array([None if math.isnan(r[2]) else r[2] for r in rows], pa.float64())})
+        columns = {"measure": pa.array([r[0] for r in rows], pa.string())}
+        for i, g in enumerate(self.by):
+            columns[g] = pa.array([r[1 + i] for r in rows])
+        columns["query_id"] = pa.array([r[-2] for r in rows], pa.string())
+        columns["value"] = pa.array([None if math.isnan(r[-1]) else r[-1] for r in rows], pa.float64())
+        return pa.table(columns)
 
     def to_pandas(self):
         """The rows as a pandas DataFrame (needs pandas, which rankmetrics does not install)."""
@@ -234,7 +257,7 @@ def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnectio
 
 
 def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", per_query=False, memory_limit=None,
-             threads=None, **overrides):
+             threads=None, columns=None, by=None, **overrides):
     """Evaluate a run against judgments.
 
     judgments, run: a file path, a table or view name on con, a DuckDB relation, or a pandas/polars DataFrame
@@ -248,15 +271,31 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     Returns {measure: mean}, or {measure: {query_id: value}} with per_query=True (NaN for excluded queries; the
     queries only, a query named 'all' among them: the means come from per_query=False).
     Queries found on one side only are counted in Evaluation(...).summary and described by .note().
+    Warehouse tables (README, "Warehouse tables"): columns={'query_id': 'user_id', 'item_id': 'movie_id',
+    'score': 'pred', 'relevance': 'rating'} names the columns; by=['model_version', ...] evaluates each group of
+    the run as a run of its own, and the result is keyed by the tuple of group values first:
+    {(group values): {measure: mean}} (or {(group values): {measure: {query_id: value}}}). A list column of
+    items is read as a ranked list (run) or as the relevant items (judgments).
     """
     if isinstance(metrics, str):
         metrics = [metrics]
     ev = Evaluation(judgments, run, metrics, con=con, convention=convention, memory_limit=memory_limit,
-                    threads=threads, **overrides)
+                    threads=threads, columns=columns, by=by, **overrides)
     try:
         rows = ev.rows()
     finally:
         ev.close()
+    if ev.by:
+        n = len(ev.by)
+        grouped = {}
+        for r in rows:
+            group, (m, q, v) = tuple(r[1:1 + n]), (r[0], r[-2], r[-1])
+            cell = grouped.setdefault(group, {m_.requested: {} for m_ in ev.measures} if per_query else {})
+            if per_query and q is not None:
+                cell[m][q] = v
+            elif not per_query and q is None:
+                cell[m] = v
+        return grouped
     if per_query:
         out = {m.requested: {} for m in ev.measures}
         for m, q, v in rows:
@@ -266,7 +305,8 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     return {m: v for m, q, v in rows if q is None}
 
 
-def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", threads=None, **overrides):
+def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", threads=None, columns=None, by=None,
+             **overrides):
     """A lazily evaluated DuckDB relation of rows (measure, query_id, value), the means with query_id NULL.
 
     Lazy: inputs given as files or frames stay loaded (temporary, rankmetrics_* names) on con while it lives;
@@ -274,7 +314,7 @@ def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     if isinstance(metrics, str):
         metrics = [metrics]
     return Evaluation(judgments, run, metrics, con=con, convention=convention, threads=threads,
-                      one_statement=False, **overrides).relation()
+                      one_statement=False, columns=columns, by=by, **overrides).relation()
 
 
 def _run_columns(run_columns) -> tuple[bool, bool]:
