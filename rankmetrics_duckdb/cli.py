@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (larger runs spill to "
                                                            "a temporary folder)")
     e.add_argument("--threads", type=int, metavar="N", help="DuckDB threads, 1 to 1024 (default: one per core)")
+    _add_shape(e)
     _add_conventions(e)
     m = sub.add_parser("macros", help="print the SQL that installs every metric once: DuckDB macros, or a "
                                             "warehouse's functions / views (--dialect)")
@@ -174,7 +175,7 @@ def cmd_eval(args) -> int:
     progress = sys.stdout.isatty() and sys.stderr.isatty()
     ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args),
                     memory_limit=args.memory_limit, threads=args.threads, progress=progress,
-                    nan_scores=args.nan_scores)
+                    nan_scores=args.nan_scores, **_shape(args))
     if ev.note():
         sys.stderr.write(f"rankmetrics: note: {ev.note()}\n")
     try:
@@ -182,12 +183,12 @@ def cmd_eval(args) -> int:
     finally:
         ev.close()
     if not args.per_query:
-        rows = [r for r in rows if r[1] is None]
+        rows = [r for r in rows if r[-2] is None]
     sums = {m.requested for m in ev.measures if m.metric.mean.integer}  # printed as whole numbers (trec format)
     if args.output:
-        render.write_rows(args.output, rows, args.format, sums)
+        render.write_rows(args.output, rows, args.format, sums, ev.by)
     else:
-        sys.stdout.write(render.render_rows(rows, args.format, sums))
+        sys.stdout.write(render.render_rows(rows, args.format, sums, ev.by))
     return 0
 
 
@@ -220,7 +221,8 @@ def cmd_metrics(args) -> int:
 def _add_comparison_arguments(p, with_format=True) -> None:
     from . import stats
     p.add_argument("judgments", metavar="JUDGMENTS")
-    p.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; the first is the baseline")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; the first is the baseline (with "
+                                                         "--by: one run table whose groups are compared)")
     p.add_argument("-m", "--metric", dest="metrics", action="append", metavar="METRIC",
                    help="metric name, repeatable (default: a trec_eval-like set)")
     p.add_argument("--test", choices=stats.TESTS, default="t",
@@ -229,6 +231,9 @@ def _add_comparison_arguments(p, with_format=True) -> None:
                    help="multiple-comparison correction over the runs compared with the baseline, per metric "
                         "(default: holm)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks (default 0.05)")
+    _add_shape(p)
+    p.add_argument("--baseline", metavar="VALUE", help="with --by: the group compared with the others (its value; "
+                                                       "v1/app for two group columns), else the first in sort order")
     p.add_argument("--seed", type=int, default=42, help="seed of the randomization and bootstrap tests (42)")
     p.add_argument("--trials", type=int, default=10_000, help="randomization/bootstrap trials, at most 1,000,000 (10000)")
     add_nan_scores(p)
@@ -241,11 +246,16 @@ def _add_comparison_arguments(p, with_format=True) -> None:
 
 def comparison_from_args(args):
     from .comparison import run_comparison
-    if len(args.runs) < 2:
+    if args.by:
+        if len(args.runs) != 1:
+            raise UsageError("compare --by compares the groups of one run table: give one RUN")
+    elif len(args.runs) < 2:
         raise UsageError("compare needs at least two runs: a baseline and one or more runs to compare with it")
+    elif args.baseline is not None:
+        raise UsageError("--baseline names a group of --by")
     return run_comparison(args.judgments, args.runs, args.metrics, test=args.test, correction=args.correction,
                           alpha=args.alpha, seed=args.seed, trials=args.trials, convention=args.convention,
-                          nan_scores=args.nan_scores, **_overrides(args))
+                          nan_scores=args.nan_scores, baseline=args.baseline, **_shape(args), **_overrides(args))
 
 
 def cmd_compare(args) -> int:

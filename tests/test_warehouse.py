@@ -279,3 +279,155 @@ def test_shape_options_are_checked():
         rm.to_sql(["AP"], run="r", judgments="j", by=["model"], judgments_by=["ds"])
     with pytest.raises(UsageError, match="one of the run's id"):
         rm.to_sql(["AP"], run="r", judgments="j", columns={"query_id": "user_id"}, by=["user_id"])
+
+
+# --- Python and the command line --------------------------------------------------------------------------------
+
+def _per_query_rows(result, measures):
+    """evaluate(..., by=, per_query=True) and the means as rows (measure, model, segment, query, value)."""
+    rows = []
+    for (model, segment), per_measure in result.items():
+        for m in measures:
+            rows += [(m, model, segment, q, v) for q, v in per_measure[m].items()]
+    return rows
+
+
+@pytest.mark.parametrize("form", ["arrow", "parquet", "csv", "table", "lists"])
+def test_python_groups_columns_and_lists(form, tmp_path, duck):
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+    measures = list(MEASURES)
+    columns = dict(COLUMNS)
+    run, judgments, con = recs_table(), labels_table(), None
+    if form == "parquet":
+        pq.write_table(run, tmp_path / "recs.parquet")
+        pq.write_table(judgments, tmp_path / "labels.parquet")
+        run, judgments = str(tmp_path / "recs.parquet"), str(tmp_path / "labels.parquet")
+    elif form == "csv":
+        pcsv.write_csv(run, tmp_path / "recs.csv")
+        pcsv.write_csv(judgments, tmp_path / "labels.csv")
+        run, judgments = str(tmp_path / "recs.csv"), str(tmp_path / "labels.csv")
+    elif form == "table":
+        run, judgments, con = "recs", "labels", duck
+    elif form == "lists":
+        run, judgments = list_tables()
+        columns = {"query_id": "user_id", "item_id": "items", "relevance": "grades"}
+    per_query = rm.evaluate(judgments, run, measures, columns=columns, by=BY, per_query=True, con=con)
+    means = rm.evaluate(judgments, run, measures, columns=columns, by=BY, con=con)
+    rows = _per_query_rows(per_query, measures)
+    rows += [(m, model, segment, None, v) for (model, segment), d in means.items() for m, v in d.items()]
+    check(rows, EXPECTED, f"python {form}")
+
+
+def test_python_labels_per_segment():
+    per_query = rm.evaluate(labels_table(per_segment=True), recs_table(), list(MEASURES), columns=COLUMNS, by=BY,
+                            per_query=True)
+    means = rm.evaluate(labels_table(per_segment=True), recs_table(), list(MEASURES), columns=COLUMNS, by=BY)
+    rows = _per_query_rows(per_query, list(MEASURES))
+    rows += [(m, model, segment, None, v) for (model, segment), d in means.items() for m, v in d.items()]
+    check(rows, EXPECTED_SEGMENT, "python, labels per segment")
+
+
+def test_python_rows_carry_group_columns_in_their_types():
+    con = duckdb.connect()
+    con.register("recs", recs_table())
+    # a BIGINT group column (a day) keeps its type; the rows are (measure, ds, query_id, value)
+    run = con.sql("SELECT 20261123 + CAST(model_version = 'v2' AS BIGINT) AS ds, user_id, movie_id, pred FROM recs "
+                  "WHERE segment = 'app' AND model_version IN ('v1', 'v2')")
+    ev = rm.Evaluation(labels_table(), run, ["P@5"], columns=COLUMNS, by=["ds"])
+    try:
+        table = ev.to_arrow()
+    finally:
+        ev.close()
+    assert table.column_names == ["measure", "ds", "query_id", "value"]
+    assert table.schema.field("ds").type == pa.int64()
+    assert sorted(set(table.column("ds").to_pylist())) == [20261123, 20261124]
+    means = {r["ds"]: r["value"] for r in table.to_pylist() if r["query_id"] is None}
+    assert means[20261123] == pytest.approx(EXPECTED[("v1", "app")]["P@5"][None], abs=1e-9)
+    assert means[20261124] == pytest.approx(EXPECTED[("v2", "app")]["P@5"][None], abs=1e-9)
+
+
+def test_python_shape_errors_name_the_column():
+    with pytest.raises(rm.InputError, match="no column uid .the query id column. in the judgments"):
+        rm.evaluate(labels_table(), recs_table(), ["P@5"], columns=dict(COLUMNS, query_id="uid"), by=BY)
+    with pytest.raises(rm.InputError, match="no group column ds in the run"):
+        rm.evaluate(labels_table(), recs_table(), ["P@5"], columns=COLUMNS, by=["ds"])
+
+
+def test_python_duplicate_within_a_group_names_it():
+    # grouped by model only, the two segments repeat items of a user: a duplicate within the group
+    with pytest.raises(rm.InputError, match=r"appears 2 times for query \d+ \(model_version v1\) in the run"):
+        rm.evaluate(labels_table(), recs_table(), ["AP"], columns=COLUMNS, by=["model_version"])
+
+
+def _cli_rows(args, tmp_path):
+    from conftest import cli
+    import json
+    out = json.loads(cli("eval", *args, "-q", "--format", "json").stdout)
+    return [(r["measure"], r["model_version"], r["segment"], None if r["aggregate"] else r["query_id"], r["value"])
+            for r in out]
+
+
+def test_cli_eval_groups_and_columns(tmp_path):
+    import pyarrow.parquet as pq
+    pq.write_table(recs_table(), tmp_path / "recs.parquet")
+    pq.write_table(labels_table(per_segment=True), tmp_path / "labels.parquet")
+    lrecs, _ = list_tables()  # its list of items under the labels' name for items (one name serves both)
+    pq.write_table(lrecs.rename_columns(["model_version", "segment", "user_id", "movie_id"]),
+                   tmp_path / "lrecs.parquet")
+    args = [str(tmp_path / "labels.parquet"), str(tmp_path / "recs.parquet"), "--query-column", "user_id",
+            "--item-column", "movie_id", "--score-column", "pred", "--relevance-column", "rating",
+            "--by", "model_version", "--by", "segment", *[a for m in MEASURES for a in ("-m", m)]]
+    check(_cli_rows(args, tmp_path), EXPECTED_SEGMENT, "cli")
+    # the list form of the run against the long labels: the same numbers
+    args[1] = str(tmp_path / "lrecs.parquet")
+    check(_cli_rows(args, tmp_path), EXPECTED_SEGMENT, "cli, run as lists")
+
+
+def test_cli_eval_equals_eval_of_each_slice_as_trec_files(tmp_path):
+    """The acceptance's own check: each group's slice written as TREC files and evaluated alone."""
+    import json
+    import pyarrow.parquet as pq
+    from conftest import cli
+    pq.write_table(recs_table(), tmp_path / "recs.parquet")
+    pq.write_table(labels_table(), tmp_path / "labels.parquet")
+    grouped = json.loads(cli("eval", str(tmp_path / "labels.parquet"), str(tmp_path / "recs.parquet"),
+                             "--item-column", "movie_id", "--relevance-column", "rating", "--by", "model_version",
+                             "--by", "segment", "-m", "nDCG@10", "-m", "AP", "-q", "--format", "json").stdout)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{u} 0 {m} {r}\n" for u, m, r in LABELS))
+    for model, segment in itertools.product(MODELS, SEGMENTS):
+        run = tmp_path / f"run_{model}_{segment}.txt"
+        run.write_text("".join(f"{u} Q0 {m} 0 {s!r} x\n" for mv, sg, u, m, s in RECS if (mv, sg) == (model, segment)))
+        alone = json.loads(cli("eval", str(qrels), str(run), "-m", "nDCG@10", "-m", "AP", "-q", "--format",
+                               "json").stdout)
+        want = {(r["measure"], r["query_id"], r["aggregate"]): r["value"] for r in alone}
+        got = {(r["measure"], r["query_id"], r["aggregate"]): r["value"] for r in grouped
+               if (r["model_version"], r["segment"]) == (model, segment)}
+        assert got.keys() == want.keys()
+        for k, v in want.items():
+            assert got[k] == pytest.approx(v, abs=1e-9), (model, segment, k)
+
+
+def test_cli_compare_by_groups(tmp_path):
+    import json
+    import pyarrow.parquet as pq
+    from scipy import stats as scipy_stats
+    from conftest import cli
+    pq.write_table(recs_table(), tmp_path / "recs.parquet")
+    pq.write_table(labels_table(), tmp_path / "labels.parquet")
+    out = json.loads(cli("compare", str(tmp_path / "labels.parquet"), str(tmp_path / "recs.parquet"),
+                         "--item-column", "movie_id", "--relevance-column", "rating", "--by", "model_version",
+                         "--by", "segment", "--baseline", "v2/web", "-m", "AP", "--correction", "none",
+                         "--format", "json").stdout)
+    assert [r["run"] for r in out] == ["v2/web", "v1/app", "v1/web", "v2/app", "v3/app", "v3/web"]
+    base = EXPECTED[("v2", "web")]["AP"]
+    for r in out:
+        model, segment = r["run"].split("/")
+        mine = EXPECTED[(model, segment)]["AP"]
+        assert r["mean"] == pytest.approx(mine[None], abs=1e-9)
+        if r["run"] != "v2/web":
+            queries = sorted(q for q in mine if q is not None)
+            t = scipy_stats.ttest_rel([mine[q] for q in queries], [base[q] for q in queries])
+            assert r["delta"] == pytest.approx(mine[None] - base[None], abs=1e-9)
+            assert r["p_value"] == pytest.approx(t.pvalue, rel=1e-9)
