@@ -67,8 +67,7 @@ class Evaluation:
             elif self.form:  # other column names, groups or lists: the warehouse step, then the careful path
                 from . import warehouse
                 self.path = "careful"
-                self.judgments = warehouse.load(self.reader, judgments, JUDGMENTS, self.form)
-                self.run = warehouse.load(self.reader, run, RUN, self.form)
+                self.judgments, self.run = warehouse.load_pair(self.reader, judgments, run, self.form)
                 self._check_overlap()
             else:
                 self.path = "careful"

@@ -134,8 +134,7 @@ def _groups_as_runs(con, reader, judgments, run, form, baseline):
     """compare --by: the groups of one run table as runs (labels: their values; the first in sort order or the
     one named by baseline is the baseline), each with its judgments (sliced on the group columns they have)."""
     from . import warehouse
-    judged = warehouse.load(reader, judgments, JUDGMENTS, form)
-    loaded = warehouse.load(reader, run, RUN, form)
+    judged, loaded = warehouse.load_pair(reader, judgments, run, form)
     cols = ", ".join(f't.{exp.to_identifier(g, quoted=True).sql("duckdb")}' for g in form.by)
     groups = run_sql(con, f"SELECT DISTINCT {cols} FROM {loaded.relation.sql(dialect='duckdb')} AS t "
                           f"ORDER BY {', '.join(f'{i + 1} NULLS FIRST' for i in range(len(form.by)))}").fetchall()
@@ -201,11 +200,14 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
                 query_overlap(con, run, j, counted=False)
         else:
             from . import warehouse
-            judged = (warehouse.load(reader, judgments, JUDGMENTS, form) if form
-                      else reader.load(judgments, JUDGMENTS))
             loaded = []
-            for obj in objs:
-                run = warehouse.load(reader, obj, RUN, form) if form else reader.load(obj, RUN)
+            for i, obj in enumerate(objs):
+                if form:
+                    judged_i, run = warehouse.load_pair(reader, judgments, obj, form)
+                    judged = judged if i else judged_i
+                else:
+                    judged = judged if i else reader.load(judgments, JUDGMENTS)
+                    run = reader.load(obj, RUN)
                 query_overlap(con, run, judged, counted=False)
                 loaded.append(run)
         run_rel, any_rank = _stacked_runs(loaded)

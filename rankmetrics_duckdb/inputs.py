@@ -333,11 +333,12 @@ class Reader:
                 self.con.unregister(name)
             except Exception:
                 pass
-        for name in self._temp:
-            try:
-                run_sql(self.con, f"DROP TABLE IF EXISTS temp.main.{quoted(name)}")
-            except Exception:
-                pass
+        for name in self._temp:  # temporary tables, or views (warehouse.py)
+            for kind in ("VIEW", "TABLE"):
+                try:
+                    run_sql(self.con, f"DROP {kind} IF EXISTS temp.main.{quoted(name)}")
+                except Exception:
+                    pass
         self._registered, self._temp = [], []
 
     def _name(self, kind: str) -> str:

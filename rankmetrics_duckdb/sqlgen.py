@@ -58,7 +58,7 @@ def user_column(name: str, table: str | None = None) -> exp.Column:
 
 # Groups (plan's `by`): each group of the run is evaluated as a run of its own, in the same query. The groups
 # are numbered in the CTE rm_groups (in their sort order), and each query id of the stream is prefixed with its
-# group's number written in GROUP_WIDTH digits (GROUP_BASE + number): every window and GROUP BY of the metrics
+# group's key, its number written in GROUP_WIDTH digits (GROUP_BASE + number): every window and GROUP BY of the metrics
 # partitions by query_id, so the stream needs nothing else, and the results split the prefix off again.
 GROUP_BASE = 1000000000
 GROUP_WIDTH = 10
@@ -75,8 +75,9 @@ def groups_cte(run: Source, by: tuple) -> exp.Select:
     order = exp.Order(expressions=[exp.Ordered(this=exp.column(_group(i), table="d"), nulls_first=True)
                                    for i in range(len(by))])
     number = exp.Window(this=exp.RowNumber(), order=order)
+    key = _cast(exp.Add(this=exp.Literal.number(GROUP_BASE), expression=number.copy()), "VARCHAR")
     return exp.select(*[exp.column(_group(i), table="d") for i in range(len(by))],
-                      exp.alias_(number, "group_no")).from_(
+                      exp.alias_(number, "group_no"), exp.alias_(key, "group_key")).from_(
         exp.Subquery(this=distinct, alias=exp.TableAlias(this=exp.to_identifier("d"))))
 
 
@@ -96,9 +97,7 @@ def _query_key(src: Source, alias: str, by: tuple) -> exp.Expression:
     query = _cast(src.column(alias, "query_id"), "VARCHAR")
     if not by:
         return query
-    prefix = _cast(exp.Add(this=exp.Literal.number(GROUP_BASE), expression=exp.column("group_no", table="g")),
-                   "VARCHAR")
-    return exp.DPipe(this=prefix, expression=query, safe=True)
+    return exp.DPipe(this=exp.column("group_key", table="g"), expression=query, safe=True)
 
 
 def ungroup(select: exp.Select, alias: str, by: tuple, text: bool = False) -> tuple[exp.Select, exp.Expression]:
@@ -106,7 +105,7 @@ def ungroup(select: exp.Select, alias: str, by: tuple, text: bool = False) -> tu
     without its group's number; the caller projects group_columns(by) (as text with text=True)."""
     number = exp.Substring(this=exp.column("query_id", table=alias), start=exp.Literal.number(1),
                            length=exp.Literal.number(GROUP_WIDTH))
-    key = _cast(exp.Add(this=exp.Literal.number(GROUP_BASE), expression=exp.column("group_no", table="g")), "VARCHAR")
+    key = exp.column("group_key", table="g")
     joined = select.join(exp.Table(this=exp.to_identifier("rm_groups"), alias=exp.TableAlias(this=exp.to_identifier("g"))),
                          on=exp.EQ(this=key, expression=number))
     return joined, exp.Substring(this=exp.column("query_id", table=alias), start=exp.Literal.number(GROUP_WIDTH + 1))

@@ -1,7 +1,8 @@
 """Warehouse-shaped inputs for the Python and command-line routes: other column names, group columns, lists.
 
 A table, frame or Parquet/CSV file with a shape (shape.Shape: columns={'query_id': 'user_id', ...}, by=[...])
-is turned once into our standard shape, in a temporary table of the connection: text ids, the score and rank
+is read as our standard shape, through a temporary view of the connection (no copy: a large table is scanned
+where it lies): text ids, the score and rank
 (a list's position for a list of items), the grade (1 for a list of relevant items without a parallel list of
 grades), and the group columns under their own names and types. The careful path (inputs.Reader) then loads
 and checks that table as any other (a duplicate is one within a group), and the fused query evaluates each
@@ -52,19 +53,27 @@ def quoted_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _find(names: list[str], ours: str, form: Shape, label: str, kind: str, required: bool) -> str | None:
-    """The input's column holding our column `ours`: the name given in form.columns, else ours or an alias."""
+SHARED = ("query_id", "item_id")  # columns both tables have: a name given may be the name in one table only
+
+
+def _find(names: list[str], ours: str, form: Shape, label: str, kind: str, required: bool,
+          used: set | None = None) -> str | None:
+    """The input's column holding our column `ours`: the name given in form.columns, else ours or an alias. The
+    query and item columns are in both tables: a name given that one table lacks is looked for there as if not
+    given (recs.items beside labels.item_id); load_pair checks that some table has it."""
     lower = {n.lower(): n for n in names}
     if ours in form.columns:
         given = form.columns[ours]
-        if given in names:
-            return given
-        if given.lower() in lower:
-            return lower[given.lower()]
-        if required:
-            raise InputError(f"{label}: no column {given} (the {ours.replace('_', ' ')} column) in the {kind}; "
-                             f"columns: {', '.join(names)}")
-        return None
+        found = given if given in names else lower.get(given.lower())
+        if found is not None:
+            if used is not None:
+                used.add(ours)
+            return found
+        if ours not in SHARED or used is None:
+            if required:
+                raise InputError(f"{label}: no column {given} (the {ours.replace('_', ' ')} column) in the {kind}; "
+                                 f"columns: {', '.join(names)}")
+            return None
     for alias in ALIASES[ours]:
         if alias in lower:
             return lower[alias]
@@ -78,9 +87,20 @@ def _is_list(type_text: str) -> bool:
     return type_text.endswith("]")  # DuckDB's LIST (T[]) and ARRAY (T[n])
 
 
-def load(reader: Reader, obj, kind: str, form: Shape) -> Loaded:
+def load_pair(reader: Reader, judgments, run, form: Shape) -> tuple[Loaded, Loaded]:
+    """(judgments, run) loaded by load; a query or item column named in form.columns must be in one of them."""
+    used: set = set()
+    loaded = load(reader, judgments, JUDGMENTS, form, used), load(reader, run, RUN, form, used)
+    missing = [c for c in SHARED if c in form.columns and c not in used]
+    if missing:
+        raise InputError(f"no column {form.columns[missing[0]]} (the {missing[0].replace('_', ' ')} column) in "
+                         f"the run or the judgments")
+    return loaded
+
+
+def load(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -> Loaded:
     """obj (a run or judgments of any shape) as a loaded, checked input of the standard shape with its group
-    columns (Loaded.groups)."""
+    columns (Loaded.groups); used collects the names of form.columns found (see _find)."""
     source, label = _source(reader, obj, kind)
     try:
         described = run_sql(reader.con, f"DESCRIBE SELECT * FROM {source}").fetchall()
@@ -96,8 +116,8 @@ def load(reader: Reader, obj, kind: str, form: Shape) -> Loaded:
             raise InputError(f"{label}: no group column {g} in the run; columns: {', '.join(names)}")
         if found is not None:
             groups.append(found)
-    query = _find(names, "query_id", form, label, kind, True)
-    item = _find(names, "item_id", form, label, kind, True)
+    query = _find(names, "query_id", form, label, kind, True, used)
+    item = _find(names, "item_id", form, label, kind, True, used)
     lists = _is_list(types[item])
     select = [f"CAST(t.{quoted(query)} AS VARCHAR) AS query_id"]
     if kind == RUN:
@@ -129,7 +149,7 @@ def load(reader: Reader, obj, kind: str, form: Shape) -> Loaded:
     select += [f"t.{quoted(g)} AS {quoted(n)}" for g, n in zip(groups, names_out)]
     name = reader.temp_name(kind)
     try:
-        run_sql(reader.con, f"CREATE TEMP TABLE {quoted(name)} AS SELECT {', '.join(select)} FROM {source} AS t")
+        run_sql(reader.con, f"CREATE TEMP VIEW {quoted(name)} AS SELECT {', '.join(select)} FROM {source} AS t")
     except duckdb.Error as e:
         raise InputError(f"{label}: cannot read the {kind}: {str(e).strip().splitlines()[0]}") from None
     return reader.load(name, kind, groups=tuple(names_out), label=label)
