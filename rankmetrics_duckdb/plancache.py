@@ -96,18 +96,17 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, b
 
 
 def duckdb_parts(measures, conv: dict, has_score: bool, has_rank: bool, run_sql: str,
-                 judgments_sql: str, top_n: bool = False) -> tuple[str, str]:
+                 judgments_sql: str, top_n: bool = False, by: tuple = (), judged_by: tuple = ()) -> tuple[str, str]:
     """(CTE list, final SELECT) of the fused query reading run_sql and judgments_sql (table names or
     parenthesized subqueries), for callers that add CTEs or wrap the final SELECT (onepass.py). top_n: see
     sqlgen.plan (the caller decides, with measures.top_n_pays)."""
-    ctes, final = _parts(measures, conv, has_score, has_rank, top_n)
+    ctes, final = _parts(measures, conv, has_score, has_rank, top_n, by, judged_by)
     return ctes.replace(RUN_PLACEHOLDER, run_sql).replace(JUDGMENTS_PLACEHOLDER, judgments_sql), final
 
 
 def duckdb_sql(measures, conv: dict, run, judgments, top_n: bool = False, by: tuple = ()) -> str:
     """The fused query's DuckDB SQL for the loaded inputs run and judgments (inputs.Loaded), its floating-point
     sums in value order (determinism.ordered); by: the run's group columns (Loaded.groups)."""
-    ctes, final = _parts(measures, conv, run.has_score, run.has_rank, top_n, by, judgments.groups)
-    ctes = ctes.replace(RUN_PLACEHOLDER, run.relation.sql(dialect="duckdb")).replace(
-        JUDGMENTS_PLACEHOLDER, judgments.relation.sql(dialect="duckdb"))
+    ctes, final = duckdb_parts(measures, conv, run.has_score, run.has_rank, run.relation.sql(dialect="duckdb"),
+                               judgments.relation.sql(dialect="duckdb"), top_n, by, judgments.groups)
     return f"WITH {ctes} {final}"

@@ -348,7 +348,7 @@ def test_python_rows_carry_group_columns_in_their_types():
 
 
 def test_python_shape_errors_name_the_column():
-    with pytest.raises(rm.InputError, match="no column uid .the query id column. in the judgments"):
+    with pytest.raises(rm.InputError, match="no column uid .the query id column. in the run or the judgments"):
         rm.evaluate(labels_table(), recs_table(), ["P@5"], columns=dict(COLUMNS, query_id="uid"), by=BY)
     with pytest.raises(rm.InputError, match="no group column ds in the run"):
         rm.evaluate(labels_table(), recs_table(), ["P@5"], columns=COLUMNS, by=["ds"])
