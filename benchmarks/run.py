@@ -68,6 +68,46 @@ def task_inprocess(files, repeat):
             "cut_seconds": min(cut_times), "cut_means": cut_means}
 
 
+def task_warehouse(files, repeat):
+    """Warehouse shapes (issue 15): 5 models x the W2M run in one Parquet table, evaluated with by=model_version,
+    against the sum of the 5 single-model evaluations; and the run as lists (one row per query and model) against
+    the long form. The best of `repeat` for each."""
+    import duckdb
+    from rankmetrics_duckdb import evaluate
+    base = os.path.splitext(os.path.basename(files["run_parquet"]))[0]
+    folder = os.path.join(os.path.dirname(files["run_parquet"]), f"warehouse-{base}")
+    os.makedirs(folder, exist_ok=True)
+    con = duckdb.connect()
+    src = files["run_parquet"].replace("'", "''")
+    long, lists = os.path.join(folder, "models.parquet"), os.path.join(folder, "models_lists.parquet")
+    singles = [os.path.join(folder, f"model{m}.parquet") for m in range(5)]
+    if not os.path.exists(lists):
+        # model m's scores: the run's, shifted by a hash of (m, item): 5 different rankings of the same items
+        con.execute(f"COPY (SELECT 'm' || m AS model_version, r.query_id, r.item_id, r.score + "
+                    f"(hash(m, r.item_id) % 1000) / 1e4 AS score FROM read_parquet('{src}') AS r, range(5) AS t(m)) "
+                    f"TO '{long}'")
+        for m, path in enumerate(singles):
+            con.execute(f"COPY (SELECT query_id, item_id, score FROM '{long}' WHERE model_version = 'm{m}') TO '{path}'")
+        con.execute(f"COPY (SELECT model_version, query_id, list(item_id ORDER BY score DESC, item_id DESC) AS "
+                    f"item_id FROM '{long}' GROUP BY ALL) TO '{lists}'")
+
+    def best(f):
+        times = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            out = f()
+            times.append(time.perf_counter() - t)
+        return min(times), out
+    qrels = files["qrels_parquet"]
+    single = [best(lambda p=p: evaluate(qrels, p, OURS)) for p in singles]
+    grouped, g_means = best(lambda: evaluate(qrels, long, OURS, by=["model_version"]))
+    listed, l_means = best(lambda: evaluate(qrels, lists, OURS, by=["model_version"]))
+    agree_ = all(abs(g_means[(f"m{m}",)][k] - single[m][1][k]) <= 1e-9 and
+                 abs(l_means[(f"m{m}",)][k] - single[m][1][k]) <= 1e-9 for m in range(5) for k in OURS)
+    return {"singles_seconds": sum(t for t, _ in single), "by_seconds": grouped, "lists_seconds": listed,
+            "agree": agree_}
+
+
 def task_floor_read(files, repeat):
     """A floor of the CLI: Python starting, importing duckdb and DuckDB reading the TREC run file alone (its CSV
     reader, every column, nothing checked or computed); the parent times the whole process, as for the CLI."""
@@ -141,7 +181,7 @@ def task_ranx_warm(files, repeat):
     return {"seconds": min(times), "means": {m: float(got[RANX[m]]) for m in OURS}, "cut_seconds": min(cut_times)}
 
 
-TASKS = {"floor_read": task_floor_read, "floor_scale": task_floor_scale, "inprocess": task_inprocess, "pytrec_eval": task_pytrec_eval, "ranx": task_ranx, "ranx_warm": task_ranx_warm}
+TASKS = {"warehouse": task_warehouse, "floor_read": task_floor_read, "floor_scale": task_floor_scale, "inprocess": task_inprocess, "pytrec_eval": task_pytrec_eval, "ranx": task_ranx, "ranx_warm": task_ranx_warm}
 
 
 # ---- the parent: children, timing, the table -----------------------------------------------------------------
@@ -257,6 +297,7 @@ def main(argv=None):
                    help="where the generated files are kept and reused (default benchmarks/data)")
     p.add_argument("--repeat", type=int, default=3, help="in-process calls timed; the best is reported")
     p.add_argument("--no-peers", action="store_true", help="skip pytrec_eval and ranx")
+    p.add_argument("--no-warehouse", action="store_true", help="skip the 5-model --by and list-column runs")
     p.add_argument("--ranx-cold", action="store_true",
                    help="also time ranx with an empty numba cache (its first-use compile, about a minute)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
@@ -280,6 +321,8 @@ def main(argv=None):
     results["cli"] = cli(files["qrels_trec"], files["run_trec"], threads=args.threads)
     results["inprocess"] = child("inprocess", files, args.repeat)
     results["floor_read"] = child("floor_read", files, 1)
+    if not args.no_warehouse:
+        results["warehouse"] = child("warehouse", files, args.repeat)
     peers = [] if args.no_peers else [m for m in ("pytrec_eval", "ranx") if have(m)]
     missing = [] if args.no_peers else [m for m in ("pytrec_eval", "ranx") if not have(m)]
     if "pytrec_eval" in peers:
@@ -368,7 +411,20 @@ def report(name, results, scale, args) -> str:
                f"| rankmetrics evaluate() on Arrow tables (in process) | {ours:.3f} | "
                + (f"{ours / peer:.3f}x |" if peer else " |")
                + (f"\n| ranx evaluate() on built Qrels/Run (in process) | {peer:.3f} | 1.000x |" if peer else ""))
-    return head + body + cut + sc
+    wh = ""
+    if "warehouse" in results:
+        w = results["warehouse"]
+        wh = ("\n\n| warehouse shapes, " + name + " x 5 models, " + ", ".join(OURS) + " (evaluate() on Parquet) | "
+              "seconds | ratio | goal |\n|---|---:|---:|---:|\n"
+              f"| the 5 single-model evaluations, summed | {w['singles_seconds']:.2f} | 1.000x | |\n"
+              f"| one evaluation with by=model_version | {w['by_seconds']:.2f} | "
+              f"{w['by_seconds'] / w['singles_seconds']:.3f}x | <= 1.2x: "
+              f"{'holds' if w['by_seconds'] <= 1.2 * w['singles_seconds'] else 'missed'} |\n"
+              f"| the same run as lists (one row per model and query), by=model_version | {w['lists_seconds']:.2f} | "
+              f"{w['lists_seconds'] / w['by_seconds']:.3f}x of the long form | <= 1.2x: "
+              f"{'holds' if w['lists_seconds'] <= 1.2 * w['by_seconds'] else 'missed'} |"
+              + ("" if w["agree"] else "\n\nWARNING: the grouped means differ from the single-model means"))
+    return head + body + cut + sc + wh
 
 
 if __name__ == "__main__":

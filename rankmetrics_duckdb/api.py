@@ -6,7 +6,7 @@ import math
 
 import duckdb
 
-from . import conventions, measures as measures_mod, onepass, plancache
+from . import conventions, measures as measures_mod, onepass, plancache, shape
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, mean_list_length, query_overlap, run_sql
@@ -41,9 +41,12 @@ class Evaluation:
     from there). one_statement=False skips the first (for a lazy relation(), which evaluates later anyway)."""
 
     def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", memory_limit=None,
-                 threads=None, progress=False, nan_scores="error", one_statement=True, **overrides):
+                 threads=None, progress=False, nan_scores="error", one_statement=True, columns=None, by=None,
+                 **overrides):
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
         self.conv = conventions.resolve(convention, **overrides)
+        self.form = shape.Shape(columns, by)  # warehouse shapes (warehouse.py): column names, groups, lists
+        self.by = self.form.by
         self.convention = convention
         private = con is None
         self._spill = None
@@ -56,10 +59,16 @@ class Evaluation:
         try:
             self.reader = Reader(self.con, private, nan_scores)
             # clean inputs: read, checked and evaluated in one statement; anything else: the careful path below
-            done = onepass.evaluate(self.reader, self.measures, self.conv, judgments, run) if one_statement else None
+            done = (onepass.evaluate(self.reader, self.measures, self.conv, judgments, run)
+                    if one_statement and not self.form else None)
             if done:
                 self.judgments, self.run, self.summary, self._rows = done.judgments, done.run, done.summary, done.rows
                 self.path = "one statement"
+            elif self.form:  # other column names, groups or lists: the warehouse step, then the careful path
+                from . import warehouse
+                self.path = "careful"
+                self.judgments, self.run = warehouse.load_pair(self.reader, judgments, run, self.form)
+                self._check_overlap()
             else:
                 self.path = "careful"
                 self.judgments = self.reader.load(judgments, JUDGMENTS)
@@ -78,8 +87,8 @@ class Evaluation:
         if self._plan is None:
             self._plan = sqlgen.plan(
                 self.measures, self.conv,
-                sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank),
-                sqlgen.Source(self.judgments.relation, True, False))
+                sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank, groups=self.run.groups),
+                sqlgen.Source(self.judgments.relation, True, False, groups=self.judgments.groups), by=self.by)
         return self._plan
 
     def _check_overlap(self):
@@ -114,32 +123,45 @@ class Evaluation:
             if measures_mod.top_n_need(self.measures, self.conv) is not None:  # else no need to scan the run
                 length = mean_list_length(self.con, self.run.relation.sql(dialect="duckdb"))
                 top_n = measures_mod.top_n_pays(self.measures, self.conv, length)
-            self._sql = plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments, top_n)
+            self._sql = plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments, top_n, self.by)
         return self._sql
 
     def relation(self) -> duckdb.DuckDBPyRelation:
-        """Rows (measure, query_id, value), lazily evaluated; the means have query_id NULL."""
+        """Rows (measure, query_id, value), lazily evaluated; the means have query_id NULL. With groups (by),
+        the group columns come between measure and query_id."""
         return self.con.sql(self.sql())
 
-    def rows(self) -> list[tuple[str, str, float]]:
+    @property
+    def columns(self) -> list[str]:
+        """The names of the rows' columns: measure, the group columns, query_id, value."""
+        return ["measure", *self.by, "query_id", "value"]
+
+    def rows(self) -> list[tuple]:
         """(measure, query_id, value) rows: per measure as requested, queries sorted, then the mean, whose
-        query_id is None (a query may be named 'all')."""
+        query_id is None (a query may be named 'all'). With groups (by): (measure, group values..., query_id,
+        value), per measure and group (in sort order, NULL first)."""
         order = {m.requested: i for i, m in enumerate(self.measures)}
         if self._rows is not None:  # computed with the checks (onepass)
             out, self._rows = self._rows, None
         else:
             out = self.con.execute(self.sql()).fetchall()
-        out = [(m, q, math.nan if v is None else float(v)) for m, q, v in out]
-        out.sort(key=lambda r: (order[r[0]], r[1] is None, (r[1] or "").encode()))
+        out = [(*r[:-1], math.nan if r[-1] is None else float(r[-1])) for r in out]
+        n = len(self.by)
+        out.sort(key=lambda r: (order[r[0]], *[(g is not None, g) for g in r[1:1 + n]], r[-2] is None,
+                                (r[-2] or "").encode()))
         return out
 
     def to_arrow(self):
-        """The rows (measure, query_id, value) as a pyarrow Table (NaN as null); the means have query_id null."""
+        """The rows (measure, [group columns], query_id, value) as a pyarrow Table (NaN as null); the means have
+        query_id null."""
         import pyarrow as pa
         rows = self.rows()
-        return pa.table({"measure": pa.array([r[0] for r in rows], pa.string()),
-                         "query_id": pa.array([r[1] for r in rows], pa.string()),
-                         "value": pa.array([None if math.isnan(r[2]) else r[2] for r in rows], pa.float64())})
+        columns = {"measure": pa.array([r[0] for r in rows], pa.string())}
+        for i, g in enumerate(self.by):
+            columns[g] = pa.array([r[1 + i] for r in rows])
+        columns["query_id"] = pa.array([r[-2] for r in rows], pa.string())
+        columns["value"] = pa.array([None if math.isnan(r[-1]) else r[-1] for r in rows], pa.float64())
+        return pa.table(columns)
 
     def to_pandas(self):
         """The rows as a pandas DataFrame (needs pandas, which rankmetrics does not install)."""
@@ -234,7 +256,7 @@ def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnectio
 
 
 def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", per_query=False, memory_limit=None,
-             threads=None, **overrides):
+             threads=None, columns=None, by=None, **overrides):
     """Evaluate a run against judgments.
 
     judgments, run: a file path, a table or view name on con, a DuckDB relation, or a pandas/polars DataFrame
@@ -248,15 +270,31 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     Returns {measure: mean}, or {measure: {query_id: value}} with per_query=True (NaN for excluded queries; the
     queries only, a query named 'all' among them: the means come from per_query=False).
     Queries found on one side only are counted in Evaluation(...).summary and described by .note().
+    Warehouse tables (README, "Warehouse tables"): columns={'query_id': 'user_id', 'item_id': 'movie_id',
+    'score': 'pred', 'relevance': 'rating'} names the columns; by=['model_version', ...] evaluates each group of
+    the run as a run of its own, and the result is keyed by the tuple of group values first:
+    {(group values): {measure: mean}} (or {(group values): {measure: {query_id: value}}}). A list column of
+    items is read as a ranked list (run) or as the relevant items (judgments).
     """
     if isinstance(metrics, str):
         metrics = [metrics]
     ev = Evaluation(judgments, run, metrics, con=con, convention=convention, memory_limit=memory_limit,
-                    threads=threads, **overrides)
+                    threads=threads, columns=columns, by=by, **overrides)
     try:
         rows = ev.rows()
     finally:
         ev.close()
+    if ev.by:
+        n = len(ev.by)
+        grouped = {}
+        for r in rows:
+            group, (m, q, v) = tuple(r[1:1 + n]), (r[0], r[-2], r[-1])
+            cell = grouped.setdefault(group, {m_.requested: {} for m_ in ev.measures} if per_query else {})
+            if per_query and q is not None:
+                cell[m][q] = v
+            elif not per_query and q is None:
+                cell[m] = v
+        return grouped
     if per_query:
         out = {m.requested: {} for m in ev.measures}
         for m, q, v in rows:
@@ -266,7 +304,8 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     return {m: v for m, q, v in rows if q is None}
 
 
-def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", threads=None, **overrides):
+def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", threads=None, columns=None, by=None,
+             **overrides):
     """A lazily evaluated DuckDB relation of rows (measure, query_id, value), the means with query_id NULL.
 
     Lazy: inputs given as files or frames stay loaded (temporary, rankmetrics_* names) on con while it lives;
@@ -274,7 +313,7 @@ def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     if isinstance(metrics, str):
         metrics = [metrics]
     return Evaluation(judgments, run, metrics, con=con, convention=convention, threads=threads,
-                      one_statement=False, **overrides).relation()
+                      one_statement=False, columns=columns, by=by, **overrides).relation()
 
 
 def _run_columns(run_columns) -> tuple[bool, bool]:
@@ -287,7 +326,8 @@ def _run_columns(run_columns) -> tuple[bool, bool]:
 
 
 def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, convention="trec_eval",
-           run_columns="score", pretty=True, **overrides) -> str:
+           run_columns="score", pretty=True, columns=None, by=None, judgments_by=None, run_lists=False,
+           judgment_lists=False, **overrides) -> str:
     """One self-contained SELECT in the SQL dialect that returns rows (measure, query_id, value) computed from
     the tables run and judgments: the means with query_id NULL, and one row per query with per_query=True.
 
@@ -295,7 +335,13 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     are quoted by sqlglot, and a name with quotes, spaces, semicolons or comments is rejected.
     The run table has query_id, item_id and the run_columns: 'score' (higher is better), 'rank' (1 is best)
     or 'score,rank'; the judgments table has query_id, item_id, relevance.
-    dialect: one of dialects.names(); metrics and conventions as in evaluate() — the same numbers."""
+    dialect: one of dialects.names(); metrics and conventions as in evaluate() — the same numbers.
+    Warehouse shapes (shape.Shape): columns={'query_id': 'user_id', ...} maps our column names to the tables';
+    by=[...] names group columns of the run, each group evaluated as a run of its own (the rows gain a column per
+    group column, the means are per group); judgments_by: those of them the judgments have too, joined on (the
+    judgments are shared by the groups on the others); run_lists / judgment_lists: the item column is a list
+    (the run's in rank order; the judgments' with their grades in a parallel list when columns names a
+    relevance column, else grade 1)."""
     from . import dialects
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -303,7 +349,7 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
     conv = conventions.resolve(convention, **overrides)
     has_score, has_rank = _run_columns(run_columns)
-    if conv["ties"] == "input" and not has_rank:
+    if conv["ties"] == "input" and not has_rank and not run_lists:
         raise UsageError("ties = 'input' (the mllib convention) orders the run by its rank column: "
                          "give run_columns='score,rank' (--run-columns score,rank) or 'rank'")
     tables = {"run": dialects.table(run, d.name, "run table"),
@@ -315,13 +361,17 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
             table.set("alias", node.args.get("alias"))
             return table
         return node
+    form = shape.Shape(columns, by, judgments_by, run_lists, judgment_lists)
     query = _table_free_plan(tuple(m.requested for m in measures), tuple(sorted(conv.items())), has_score,
-                             has_rank, bool(per_query)).transform(put_tables)
+                             has_rank, bool(per_query), tuple(sorted(form.columns.items())), form.by,
+                             form.judgments_by, form.run_lists, form.judgment_lists).transform(put_tables)
     return dialects.render(query, d.name, pretty=pretty) + "\n"
 
 
 @functools.lru_cache(maxsize=64)
-def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: bool, per_query: bool) -> exp.Select:
+def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: bool, per_query: bool,
+                     columns: tuple = (), by: tuple = (), judgments_by: tuple = (), run_lists: bool = False,
+                     judgment_lists: bool = False) -> exp.Select:
     """The fused query with stand-ins for the two tables (tagged meta rm_input), so that the same request on
     other tables or for other dialects is planned once."""
     stand_ins = {}
@@ -329,8 +379,9 @@ def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: boo
         stand_ins[role] = exp.Table(this=exp.to_identifier(f"rm_{role}_table"))
         stand_ins[role].meta["rm_input"] = role
     return sqlgen.plan(measures_mod.parse_all(list(metrics)), dict(conv),
-                       sqlgen.Source(stand_ins["run"], has_score, has_rank),
-                       sqlgen.Source(stand_ins["judgments"], True, False), per_query=per_query).query
+                       sqlgen.Source(stand_ins["run"], has_score, has_rank, dict(columns), by, run_lists),
+                       sqlgen.Source(stand_ins["judgments"], True, False, dict(columns), judgments_by, judgment_lists),
+                       per_query=per_query, by=by).query
 
 
 __all__ = ["register", "to_sql", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]

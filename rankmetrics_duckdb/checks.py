@@ -32,11 +32,18 @@ def non_finite_test(c: str, has_score: bool) -> str:
             f"{'OR t.' + c + ' IS NULL' if c != 'rank' or not has_score else ''}")
 
 
+def group_sql(groups: tuple, table: str = "t") -> str:
+    """The group columns (already quoted names) of a row of `table`, as the leading arguments of a hash or a
+    GROUP BY ('' without groups)."""
+    return "".join(f"{table}.{g}, " for g in groups)
+
+
 def check_sql(kind: str, has_score: bool, has_rank: bool, ids_checked: bool, nan_last: bool = False,
-              typed: bool = False) -> list[CheckSQL]:
+              typed: bool = False, groups: tuple = ()) -> list[CheckSQL]:
     """The checks of an input, in the order the careful path (Reader.check) reports them: the one definition
     that Reader._checks runs and onepass counts in its statement. typed: the numbers are DOUBLE already (no
-    text to find in them); nan_last: non-finite scores are made NULL and ranked last, not refused."""
+    text to find in them); nan_last: non-finite scores are made NULL and ranked last, not refused; groups: the
+    group columns (quoted names) within which a (query, item) pair must be unique."""
     out = [CheckSQL("empty", None, "CASE WHEN count(*) = 0 THEN 1 ELSE 0 END")]
     for col in () if ids_checked else ("query_id", "item_id"):
         text = f"CAST(t.{col} AS VARCHAR)"
@@ -54,8 +61,8 @@ def check_sql(kind: str, has_score: bool, has_rank: bool, ids_checked: bool, nan
         out.append(CheckSQL("not finite", c, f"sum(CASE WHEN {non_finite_test(c, has_score)} THEN 1 ELSE 0 END)"))
     # Duplicates: fewer distinct hashes of (query, item) than rows means a duplicate or, very rarely, a hash
     # collision; the exact query decides.
-    out.append(CheckSQL("duplicate", None, "count(*) - count(DISTINCT hash(CAST(t.query_id AS VARCHAR), "
-                                           "CAST(t.item_id AS VARCHAR)))"))
+    out.append(CheckSQL("duplicate", None, f"count(*) - count(DISTINCT hash({group_sql(groups)}"
+                                           f"CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR)))"))
     return out
 
 

@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (larger runs spill to "
                                                            "a temporary folder)")
     e.add_argument("--threads", type=int, metavar="N", help="DuckDB threads, 1 to 1024 (default: one per core)")
+    _add_shape(e)
     _add_conventions(e)
     m = sub.add_parser("macros", help="print the SQL that installs every metric once: DuckDB macros, or a "
                                             "warehouse's functions / views (--dialect)")
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--run-columns", choices=("score", "rank", "score,rank"),
                    help="which of score and rank the run table has (default: score); ties='input' needs rank")
     m.add_argument("--schema", metavar="NAME", help="create the objects in this schema (BigQuery: the dataset)")
+    _add_shape(m, tables=True)
     sub.add_parser("metrics", help="list the metrics, their parameters and the names accepted")
     s = sub.add_parser("sql", help="print one SELECT computing the metrics in a SQL dialect, from two tables",
                        description="Print one self-contained SELECT, in the SQL dialect D, that returns rows "
@@ -109,9 +111,45 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--run-columns", default="score", choices=("score", "rank", "score,rank"),
                    help="which of score and rank the run table has (default: score)")
     s.add_argument("-q", dest="per_query", action="store_true", help="also return one row per query")
+    _add_shape(s, tables=True)
     _add_conventions(s)
     _add_workflow(sub)
     return p
+
+
+def _add_shape(p, tables: bool = False) -> None:
+    """The options naming the inputs' columns and groups (shape.Shape); tables: for SQL over tables this
+    program does not read (sql, macros), which must be told which columns are lists and which group columns
+    the judgments have."""
+    from .shape import COLUMN_PARAMS
+    g = p.add_argument_group("table shape (warehouse tables)")
+    for ours, param in COLUMN_PARAMS.items():
+        g.add_argument("--" + param.replace("_", "-"), dest=param, metavar="NAME",
+                       help=f"the column holding the {ours.replace('_', ' ')} (default: {ours} or a usual alias)"
+                       if not tables else f"the column holding the {ours.replace('_', ' ')} (default: {ours})")
+    g.add_argument("--by", action="append", metavar="COLUMN",
+                   help="a group column of the run (repeatable): each group (model, segment, day) is evaluated "
+                        "as a run of its own; the rows gain a column per group column")
+    if tables:
+        g.add_argument("--judgments-by", action="append", metavar="COLUMN",
+                       help="a group column (of --by) that the judgments table has too: joined on it")
+        g.add_argument("--run-lists", action="store_true",
+                       help="the run's item column is a list (array) in rank order")
+        g.add_argument("--judgment-lists", action="store_true",
+                       help="the judgments' item column is a list of relevant items (grades: a parallel list "
+                            "named by --relevance-column, else 1)")
+
+
+def _shape(args) -> dict:
+    """The shape options as keyword arguments of the library (columns, by, ...)."""
+    from .shape import COLUMN_PARAMS
+    out = {"columns": {ours: getattr(args, param) for ours, param in COLUMN_PARAMS.items()
+                       if getattr(args, param, None)},
+           "by": args.by}
+    for name in ("judgments_by", "run_lists", "judgment_lists"):
+        if hasattr(args, name):
+            out[name] = getattr(args, name)
+    return out
 
 
 def _add_workflow(sub) -> None:
@@ -137,7 +175,7 @@ def cmd_eval(args) -> int:
     progress = sys.stdout.isatty() and sys.stderr.isatty()
     ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args),
                     memory_limit=args.memory_limit, threads=args.threads, progress=progress,
-                    nan_scores=args.nan_scores)
+                    nan_scores=args.nan_scores, **_shape(args))
     if ev.note():
         sys.stderr.write(f"rankmetrics: note: {ev.note()}\n")
     try:
@@ -145,19 +183,20 @@ def cmd_eval(args) -> int:
     finally:
         ev.close()
     if not args.per_query:
-        rows = [r for r in rows if r[1] is None]
+        rows = [r for r in rows if r[-2] is None]
     sums = {m.requested for m in ev.measures if m.metric.mean.integer}  # printed as whole numbers (trec format)
     if args.output:
-        render.write_rows(args.output, rows, args.format, sums)
+        render.write_rows(args.output, rows, args.format, sums, ev.by)
     else:
-        sys.stdout.write(render.render_rows(rows, args.format, sums))
+        sys.stdout.write(render.render_rows(rows, args.format, sums, ev.by))
     return 0
 
 
 def cmd_macros(args) -> int:
     from . import native
+    from .shape import Shape
     sys.stdout.write(native.script(args.dialect, run=args.run, judgments=args.judgments, schema=args.schema,
-                                   run_columns=args.run_columns))
+                                   run_columns=args.run_columns, form=Shape(**_shape(args))))
     return 0
 
 
@@ -165,7 +204,7 @@ def cmd_sql(args) -> int:
     from .api import to_sql
     sys.stdout.write(to_sql(args.metrics, dialect=args.dialect, run=args.run, judgments=args.judgments,
                             per_query=args.per_query, convention=args.convention, run_columns=args.run_columns,
-                            **_overrides(args)))
+                            **_shape(args), **_overrides(args)))
     return 0
 
 
@@ -182,7 +221,8 @@ def cmd_metrics(args) -> int:
 def _add_comparison_arguments(p, with_format=True) -> None:
     from . import stats
     p.add_argument("judgments", metavar="JUDGMENTS")
-    p.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; the first is the baseline")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; the first is the baseline (with "
+                                                         "--by: one run table whose groups are compared)")
     p.add_argument("-m", "--metric", dest="metrics", action="append", metavar="METRIC",
                    help="metric name, repeatable (default: a trec_eval-like set)")
     p.add_argument("--test", choices=stats.TESTS, default="t",
@@ -191,6 +231,9 @@ def _add_comparison_arguments(p, with_format=True) -> None:
                    help="multiple-comparison correction over the runs compared with the baseline, per metric "
                         "(default: holm)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks (default 0.05)")
+    _add_shape(p)
+    p.add_argument("--baseline", metavar="VALUE", help="with --by: the group compared with the others (its value; "
+                                                       "v1/app for two group columns), else the first in sort order")
     p.add_argument("--seed", type=int, default=42, help="seed of the randomization and bootstrap tests (42)")
     p.add_argument("--trials", type=int, default=10_000, help="randomization/bootstrap trials, at most 1,000,000 (10000)")
     add_nan_scores(p)
@@ -203,11 +246,16 @@ def _add_comparison_arguments(p, with_format=True) -> None:
 
 def comparison_from_args(args):
     from .comparison import run_comparison
-    if len(args.runs) < 2:
+    if args.by:
+        if len(args.runs) != 1:
+            raise UsageError("compare --by compares the groups of one run table: give one RUN")
+    elif len(args.runs) < 2:
         raise UsageError("compare needs at least two runs: a baseline and one or more runs to compare with it")
+    elif args.baseline is not None:
+        raise UsageError("--baseline names a group of --by")
     return run_comparison(args.judgments, args.runs, args.metrics, test=args.test, correction=args.correction,
                           alpha=args.alpha, seed=args.seed, trials=args.trials, convention=args.convention,
-                          nan_scores=args.nan_scores, **_overrides(args))
+                          nan_scores=args.nan_scores, baseline=args.baseline, **_shape(args), **_overrides(args))
 
 
 def cmd_compare(args) -> int:

@@ -29,11 +29,13 @@ from . import conventions, measures as measures_mod, stats
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, query_overlap, run_sql
+from .shape import Shape
 
 # sqlglot and the query builder when a comparison runs, not when the module is imported (_lazy.py)
 exp = LazyModule("sqlglot.expressions")
 determinism = LazyModule("rankmetrics_duckdb.determinism")
 sqlgen = LazyModule("rankmetrics_duckdb.sqlgen")
+sqlsource = LazyModule("rankmetrics_duckdb.sqlsource")
 
 COLUMNS = ("measure", "run", "mean", "delta", "p_value", "p_adjusted", "ci_low", "ci_high", "significant",
            "queries")
@@ -103,12 +105,54 @@ def _stacked_runs(runs) -> tuple[exp.Expression, bool]:
 
 
 def _stacked_judgments(judgments, n: int) -> exp.Expression:
+    """The judgments once per run (prefixed as the runs are); a list: each run's own judgments."""
+    each = judgments if isinstance(judgments, list) else [judgments] * n
     selects = [exp.select(
         exp.alias_(_prefixed("j", i), "query_id"),
         exp.alias_(exp.Cast(this=exp.column("item_id", table="j"), to=exp.DataType.build("VARCHAR")), "item_id"),
-        exp.alias_(exp.column("relevance", table="j"), "relevance")).from_(_source(judgments, "j"))
-        for i in range(n)]
+        exp.alias_(exp.column("relevance", table="j"), "relevance")).from_(_source(j, "j"))
+        for i, j in enumerate(each)]
     return _union(selects)
+
+
+def _group_slice(loaded, kind: str, names: tuple, values: tuple):
+    """The rows of a loaded input (with group columns) whose group columns `names` hold `values` (NULL-safe),
+    as a Loaded of the standard shape."""
+    from dataclasses import replace
+    cols = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else
+                                      [c for c, has in (("score", loaded.has_score), ("rank", loaded.has_rank)) if has])
+    select = exp.select(*[exp.column(c, table="t") for c in cols]).from_(_source(loaded, "t"))
+    cond = [exp.NullSafeEQ(this=exp.column(exp.to_identifier(n, quoted=True), table="t"),
+                           expression=sqlsource.literal(v) if v is not None else exp.Null())
+            for n, v in zip(names, values)]
+    if cond:
+        select = select.where(exp.and_(*cond))
+    return replace(loaded, relation=exp.Subquery(this=select), groups=())
+
+
+def _groups_as_runs(con, reader, judgments, run, form, baseline):
+    """compare --by: the groups of one run table as runs (labels: their values; the first in sort order or the
+    one named by baseline is the baseline), each with its judgments (sliced on the group columns they have)."""
+    from . import warehouse
+    judged, loaded = warehouse.load_pair(reader, judgments, run, form)
+    cols = ", ".join(f't.{exp.to_identifier(g, quoted=True).sql("duckdb")}' for g in form.by)
+    groups = run_sql(con, f"SELECT DISTINCT {cols} FROM {loaded.relation.sql(dialect='duckdb')} AS t "
+                          f"ORDER BY {', '.join(f'{i + 1} NULLS FIRST' for i in range(len(form.by)))}").fetchall()
+    labels = ["/".join("NULL" if v is None else str(v) for v in g) for g in groups]
+    if baseline is not None:
+        if str(baseline) not in labels:
+            raise InputError(f"--baseline {baseline}: no such group of {', '.join(form.by)}; groups: "
+                             f"{', '.join(labels[:20])}")
+        i = labels.index(str(baseline))
+        groups.insert(0, groups.pop(i))
+        labels.insert(0, labels.pop(i))
+    if len(groups) < 2:
+        raise InputError(f"compare --by {', '.join(form.by)}: the run has {len(groups)} group; two or more are needed")
+    shared = tuple(g for g in form.by if g in judged.groups)
+    runs = [_group_slice(loaded, RUN, form.by, g) for g in groups]
+    judgments_per_run = [_group_slice(judged, JUDGMENTS, shared, tuple(v for n, v in zip(form.by, g) if n in shared))
+                         for g in groups]
+    return labels, runs, judgments_per_run
 
 
 def _union(selects):
@@ -119,16 +163,27 @@ def _union(selects):
 
 
 def per_query_values(judgments, runs, metrics=None, *, con=None, convention="trec_eval", nan_scores="error",
-                     **overrides):
-    """(measures, labels, conv, per_query, means) for several runs, from one DuckDB query."""
-    if isinstance(runs, dict):
+                     columns=None, by=None, baseline=None, **overrides):
+    """(measures, labels, conv, per_query, means) for several runs, from one DuckDB query. With by (group
+    columns), runs is one table whose groups are compared (baseline: the group's value, else the first in sort
+    order); columns names the tables' columns (warehouse.py)."""
+    form = Shape(columns, by)
+    if form.by:
+        if isinstance(runs, (list, tuple)):
+            if len(runs) != 1:
+                raise UsageError(f"compare with by compares the groups of one run table, not {len(runs)} runs")
+            runs = runs[0]
+        objs = [runs]
+    elif baseline is not None:
+        raise UsageError("baseline names a group: it needs by (--by COLUMN)")
+    elif isinstance(runs, dict):
         labels, objs = [str(k) for k in runs], list(runs.values())
     else:
         if isinstance(runs, (str, os.PathLike)) or not hasattr(runs, "__iter__"):
             raise UsageError("runs: give a list of runs (the first is the baseline) or a dict {name: run}")
         objs = list(runs)
         labels = [_label(o, i) for i, o in enumerate(objs)]
-    if len(objs) < 2:
+    if len(objs) < 2 and not form.by:
         raise UsageError(f"compare needs at least two runs (a baseline and one more), got {len(objs)}")
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -138,12 +193,23 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
     con = duckdb.connect() if private else con
     reader = Reader(con, private, nan_scores)
     try:
-        judged = reader.load(judgments, JUDGMENTS)
-        loaded = []
-        for obj in objs:
-            run = reader.load(obj, RUN)
-            query_overlap(con, run, judged, counted=False)
-            loaded.append(run)
+        if form.by:
+            labels, loaded, judged = _groups_as_runs(con, reader, judgments, runs, form, baseline)
+            objs = loaded
+            for run, j in zip(loaded, judged):
+                query_overlap(con, run, j, counted=False)
+        else:
+            from . import warehouse
+            loaded = []
+            for i, obj in enumerate(objs):
+                if form:
+                    judged_i, run = warehouse.load_pair(reader, judgments, obj, form)
+                    judged = judged if i else judged_i
+                else:
+                    judged = judged if i else reader.load(judgments, JUDGMENTS)
+                    run = reader.load(obj, RUN)
+                query_overlap(con, run, judged, counted=False)
+                loaded.append(run)
         run_rel, any_rank = _stacked_runs(loaded)
         plan = sqlgen.plan(measures, conv, sqlgen.Source(run_rel, True, any_rank),
                            sqlgen.Source(_stacked_judgments(judged, len(loaded)), True, False),

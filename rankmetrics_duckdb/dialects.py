@@ -47,7 +47,8 @@ DEFAULT = "duckdb"
 class Native:
     """How a dialect installs every metric once as its own kind of object (read by native.py).
 
-    ddl is the CREATE statement of one metric, with {fn} its (qualified) name, {args} its argument list
+    ddl is the CREATE statement of one metric, with {fn} its (qualified) name, {groups} the group columns of the
+    result (`name TYPE, ` each, or nothing), {args} its argument list
     (`name TYPE`, with ` DEFAULT value` when arg_defaults) and {body} the query (between body_quote tags when
     there are some). A call is `SELECT query_id, value FROM ` + call, with {fn} the name and {args} the
     arguments given, each written as named_arg (None: every argument, in order, the defaults of sql/ filled in).
@@ -72,7 +73,7 @@ _BY_NAME = "arguments by position or by name (k => 10); left out, they take the 
 _SQL_FUNCTION = "CREATE OR REPLACE FUNCTION {fn}({args})\nRETURNS TABLE ("
 _SPARK = Native(
     "SQL table functions", 3, _BY_NAME, param_ref="function.name",
-    ddl=_SQL_FUNCTION + "query_id STRING, value DOUBLE)\nRETURN\n{body};\n")
+    ddl=_SQL_FUNCTION + "{groups}query_id STRING, value DOUBLE)\nRETURN\n{body};\n")
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,9 @@ class Dialect:
     quote_output: bool = False        # quote the result columns (measure, query_id, value) to keep their case
     text_type: str | None = None      # type for CAST(... AS VARCHAR), when the engine's VARCHAR is short
     keywords: tuple = ()              # our names that are keywords there (sqlglot does not know): quoted
+    lists: str | None = "unnest"      # list columns (run_lists, judgment_lists): "unnest" (sqlglot writes UNNEST
+    #                                   WITH ORDINALITY, POSEXPLODE, WITH OFFSET, FLATTEN), "array_join"
+    #                                   (ClickHouse's ARRAY JOIN), None: the engine has no list type
     note: str = field(default="", compare=False)
     native: Native | None = None      # its native objects (`rankmetrics macros`), None: it has none
 
@@ -95,10 +99,10 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("postgres", "postgres", bytewise='"C"', note='item ids compared with COLLATE "C"',
             native=Native("SQL functions returning TABLE", 1, _BY_NAME, param_ref="function.name",
                           types=(("VARCHAR", "TEXT"),), body_quote="$rankmetrics$",
-                          ddl=_SQL_FUNCTION + "query_id TEXT, value DOUBLE PRECISION) LANGUAGE sql STABLE AS "
+                          ddl=_SQL_FUNCTION + "{groups}query_id TEXT, value DOUBLE PRECISION) LANGUAGE sql STABLE AS "
                                               "{body};\n")),
-    Dialect("sqlite", "sqlite", note="BINARY collation (memcmp) by default"),
-    Dialect("clickhouse", "clickhouse", settings=(("join_use_nulls", 1),),
+    Dialect("sqlite", "sqlite", lists=None, note="BINARY collation (memcmp) by default"),
+    Dialect("clickhouse", "clickhouse", settings=(("join_use_nulls", 1),), lists="array_join",
             note="SETTINGS join_use_nulls = 1",
             # every parameter Nullable: one left out of the call is NULL, which params turns into the default;
             # k unsigned, as ClickHouse cannot unify Int64 with the UInt64 of a count in one CASE. ClickHouse
@@ -122,15 +126,17 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                                           "DATASET")),
     Dialect("snowflake", "snowflake", quote_output=True, note="result columns quoted: Snowflake upper-cases",
             native=Native("SQL UDTFs", 5, _BY_NAME, types=(("INT", "NUMBER"),), body_quote="$$",
-                          ddl=_SQL_FUNCTION + "query_id VARCHAR, value DOUBLE)\nAS {body};\n",
+                          ddl=_SQL_FUNCTION + "{groups}query_id VARCHAR, value DOUBLE)\nAS {body};\n",
                           call="TABLE({fn}({args}))")),
     Dialect("trino", "trino"),
     Dialect("presto", "presto"),
     Dialect("redshift", "redshift", note="Redshift has no locale collations: comparisons are byte-wise"),
     Dialect("tsql", "tsql", bytewise="Latin1_General_BIN2", nulls_in_windows=False, text_type="NVARCHAR(4000)",
+            lists=None,
             note="binary collation; null order as a CASE sort key"),
     # DataFusion: PostgreSQL-flavoured SQL; it compares Utf8 strings byte-wise, and has no COLLATE.
-    Dialect("datafusion", "postgres", note="PostgreSQL-flavoured SQL"),
+    # (its UNNEST has no WITH ORDINALITY yet: list columns are refused there)
+    Dialect("datafusion", "postgres", lists=None, note="PostgreSQL-flavoured SQL; no list columns"),
 )}
 
 
@@ -282,10 +288,33 @@ def _quote_output(tree: exp.Expression, d: Dialect) -> exp.Expression:
     return tree
 
 
+def _lists(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """The unnested list columns (sqlgen's CROSS JOIN UNNEST(list) WITH ORDINALITY AS rm_list(rm_item, rm_pos)),
+    written as the engine can: ClickHouse's ARRAY JOIN with arrayEnumerate; refused where there are no lists."""
+    joins = [j for j in tree.find_all(exp.Join) if isinstance(j.this, exp.Unnest)]
+    if not joins or d.lists == "unnest":
+        return tree
+    if d.lists is None:
+        raise UsageError(f"{d.name} has no list (array) type: list columns (run_lists, judgment_lists) cannot be "
+                         f"read there; give the tables one row per item")
+    for join in joins:  # array_join
+        unnest = join.this
+        alias = unnest.args["alias"]
+        item, pos = alias.columns[0].name, unnest.args["offset"].name
+        values = unnest.expressions[0]
+        join.replace(exp.Join(this=exp.alias_(values.copy(), item), kind="ARRAY", expressions=[
+            exp.alias_(exp.Anonymous(this="arrayEnumerate", expressions=[values.copy()]), pos)]))
+        for col in list(tree.find_all(exp.Column)):
+            if col.table == alias.name:
+                col.set("table", None)
+    return tree
+
+
 def transform(query: exp.Expression, dialect: str) -> exp.Expression:
     """The query, rewritten for the dialect (a copy; sqlglot still has to write it)."""
     d = get(dialect)
     tree = query.copy()
+    tree = _lists(tree, d)
     tree = _bytewise(tree, d)
     tree = _safe_divisions(tree)
     if not d.nulls_in_windows:

@@ -18,7 +18,7 @@ from typing import Callable
 import duckdb
 
 from . import paths
-from .checks import JUDGMENTS, RUN, CheckSQL, check_sql, is_number_type, non_finite_test, overlap_counts  # noqa: F401
+from .checks import group_sql, JUDGMENTS, RUN, CheckSQL, check_sql, is_number_type, non_finite_test, overlap_counts  # noqa: F401
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 
@@ -49,6 +49,7 @@ class Loaded:
     has_score: bool = True
     has_rank: bool = False
     ids_checked: bool = False    # ids known non-empty and free of spaces (strict TREC text): no id check needed
+    groups: tuple = ()           # group columns kept beside the standard ones (warehouse.py), by their own names
 
 
 def sql_string(value: str) -> str:
@@ -332,11 +333,12 @@ class Reader:
                 self.con.unregister(name)
             except Exception:
                 pass
-        for name in self._temp:
-            try:
-                run_sql(self.con, f"DROP TABLE IF EXISTS temp.main.{quoted(name)}")
-            except Exception:
-                pass
+        for name in self._temp:  # temporary tables, or views (warehouse.py)
+            for kind in ("VIEW", "TABLE"):
+                try:
+                    run_sql(self.con, f"DROP {kind} IF EXISTS temp.main.{quoted(name)}")
+                except Exception:
+                    pass
         self._registered, self._temp = [], []
 
     def _name(self, kind: str) -> str:
@@ -362,7 +364,16 @@ class Reader:
             pass
 
     # ---- entry point -------------------------------------------------------------------------------------
-    def load(self, obj, kind: str) -> Loaded:
+    def temp_name(self, kind: str) -> str:
+        """A new name for a temporary table of this reader, dropped on close."""
+        return self._name(kind)
+
+    def load(self, obj, kind: str, groups: tuple = (), label: str | None = None) -> Loaded:
+        """obj read as the kind of input; groups: group columns a table keeps beside the standard ones (the
+        warehouse step, warehouse.py, hands over tables of the standard shape with them, and the label that
+        messages name)."""
+        if groups or label:
+            return self._table(obj, kind, groups, label)
         if _is_stream(obj) or (isinstance(obj, (str, os.PathLike)) and _is_special_file(os.fspath(obj))):
             return self._spooled(obj, kind)
         if isinstance(obj, (str, os.PathLike)):
@@ -444,9 +455,9 @@ class Reader:
     def _columns(self, from_sql: str) -> list[str]:
         return [d[0] for d in run_sql(self.con, f"SELECT * FROM {from_sql} LIMIT 0").description]
 
-    def _table(self, name: str, kind: str) -> Loaded:
+    def _table(self, name: str, kind: str, groups: tuple = (), label: str | None = None) -> Loaded:
         table = table_name(name)
-        return self._standard(table.sql(dialect="duckdb"), kind, f"table {name}", table)
+        return self._standard(table.sql(dialect="duckdb"), kind, label or f"table {name}", table, groups)
 
     def _frame(self, frame, kind: str, label: str) -> Loaded:
         name = self._name(kind)
@@ -466,16 +477,17 @@ class Reader:
             return self._standard(quoted(table), kind, label, exp.to_table(table))
         return self._standard(quoted(name), kind, label, exp.to_table(name))
 
-    def _standard(self, from_sql: str, kind: str, label: str, table: exp.Expression) -> Loaded:
+    def _standard(self, from_sql: str, kind: str, label: str, table: exp.Expression, groups: tuple = ()) -> Loaded:
         cols = map_columns(self._columns(from_sql), kind, label)
         wanted = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else
                                             [c for c in ("score", "rank") if c in cols])
-        if all(cols[c] == c for c in wanted) and len(cols) == len(wanted):
+        if all(cols[c] == c for c in wanted) and len(cols) == len(wanted) and not groups:
             relation = table
         else:
-            select = exp.select(*[exp.alias_(exp.column(cols[c], quoted=True), c) for c in wanted]).from_(table)
+            select = exp.select(*[exp.alias_(exp.column(cols[c], quoted=True), c) for c in wanted],
+                                *[exp.column(g, quoted=True) for g in groups]).from_(table)
             relation = exp.Subquery(this=select)
-        loaded = Loaded(label, relation, "score" in cols or kind == JUDGMENTS, "rank" in cols)
+        loaded = Loaded(label, relation, "score" in cols or kind == JUDGMENTS, "rank" in cols, groups=tuple(groups))
         self.check(loaded, kind)
         return loaded
 
@@ -709,20 +721,29 @@ class Reader:
                 raise InputError(f"{label}{_line_of(label, bad)}: {c} {value} for query {bad[0]}, item "
                                  f"{bad[1]}; every {c} must be a finite number{hint}")
 
+        gq = tuple(quoted(g) for g in loaded.groups)
+        keys = ", ".join(str(i + 1) for i in range(len(gq) + 2))
+
+        def where(row):  # ' (model_version v2, segment app)' for a row whose first values are the groups
+            return (" (" + ", ".join(f"{g} {v}" for g, v in zip(loaded.groups, row)) + ")") if gq else ""
+
         def duplicate(n, c):
+            ids = f"{group_sql(gq)}CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR)"
+            g = len(gq)
             if kind == RUN:
-                dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(*) FROM {src} AS t "
-                        f"GROUP BY 1, 2 HAVING count(*) > 1 ORDER BY 1, 2 LIMIT 1").fetchone()
+                dup = q(f"SELECT {ids}, count(*) FROM {src} AS t "
+                        f"GROUP BY {keys} HAVING count(*) > 1 ORDER BY {keys} LIMIT 1").fetchone()
                 if dup:
-                    raise InputError(f"{label}: item {dup[1]} appears {dup[2]} times for query {dup[0]} in the run "
-                                     f"(trec_eval refuses duplicate documents too)")
+                    raise InputError(f"{label}: item {dup[g + 1]} appears {dup[g + 2]} times for query {dup[g]}"
+                                     f"{where(dup)} in the run (trec_eval refuses duplicate documents too)")
                 return
-            dup = q(f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), count(DISTINCT t.relevance), "
-                    f"min(t.relevance), max(t.relevance) FROM {src} AS t GROUP BY 1, 2 HAVING count(*) > 1 "
-                    f"ORDER BY count(DISTINCT t.relevance) DESC, 1, 2 LIMIT 1").fetchone()
+            dup = q(f"SELECT {ids}, count(DISTINCT t.relevance), "
+                    f"min(t.relevance), max(t.relevance) FROM {src} AS t GROUP BY {keys} HAVING count(*) > 1 "
+                    f"ORDER BY count(DISTINCT t.relevance) DESC, {keys} LIMIT 1").fetchone()
+            dup = dup if dup is None else (*dup[g:], *dup[:g])
             if dup and dup[2] > 1:
-                raise InputError(f"{label}: item {dup[1]} of query {dup[0]} is judged twice with different "
-                                 f"relevance ({_num(dup[3])} and {_num(dup[4])})")
+                raise InputError(f"{label}: item {dup[1]} of query {dup[0]}{where(dup[5:])} is judged twice with "
+                                 f"different relevance ({_num(dup[3])} and {_num(dup[4])})")
             if dup:
                 warnings.warn(f"{label}: duplicate identical judgments (e.g. query {dup[0]}, item {dup[1]}) were "
                               f"counted once", stacklevel=5)
@@ -736,7 +757,7 @@ class Reader:
         report = {"empty": empty, "missing id": missing, "not a number": not_a_number, "not finite": not_finite,
                   "duplicate": duplicate}
         return [Check(c.count, lambda n, c=c: report[c.name](n, c.column))
-                for c in check_sql(kind, loaded.has_score, loaded.has_rank, loaded.ids_checked,
+                for c in check_sql(kind, loaded.has_score, loaded.has_rank, loaded.ids_checked, groups=gq,
                                    nan_last=kind == RUN and self.nan_scores == "last")]
 
 

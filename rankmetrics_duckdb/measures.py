@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import conventions
+from . import conventions, shape
 from ._lazy import LazyModule
 from .errors import UsageError
 from .paths import sql_files
@@ -129,7 +129,9 @@ def _signatures() -> dict:
             for item in params.split(","):
                 if ":=" in item:
                     key, value = (s.strip() for s in item.split(":=", 1))
-                    defaults[key.lower()] = _literal(value)
+                    key = key.strip('"').lower()
+                    if key not in shape.MACRO_PARAMS:  # the tables' shape, not the metric's (shape.py)
+                        defaults[key] = _literal(value)
             out[name.lower()] = defaults
     return out
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from . import dialects, measures, sqlgen, sqlsource
+from . import dialects, measures, shape, sqlgen, sqlsource
 from .errors import UsageError
 
 PREFIX = "rm_"
@@ -49,7 +49,7 @@ def parameters(macro_name: str) -> list[tuple[str, str, exp.Expression]]:
     macro = sqlsource.macros()[macro_name]
     out = []
     for p in macro.params:
-        if p.lower() in ("run", "judgments"):
+        if p.lower() in ("run", "judgments") or p.strip('"').lower() in shape.MACRO_PARAMS:
             continue
         default = macro.defaults.get(p, exp.Null())
         if p.lower() == "k":
@@ -111,13 +111,17 @@ def _stream(bindings: dict) -> exp.Select:
 
 
 def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
-          function: exp.Table) -> exp.Select:
+          function: exp.Table, by: tuple = ()) -> exp.Select:
     """The body of the native object of one metric: WITH params, run_items, judgment_items, item_stream, then the
     metric's own SELECT (query_id, value)."""
     d = dialects.get(dialect)
     macro = sqlsource.macros()[macro_name]
     params = parameters(macro_name)
     body = sqlsource.substitute(sqlsource.unchecked(macro.body), {name: _prm(name) for name, _, _ in params})
+    # the macro unnests its key (a STRUCT of the groups and the query id, DuckDB's way of grouping, see
+    # sql/01_stream.sql) into columns; here the key is the query id itself
+    body = body.transform(lambda n: n.this if isinstance(n, exp.Explode) and isinstance(n.this, exp.Column)
+                          and n.this.name == "query_id" else n)
     features = body.args["from_"].this
     call = features.this.args["from_"].this
     if not (isinstance(call, exp.Table) and isinstance(call.this, exp.Anonymous)
@@ -137,9 +141,15 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
         return exp.alias_(ref, name, quoted=False)
     params_select = exp.select(*[param(name, kind, default) for name, kind, default in params])
     out = body
-    for name, cte in (("params", params_select), ("run_items", sqlgen.run_items(run)),
-                      ("judgment_items", _join_params(sqlgen.judgment_items(judgments, grades=_prm("grades")))),
-                      (STREAM, stream)):
+    ctes = [("params", params_select), ("run_items", sqlgen.run_items(run, by=by)),
+            ("judgment_items", _join_params(sqlgen.judgment_items(judgments, grades=_prm("grades"), by=by))),
+            (STREAM, stream)]
+    if by:  # the rows gain the group columns (as text: the objects' result types are declared without the tables)
+        out, query_id = sqlgen.ungroup(exp.select(*sqlgen.group_columns(by, text=True)).from_(
+            exp.Subquery(this=body, alias=exp.TableAlias(this=exp.to_identifier("b")))), "b", by)
+        out = out.select(exp.alias_(query_id, "query_id"), exp.column("value", table="b"))
+        ctes.insert(1, ("rm_groups", sqlgen.groups_cte(run, by)))
+    for name, cte in ctes:
         out = out.with_(name, as_=cte)
     if d.native.alias_columns:
         for select in out.find_all(exp.Select):
@@ -175,21 +185,23 @@ def _quote_body(body: str, d: dialects.Dialect, what: str) -> str:
 
 
 def ddl(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
-        schema: str | None = None) -> str:
+        schema: str | None = None, by: tuple = ()) -> str:
     """CREATE statement of the native object of one metric macro."""
     d = dialects.get(dialect)
     if d.native is None or d.native.sql_macros:
         raise UsageError(f"no native objects for dialect '{dialect}'")
     function = _function_name(macro_name, schema, dialect)
     fn_sql = function.sql(dialect=d.sqlglot)
-    body = dialects.render(query(macro_name, dialect, run, judgments, function), dialect)
+    body = dialects.render(query(macro_name, dialect, run, judgments, function, by), dialect)
     args = []
     for name, kind, default in parameters(macro_name):
         text = f"{exp.to_identifier(name).sql(dialect=d.sqlglot)} {_type(kind, d)}"
         if d.native.arg_defaults:
             text += f" DEFAULT {default.sql(dialect=d.sqlglot)}"
         args.append(text)
-    return d.native.ddl.format(fn=fn_sql, args=", ".join(args), body=_quote_body(body, d, fn_sql))
+    groups = "".join(f"{exp.to_identifier(g, quoted=True).sql(dialect=d.sqlglot)} {_type('VARCHAR', d)}, "
+                     for g in by)
+    return d.native.ddl.format(fn=fn_sql, args=", ".join(args), body=_quote_body(body, d, fn_sql), groups=groups)
 
 
 def _dialect(name) -> dialects.Dialect:
@@ -220,13 +232,16 @@ def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_colum
 
 
 def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: str | None = None,
-           schema: str | None = None, run_columns: str | None = None) -> str:
+           schema: str | None = None, run_columns: str | None = None, form: shape.Shape | None = None) -> str:
     """The DDL creating every metric as a native object of the dialect (DuckDB: the macros script). run,
     judgments (default: run, judgments), run_columns (default: score) and schema are for the other dialects."""
     d = _dialect(dialect)
     if d.native.sql_macros:
         given = [name for name, value in (("schema", schema), ("run", run), ("judgments", judgments),
                                           ("run columns", run_columns)) if value is not None]
+        if form:
+            raise UsageError("DuckDB's macros take the tables' shape as arguments (query_column := 'user_id', "
+                             "\"by\" := ['model_version'], run_lists := true, ...), not as options")
         if given:  # DuckDB's macros take the tables as arguments and are created where the script runs
             raise UsageError(f"{' and '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to DuckDB's "
                              f"macros: they take the table names as arguments and are created in the current schema "
@@ -239,12 +254,15 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
         raise UsageError(f"unknown run columns '{run_columns}'; choose one of: {', '.join(RUN_COLUMNS)}")
     if d.native.schema_required and not schema:
         raise UsageError(d.native.schema_required)
+    form = form or shape.Shape()
     run_src = sqlgen.Source(dialects.table(run, d.name, "run table"), has_score="score" in run_columns,
-                            has_rank="rank" in run_columns)
-    judgments_src = sqlgen.Source(dialects.table(judgments, d.name, "judgments table"))
+                            has_rank="rank" in run_columns, columns=form.columns, groups=form.by,
+                            lists=form.run_lists)
+    judgments_src = sqlgen.Source(dialects.table(judgments, d.name, "judgments table"), columns=form.columns,
+                                  groups=form.judgments_by, lists=form.judgment_lists)
     parts = [_header(d, run_src.expression, judgments_src.expression, run_columns, schema)]
     for name in metric_macros():
-        parts.append(ddl(name, d.name, run_src, judgments_src, schema))
+        parts.append(ddl(name, d.name, run_src, judgments_src, schema, form.by))
     return "\n".join(parts)
 
 

@@ -24,7 +24,8 @@ def _code_version() -> str:
         here = os.path.dirname(os.path.abspath(__file__))
         h = hashlib.sha256(_sqlglot_version().encode())
         for path in sql_files() + [os.path.join(here, f) for f in (
-                "sqlgen.py", "sqlsource.py", "measures.py", "conventions.py", "determinism.py", "plancache.py")]:
+                "sqlgen.py", "sqlsource.py", "measures.py", "conventions.py", "determinism.py", "plancache.py",
+                "shape.py")]:
             with open(path, "rb") as fh:
                 h.update(path.rsplit(os.sep, 1)[-1].encode() + b"\0" + fh.read())
         _VERSION.append(h.hexdigest())
@@ -50,11 +51,13 @@ def _folder() -> str:
     return os.path.join(base, "rankmetrics-duckdb", "plans")
 
 
-def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool) -> tuple[str, str]:
-    """(the CTE list, the final SELECT) of the fused query's DuckDB text, built once and cached."""
+def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, by: tuple = (),
+           judged_by: tuple = ()) -> tuple[str, str]:
+    """(the CTE list, the final SELECT) of the fused query's DuckDB text, built once and cached. by: the run's
+    group columns; judged_by: those the judgments have."""
     key = hashlib.sha256(json.dumps([
         _code_version(), [(m.requested, m.metric.name, m.k, list(m.params)) for m in measures],
-        sorted((k, repr(v)) for k, v in conv.items()), has_score, has_rank, top_n,
+        sorted((k, repr(v)) for k, v in conv.items()), has_score, has_rank, top_n, list(by), list(judged_by),
     ]).encode()).hexdigest()[:32]
     parts = _MEMORY.get(key)
     path = os.path.join(_folder(), key + ".json")
@@ -69,9 +72,9 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool) -
         from sqlglot import exp
         from . import determinism, sqlgen
         plan = sqlgen.plan(measures, conv,
-                           sqlgen.Source(exp.to_table(RUN_PLACEHOLDER), has_score, has_rank),
-                           sqlgen.Source(exp.to_table(JUDGMENTS_PLACEHOLDER), True, False),
-                           split_kinds=True, top_n=top_n)  # DuckDB only: see sqlgen (Spark mishandles that shape)
+                           sqlgen.Source(exp.to_table(RUN_PLACEHOLDER), has_score, has_rank, groups=tuple(by)),
+                           sqlgen.Source(exp.to_table(JUDGMENTS_PLACEHOLDER), True, False, groups=tuple(judged_by)),
+                           split_kinds=True, top_n=top_n, by=tuple(by))  # DuckDB only: see sqlgen (Spark mishandles that shape)
         query = determinism.ordered(plan.query)
         ctes = query.args["with_"].expressions
         final = query.copy()
@@ -87,23 +90,23 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool) -
             except OSError:
                 pass
     _MEMORY[key] = parts
-    if parts[0].count(RUN_PLACEHOLDER) != 1 or parts[0].count(JUDGMENTS_PLACEHOLDER) != 1:
+    if parts[0].count(RUN_PLACEHOLDER) != 1 + bool(by) or parts[0].count(JUDGMENTS_PLACEHOLDER) != 1:
         raise RuntimeError("rankmetrics: the cached query does not have its two placeholder tables")
     return parts
 
 
 def duckdb_parts(measures, conv: dict, has_score: bool, has_rank: bool, run_sql: str,
-                 judgments_sql: str, top_n: bool = False) -> tuple[str, str]:
+                 judgments_sql: str, top_n: bool = False, by: tuple = (), judged_by: tuple = ()) -> tuple[str, str]:
     """(CTE list, final SELECT) of the fused query reading run_sql and judgments_sql (table names or
     parenthesized subqueries), for callers that add CTEs or wrap the final SELECT (onepass.py). top_n: see
     sqlgen.plan (the caller decides, with measures.top_n_pays)."""
-    ctes, final = _parts(measures, conv, has_score, has_rank, top_n)
+    ctes, final = _parts(measures, conv, has_score, has_rank, top_n, by, judged_by)
     return ctes.replace(RUN_PLACEHOLDER, run_sql).replace(JUDGMENTS_PLACEHOLDER, judgments_sql), final
 
 
-def duckdb_sql(measures, conv: dict, run, judgments, top_n: bool = False) -> str:
+def duckdb_sql(measures, conv: dict, run, judgments, top_n: bool = False, by: tuple = ()) -> str:
     """The fused query's DuckDB SQL for the loaded inputs run and judgments (inputs.Loaded), its floating-point
-    sums in value order (determinism.ordered)."""
+    sums in value order (determinism.ordered); by: the run's group columns (Loaded.groups)."""
     ctes, final = duckdb_parts(measures, conv, run.has_score, run.has_rank, run.relation.sql(dialect="duckdb"),
-                               judgments.relation.sql(dialect="duckdb"), top_n)
+                               judgments.relation.sql(dialect="duckdb"), top_n, by, judgments.groups)
     return f"WITH {ctes} {final}"

@@ -32,68 +32,86 @@ COMPARISON_FORMATS = ("table", "json", "csv", "latex", "markdown")
 MEAN = "all"  # the mean row's query id in every output of the command line (trec_eval's); None in Python and SQL
 
 
-def _structured(rows):
-    """(measure, query_id, value, aggregate) for the JSON, CSV and Parquet outputs: the mean row keeps trec_eval's
-    query id 'all' and is told apart from a query named 'all' by aggregate = true."""
-    return [(m, MEAN if q is None else q, v, q is None) for m, q, v in rows]
+def _split(row, n):
+    """(measure, group values, query_id, value) of a row (measure, g1..gn, query_id, value)."""
+    return row[0], tuple(row[1:1 + n]), row[-2], row[-1]
 
 
-def _fmt_trec(rows, sums) -> str:
+def _structured(rows, n=0):
+    """(measure, groups, query_id, value, aggregate) for the JSON, CSV and Parquet outputs: the mean row keeps
+    trec_eval's query id 'all' and is told apart from a query named 'all' by aggregate = true."""
+    return [(m, g, MEAN if q is None else q, v, q is None) for m, g, q, v in (_split(r, n) for r in rows)]
+
+
+def _group_text(v) -> str:
+    return "NULL" if v is None else str(v)
+
+
+def _fmt_trec(rows, sums, n=0) -> str:
     out = []
-    for m, q, v in _text_ids(rows):
+    for m, g, q, v in _text_ids(rows, n):
         if m in sums and not math.isnan(v):
             text = str(int(round(v)))
         else:
             text = "nan" if math.isnan(v) else f"{v:.4f}"
-        out.append(f"{m:<22}\t{q}\t{text}")
+        out.append("\t".join([f"{m:<22}", *[_group_text(x) for x in g], q, text]))
     return "\n".join(out) + "\n"
 
 
-def _fmt_json(rows) -> str:
-    return json.dumps([{"measure": m, "query_id": q, "value": None if math.isnan(v) else v, "aggregate": a}
-                       for m, q, v, a in _structured(rows)], indent=1) + "\n"
+def _fmt_json(rows, groups=()) -> str:
+    out = []
+    for m, g, q, v, a in _structured(rows, len(groups)):
+        out.append({"measure": m, **dict(zip(groups, g)), "query_id": q, "value": None if math.isnan(v) else v,
+                    "aggregate": a})
+    return json.dumps(out, indent=1, default=str) + "\n"
 
 
-def _fmt_csv(rows) -> str:
+def _fmt_csv(rows, groups=()) -> str:
     import csv
     import io
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["measure", "query_id", "value", "aggregate"])
-    for m, q, v, a in _structured(rows):
-        w.writerow([m, q, "" if math.isnan(v) else repr(v), "true" if a else "false"])
+    w.writerow(["measure", *groups, "query_id", "value", "aggregate"])
+    for m, g, q, v, a in _structured(rows, len(groups)):
+        w.writerow([m, *["" if x is None else x for x in g], q, "" if math.isnan(v) else repr(v),
+                    "true" if a else "false"])
     return buf.getvalue()
 
 
-def _text_ids(rows):
-    """The rows with the mean's query id None written 'all', as trec_eval does; refused when a query is itself
-    named 'all' (the two rows could not be told apart)."""
-    if any(q == MEAN for _, q, _ in rows):
+def _text_ids(rows, n=0):
+    """The rows as (measure, groups, query_id, value) with the mean's query id None written 'all', as trec_eval
+    does; refused when a query is itself named 'all' (the two rows could not be told apart)."""
+    split = [_split(r, n) for r in rows]
+    if any(q == MEAN for _, _, q, _ in split):
         raise InputError(f"a query is named '{MEAN}', like the mean row of the trec and table formats: use --format "
                          f"json or csv (their rows say which is the mean: aggregate true), or leave out -q")
-    return [(m, MEAN if q is None else q, v) for m, q, v in rows]
+    return [(m, g, MEAN if q is None else q, v) for m, g, q, v in split]
 
 
-def _fmt_table(rows) -> str:
-    cells = [("measure", "query_id", "value")] + [(m, q, "nan" if math.isnan(v) else f"{v:.4f}")
-                                                  for m, q, v in _text_ids(rows)]
-    widths = [max(len(c[i]) for c in cells) for i in range(3)]
-    lines = [f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:>{widths[2]}}" for a, b, c in cells]
+def _fmt_table(rows, groups=()) -> str:
+    head = ("measure", *groups, "query_id", "value")
+    cells = [head] + [(m, *[_group_text(x) for x in g], q, "nan" if math.isnan(v) else f"{v:.4f}")
+                      for m, g, q, v in _text_ids(rows, len(groups))]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
+    lines = ["  ".join(f"{c:>{w}}" if i == len(head) - 1 else f"{c:<{w}}" for i, (c, w) in enumerate(zip(row, widths)))
+             for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines) + "\n"
 
 
-def render_rows(rows, fmt: str, sums=()) -> str:
+def render_rows(rows, fmt: str, sums=(), groups=()) -> str:
+    """The rows of eval, (measure, [a value per group column], query_id, value), in a format; groups: the
+    names of the group columns (by)."""
     if fmt == "json":
-        return _fmt_json(rows)
+        return _fmt_json(rows, groups)
     if fmt == "csv":
-        return _fmt_csv(rows)
+        return _fmt_csv(rows, groups)
     if fmt == "table":
-        return _fmt_table(rows)
-    return _fmt_trec(rows, sums)
+        return _fmt_table(rows, groups)
+    return _fmt_trec(rows, sums, len(groups))
 
 
-def write_rows(path: str, rows, fmt: str, sums=()) -> None:
+def write_rows(path: str, rows, fmt: str, sums=(), groups=()) -> None:
     """Write the rows to path (by its extension: .parquet, .json, .csv, else fmt) through a temporary file in the
     same folder, then rename: an interrupted run leaves no half file (paths.write_atomic)."""
     ext = os.path.splitext(path)[1].lower()
@@ -102,15 +120,17 @@ def write_rows(path: str, rows, fmt: str, sums=()) -> None:
         if ext == ".parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
-            out = _structured(rows)
-            table = pa.table({"measure": [r[0] for r in out], "query_id": [r[1] for r in out],
-                              "value": [None if math.isnan(r[2]) else r[2] for r in out],
-                              "aggregate": [r[3] for r in out]})
-            pq.write_table(table, tmp)
+            out = _structured(rows, len(groups))
+            columns = {"measure": [r[0] for r in out]}
+            for i, g in enumerate(groups):
+                columns[g] = pa.array([r[1][i] for r in out])
+            columns.update(query_id=[r[2] for r in out], value=[None if math.isnan(r[3]) else r[3] for r in out],
+                           aggregate=[r[4] for r in out])
+            pq.write_table(pa.table(columns), tmp)
         else:
             kind = {".json": "json", ".csv": "csv"}.get(ext, fmt)
             with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(render_rows(rows, kind, sums))
+                fh.write(render_rows(rows, kind, sums, groups))
     paths.write_atomic(path, write)
 
 

@@ -21,7 +21,8 @@ are computed over both.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 from sqlglot import exp
 
@@ -31,14 +32,111 @@ from .measures import Measure, cutoff_depth, deepest, listed_aggregates, mean_sq
 
 @dataclass
 class Source:
-    """A relation to read: a table (possibly qualified) or a subquery, with what it holds."""
+    """A relation to read: a table (possibly qualified) or a subquery, with what it holds.
+
+    columns maps our names (query_id, item_id, score, rank, relevance) to the relation's own, where they differ;
+    groups are the group columns (plan's `by`) the relation has: the run has all of them, the judgments any
+    (the judgments are joined on those they have and shared by the groups on the others)."""
     expression: exp.Expression  # exp.Table or exp.Subquery
     has_score: bool = True
     has_rank: bool = False
+    columns: dict = field(default_factory=dict)
+    groups: tuple = ()
+    lists: bool = False   # the item column is a list: a run's in rank order; judgments' relevant items, with
+    #                       their grades in a parallel list when columns names a relevance column, else grade 1
+
+    def column(self, alias: str, name: str) -> exp.Column:
+        """The relation's column holding our column `name`, read through the alias."""
+        return user_column(self.columns.get(name, name), alias)
+
+
+def user_column(name: str, table: str | None = None) -> exp.Column:
+    """A column of the user's table: quoted unless a plain lower-case name, so that its case survives engines
+    that fold unquoted names (PostgreSQL to lower, Snowflake to upper case)."""
+    return exp.column(exp.to_identifier(name, quoted=not re.fullmatch(r"[a-z_][a-z0-9_]*", name)), table=table)
+
+
+# Groups (plan's `by`): each group of the run is evaluated as a run of its own, in the same query. The groups
+# are numbered in the CTE rm_groups (in their sort order), and each query id of the stream is prefixed with its
+# group's key, its number written in GROUP_WIDTH digits (GROUP_BASE + number): every window and GROUP BY of the metrics
+# partitions by query_id, so the stream needs nothing else, and the results split the prefix off again.
+GROUP_BASE = 1000000000
+GROUP_WIDTH = 10
+
+
+def _group(i: int) -> str:
+    return f"rm_g{i + 1}"
+
+
+def groups_cte(run: Source, by: tuple) -> exp.Select:
+    """rm_groups: the run's distinct groups (typed as in the run), numbered in sort order (NULLs first)."""
+    distinct = exp.select(*[exp.alias_(run.column("r", g), _group(i)) for i, g in enumerate(by)]).from_(
+        _source(run, "r")).distinct()
+    order = exp.Order(expressions=[exp.Ordered(this=exp.column(_group(i), table="d"), nulls_first=True)
+                                   for i in range(len(by))])
+    number = exp.Window(this=exp.RowNumber(), order=order)
+    key = _cast(exp.Add(this=exp.Literal.number(GROUP_BASE), expression=number.copy()), "VARCHAR")
+    return exp.select(*[exp.column(_group(i), table="d") for i in range(len(by))],
+                      exp.alias_(number, "group_no"), exp.alias_(key, "group_key")).from_(
+        exp.Subquery(this=distinct, alias=exp.TableAlias(this=exp.to_identifier("d"))))
+
+
+def _group_join(select: exp.Select, src: Source, alias: str, by: tuple) -> exp.Select:
+    """select joined with rm_groups (as g) on the group columns src has (NULL-safe), or crossed with it."""
+    # each in parentheses: DataFusion reads `a IS NOT DISTINCT FROM b AND c` as `a IS NOT DISTINCT FROM (b AND c)`
+    conds = [exp.Paren(this=exp.NullSafeEQ(this=src.column(alias, g), expression=exp.column(_group(i), table="g")))
+             for i, g in enumerate(by) if g in src.groups]
+    table = exp.Table(this=exp.to_identifier("rm_groups"), alias=exp.TableAlias(this=exp.to_identifier("g")))
+    if conds:
+        return select.join(table, on=exp.and_(*conds))
+    return select.join(table, join_type="cross")
+
+
+def _query_key(src: Source, alias: str, by: tuple) -> exp.Expression:
+    """The stream's query id: the query as text, prefixed with its group's number when there are groups."""
+    query = _cast(src.column(alias, "query_id"), "VARCHAR")
+    if not by:
+        return query
+    return exp.DPipe(this=exp.column("group_key", table="g"), expression=query, safe=True)
+
+
+def ungroup(select: exp.Select, alias: str, by: tuple, text: bool = False) -> tuple[exp.Select, exp.Expression]:
+    """select (reading rows keyed by a grouped query id as `alias`) joined with rm_groups (as g), and the query id
+    without its group's number; the caller projects group_columns(by) (as text with text=True)."""
+    number = exp.Substring(this=exp.column("query_id", table=alias), start=exp.Literal.number(1),
+                           length=exp.Literal.number(GROUP_WIDTH))
+    key = exp.column("group_key", table="g")
+    joined = select.join(exp.Table(this=exp.to_identifier("rm_groups"), alias=exp.TableAlias(this=exp.to_identifier("g"))),
+                         on=exp.EQ(this=key, expression=number))
+    return joined, exp.Substring(this=exp.column("query_id", table=alias), start=exp.Literal.number(GROUP_WIDTH + 1))
+
+
+def group_columns(by: tuple, text: bool = False) -> list[exp.Expression]:
+    """The group columns of rm_groups (as g) under their own names (cast to text with text=True)."""
+    out = []
+    for i, name in enumerate(by):
+        value = exp.column(_group(i), table="g")
+        out.append(exp.alias_(_cast(value, "VARCHAR") if text else value, exp.to_identifier(name, quoted=True)))
+    return out
 
 
 def _column(table: str, name: str) -> exp.Column:
     return exp.column(name, table=table)
+
+
+LIST = "rm_list"   # the alias of an unnested list: rm_list.rm_item, its position rm_list.rm_pos (base 0 or 1)
+
+
+def _unnest(select: exp.Select, src: Source, alias: str) -> exp.Select:
+    """select crossed with the unnested item list of src (read as alias), keeping each item's position."""
+    unnest = exp.Unnest(expressions=[src.column(alias, "item_id")],
+                        alias=exp.TableAlias(this=exp.to_identifier(LIST), columns=[exp.to_identifier("rm_item")]),
+                        offset=exp.to_identifier("rm_pos"))
+    return select.join(unnest, join_type="cross")
+
+
+def _item(src: Source, alias: str) -> exp.Expression:
+    return _column(LIST, "rm_item") if src.lists else src.column(alias, "item_id")
 
 
 def _cast(e: exp.Expression, to: str) -> exp.Cast:
@@ -51,36 +149,49 @@ def _source(src: Source, alias: str) -> exp.Expression:
     return e
 
 
-def run_items(src: Source, conv: dict | None = None) -> exp.Select:
+def run_items(src: Source, conv: dict | None = None, by: tuple = ()) -> exp.Select:
     """The run normalized as rm_run_items does in DuckDB: text ids, a score (or -rank) and the given rank. With
-    the convention scores='float32' (pytrec_eval), the score is rounded to a 32-bit float before ranking."""
-    if src.has_score:
-        score = _cast(_column("r", "score"), "DOUBLE")
+    the convention scores='float32' (pytrec_eval), the score is rounded to a 32-bit float before ranking. With
+    groups (by), the query id carries its group's number (see GROUP_BASE)."""
+    rank = _column(LIST, "rm_pos") if src.lists else src.column("r", "rank")
+    if src.has_score and not src.lists:
+        score = _cast(src.column("r", "score"), "DOUBLE")
         if conv and conv.get("scores") == "float32":
-            score = _cast(_cast(_column("r", "score"), "FLOAT"), "DOUBLE")
+            score = _cast(_cast(src.column("r", "score"), "FLOAT"), "DOUBLE")
     else:
-        score = exp.Neg(this=_cast(_column("r", "rank"), "DOUBLE"))
-    rank_in = _cast(_column("r", "rank"), "DOUBLE") if src.has_rank else _cast(exp.Null(), "DOUBLE")
-    return exp.select(
-        exp.alias_(_cast(_column("r", "query_id"), "VARCHAR"), "query_id"),
-        exp.alias_(_cast(_column("r", "item_id"), "VARCHAR"), "item_id"),
+        score = exp.Neg(this=_cast(rank, "DOUBLE"))
+    rank_in = _cast(rank, "DOUBLE") if src.has_rank or src.lists else _cast(exp.Null(), "DOUBLE")
+    select = exp.select(
+        exp.alias_(_query_key(src, "r", by), "query_id"),
+        exp.alias_(_cast(_item(src, "r"), "VARCHAR"), "item_id"),
         exp.alias_(score, "score"),
         exp.alias_(rank_in, "rank_in"),
     ).from_(_source(src, "r"))
+    if src.lists:
+        select = _unnest(select, src, "r")
+    return _group_join(select, src, "r", by) if by else select
 
 
-def judgment_items(src: Source, conv: dict | None = None, grades: exp.Expression | None = None) -> exp.Select:
+def judgment_items(src: Source, conv: dict | None = None, grades: exp.Expression | None = None,
+                   by: tuple = ()) -> exp.Select:
     """The judgments normalized as rm_judgment_items does in DuckDB: text ids and the grade of sql/'s rm_grade,
     with the convention `grades` (trec_eval's 'truncate' or 'as_given') folded in from conv, or left as the
     expression `grades` (native objects read it from their parameters)."""
     if grades is None:
         grades = _bind_value((conv or {}).get("grades", "as_given"))
-    grade = exp.Anonymous(this="rm_grade", expressions=[_column("j", "relevance"), grades])
-    return exp.select(
-        exp.alias_(_cast(_column("j", "query_id"), "VARCHAR"), "query_id"),
-        exp.alias_(_cast(_column("j", "item_id"), "VARCHAR"), "item_id"),
+    relevance = src.column("j", "relevance")
+    if src.lists:  # the grade at the item's position in a parallel list, or 1
+        relevance = (exp.Bracket(this=relevance, expressions=[_column(LIST, "rm_pos")])
+                     if "relevance" in src.columns else exp.Literal.number(1))
+    grade = exp.Anonymous(this="rm_grade", expressions=[relevance, grades])
+    select = exp.select(
+        exp.alias_(_query_key(src, "j", by), "query_id"),
+        exp.alias_(_cast(_item(src, "j"), "VARCHAR"), "item_id"),
         exp.alias_(sqlsource.fold(sqlsource.expand(grade)), "grade"),
     ).from_(_source(src, "j"))
+    if src.lists:
+        select = _unnest(select, src, "j")
+    return _group_join(select, src, "j", by) if by else select
 
 
 def _bind_value(v):
@@ -259,7 +370,8 @@ def _split_features(conv: dict, kept: list, values: list, keep, depth: int | Non
 
 
 def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
-         per_query: bool = True, means: bool = True, split_kinds: bool = False, top_n: bool = False) -> Plan:
+         per_query: bool = True, means: bool = True, split_kinds: bool = False, top_n: bool = False,
+         by: tuple = ()) -> Plan:
     """The fused query. split_kinds (for DuckDB; see the module docstring) computes the features read only on 'R'
     rows over the retrieved rows alone. It is off by default, so the SQL rendered for other engines keeps the
     one-stream shape: on Spark 4.x the split shape (a UNION ALL of two halves both hash-partitioned by query_id
@@ -268,7 +380,12 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     spark.sql.unionOutputPartitioning=false or spark.sql.exchange.reuse=false).
 
     With split_kinds, a cutoff-only request (cutoff_depth) ranks each query's top K only, before the join with
-    the judgments; top_n (see measures.top_n_pays) also gives the ranking the one-key shape DuckDB computes with a heap."""
+    the judgments; top_n (see measures.top_n_pays) also gives the ranking the one-key shape DuckDB computes with a heap.
+
+    by names group columns of the run (see GROUP_BASE): each group is evaluated as a run of its own against the
+    judgments (joined on the group columns they have), and the rows gain one column per group column, under its
+    own name, between measure and query_id; the means are per group."""
+    by = tuple(by)
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
     feature_exprs: list[tuple[str, exp.Expression]] = []
     values: list[exp.Expression] = []
@@ -301,13 +418,15 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     kept = [(name, e) for name, e in feature_exprs if name in used]
 
     keep = keep_rows(measures, conv)
+    items = [("run_items", run_items(run, conv, by)), ("judgment_items", judgment_items(judgments, conv, by=by))]
+    if by:
+        items.insert(0, ("rm_groups", groups_cte(run, by)))
     if split_kinds:
-        ctes = [("run_items", run_items(run, conv)), ("judgment_items", judgment_items(judgments, conv))]
+        ctes = list(items)
         ctes += _split_features(conv, kept, values, keep, cutoff_depth(measures, conv), top_n)
         feature_table = "features"
     else:
-        ctes = [("run_items", run_items(run, conv)), ("judgment_items", judgment_items(judgments, conv)),
-                ("stream", stream(conv))]
+        ctes = items + [("stream", stream(conv))]
         if keep is not None:  # the judged rows all stay
             keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right)
         if kept or keep is not None:
@@ -344,21 +463,31 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         _column("m", "measure_no"), _column("m", "measure"), _column("m", "summed"), _column("p", "query_id"),
         exp.alias_(value, "value")).from_("per_query AS p").join("measure_list AS m", join_type="cross")))
     parts = []
+    query_id = _column("v", "query_id")
+
+    def with_groups(select):  # the group's number off the query id, and its columns from rm_groups
+        nonlocal query_id
+        if by:
+            select, query_id = ungroup(select, "v", by)
+        return select
     if per_query:
-        parts.append(exp.select(*[exp.alias_(_column("v", c), c) for c in ("measure", "query_id", "value")])
-                     .from_("measure_values AS v"))
+        select = with_groups(exp.select(exp.alias_(_column("v", "measure"), "measure"),
+                                        *group_columns(by)).from_("measure_values AS v"))
+        parts.append(select.select(exp.alias_(query_id, "query_id"), exp.alias_(_column("v", "value"), "value")))
     if means:
         # the column `summed` holds the measure's aggregate code (measures.Aggregate.code: 1 sum, 2 geometric)
         mean = mean_sql(_column("v", "value"),
                         lambda a: exp.EQ(this=_column("v", "summed"), expression=lit.number(a.code)),
                         listed_aggregates(measures))
-        parts.append(exp.select(exp.alias_(_column("v", "measure"), "measure"),
-                                # the mean row's query_id is NULL: no query id can be mistaken for it (a query may
-                                # be named 'all'), as in GROUP BY ROLLUP's total row
-                                exp.alias_(_cast(exp.Null(), "VARCHAR"), "query_id"),
-                                exp.alias_(_cast(mean, "DOUBLE"), "value"))
-                     .from_("measure_values AS v")
-                     .group_by(_column("v", "measure_no"), _column("v", "measure"), _column("v", "summed")))
+        means_select = with_groups(exp.select(
+            exp.alias_(_column("v", "measure"), "measure"), *group_columns(by),
+            # the mean row's query_id is NULL: no query id can be mistaken for it (a query may be named 'all'),
+            # as in GROUP BY ROLLUP's total row
+            exp.alias_(_cast(exp.Null(), "VARCHAR"), "query_id"),
+            exp.alias_(_cast(mean, "DOUBLE"), "value")).from_("measure_values AS v"))
+        parts.append(means_select.group_by(_column("v", "measure_no"), _column("v", "measure"), _column("v", "summed"),
+                                           *([_column("g", "group_no")] + [_column("g", _group(i)) for i in range(len(by))]
+                                             if by else [])))
     query = parts[0]
     for part in parts[1:]:
         query = exp.union(query, part, distinct=False)

@@ -3,19 +3,52 @@
 -- Inputs: a run table (query_id, item_id, and score and/or rank) and a judgments table
 -- (query_id, item_id, relevance). Ids are compared as text whatever their types.
 
--- The run, normalized: text ids, a score (higher is better; -rank when the run only has ranks) and the
--- given rank (for ties = 'input'). DuckDB only: the Python package writes this step for other engines,
--- where it knows which columns the table has.
-CREATE OR REPLACE MACRO rm_run_items(run) AS TABLE
+-- Warehouse shapes (DuckDB only; the Python package writes these steps for other engines, where it knows the
+-- table's columns). Every metric macro takes, besides its own parameters:
+--   query_column, item_column, score_column, rank_column, relevance_column
+--               the names of the columns holding the query id, item id, score, rank and relevance grade
+--               (score and rank may be missing from the run: then the other one ranks it)
+--   "by"        group columns of the run (e.g. ['model_version', 'ds']): each group is evaluated as a run of
+--               its own against the judgments, which are joined on the group columns they also have and shared
+--               by the groups on the others; the results gain one column per group column, in its own type
+--   run_lists   the run's item column is a list, in rank order (position 1 is best): MLlib's and BigQuery ML's
+--               shape; its score and rank columns are then not read
+--   judgment_lists
+--               the judgments' item column is a list of relevant items (grade 1), or, with a relevance column
+--               that is a list too, of items with the grade at the same position
+-- Inside the stream, query_id is a STRUCT of the group columns and the query id as text (field query_id): every
+-- window, join and GROUP BY of the metrics keys on it, and each metric's result unnests it into columns.
+
+-- The run, normalized: the key (above), the item id as text, a score (higher is better; -rank when the run only
+-- has ranks, or the list position) and the given rank (for ties = 'input').
+CREATE OR REPLACE MACRO rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS TABLE
 SELECT
-    CAST(r.query_id AS VARCHAR) AS query_id,
-    CAST(r.item_id AS VARCHAR) AS item_id,
+    struct_pack(*COLUMNS(list_concat("by", ['query_id']))) AS query_id,
+    r.item_id,
     CAST(COALESCE(CAST(r.score AS DOUBLE), -CAST(r.rank AS DOUBLE)) AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
 FROM (
-    SELECT CAST(NULL AS DOUBLE) AS score, CAST(NULL AS DOUBLE) AS rank WHERE FALSE
+    -- one row per item: the columns named by the parameters, under our names (a missing score or rank is NULL;
+    -- COLUMNS picks the dummy rm_* columns in the branch that does not apply, so that both branches bind)
+    SELECT
+        COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_score'),
+        CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
+        CAST(COLUMNS(lambda c: c = CASE WHEN run_lists THEN 'rm_no_item' ELSE item_column END) AS VARCHAR) AS item_id,
+        COALESCE(*COLUMNS(lambda c: c = score_column OR c = 'rm_no_score')) AS score,
+        COALESCE(*COLUMNS(lambda c: c = rank_column OR c = 'rm_no_score')) AS rank
+    FROM (SELECT *, NULL AS rm_no_score, '' AS rm_no_item FROM query_table(run)) AS w
+    WHERE NOT run_lists
     UNION ALL BY NAME
-    SELECT * FROM query_table(run)
+    SELECT
+        COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_score'),
+        CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
+        CAST(UNNEST(COLUMNS(lambda c: c = CASE WHEN run_lists THEN item_column ELSE 'rm_no_list' END)) AS VARCHAR)
+            AS item_id,
+        CAST(NULL AS DOUBLE) AS score,
+        GENERATE_SUBSCRIPTS(COLUMNS(lambda c: c = CASE WHEN run_lists THEN item_column ELSE 'rm_no_list' END), 1)
+            AS rank
+    FROM (SELECT *, NULL AS rm_no_score, CAST([] AS VARCHAR[]) AS rm_no_list FROM query_table(run)) AS w
+    WHERE run_lists
 ) AS r;
 
 -- A judgment's grade: 'truncate' (trec_eval, which reads grades with atol: 1.5 is 1, -0.5 is 0) or 'as_given'.
@@ -27,13 +60,43 @@ CREATE OR REPLACE MACRO rm_grade(relevance, grades) AS
         ELSE CAST(relevance AS DOUBLE)
     END;
 
--- The judgments, normalized: text ids and a numeric grade (rm_grade). DuckDB only, like rm_run_items.
-CREATE OR REPLACE MACRO rm_judgment_items(judgments, grades) AS TABLE
+-- The judgments, normalized: the key of each group of the run they apply to (joined on the group columns they
+-- have, as text), the item id as text and a numeric grade (rm_grade).
+CREATE OR REPLACE MACRO rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column,
+        "by", judgment_lists) AS TABLE
 SELECT
-    CAST(j.query_id AS VARCHAR) AS query_id,
-    CAST(j.item_id AS VARCHAR) AS item_id,
+    struct_update(g.key, query_id := j.query_id) AS query_id,
+    j.item_id,
     rm_grade(j.relevance, grades) AS grade
-FROM query_table(judgments) AS j;
+FROM (
+    SELECT
+        CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
+        CAST(COLUMNS(lambda c: c = CASE WHEN judgment_lists THEN 'rm_no_item' ELSE item_column END) AS VARCHAR)
+            AS item_id,
+        COALESCE(CAST(COALESCE(*COLUMNS(lambda c: c = relevance_column OR c = 'rm_no_rel')) AS DOUBLE), 1) AS relevance,
+        to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_rel'))) AS groups
+    FROM (SELECT *, NULL AS rm_no_rel, '' AS rm_no_item FROM query_table(judgments)) AS w
+    WHERE NOT judgment_lists
+    UNION ALL
+    SELECT
+        CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
+        CAST(UNNEST(COLUMNS(lambda c: c = CASE WHEN judgment_lists THEN item_column ELSE 'rm_no_list' END))
+            AS VARCHAR) AS item_id,
+        COALESCE(CAST(UNNEST(COALESCE(*COLUMNS(lambda c: c = CASE WHEN judgment_lists THEN relevance_column
+                                                                  ELSE 'rm_no_list' END OR c = 'rm_no_rel'))) AS DOUBLE), 1)
+            AS relevance,
+        to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_rel'))) AS groups
+    FROM (SELECT *, CAST(NULL AS DOUBLE[]) AS rm_no_rel, CAST([] AS DOUBLE[]) AS rm_no_list
+          FROM query_table(judgments)) AS w
+    WHERE judgment_lists
+) AS j
+JOIN (
+    -- the run's groups: each key (its query id empty) and its group columns as text, to match the judgments'
+    SELECT DISTINCT
+        struct_pack(*COLUMNS(list_concat("by", ['query_id']))) AS key,
+        to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_rel'))) AS groups
+    FROM (SELECT COLUMNS(lambda c: c <> 'query_id'), '' AS query_id, NULL AS rm_no_rel FROM query_table(run)) AS w
+) AS g ON json_contains(g.groups, j.groups);
 
 -- The stream: one 'R' row per retrieved item and one 'J' row per judged item (see 00_common.sql).
 --   ties        how the run is ordered: 'item_desc' (score, then item id descending byte-wise: trec_eval),
@@ -41,7 +104,8 @@ FROM query_table(judgments) AS j;
 --               discounts of tied items), 'input' (the run's own rank column, then as item_desc)
 --   judged_only drop unjudged items (and negative grades, which trec_eval treats as unjudged) before ranking (-J)
 --   grades      fractional grades: 'truncate' toward zero (trec_eval) or 'as_given' (rm_grade)
-CREATE OR REPLACE MACRO rm_stream(run, judgments, ties, judged_only, grades) AS TABLE
+CREATE OR REPLACE MACRO rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS TABLE
 SELECT
     ranked.query_id,
     'R' AS kind,
@@ -69,15 +133,15 @@ FROM (
                 rm_bytewise(r.item_id) DESC NULLS LAST
         ) AS pos
     FROM (
-        SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in FROM rm_run_items(run) AS ri WHERE NOT judged_only
+        SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS ri WHERE NOT judged_only
         UNION ALL
         SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in
-        FROM rm_run_items(run) AS ri
-        JOIN rm_judgment_items(judgments, grades) AS jo ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+        FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS ri
+        JOIN rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS jo ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
         WHERE judged_only AND jo.grade >= 0
     ) AS r
 ) AS ranked
-LEFT JOIN rm_judgment_items(judgments, grades) AS j
+LEFT JOIN rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS j
     ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
 UNION ALL
 -- The ideal ordering of the judged items, by grade alone: a 'J' row's pos is only read as a discount paired with
@@ -92,4 +156,4 @@ SELECT
     j.grade,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
-FROM rm_judgment_items(judgments, grades) AS j;
+FROM rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS j;

@@ -13,14 +13,17 @@ CREATE OR REPLACE MACRO rm_ap(kind, pos, grade, running, k, lvl, denominator) AS
         END);
 
 CREATE OR REPLACE MACRO ap(run, judgments, k := NULL, rel := 1, denominator := 'judged',
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
-    f.query_id,
+    UNNEST(f.query_id),
     rm_finish(rm_ap(f.kind, f.pos, f.grade, f.running_rel, k, rel, denominator), rm_num_rel(f.kind, f.grade, rel), empty)
         AS value
 FROM (
     SELECT s.*, rm_running_rel(s.query_id, s.kind, s.pos, s.grade, rel) AS running_rel
-    FROM rm_stream(run, judgments, ties, judged_only, grades) AS s
+    FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
 ) AS f
 CROSS JOIN (SELECT rm_valid_k('ap', k)
         AND rm_valid_rel('ap', rel)

@@ -25,9 +25,11 @@ CREATE OR REPLACE MACRO rm_bpref(kind, grade, nonrel_above, query_num_rel, query
         rm_num_rel(kind, grade, lvl));
 
 CREATE OR REPLACE MACRO bpref(run, judgments, rel := 1,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
-    f.query_id,
+    UNNEST(f.query_id),
     rm_finish(rm_bpref(f.kind, f.grade, f.nonrel_above, f.query_num_rel, f.query_num_nonrel, rel),
               rm_num_rel(f.kind, f.grade, rel), empty) AS value
 FROM (
@@ -36,7 +38,8 @@ FROM (
         rm_nonrel_above(s.query_id, s.kind, s.pos, s.grade, rel) AS nonrel_above,
         rm_query_num_rel(s.query_id, s.kind, s.grade, rel) AS query_num_rel,
         rm_query_num_nonrel(s.query_id, s.kind, s.grade, rel) AS query_num_nonrel
-    FROM rm_stream(run, judgments, ties, judged_only, grades) AS s
+    FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
 ) AS f
 CROSS JOIN (SELECT rm_valid_rel('bpref', rel)
         AND rm_valid_stream('bpref', ties, judged_only, queries, grades)

@@ -4,27 +4,36 @@
 --   num_rel     relevant judged items |G|
 --   num_rel_ret relevant items retrieved
 CREATE OR REPLACE MACRO num_q(run, judgments,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate') AS TABLE
-SELECT f.query_id, CAST(1 AS DOUBLE) AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades) AS s) AS f
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
+SELECT UNNEST(f.query_id), CAST(1 AS DOUBLE) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
 CROSS JOIN (SELECT rm_valid_stream('num_q', ties, judged_only, queries, grades) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
 CREATE OR REPLACE MACRO num_ret(run, judgments,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate') AS TABLE
-SELECT f.query_id, CAST(rm_retrieved(f.kind, f.pos, NULL) AS DOUBLE) AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades) AS s) AS f
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
+SELECT UNNEST(f.query_id), CAST(rm_retrieved(f.kind, f.pos, NULL) AS DOUBLE) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
 CROSS JOIN (SELECT rm_valid_stream('num_ret', ties, judged_only, queries, grades) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
 CREATE OR REPLACE MACRO num_rel(run, judgments, rel := 1,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate') AS TABLE
-SELECT f.query_id, CAST(rm_num_rel(f.kind, f.grade, rel) AS DOUBLE) AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades) AS s) AS f
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
+SELECT UNNEST(f.query_id), CAST(rm_num_rel(f.kind, f.grade, rel) AS DOUBLE) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
 CROSS JOIN (SELECT rm_valid_rel('num_rel', rel)
         AND rm_valid_stream('num_rel', ties, judged_only, queries, grades) AS ok) AS valid
 WHERE valid.ok
@@ -32,9 +41,12 @@ GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
 CREATE OR REPLACE MACRO num_rel_ret(run, judgments, rel := 1,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate') AS TABLE
-SELECT f.query_id, CAST(rm_hits(f.kind, f.pos, f.grade, rel, NULL) AS DOUBLE) AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades) AS s) AS f
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
+SELECT UNNEST(f.query_id), CAST(rm_hits(f.kind, f.pos, f.grade, rel, NULL) AS DOUBLE) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
 CROSS JOIN (SELECT rm_valid_rel('num_rel_ret', rel)
         AND rm_valid_stream('num_rel_ret', ties, judged_only, queries, grades) AS ok) AS valid
 WHERE valid.ok

@@ -40,14 +40,17 @@ CREATE OR REPLACE MACRO rm_ideal_dcg(kind, pos, ipos, ideal_pos_within, grade, k
     END);
 
 CREATE OR REPLACE MACRO dcg(run, judgments, k := NULL, gain := 'linear', rel := 1, log_base := 2,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
-    f.query_id,
+    UNNEST(f.query_id),
     rm_finish(rm_dcg(f.kind, f.pos, f.grade, f.tie_discount, k, gain, rel, log_base, ties),
               rm_num_rel(f.kind, f.grade, rel), empty) AS value
 FROM (
     SELECT s.*, rm_tie_discount(s.query_id, s.kind, s.score, s.pos, k, log_base) AS tie_discount
-    FROM rm_stream(run, judgments, ties, judged_only, grades) AS s
+    FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
 ) AS f
 CROSS JOIN (SELECT rm_valid_k('dcg', k)
         AND rm_valid_gain('dcg', gain)
@@ -60,10 +63,11 @@ GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
 CREATE OR REPLACE MACRO ndcg(run, judgments, k := NULL, gain := 'linear', rel := 1, log_base := 2,
-        ideal := 'judgments', ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate')
-        AS TABLE
+        ideal := 'judgments', ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
-    f.query_id,
+    UNNEST(f.query_id),
     rm_finish(
         rm_ratio(rm_dcg(f.kind, f.pos, f.grade, f.tie_discount, k, gain, rel, log_base, ties),
                  rm_ideal_dcg(f.kind, f.pos, f.ipos, f.ideal_pos_within, f.grade, k, gain, rel, log_base, ideal)),
@@ -73,7 +77,8 @@ FROM (
         s.*,
         rm_tie_discount(s.query_id, s.kind, s.score, s.pos, k, log_base) AS tie_discount,
         rm_ideal_pos_within(s.query_id, s.kind, s.pos, s.grade, k) AS ideal_pos_within
-    FROM rm_stream(run, judgments, ties, judged_only, grades) AS s
+    FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
 ) AS f
 CROSS JOIN (SELECT rm_valid_k('ndcg', k)
         AND rm_valid_gain('ndcg', gain)

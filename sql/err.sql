@@ -19,13 +19,16 @@ CREATE OR REPLACE MACRO rm_err(kind, pos, grade, reach, k, max_grade) AS
     SUM(CASE WHEN kind = 'R' AND rm_within(pos, k) THEN reach * rm_err_stop(grade, max_grade) / pos ELSE 0 END);
 
 CREATE OR REPLACE MACRO err(run, judgments, k := NULL, max_grade := 4,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
-    f.query_id,
+    UNNEST(f.query_id),
     rm_finish(rm_err(f.kind, f.pos, f.grade, f.reach, k, max_grade), rm_num_rel(f.kind, f.grade, 1), empty) AS value
 FROM (
     SELECT s.*, rm_err_reach(s.query_id, s.kind, s.pos, s.grade, max_grade) AS reach
-    FROM rm_stream(run, judgments, ties, judged_only, grades) AS s
+    FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
 ) AS f
 CROSS JOIN (SELECT rm_valid_k('err', k)
         AND rm_valid(rm_valid_number(max_grade) AND TRY_CAST(max_grade AS DOUBLE) >= 1

@@ -6,11 +6,14 @@ CREATE OR REPLACE MACRO rm_judged(kind, pos, grade, k) AS
              COALESCE(k, rm_retrieved(kind, pos, k)));
 
 CREATE OR REPLACE MACRO judged(run, judgments, k := NULL,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
-    f.query_id,
+    UNNEST(f.query_id),
     rm_finish(rm_judged(f.kind, f.pos, f.grade, k), rm_num_rel(f.kind, f.grade, 1), empty) AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades) AS s) AS f
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
 CROSS JOIN (SELECT rm_valid_k('judged', k)
         AND rm_valid_stream('judged', ties, judged_only, queries, grades)
         AND rm_valid_empty('judged', empty) AS ok) AS valid

@@ -17,12 +17,15 @@ CREATE OR REPLACE MACRO rm_rbp(kind, pos, grade, k, p, lvl, scale) AS
     END;
 
 CREATE OR REPLACE MACRO rbp(run, judgments, k := NULL, p := 0.8, rel := NULL,
-        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', scale := 'max', grades := 'truncate') AS TABLE
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', scale := 'max', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
-    f.query_id,
+    UNNEST(f.query_id),
     rm_finish(rm_rbp(f.kind, f.pos, f.grade, k, p, rel, scale), rm_num_rel(f.kind, f.grade, COALESCE(rel, 1)), empty)
         AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades) AS s) AS f
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
 CROSS JOIN (SELECT rm_valid_k('rbp', k)
         AND rm_valid(rm_valid_number(p) AND TRY_CAST(p AS DOUBLE) > 0 AND TRY_CAST(p AS DOUBLE) < 1, 'rbp', 'p',
                      'a number between 0 and 1 (exclusive)', p)

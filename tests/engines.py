@@ -20,18 +20,19 @@ class EngineMissing(RuntimeError):
     pass
 
 
-def _types(table: pa.Table, text: str, double: str, integer: str):
-    out = []
-    for f in table.schema:
-        if pa.types.is_string(f.type) or pa.types.is_large_string(f.type):
-            out.append((f.name, text))
-        elif pa.types.is_floating(f.type):
-            out.append((f.name, double))
-        elif pa.types.is_integer(f.type):
-            out.append((f.name, integer))
-        else:
-            raise TypeError(f"column {f.name}: unexpected type {f.type}")
-    return out
+def _types(table: pa.Table, text: str, double: str, integer: str, array: str | None = None):
+    """(column, the engine's type) of each column; array: the engine's list type, with {} for the element's."""
+    def one(name, t):
+        if pa.types.is_string(t) or pa.types.is_large_string(t):
+            return text
+        if pa.types.is_floating(t):
+            return double
+        if pa.types.is_integer(t):
+            return integer
+        if pa.types.is_list(t) and array is not None:
+            return array.format(one(name, t.value_type))
+        raise TypeError(f"column {name}: unexpected type {t}")
+    return [(f.name, one(f.name, f.type)) for f in table.schema]
 
 
 class DuckDB:
@@ -150,7 +151,7 @@ class Postgres:
             raise EngineMissing(f"PostgreSQL: {' '.join(p.args[:1])} failed: {p.stdout}{p.stderr}")
 
     def load(self, name, table):
-        cols = _types(table, f'TEXT COLLATE "{self.collation}"', "DOUBLE PRECISION", "BIGINT")
+        cols = _types(table, f'TEXT COLLATE "{self.collation}"', "DOUBLE PRECISION", "BIGINT", "{}[]")
         self.con.execute(f"CREATE TABLE rm.{name} ({', '.join(f'{c} {t}' for c, t in cols)})")
         with self.con.cursor() as cur:
             with cur.copy(f"COPY rm.{name} ({', '.join(c for c, _ in cols)}) FROM STDIN") as copy:
@@ -193,7 +194,7 @@ class Spark:
         self.spark.sparkContext.setLogLevel("ERROR")
 
     def load(self, name, table):
-        cols = _types(table, "STRING", "DOUBLE", "BIGINT")
+        cols = _types(table, "STRING", "DOUBLE", "BIGINT", "ARRAY<{}>")
         rows = list(zip(*[table.column(c).to_pylist() for c, _ in cols]))
         schema = ", ".join(f"{c} {t}" for c, t in cols)
         self.spark.createDataFrame(rows, schema=schema).createOrReplaceGlobalTempView(name)
@@ -217,12 +218,14 @@ class ClickHouse:
 
     @staticmethod
     def _literal(v):
+        if isinstance(v, list):
+            return "[" + ", ".join(ClickHouse._literal(x) for x in v) + "]"
         if isinstance(v, str):
             return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
         return repr(v)
 
     def load(self, name, table):
-        cols = _types(table, "String", "Float64", "Int64")
+        cols = _types(table, "String", "Float64", "Int64", "Array({})")
         self.session.query(f"CREATE TABLE rm.{name} ({', '.join(f'{c} {t}' for c, t in cols)}) ENGINE = Memory")
         values = ", ".join("(" + ", ".join(self._literal(v) for v in row) + ")"
                            for row in zip(*[table.column(c).to_pylist() for c, _ in cols]))

@@ -171,10 +171,16 @@ def test_readme_signatures_are_exact():
     """Each metric macro's positional order, as the README lists it, is the order sql/ defines."""
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
         text = fh.read()
+    from rankmetrics_duckdb import shape
+    tail = [f'"{p}"' if p == "by" else p for p in shape.MACRO_PARAMS]
+    assert f"`..., {', '.join(tail)})`" in text  # the table-shape parameters every metric macro ends with
     for name, macro in sqlsource.macros().items():
-        if not macro.is_table or name.startswith("rm_"):
+        if not macro.is_table or name.startswith("rm_") or name.startswith("trec_"):
+            if name.startswith("trec_"):
+                assert f"`{macro.name}({', '.join(macro.params)})`" in text, name
             continue
-        signature = f"{macro.name}({', '.join(macro.params)})"
+        assert macro.params[-len(tail):] == tail, name
+        signature = f"{macro.name}({', '.join(macro.params[:-len(tail)])}, ...)"
         assert f"`{signature}`" in text, signature
 
 

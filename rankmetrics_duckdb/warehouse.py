@@ -1,0 +1,155 @@
+"""Warehouse-shaped inputs for the Python and command-line routes: other column names, group columns, lists.
+
+A table, frame or Parquet/CSV file with a shape (shape.Shape: columns={'query_id': 'user_id', ...}, by=[...])
+is read as our standard shape, through a temporary view of the connection (no copy: a large table is scanned
+where it lies): text ids, the score and rank
+(a list's position for a list of items), the grade (1 for a list of relevant items without a parallel list of
+grades), and the group columns under their own names and types. The careful path (inputs.Reader) then loads
+and checks that table as any other (a duplicate is one within a group), and the fused query evaluates each
+group as a run of its own (sqlgen.plan's by). Where a column is found by name: the name given, else our name or
+one of the usual aliases (inputs.ALIASES), case-insensitively.
+"""
+from __future__ import annotations
+
+import os
+
+import duckdb
+
+from . import paths
+from .errors import InputError
+from .inputs import ALIASES, JUDGMENTS, RUN, Loaded, Reader, peek, quoted, run_sql, table_name
+from .shape import Shape
+
+
+def _source(reader: Reader, obj, kind: str) -> tuple[str, str]:
+    """(SQL of a FROM item reading obj, its label)."""
+    if isinstance(obj, (str, os.PathLike)):
+        text = os.fspath(obj)
+        if not os.path.exists(text) and reader.is_table(text):
+            return table_name(text).sql(dialect="duckdb"), f"table {text}"
+        if text == "-" or not os.path.isfile(text):
+            raise InputError(f"{text}: no such file or table (a table, a frame, a Parquet or CSV file is needed "
+                             f"with column names, groups or lists)")
+        with open(text, "rb") as fh:
+            head = fh.read(4)
+        literal = quoted_string(paths.literal(text))
+        if head == b"PAR1" or text.lower().endswith(".parquet"):
+            return f"read_parquet({literal})", text
+        _, lines = peek(text, 2)
+        first = lines[0] if lines else ""
+        delim = "\t" if "\t" in first and "," not in first else ","
+        return (f"read_csv({literal}, header=true, delim={quoted_string(delim)}, compression='auto')", text)
+    if isinstance(obj, duckdb.DuckDBPyRelation):
+        table = obj.to_arrow_table()
+        return quoted(reader.register(table, kind)), "DuckDB relation"
+    module = type(obj).__module__.split(".")[0]
+    if module in ("pandas", "polars", "pyarrow"):
+        return quoted(reader.register(obj, kind)), f"{module} {type(obj).__name__}"
+    raise InputError(f"cannot read the {kind} from a {type(obj).__name__}; give a table name, a Parquet or CSV file, "
+                     f"a DuckDB relation, or a pandas, polars or pyarrow table")
+
+
+def quoted_string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+SHARED = ("query_id", "item_id")  # columns both tables have: a name given may be the name in one table only
+
+
+def _find(names: list[str], ours: str, form: Shape, label: str, kind: str, required: bool,
+          used: set | None = None) -> str | None:
+    """The input's column holding our column `ours`: the name given in form.columns, else ours or an alias. The
+    query and item columns are in both tables: a name given that one table lacks is looked for there as if not
+    given (recs.items beside labels.item_id); load_pair checks that some table has it."""
+    lower = {n.lower(): n for n in names}
+    if ours in form.columns:
+        given = form.columns[ours]
+        found = given if given in names else lower.get(given.lower())
+        if found is not None:
+            if used is not None:
+                used.add(ours)
+            return found
+        if ours not in SHARED or used is None:
+            if required:
+                raise InputError(f"{label}: no column {given} (the {ours.replace('_', ' ')} column) in the {kind}; "
+                                 f"columns: {', '.join(names)}")
+            return None
+    for alias in ALIASES[ours]:
+        if alias in lower:
+            return lower[alias]
+    if required:
+        raise InputError(f"{label}: no {ours} column in the {kind} (name it: --{ours.split('_')[0]}-column, "
+                         f"columns={{'{ours}': ...}}); columns: {', '.join(names)}")
+    return None
+
+
+def _is_list(type_text: str) -> bool:
+    return type_text.endswith("]")  # DuckDB's LIST (T[]) and ARRAY (T[n])
+
+
+def load_pair(reader: Reader, judgments, run, form: Shape) -> tuple[Loaded, Loaded]:
+    """(judgments, run) loaded by load; a query or item column named in form.columns must be in one of them."""
+    used: set = set()
+    loaded = load(reader, judgments, JUDGMENTS, form, used), load(reader, run, RUN, form, used)
+    missing = [c for c in SHARED if c in form.columns and c not in used]
+    if missing:
+        raise InputError(f"no column {form.columns[missing[0]]} (the {missing[0].replace('_', ' ')} column) in "
+                         f"the run or the judgments")
+    return loaded
+
+
+def load(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -> Loaded:
+    """obj (a run or judgments of any shape) as a loaded, checked input of the standard shape with its group
+    columns (Loaded.groups); used collects the names of form.columns found (see _find)."""
+    source, label = _source(reader, obj, kind)
+    try:
+        described = run_sql(reader.con, f"DESCRIBE SELECT * FROM {source}").fetchall()
+    except duckdb.Error as e:
+        raise InputError(f"{label}: cannot read the {kind}: {str(e).strip().splitlines()[0]}") from None
+    types = {row[0]: str(row[1]).upper() for row in described}
+    names = list(types)
+    lower = {n.lower(): n for n in names}
+    groups = []
+    for g in form.by:
+        found = g if g in names else lower.get(g.lower())
+        if found is None and kind == RUN:
+            raise InputError(f"{label}: no group column {g} in the run; columns: {', '.join(names)}")
+        if found is not None:
+            groups.append(found)
+    query = _find(names, "query_id", form, label, kind, True, used)
+    item = _find(names, "item_id", form, label, kind, True, used)
+    lists = _is_list(types[item])
+    select = [f"CAST(t.{quoted(query)} AS VARCHAR) AS query_id"]
+    if kind == RUN:
+        if lists:  # ranked by position
+            select += [f"CAST(UNNEST(t.{quoted(item)}) AS VARCHAR) AS item_id",
+                       f"GENERATE_SUBSCRIPTS(t.{quoted(item)}, 1) AS rank"]
+        else:
+            score = _find(names, "score", form, label, kind, False)
+            rank = _find(names, "rank", form, label, kind, False)
+            if score is None and rank is None:
+                raise InputError(f"{label}: the run has neither a score nor a rank column (name one: "
+                                 f"--score-column, columns={{'score': ...}}); columns: {', '.join(names)}")
+            select.append(f"CAST(t.{quoted(item)} AS VARCHAR) AS item_id")
+            select += [f"t.{quoted(c)} AS {ours}" for ours, c in (("score", score), ("rank", rank)) if c]
+    else:
+        relevance = _find(names, "relevance", form, label, kind, not lists)
+        if lists:  # relevant items, graded by a parallel list or 1
+            select.append(f"CAST(UNNEST(t.{quoted(item)}) AS VARCHAR) AS item_id")
+            if relevance is None:
+                select.append("1 AS relevance")
+            elif _is_list(types[relevance]):
+                select.append(f"UNNEST(t.{quoted(relevance)}) AS relevance")
+            else:
+                raise InputError(f"{label}: the items ({item}) are a list but the grades ({relevance}) are not: "
+                                 f"give a list of grades of the same length, or no grade column (grade 1)")
+        else:
+            select += [f"CAST(t.{quoted(item)} AS VARCHAR) AS item_id", f"t.{quoted(relevance)} AS relevance"]
+    names_out = [g if g in form.by else next(b for b in form.by if b.lower() == g.lower()) for g in groups]
+    select += [f"t.{quoted(g)} AS {quoted(n)}" for g, n in zip(groups, names_out)]
+    name = reader.temp_name(kind)
+    try:
+        run_sql(reader.con, f"CREATE TEMP VIEW {quoted(name)} AS SELECT {', '.join(select)} FROM {source} AS t")
+    except duckdb.Error as e:
+        raise InputError(f"{label}: cannot read the {kind}: {str(e).strip().splitlines()[0]}") from None
+    return reader.load(name, kind, groups=tuple(names_out), label=label)

@@ -1,0 +1,433 @@
+"""Warehouse-shaped tables (issue 15): other column names, several models and segments in one table, list columns.
+
+The data: 3 models x 2 segments of recommendations in one table recs(model_version, segment, user_id BIGINT,
+movie_id BIGINT, pred), and labels(user_id BIGINT, movie_id BIGINT, rating) shared by every group (or, in the
+`segment_labels` variant, labels per segment). Every (group, query, metric) value must equal pytrec_eval's
+(trec_eval's own code) on that group's slice, computed in the test, whatever route computes it: the DuckDB
+macros, `rankmetrics sql` on every real engine, the native objects, and the list (array) form of the same data.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import duckdb
+import pyarrow as pa
+import pytest
+import pytrec_eval
+
+import engines
+import rankmetrics_duckdb as rm
+from rankmetrics_duckdb import native
+from rankmetrics_duckdb.errors import UsageError
+from rankmetrics_duckdb.shape import Shape
+
+MODELS = ("v1", "v2", "v3")
+SEGMENTS = ("app", "web")
+USERS = [1000 + u for u in range(12)]
+MOVIES = [500 + i for i in range(25)]
+
+# ours -> pytrec_eval's measure (the trec_eval names of the same definitions)
+MEASURES = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@5": "P_5", "RR": "recip_rank", "R@10": "recall_10"}
+
+
+def _data():
+    rnd = random.Random(15)
+    recs = []
+    for model, segment, user in itertools.product(MODELS, SEGMENTS, USERS):
+        movies = rnd.sample(MOVIES, 8)
+        scores = rnd.sample(range(1, 1000), 8)  # distinct: no ties, so the order is the same in every tool
+        recs += [(model, segment, user, m, s / 1000) for m, s in zip(movies, scores)]
+    labels = []
+    for user in USERS:
+        for m in rnd.sample(MOVIES, 6):
+            labels.append((user, m, rnd.choice((0, 1, 1, 2, 3))))
+    # per-segment labels: each segment judges its own items (the web segment shifts the grades)
+    seg_labels = [(seg, u, m, (r + (1 if seg == "web" else 0)) % 4) for seg in SEGMENTS for u, m, r in labels]
+    return recs, labels, seg_labels
+
+
+RECS, LABELS, SEG_LABELS = _data()
+
+
+def recs_table():
+    cols = list(zip(*RECS))
+    return pa.table({"model_version": list(cols[0]), "segment": list(cols[1]),
+                     "user_id": pa.array(cols[2], pa.int64()), "movie_id": pa.array(cols[3], pa.int64()),
+                     "pred": list(cols[4])})
+
+
+def labels_table(per_segment=False):
+    if per_segment:
+        cols = list(zip(*SEG_LABELS))
+        return pa.table({"segment": list(cols[0]), "user_id": pa.array(cols[1], pa.int64()),
+                         "movie_id": pa.array(cols[2], pa.int64()), "rating": pa.array(cols[3], pa.int64())})
+    cols = list(zip(*LABELS))
+    return pa.table({"user_id": pa.array(cols[0], pa.int64()), "movie_id": pa.array(cols[1], pa.int64()),
+                     "rating": pa.array(cols[2], pa.int64())})
+
+
+def list_tables(per_segment=False):
+    """The same data as lists: recs(model_version, segment, user_id, items) in rank order; labels(user_id, items,
+    grades) as parallel lists (labels(segment, ...) per segment)."""
+    con = duckdb.connect()
+    con.register("recs", recs_table())
+    con.register("labels", labels_table(per_segment))
+    lrecs = con.sql("SELECT model_version, segment, user_id, list(movie_id ORDER BY pred DESC) AS items "
+                        "FROM recs GROUP BY ALL ORDER BY ALL").to_arrow_table()
+    keys = "segment, user_id" if per_segment else "user_id"
+    llabels = con.sql(f"SELECT {keys}, list(movie_id ORDER BY movie_id) AS items, "
+                          f"list(rating ORDER BY movie_id) AS grades FROM labels GROUP BY ALL ORDER BY ALL"
+                          ).to_arrow_table()
+    return lrecs, llabels
+
+
+def expected(per_segment=False):
+    """{(model, segment): {measure: {user or None (the mean): value}}} from pytrec_eval on each slice."""
+    out = {}
+    for model, segment in itertools.product(MODELS, SEGMENTS):
+        run = {}
+        for m, s, u, movie, score in RECS:
+            if (m, s) == (model, segment):
+                run.setdefault(str(u), {})[str(movie)] = score
+        qrels = {}
+        if per_segment:
+            for s, u, movie, r in SEG_LABELS:
+                if s == segment:
+                    qrels.setdefault(str(u), {})[str(movie)] = r
+        else:
+            for u, movie, r in LABELS:
+                qrels.setdefault(str(u), {})[str(movie)] = r
+        per_query = pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES.values())).evaluate(run)
+        group = {}
+        for ours, theirs in MEASURES.items():
+            values = {q: v[theirs] for q, v in per_query.items()}
+            values[None] = sum(values.values()) / len(values)
+            group[ours] = values
+        out[(model, segment)] = group
+    return out
+
+
+EXPECTED = expected()
+EXPECTED_SEGMENT = expected(per_segment=True)
+
+NO_LISTS = ("sqlite", "datafusion")  # SQLite has no list type; DataFusion's UNNEST has no WITH ORDINALITY
+COLUMNS = {"query_id": "user_id", "item_id": "movie_id", "score": "pred", "relevance": "rating"}
+BY = ["model_version", "segment"]
+
+
+def check(rows, want, label):
+    """rows (measure, model_version, segment, query_id, value) equal want, every group, query and measure."""
+    got = {}
+    for measure, model, segment, qid, value in rows:
+        key = (str(model), str(segment))
+        cell = got.setdefault(key, {}).setdefault(measure, {})
+        q = None if qid is None else str(qid)
+        assert q not in cell, f"{label}: duplicate row {measure} {key} {q}"
+        cell[q] = math.nan if value is None else float(value)
+    assert set(got) == set(want), f"{label}: groups differ: {sorted(got)}"
+    for key, measures in want.items():
+        assert set(got[key]) == set(measures), f"{label} {key}: measures differ"
+        for measure, values in measures.items():
+            assert set(got[key][measure]) == set(values), f"{label} {key} {measure}: queries differ"
+            for q, w in values.items():
+                assert got[key][measure][q] == pytest.approx(w, abs=1e-9), f"{label} {key} {measure} {q}"
+
+
+def macro_rows(con, run, judgments, **shape):
+    """Every measure of MEASURES through the DuckDB macros, as rows (measure, model, segment, query, value)."""
+    calls = {"nDCG@10": "ndcg({}, k := 10)", "AP": "ap({})", "P@5": '"precision"({}, k := 5)', "RR": "rr({})",
+             "R@10": "recall({}, k := 10)"}
+    def value(v):
+        if isinstance(v, bool):
+            return str(v).lower()
+        if isinstance(v, list):
+            return "[" + ", ".join(f"'{x}'" for x in v) + "]"
+        return f"'{v}'"
+    named = [('"by"' if k == "by" else k) + " := " + value(v) for k, v in shape.items()]
+    args = ", ".join([f"'{run}'", f"'{judgments}'"] + named)
+    rows = []
+    for measure, call in calls.items():
+        sql = f"SELECT model_version, segment, query_id, value FROM {call.format(args)}"
+        for model, segment, qid, value in con.execute(sql).fetchall():
+            rows.append((measure, model, segment, qid, value))
+        mean = f"SELECT model_version, segment, avg(value) FROM {call.format(args)} GROUP BY ALL"
+        rows += [(measure, m, s, None, v) for m, s, v in con.execute(mean).fetchall()]
+    return rows
+
+
+@pytest.fixture(scope="module")
+def duck():
+    con = duckdb.connect()
+    rm.register(con)
+    con.register("recs_in", recs_table())
+    con.register("labels_in", labels_table())
+    con.register("seg_labels_in", labels_table(per_segment=True))
+    con.execute("CREATE TABLE recs AS FROM recs_in; CREATE TABLE labels AS FROM labels_in; "
+                "CREATE TABLE seg_labels AS FROM seg_labels_in")
+    lrecs, llabels = list_tables()
+    _, lseg = list_tables(per_segment=True)
+    for name, t in (("lrecs", lrecs), ("llabels", llabels), ("lseg_labels", lseg)):
+        con.register(name + "_in", t)
+        con.execute(f"CREATE TABLE {name} AS FROM {name}_in")
+    yield con
+    con.close()
+
+
+def test_macros_groups_and_column_names(duck):
+    shape = dict(query_column="user_id", item_column="movie_id", score_column="pred", relevance_column="rating",
+                 by=BY)
+    check(macro_rows(duck, "recs", "labels", **shape), EXPECTED, "macros")
+    # judgments with a group column of their own: joined on it
+    check(macro_rows(duck, "recs", "seg_labels", **shape), EXPECTED_SEGMENT, "macros, labels per segment")
+
+
+def test_macros_lists(duck):
+    shape = dict(query_column="user_id", item_column="items", relevance_column="grades", by=BY, run_lists=True,
+                 judgment_lists=True)
+    check(macro_rows(duck, "lrecs", "llabels", **shape), EXPECTED, "macros, lists")
+    check(macro_rows(duck, "lrecs", "lseg_labels", **shape), EXPECTED_SEGMENT, "macros, lists per segment")
+    # a long run against list judgments, and the other way round
+    duck.execute("CREATE OR REPLACE TABLE recs2 AS SELECT model_version, segment, user_id, movie_id AS items, pred "
+                 "FROM recs")
+    check(macro_rows(duck, "recs2", "llabels", **dict(shape, run_lists=False, score_column="pred")), EXPECTED,
+          "macros, long run and list judgments")
+
+
+def test_macros_without_shape_are_unchanged(duck):
+    # the plain shape still returns (query_id, value): one group, the query ids as text
+    duck.execute("CREATE OR REPLACE TABLE plain_run AS SELECT CAST(user_id AS VARCHAR) AS query_id, "
+                 "CAST(movie_id AS VARCHAR) AS item_id, pred AS score FROM recs WHERE model_version = 'v1' "
+                 "AND segment = 'app'")
+    duck.execute("CREATE OR REPLACE TABLE plain_qrels AS SELECT CAST(user_id AS VARCHAR) AS query_id, "
+                 "CAST(movie_id AS VARCHAR) AS item_id, rating AS relevance FROM labels")
+    rel = duck.execute("SELECT * FROM ndcg('plain_run', 'plain_qrels', k := 10) ORDER BY query_id")
+    assert [d[0] for d in rel.description] == ["query_id", "value"]
+    got = dict(rel.fetchall())
+    want = EXPECTED[("v1", "app")]["nDCG@10"]
+    assert got == pytest.approx({q: v for q, v in want.items() if q is not None}, abs=1e-9)
+
+
+# --- rankmetrics sql on every real engine ---------------------------------------------------------------------
+
+@pytest.fixture(scope="module", params=list(engines.REAL))
+def engine(request):
+    e = engines.start(request.param)
+    names = {"recs": e.load("wh_recs", recs_table()), "labels": e.load("wh_labels", labels_table()),
+             "seg_labels": e.load("wh_seg_labels", labels_table(per_segment=True))}
+    if e.dialect not in NO_LISTS:
+        lrecs, llabels = list_tables()
+        _, lseg = list_tables(per_segment=True)
+        names.update(lrecs=e.load("wh_lrecs", lrecs), llabels=e.load("wh_llabels", llabels),
+                     lseg_labels=e.load("wh_lseg_labels", lseg))
+    yield e, names
+    e.close()
+
+
+def test_sql_groups_and_column_names(engine):
+    e, names = engine
+    sql = rm.to_sql(list(MEASURES), dialect=e.dialect, run=names["recs"], judgments=names["labels"],
+                    per_query=True, columns=COLUMNS, by=BY)
+    check(e.rows(sql), EXPECTED, f"{e.dialect} sql")
+    sql = rm.to_sql(list(MEASURES), dialect=e.dialect, run=names["recs"], judgments=names["seg_labels"],
+                    per_query=True, columns=COLUMNS, by=BY, judgments_by=["segment"])
+    check(e.rows(sql), EXPECTED_SEGMENT, f"{e.dialect} sql, labels per segment")
+
+
+def test_sql_lists(engine):
+    e, names = engine
+    columns = {"query_id": "user_id", "item_id": "items", "relevance": "grades"}
+    if e.dialect in NO_LISTS:
+        with pytest.raises(UsageError, match=f"{e.dialect} has no list"):
+            rm.to_sql(list(MEASURES), dialect=e.dialect, run=names["recs"], judgments=names["labels"],
+                      columns=columns, by=BY, run_lists=True)
+        return
+    sql = rm.to_sql(list(MEASURES), dialect=e.dialect, run=names["lrecs"], judgments=names["llabels"],
+                    per_query=True, columns=columns, by=BY, run_lists=True, judgment_lists=True)
+    check(e.rows(sql), EXPECTED, f"{e.dialect} sql, lists")
+    sql = rm.to_sql(list(MEASURES), dialect=e.dialect, run=names["lrecs"], judgments=names["lseg_labels"],
+                    per_query=True, columns=columns, by=BY, judgments_by=["segment"], run_lists=True,
+                    judgment_lists=True)
+    check(e.rows(sql), EXPECTED_SEGMENT, f"{e.dialect} sql, lists per segment")
+
+
+def test_native_functions_on_postgres():
+    e = engines.start("postgres")
+    try:
+        recs, labels = e.load("n_recs", recs_table()), e.load("n_labels", labels_table())
+        e.con.execute("CREATE SCHEMA rmf")
+        e.con.execute(native.script("postgres", run=recs, judgments=labels, schema="rmf",
+                                    form=Shape(columns=COLUMNS, by=BY)))
+        calls = {"nDCG@10": "rmf.rm_ndcg(10)", "AP": "rmf.rm_ap()", "P@5": "rmf.rm_precision(5)",
+                 "RR": "rmf.rm_rr()", "R@10": "rmf.rm_recall(10)"}
+        rows = []
+        for measure, call in calls.items():
+            for model, segment, qid, value in e.rows(f"SELECT model_version, segment, query_id, value FROM {call}"):
+                rows.append((measure, model, segment, qid, value))
+            rows += [(measure, m, s, None, v) for m, s, v in e.rows(
+                f"SELECT model_version, segment, avg(value) FROM {call} GROUP BY 1, 2")]
+        check(rows, EXPECTED, "postgres functions")
+    finally:
+        e.close()
+
+
+def test_shape_options_are_checked():
+    with pytest.raises(UsageError, match="unknown key"):
+        rm.to_sql(["AP"], run="r", judgments="j", columns={"user": "user_id"})
+    with pytest.raises(UsageError, match="judgments_by: ds is not a group column"):
+        rm.to_sql(["AP"], run="r", judgments="j", by=["model"], judgments_by=["ds"])
+    with pytest.raises(UsageError, match="one of the run's id"):
+        rm.to_sql(["AP"], run="r", judgments="j", columns={"query_id": "user_id"}, by=["user_id"])
+
+
+# --- Python and the command line --------------------------------------------------------------------------------
+
+def _per_query_rows(result, measures):
+    """evaluate(..., by=, per_query=True) and the means as rows (measure, model, segment, query, value)."""
+    rows = []
+    for (model, segment), per_measure in result.items():
+        for m in measures:
+            rows += [(m, model, segment, q, v) for q, v in per_measure[m].items()]
+    return rows
+
+
+@pytest.mark.parametrize("form", ["arrow", "parquet", "csv", "table", "lists"])
+def test_python_groups_columns_and_lists(form, tmp_path, duck):
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+    measures = list(MEASURES)
+    columns = dict(COLUMNS)
+    run, judgments, con = recs_table(), labels_table(), None
+    if form == "parquet":
+        pq.write_table(run, tmp_path / "recs.parquet")
+        pq.write_table(judgments, tmp_path / "labels.parquet")
+        run, judgments = str(tmp_path / "recs.parquet"), str(tmp_path / "labels.parquet")
+    elif form == "csv":
+        pcsv.write_csv(run, tmp_path / "recs.csv")
+        pcsv.write_csv(judgments, tmp_path / "labels.csv")
+        run, judgments = str(tmp_path / "recs.csv"), str(tmp_path / "labels.csv")
+    elif form == "table":
+        run, judgments, con = "recs", "labels", duck
+    elif form == "lists":
+        run, judgments = list_tables()
+        columns = {"query_id": "user_id", "item_id": "items", "relevance": "grades"}
+    per_query = rm.evaluate(judgments, run, measures, columns=columns, by=BY, per_query=True, con=con)
+    means = rm.evaluate(judgments, run, measures, columns=columns, by=BY, con=con)
+    rows = _per_query_rows(per_query, measures)
+    rows += [(m, model, segment, None, v) for (model, segment), d in means.items() for m, v in d.items()]
+    check(rows, EXPECTED, f"python {form}")
+
+
+def test_python_labels_per_segment():
+    per_query = rm.evaluate(labels_table(per_segment=True), recs_table(), list(MEASURES), columns=COLUMNS, by=BY,
+                            per_query=True)
+    means = rm.evaluate(labels_table(per_segment=True), recs_table(), list(MEASURES), columns=COLUMNS, by=BY)
+    rows = _per_query_rows(per_query, list(MEASURES))
+    rows += [(m, model, segment, None, v) for (model, segment), d in means.items() for m, v in d.items()]
+    check(rows, EXPECTED_SEGMENT, "python, labels per segment")
+
+
+def test_python_rows_carry_group_columns_in_their_types():
+    con = duckdb.connect()
+    con.register("recs", recs_table())
+    # a BIGINT group column (a day) keeps its type; the rows are (measure, ds, query_id, value)
+    run = con.sql("SELECT 20261123 + CAST(model_version = 'v2' AS BIGINT) AS ds, user_id, movie_id, pred FROM recs "
+                  "WHERE segment = 'app' AND model_version IN ('v1', 'v2')")
+    ev = rm.Evaluation(labels_table(), run, ["P@5"], columns=COLUMNS, by=["ds"])
+    try:
+        table = ev.to_arrow()
+    finally:
+        ev.close()
+    assert table.column_names == ["measure", "ds", "query_id", "value"]
+    assert table.schema.field("ds").type == pa.int64()
+    assert sorted(set(table.column("ds").to_pylist())) == [20261123, 20261124]
+    means = {r["ds"]: r["value"] for r in table.to_pylist() if r["query_id"] is None}
+    assert means[20261123] == pytest.approx(EXPECTED[("v1", "app")]["P@5"][None], abs=1e-9)
+    assert means[20261124] == pytest.approx(EXPECTED[("v2", "app")]["P@5"][None], abs=1e-9)
+
+
+def test_python_shape_errors_name_the_column():
+    with pytest.raises(rm.InputError, match="no column uid .the query id column. in the run or the judgments"):
+        rm.evaluate(labels_table(), recs_table(), ["P@5"], columns=dict(COLUMNS, query_id="uid"), by=BY)
+    with pytest.raises(rm.InputError, match="no group column ds in the run"):
+        rm.evaluate(labels_table(), recs_table(), ["P@5"], columns=COLUMNS, by=["ds"])
+
+
+def test_python_duplicate_within_a_group_names_it():
+    # grouped by model only, the two segments repeat items of a user: a duplicate within the group
+    with pytest.raises(rm.InputError, match=r"appears 2 times for query \d+ \(model_version v1\) in the run"):
+        rm.evaluate(labels_table(), recs_table(), ["AP"], columns=COLUMNS, by=["model_version"])
+
+
+def _cli_rows(args, tmp_path):
+    from conftest import cli
+    import json
+    out = json.loads(cli("eval", *args, "-q", "--format", "json").stdout)
+    return [(r["measure"], r["model_version"], r["segment"], None if r["aggregate"] else r["query_id"], r["value"])
+            for r in out]
+
+
+def test_cli_eval_groups_and_columns(tmp_path):
+    import pyarrow.parquet as pq
+    pq.write_table(recs_table(), tmp_path / "recs.parquet")
+    pq.write_table(labels_table(per_segment=True), tmp_path / "labels.parquet")
+    lrecs, _ = list_tables()  # its list of items under the labels' name for items (one name serves both)
+    pq.write_table(lrecs.rename_columns(["model_version", "segment", "user_id", "movie_id"]),
+                   tmp_path / "lrecs.parquet")
+    args = [str(tmp_path / "labels.parquet"), str(tmp_path / "recs.parquet"), "--query-column", "user_id",
+            "--item-column", "movie_id", "--score-column", "pred", "--relevance-column", "rating",
+            "--by", "model_version", "--by", "segment", *[a for m in MEASURES for a in ("-m", m)]]
+    check(_cli_rows(args, tmp_path), EXPECTED_SEGMENT, "cli")
+    # the list form of the run against the long labels: the same numbers
+    args[1] = str(tmp_path / "lrecs.parquet")
+    check(_cli_rows(args, tmp_path), EXPECTED_SEGMENT, "cli, run as lists")
+
+
+def test_cli_eval_equals_eval_of_each_slice_as_trec_files(tmp_path):
+    """The acceptance's own check: each group's slice written as TREC files and evaluated alone."""
+    import json
+    import pyarrow.parquet as pq
+    from conftest import cli
+    pq.write_table(recs_table(), tmp_path / "recs.parquet")
+    pq.write_table(labels_table(), tmp_path / "labels.parquet")
+    grouped = json.loads(cli("eval", str(tmp_path / "labels.parquet"), str(tmp_path / "recs.parquet"),
+                             "--item-column", "movie_id", "--relevance-column", "rating", "--by", "model_version",
+                             "--by", "segment", "-m", "nDCG@10", "-m", "AP", "-q", "--format", "json").stdout)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{u} 0 {m} {r}\n" for u, m, r in LABELS))
+    for model, segment in itertools.product(MODELS, SEGMENTS):
+        run = tmp_path / f"run_{model}_{segment}.txt"
+        run.write_text("".join(f"{u} Q0 {m} 0 {s!r} x\n" for mv, sg, u, m, s in RECS if (mv, sg) == (model, segment)))
+        alone = json.loads(cli("eval", str(qrels), str(run), "-m", "nDCG@10", "-m", "AP", "-q", "--format",
+                               "json").stdout)
+        want = {(r["measure"], r["query_id"], r["aggregate"]): r["value"] for r in alone}
+        got = {(r["measure"], r["query_id"], r["aggregate"]): r["value"] for r in grouped
+               if (r["model_version"], r["segment"]) == (model, segment)}
+        assert got.keys() == want.keys()
+        for k, v in want.items():
+            assert got[k] == pytest.approx(v, abs=1e-9), (model, segment, k)
+
+
+def test_cli_compare_by_groups(tmp_path):
+    import json
+    import pyarrow.parquet as pq
+    from scipy import stats as scipy_stats
+    from conftest import cli
+    pq.write_table(recs_table(), tmp_path / "recs.parquet")
+    pq.write_table(labels_table(), tmp_path / "labels.parquet")
+    out = json.loads(cli("compare", str(tmp_path / "labels.parquet"), str(tmp_path / "recs.parquet"),
+                         "--item-column", "movie_id", "--relevance-column", "rating", "--by", "model_version",
+                         "--by", "segment", "--baseline", "v2/web", "-m", "AP", "--correction", "none",
+                         "--format", "json").stdout)
+    assert [r["run"] for r in out] == ["v2/web", "v1/app", "v1/web", "v2/app", "v3/app", "v3/web"]
+    base = EXPECTED[("v2", "web")]["AP"]
+    for r in out:
+        model, segment = r["run"].split("/")
+        mine = EXPECTED[(model, segment)]["AP"]
+        assert r["mean"] == pytest.approx(mine[None], abs=1e-9)
+        if r["run"] != "v2/web":
+            queries = sorted(q for q in mine if q is not None)
+            t = scipy_stats.ttest_rel([mine[q] for q in queries], [base[q] for q in queries])
+            assert r["delta"] == pytest.approx(mine[None] - base[None], abs=1e-9)
+            assert r["p_value"] == pytest.approx(t.pvalue, rel=1e-9)
