@@ -39,7 +39,8 @@ _INPUT_MACROS = ("rm_stream", "rm_run_items", "rm_judgment_items",
 
 def metric_macros() -> list[str]:
     """The metric table macros of sql/ (ndcg, ap, precision, ...), in file order."""
-    return [name for name, m in sqlsource.macros().items() if m.is_table and name not in _INPUT_MACROS]
+    return [name for name, m in sqlsource.macros().items()
+            if m.is_table and name not in _INPUT_MACROS and not name.startswith(PREFIX)]  # rm_*: internal
 
 
 def parameters(macro_name: str) -> list[tuple[str, str, exp.Expression]]:
