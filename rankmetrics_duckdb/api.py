@@ -381,7 +381,7 @@ def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: boo
     return sqlgen.plan(measures_mod.parse_all(list(metrics)), dict(conv),
                        sqlgen.Source(stand_ins["run"], has_score, has_rank, dict(columns), by, run_lists),
                        sqlgen.Source(stand_ins["judgments"], True, False, dict(columns), judgments_by, judgment_lists),
-                       per_query=per_query, by=by).query
+                       per_query=per_query, by=by, checks=True).query
 
 
 __all__ = ["register", "to_sql", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]

@@ -38,7 +38,8 @@ sqlglot = LazyModule("sqlglot")  # imported when SQL is first rendered (_lazy.py
 exp = LazyModule("sqlglot.expressions")
 
 MARKER = "rm_marker"          # meta key set by sqlsource.expand on the expansion of a marker macro
-BYTEWISE = "rm_bytewise"      # the marker macro of sql/00_common.sql
+BYTEWISE = "rm_bytewise"      # the marker macros of sql/00_common.sql
+FAIL = "rm_fail"
 OUTPUT_COLUMNS = ("measure", "query_id", "value")
 DEFAULT = "duckdb"
 
@@ -86,6 +87,10 @@ class Dialect:
     quote_output: bool = False        # quote the result columns (measure, query_id, value) to keep their case
     text_type: str | None = None      # type for CAST(... AS VARCHAR), when the engine's VARCHAR is short
     keywords: tuple = ()              # our names that are keywords there (sqlglot does not know): quoted
+    fail: str = "CAST({msg} AS INTEGER)"  # an expression that fails the statement with the text msg (the
+    #                                   rm_fail marker): the engine's error function, else a cast of the text to
+    #                                   a number, whose error quotes the text
+    concat_function: bool = False     # write text concatenation as CONCAT(...) (T-SQL: + would add numbers)
     lists: str | None = "unnest"      # list columns (run_lists, judgment_lists): "unnest" (sqlglot writes UNNEST
     #                                   WITH ORDINALITY, POSEXPLODE, WITH OFFSET, FLATTEN), "array_join"
     #                                   (ClickHouse's ARRAY JOIN), None: the engine has no list type
@@ -94,15 +99,17 @@ class Dialect:
 
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
-    Dialect("duckdb", "duckdb", note="the reference engine",
+    Dialect("duckdb", "duckdb", fail="error({msg})", note="the reference engine",
             native=Native("table macros", 0, sql_macros=True, named_arg="{name} := {value}")),
     Dialect("postgres", "postgres", bytewise='"C"', note='item ids compared with COLLATE "C"',
             native=Native("SQL functions returning TABLE", 1, _BY_NAME, param_ref="function.name",
                           types=(("VARCHAR", "TEXT"),), body_quote="$rankmetrics$",
                           ddl=_SQL_FUNCTION + "{groups}query_id TEXT, value DOUBLE PRECISION) LANGUAGE sql STABLE AS "
                                               "{body};\n")),
-    Dialect("sqlite", "sqlite", lists=None, note="BINARY collation (memcmp) by default"),
+    Dialect("sqlite", "sqlite", lists=None, fail="json_extract('{{}}', {msg})", note="BINARY collation (memcmp) by default"),
     Dialect("clickhouse", "clickhouse", settings=(("join_use_nulls", 1),), lists="array_join",
+            # throwIf wants a constant message; a Nullable text cast to a number is NULL: assumeNotNull first
+            fail="toInt64(assumeNotNull({msg}))",
             note="SETTINGS join_use_nulls = 1",
             # every parameter Nullable: one left out of the call is NULL, which params turns into the default;
             # k unsigned, as ClickHouse cannot unify Int64 with the UInt64 of a count in one CASE. ClickHouse
@@ -114,10 +121,10 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                                  ("VARCHAR", "Nullable(String)"), ("BOOLEAN", "Nullable(Bool)")),
                           ddl="CREATE OR REPLACE VIEW {fn} AS\n{body};\n", named_arg="{name}={value}")),
     # Spark 4 reads `FROM stream AS s` as a streaming read of a table named AS: quote the CTE name stream.
-    Dialect("spark", "spark", keywords=("stream",), note="ANSI mode safe: every divisor through NULLIF",
+    Dialect("spark", "spark", keywords=("stream",), fail="raise_error({msg})", note="ANSI mode safe: every divisor through NULLIF",
             native=replace(_SPARK, kind="SQL table functions (Spark 4)", listing=2)),
-    Dialect("databricks", "databricks", keywords=("stream",), note="as spark", native=_SPARK),
-    Dialect("bigquery", "bigquery", nulls_in_windows=False, note="null order as a CASE sort key",
+    Dialect("databricks", "databricks", keywords=("stream",), fail="raise_error({msg})", note="as spark", native=_SPARK),
+    Dialect("bigquery", "bigquery", nulls_in_windows=False, fail="ERROR({msg})", note="null order as a CASE sort key",
             native=Native("table functions", 4,
                           "every argument, in order (BigQuery table functions have no defaults); NULL means the "
                           "default", arg_defaults=False, named_arg=None,
@@ -128,11 +135,11 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             native=Native("SQL UDTFs", 5, _BY_NAME, types=(("INT", "NUMBER"),), body_quote="$$",
                           ddl=_SQL_FUNCTION + "{groups}query_id VARCHAR, value DOUBLE)\nAS {body};\n",
                           call="TABLE({fn}({args}))")),
-    Dialect("trino", "trino"),
-    Dialect("presto", "presto"),
+    Dialect("trino", "trino", fail="fail({msg})"),
+    Dialect("presto", "presto", fail="fail({msg})"),
     Dialect("redshift", "redshift", note="Redshift has no locale collations: comparisons are byte-wise"),
     Dialect("tsql", "tsql", bytewise="Latin1_General_BIN2", nulls_in_windows=False, text_type="NVARCHAR(4000)",
-            lists=None,
+            lists=None, concat_function=True,
             note="binary collation; null order as a CASE sort key"),
     # DataFusion: PostgreSQL-flavoured SQL; it compares Utf8 strings byte-wise, and has no COLLATE.
     # (its UNNEST has no WITH ORDINALITY yet: list columns are refused there)
@@ -310,11 +317,27 @@ def _lists(tree: exp.Expression, d: Dialect) -> exp.Expression:
     return tree
 
 
+def _fail(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """Write the expansions of rm_fail(msg) (DuckDB's error(msg)) as the dialect fails a statement (Dialect.fail)."""
+    def swap(node):
+        if node.meta.get(MARKER) == FAIL:
+            call = node if isinstance(node, exp.Anonymous) else node.find(exp.Anonymous)
+            msg = call.expressions[0].copy()
+            template = sqlglot.parse_one(d.fail.format(msg="rm_msg"), read=d.sqlglot)
+            return template.transform(lambda n: msg.copy() if isinstance(n, exp.Column) and n.name == "rm_msg" else n)
+        return node
+    return tree.transform(swap, copy=False)
+
+
 def transform(query: exp.Expression, dialect: str) -> exp.Expression:
     """The query, rewritten for the dialect (a copy; sqlglot still has to write it)."""
     d = get(dialect)
     tree = query.copy()
     tree = _lists(tree, d)
+    tree = _fail(tree, d)
+    if d.concat_function:
+        tree = tree.transform(lambda n: exp.Anonymous(this="CONCAT", expressions=n.expressions)
+                              if isinstance(n, exp.Concat) else n, copy=False)
     tree = _bytewise(tree, d)
     tree = _safe_divisions(tree)
     if not d.nulls_in_windows:

@@ -39,7 +39,8 @@ _INPUT_MACROS = ("rm_stream", "rm_run_items", "rm_judgment_items",
 
 def metric_macros() -> list[str]:
     """The metric table macros of sql/ (ndcg, ap, precision, ...), in file order."""
-    return [name for name, m in sqlsource.macros().items() if m.is_table and name not in _INPUT_MACROS]
+    return [name for name, m in sqlsource.macros().items()
+            if m.is_table and name not in _INPUT_MACROS and not name.startswith(PREFIX)]  # rm_*: internal
 
 
 def parameters(macro_name: str) -> list[tuple[str, str, exp.Expression]]:
@@ -149,6 +150,15 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
             exp.Subquery(this=body, alias=exp.TableAlias(this=exp.to_identifier("b")))), "b", by)
         out = out.select(exp.alias_(query_id, "query_id"), exp.column("value", table="b"))
         ctes.insert(1, ("rm_groups", sqlgen.groups_cte(run, by)))
+    # a duplicate item or judgment, or an argument outside its range, fails the call with the engine's error
+    # (sqlgen.input_checks, _argument_checks)
+    out = sqlgen.guarded(out)
+    checks = sqlgen.input_checks(by)
+    faults = _argument_checks(macro_name, params)
+    if faults is not None:
+        inner = checks.args["from_"].this
+        inner.set("this", exp.union(inner.this, faults, distinct=False))
+    ctes.append(("rm_checks", checks))
     for name, cte in ctes:
         out = out.with_(name, as_=cte)
     if d.native.alias_columns:
@@ -156,6 +166,51 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
             select.set("expressions", [exp.alias_(e, e.name) if isinstance(e, exp.Column) and not e.is_star else e
                                        for e in select.expressions])
     return out
+
+
+def _choices(name: str) -> tuple:
+    """The values a text parameter may take (conventions.py, measures.PARAMS), or ()."""
+    from . import conventions
+    if name in conventions.PARAMETERS and conventions.PARAMETERS[name][0]:
+        return tuple(conventions.PARAMETERS[name][0])
+    return tuple(measures.PARAMS[name].choices) if name in measures.PARAMS else ()
+
+
+def _argument_checks(macro_name: str, params) -> exp.Select | None:
+    """One row per argument outside its range, its message as fault (the DuckDB macros' rm_valid_* checks, in
+    portable SQL): a choice not among its values, k not a whole number >= 1, log_base not > 1, p not in (0, 1)."""
+    lit = exp.Literal.string
+    faults = []
+    for name, kind, _ in params:
+        ref = exp.column(name, table="prm")
+        rule = None
+        if _choices(name):
+            bad = exp.Not(this=exp.In(this=ref.copy(), expressions=[lit(c) for c in _choices(name)]))
+            rule = "one of " + ", ".join(_choices(name))
+        elif name == "k":
+            bad = exp.LT(this=ref.copy(), expression=exp.Literal.number(1))
+            rule = "a whole number >= 1, or NULL for no cutoff"
+        elif name == "log_base":
+            bad = exp.LTE(this=ref.copy(), expression=exp.Literal.number(1))
+            rule = "a number > 1"
+        elif name == "p":
+            bad = exp.Or(this=exp.LTE(this=ref.copy(), expression=exp.Literal.number(0)),
+                         expression=exp.GTE(this=ref.copy(), expression=exp.Literal.number(1)))
+            rule = "a number between 0 and 1 (exclusive)"
+        if rule is None:
+            continue
+        message = exp.Concat(expressions=[lit(f"rankmetrics: {PREFIX}{macro_name}: {name} must be {rule}, not "),
+                                          sqlgen._cast(ref.copy(), "VARCHAR")])
+        faults.append(exp.select(exp.alias_(exp.Case(ifs=[exp.If(this=bad, true=message)]), "fault")).from_(
+            exp.Table(this=exp.to_identifier("params"), alias=exp.TableAlias(this=exp.to_identifier("prm")))))
+    if not faults:
+        return None
+    union = faults[0]
+    for f in faults[1:]:
+        union = exp.union(union, f, distinct=False)
+    return exp.select(exp.column("fault", table="a")).from_(
+        exp.Subquery(this=union, alias=exp.TableAlias(this=exp.to_identifier("a")))).where(
+        exp.Not(this=exp.Is(this=exp.column("fault", table="a"), expression=exp.Null())))
 
 
 def _function_name(macro_name: str, schema: str | None, dialect: str) -> exp.Table:

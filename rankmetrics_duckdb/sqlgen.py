@@ -120,6 +120,46 @@ def group_columns(by: tuple, text: bool = False) -> list[exp.Expression]:
     return out
 
 
+def input_checks(by: tuple = ()) -> exp.Select:
+    """rm_checks: one row holding the inputs' first fault as a message, NULL when they are clean: an item twice
+    in a query of the run (a table holding two models, say), or an item judged twice in a query. The careful
+    path checks its inputs before the query; SQL over tables this program does not read checks them itself
+    (plan's checks), so that it fails rather than count a row twice."""
+    x = lambda name: _column("x", name)  # noqa: E731
+    lit = exp.Literal.string
+    count = exp.Count(this=exp.Star())
+    query = [exp.Substring(this=x("query_id"), start=exp.Literal.number(GROUP_WIDTH + 1))] if by else [x("query_id")]
+    if by:  # the group's number in sort order (rm_groups), off the query id's prefix
+        number = exp.Sub(this=_cast(exp.Substring(this=x("query_id"), start=exp.Literal.number(1),
+                                                  length=exp.Literal.number(GROUP_WIDTH)), "BIGINT"),
+                         expression=exp.Literal.number(GROUP_BASE))
+        query += [lit(" (group "), _cast(number, "VARCHAR"), lit(" of the by columns, in sort order)")]
+    run = exp.select(exp.alias_(exp.Concat(expressions=[
+        lit("rankmetrics: item "), x("item_id"), lit(" appears "), _cast(count, "VARCHAR"), lit(" times for query "),
+        *[q.copy() for q in query], lit(" in the run")]), "fault")).from_(
+        exp.Table(this=exp.to_identifier("run_items"), alias=exp.TableAlias(this=exp.to_identifier("x")))).group_by(
+        x("query_id"), x("item_id")).having(exp.GT(this=count.copy(), expression=exp.Literal.number(1)))
+    judged = exp.select(exp.alias_(exp.Concat(expressions=[
+        lit("rankmetrics: item "), x("item_id"), lit(" of query "), *[q.copy() for q in query], lit(" is judged "),
+        _cast(count.copy(), "VARCHAR"), lit(" times (grades "), _cast(exp.Min(this=x("grade")), "VARCHAR"), lit(" to "),
+        _cast(exp.Max(this=x("grade")), "VARCHAR"), lit(")")]), "fault")).from_(
+        exp.Table(this=exp.to_identifier("judgment_items"), alias=exp.TableAlias(this=exp.to_identifier("x")))).group_by(
+        x("query_id"), x("item_id")).having(exp.GT(this=count.copy(), expression=exp.Literal.number(1)))
+    return exp.select(exp.alias_(exp.Min(this=_column("d", "fault")), "fault")).from_(
+        exp.Subquery(this=exp.union(run, judged, distinct=False), alias=exp.TableAlias(this=exp.to_identifier("d"))))
+
+
+def guarded(query: exp.Expression) -> exp.Select:
+    """query, failing (rm_fail) when rm_checks holds a fault: its rows are returned only when the scalar
+    subquery over rm_checks is NULL, which it is when there is no fault; otherwise computing it fails."""
+    fail = sqlsource.expand(exp.Anonymous(this="rm_fail", expressions=[_column("c", "fault")]))
+    check = exp.select(fail).from_(exp.Table(this=exp.to_identifier("rm_checks"),
+                                             alias=exp.TableAlias(this=exp.to_identifier("c")))).where(
+        exp.Not(this=exp.Is(this=_column("c", "fault"), expression=exp.Null())))
+    return exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("results")))
+                                 ).where(exp.Is(this=exp.Subquery(this=check), expression=exp.Null()))
+
+
 def _column(table: str, name: str) -> exp.Column:
     return exp.column(name, table=table)
 
@@ -371,7 +411,7 @@ def _split_features(conv: dict, kept: list, values: list, keep, depth: int | Non
 
 def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
          per_query: bool = True, means: bool = True, split_kinds: bool = False, top_n: bool = False,
-         by: tuple = ()) -> Plan:
+         by: tuple = (), checks: bool = False) -> Plan:
     """The fused query. split_kinds (for DuckDB; see the module docstring) computes the features read only on 'R'
     rows over the retrieved rows alone. It is off by default, so the SQL rendered for other engines keeps the
     one-stream shape: on Spark 4.x the split shape (a UNION ALL of two halves both hash-partitioned by query_id
@@ -384,7 +424,10 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
 
     by names group columns of the run (see GROUP_BASE): each group is evaluated as a run of its own against the
     judgments (joined on the group columns they have), and the rows gain one column per group column, under its
-    own name, between measure and query_id; the means are per group."""
+    own name, between measure and query_id; the means are per group.
+
+    checks: the query fails (the engine's error, see input_checks) on a duplicate item or judgment, for SQL over
+    tables nobody checked before (to_sql, rankmetrics sql); the careful path has checked its inputs already."""
     by = tuple(by)
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
     feature_exprs: list[tuple[str, exp.Expression]] = []
@@ -491,6 +534,9 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     query = parts[0]
     for part in parts[1:]:
         query = exp.union(query, part, distinct=False)
+    if checks:
+        ctes.append(("rm_checks", input_checks(by)))
+        query = guarded(query)
     if not isinstance(query, exp.Select):
         query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("results"))))
     for name, cte in ctes:

@@ -145,7 +145,7 @@ def substitute(tree: exp.Expression, bindings: dict[str, exp.Expression]) -> exp
 
 # Macros that are identities in DuckDB but mean something to other engines (rm_bytewise: compare byte-wise).
 # Their expansion carries meta["rm_marker"] = name, which dialects.render turns into the engine's form.
-MARKERS = frozenset({"rm_bytewise"})
+MARKERS = frozenset({"rm_bytewise", "rm_fail"})
 
 
 def expand(tree: exp.Expression) -> exp.Expression:

@@ -15,6 +15,10 @@
 -- already; the dialect layer rewrites this marker for engines that need a collation (PostgreSQL: COLLATE "C").
 CREATE OR REPLACE MACRO rm_bytewise(x) AS x;
 
+-- Fail the statement with a message naming the fault (a duplicate item, a conflicting judgment): DuckDB's
+-- error(); the dialect layer writes each engine's own way (dialects.Dialect.fail: raise_error, throwIf, ...).
+CREATE OR REPLACE MACRO rm_fail(msg) AS error(msg);
+
 -- Is pos inside the cutoff k? A NULL cutoff means the whole list.
 CREATE OR REPLACE MACRO rm_within(pos, k) AS (k IS NULL OR pos <= k);
 

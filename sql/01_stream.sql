@@ -157,3 +157,29 @@ SELECT
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
 FROM rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS j;
+
+-- The first fault of the inputs, NULL when they are clean: an item twice in a query of the run (a table holding
+-- two models without "by", say) or an item judged twice in a query. Each metric macro refuses such inputs with
+-- error() (rm_valid_inputs): counted twice, they would give a wrong number.
+CREATE OR REPLACE MACRO rm_input_fault(run, judgments, grades, query_column, item_column, score_column, rank_column,
+        relevance_column, "by", run_lists, judgment_lists) AS TABLE
+SELECT MIN(d.fault) AS fault
+FROM (
+    SELECT 'rankmetrics: item ' || x.item_id || ' appears ' || CAST(COUNT(*) AS VARCHAR) || ' times for query '
+        || x.query_id.query_id || ' in the run' AS fault
+    FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS x
+    GROUP BY x.query_id, x.item_id
+    HAVING COUNT(*) > 1
+    UNION ALL
+    SELECT 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id.query_id || ' is judged '
+        || CAST(COUNT(*) AS VARCHAR) || ' times (grades ' || CAST(MIN(x.grade) AS VARCHAR) || ' to '
+        || CAST(MAX(x.grade) AS VARCHAR) || ')' AS fault
+    FROM rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS x
+    GROUP BY x.query_id, x.item_id
+    HAVING COUNT(*) > 1
+) AS d;
+
+CREATE OR REPLACE MACRO rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+        relevance_column, "by", run_lists, judgment_lists) AS
+    (SELECT rm_fail(f.fault) FROM rm_input_fault(run, judgments, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS f WHERE f.fault IS NOT NULL) IS NULL;

@@ -29,6 +29,8 @@ CROSS JOIN (SELECT rm_valid_k('ap', k)
         AND rm_valid_rel('ap', rel)
         AND rm_valid_choice('ap', 'denominator', denominator, ['judged', 'capped', 'retrieved'])
         AND rm_valid_stream('ap', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('ap', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

@@ -10,7 +10,9 @@ CREATE OR REPLACE MACRO num_q(run, judgments,
 SELECT UNNEST(f.query_id), CAST(1 AS DOUBLE) AS value
 FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
-CROSS JOIN (SELECT rm_valid_stream('num_q', ties, judged_only, queries, grades) AS ok) AS valid
+CROSS JOIN (SELECT rm_valid_stream('num_q', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
@@ -22,7 +24,9 @@ CREATE OR REPLACE MACRO num_ret(run, judgments,
 SELECT UNNEST(f.query_id), CAST(rm_retrieved(f.kind, f.pos, NULL) AS DOUBLE) AS value
 FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
-CROSS JOIN (SELECT rm_valid_stream('num_ret', ties, judged_only, queries, grades) AS ok) AS valid
+CROSS JOIN (SELECT rm_valid_stream('num_ret', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
@@ -35,7 +39,9 @@ SELECT UNNEST(f.query_id), CAST(rm_num_rel(f.kind, f.grade, rel) AS DOUBLE) AS v
 FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
 CROSS JOIN (SELECT rm_valid_rel('num_rel', rel)
-        AND rm_valid_stream('num_rel', ties, judged_only, queries, grades) AS ok) AS valid
+        AND rm_valid_stream('num_rel', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
@@ -48,7 +54,9 @@ SELECT UNNEST(f.query_id), CAST(rm_hits(f.kind, f.pos, f.grade, rel, NULL) AS DO
 FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
 CROSS JOIN (SELECT rm_valid_rel('num_rel_ret', rel)
-        AND rm_valid_stream('num_rel_ret', ties, judged_only, queries, grades) AS ok) AS valid
+        AND rm_valid_stream('num_rel_ret', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);

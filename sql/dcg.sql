@@ -57,6 +57,8 @@ CROSS JOIN (SELECT rm_valid_k('dcg', k)
         AND rm_valid_rel('dcg', rel)
         AND rm_valid_log_base('dcg', log_base)
         AND rm_valid_stream('dcg', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('dcg', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
@@ -86,6 +88,8 @@ CROSS JOIN (SELECT rm_valid_k('ndcg', k)
         AND rm_valid_log_base('ndcg', log_base)
         AND rm_valid_choice('ndcg', 'ideal', ideal, ['judgments', 'candidates', 'retrieved'])
         AND rm_valid_stream('ndcg', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('ndcg', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

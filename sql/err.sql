@@ -36,6 +36,8 @@ CROSS JOIN (SELECT rm_valid_k('err', k)
                      AND TRY_CAST(max_grade AS DOUBLE) = FLOOR(TRY_CAST(max_grade AS DOUBLE)), 'err', 'max_grade',
                      'a whole number from 1 to 1023 (2^max_grade must fit a double)', max_grade)
         AND rm_valid_stream('err', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('err', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

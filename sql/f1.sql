@@ -16,6 +16,8 @@ FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query
 CROSS JOIN (SELECT rm_valid_k('f1', k)
         AND rm_valid_rel('f1', rel)
         AND rm_valid_stream('f1', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('f1', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

@@ -18,6 +18,8 @@ FROM (
 ) AS f
 CROSS JOIN (SELECT rm_valid_rel('r_precision', rel)
         AND rm_valid_stream('r_precision', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('r_precision', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

@@ -32,6 +32,8 @@ CROSS JOIN (SELECT rm_valid_k('rbp', k)
         AND rm_valid(rel IS NULL OR rm_valid_number(rel), 'rbp', 'rel', 'a finite number, or NULL for graded gain', rel)
         AND rm_valid_choice('rbp', 'scale', scale, ['max', 'raw'])
         AND rm_valid_stream('rbp', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('rbp', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

@@ -14,6 +14,8 @@ FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query
 CROSS JOIN (SELECT rm_valid_k('recall', k)
         AND rm_valid_rel('recall', rel)
         AND rm_valid_stream('recall', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('recall', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

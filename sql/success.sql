@@ -14,6 +14,8 @@ FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query
 CROSS JOIN (SELECT rm_valid_k('success', k)
         AND rm_valid_rel('success', rel)
         AND rm_valid_stream('success', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('success', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

@@ -281,6 +281,11 @@ class ReadBack:
         from sqlglot import exp
         tree = sqlglot.parse_one(sql, read=self.dialect)
         tree = tree.transform(lambda n: n.this if isinstance(n, exp.Collate) else n)
+        # the engine's way to fail a statement (dialects.Dialect.fail: Trino's fail, BigQuery's ERROR, Spark's
+        # raise_error) becomes DuckDB's error, which fails the same way
+        tree = tree.transform(lambda n: exp.Anonymous(this="error", expressions=n.expressions)
+                              if isinstance(n, exp.Anonymous) and n.name.lower() in ("fail", "error", "raise_error")
+                              else n)
         if self.dialect == "tsql":  # sqlglot reads T-SQL FLOAT (8 bytes, FLOAT(53)) as a 4-byte REAL
             tree = tree.transform(lambda n: exp.DataType.build("DOUBLE")
                                   if isinstance(n, exp.DataType) and n.this == exp.DataType.Type.FLOAT else n)

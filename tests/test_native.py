@@ -334,3 +334,15 @@ def test_odd_names_are_quoted_by_sqlglot():
 def test_sqlite_has_no_native_objects():
     p = cli("macros", "--dialect", "sqlite", check=False)
     assert p.returncode == 2 and "no native objects" in p.stderr and "rankmetrics sql" in p.stderr
+
+
+@pytest.mark.parametrize("macro,args,message", [
+    ("ap", {"k": 0}, "k must be a whole number >= 1"),
+    ("ndcg", {"gain": "expo"}, "gain must be one of linear, exponential, binary"),
+    ("rbp", {"p": 1.5}, "p must be"),
+])
+def test_arguments_outside_their_range_fail(installed, macro, args, message):
+    """Each engine's native objects refuse an argument outside its range with the engine's own error, naming
+    the object, the parameter and the value (the DuckDB macros with error(), the others through rm_checks)."""
+    with pytest.raises(Exception, match=message):
+        installed.call(macro, args)

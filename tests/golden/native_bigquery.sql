@@ -100,79 +100,199 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_ap: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.denominator IN ('judged', 'capped', 'retrieved')
+          THEN CONCAT(
+            'rankmetrics: rm_ap: denominator must be one of judged, capped, retrieved, not ',
+            CAST(prm.denominator AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_ap: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_ap: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_ap: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_ap: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      (
-        CAST(SUM(
-          CASE
-            WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-              prm.k IS NULL OR f.pos <= prm.k
-            )
-            THEN CAST(f.running_rel AS FLOAT64) / NULLIF(f.pos, 0)
-            ELSE 0
-          END
-        ) AS FLOAT64) / NULLIF(
-          CASE
-            WHEN prm.denominator = 'capped'
-            AND NOT prm.k IS NULL
-            AND prm.k < SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
-            THEN prm.k
-            WHEN prm.denominator = 'retrieved'
-            THEN SUM(
-              CASE
-                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN 1
-                ELSE 0
-              END
-            )
-            ELSE SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
-          END,
-          0
-        )
-      ),
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
+  *
 FROM (
   SELECT
-    s.*,
-    (
-      SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
-        PARTITION BY s.query_id, s.kind
-        ORDER BY s.pos
-        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN CAST(f.running_rel AS FLOAT64) / NULLIF(f.pos, 0)
+              ELSE 0
+            END
+          ) AS FLOAT64) / NULLIF(
+            CASE
+              WHEN prm.denominator = 'capped'
+              AND NOT prm.k IS NULL
+              AND prm.k < SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+              THEN prm.k
+              WHEN prm.denominator = 'retrieved'
+              THEN SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  )
+                  THEN 1
+                  ELSE 0
+                END
+              )
+              ELSE SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+            END,
+            0
+          )
+        ),
+        CAST(0 AS FLOAT64)
       )
-    ) AS running_rel
-  FROM item_stream AS s
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS running_rel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
   CROSS JOIN params AS prm
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.denominator,
-  prm.empty,
-  prm.k,
-  prm.queries,
-  prm.rel
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+  GROUP BY
+    f.query_id,
+    prm.denominator,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_bpref(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
@@ -266,75 +386,175 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_bpref: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_bpref: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_bpref: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_bpref: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      (
-        CAST(SUM(
-          CASE
-            WHEN f.kind = 'R' AND f.grade >= prm.rel AND f.nonrel_above > 0
-            THEN 1 - CAST(CASE
-              WHEN f.nonrel_above < f.query_num_rel
-              THEN f.nonrel_above
-              ELSE f.query_num_rel
-            END AS FLOAT64) / NULLIF(
-              CASE
-                WHEN f.query_num_nonrel < f.query_num_rel
-                THEN f.query_num_nonrel
-                ELSE f.query_num_rel
-              END,
-              0
-            )
-            WHEN f.kind = 'R' AND f.grade >= prm.rel
-            THEN 1
-            ELSE 0
-          END
-        ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
-      ),
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
+  *
 FROM (
   SELECT
-    s.*,
-    (
-      SUM(CASE WHEN s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (
-        PARTITION BY s.query_id, s.kind
-        ORDER BY s.pos
-        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND f.nonrel_above > 0
+              THEN 1 - CAST(CASE
+                WHEN f.nonrel_above < f.query_num_rel
+                THEN f.nonrel_above
+                ELSE f.query_num_rel
+              END AS FLOAT64) / NULLIF(
+                CASE
+                  WHEN f.query_num_nonrel < f.query_num_rel
+                  THEN f.query_num_nonrel
+                  ELSE f.query_num_rel
+                END,
+                0
+              )
+              WHEN f.kind = 'R' AND f.grade >= prm.rel
+              THEN 1
+              ELSE 0
+            END
+          ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
+        ),
+        CAST(0 AS FLOAT64)
       )
-    ) AS nonrel_above,
-    (
-      SUM(CASE WHEN s.kind = 'J' AND s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
-    ) AS query_num_rel,
-    (
-      SUM(CASE WHEN s.kind = 'J' AND s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
-    ) AS query_num_nonrel
-  FROM item_stream AS s
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS nonrel_above,
+      (
+        SUM(CASE WHEN s.kind = 'J' AND s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
+      ) AS query_num_rel,
+      (
+        SUM(CASE WHEN s.kind = 'J' AND s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
+      ) AS query_num_nonrel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
   CROSS JOIN params AS prm
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.empty,
-  prm.queries,
-  prm.rel
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_q(ties STRING, judged_only BOOL, queries STRING, grades STRING)
@@ -426,30 +646,120 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_num_q: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_num_q: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_num_q: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CAST(1 AS FLOAT64) AS value
+  *
 FROM (
   SELECT
-    s.*
-  FROM item_stream AS s
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.queries
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+    f.query_id,
+    CAST(1 AS FLOAT64) AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_ret(ties STRING, judged_only BOOL, queries STRING, grades STRING)
@@ -541,32 +851,122 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_num_ret: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_num_ret: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_num_ret: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CAST(SUM(CASE WHEN f.kind = 'R' AND (
-    NULL IS NULL OR f.pos <= NULL
-  ) THEN 1 ELSE 0 END) AS FLOAT64) AS value
+  *
 FROM (
   SELECT
-    s.*
-  FROM item_stream AS s
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.queries
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+    f.query_id,
+    CAST(SUM(CASE WHEN f.kind = 'R' AND (
+      NULL IS NULL OR f.pos <= NULL
+    ) THEN 1 ELSE 0 END) AS FLOAT64) AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_rel(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, grades STRING)
@@ -659,31 +1059,121 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CAST(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) AS FLOAT64) AS value
+  *
 FROM (
   SELECT
-    s.*
-  FROM item_stream AS s
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.queries,
-  prm.rel
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+    f.query_id,
+    CAST(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) AS FLOAT64) AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_num_rel_ret(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, grades STRING)
@@ -776,39 +1266,129 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel_ret: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel_ret: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel_ret: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CAST(SUM(
-    CASE
-      WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-        NULL IS NULL OR f.pos <= NULL
-      )
-      THEN 1
-      ELSE 0
-    END
-  ) AS FLOAT64) AS value
+  *
 FROM (
   SELECT
-    s.*
-  FROM item_stream AS s
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.queries,
-  prm.rel
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+    f.query_id,
+    CAST(SUM(
+      CASE
+        WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+          NULL IS NULL OR f.pos <= NULL
+        )
+        THEN 1
+        ELSE 0
+      END
+    ) AS FLOAT64) AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_dcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
@@ -905,86 +1485,216 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: gain must be one of linear, exponential, binary, not ',
+            CAST(prm.gain AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.log_base <= 1
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: log_base must be a number > 1, not ',
+            CAST(prm.log_base AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      SUM(
-        CASE
-          WHEN f.kind = 'R' AND prm.ties = 'average'
-          THEN CASE
-            WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-            THEN CAST(0 AS FLOAT64)
-            WHEN prm.gain = 'exponential'
-            THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-            WHEN prm.gain = 'binary'
-            THEN CAST(1 AS FLOAT64)
-            ELSE CAST(f.grade AS FLOAT64)
-          END * f.tie_discount
-          WHEN f.kind = 'R' AND (
-            prm.k IS NULL OR f.pos <= prm.k
-          )
-          THEN CASE
-            WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-            THEN CAST(0 AS FLOAT64)
-            WHEN prm.gain = 'exponential'
-            THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-            WHEN prm.gain = 'binary'
-            THEN CAST(1 AS FLOAT64)
-            ELSE CAST(f.grade AS FLOAT64)
-          END * (
-            LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
-          )
-          ELSE 0
-        END
-      ),
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
+  *
 FROM (
   SELECT
-    s.*,
-    (
-      AVG(
-        CASE
-          WHEN (
-            prm.k IS NULL OR s.pos <= prm.k
-          )
-          THEN (
-            LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(s.pos AS FLOAT64) + 1), 0)
-          )
-          ELSE 0
-        END
-      ) OVER (PARTITION BY s.query_id, s.kind, s.score)
-    ) AS tie_discount
-  FROM item_stream AS s
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        SUM(
+          CASE
+            WHEN f.kind = 'R' AND prm.ties = 'average'
+            THEN CASE
+              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+              THEN CAST(0 AS FLOAT64)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS FLOAT64)
+              ELSE CAST(f.grade AS FLOAT64)
+            END * f.tie_discount
+            WHEN f.kind = 'R' AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN CASE
+              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+              THEN CAST(0 AS FLOAT64)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS FLOAT64)
+              ELSE CAST(f.grade AS FLOAT64)
+            END * (
+              LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
+            )
+            ELSE 0
+          END
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        AVG(
+          CASE
+            WHEN (
+              prm.k IS NULL OR s.pos <= prm.k
+            )
+            THEN (
+              LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(s.pos AS FLOAT64) + 1), 0)
+            )
+            ELSE 0
+          END
+        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+      ) AS tie_discount
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
   CROSS JOIN params AS prm
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.empty,
-  prm.gain,
-  prm.k,
-  prm.log_base,
-  prm.queries,
-  prm.rel,
-  prm.ties
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.gain,
+    prm.k,
+    prm.log_base,
+    prm.queries,
+    prm.rel,
+    prm.ties
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_ndcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, ideal STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
@@ -1082,47 +1792,159 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
+            CAST(prm.gain AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.log_base <= 1
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: log_base must be a number > 1, not ',
+            CAST(prm.log_base AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
+            CAST(prm.ideal AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      (
-        CAST(SUM(
-          CASE
-            WHEN f.kind = 'R' AND prm.ties = 'average'
-            THEN CASE
-              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-              THEN CAST(0 AS FLOAT64)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS FLOAT64)
-              ELSE CAST(f.grade AS FLOAT64)
-            END * f.tie_discount
-            WHEN f.kind = 'R' AND (
-              prm.k IS NULL OR f.pos <= prm.k
-            )
-            THEN CASE
-              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-              THEN CAST(0 AS FLOAT64)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS FLOAT64)
-              ELSE CAST(f.grade AS FLOAT64)
-            END * (
-              LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
-            )
-            ELSE 0
-          END
-        ) AS FLOAT64) / NULLIF(
-          SUM(
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
             CASE
-              WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+              WHEN f.kind = 'R' AND prm.ties = 'average'
+              THEN CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS FLOAT64)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS FLOAT64)
+                ELSE CAST(f.grade AS FLOAT64)
+              END * f.tie_discount
+              WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
@@ -1136,95 +1958,123 @@ SELECT
               END * (
                 LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
               )
-              WHEN prm.ideal = 'candidates'
-              AND f.kind = 'R'
-              AND (
-                prm.k IS NULL OR f.ipos <= prm.k
-              )
-              THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS FLOAT64)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS FLOAT64)
-                ELSE CAST(f.grade AS FLOAT64)
-              END * (
-                LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ipos AS FLOAT64) + 1), 0)
-              )
-              WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS FLOAT64)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS FLOAT64)
-                ELSE CAST(f.grade AS FLOAT64)
-              END * (
-                LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ideal_pos_within AS FLOAT64) + 1), 0)
-              )
               ELSE 0
             END
-          ),
-          0
-        )
-      ),
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
-FROM (
-  SELECT
-    s.*,
-    (
-      AVG(
-        CASE
-          WHEN (
-            prm.k IS NULL OR s.pos <= prm.k
+          ) AS FLOAT64) / NULLIF(
+            SUM(
+              CASE
+                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS FLOAT64)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS FLOAT64)
+                  ELSE CAST(f.grade AS FLOAT64)
+                END * (
+                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
+                )
+                WHEN prm.ideal = 'candidates'
+                AND f.kind = 'R'
+                AND (
+                  prm.k IS NULL OR f.ipos <= prm.k
+                )
+                THEN CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS FLOAT64)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS FLOAT64)
+                  ELSE CAST(f.grade AS FLOAT64)
+                END * (
+                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ipos AS FLOAT64) + 1), 0)
+                )
+                WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS FLOAT64)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS FLOAT64)
+                  ELSE CAST(f.grade AS FLOAT64)
+                END * (
+                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ideal_pos_within AS FLOAT64) + 1), 0)
+                )
+                ELSE 0
+              END
+            ),
+            0
           )
-          THEN (
-            LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(s.pos AS FLOAT64) + 1), 0)
-          )
-          ELSE 0
-        END
-      ) OVER (PARTITION BY s.query_id, s.kind, s.score)
-    ) AS tie_discount,
-    (
-      SUM(CASE WHEN (
-        prm.k IS NULL OR s.pos <= prm.k
-      ) THEN 1 ELSE 0 END) OVER (
-        PARTITION BY s.query_id, s.kind
-        ORDER BY COALESCE(s.grade, 0) DESC, s.pos
-        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        ),
+        CAST(0 AS FLOAT64)
       )
-    ) AS ideal_pos_within
-  FROM item_stream AS s
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        AVG(
+          CASE
+            WHEN (
+              prm.k IS NULL OR s.pos <= prm.k
+            )
+            THEN (
+              LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(s.pos AS FLOAT64) + 1), 0)
+            )
+            ELSE 0
+          END
+        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+      ) AS tie_discount,
+      (
+        SUM(CASE WHEN (
+          prm.k IS NULL OR s.pos <= prm.k
+        ) THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY COALESCE(s.grade, 0) DESC, s.pos
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS ideal_pos_within
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
   CROSS JOIN params AS prm
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.empty,
-  prm.gain,
-  prm.ideal,
-  prm.k,
-  prm.log_base,
-  prm.queries,
-  prm.rel,
-  prm.ties
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.gain,
+    prm.ideal,
+    prm.k,
+    prm.log_base,
+    prm.queries,
+    prm.rel,
+    prm.ties
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_err(k INT64, max_grade FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
@@ -1319,84 +2169,194 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_err: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_err: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_err: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_err: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_err: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      SUM(
-        CASE
-          WHEN f.kind = 'R' AND (
-            prm.k IS NULL OR f.pos <= prm.k
-          )
-          THEN f.reach * CASE
-            WHEN f.grade IS NULL OR f.grade <= 0
-            THEN CAST(0 AS FLOAT64)
-            WHEN f.grade >= prm.max_grade
-            THEN (
-              POWER(CAST(2 AS FLOAT64), prm.max_grade) - 1
-            ) / NULLIF(POWER(CAST(2 AS FLOAT64), prm.max_grade), 0)
-            ELSE (
-              POWER(CAST(2 AS FLOAT64), f.grade) - 1
-            ) / NULLIF(POWER(CAST(2 AS FLOAT64), prm.max_grade), 0)
-          END / NULLIF(f.pos, 0)
-          ELSE 0
-        END
-      ),
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
+  *
 FROM (
   SELECT
-    s.*,
-    EXP(
-      COALESCE(
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
         SUM(
-          LN(
-            1 - CASE
-              WHEN s.grade IS NULL OR s.grade <= 0
+          CASE
+            WHEN f.kind = 'R' AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN f.reach * CASE
+              WHEN f.grade IS NULL OR f.grade <= 0
               THEN CAST(0 AS FLOAT64)
-              WHEN s.grade >= prm.max_grade
+              WHEN f.grade >= prm.max_grade
               THEN (
                 POWER(CAST(2 AS FLOAT64), prm.max_grade) - 1
               ) / NULLIF(POWER(CAST(2 AS FLOAT64), prm.max_grade), 0)
               ELSE (
-                POWER(CAST(2 AS FLOAT64), s.grade) - 1
+                POWER(CAST(2 AS FLOAT64), f.grade) - 1
               ) / NULLIF(POWER(CAST(2 AS FLOAT64), prm.max_grade), 0)
-            END
-          )
-        ) OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY s.pos
-          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+            END / NULLIF(f.pos, 0)
+            ELSE 0
+          END
         ),
-        0
+        CAST(0 AS FLOAT64)
       )
-    ) AS reach
-  FROM item_stream AS s
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      EXP(
+        COALESCE(
+          SUM(
+            LN(
+              1 - CASE
+                WHEN s.grade IS NULL OR s.grade <= 0
+                THEN CAST(0 AS FLOAT64)
+                WHEN s.grade >= prm.max_grade
+                THEN (
+                  POWER(CAST(2 AS FLOAT64), prm.max_grade) - 1
+                ) / NULLIF(POWER(CAST(2 AS FLOAT64), prm.max_grade), 0)
+                ELSE (
+                  POWER(CAST(2 AS FLOAT64), s.grade) - 1
+                ) / NULLIF(POWER(CAST(2 AS FLOAT64), prm.max_grade), 0)
+              END
+            )
+          ) OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY s.pos
+            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+          ),
+          0
+        )
+      ) AS reach
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
   CROSS JOIN params AS prm
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.empty,
-  prm.k,
-  prm.max_grade,
-  prm.queries
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.max_grade,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_f1(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
@@ -1491,65 +2451,175 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_f1: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_f1: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_f1: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_f1: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_f1: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      (
-        CAST((
-          2 * SUM(
-            CASE
-              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN 1
-              ELSE 0
-            END
-          )
-        ) AS FLOAT64) / NULLIF(
-          (
-            COALESCE(
-              prm.k,
-              SUM(
-                CASE WHEN f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                ) THEN 1 ELSE 0 END
-              )
-            ) + SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
-          ),
-          0
-        )
-      ),
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
+  *
 FROM (
   SELECT
-    s.*
-  FROM item_stream AS s
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.empty,
-  prm.k,
-  prm.queries,
-  prm.rel
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST((
+            2 * SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN 1
+                ELSE 0
+              END
+            )
+          ) AS FLOAT64) / NULLIF(
+            (
+              COALESCE(
+                prm.k,
+                SUM(
+                  CASE WHEN f.kind = 'R' AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  ) THEN 1 ELSE 0 END
+                )
+              ) + SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+            ),
+            0
+          )
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_hits(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
@@ -1644,49 +2714,159 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_hits: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_hits: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_hits: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_hits: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_hits: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      CAST(SUM(
-        CASE
-          WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-            prm.k IS NULL OR f.pos <= prm.k
-          )
-          THEN 1
-          ELSE 0
-        END
-      ) AS FLOAT64),
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
+  *
 FROM (
   SELECT
-    s.*
-  FROM item_stream AS s
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.empty,
-  prm.k,
-  prm.queries,
-  prm.rel
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        CAST(SUM(
+          CASE
+            WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+              prm.k IS NULL OR f.pos <= prm.k
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) AS FLOAT64),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_judged(k INT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
@@ -1780,60 +2960,170 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_judged: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_judged: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_judged: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_judged: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_judged: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      (
-        CAST(SUM(
-          CASE
-            WHEN f.kind = 'R' AND f.grade >= 0 AND (
-              prm.k IS NULL OR f.pos <= prm.k
-            )
-            THEN 1
-            ELSE 0
-          END
-        ) AS FLOAT64) / NULLIF(
-          COALESCE(
-            prm.k,
-            SUM(
-              CASE WHEN f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              ) THEN 1 ELSE 0 END
-            )
-          ),
-          0
-        )
-      ),
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
+  *
 FROM (
   SELECT
-    s.*
-  FROM item_stream AS s
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.empty,
-  prm.k,
-  prm.queries
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= 0 AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) AS FLOAT64) / NULLIF(
+            COALESCE(
+              prm.k,
+              SUM(
+                CASE WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                ) THEN 1 ELSE 0 END
+              )
+            ),
+            0
+          )
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_precision(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
@@ -1928,61 +3218,171 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_precision: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_precision: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_precision: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_precision: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_precision: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      (
-        CAST(SUM(
-          CASE
-            WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-              prm.k IS NULL OR f.pos <= prm.k
-            )
-            THEN 1
-            ELSE 0
-          END
-        ) AS FLOAT64) / NULLIF(
-          COALESCE(
-            prm.k,
-            SUM(
-              CASE WHEN f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              ) THEN 1 ELSE 0 END
-            )
-          ),
-          0
-        )
-      ),
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
+  *
 FROM (
   SELECT
-    s.*
-  FROM item_stream AS s
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.empty,
-  prm.k,
-  prm.queries,
-  prm.rel
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) AS FLOAT64) / NULLIF(
+            COALESCE(
+              prm.k,
+              SUM(
+                CASE WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                ) THEN 1 ELSE 0 END
+              )
+            ),
+            0
+          )
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_r_precision(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
@@ -2076,52 +3476,152 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_r_precision: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_r_precision: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_r_precision: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_r_precision: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      (
-        CAST(SUM(
-          CASE
-            WHEN f.kind = 'R' AND f.grade >= prm.rel AND f.pos <= f.query_num_rel
-            THEN 1
-            ELSE 0
-          END
-        ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
-      ),
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
+  *
 FROM (
   SELECT
-    s.*,
-    (
-      SUM(CASE WHEN s.kind = 'J' AND s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
-    ) AS query_num_rel
-  FROM item_stream AS s
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND f.pos <= f.query_num_rel
+              THEN 1
+              ELSE 0
+            END
+          ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.kind = 'J' AND s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
+      ) AS query_num_rel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
   CROSS JOIN params AS prm
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.empty,
-  prm.queries,
-  prm.rel
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_rbp(k INT64, p FLOAT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, scale STRING, grades STRING)
@@ -2218,82 +3718,212 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.p <= 0 OR prm.p >= 1
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: p must be a number between 0 and 1 (exclusive), not ',
+            CAST(prm.p AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.scale IN ('max', 'raw')
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: scale must be one of max, raw, not ',
+            CAST(prm.scale AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= COALESCE(prm.rel, 1) THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      (
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= COALESCE(prm.rel, 1) THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
         (
-          1 - prm.p
-        ) * CASE
-          WHEN prm.scale = 'raw'
-          THEN SUM(
-            CASE
-              WHEN f.kind = 'R'
-              AND f.grade > 0
-              AND f.grade >= COALESCE(prm.rel, 1)
-              AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN f.grade * POWER(CAST(prm.p AS FLOAT64), f.pos - 1)
-              ELSE 0
-            END
-          )
-          WHEN prm.rel IS NULL
-          THEN (
-            CAST(SUM(
+          (
+            1 - prm.p
+          ) * CASE
+            WHEN prm.scale = 'raw'
+            THEN SUM(
               CASE
-                WHEN f.kind = 'R' AND f.grade > 0 AND (
+                WHEN f.kind = 'R'
+                AND f.grade > 0
+                AND f.grade >= COALESCE(prm.rel, 1)
+                AND (
                   prm.k IS NULL OR f.pos <= prm.k
                 )
                 THEN f.grade * POWER(CAST(prm.p AS FLOAT64), f.pos - 1)
                 ELSE 0
               END
-            ) AS FLOAT64) / NULLIF(MAX(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN f.grade END), 0)
-          )
-          ELSE SUM(
-            CASE
-              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN POWER(CAST(prm.p AS FLOAT64), f.pos - 1)
-              ELSE 0
-            END
-          )
-        END
-      ),
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
-FROM (
-  SELECT
-    s.*
-  FROM item_stream AS s
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.empty,
-  prm.k,
-  prm.p,
-  prm.queries,
-  prm.rel,
-  prm.scale
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+            )
+            WHEN prm.rel IS NULL
+            THEN (
+              CAST(SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.grade > 0 AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  )
+                  THEN f.grade * POWER(CAST(prm.p AS FLOAT64), f.pos - 1)
+                  ELSE 0
+                END
+              ) AS FLOAT64) / NULLIF(MAX(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN f.grade END), 0)
+            )
+            ELSE SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN POWER(CAST(prm.p AS FLOAT64), f.pos - 1)
+                ELSE 0
+              END
+            )
+          END
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.p,
+    prm.queries,
+    prm.rel,
+    prm.scale
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_recall(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
@@ -2388,51 +4018,161 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_recall: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_recall: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_recall: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_recall: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_recall: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      (
-        CAST(SUM(
-          CASE
-            WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-              prm.k IS NULL OR f.pos <= prm.k
-            )
-            THEN 1
-            ELSE 0
-          END
-        ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
-      ),
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
+  *
 FROM (
   SELECT
-    s.*
-  FROM item_stream AS s
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.empty,
-  prm.k,
-  prm.queries,
-  prm.rel
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_rr(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
@@ -2527,53 +4267,163 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_rr: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_rr: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_rr: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_rr: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_rr: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      (
-        CAST(1 AS FLOAT64) / NULLIF(
-          MIN(
-            CASE
-              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN f.pos
-            END
-          ),
-          0
-        )
-      ),
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
+  *
 FROM (
   SELECT
-    s.*
-  FROM item_stream AS s
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.empty,
-  prm.k,
-  prm.queries,
-  prm.rel
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(1 AS FLOAT64) / NULLIF(
+            MIN(
+              CASE
+                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN f.pos
+              END
+            ),
+            0
+          )
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_success(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
@@ -2668,51 +4518,161 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_success: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_success: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_success: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_success: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_success: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
 )
 SELECT
-  f.query_id,
-  CASE
-    WHEN prm.empty = 'nan'
-    AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-    THEN NULL
-    ELSE COALESCE(
-      CASE
-        WHEN SUM(
-          CASE
-            WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-              prm.k IS NULL OR f.pos <= prm.k
-            )
-            THEN 1
-            ELSE 0
-          END
-        ) > 0
-        THEN CAST(1 AS FLOAT64)
-        ELSE CAST(0 AS FLOAT64)
-      END,
-      CAST(0 AS FLOAT64)
-    )
-  END AS value
+  *
 FROM (
   SELECT
-    s.*
-  FROM item_stream AS s
-) AS f
-CROSS JOIN params AS prm
-GROUP BY
-  f.query_id,
-  prm.empty,
-  prm.k,
-  prm.queries,
-  prm.rel
-HAVING
-  CASE
-    WHEN prm.queries = 'both'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'judged'
-    THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-    WHEN prm.queries = 'run'
-    THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    ELSE TRUE
-  END
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        CASE
+          WHEN SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) > 0
+          THEN CAST(1 AS FLOAT64)
+          ELSE CAST(0 AS FLOAT64)
+        END,
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 );

@@ -1,0 +1,72 @@
+"""Never a silent wrong number in SQL (issue 15.4): on every real engine, the SQL of `rankmetrics sql` and the
+native objects fail, with the engine's own error and a message naming the fault, on a duplicate item in the run
+(a table holding two models), a conflicting judgment, and an argument outside its range. Without the checks, the
+duplicate counts twice: P@2 of the run below would be (1 + 1) / 2 = 1 with d1 counted twice, where eval refuses
+the input."""
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+import engines
+import rankmetrics_duckdb as rm
+from rankmetrics_duckdb import native
+
+RUN = pa.table({"query_id": ["q1", "q1", "q1"], "item_id": ["d1", "d1", "d2"], "score": [0.9, 0.8, 0.1]})
+CLEAN_RUN = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d2"], "score": [0.9, 0.1]})
+QRELS = pa.table({"query_id": ["q1"], "item_id": ["d1"], "relevance": pa.array([1], pa.int64())})
+CONFLICT = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d1"], "relevance": pa.array([1, 0], pa.int64())})
+
+
+@pytest.fixture(scope="module", params=list(engines.REAL))
+def engine(request):
+    e = engines.start(request.param)
+    names = {"dup_run": e.load("f_dup_run", RUN), "run": e.load("f_run", CLEAN_RUN), "qrels": e.load("f_qrels", QRELS),
+             "conflict": e.load("f_conflict", CONFLICT)}
+    yield e, names
+    e.close()
+
+
+def test_clean_tables_give_the_hand_computed_value(engine):
+    e, t = engine
+    # q1: d1 (relevant) first, d2 second: P@2 = 1 / 2
+    rows = e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["run"], judgments=t["qrels"]))
+    assert [float(r[-1]) for r in rows] == [0.5]
+
+
+def test_duplicate_item_fails(engine):
+    e, t = engine
+    with pytest.raises(Exception, match="item d1 appears 2 times for query q1 in the run"):
+        e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["dup_run"], judgments=t["qrels"]))
+
+
+def test_conflicting_judgment_fails(engine):
+    e, t = engine
+    with pytest.raises(Exception, match="item d1 of query q1 is judged 2 times"):
+        e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["run"], judgments=t["conflict"]))
+
+
+def test_postgres_functions_refuse_duplicates():
+    e = engines.start("postgres")
+    try:
+        run, qrels = e.load("g_run", RUN), e.load("g_qrels", QRELS)
+        e.con.execute("CREATE SCHEMA rmf")
+        e.con.execute(native.script("postgres", run=run, judgments=qrels, schema="rmf"))
+        with pytest.raises(Exception, match="item d1 appears 2 times for query q1 in the run"):
+            e.rows("SELECT * FROM rmf.rm_precision(2)")
+    finally:
+        e.close()
+
+
+def test_duckdb_macros_refuse_duplicates_and_conflicts():
+    con = duckdb.connect()
+    rm.register(con)
+    for name, t in (("dup_run", RUN), ("run", CLEAN_RUN), ("qrels", QRELS), ("conflict", CONFLICT)):
+        con.register(name + "_in", t)
+        con.execute(f"CREATE TABLE {name} AS FROM {name}_in")
+    assert con.execute('SELECT value FROM "precision"(\'run\', \'qrels\', 2)').fetchall() == [(0.5,)]
+    with pytest.raises(duckdb.Error, match="item d1 appears 2 times for query q1 in the run"):
+        con.execute('SELECT * FROM "precision"(\'dup_run\', \'qrels\', 2)').fetchall()
+    with pytest.raises(duckdb.Error, match="item d1 of query q1 is judged 2 times"):
+        con.execute('SELECT * FROM ndcg(\'run\', \'conflict\', 10)').fetchall()
