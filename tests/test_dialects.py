@@ -239,7 +239,7 @@ def test_rendered_sql_is_portable(dialect):
                     convention="mllib", run_columns="score,rank")
     for duckdb_only in ("GROUP BY ALL", "EXCLUDE", "LIST(", "ANY_VALUE", "ARG_MIN", "LOG2", ":="):
         assert duckdb_only not in sql.upper(), f"{dialect}: {duckdb_only}"
-    for name in ("run_items", "judgment_items", "stream", "features", "per_query"):
+    for name in ("run_items", "judgment_items", "item_stream", "features", "per_query"):
         assert re.search(rf"\b{name}\b", sql, re.I), f"{dialect}: CTE {name} missing"
     # every window ORDER BY term says where NULLs go, or (T-SQL, BigQuery) NULLs get their own sort key
     if dialects.get(dialect).nulls_in_windows:
