@@ -120,10 +120,9 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                           types=(("INT", "Nullable(UInt64)"), ("DOUBLE", "Nullable(Float64)"),
                                  ("VARCHAR", "Nullable(String)"), ("BOOLEAN", "Nullable(Bool)")),
                           ddl="CREATE OR REPLACE VIEW {fn} AS\n{body};\n", named_arg="{name}={value}")),
-    # Spark 4 reads `FROM stream AS s` as a streaming read of a table named AS: quote the CTE name stream.
-    Dialect("spark", "spark", keywords=("stream",), fail="raise_error({msg})", note="ANSI mode safe: every divisor through NULLIF",
+    Dialect("spark", "spark", fail="raise_error({msg})", note="ANSI mode safe: every divisor through NULLIF",
             native=replace(_SPARK, kind="SQL table functions (Spark 4)", listing=2)),
-    Dialect("databricks", "databricks", keywords=("stream",), fail="raise_error({msg})", note="as spark", native=_SPARK),
+    Dialect("databricks", "databricks", fail="raise_error({msg})", note="as spark", native=_SPARK),
     Dialect("bigquery", "bigquery", nulls_in_windows=False, fail="ERROR({msg})", note="null order as a CASE sort key",
             native=Native("table functions", 4,
                           "every argument, in order (BigQuery table functions have no defaults); NULL means the "
@@ -384,16 +383,36 @@ def render(query: exp.Expression, dialect: str, pretty: bool = True) -> str:
 def table(name: str, dialect: str = "duckdb", what: str = "table") -> exp.Table:
     """A (possibly qualified) table name as a sqlglot Table: db.schema.table, BigQuery project.dataset.table.
 
-    Each dot-separated part must be a plain name (letters, digits, _, $ and -); quotes, spaces, semicolons and
-    comments are rejected, so a name can never become SQL. Parts that need quoting (a '-' in a BigQuery
-    project, a leading digit) are quoted by sqlglot when the query is written."""
-    get(dialect)
+    Parts are plain names (letters, digits, _, $ and -) or identifiers quoted as the dialect quotes them
+    (analytics."RecsV2", `my-project`.ds.t, [dbo].[Recs]), which keep their case and may be keywords. Anything
+    else (spaces outside quotes, semicolons, comments, expressions) is refused, so a name never becomes SQL.
+    Plain parts that need quoting (a '-' in a BigQuery project, a leading digit) are quoted by sqlglot when the
+    query is written."""
+    d = get(dialect)
     text = str(name) if name is not None else ""
     parts = text.split(".")
-    if not text or len(parts) > 3 or not all(re.fullmatch(r"[^\W][\w$-]*", p) for p in parts):
-        raise UsageError(f"{what} name {text!r} is not a plain (possibly qualified) table name: use dot-separated "
-                         f"parts of letters, digits, _, $ and - (db.schema.table); quotes, spaces, semicolons "
-                         f"and comments are not allowed")
-    ids = [exp.Identifier(this=p, quoted=not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p)) for p in parts]
+    refusal = (f"{what} name {text!r} is not a (possibly qualified) table name: use dot-separated parts, each "
+               f"a plain name (letters, digits, _, $ and -) or a quoted identifier (\"RecsV2\"); spaces outside "
+               f"quotes, semicolons and comments are not allowed")
+    if text and len(parts) <= 3 and all(re.fullmatch(r"[^\W][\w$-]*", p) for p in parts):
+        ids = [exp.Identifier(this=p, quoted=not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p)) for p in parts]
+        catalog, db, this = [None] * (3 - len(ids)) + ids
+        return exp.Table(this=this, db=db, catalog=catalog)
+    if not text or not any(q in text for q in ('"', "`", "[")) or text != text.strip():
+        raise UsageError(refusal)
+    try:  # quoted identifiers: read as the dialect reads them
+        tree = sqlglot.parse(f"SELECT * FROM {text}", read=d.sqlglot)
+    except sqlglot.errors.SqlglotError:
+        raise UsageError(refusal) from None
+    select = tree[0] if len(tree) == 1 else None
+    source = select.args.get("from_") if isinstance(select, exp.Select) else None
+    found = source.this if source is not None else None
+    if (not isinstance(found, exp.Table) or set(select.args) - {"expressions", "from_"} - {
+            k for k, v in select.args.items() if not v} or found.alias or any(
+            n.comments for n in select.walk()) or not all(isinstance(p, exp.Identifier) for p in found.parts)
+            or len(found.parts) > 3 or any(not p.name for p in found.parts)):
+        raise UsageError(refusal)
+    ids = [exp.Identifier(this=p.name, quoted=p.quoted or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p.name))
+           for p in found.parts]
     catalog, db, this = [None] * (3 - len(ids)) + ids
     return exp.Table(this=this, db=db, catalog=catalog)

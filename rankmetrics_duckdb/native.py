@@ -32,7 +32,7 @@ from .errors import UsageError
 PREFIX = "rm_"
 DIALECTS = tuple(dialects.native_names())  # the dialects of dialects.DIALECTS that have native objects
 RUN_COLUMNS = ("score", "rank", "score,rank")
-STREAM = "item_stream"  # not "stream": FROM STREAM is Spark 4's syntax for a streaming read
+STREAM = sqlgen.STREAM  # not "stream": FROM STREAM is Spark 4's syntax for a streaming read
 _INPUT_MACROS = ("rm_stream", "rm_run_items", "rm_judgment_items",
                  "rm_trec_fields", "trec_qrels", "trec_run")  # sql/02_trec.sql: DuckDB file readers
 

@@ -164,6 +164,9 @@ def _column(table: str, name: str) -> exp.Column:
     return exp.column(name, table=table)
 
 
+# Internal CTE names are no keyword of any engine: `stream` is one in Spark 4 (FROM STREAM reads a stream) and
+# Databend, so the stream's CTE is item_stream.
+STREAM = "item_stream"
 LIST = "rm_list"   # the alias of an unnested list: rm_list.rm_item, its position rm_list.rm_pos (base 0 or 1)
 
 
@@ -469,18 +472,18 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         ctes += _split_features(conv, kept, values, keep, cutoff_depth(measures, conv), top_n)
         feature_table = "features"
     else:
-        ctes = items + [("stream", stream(conv))]
+        ctes = items + [(STREAM, stream(conv))]
         if keep is not None:  # the judged rows all stay
             keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right)
         if kept or keep is not None:
             features_select = exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")),
-                                         *[exp.alias_(e, name) for name, e in kept]).from_("stream AS s")
+                                         *[exp.alias_(e, name) for name, e in kept]).from_(f"{STREAM} AS s")
             if keep is not None:
                 features_select = features_select.where(keep)
             ctes.append(("features", features_select))
             feature_table = "features"
         else:
-            feature_table = "stream"
+            feature_table = STREAM
     wide = exp.select(_column("f", "query_id"), *[exp.alias_(v, f"m_{i + 1}") for i, v in enumerate(values)])
     wide = wide.from_(exp.Table(this=exp.to_identifier(feature_table), alias=exp.TableAlias(this=exp.to_identifier("f"))))
     wide = wide.group_by(_column("f", "query_id"))

@@ -431,3 +431,34 @@ def test_cli_compare_by_groups(tmp_path):
             t = scipy_stats.ttest_rel([mine[q] for q in queries], [base[q] for q in queries])
             assert r["delta"] == pytest.approx(mine[None] - base[None], abs=1e-9)
             assert r["p_value"] == pytest.approx(t.pvalue, rel=1e-9)
+
+
+def test_mixed_case_quoted_table_in_a_schema_on_postgres():
+    """--run 'analytics."RecsV2"' (a mixed-case table in a schema, a mixed-case column "Pred"): rankmetrics sql
+    and the native functions read it, with the numbers of pytrec_eval on the slice."""
+    from conftest import cli
+    e = engines.start("postgres")
+    try:
+        e.load("labels_src", labels_table())
+        e.load("recs_src", recs_table())
+        e.con.execute('CREATE SCHEMA analytics')
+        e.con.execute('CREATE TABLE analytics."RecsV2" AS SELECT model_version, segment, user_id, movie_id, '
+                      'pred AS "Pred" FROM rm.recs_src WHERE segment = \'app\'')
+        e.con.execute('CREATE TABLE analytics."Labels" AS SELECT * FROM rm.labels_src')
+        args = ["sql", "--dialect", "postgres", "--run", 'analytics."RecsV2"', "--judgments", 'analytics."Labels"',
+                "--query-column", "user_id", "--item-column", "movie_id", "--score-column", "Pred",
+                "--relevance-column", "rating", "--by", "model_version", "-m", "AP", "-q"]
+        rows = e.rows(cli(*args).stdout)
+        got = {(m, str(q) if q is not None else None): float(v) for m, q, v in
+               ((r[1], r[2], r[3]) for r in rows if r[0] == "AP")}
+        for model in MODELS:
+            for q, v in EXPECTED[(model, "app")]["AP"].items():
+                assert got[(model, q)] == pytest.approx(v, abs=1e-9), (model, q)
+        e.con.execute("CREATE SCHEMA rmq")
+        e.con.execute(native.script("postgres", run='analytics."RecsV2"', judgments='analytics."Labels"',
+                                    schema="rmq", form=Shape(columns=dict(COLUMNS, score="Pred"), by=["model_version"])))
+        means = dict(e.rows("SELECT model_version, avg(value) FROM rmq.rm_ap() GROUP BY 1"))
+        for model in MODELS:
+            assert means[model] == pytest.approx(EXPECTED[(model, "app")]["AP"][None], abs=1e-9)
+    finally:
+        e.close()

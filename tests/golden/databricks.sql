@@ -15,7 +15,7 @@ WITH run_items AS (
       ELSE FLOOR(CAST(j.relevance AS DOUBLE))
     END AS DOUBLE) AS grade
   FROM `my-project`.rm.trec_judgments AS j
-), `stream` AS (
+), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -78,7 +78,7 @@ WITH run_items AS (
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
       )
     ) AS running_rel_5
-  FROM `stream` AS s
+  FROM item_stream AS s
   WHERE
     s.kind = 'J' OR s.pos = 1 OR (
       NOT s.grade IS NULL
