@@ -11,8 +11,9 @@
 -- shared by the metrics. They are written in portable SQL: the Python package expands them and renders the
 -- result for other engines with sqlglot, so no DuckDB-only syntax here (see rankmetrics_duckdb/sqlsource.py).
 
--- Byte-wise ordering of item ids (trec_eval compares ids with strcmp). DuckDB compares strings byte-wise
--- already; the dialect layer rewrites this marker for engines that need a collation (PostgreSQL: COLLATE "C").
+-- Byte-wise comparison of ids (trec_eval compares ids with strcmp), in orderings and in the joins of the stream.
+-- DuckDB compares strings byte-wise already; the dialect layer rewrites this marker for engines that need a
+-- collation (PostgreSQL: COLLATE "C"; SQL Server's case-insensitive default would match item AB with ab).
 CREATE OR REPLACE MACRO rm_bytewise(x) AS x;
 
 -- Fail the statement with a message naming the fault (a duplicate item, a conflicting judgment): DuckDB's

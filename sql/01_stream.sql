@@ -137,12 +137,15 @@ FROM (
         UNION ALL
         SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in
         FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS ri
-        JOIN rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS jo ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+        JOIN rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS jo
+            ON rm_bytewise(jo.query_id) = rm_bytewise(ri.query_id) AND rm_bytewise(jo.item_id) = rm_bytewise(ri.item_id)
         WHERE judged_only AND jo.grade >= 0
     ) AS r
 ) AS ranked
 LEFT JOIN rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS j
-    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+    -- ids compared byte-wise here too: a case-insensitive default collation (MySQL, SQL Server) would match
+    -- item AB with judgment ab
+    ON rm_bytewise(j.query_id) = rm_bytewise(ranked.query_id) AND rm_bytewise(j.item_id) = rm_bytewise(ranked.item_id)
 UNION ALL
 -- The ideal ordering of the judged items, by grade alone: a 'J' row's pos is only read as a discount paired with
 -- its own grade (the ideal DCG; the running windows of 'R' rows never read their 'J' values), and items of equal

@@ -70,3 +70,24 @@ def test_duckdb_macros_refuse_duplicates_and_conflicts():
         con.execute('SELECT * FROM "precision"(\'dup_run\', \'qrels\', 2)').fetchall()
     with pytest.raises(duckdb.Error, match="item d1 of query q1 is judged 2 times"):
         con.execute('SELECT * FROM ndcg(\'run\', \'conflict\', 10)').fetchall()
+
+
+def test_ids_are_joined_byte_wise_under_a_case_insensitive_collation():
+    """A case-insensitive collation (MariaDB's and SQL Server's defaults; here a nondeterministic ICU collation on
+    PostgreSQL) matches item AB with judgment ab in a plain join. The stream joins ids byte-wise (rm_bytewise),
+    so P@1 is 0, as `eval` says: the run's only item, AB, is not the judged item ab."""
+    e = engines.start("postgres")
+    try:
+        e.con.execute("CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)")
+        e.con.execute('CREATE TABLE rm.ci_run (query_id TEXT COLLATE ci, item_id TEXT COLLATE ci, score FLOAT8)')
+        e.con.execute('CREATE TABLE rm.ci_qrels (query_id TEXT COLLATE ci, item_id TEXT COLLATE ci, relevance INT)')
+        e.con.execute("INSERT INTO rm.ci_run VALUES ('q1', 'AB', 1.0)")
+        e.con.execute("INSERT INTO rm.ci_qrels VALUES ('q1', 'ab', 1), ('q1', 'zz', 0)")
+        assert e.rows("SELECT count(*) FROM rm.ci_run r JOIN rm.ci_qrels j ON r.item_id = j.item_id") == [(1,)]
+        rows = e.rows(rm.to_sql(["P@1"], dialect="postgres", run="rm.ci_run", judgments="rm.ci_qrels"))
+        assert [float(r[-1]) for r in rows] == [0.0]
+        assert rm.evaluate(QRELS.from_pylist([{"query_id": "q1", "item_id": "ab", "relevance": 1},
+                                              {"query_id": "q1", "item_id": "zz", "relevance": 0}]),
+                           pa.table({"query_id": ["q1"], "item_id": ["AB"], "score": [1.0]}), ["P@1"]) == {"P@1": 0.0}
+    finally:
+        e.close()

@@ -48,13 +48,15 @@ WITH run_items AS (
         ri.rank_in
       FROM run_items AS ri
       JOIN judgment_items AS jo
-        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+        ON jo.query_id COLLATE Latin1_General_BIN2 = ri.query_id COLLATE Latin1_General_BIN2
+        AND jo.item_id COLLATE Latin1_General_BIN2 = ri.item_id COLLATE Latin1_General_BIN2
       WHERE
         (1 = 0)
     ) AS r
   ) AS ranked
   LEFT JOIN judgment_items AS j
-    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+    ON j.query_id COLLATE Latin1_General_BIN2 = ranked.query_id COLLATE Latin1_General_BIN2
+    AND j.item_id COLLATE Latin1_General_BIN2 = ranked.item_id COLLATE Latin1_General_BIN2
   UNION ALL
   SELECT
     j.query_id,
