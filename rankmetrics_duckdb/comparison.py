@@ -200,16 +200,17 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
                 query_overlap(con, run, j, counted=False)
         else:
             from . import warehouse
-            loaded = []
-            for i, obj in enumerate(objs):
-                if form:
-                    judged_i, run = warehouse.load_pair(reader, judgments, obj, form)
-                    judged = judged if i else judged_i
-                else:
-                    judged = judged if i else reader.load(judgments, JUDGMENTS)
+            if form:  # the judgments once, every run; then each run's overlap
+                judged, loaded = warehouse.load_all(reader, judgments, objs, form)
+                for run in loaded:
+                    query_overlap(con, run, judged, counted=False)
+            else:
+                judged = reader.load(judgments, JUDGMENTS)
+                loaded = []
+                for obj in objs:
                     run = reader.load(obj, RUN)
-                query_overlap(con, run, judged, counted=False)
-                loaded.append(run)
+                    query_overlap(con, run, judged, counted=False)
+                    loaded.append(run)
         run_rel, any_rank = _stacked_runs(loaded)
         plan = sqlgen.plan(measures, conv, sqlgen.Source(run_rel, True, any_rank),
                            sqlgen.Source(_stacked_judgments(judged, len(loaded)), True, False),

@@ -56,9 +56,15 @@ def sql_string(value: str) -> str:
     return exp.Literal.string(value).sql(dialect="duckdb")
 
 
-def _reader_path(path: str) -> str:
+def reader_path(path: str) -> str:
     """A file path as the SQL literal that makes DuckDB's readers open exactly that file (paths.literal)."""
     return sql_string(paths.literal(path))
+
+
+def header_delimiter(path: str, first: str) -> str:
+    """The delimiter of a CSV/TSV file with a header, from its first data line: a tab unless the line has
+    commas too (then a tab only for a .tsv name)."""
+    return "\t" if "\t" in first and ("," not in first or path.lower().rstrip(".gz").endswith(".tsv")) else ","
 
 
 def quoted(name: str) -> str:
@@ -514,13 +520,13 @@ class Reader:
         if not content:
             raise InputError(f"{path}: the file has no data lines")
         first = content[0]
-        delim = "\t" if "\t" in first and ("," not in first or path.lower().rstrip(".gz").endswith(".tsv")) else ","
+        delim = header_delimiter(path, first)
         header = [h.strip().strip('"') for h in first.split(delim)]
         known = {a for names in ALIASES.values() for a in names}  # a header names a known column, and no number
         if (any(h.lower() in known for h in header) and len(header) >= 2 and not _is_trec_line(first, kind)
                 and not any(_NUMBER.fullmatch(h) for h in header)):
             opts = f"header=true, delim={sql_string(delim)}, all_varchar=true, compression='auto'"
-            return self._materialize(f"SELECT * FROM read_csv({_reader_path(path)}, {opts})", path, kind, text=True,
+            return self._materialize(f"SELECT * FROM read_csv({reader_path(path)}, {opts})", path, kind, text=True,
                                      explain=lambda: _csv_shape_fault(path, delim))
         if delim == "," and len(header) >= 2 and len(first.split()) < (4 if kind == JUDGMENTS else 6):
             raise InputError(f"{path}, line 1: looks like CSV, but {first.strip()[:80]!r} is not a header naming the "
@@ -540,7 +546,7 @@ class Reader:
         fast = self._trec_strict(path, kind)
         if fast is not None:
             return fast
-        lines = (f"read_csv({_reader_path(path)}, columns={{'line': 'VARCHAR'}}, delim='\\x01', header=false, "
+        lines = (f"read_csv({reader_path(path)}, columns={{'line': 'VARCHAR'}}, delim='\\x01', header=false, "
                  f"quote='', escape='', auto_detect=false, compression='auto')")
         parts = "string_split_regex(trim(l.line), '\\s+')"
         split = (f"SELECT {parts} AS p, l.line AS line FROM {lines} AS l "
@@ -575,7 +581,7 @@ class Reader:
         if delim is None:
             return None
         name = quoted(self._name(kind))
-        select, bad_row = strict_trec_select(_reader_path(path), delim, kind)
+        select, bad_row = strict_trec_select(reader_path(path), delim, kind)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {name} AS {select}")
         except duckdb.Error:

@@ -200,7 +200,7 @@ def _argument_checks(macro_name: str, params) -> exp.Select | None:
         if rule is None:
             continue
         message = exp.Concat(expressions=[lit(f"rankmetrics: {PREFIX}{macro_name}: {name} must be {rule}, not "),
-                                          sqlgen._cast(ref.copy(), "VARCHAR")])
+                                          exp.cast(ref.copy(), "VARCHAR")])
         faults.append(exp.select(exp.alias_(exp.Case(ifs=[exp.If(this=bad, true=message)]), "fault")).from_(
             exp.Table(this=exp.to_identifier("params"), alias=exp.TableAlias(this=exp.to_identifier("prm")))))
     if not faults:

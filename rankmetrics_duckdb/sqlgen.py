@@ -100,15 +100,19 @@ def _query_key(src: Source, alias: str, by: tuple) -> exp.Expression:
     return exp.DPipe(this=exp.column("group_key", table="g"), expression=query, safe=True)
 
 
-def ungroup(select: exp.Select, alias: str, by: tuple, text: bool = False) -> tuple[exp.Select, exp.Expression]:
+def key_parts(key: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
+    """(its group's key, the query id) of a grouped query id (see GROUP_BASE)."""
+    return (exp.Substring(this=key.copy(), start=exp.Literal.number(1), length=exp.Literal.number(GROUP_WIDTH)),
+            exp.Substring(this=key.copy(), start=exp.Literal.number(GROUP_WIDTH + 1)))
+
+
+def ungroup(select: exp.Select, alias: str, by: tuple) -> tuple[exp.Select, exp.Expression]:
     """select (reading rows keyed by a grouped query id as `alias`) joined with rm_groups (as g), and the query id
-    without its group's number; the caller projects group_columns(by) (as text with text=True)."""
-    number = exp.Substring(this=exp.column("query_id", table=alias), start=exp.Literal.number(1),
-                           length=exp.Literal.number(GROUP_WIDTH))
-    key = exp.column("group_key", table="g")
+    without its group's key; the caller projects group_columns(by)."""
+    group_key, query = key_parts(exp.column("query_id", table=alias))
     joined = select.join(exp.Table(this=exp.to_identifier("rm_groups"), alias=exp.TableAlias(this=exp.to_identifier("g"))),
-                         on=exp.EQ(this=key, expression=number))
-    return joined, exp.Substring(this=exp.column("query_id", table=alias), start=exp.Literal.number(GROUP_WIDTH + 1))
+                         on=exp.EQ(this=exp.column("group_key", table="g"), expression=group_key))
+    return joined, query
 
 
 def group_columns(by: tuple, text: bool = False) -> list[exp.Expression]:
@@ -128,12 +132,11 @@ def input_checks(by: tuple = ()) -> exp.Select:
     x = lambda name: _column("x", name)  # noqa: E731
     lit = exp.Literal.string
     count = exp.Count(this=exp.Star())
-    query = [exp.Substring(this=x("query_id"), start=exp.Literal.number(GROUP_WIDTH + 1))] if by else [x("query_id")]
-    if by:  # the group's number in sort order (rm_groups), off the query id's prefix
-        number = exp.Sub(this=_cast(exp.Substring(this=x("query_id"), start=exp.Literal.number(1),
-                                                  length=exp.Literal.number(GROUP_WIDTH)), "BIGINT"),
-                         expression=exp.Literal.number(GROUP_BASE))
-        query += [lit(" (group "), _cast(number, "VARCHAR"), lit(" of the by columns, in sort order)")]
+    query = [x("query_id")]
+    if by:  # the query id without its group's key, and the group's number in sort order (rm_groups)
+        group_key, query_id = key_parts(x("query_id"))
+        number = exp.Sub(this=_cast(group_key, "BIGINT"), expression=exp.Literal.number(GROUP_BASE))
+        query = [query_id, lit(" (group "), _cast(number, "VARCHAR"), lit(" of the by columns, in sort order)")]
     run = exp.select(exp.alias_(exp.Concat(expressions=[
         lit("rankmetrics: item "), x("item_id"), lit(" appears "), _cast(count, "VARCHAR"), lit(" times for query "),
         *[q.copy() for q in query], lit(" in the run")]), "fault")).from_(

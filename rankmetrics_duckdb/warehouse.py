@@ -15,9 +15,9 @@ import os
 
 import duckdb
 
-from . import paths
 from .errors import InputError
-from .inputs import ALIASES, JUDGMENTS, RUN, Loaded, Reader, peek, quoted, run_sql, table_name
+from .inputs import (ALIASES, JUDGMENTS, RUN, Loaded, Reader, header_delimiter, peek, quoted, reader_path,
+                     run_sql, sql_string, table_name)
 from .shape import Shape
 
 
@@ -32,13 +32,11 @@ def _source(reader: Reader, obj, kind: str) -> tuple[str, str]:
                              f"with column names, groups or lists)")
         with open(text, "rb") as fh:
             head = fh.read(4)
-        literal = quoted_string(paths.literal(text))
         if head == b"PAR1" or text.lower().endswith(".parquet"):
-            return f"read_parquet({literal})", text
+            return f"read_parquet({reader_path(text)})", text
         _, lines = peek(text, 2)
-        first = lines[0] if lines else ""
-        delim = "\t" if "\t" in first and "," not in first else ","
-        return (f"read_csv({literal}, header=true, delim={quoted_string(delim)}, compression='auto')", text)
+        delim = header_delimiter(text, lines[0] if lines else "")
+        return f"read_csv({reader_path(text)}, header=true, delim={sql_string(delim)}, compression='auto')", text
     if isinstance(obj, duckdb.DuckDBPyRelation):
         table = obj.to_arrow_table()
         return quoted(reader.register(table, kind)), "DuckDB relation"
@@ -47,10 +45,6 @@ def _source(reader: Reader, obj, kind: str) -> tuple[str, str]:
         return quoted(reader.register(obj, kind)), f"{module} {type(obj).__name__}"
     raise InputError(f"cannot read the {kind} from a {type(obj).__name__}; give a table name, a Parquet or CSV file, "
                      f"a DuckDB relation, or a pandas, polars or pyarrow table")
-
-
-def quoted_string(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
 
 
 SHARED = ("query_id", "item_id")  # columns both tables have: a name given may be the name in one table only
@@ -88,14 +82,22 @@ def _is_list(type_text: str) -> bool:
 
 
 def load_pair(reader: Reader, judgments, run, form: Shape) -> tuple[Loaded, Loaded]:
-    """(judgments, run) loaded by load; a query or item column named in form.columns must be in one of them."""
+    """(judgments, run) loaded by load_all."""
+    judged, (loaded,) = load_all(reader, judgments, [run], form)
+    return judged, loaded
+
+
+def load_all(reader: Reader, judgments, runs: list, form: Shape) -> tuple[Loaded, list[Loaded]]:
+    """The judgments (loaded once) and each run, loaded by load; a query or item column named in form.columns
+    must be in one of the tables."""
     used: set = set()
-    loaded = load(reader, judgments, JUDGMENTS, form, used), load(reader, run, RUN, form, used)
+    judged = load(reader, judgments, JUDGMENTS, form, used)
+    loaded = [load(reader, run, RUN, form, used) for run in runs]
     missing = [c for c in SHARED if c in form.columns and c not in used]
     if missing:
         raise InputError(f"no column {form.columns[missing[0]]} (the {missing[0].replace('_', ' ')} column) in "
                          f"the run or the judgments")
-    return loaded
+    return judged, loaded
 
 
 def load(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -> Loaded:
