@@ -365,7 +365,11 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     query = _table_free_plan(tuple(m.requested for m in measures), tuple(sorted(conv.items())), has_score,
                              has_rank, bool(per_query), tuple(sorted(form.columns.items())), form.by,
                              form.judgments_by, form.run_lists, form.judgment_lists).transform(put_tables)
-    return dialects.render(query, d.name, pretty=pretty) + "\n"
+    text = dialects.render(query, d.name, pretty=pretty) + "\n"
+    if d.helper:  # the SQL calls a helper function that `rankmetrics macros --dialect D` creates
+        text = (f"-- fails through rm_fail(message), a function to create once: rankmetrics macros --dialect "
+                f"{d.name}\n") + text
+    return text
 
 
 @functools.lru_cache(maxsize=64)

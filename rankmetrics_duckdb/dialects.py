@@ -77,6 +77,26 @@ _SPARK = Native(
     ddl=_SQL_FUNCTION + "{groups}query_id STRING, value DOUBLE)\nRETURN\n{body};\n")
 
 
+# MySQL and MariaDB cannot fail a SELECT with a message of its own (casts and JSON paths only warn, EXTRACTVALUE
+# wants a constant path): the SQL calls this function, which raises the message. The DELIMITER lines are the
+# mysql/mariadb client's, so that the body's semicolons do not end the statement.
+_MYSQL_FAIL = """\
+-- rankmetrics for mysql (MySQL 8, MariaDB 10.2+): these engines have no table functions, so there are no metric
+-- objects; `rankmetrics sql --dialect mysql` prints each evaluation as one SELECT. That SELECT fails on a
+-- duplicate item or a conflicting judgment by calling rm_fail(message), which raises the message as an error
+-- (SIGNAL SQLSTATE '45000'). Create it once in the database the queries run in (the DELIMITER lines are for the
+-- mysql/mariadb command-line client; send the CREATE statement alone from a driver).
+DROP FUNCTION IF EXISTS rm_fail;
+DELIMITER //
+CREATE FUNCTION rm_fail(msg TEXT) RETURNS INT DETERMINISTIC NO SQL
+BEGIN
+  SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = msg;
+  RETURN 0;
+END//
+DELIMITER ;
+"""
+
+
 @dataclass(frozen=True)
 class Dialect:
     name: str
@@ -94,6 +114,9 @@ class Dialect:
     lists: str | None = "unnest"      # list columns (run_lists, judgment_lists): "unnest" (sqlglot writes UNNEST
     #                                   WITH ORDINALITY, POSEXPLODE, WITH OFFSET, FLATTEN), "array_join"
     #                                   (ClickHouse's ARRAY JOIN), None: the engine has no list type
+    helper: str | None = None         # a function the rendered SQL calls (MySQL's rm_fail), as a client script
+    #                                   that `rankmetrics macros --dialect D` prints, for dialects without native
+    #                                   objects; a missing helper fails the statement ("does not exist")
     note: str = field(default="", compare=False)
     native: Native | None = None      # its native objects (`rankmetrics macros`), None: it has none
 
@@ -142,6 +165,12 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             note="binary collation; null order as a CASE sort key"),
     # DataFusion: PostgreSQL-flavoured SQL; it compares Utf8 strings byte-wise, and has no COLLATE.
     # (its UNNEST has no WITH ORDINALITY yet: list columns are refused there)
+    # MySQL 8 / MariaDB 10.2+: ids compared in a binary collation (the default ones are case-insensitive); no
+    # NULLS FIRST/LAST at all; no SELECT can fail with a message, so the SQL calls the helper function rm_fail,
+    # which `rankmetrics macros --dialect mysql` creates (SIGNAL); a missing helper fails the statement too.
+    Dialect("mysql", "mysql", bytewise="utf8mb4_bin", nulls_in_windows=False, lists=None, concat_function=True,
+            fail="rm_fail({msg})", helper=_MYSQL_FAIL,
+            note="binary collation; null order as a CASE sort key; the rm_fail helper"),
     Dialect("datafusion", "postgres", lists=None, note="PostgreSQL-flavoured SQL; no list columns"),
 )}
 

@@ -289,7 +289,17 @@ def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_colum
 def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: str | None = None,
            schema: str | None = None, run_columns: str | None = None, form: shape.Shape | None = None) -> str:
     """The DDL creating every metric as a native object of the dialect (DuckDB: the macros script). run,
-    judgments (default: run, judgments), run_columns (default: score) and schema are for the other dialects."""
+    judgments (default: run, judgments), run_columns (default: score) and schema are for the other dialects. A
+    dialect without native objects whose SQL calls a helper function (MySQL's rm_fail) gets that helper."""
+    helper = dialects.DIALECTS.get(str(dialect or "").strip().lower())
+    if helper is not None and helper.native is None and helper.helper:
+        given = [name for name, value in (("schema", schema), ("run", run), ("judgments", judgments),
+                                          ("run columns", run_columns)) if value is not None]
+        if given or form:
+            raise UsageError(f"{helper.name} has no metric objects, only the helper function its SQL calls, "
+                             f"created in the current database: {', '.join(given) or 'the table shape'} does not "
+                             f"apply here (the shape is an option of `rankmetrics sql --dialect {helper.name}`)")
+        return helper.helper
     d = _dialect(dialect)
     if d.native.sql_macros:
         given = [name for name, value in (("schema", schema), ("run", run), ("judgments", judgments),

@@ -11,7 +11,9 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
+import time
 
 import pyarrow as pa
 
@@ -171,6 +173,119 @@ class Postgres:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+class MariaDB:
+    """A throw-away MariaDB server (Debian's mariadb-server): mariadb-install-db into a temporary folder (as
+    `nobody` when we are root), a unix socket there and no network, stopped and removed by close(). The database
+    rm has a case-insensitive default collation (utf8mb4_general_ci), so that ids differing only in case really
+    need the rendered binary collation. The rm_fail helper the SQL calls is created from `rankmetrics macros
+    --dialect mysql`, as a user would (its DELIMITER lines are the mysql client's, not SQL)."""
+    dialect = "mysql"
+
+    def __init__(self):
+        import pymysql
+        server, install = shutil.which("mariadbd", path="/usr/sbin:/usr/bin:" + os.environ.get("PATH", "")), \
+            shutil.which("mariadb-install-db", path="/usr/bin:/usr/sbin:" + os.environ.get("PATH", ""))
+        if server is None or install is None:
+            raise EngineMissing("MariaDB server binaries (mariadbd, mariadb-install-db) not found: "
+                                "apt-get install -y mariadb-server (.ci/run does)")
+        self.tmp = tempfile.mkdtemp(prefix="rankmetrics-mariadb-")
+        self.socket = os.path.join(self.tmp, "sock")
+        run_as = {}
+        if os.geteuid() == 0:  # mariadbd refuses to run as root without --user
+            import pwd
+            user = pwd.getpwnam("nobody")
+            os.chown(self.tmp, user.pw_uid, user.pw_gid)
+            run_as = dict(user=user.pw_uid, group=user.pw_gid, extra_groups=[])
+        data = os.path.join(self.tmp, "data")
+        self.proc = None
+        try:
+            p = subprocess.run([install, "--no-defaults", f"--datadir={data}", "--skip-test-db",
+                                "--auth-root-authentication-method=normal"],
+                               cwd=self.tmp, capture_output=True, text=True, timeout=120, **run_as)
+            if p.returncode != 0:
+                raise EngineMissing(f"MariaDB: mariadb-install-db failed: {p.stdout}{p.stderr}")
+            self.proc = subprocess.Popen(
+                [server, "--no-defaults", f"--datadir={data}", f"--socket={self.socket}", "--skip-networking",
+                 "--skip-grant-tables", f"--pid-file={os.path.join(self.tmp, 'pid')}",
+                 f"--log-error={os.path.join(self.tmp, 'error.log')}", "--character-set-server=utf8mb4",
+                 "--collation-server=utf8mb4_general_ci", "--innodb-buffer-pool-size=32M"],
+                cwd=self.tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **run_as)
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    self.con = pymysql.connect(unix_socket=self.socket, user="root", autocommit=True,
+                                               charset="utf8mb4")
+                    break
+                except pymysql.err.OperationalError:
+                    if self.proc.poll() is not None or time.monotonic() > deadline:
+                        log = open(os.path.join(self.tmp, "error.log")).read() if os.path.exists(
+                            os.path.join(self.tmp, "error.log")) else ""
+                        raise EngineMissing(f"MariaDB did not start: {log[-2000:]}") from None
+                    time.sleep(0.1)
+            with self.con.cursor() as cur:
+                cur.execute("CREATE DATABASE rm CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci")
+                cur.execute("USE rm")
+                for statement in helper_statements(_cli_stdout("macros", "--dialect", "mysql")):
+                    cur.execute(statement)
+        except Exception:
+            self.close()
+            raise
+
+    def load(self, name, table):
+        cols = _types(table, "VARCHAR(255)", "DOUBLE", "BIGINT")
+        with self.con.cursor() as cur:
+            cur.execute(f"CREATE TABLE rm.{name} ({', '.join(f'{c} {t}' for c, t in cols)})")
+            cur.executemany(f"INSERT INTO rm.{name} VALUES ({', '.join(['%s'] * len(cols))})",
+                            list(zip(*[table.column(c).to_pylist() for c, _ in cols])))
+        return f"rm.{name}"
+
+    def rows(self, sql):
+        with self.con.cursor() as cur:
+            cur.execute(sql)
+            return [tuple(r) for r in cur.fetchall()]
+
+    def close(self):
+        if getattr(self, "con", None) is not None:
+            self.con.close()
+            self.con = None
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _cli_stdout(*args) -> str:
+    p = subprocess.run([sys.executable, "-m", "rankmetrics_duckdb", *args], capture_output=True, text=True,
+                       timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError(f"rankmetrics {' '.join(args)}: {p.stderr}")
+    return p.stdout
+
+
+def helper_statements(script: str) -> list[str]:
+    """The statements of a mysql client script, as the client splits them: DELIMITER lines set the delimiter
+    (they are the client's, not SQL); comments dropped."""
+    statements, delimiter, current = [], ";", []
+    for line in script.splitlines():
+        if line.strip().upper().startswith("DELIMITER "):
+            delimiter = line.split()[1]
+            continue
+        if line.lstrip().startswith("--") and not current:
+            continue
+        current.append(line)
+        if line.rstrip().endswith(delimiter):
+            text = "\n".join(current).rstrip()[:-len(delimiter)].strip()
+            if text:
+                statements.append(text)
+            current = []
+    if "\n".join(current).strip():
+        statements.append("\n".join(current).strip())
+    return statements
+
+
 class Spark:
     """Spark SQL in local mode (pyspark + a Java 17+ runtime), ANSI mode on, tables as global temporary views
     (global_temp.<name>)."""
@@ -299,7 +414,7 @@ class ReadBack:
 
 
 REAL = {"duckdb": DuckDB, "postgres": Postgres, "sqlite": SQLite, "spark": Spark, "clickhouse": ClickHouse,
-        "datafusion": DataFusion}
+        "datafusion": DataFusion, "mysql": MariaDB}
 READ_BACK = ("bigquery", "snowflake", "trino", "presto", "redshift", "databricks", "tsql")
 
 

@@ -91,3 +91,37 @@ def test_ids_are_joined_byte_wise_under_a_case_insensitive_collation():
                            pa.table({"query_id": ["q1"], "item_id": ["AB"], "score": [1.0]}), ["P@1"]) == {"P@1": 0.0}
     finally:
         e.close()
+
+
+def test_mariadb_joins_byte_wise_and_needs_its_helper():
+    """MariaDB's default collation is case-insensitive: a plain join matches item AB with judgment ab (P@1 1,
+    the wrong number of the issue). The rendered SQL joins in utf8mb4_bin, so P@1 is 0, as `eval` says. The SQL
+    fails through the rm_fail helper of `rankmetrics macros --dialect mysql`; in a database without it, the
+    statement fails too (the function does not exist), never returning a number."""
+    e = engines.start("mysql")
+    try:
+        e.rows("CREATE TABLE rm.ci_run (query_id VARCHAR(20), item_id VARCHAR(20), score DOUBLE)")
+        e.rows("CREATE TABLE rm.ci_qrels (query_id VARCHAR(20), item_id VARCHAR(20), relevance INT)")
+        e.rows("INSERT INTO rm.ci_run VALUES ('q1', 'AB', 1.0)")
+        e.rows("INSERT INTO rm.ci_qrels VALUES ('q1', 'ab', 1), ('q1', 'zz', 0)")
+        assert e.rows("SELECT count(*) FROM rm.ci_run r JOIN rm.ci_qrels j ON r.item_id = j.item_id") == [(1,)]
+        sql = rm.to_sql(["P@1"], dialect="mysql", run="rm.ci_run", judgments="rm.ci_qrels")
+        assert sql.startswith("-- fails through rm_fail(message), a function to create once: rankmetrics macros "
+                              "--dialect mysql\n")
+        assert [float(r[-1]) for r in e.rows(sql)] == [0.0]
+        dup = e.load("h_dup_run", RUN)
+        qrels = e.load("h_qrels", QRELS)
+        e.rows("CREATE DATABASE bare")
+        e.rows("USE bare")  # no helper here: the statement fails rather than count d1 twice
+        with pytest.raises(Exception, match="(?i)FUNCTION bare.rm_fail does not exist"):
+            e.rows(rm.to_sql(["P@2"], dialect="mysql", run=dup, judgments=qrels))
+    finally:
+        e.close()
+
+
+def test_mysql_helper_script_takes_no_table_options():
+    from rankmetrics_duckdb.errors import UsageError
+    script = native.script("mysql")
+    assert "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = msg;" in script and "CREATE FUNCTION rm_fail" in script
+    with pytest.raises(UsageError, match="mysql has no metric objects.*schema does not apply"):
+        native.script("mysql", schema="metrics")

@@ -112,7 +112,7 @@ def expected(per_segment=False):
 EXPECTED = expected()
 EXPECTED_SEGMENT = expected(per_segment=True)
 
-NO_LISTS = ("sqlite", "datafusion")  # SQLite has no list type; DataFusion's UNNEST has no WITH ORDINALITY
+NO_LISTS = ("sqlite", "datafusion", "mysql")  # no list type (MySQL: JSON only); DataFusion: no WITH ORDINALITY
 COLUMNS = {"query_id": "user_id", "item_id": "movie_id", "score": "pred", "relevance": "rating"}
 BY = ["model_version", "segment"]
 
