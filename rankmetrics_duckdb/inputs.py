@@ -41,15 +41,29 @@ ALIASES = {
 }
 
 
-@dataclass
 class Loaded:
-    """An input ready for evaluation: a SQL relation on `con` with the standard column names."""
-    label: str                   # how messages name it: a file path, a table name, 'DataFrame', ...
-    relation: exp.Expression     # exp.Table or exp.Subquery selecting the standard columns
-    has_score: bool = True
-    has_rank: bool = False
-    ids_checked: bool = False    # ids known non-empty and free of spaces (strict TREC text): no id check needed
-    groups: tuple = ()           # group columns kept beside the standard ones (warehouse.py), by their own names
+    """An input ready for evaluation: a SQL relation on `con` with the standard column names. The one record of
+    a loaded input, whichever path loaded it (the careful path here, the one-statement path in onepass.py, the
+    warehouse step); build: how to make the relation on first use, for a path that needs none itself."""
+
+    def __init__(self, label: str, relation: exp.Expression | None = None, has_score: bool = True,
+                 has_rank: bool = False, ids_checked: bool = False, groups: tuple = (), build=None):
+        self.label = label                # how messages name it: a file path, a table name, 'DataFrame', ...
+        self._relation = relation         # exp.Table or exp.Subquery selecting the standard columns
+        self.has_score, self.has_rank = has_score, has_rank
+        self.ids_checked = ids_checked    # ids known non-empty and free of spaces (strict TREC text)
+        self.groups = tuple(groups)       # group columns kept beside the standard ones (warehouse.py)
+        self._build = build
+
+    @property
+    def relation(self) -> exp.Expression:
+        if self._relation is None:
+            self._relation = self._build()
+        return self._relation
+
+    @relation.setter
+    def relation(self, value):
+        self._relation = value
 
 
 def sql_string(value: str) -> str:
@@ -64,7 +78,7 @@ def reader_path(path: str) -> str:
 def header_delimiter(path: str, first: str) -> str:
     """The delimiter of a CSV/TSV file with a header, from its first data line: a tab unless the line has
     commas too (then a tab only for a .tsv name)."""
-    return "\t" if "\t" in first and ("," not in first or path.lower().rstrip(".gz").endswith(".tsv")) else ","
+    return "\t" if "\t" in first and ("," not in first or path.lower().removesuffix(".gz").endswith(".tsv")) else ","
 
 
 def quoted(name: str) -> str:

@@ -147,8 +147,8 @@ def _top_n(reader, specs, conv, r: _Source) -> bool:
 class Result:
     """What the one statement gives: the two inputs (as inputs.Loaded), the query-id overlap summary, and the
     rows (measure, query_id, value) of the fused query."""
-    judgments: _Loaded
-    run: _Loaded
+    judgments: inputs.Loaded
+    run: inputs.Loaded
     summary: dict
     rows: list
 
@@ -202,38 +202,23 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result
     run_queries, judged_queries, common = counts[n:]
     summary = {"run_queries": run_queries, "judged_queries": judged_queries, "common_queries": common,
                "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
-    loaded = []
-    for src in sources:
-        loaded.append(_Loaded(src))
+    loaded = [inputs.Loaded(src.label, None, src.has_score, src.has_rank, ids_checked=src.strict,
+                            build=lambda src=src: _relation(src)) for src in sources]
     rows = [row[:3] for row in out if row[0] is not None]
     return Result(loaded[0], loaded[1], summary, rows)
 
 
-class _Loaded:
-    """An input taken by the one statement, as inputs.Loaded; its relation (a sqlglot subquery of the standard
-    columns, for Evaluation.sql, .plan and other dialects) is built on first use: the command line needs none."""
-
-    def __init__(self, src: _Source):
-        self.label, self.has_score, self.has_rank, self.ids_checked = src.label, src.has_score, src.has_rank, src.strict
-        self._src = src
-        self._relation = None
-
-    @property
-    def relation(self):
-        if self._relation is None:
-            import sqlglot
-            text = self._src.select
-            if self._src.path:
-                text = text.replace(f"${_param(self._src.kind)}", sql_string(paths.literal(self._src.path)))
-            select = sqlglot.parse_one(text, dialect="duckdb")
-            if self._src.strict:  # rm_bad was for the check only
-                select.set("expressions", [e for e in select.expressions if e.alias_or_name != "rm_bad"])
-            self._relation = sqlglot.exp.Subquery(this=select)
-        return self._relation
-
-    @relation.setter
-    def relation(self, value):
-        self._relation = value
+def _relation(src: _Source):
+    """The input's relation, a sqlglot subquery of the standard columns (for Evaluation.sql, .plan and other
+    dialects), built on first use (inputs.Loaded's build): the command line needs none."""
+    import sqlglot
+    text = src.select
+    if src.path:
+        text = text.replace(f"${_param(src.kind)}", sql_string(paths.literal(src.path)))
+    select = sqlglot.parse_one(text, dialect="duckdb")
+    if src.strict:  # rm_bad was for the check only
+        select.set("expressions", [e for e in select.expressions if e.alias_or_name != "rm_bad"])
+    return sqlglot.exp.Subquery(this=select)
 
 
 def _drop(reader, sources):

@@ -206,6 +206,9 @@ def _single_spaced(tmp_path):
 def _trec_eval_means(ev):
     try:
         got = {m: v for m, q, v in ev.rows() if q is None}
+        # the fused query's text, as evaluated again from the inputs as loaded (whichever path loaded them)
+        again = {m: v for m, q, v in ev.relation().fetchall() if q is None}
+        assert again == pytest.approx(got, abs=1e-12)
     finally:
         ev.close()
     want = read_trec_output(os.path.join(TREC, "out.test"))
