@@ -118,7 +118,6 @@ def _stacked_judgments(judgments, n: int) -> exp.Expression:
 def _group_slice(loaded, kind: str, names: tuple, values: tuple):
     """The rows of a loaded input (with group columns) whose group columns `names` hold `values` (NULL-safe),
     as a Loaded of the standard shape."""
-    from dataclasses import replace
     cols = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else
                                       [c for c, has in (("score", loaded.has_score), ("rank", loaded.has_rank)) if has])
     select = exp.select(*[exp.column(c, table="t") for c in cols]).from_(_source(loaded, "t"))
@@ -127,7 +126,7 @@ def _group_slice(loaded, kind: str, names: tuple, values: tuple):
             for n, v in zip(names, values)]
     if cond:
         select = select.where(exp.and_(*cond))
-    return replace(loaded, relation=exp.Subquery(this=select), groups=())
+    return loaded.derived(exp.Subquery(this=select))
 
 
 def _groups_as_runs(con, reader, judgments, run, form, baseline):

@@ -65,6 +65,10 @@ class Loaded:
     def relation(self, value):
         self._relation = value
 
+    def derived(self, relation: exp.Expression, groups: tuple = ()) -> "Loaded":
+        """The same input read through another relation (a slice of it, say), with these group columns."""
+        return Loaded(self.label, relation, self.has_score, self.has_rank, self.ids_checked, groups)
+
 
 def sql_string(value: str) -> str:
     return exp.Literal.string(value).sql(dialect="duckdb")

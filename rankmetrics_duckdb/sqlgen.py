@@ -58,12 +58,11 @@ def user_column(name: str, table: str | None = None) -> exp.Column:
 
 # Groups (plan's `by`): each group of the run is evaluated as a run of its own, in the same query. The groups
 # are numbered in the CTE rm_groups (in their sort order), and each query id of the stream is prefixed with its
-# group's key, its number written in GROUP_WIDTH digits (GROUP_BASE + number): every window and GROUP BY of the metrics
-# partitions by query_id, so the stream needs nothing else, and the results split the prefix off again.
-GROUP_BASE = 1000000000
-GROUP_WIDTH = 10
-
-
+# group's key, its number and GROUP_SEPARATOR ('3:' + query id): every window and GROUP BY of the metrics
+# partitions by query_id, so the stream needs nothing else, and the results split the prefix off again at the
+# first separator (a number has none). The prefix is short on purpose: DuckDB keeps strings of up to 12 bytes
+# inline, and a longer key makes every sort, join and window of a 10M-row run markedly slower.
+GROUP_SEPARATOR = ":"
 def _group(i: int) -> str:
     return f"rm_g{i + 1}"
 
@@ -75,7 +74,7 @@ def groups_cte(run: Source, by: tuple) -> exp.Select:
     order = exp.Order(expressions=[exp.Ordered(this=exp.column(_group(i), table="d"), nulls_first=True)
                                    for i in range(len(by))])
     number = exp.Window(this=exp.RowNumber(), order=order)
-    key = _cast(exp.Add(this=exp.Literal.number(GROUP_BASE), expression=number.copy()), "VARCHAR")
+    key = exp.DPipe(this=_cast(number.copy(), "VARCHAR"), expression=exp.Literal.string(GROUP_SEPARATOR), safe=True)
     return exp.select(*[exp.column(_group(i), table="d") for i in range(len(by))],
                       exp.alias_(number, "group_no"), exp.alias_(key, "group_key")).from_(
         exp.Subquery(this=distinct, alias=exp.TableAlias(this=exp.to_identifier("d"))))
@@ -100,16 +99,19 @@ def _query_key(src: Source, alias: str, by: tuple) -> exp.Expression:
     return exp.DPipe(this=exp.column("group_key", table="g"), expression=query, safe=True)
 
 
-def key_parts(key: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
-    """(its group's key, the query id) of a grouped query id (see GROUP_BASE)."""
-    return (exp.Substring(this=key.copy(), start=exp.Literal.number(1), length=exp.Literal.number(GROUP_WIDTH)),
-            exp.Substring(this=key.copy(), start=exp.Literal.number(GROUP_WIDTH + 1)))
+def key_parts(key: exp.Expression) -> tuple[exp.Expression, exp.Expression, exp.Expression]:
+    """(its group's key, its group's number as text, the query id) of a grouped query id (see GROUP_SEPARATOR)."""
+    at = exp.StrPosition(this=key.copy(), substr=exp.Literal.string(GROUP_SEPARATOR))
+    return (exp.Substring(this=key.copy(), start=exp.Literal.number(1), length=at.copy()),
+            exp.Substring(this=key.copy(), start=exp.Literal.number(1),
+                          length=exp.Sub(this=at.copy(), expression=exp.Literal.number(1))),
+            exp.Substring(this=key.copy(), start=exp.Add(this=at.copy(), expression=exp.Literal.number(1))))
 
 
 def ungroup(select: exp.Select, alias: str, by: tuple) -> tuple[exp.Select, exp.Expression]:
     """select (reading rows keyed by a grouped query id as `alias`) joined with rm_groups (as g), and the query id
     without its group's key; the caller projects group_columns(by)."""
-    group_key, query = key_parts(exp.column("query_id", table=alias))
+    group_key, _, query = key_parts(exp.column("query_id", table=alias))
     joined = select.join(exp.Table(this=exp.to_identifier("rm_groups"), alias=exp.TableAlias(this=exp.to_identifier("g"))),
                          on=exp.EQ(this=exp.column("group_key", table="g"), expression=group_key))
     return joined, query
@@ -134,9 +136,8 @@ def input_checks(by: tuple = ()) -> exp.Select:
     count = exp.Count(this=exp.Star())
     query = [x("query_id")]
     if by:  # the query id without its group's key, and the group's number in sort order (rm_groups)
-        group_key, query_id = key_parts(x("query_id"))
-        number = exp.Sub(this=_cast(group_key, "BIGINT"), expression=exp.Literal.number(GROUP_BASE))
-        query = [query_id, lit(" (group "), _cast(number, "VARCHAR"), lit(" of the by columns, in sort order)")]
+        _, number, query_id = key_parts(x("query_id"))
+        query = [query_id, lit(" (group "), number, lit(" of the by columns, in sort order)")]
     run = exp.select(exp.alias_(exp.Concat(expressions=[
         lit("rankmetrics: item "), x("item_id"), lit(" appears "), _cast(count, "VARCHAR"), lit(" times for query "),
         *[q.copy() for q in query], lit(" in the run")]), "fault")).from_(
@@ -198,7 +199,7 @@ def _source(src: Source, alias: str) -> exp.Expression:
 def run_items(src: Source, conv: dict | None = None, by: tuple = ()) -> exp.Select:
     """The run normalized as rm_run_items does in DuckDB: text ids, a score (or -rank) and the given rank. With
     the convention scores='float32' (pytrec_eval), the score is rounded to a 32-bit float before ranking. With
-    groups (by), the query id carries its group's number (see GROUP_BASE)."""
+    groups (by), the query id carries its group's number (see GROUP_SEPARATOR)."""
     rank = _column(LIST, "rm_pos") if src.lists else src.column("r", "rank")
     if src.has_score and not src.lists:
         score = _cast(src.column("r", "score"), "DOUBLE")
@@ -428,7 +429,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     With split_kinds, a cutoff-only request (cutoff_depth) ranks each query's top K only, before the join with
     the judgments; top_n (see measures.top_n_pays) also gives the ranking the one-key shape DuckDB computes with a heap.
 
-    by names group columns of the run (see GROUP_BASE): each group is evaluated as a run of its own against the
+    by names group columns of the run (see GROUP_SEPARATOR): each group is evaluated as a run of its own against the
     judgments (joined on the group columns they have), and the rows gain one column per group column, under its
     own name, between measure and query_id; the means are per group.
 
