@@ -61,7 +61,8 @@ def _dialects_help(native: bool) -> str:
     if native:
         kind = dialects.get(dialects.DEFAULT).native.kind
         return ", ".join([f"{dialects.DEFAULT} ({kind}, default)",
-                          *[name for name in dialects.native_names() if name != dialects.DEFAULT]])
+                          *[name for name in dialects.native_names() if name != dialects.DEFAULT],
+                          *[f"{name} (only the helper function its SQL calls)" for name in dialects.helper_names()]])
     *names, last = dialects.names()
     return f"{', '.join(names)} or {last} (default: {dialects.DEFAULT})"
 
@@ -93,8 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--run", metavar="TABLE", help="the run table the objects read (default: run)")
     m.add_argument("--judgments", metavar="TABLE",
                    help="the judgments table the objects read (default: judgments)")
-    m.add_argument("--run-columns", choices=("score", "rank", "score,rank"),
-                   help="which of score and rank the run table has (default: score); ties='input' needs rank")
+    m.add_argument("--run-columns", choices=("score", "rank", "score,rank"), metavar="COLUMNS",
+                   help="which of score and rank the run table has: score (default), rank or score,rank; "
+                        "ties='input' needs rank")
     m.add_argument("--schema", metavar="NAME", help="create the objects in this schema (BigQuery: the dataset)")
     _add_shape(m, tables=True)
     sub.add_parser("metrics", help="list the metrics, their parameters and the names accepted")
@@ -108,8 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dialect", default=dialects.DEFAULT, metavar="D", help=_dialects_help(native=False))
     s.add_argument("--run", required=True, metavar="TABLE", help="the run table, possibly qualified (db.schema.t)")
     s.add_argument("--judgments", required=True, metavar="TABLE", help="the judgments table")
-    s.add_argument("--run-columns", default="score", choices=("score", "rank", "score,rank"),
-                   help="which of score and rank the run table has (default: score)")
+    s.add_argument("--run-columns", default="score", choices=("score", "rank", "score,rank"), metavar="COLUMNS",
+                   help="which of score and rank the run table has: score (default), rank or score,rank")
     s.add_argument("-q", dest="per_query", action="store_true", help="also return one row per query")
     _add_shape(s, tables=True)
     _add_conventions(s)

@@ -184,6 +184,12 @@ def native_names() -> list[str]:
     return [d.name for d in sorted((d for d in DIALECTS.values() if d.native), key=lambda d: d.native.listing)]
 
 
+def helper_names() -> list[str]:
+    """The dialects without native objects whose SQL calls a helper function (Dialect.helper), which `rankmetrics
+    macros` prints for them."""
+    return [d.name for d in DIALECTS.values() if d.native is None and d.helper]
+
+
 def get(name: str) -> Dialect:
     """The dialect called name (case-insensitive); a UsageError listing the supported ones otherwise."""
     d = DIALECTS.get(str(name).strip().lower()) if name is not None else None
