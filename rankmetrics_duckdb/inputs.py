@@ -7,7 +7,6 @@ rows in Python. The caller's files and tables are only read.
 """
 from __future__ import annotations
 
-import gzip
 import itertools
 import os
 import re
@@ -18,9 +17,11 @@ from typing import Callable
 import duckdb
 
 from . import paths
-from .checks import group_sql, JUDGMENTS, RUN, CheckSQL, check_sql, is_number_type, non_finite_test, overlap_counts  # noqa: F401
+from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, overlap_counts  # noqa: F401
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
+from .shape import ALIASES
+from .textfiles import (NUMBER, TREC_SPACE, char_name, csv_shape_fault, first_line_number, header_delimiter, is_special_file, is_stream, is_trec_line, line_of, peek, read_fault, refuse_binary, strict_delimiter, strict_trec_select)
 
 exp = LazyModule("sqlglot.expressions")  # sqlglot, imported on first use (_lazy.py)
 
@@ -30,16 +31,6 @@ exp = LazyModule("sqlglot.expressions")  # sqlglot, imported on first use (_lazy
 NAN_SCORES = ("error", "last")
 
 _COUNTER = itertools.count(1)
-
-# Column names users already have, mapped to ours.
-ALIASES = {
-    "query_id": ("query_id", "qid", "query", "topic", "user_id", "user", "q_id", "queryid", "userid"),
-    "item_id": ("item_id", "docno", "doc_id", "docid", "item", "doc", "document", "itemid", "pid", "passage_id"),
-    "relevance": ("relevance", "rel", "label", "grade", "judgment", "rating", "qrel"),
-    "score": ("score", "sim", "similarity", "prediction", "pred"),
-    "rank": ("rank", "position", "pos"),
-}
-
 
 class Loaded:
     """An input ready for evaluation: a SQL relation on `con` with the standard column names. The one record of
@@ -79,12 +70,6 @@ def reader_path(path: str) -> str:
     return sql_string(paths.literal(path))
 
 
-def header_delimiter(path: str, first: str) -> str:
-    """The delimiter of a CSV/TSV file with a header, from its first data line: a tab unless the line has
-    commas too (then a tab only for a .tsv name)."""
-    return "\t" if "\t" in first and ("," not in first or path.lower().removesuffix(".gz").endswith(".tsv")) else ","
-
-
 def quoted(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
 
@@ -114,122 +99,7 @@ def table_name(name: str) -> exp.Table:
     return table
 
 
-def peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
-    """(is gzip, the first n non-blank lines) of a text file."""
-    with open(path, "rb") as fh:
-        magic = fh.read(4)
-    is_gz = magic[:2] == b"\x1f\x8b"
-    opener = gzip.open if is_gz else open
-    lines = []
-    try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.strip():
-                    lines.append(line.rstrip("\r\n"))
-                if len(lines) >= n:
-                    break
-    except (OSError, EOFError) as e:
-        raise InputError(f"{path}: cannot read the file ({e})") from None
-    return is_gz, lines
-
-
-def _is_stream(obj) -> bool:
-    """A readable file object (sys.stdin.buffer, an open file, io.BytesIO), not a path."""
-    return callable(getattr(obj, "read", None)) and not isinstance(obj, (str, os.PathLike))
-
-
-def _is_special_file(path: str) -> bool:
-    """A path that exists and is neither a regular file nor a folder: a FIFO, a character device, a socket,
-    /dev/stdin on a pipe. Such a file can be read only once, so it is copied first (Reader._spooled)."""
-    try:
-        return os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)
-    except (OSError, ValueError):
-        return False
-
-
-def _refuse_binary(path: str) -> None:
-    """A file that is neither Parquet nor text (after gunzip): a NUL byte or bytes that are not UTF-8 in its
-    first 64 KiB (anywhere, for a NUL in an uncompressed file: both read paths refuse it, see _text_fault)."""
-    try:
-        with open(path, "rb") as fh:
-            is_gz = fh.read(2) == b"\x1f\x8b"
-        with (gzip.open if is_gz else open)(path, "rb") as fh:
-            chunk = fh.read(65536)
-        fault = _text_fault(path, chunk) or (None if is_gz else _nul_fault(path))
-    except (OSError, EOFError) as e:
-        raise InputError(f"{path}: cannot read the file ({getattr(e, 'strerror', None) or e})") from None
-    if fault:
-        raise InputError(fault)
-
-
-def _text_fault(path: str, data: bytes) -> str | None:
-    """The message for the first NUL byte or non-UTF-8 byte of data (a file's text from its start), or None.
-    Ids are compared byte-wise, so text in another encoding (Latin-1) is refused rather than guessed."""
-    nul = data.find(b"\x00")
-    try:
-        data[:nul if nul >= 0 else len(data)].decode("utf-8")
-    except UnicodeDecodeError as e:
-        if e.start < len(data) - 3 or nul >= 0:  # not just a character cut at the end of the chunk
-            line = data[:e.start].count(b"\n") + 1
-            return (f"{path}, line {line}: not UTF-8 text (byte 0x{data[e.start]:02X}); rankmetrics reads text "
-                    f"files as UTF-8: convert it (e.g. iconv -f latin1 -t utf-8)")
-    if nul >= 0:
-        return _nul_message(path, data[:nul].count(b"\n") + 1)
-    return None
-
-
-def _nul_message(path: str, line: int) -> str:
-    return (f"{path}: cannot detect the format: a NUL byte (line {line}), binary content, not text (expected TREC "
-            f"qrels/run text, CSV/TSV with a header, Parquet, or gzip of the text forms)")
-
-
-def _nul_fault(path: str) -> str | None:
-    """The message for a NUL byte anywhere in an uncompressed file (a memory-mapped byte search), or None."""
-    import mmap
-    with open(path, "rb") as fh:
-        if os.fstat(fh.fileno()).st_size == 0:
-            return None
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
-            at = m.find(b"\x00")
-            if at < 0:
-                return None
-            line, start = 1, 0
-            while (start := m.find(b"\n", start, at) + 1) > 0:
-                line += 1
-            return _nul_message(path, line)
-
-
-def _read_fault(path: str) -> str | None:
-    """On the error path of a text read: the first bytes that are not UTF-8 text anywhere in the file."""
-    try:
-        with open(path, "rb") as fh:
-            is_gz = fh.read(2) == b"\x1f\x8b"
-        with (gzip.open if is_gz else open)(path, "rb") as fh:
-            return _text_fault(path, fh.read())
-    except (OSError, EOFError):
-        return None
-
-
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_TREC_SPACE = re.compile(r"[ \t\n\r\f]+")  # what separates TREC fields: \\s of DuckDB's regular expressions
-
-
-def _is_trec_line(line: str, kind: str) -> bool:
-    """A well-formed TREC line (whatever its ids and tag hold, commas too): 4 fields with a number last
-    (qrels), or 6 or more with numbers 4th and 5th (run)."""
-    f = [x for x in _TREC_SPACE.split(line) if x]
-    if kind == JUDGMENTS:
-        return len(f) == 4 and bool(_NUMBER.fullmatch(f[3]))
-    return len(f) >= 6 and bool(_NUMBER.fullmatch(f[3])) and bool(_NUMBER.fullmatch(f[4]))
-
-
-def _char_name(c: str) -> str:
-    import unicodedata
-    name = {"\x0b": "vertical tab", "\xa0": "no-break space"}.get(c) or unicodedata.name(c, "a space character")
-    return f"a {name.lower()} (U+{ord(c):04X})"
-
-
-def _needed_columns(kind: str) -> str:
+def needed_columns(kind: str) -> str:
     """What a CSV/TSV header must name, with the accepted names, for messages."""
     need = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else ["score", "rank"])
     joined = "; ".join(f"{c}: {', '.join(ALIASES[c])}" for c in need)
@@ -237,23 +107,6 @@ def _needed_columns(kind: str) -> str:
     return (f"a CSV/TSV {kind} file needs a header naming {what} (names accepted, any case: {joined}); "
             f"TREC text needs no header")
 
-
-def _csv_shape_fault(path: str, delim: str) -> str | None:
-    """On the error path of a CSV read: the first line whose field count differs from the header's."""
-    import csv
-    opener = gzip.open if peek(path, 1)[0] else open
-    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
-        rows = csv.reader(fh, delimiter=delim)
-        header = None
-        for row in rows:
-            if not row or (header is None and row[0].lstrip().startswith("#")):
-                continue
-            if header is None:
-                header = row
-            elif len(row) != len(header):
-                return (f"{path}, line {rows.line_num}: {len(row)} fields where the header has {len(header)} "
-                        f"({', '.join(h.strip() for h in header)})")
-    return None
 
 
 def map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
@@ -272,16 +125,6 @@ def map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
     if kind == RUN and "score" not in found and "rank" not in found:
         raise InputError(f"{label}: the run has neither a score nor a rank column (columns: {', '.join(names)})")
     return found
-
-
-def _first_line_number(path: str, predicate) -> int | None:
-    """1-based number of the first line satisfying predicate (used on the error path only)."""
-    opener = gzip.open if peek(path, 1)[0] else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, 1):
-            if predicate(line.rstrip("\r\n")):
-                return number
-    return None
 
 
 class Rows:
@@ -328,14 +171,6 @@ def mean_list_length(con, from_sql: str, params: dict | None = None) -> float | 
     except duckdb.Error:
         return None
     return rows[0][0] if rows else None
-
-
-def first_list_length(path: str, cap: int) -> int:
-    """How many of a TREC run file's first lines belong to its first query, up to cap (runs are written query
-    by query): a speed hint only (measures.top_n_pays)."""
-    _, lines = peek(path, cap)  # non-blank lines
-    ids = [line.split(None, 1)[0] for line in lines]
-    return next((n for n, q in enumerate(ids) if q != ids[0]), len(ids))
 
 
 class Reader:
@@ -398,7 +233,7 @@ class Reader:
         messages name)."""
         if groups or label:
             return self._table(obj, kind, groups, label)
-        if _is_stream(obj) or (isinstance(obj, (str, os.PathLike)) and _is_special_file(os.fspath(obj))):
+        if is_stream(obj) or (isinstance(obj, (str, os.PathLike)) and is_special_file(os.fspath(obj))):
             return self._spooled(obj, kind)
         if isinstance(obj, (str, os.PathLike)):
             text = os.fspath(obj)
@@ -532,7 +367,7 @@ class Reader:
             raise InputError(f"{path}: the file is empty")
         if head == b"PAR1" or path.lower().endswith(".parquet"):
             return self._parquet(path, kind, copy)
-        _refuse_binary(path)
+        refuse_binary(path)
         is_gz, lines = peek(path)
         content = [ln for ln in lines if not ln.lstrip().startswith("#")]
         if not content:
@@ -541,14 +376,14 @@ class Reader:
         delim = header_delimiter(path, first)
         header = [h.strip().strip('"') for h in first.split(delim)]
         known = {a for names in ALIASES.values() for a in names}  # a header names a known column, and no number
-        if (any(h.lower() in known for h in header) and len(header) >= 2 and not _is_trec_line(first, kind)
-                and not any(_NUMBER.fullmatch(h) for h in header)):
+        if (any(h.lower() in known for h in header) and len(header) >= 2 and not is_trec_line(first, kind)
+                and not any(NUMBER.fullmatch(h) for h in header)):
             opts = f"header=true, delim={sql_string(delim)}, all_varchar=true, compression='auto'"
             return self._materialize(f"SELECT * FROM read_csv({reader_path(path)}, {opts})", path, kind, text=True,
-                                     explain=lambda: _csv_shape_fault(path, delim))
+                                     explain=lambda: csv_shape_fault(path, delim))
         if delim == "," and len(header) >= 2 and len(first.split()) < (4 if kind == JUDGMENTS else 6):
             raise InputError(f"{path}, line 1: looks like CSV, but {first.strip()[:80]!r} is not a header naming the "
-                             f"columns; {_needed_columns(kind)}")
+                             f"columns; {needed_columns(kind)}")
         return self._trec(path, kind, content)
 
     def _trec(self, path: str, kind: str, sample: list[str]) -> Loaded:
@@ -574,13 +409,13 @@ class Reader:
                                    f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} LIMIT 1").fetchone()
         except duckdb.Error as e:
             message = str(e).strip().splitlines()[0]
-            raise InputError(_read_fault(path) or f"{path}: cannot read the file as text: {message}") from None
+            raise InputError(read_fault(path) or f"{path}: cannot read the file as text: {message}") from None
         if bad:
-            number = _first_line_number(path, lambda ln: ln == bad[0])
-            n = len([f for f in _TREC_SPACE.split(bad[0]) if f])  # split as the query above splits it
+            number = first_line_number(path, lambda ln: ln == bad[0])
+            n = len([f for f in TREC_SPACE.split(bad[0]) if f])  # split as the query above splits it
             form = "'qid iter docno relevance'" if kind == JUDGMENTS else "'qid Q0 docno rank score tag'"
             odd = sorted({c for c in bad[0] if c.isspace() and c not in " \t\n\r\f"})
-            why = "".join(f"; {_char_name(c)} does not separate fields (use spaces or tabs)" for c in odd)
+            why = "".join(f"; {char_name(c)} does not separate fields (use spaces or tabs)" for c in odd)
             raise InputError(f"{path}, line {number}: {n} columns where a TREC {'qrels' if kind == JUDGMENTS else 'run'}"
                              f" line has {want} ({form}){why}: {bad[0].strip()[:80]!r}")
         if kind == JUDGMENTS:
@@ -669,7 +504,7 @@ class Reader:
             run_sql(self.con, f"CREATE TEMP TABLE {quoted(name)} AS {select}")
         except duckdb.Error as e:
             message = str(e).strip().splitlines()[0]
-            fault = (_read_fault(path) if text else None) or (explain() if explain else None)
+            fault = (read_fault(path) if text else None) or (explain() if explain else None)
             if fault:
                 raise InputError(fault) from None
             raise InputError(f"{path}: cannot read the file as {'text' if text else 'Parquet'}: {message}") from None
@@ -699,7 +534,7 @@ class Reader:
     def _where(path: str, value: str, text: bool) -> str:
         if not text:
             return ""
-        number = _first_line_number(path, lambda ln: value in ln.split() or value in ln.split(",")
+        number = first_line_number(path, lambda ln: value in ln.split() or value in ln.split(",")
                                     or value in ln.split("\t"))
         return f", line {number}" if number else ""
 
@@ -742,7 +577,7 @@ class Reader:
             if bad:
                 value = "missing (NULL or NaN)" if bad[2] is None else bad[2]
                 hint = " (or rank such items last: nan_scores='last', --nan-scores last)" if c == "score" else ""
-                raise InputError(f"{label}{_line_of(label, bad)}: {c} {value} for query {bad[0]}, item "
+                raise InputError(f"{label}{line_of(label, bad)}: {c} {value} for query {bad[0]}, item "
                                  f"{bad[1]}; every {c} must be a finite number{hint}")
 
         gq = tuple(quoted(g) for g in loaded.groups)
@@ -798,47 +633,6 @@ class Check:
     report: Callable[[int], None]
 
 
-def strict_trec_select(path_sql: str, delim: str, kind: str) -> tuple[str, str]:
-    """(the SELECT reading a strict TREC file, the test of a row t outside the strict form).
-
-    path_sql is the file name as SQL (a literal or a parameter); delim is ' ' or a tab (strict_delimiter), so
-    it is written as is. The SELECT gives query_id, item_id and the numbers as DOUBLE, plus rm_bad: an unused
-    field (iter, Q0, tag) is empty."""
-    assert delim in (" ", "\t")
-    n = 4 if kind == JUDGMENTS else 6
-    numeric = {3: "relevance"} if kind == JUDGMENTS else {3: "rank", 4: "score"}
-    types = ", ".join(f"'c{i}': '{'DOUBLE' if i in numeric else 'VARCHAR'}'" for i in range(n))
-    source = (f"read_csv({path_sql}, columns={{{types}}}, delim='{delim}', header=false, quote='', escape='', "
-              f"auto_detect=false, strict_mode=true, compression='none')")
-    unused = " OR ".join(f"c{i} IS NULL" for i in range(n) if i not in numeric and i not in (0, 2))
-    keep = ", ".join(["c0 AS query_id", "c2 AS item_id"] + [f"c{i} AS {c}" for i, c in numeric.items()])
-    bad_row = ("t.rm_bad OR t.query_id IS NULL OR t.item_id IS NULL OR starts_with(t.query_id, '#') OR "
-               + " OR ".join(f"t.{c} IS NULL" for c in numeric.values()))
-    return f"SELECT {keep}, ({unused}) AS rm_bad FROM {source}", bad_row
-
-
-def strict_delimiter(path: str) -> str | None:
-    """' ' or '\\t' when an uncompressed text file can be split on that one character exactly as the general TREC
-    reader splits its lines on runs of whitespace (the regular expression \\s+: space, tab, CR, LF, FF):
-    no other of those characters occurs. None otherwise (gzip, CRLF, mixed separators, a NUL byte, which the
-    careful path refuses). Single-byte searches
-    of a memory map, so a large file costs milliseconds."""
-    import mmap
-    try:
-        with open(path, "rb") as fh:
-            if fh.read(2) == b"\x1f\x8b":
-                return None
-            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
-                line_end = m.find(b"\n")
-                delim = b"\t" if m.find(b"\t", 0, line_end if line_end >= 0 else len(m)) >= 0 else b" "
-                others = {b" ": b"\t", b"\t": b" "}[delim]
-                if any(m.find(c) >= 0 for c in (others, b"\r", b"\x0c", b"\x00")):
-                    return None
-    except (OSError, ValueError):
-        return None
-    return delim.decode()
-
-
 def _check_numbers(con, src: str, label: str, columns: list[str]) -> None:
     """Text in a numeric column of a table or frame (files are checked with line numbers when read)."""
     for c in columns:
@@ -860,22 +654,6 @@ def _scores_last(loaded: Loaded) -> None:
         cols.append(exp.column("rank", table="t"))
     select = exp.select(*cols).from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("t"))))
     loaded.relation = exp.Subquery(this=select)
-
-
-def _line_of(label: str, tokens) -> str:
-    """', line N' of the first line of a text file holding every token (error path only), else ''."""
-    tokens = [str(t).lower() for t in tokens if t is not None]
-    if not os.path.isfile(label):
-        return ""
-    try:
-        with open(label, "rb") as fh:
-            if fh.read(4) == b"PAR1":
-                return ""
-        number = _first_line_number(label, lambda ln: all(t in re.split(r"[\s,]+", ln.strip().lower())
-                                                          for t in tokens))
-    except (OSError, EOFError):
-        return ""
-    return f", line {number}" if number else ""
 
 
 def _num(v):

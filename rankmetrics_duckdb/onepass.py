@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from . import checks, inputs, measures, paths, plancache
-from .inputs import JUDGMENTS, RUN, map_columns, quoted, sql_string, run_sql
+from . import checks, inputs, measures, paths, plancache, textfiles
+from .inputs import JUDGMENTS, RUN, map_columns, quoted, sql_string
 
 
 @dataclass
@@ -109,15 +109,15 @@ def _file(reader, path: str, kind: str) -> _Source:
         src = _typed(reader, f"read_parquet(${_param(kind)})", kind, path, floats=False, path=path)
         src.rescan = True
         return src
-    delim = inputs.strict_delimiter(path)
+    delim = textfiles.strict_delimiter(path)
     if delim is None:
         raise _NotHere()
     want = 4 if kind == JUDGMENTS else 6
-    _, lines = inputs.peek(path, 5)
+    _, lines = textfiles.peek(path, 5)
     content = [ln for ln in lines if not ln.lstrip().startswith("#")]
     if not content or len(content[0].split(delim)) != want or len(lines) != len(content):
         raise _NotHere()  # a header, a comment, another column count: the careful path decides
-    select, bad_row = inputs.strict_trec_select(f"${_param(kind)}", delim, kind)
+    select, bad_row = textfiles.strict_trec_select(f"${_param(kind)}", delim, kind)
     return _Source(path, select, True, kind == RUN, strict=True, bad_row=bad_row, path=path, kind=kind)
 
 
@@ -136,7 +136,7 @@ def _top_n(reader, specs, conv, r: _Source) -> bool:
     if need is None:
         return False
     if r.strict:
-        length = inputs.first_list_length(r.path, need)
+        length = textfiles.first_list_length(r.path, need)
     else:
         length = inputs.mean_list_length(reader.con, f"({r.select})",
                                          {_param(r.kind): paths.literal(r.path)} if r.path else None)

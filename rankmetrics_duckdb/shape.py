@@ -12,6 +12,15 @@ from .errors import UsageError
 
 COLUMNS = ("query_id", "item_id", "score", "rank", "relevance")
 
+# Column names users already have, mapped to ours.
+ALIASES = {
+    "query_id": ("query_id", "qid", "query", "topic", "user_id", "user", "q_id", "queryid", "userid"),
+    "item_id": ("item_id", "docno", "doc_id", "docid", "item", "doc", "document", "itemid", "pid", "passage_id"),
+    "relevance": ("relevance", "rel", "label", "grade", "judgment", "rating", "qrel"),
+    "score": ("score", "sim", "similarity", "prediction", "pred"),
+    "rank": ("rank", "position", "pos"),
+}
+
 # our column name -> the macros' parameter naming the table's column
 COLUMN_PARAMS = {name: ("query" if name == "query_id" else "item" if name == "item_id" else name) + "_column"
                  for name in COLUMNS}

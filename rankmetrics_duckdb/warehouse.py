@@ -16,9 +16,9 @@ import os
 import duckdb
 
 from .errors import InputError
-from .inputs import (ALIASES, JUDGMENTS, RUN, Loaded, Reader, header_delimiter, peek, quoted, reader_path,
-                     run_sql, sql_string, table_name)
-from .shape import Shape
+from .inputs import JUDGMENTS, RUN, Loaded, Reader, quoted, reader_path, run_sql, sql_string, table_name
+from .shape import ALIASES, Shape
+from .textfiles import header_delimiter, peek
 
 
 def _source(reader: Reader, obj, kind: str) -> tuple[str, str]:

@@ -1,0 +1,226 @@
+"""Text input files before DuckDB reads them: what they are (gzip, a FIFO, binary or not UTF-8), their first
+lines, whether a TREC file is in the strict single-delimiter form the fast reader takes, and, on the error path
+only, the line a message names. Plain Python over bytes: nothing here needs DuckDB or sqlglot.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import re
+
+from .checks import JUDGMENTS
+from .errors import InputError
+
+
+def header_delimiter(path: str, first: str) -> str:
+    """The delimiter of a CSV/TSV file with a header, from its first data line: a tab unless the line has
+    commas too (then a tab only for a .tsv name)."""
+    return "\t" if "\t" in first and ("," not in first or path.lower().removesuffix(".gz").endswith(".tsv")) else ","
+
+
+def peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
+    """(is gzip, the first n non-blank lines) of a text file."""
+    with open(path, "rb") as fh:
+        magic = fh.read(4)
+    is_gz = magic[:2] == b"\x1f\x8b"
+    opener = gzip.open if is_gz else open
+    lines = []
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.strip():
+                    lines.append(line.rstrip("\r\n"))
+                if len(lines) >= n:
+                    break
+    except (OSError, EOFError) as e:
+        raise InputError(f"{path}: cannot read the file ({e})") from None
+    return is_gz, lines
+
+
+def is_stream(obj) -> bool:
+    """A readable file object (sys.stdin.buffer, an open file, io.BytesIO), not a path."""
+    return callable(getattr(obj, "read", None)) and not isinstance(obj, (str, os.PathLike))
+
+
+def is_special_file(path: str) -> bool:
+    """A path that exists and is neither a regular file nor a folder: a FIFO, a character device, a socket,
+    /dev/stdin on a pipe. Such a file can be read only once, so it is copied first (Reader._spooled)."""
+    try:
+        return os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)
+    except (OSError, ValueError):
+        return False
+
+
+def refuse_binary(path: str) -> None:
+    """A file that is neither Parquet nor text (after gunzip): a NUL byte or bytes that are not UTF-8 in its
+    first 64 KiB (anywhere, for a NUL in an uncompressed file: both read paths refuse it, see text_fault)."""
+    try:
+        with open(path, "rb") as fh:
+            is_gz = fh.read(2) == b"\x1f\x8b"
+        with (gzip.open if is_gz else open)(path, "rb") as fh:
+            chunk = fh.read(65536)
+        fault = text_fault(path, chunk) or (None if is_gz else _nul_fault(path))
+    except (OSError, EOFError) as e:
+        raise InputError(f"{path}: cannot read the file ({getattr(e, 'strerror', None) or e})") from None
+    if fault:
+        raise InputError(fault)
+
+
+def text_fault(path: str, data: bytes) -> str | None:
+    """The message for the first NUL byte or non-UTF-8 byte of data (a file's text from its start), or None.
+    Ids are compared byte-wise, so text in another encoding (Latin-1) is refused rather than guessed."""
+    nul = data.find(b"\x00")
+    try:
+        data[:nul if nul >= 0 else len(data)].decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(data) - 3 or nul >= 0:  # not just a character cut at the end of the chunk
+            line = data[:e.start].count(b"\n") + 1
+            return (f"{path}, line {line}: not UTF-8 text (byte 0x{data[e.start]:02X}); rankmetrics reads text "
+                    f"files as UTF-8: convert it (e.g. iconv -f latin1 -t utf-8)")
+    if nul >= 0:
+        return _nul_message(path, data[:nul].count(b"\n") + 1)
+    return None
+
+
+def _nul_message(path: str, line: int) -> str:
+    return (f"{path}: cannot detect the format: a NUL byte (line {line}), binary content, not text (expected TREC "
+            f"qrels/run text, CSV/TSV with a header, Parquet, or gzip of the text forms)")
+
+
+def _nul_fault(path: str) -> str | None:
+    """The message for a NUL byte anywhere in an uncompressed file (a memory-mapped byte search), or None."""
+    import mmap
+    with open(path, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size == 0:
+            return None
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            at = m.find(b"\x00")
+            if at < 0:
+                return None
+            line, start = 1, 0
+            while (start := m.find(b"\n", start, at) + 1) > 0:
+                line += 1
+            return _nul_message(path, line)
+
+
+def read_fault(path: str) -> str | None:
+    """On the error path of a text read: the first bytes that are not UTF-8 text anywhere in the file."""
+    try:
+        with open(path, "rb") as fh:
+            is_gz = fh.read(2) == b"\x1f\x8b"
+        with (gzip.open if is_gz else open)(path, "rb") as fh:
+            return text_fault(path, fh.read())
+    except (OSError, EOFError):
+        return None
+
+
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+TREC_SPACE = re.compile(r"[ \t\n\r\f]+")  # what separates TREC fields: \\s of DuckDB's regular expressions
+
+
+def is_trec_line(line: str, kind: str) -> bool:
+    """A well-formed TREC line (whatever its ids and tag hold, commas too): 4 fields with a number last
+    (qrels), or 6 or more with numbers 4th and 5th (run)."""
+    f = [x for x in TREC_SPACE.split(line) if x]
+    if kind == JUDGMENTS:
+        return len(f) == 4 and bool(NUMBER.fullmatch(f[3]))
+    return len(f) >= 6 and bool(NUMBER.fullmatch(f[3])) and bool(NUMBER.fullmatch(f[4]))
+
+
+def char_name(c: str) -> str:
+    import unicodedata
+    name = {"\x0b": "vertical tab", "\xa0": "no-break space"}.get(c) or unicodedata.name(c, "a space character")
+    return f"a {name.lower()} (U+{ord(c):04X})"
+
+
+def csv_shape_fault(path: str, delim: str) -> str | None:
+    """On the error path of a CSV read: the first line whose field count differs from the header's."""
+    import csv
+    opener = gzip.open if peek(path, 1)[0] else open
+    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
+        rows = csv.reader(fh, delimiter=delim)
+        header = None
+        for row in rows:
+            if not row or (header is None and row[0].lstrip().startswith("#")):
+                continue
+            if header is None:
+                header = row
+            elif len(row) != len(header):
+                return (f"{path}, line {rows.line_num}: {len(row)} fields where the header has {len(header)} "
+                        f"({', '.join(h.strip() for h in header)})")
+    return None
+
+
+def first_line_number(path: str, predicate) -> int | None:
+    """1-based number of the first line satisfying predicate (used on the error path only)."""
+    opener = gzip.open if peek(path, 1)[0] else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+        for number, line in enumerate(fh, 1):
+            if predicate(line.rstrip("\r\n")):
+                return number
+    return None
+
+
+def first_list_length(path: str, cap: int) -> int:
+    """How many of a TREC run file's first lines belong to its first query, up to cap (runs are written query
+    by query): a speed hint only (measures.top_n_pays)."""
+    _, lines = peek(path, cap)  # non-blank lines
+    ids = [line.split(None, 1)[0] for line in lines]
+    return next((n for n, q in enumerate(ids) if q != ids[0]), len(ids))
+
+
+def strict_trec_select(path_sql: str, delim: str, kind: str) -> tuple[str, str]:
+    """(the SELECT reading a strict TREC file, the test of a row t outside the strict form).
+
+    path_sql is the file name as SQL (a literal or a parameter); delim is ' ' or a tab (strict_delimiter), so
+    it is written as is. The SELECT gives query_id, item_id and the numbers as DOUBLE, plus rm_bad: an unused
+    field (iter, Q0, tag) is empty."""
+    assert delim in (" ", "\t")
+    n = 4 if kind == JUDGMENTS else 6
+    numeric = {3: "relevance"} if kind == JUDGMENTS else {3: "rank", 4: "score"}
+    types = ", ".join(f"'c{i}': '{'DOUBLE' if i in numeric else 'VARCHAR'}'" for i in range(n))
+    source = (f"read_csv({path_sql}, columns={{{types}}}, delim='{delim}', header=false, quote='', escape='', "
+              f"auto_detect=false, strict_mode=true, compression='none')")
+    unused = " OR ".join(f"c{i} IS NULL" for i in range(n) if i not in numeric and i not in (0, 2))
+    keep = ", ".join(["c0 AS query_id", "c2 AS item_id"] + [f"c{i} AS {c}" for i, c in numeric.items()])
+    bad_row = ("t.rm_bad OR t.query_id IS NULL OR t.item_id IS NULL OR starts_with(t.query_id, '#') OR "
+               + " OR ".join(f"t.{c} IS NULL" for c in numeric.values()))
+    return f"SELECT {keep}, ({unused}) AS rm_bad FROM {source}", bad_row
+
+
+def strict_delimiter(path: str) -> str | None:
+    """' ' or '\\t' when an uncompressed text file can be split on that one character exactly as the general TREC
+    reader splits its lines on runs of whitespace (the regular expression \\s+: space, tab, CR, LF, FF):
+    no other of those characters occurs. None otherwise (gzip, CRLF, mixed separators, a NUL byte, which the
+    careful path refuses). Single-byte searches
+    of a memory map, so a large file costs milliseconds."""
+    import mmap
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(2) == b"\x1f\x8b":
+                return None
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                line_end = m.find(b"\n")
+                delim = b"\t" if m.find(b"\t", 0, line_end if line_end >= 0 else len(m)) >= 0 else b" "
+                others = {b" ": b"\t", b"\t": b" "}[delim]
+                if any(m.find(c) >= 0 for c in (others, b"\r", b"\x0c", b"\x00")):
+                    return None
+    except (OSError, ValueError):
+        return None
+    return delim.decode()
+
+
+def line_of(label: str, tokens) -> str:
+    """', line N' of the first line of a text file holding every token (error path only), else ''."""
+    tokens = [str(t).lower() for t in tokens if t is not None]
+    if not os.path.isfile(label):
+        return ""
+    try:
+        with open(label, "rb") as fh:
+            if fh.read(4) == b"PAR1":
+                return ""
+        number = first_line_number(label, lambda ln: all(t in re.split(r"[\s,]+", ln.strip().lower())
+                                                          for t in tokens))
+    except (OSError, EOFError):
+        return ""
+    return f", line {number}" if number else ""
