@@ -59,8 +59,8 @@ class Evaluation:
         try:
             self.reader = Reader(self.con, private, nan_scores)
             # clean inputs: read, checked and evaluated in one statement; anything else: the careful path below
-            done = (onepass.evaluate(self.reader, self.measures, self.conv, judgments, run)
-                    if one_statement and not self.form else None)
+            done = (onepass.evaluate(self.reader, self.measures, self.conv, judgments, run, shaped=bool(self.form))
+                    if one_statement else None)
             if done:
                 self.judgments, self.run, self.summary, self._rows = done.judgments, done.run, done.summary, done.rows
                 self.path = "one statement"

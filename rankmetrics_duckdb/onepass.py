@@ -153,16 +153,13 @@ class Result:
     rows: list
 
 
-def accepts(reader: inputs.Reader) -> bool:
-    """Whether the one-statement path may take inputs read by this reader at all (each input is then tried by
-    _source, and the statement's check counts decide): not with nan_scores='last', whose scores are rewritten."""
-    return reader.nan_scores == "error"
-
-
-def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result | None:
-    """Read, check and evaluate the measures specs under conventions conv over judgments and run (file paths,
-    tables, frames, relations) on reader's connection in one statement; None: the careful path decides."""
-    if not accepts(reader):
+def accepts(reader: inputs.Reader, conv: dict, judgments, run, shaped: bool = False) -> tuple[_Source, _Source] | None:
+    """The one decision whether the one-statement path takes these inputs: their sources (judgments, run), or
+    None when the careful path must (its messages and rewrites are needed). Not with nan_scores='last' (scores
+    rewritten), a warehouse shape (shaped: other column names, groups, lists, read by warehouse.py), an input
+    _source does not read as the careful path would, or ties='input' without a rank column. Inputs it registered
+    on the connection are unregistered when it declines."""
+    if reader.nan_scores != "error" or shaped:
         return None
     sources = []
     try:
@@ -171,10 +168,21 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result
     except (_NotHere, OSError, duckdb.Error):
         _drop(reader, sources)
         return None
-    j, r = sources
-    if conv["ties"] == "input" and not r.has_rank:
+    if conv["ties"] == "input" and not sources[1].has_rank:
         _drop(reader, sources)
         return None
+    return sources[0], sources[1]
+
+
+def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: bool = False) -> Result | None:
+    """Read, check and evaluate the measures specs under conventions conv over judgments and run (file paths,
+    tables, frames, relations) on reader's connection in one statement; None: the careful path decides (accepts
+    declined, or the statement's check counts found something)."""
+    taken = accepts(reader, conv, judgments, run, shaped)
+    if taken is None:
+        return None
+    j, r = taken
+    sources = [j, r]
     ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank,
                                          "rm_src_run", "rm_src_judgments", _top_n(reader, specs, conv, r))
     counts_sql = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],
