@@ -99,6 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "ties='input' needs rank")
     m.add_argument("--schema", metavar="NAME", help="create the objects in this schema (BigQuery: the dataset)")
     _add_shape(m, tables=True)
+    b = sub.add_parser("dbt", help="write the metrics as a dbt package (macros for every adapter)",
+                       description="Write a dbt package named rankmetrics into DIR: dbt_project.yml, a README and one "
+                                   "macro file per metric, with an implementation per dbt adapter "
+                                   "(adapter.dispatch), generated from the same SQL as every other route.")
+    b.add_argument("-o", "--output", required=True, metavar="DIR", help="the package folder (created if missing)")
     sub.add_parser("metrics", help="list the metrics, their parameters and the names accepted")
     s = sub.add_parser("sql", help="print one SELECT computing the metrics in a SQL dialect, from two tables",
                        description="Print one self-contained SELECT, in the SQL dialect D, that returns rows "
@@ -199,6 +204,13 @@ def cmd_macros(args) -> int:
     from .shape import Shape
     sys.stdout.write(native.script(args.dialect, run=args.run, judgments=args.judgments, schema=args.schema,
                                    run_columns=args.run_columns, form=Shape(**_shape(args))))
+    return 0
+
+
+def cmd_dbt(args) -> int:
+    from . import dbt
+    written = dbt.write(args.output)
+    sys.stderr.write(f"rankmetrics: wrote the dbt package '{dbt.PACKAGE}' ({len(written)} files) to {args.output}\n")
     return 0
 
 
@@ -304,7 +316,7 @@ def main(argv=None) -> int:
     try:
         _inputs_and_output(args)
         return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics, "compare": cmd_compare,
-                "report": cmd_report, "sql": cmd_sql}[args.command](args)
+                "report": cmd_report, "sql": cmd_sql, "dbt": cmd_dbt}[args.command](args)
     except RankMetricsError as e:
         sys.stderr.write(f"rankmetrics: error: {e}\n")
         return 2 if isinstance(e, UsageError) else 1

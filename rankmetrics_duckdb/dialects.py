@@ -117,20 +117,21 @@ class Dialect:
     helper: str | None = None         # a function the rendered SQL calls (MySQL's rm_fail), as a client script
     #                                   that `rankmetrics macros --dialect D` prints, for dialects without native
     #                                   objects; a missing helper fails the statement ("does not exist")
+    dbt_adapter: str | None = None    # the dbt adapter whose macros this dialect writes (dbt.py; "default": DuckDB)
     note: str = field(default="", compare=False)
     native: Native | None = None      # its native objects (`rankmetrics macros`), None: it has none
 
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
-    Dialect("duckdb", "duckdb", fail="error({msg})", note="the reference engine",
+    Dialect("duckdb", "duckdb", dbt_adapter="default", fail="error({msg})", note="the reference engine",
             native=Native("table macros", 0, sql_macros=True, named_arg="{name} := {value}")),
-    Dialect("postgres", "postgres", bytewise='"C"', note='item ids compared with COLLATE "C"',
+    Dialect("postgres", "postgres", dbt_adapter="postgres", bytewise='"C"', note='item ids compared with COLLATE "C"',
             native=Native("SQL functions returning TABLE", 1, _BY_NAME, param_ref="function.name",
                           types=(("VARCHAR", "TEXT"),), body_quote="$rankmetrics$",
                           ddl=_SQL_FUNCTION + "{groups}query_id TEXT, value DOUBLE PRECISION) LANGUAGE sql STABLE AS "
                                               "{body};\n")),
     Dialect("sqlite", "sqlite", lists=None, fail="json_extract('{{}}', {msg})", note="BINARY collation (memcmp) by default"),
-    Dialect("clickhouse", "clickhouse", settings=(("join_use_nulls", 1),), lists="array_join",
+    Dialect("clickhouse", "clickhouse", dbt_adapter="clickhouse", settings=(("join_use_nulls", 1),), lists="array_join",
             # throwIf wants a constant message; a Nullable text cast to a number is NULL: assumeNotNull first
             fail="toInt64(assumeNotNull({msg}))",
             note="SETTINGS join_use_nulls = 1",
@@ -143,24 +144,24 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                           types=(("INT", "Nullable(UInt64)"), ("DOUBLE", "Nullable(Float64)"),
                                  ("VARCHAR", "Nullable(String)"), ("BOOLEAN", "Nullable(Bool)")),
                           ddl="CREATE OR REPLACE VIEW {fn} AS\n{body};\n", named_arg="{name}={value}")),
-    Dialect("spark", "spark", fail="raise_error({msg})", note="ANSI mode safe: every divisor through NULLIF",
+    Dialect("spark", "spark", dbt_adapter="spark", fail="raise_error({msg})", note="ANSI mode safe: every divisor through NULLIF",
             native=replace(_SPARK, kind="SQL table functions (Spark 4)", listing=2)),
-    Dialect("databricks", "databricks", fail="raise_error({msg})", note="as spark", native=_SPARK),
-    Dialect("bigquery", "bigquery", nulls_in_windows=False, fail="ERROR({msg})", note="null order as a CASE sort key",
+    Dialect("databricks", "databricks", dbt_adapter="databricks", fail="raise_error({msg})", note="as spark", native=_SPARK),
+    Dialect("bigquery", "bigquery", dbt_adapter="bigquery", nulls_in_windows=False, fail="ERROR({msg})", note="null order as a CASE sort key",
             native=Native("table functions", 4,
                           "every argument, in order (BigQuery table functions have no defaults); NULL means the "
                           "default", arg_defaults=False, named_arg=None,
                           ddl="CREATE OR REPLACE TABLE FUNCTION {fn}({args})\nAS (\n{body}\n);\n",
                           schema_required="BigQuery table functions live in a dataset: give one with --schema "
                                           "DATASET")),
-    Dialect("snowflake", "snowflake", quote_output=True, note="result columns quoted: Snowflake upper-cases",
+    Dialect("snowflake", "snowflake", dbt_adapter="snowflake", quote_output=True, note="result columns quoted: Snowflake upper-cases",
             native=Native("SQL UDTFs", 5, _BY_NAME, types=(("INT", "NUMBER"),), body_quote="$$",
                           ddl=_SQL_FUNCTION + "{groups}query_id VARCHAR, value DOUBLE)\nAS {body};\n",
                           call="TABLE({fn}({args}))")),
-    Dialect("trino", "trino", fail="fail({msg})"),
+    Dialect("trino", "trino", dbt_adapter="trino", fail="fail({msg})"),
     Dialect("presto", "presto", fail="fail({msg})"),
-    Dialect("redshift", "redshift", note="Redshift has no locale collations: comparisons are byte-wise"),
-    Dialect("tsql", "tsql", bytewise="Latin1_General_BIN2", nulls_in_windows=False, text_type="NVARCHAR(4000)",
+    Dialect("redshift", "redshift", dbt_adapter="redshift", note="Redshift has no locale collations: comparisons are byte-wise"),
+    Dialect("tsql", "tsql", dbt_adapter="sqlserver", bytewise="Latin1_General_BIN2", nulls_in_windows=False, text_type="NVARCHAR(4000)",
             lists=None, concat_function=True,
             note="binary collation; null order as a CASE sort key"),
     # DataFusion: PostgreSQL-flavoured SQL; it compares Utf8 strings byte-wise, and has no COLLATE.
@@ -168,7 +169,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     # MySQL 8 / MariaDB 10.2+: ids compared in a binary collation (the default ones are case-insensitive); no
     # NULLS FIRST/LAST at all; no SELECT can fail with a message, so the SQL calls the helper function rm_fail,
     # which `rankmetrics macros --dialect mysql` creates (SIGNAL); a missing helper fails the statement too.
-    Dialect("mysql", "mysql", bytewise="utf8mb4_bin", nulls_in_windows=False, lists=None, concat_function=True,
+    Dialect("mysql", "mysql", dbt_adapter="mysql", bytewise="utf8mb4_bin", nulls_in_windows=False, lists=None, concat_function=True,
             fail="rm_fail({msg})", helper=_MYSQL_FAIL,
             note="binary collation; null order as a CASE sort key; the rm_fail helper"),
     Dialect("datafusion", "postgres", lists=None, note="PostgreSQL-flavoured SQL; no list columns"),

@@ -112,9 +112,10 @@ def _stream(bindings: dict) -> exp.Select:
 
 
 def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
-          function: exp.Table, by: tuple = ()) -> exp.Select:
+          function: exp.Table | None, by: tuple = (), ref=None) -> exp.Select:
     """The body of the native object of one metric: WITH params, run_items, judgment_items, item_stream, then the
-    metric's own SELECT (query_id, value)."""
+    metric's own SELECT (query_id, value). ref(name, kind): how the params CTE reads each parameter, for a
+    template that fills them in (the dbt package); by default the dialect's Native.param_ref."""
     d = dialects.get(dialect)
     macro = sqlsource.macros()[macro_name]
     params = parameters(macro_name)
@@ -136,10 +137,12 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     stream = _join_params(_stream(stream_bindings))
 
     def param(name, kind, default):
-        ref = _param_ref(d, function, name, kind)
+        if ref is not None:
+            return exp.alias_(ref(name, kind), name, quoted=False)
+        value = _param_ref(d, function, name, kind)
         if not d.native.arg_defaults and not isinstance(default, exp.Null):
-            ref = exp.Coalesce(this=ref, expressions=[default.copy()])
-        return exp.alias_(ref, name, quoted=False)
+            value = exp.Coalesce(this=value, expressions=[default.copy()])
+        return exp.alias_(value, name, quoted=False)
     params_select = exp.select(*[param(name, kind, default) for name, kind, default in params])
     out = body
     ctes = [("params", params_select), ("run_items", sqlgen.run_items(run, by=by)),
@@ -161,7 +164,7 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     ctes.append(("rm_checks", checks))
     for name, cte in ctes:
         out = out.with_(name, as_=cte)
-    if d.native.alias_columns:
+    if d.native is not None and d.native.alias_columns:
         for select in out.find_all(exp.Select):
             select.set("expressions", [exp.alias_(e, e.name) if isinstance(e, exp.Column) and not e.is_star else e
                                        for e in select.expressions])

@@ -148,7 +148,7 @@ LAYERS = (
     ("measures", "dialects", "warehouse"),                           # metric specs; the dialect registry
     ("sqlgen",),                                                     # the query builder
     ("plancache", "native"),                                         # cached queries; warehouse objects
-    ("onepass",),                                                    # eval's one-statement path
+    ("onepass", "dbt"),                                              # eval's one-statement path; the dbt package
     ("api",),                                                        # evaluate, Evaluation, to_sql, ...
     ("comparison",),                                                 # compare: the computation only
     ("render",),                                                     # what eval, compare and report show
