@@ -198,8 +198,8 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
             for run, j in zip(loaded, judged):
                 query_overlap(con, run, j, counted=False)
         else:
-            from . import warehouse
             if form:  # the judgments once, every run; then each run's overlap
+                from . import warehouse
                 judged, loaded = warehouse.load_all(reader, judgments, objs, form)
                 for run in loaded:
                     query_overlap(con, run, judged, counted=False)

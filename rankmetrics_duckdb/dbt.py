@@ -80,11 +80,9 @@ def body(macro_name: str, dialect: str) -> str:
     columns = {ours: _C + ours for ours in ("query_id", "item_id", "score", "rank", "relevance")}
     run = sqlgen.Source(exp.to_table(_RUN), has_score=True, has_rank=True, columns=columns)
     judgments = sqlgen.Source(exp.to_table(_JUDGMENTS), columns=columns)
-    types = dict(d.native.types) if d.native else {}
 
-    def ref(name, kind):
-        to = types.get(kind) or kind
-        return exp.Cast(this=exp.column(_P + name), to=exp.DataType.build(to, dialect=d.sqlglot))
+    def ref(name, kind):  # the parameter's placeholder, cast to its type as the native objects declare it
+        return exp.Cast(this=exp.column(_P + name), to=exp.DataType.build(native._type(kind, d), dialect=d.sqlglot))
     text = dialects.render(native.query(macro_name, dialect, run, judgments, None, ref=ref), dialect)
     if any(t in text for t in ("{{", "{%", "{#")):
         raise ValueError(f"{macro_name} for {dialect}: the SQL holds a Jinja delimiter")

@@ -130,7 +130,8 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                           types=(("VARCHAR", "TEXT"),), body_quote="$rankmetrics$",
                           ddl=_SQL_FUNCTION + "{groups}query_id TEXT, value DOUBLE PRECISION) LANGUAGE sql STABLE AS "
                                               "{body};\n")),
-    Dialect("sqlite", "sqlite", lists=None, fail="json_extract('{{}}', {msg})", note="BINARY collation (memcmp) by default"),
+    Dialect("sqlite", "sqlite", lists=None, fail="json_extract('{{}}', {msg})",
+            note="BINARY collation (memcmp) by default"),
     Dialect("clickhouse", "clickhouse", dbt_adapter="clickhouse", settings=(("join_use_nulls", 1),), lists="array_join",
             # throwIf wants a constant message; a Nullable text cast to a number is NULL: assumeNotNull first
             fail="toInt64(assumeNotNull({msg}))",
@@ -144,34 +145,39 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                           types=(("INT", "Nullable(UInt64)"), ("DOUBLE", "Nullable(Float64)"),
                                  ("VARCHAR", "Nullable(String)"), ("BOOLEAN", "Nullable(Bool)")),
                           ddl="CREATE OR REPLACE VIEW {fn} AS\n{body};\n", named_arg="{name}={value}")),
-    Dialect("spark", "spark", dbt_adapter="spark", fail="raise_error({msg})", note="ANSI mode safe: every divisor through NULLIF",
+    Dialect("spark", "spark", dbt_adapter="spark", fail="raise_error({msg})",
+            note="ANSI mode safe: every divisor through NULLIF",
             native=replace(_SPARK, kind="SQL table functions (Spark 4)", listing=2)),
-    Dialect("databricks", "databricks", dbt_adapter="databricks", fail="raise_error({msg})", note="as spark", native=_SPARK),
-    Dialect("bigquery", "bigquery", dbt_adapter="bigquery", nulls_in_windows=False, fail="ERROR({msg})", note="null order as a CASE sort key",
+    Dialect("databricks", "databricks", dbt_adapter="databricks", fail="raise_error({msg})", note="as spark",
+            native=_SPARK),
+    Dialect("bigquery", "bigquery", dbt_adapter="bigquery", nulls_in_windows=False, fail="ERROR({msg})",
+            note="null order as a CASE sort key",
             native=Native("table functions", 4,
                           "every argument, in order (BigQuery table functions have no defaults); NULL means the "
                           "default", arg_defaults=False, named_arg=None,
                           ddl="CREATE OR REPLACE TABLE FUNCTION {fn}({args})\nAS (\n{body}\n);\n",
                           schema_required="BigQuery table functions live in a dataset: give one with --schema "
                                           "DATASET")),
-    Dialect("snowflake", "snowflake", dbt_adapter="snowflake", quote_output=True, note="result columns quoted: Snowflake upper-cases",
+    Dialect("snowflake", "snowflake", dbt_adapter="snowflake", quote_output=True,
+            note="result columns quoted: Snowflake upper-cases",
             native=Native("SQL UDTFs", 5, _BY_NAME, types=(("INT", "NUMBER"),), body_quote="$$",
                           ddl=_SQL_FUNCTION + "{groups}query_id VARCHAR, value DOUBLE)\nAS {body};\n",
                           call="TABLE({fn}({args}))")),
     Dialect("trino", "trino", dbt_adapter="trino", fail="fail({msg})"),
     Dialect("presto", "presto", fail="fail({msg})"),
-    Dialect("redshift", "redshift", dbt_adapter="redshift", note="Redshift has no locale collations: comparisons are byte-wise"),
-    Dialect("tsql", "tsql", dbt_adapter="sqlserver", bytewise="Latin1_General_BIN2", nulls_in_windows=False, text_type="NVARCHAR(4000)",
-            lists=None, concat_function=True,
+    Dialect("redshift", "redshift", dbt_adapter="redshift",
+            note="Redshift has no locale collations: comparisons are byte-wise"),
+    Dialect("tsql", "tsql", dbt_adapter="sqlserver", bytewise="Latin1_General_BIN2", nulls_in_windows=False,
+            text_type="NVARCHAR(4000)", lists=None, concat_function=True,
             note="binary collation; null order as a CASE sort key"),
-    # DataFusion: PostgreSQL-flavoured SQL; it compares Utf8 strings byte-wise, and has no COLLATE.
-    # (its UNNEST has no WITH ORDINALITY yet: list columns are refused there)
     # MySQL 8 / MariaDB 10.2+: ids compared in a binary collation (the default ones are case-insensitive); no
     # NULLS FIRST/LAST at all; no SELECT can fail with a message, so the SQL calls the helper function rm_fail,
     # which `rankmetrics macros --dialect mysql` creates (SIGNAL); a missing helper fails the statement too.
-    Dialect("mysql", "mysql", dbt_adapter="mysql", bytewise="utf8mb4_bin", nulls_in_windows=False, lists=None, concat_function=True,
-            fail="rm_fail({msg})", helper=_MYSQL_FAIL,
+    Dialect("mysql", "mysql", dbt_adapter="mysql", bytewise="utf8mb4_bin", nulls_in_windows=False, lists=None,
+            concat_function=True, fail="rm_fail({msg})", helper=_MYSQL_FAIL,
             note="binary collation; null order as a CASE sort key; the rm_fail helper"),
+    # DataFusion: PostgreSQL-flavoured SQL; it compares Utf8 strings byte-wise, and has no COLLATE.
+    # (its UNNEST has no WITH ORDINALITY yet: list columns are refused there)
     Dialect("datafusion", "postgres", lists=None, note="PostgreSQL-flavoured SQL; no list columns"),
 )}
 
@@ -431,9 +437,7 @@ def table(name: str, dialect: str = "duckdb", what: str = "table") -> exp.Table:
                f"a plain name (letters, digits, _, $ and -) or a quoted identifier (\"RecsV2\"); spaces outside "
                f"quotes, semicolons and comments are not allowed")
     if text and len(parts) <= 3 and all(re.fullmatch(r"[^\W][\w$-]*", p) for p in parts):
-        ids = [exp.Identifier(this=p, quoted=not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p)) for p in parts]
-        catalog, db, this = [None] * (3 - len(ids)) + ids
-        return exp.Table(this=this, db=db, catalog=catalog)
+        return _qualified([(p, False) for p in parts])
     if not text or not any(q in text for q in ('"', "`", "[")) or text != text.strip():
         raise UsageError(refusal)
     try:  # quoted identifiers: read as the dialect reads them
@@ -448,7 +452,12 @@ def table(name: str, dialect: str = "duckdb", what: str = "table") -> exp.Table:
             n.comments for n in select.walk()) or not all(isinstance(p, exp.Identifier) for p in found.parts)
             or len(found.parts) > 3 or any(not p.name for p in found.parts)):
         raise UsageError(refusal)
-    ids = [exp.Identifier(this=p.name, quoted=p.quoted or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p.name))
-           for p in found.parts]
+    return _qualified([(p.name, p.quoted) for p in found.parts])
+
+
+def _qualified(parts: list[tuple[str, bool]]) -> exp.Table:
+    """A Table of up to three (name, quoted) parts; a name that is not a plain identifier is quoted too."""
+    ids = [exp.Identifier(this=name, quoted=quoted or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name))
+           for name, quoted in parts]
     catalog, db, this = [None] * (3 - len(ids)) + ids
     return exp.Table(this=this, db=db, catalog=catalog)

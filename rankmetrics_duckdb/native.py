@@ -230,7 +230,7 @@ def _function_name(macro_name: str, schema: str | None, dialect: str) -> exp.Tab
 
 def _type(kind: str, d: dialects.Dialect) -> str:
     """The dialect's type of a parameter of generic type kind (INT, DOUBLE, VARCHAR, BOOLEAN)."""
-    return dict(d.native.types).get(kind) or exp.DataType.build(kind).sql(dialect=d.sqlglot)
+    return dict(d.native.types if d.native else ()).get(kind) or exp.DataType.build(kind).sql(dialect=d.sqlglot)
 
 
 def _quote_body(body: str, d: dialects.Dialect, what: str) -> str:
@@ -294,10 +294,10 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
     """The DDL creating every metric as a native object of the dialect (DuckDB: the macros script). run,
     judgments (default: run, judgments), run_columns (default: score) and schema are for the other dialects. A
     dialect without native objects whose SQL calls a helper function (MySQL's rm_fail) gets that helper."""
-    helper = dialects.DIALECTS.get(str(dialect or "").strip().lower())
+    given = [name for name, value in (("schema", schema), ("run", run), ("judgments", judgments),
+                                      ("run columns", run_columns)) if value is not None]
+    helper = dialects.DIALECTS.get(str(dialect or dialects.DEFAULT).strip().lower())
     if helper is not None and helper.native is None and helper.helper:
-        given = [name for name, value in (("schema", schema), ("run", run), ("judgments", judgments),
-                                          ("run columns", run_columns)) if value is not None]
         if given or form:
             raise UsageError(f"{helper.name} has no metric objects, only the helper function its SQL calls, "
                              f"created in the current database: {', '.join(given) or 'the table shape'} does not "
@@ -305,8 +305,6 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
         return helper.helper
     d = _dialect(dialect)
     if d.native.sql_macros:
-        given = [name for name, value in (("schema", schema), ("run", run), ("judgments", judgments),
-                                          ("run columns", run_columns)) if value is not None]
         if form:
             raise UsageError("DuckDB's macros take the tables' shape as arguments (query_column := 'user_id', "
                              "\"by\" := ['model_version'], run_lists := true, ...), not as options")

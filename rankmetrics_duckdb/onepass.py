@@ -181,8 +181,8 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: b
     taken = accepts(reader, conv, judgments, run, shaped)
     if taken is None:
         return None
+    sources = list(taken)
     j, r = taken
-    sources = [j, r]
     ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank,
                                          "rm_src_run", "rm_src_judgments", _top_n(reader, specs, conv, r))
     counts_sql = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],

@@ -63,6 +63,8 @@ def user_column(name: str, table: str | None = None) -> exp.Column:
 # first separator (a number has none). The prefix is short on purpose: DuckDB keeps strings of up to 12 bytes
 # inline, and a longer key makes every sort, join and window of a 10M-row run markedly slower.
 GROUP_SEPARATOR = ":"
+
+
 def _group(i: int) -> str:
     return f"rm_g{i + 1}"
 
@@ -138,17 +140,17 @@ def input_checks(by: tuple = ()) -> exp.Select:
     if by:  # the query id without its group's key, and the group's number in sort order (rm_groups)
         _, number, query_id = key_parts(x("query_id"))
         query = [query_id, lit(" (group "), number, lit(" of the by columns, in sort order)")]
-    run = exp.select(exp.alias_(exp.Concat(expressions=[
-        lit("rankmetrics: item "), x("item_id"), lit(" appears "), _cast(count, "VARCHAR"), lit(" times for query "),
-        *[q.copy() for q in query], lit(" in the run")]), "fault")).from_(
-        exp.Table(this=exp.to_identifier("run_items"), alias=exp.TableAlias(this=exp.to_identifier("x")))).group_by(
-        x("query_id"), x("item_id")).having(exp.GT(this=count.copy(), expression=exp.Literal.number(1)))
-    judged = exp.select(exp.alias_(exp.Concat(expressions=[
-        lit("rankmetrics: item "), x("item_id"), lit(" of query "), *[q.copy() for q in query], lit(" is judged "),
-        _cast(count.copy(), "VARCHAR"), lit(" times (grades "), _cast(exp.Min(this=x("grade")), "VARCHAR"), lit(" to "),
-        _cast(exp.Max(this=x("grade")), "VARCHAR"), lit(")")]), "fault")).from_(
-        exp.Table(this=exp.to_identifier("judgment_items"), alias=exp.TableAlias(this=exp.to_identifier("x")))).group_by(
-        x("query_id"), x("item_id")).having(exp.GT(this=count.copy(), expression=exp.Literal.number(1)))
+
+    def repeated(table: str, *message) -> exp.Select:  # the (query, item) pairs of table found more than once
+        return exp.select(exp.alias_(exp.Concat(expressions=list(message)), "fault")).from_(
+            exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).group_by(
+            x("query_id"), x("item_id")).having(exp.GT(this=count.copy(), expression=exp.Literal.number(1)))
+    run = repeated("run_items", lit("rankmetrics: item "), x("item_id"), lit(" appears "), _cast(count, "VARCHAR"),
+                   lit(" times for query "), *[q.copy() for q in query], lit(" in the run"))
+    judged = repeated("judgment_items", lit("rankmetrics: item "), x("item_id"), lit(" of query "),
+                      *[q.copy() for q in query], lit(" is judged "), _cast(count.copy(), "VARCHAR"),
+                      lit(" times (grades "), _cast(exp.Min(this=x("grade")), "VARCHAR"), lit(" to "),
+                      _cast(exp.Max(this=x("grade")), "VARCHAR"), lit(")"))
     return exp.select(exp.alias_(exp.Min(this=_column("d", "fault")), "fault")).from_(
         exp.Subquery(this=exp.union(run, judged, distinct=False), alias=exp.TableAlias(this=exp.to_identifier("d"))))
 
