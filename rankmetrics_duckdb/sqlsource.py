@@ -146,6 +146,8 @@ def substitute(tree: exp.Expression, bindings: dict[str, exp.Expression]) -> exp
 # Macros that are identities in DuckDB but mean something to other engines (rm_bytewise: compare byte-wise).
 # Their expansion carries meta["rm_marker"] = name, which dialects.render turns into the engine's form.
 MARKERS = frozenset({"rm_bytewise", "rm_fail"})
+# Macros whose DuckDB body guards the macros' own argument checks (rm_flag); expanded, they are their argument.
+IDENTITIES = frozenset({"rm_flag"})
 
 
 def expand(tree: exp.Expression) -> exp.Expression:
@@ -160,6 +162,8 @@ def _expand_in_place(tree: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Anonymous) and node.name.lower() in known:
             macro = known[node.name.lower()]
             args = node.expressions
+            if macro.name.lower() in IDENTITIES and len(args) == 1:
+                return _wrap(_expand_in_place(args[0].copy()))
             if macro.is_table or len(args) != len(macro.params):
                 raise ValueError(f"macro {macro.name} called with {len(args)} arguments, it takes {len(macro.params)}")
             body = substitute(macro.body, {p.lower(): a for p, a in zip(macro.params, args)})

@@ -20,6 +20,12 @@ CREATE OR REPLACE MACRO rm_bytewise(x) AS x;
 -- error(); the dialect layer writes each engine's own way (dialects.Dialect.fail: raise_error, throwIf, ...).
 CREATE OR REPLACE MACRO rm_fail(msg) AS error(msg);
 
+-- A flag argument (judged_only) as a boolean, NULL when it is none, so that a nonsense value ('maybe') reaches the
+-- macro's own check (rm_valid_stream) and its message: DuckDB 2 folds `NOT 'maybe'` while planning, which would
+-- fail first with a bare conversion error. The Python package checks its flags before writing SQL, so its
+-- expansion (sqlsource.IDENTITIES) is the argument itself.
+CREATE OR REPLACE MACRO rm_flag(x) AS COALESCE(TRY_CAST(x AS BOOLEAN), FALSE);
+
 -- Is pos inside the cutoff k? A NULL cutoff means the whole list.
 CREATE OR REPLACE MACRO rm_within(pos, k) AS (k IS NULL OR pos <= k);
 

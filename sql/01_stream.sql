@@ -133,13 +133,13 @@ FROM (
                 rm_bytewise(r.item_id) DESC NULLS LAST
         ) AS pos
     FROM (
-        SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS ri WHERE NOT judged_only
+        SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS ri WHERE NOT rm_flag(judged_only)
         UNION ALL
         SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in
         FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS ri
         JOIN rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS jo
             ON rm_bytewise(jo.query_id) = rm_bytewise(ri.query_id) AND rm_bytewise(jo.item_id) = rm_bytewise(ri.item_id)
-        WHERE judged_only AND jo.grade >= 0
+        WHERE rm_flag(judged_only) AND jo.grade >= 0
     ) AS r
 ) AS ranked
 LEFT JOIN rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS j
