@@ -378,7 +378,9 @@ def transform(query: exp.Expression, dialect: str) -> exp.Expression:
     tree = _fail(tree, d)
     if d.concat_function:
         tree = tree.transform(lambda n: exp.Anonymous(this="CONCAT", expressions=n.expressions)
-                              if isinstance(n, exp.Concat) else n, copy=False)
+                              if isinstance(n, exp.Concat) else
+                              exp.Anonymous(this="CONCAT", expressions=[n.this, n.expression])
+                              if isinstance(n, exp.DPipe) else n, copy=False)
     tree = _bytewise(tree, d)
     tree = _safe_divisions(tree)
     if not d.nulls_in_windows:
