@@ -2,22 +2,32 @@
 
 `rankmetrics dbt -o DIR` writes a dbt package named `rankmetrics`. A model calls
 
-    {{ rankmetrics.ndcg(ref('recs'), ref('labels'), k=10, query_column='user_id', preset='ranx') }}
+    {{ rankmetrics.ndcg(ref('recs'), ref('labels'), k=10, query_column='user_id', by=['model_version']) }}
 
-and gets a SELECT returning (query_id, value), one row per query the `queries` convention keeps. Each macro
-dispatches (adapter.dispatch, as dbt-utils does) to one implementation per adapter: `default__` (DuckDB) and
-one for each adapter whose dialect (dialects.Dialect.dbt_adapter) renders differently; an adapter whose SQL is
-the same as another's points at it.
+and gets a SELECT returning (<by columns>, query_id, value), one row per query the `queries` convention keeps.
+Each macro dispatches (adapter.dispatch, as dbt-utils does) to one implementation per adapter: `default__`
+(DuckDB) and one for each adapter whose dialect (dialects.Dialect.dbt_adapter) renders differently; an adapter
+whose SQL is the same as another's points at it.
 
 One definition, many renderings: an implementation is the metric's native-object body (native.query: the macro
 of sql/ expanded with its parameters left as parameters, in the one-row CTE params), written by the dialect
-layer, with placeholders where dbt fills in the call's values: the tables ({{ run }}), the column names, and
-each parameter as a SQL literal (rankmetrics.literal). Nothing is baked in: a parameter left out takes the
-value of the preset (default trec_eval, whose values are sql/'s defaults), read off conventions.PRESETS and
-measures.Measure.values as `rankmetrics eval --convention` reads them.
+layer with placeholders where dbt fills in the call's values: the tables ({{ run }}), the column names
+(rankmetrics.column), each parameter as a SQL literal (rankmetrics.literal). The tables' shape is Jinja too:
+  - by: the body is rendered with two placeholder group columns, and each list of the two (a select list, an
+    ORDER BY, a join condition) is found and written as a loop over `by` (_loops); what differs without groups
+    is chosen by `{% if by %}`, the lines both share written once (_if_else);
+  - the CTEs that read the tables (run_items, judgment_items) are the same for every metric: each shape (groups
+    or not, the judgments' groups or not, list columns or not) is rendered once per adapter into the macros
+    rm_run_items and rm_judgment_items, which the metric bodies call.
+Nothing is baked in: a parameter left out takes the value of the preset (default trec_eval, whose values are
+sql/'s defaults), read off conventions.PRESETS and measures.Measure.values as `rankmetrics eval --convention`
+reads them. `evaluate` reads measure names through a table built with measures.parse; the generic tests
+metric_at_least and no_regression (Student's paired t-test, critical values from stats) gate a build.
 """
 from __future__ import annotations
 
+import difflib
+import functools
 import math
 import os
 import re
@@ -74,55 +84,258 @@ def _presets(macro_name: str, params: list) -> dict:
     return out
 
 
-def body(macro_name: str, dialect: str) -> str:
-    """The SQL of one metric for one dialect, with the Jinja placeholders of the call filled in."""
-    d = dialects.get(dialect)
+_GROUPS = ("rm_dbt_g", "rm_dbt_h")  # two group columns' placeholders: a loop over `by` is what lies between them
+_G_MARK = re.compile(r"rm_dbt_g|rm_g1\b")
+_H_MARK = re.compile(r"rm_dbt_h|rm_g2\b")
+_SEPARATOR = re.compile(r"\s*(,|AND)\s*")
+
+
+def _render(macro_name: str, d: dialects.Dialect, by: tuple, judgments_by: tuple, run_lists: bool,
+            judgment_lists: str) -> str:
+    """The metric's SQL for one shape of the tables, the call's values as placeholders. judgment_lists: '' (not
+    a list), 'grades' (a list with a parallel list of grades) or 'ones' (a list of relevant items, grade 1)."""
     columns = {ours: _C + ours for ours in ("query_id", "item_id", "score", "rank", "relevance")}
-    run = sqlgen.Source(exp.to_table(_RUN), has_score=True, has_rank=True, columns=columns)
-    judgments = sqlgen.Source(exp.to_table(_JUDGMENTS), columns=columns)
+    judgment_columns = {k: v for k, v in columns.items() if k != "relevance" or judgment_lists != "ones"}
+    run = sqlgen.Source(exp.to_table(_RUN), has_score=True, has_rank=True, columns=columns, groups=by,
+                        lists=run_lists)
+    judgments = sqlgen.Source(exp.to_table(_JUDGMENTS), columns=judgment_columns, groups=judgments_by,
+                              lists=bool(judgment_lists))
 
     def ref(name, kind):  # the parameter's placeholder, cast to its type as the native objects declare it
         return exp.Cast(this=exp.column(_P + name), to=exp.DataType.build(native._type(kind, d), dialect=d.sqlglot))
-    text = dialects.render(native.query(macro_name, dialect, run, judgments, None, ref=ref), dialect)
+    text = dialects.render(native.query(macro_name, d.name, run, judgments, None, by=by, ref=ref,
+                                        group_text=False), d.name)
     if any(t in text for t in ("{{", "{%", "{#")):
-        raise ValueError(f"{macro_name} for {dialect}: the SQL holds a Jinja delimiter")
-    # the run's score and rank: a score column, else the negated rank (as sqlgen.run_items); the rank if any
+        raise ValueError(f"{macro_name} for {d.name}: the SQL holds a Jinja delimiter")
+    return text
+
+
+@functools.lru_cache(maxsize=None)
+def _piece(dialect: str, name: str, by: tuple, judgments_by: tuple, run_lists: bool, judgment_lists: str) -> str:
+    """The body of the CTE run_items or judgment_items for one shape of the tables: the same for every metric
+    (body() checks that it is), so rendered once per dialect and shape."""
+    text = _render(native.metric_macros()[0], dialects.get(dialect), by, judgments_by, run_lists, judgment_lists)
+    start, end = _cte(text, name)
+    return text[start:end]
+
+
+@functools.lru_cache(maxsize=None)
+def _jinja_piece(dialect: str, name: str, by: tuple, judgments_by: tuple, run_lists: bool,
+                 judgment_lists: str) -> str:
+    """_piece as Jinja: the group columns' lists as loops, the column names as the call's."""
+    return _columns(_loops(_piece(dialect, name, by, judgments_by, run_lists, judgment_lists),
+                           "judgments_by" if name == "judgment_items" else "by"), f"{name} for {dialect}")
+
+
+def _cte(text: str, name: str) -> tuple[int, int]:
+    """(start, end) of the body of the CTE `name` in text: what lies between `name AS (` and its closing
+    parenthesis (parentheses inside quotes aside)."""
+    m = re.search(r"\b%s AS \(" % name, text)
+    if m is None:
+        raise ValueError(f"no CTE {name} in the SQL")
+    i, depth, quote = m.end(), 1, None
+    while depth:
+        c = text[i]
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"`":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        i += 1
+    return m.end(), i - 1
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    for c in s:
+        depth += (c == "(") - (c == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _loops(text: str, over: str) -> str:
+    """text, rendered with the two group placeholders, with each list of the two (`A, B`, `A AND B`) written
+    as a Jinja loop over the list `over` ('by', or 'judgments_by': the groups the judgments have, numbered as
+    in by). Each item B (holding the second group's placeholders) is found as the longest balanced text around
+    them whose first-group version A stands just before it, across a comma or an AND."""
+    index = "loop.index" if over == "by" else "by.index(g) + 1"
+    while True:
+        m = _H_MARK.search(text)
+        if m is None:
+            return text
+        found = None
+        for b_end in range(min(len(text), m.end() + 200), m.end() - 1, -1):
+            for b_start in range(max(0, m.start() - 200), m.start() + 1):
+                b = text[b_start:b_end]
+                if (found and len(b) <= found[1] - found[0]) or b != b.strip() or b[:1] == "," or b[-1:] == ",":
+                    continue
+                if _G_MARK.search(b) or not _balanced(b):
+                    continue
+                a = b.replace("rm_dbt_h", "rm_dbt_g").replace("rm_g2", "rm_g1")
+                a_end = text.rfind(a, 0, b_start)
+                if a_end < 0 or not _SEPARATOR.fullmatch(text[a_end + len(a):b_start]):
+                    continue
+                found = (b_start, b_end, a_end, text[a_end + len(a):b_start])
+        if found is None:
+            raise ValueError(f"a group column's placeholder outside a list: {text[m.start() - 80:m.end() + 80]!r}")
+        b_start, b_end, a_start, sep = found
+        item = text[a_start:a_start + (b_end - b_start)]
+        item = re.sub(r"[\"`\[]rm_dbt_g[\"`\]]", "{{ adapter.quote(g) }}", item)
+        item = item.replace("rm_dbt_g", "{{ rankmetrics.column(g) }}")
+        item = re.sub(r"\brm_g1\b", "rm_g{{ %s }}" % index, item)
+        loop = "{%% for g in %s %%}%s{%% if not loop.last %%}%s{%% endif %%}{%% endfor %%}" % (over, item, sep)
+        text = text[:a_start] + loop + text[b_end:]
+
+
+def _columns(text: str, what: str) -> str:
+    """The column placeholders of text as the call's column names (rankmetrics.column: quoted when not a plain
+    lower-case name); the run's score as a score column, else the negated rank (as sqlgen.run_items)."""
     score = re.compile(r"CAST\((\w+)\." + _C + r"score AS ([^()]+(?:\([^()]*\))?)\)")
-    text, n = score.subn(lambda m: (f"{{% if score_column %}}CAST({m[1]}.{{{{ score_column }}}} AS {m[2]})"
-                                    f"{{% else %}}-CAST({m[1]}.{{{{ rank_column }}}} AS {m[2]}){{% endif %}}"), text)
+    text, n = score.subn(lambda m: (f"{{% if score_column %}}CAST({m[1]}.{{{{ rankmetrics.column(score_column) }}}} "
+                                    f"AS {m[2]}){{% else %}}-CAST({m[1]}.{{{{ rankmetrics.column(rank_column) }}}} "
+                                    f"AS {m[2]}){{% endif %}}"), text)
     rank = re.compile(r"CAST\((\w+)\." + _C + r"rank AS ([^()]+(?:\([^()]*\))?)\)")
-    text, m = rank.subn(lambda m: (f"{{% if rank_column %}}CAST({m[1]}.{{{{ rank_column }}}} AS {m[2]})"
-                                   f"{{% else %}}CAST(NULL AS {m[2]}){{% endif %}}"), text)
-    if n != 1 or m != 1:
-        raise ValueError(f"{macro_name} for {dialect}: expected one score and one rank expression, not {n} and {m}")
-    text = re.sub(r"\b" + _C + r"(query_id|item_id|relevance)\b",
-                  lambda m: "{{ " + {"query_id": "query_column", "item_id": "item_column",
-                                     "relevance": "relevance_column"}[m[1]] + " }}", text)
+    text, m = rank.subn(lambda m: (f"{{% if rank_column %}}CAST({m[1]}.{{{{ rankmetrics.column(rank_column) }}}} "
+                                   f"AS {m[2]}){{% else %}}CAST(NULL AS {m[2]}){{% endif %}}"), text)
+    if (n, m) not in ((0, 0), (1, 1)):
+        raise ValueError(f"{what}: expected one score and one rank expression, not {n} and {m}")
+    return re.sub(r"\b" + _C + r"(query_id|item_id|relevance)\b",
+                  lambda m: "{{ rankmetrics.column(" + {"query_id": "query_column", "item_id": "item_column",
+                                                         "relevance": "relevance_column"}[m[1]] + ") }}", text)
+
+
+def _choose(cases: list[tuple[str, str]]) -> str:
+    """Jinja choosing the text of the first case whose condition holds (the last case: else)."""
+    if len({t for _, t in cases}) == 1:
+        return cases[0][1]
+    out = ""
+    for i, (cond, t) in enumerate(cases):
+        out += ("{%% if %s %%}" % cond if i == 0 else "{%% elif %s %%}" % cond if i < len(cases) - 1
+                else "{% else %}") + t
+    return out + "{% endif %}"
+
+
+def _replace_cte(text: str, name: str, body: str) -> str:
+    start, end = _cte(text, name)
+    return text[:start] + body + text[end:]
+
+
+def _no_lists(d: dialects.Dialect) -> str:
+    return ("{{ exceptions.raise_compiler_error(\"rankmetrics: %s has no list (array) type: run_lists and "
+            "judgment_lists cannot be used on it\") }}" % d.name)
+
+
+RUN_ITEMS_ARGS = "run, query_column, item_column, score_column, rank_column, by, run_lists"
+JUDGMENT_ITEMS_ARGS = "judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists"
+
+
+def _finish(text: str, what: str) -> str:
+    """text with the placeholders of the call's values, tables and parameters, as Jinja."""
     text = re.sub(r"\b" + _P + r"(\w+)\b", lambda m: "{{ rankmetrics.literal(" + m[1] + ") }}", text)
     text = re.sub(r"\b" + _RUN + r"\b", "{{ run }}", text)
     text = re.sub(r"\b" + _JUDGMENTS + r"\b", "{{ judgments }}", text)
-    if any(t in text for t in (_P, _C, _RUN, _JUDGMENTS)):
-        raise ValueError(f"{macro_name} for {dialect}: a placeholder is left in the SQL")
+    if any(t in text for t in (_P, _C, _RUN, _JUDGMENTS, "rm_dbt_")):
+        raise ValueError(f"{what}: a placeholder is left in the SQL")
     return text
+
+
+def shape_bodies(dialect: str) -> dict[str, str]:
+    """{macro: Jinja} of the dialect's rm_run_items and rm_judgment_items: the CTEs that read the user's tables
+    (the same for every metric), for every shape of the tables: with or without groups (by; judgments_by, the
+    groups the judgments have), item lists or not (run_lists; judgment_lists, with a parallel list of grades
+    when relevance_column names one, else grade 1)."""
+    d = dialects.get(dialect)
+
+    def piece(name, by, jby, run_lists, judgment_lists):
+        if (run_lists or judgment_lists) and d.lists is None:
+            return _no_lists(d)
+        return _jinja_piece(d.name, name, by, jby, run_lists, judgment_lists)
+    run = _choose([(f"by and run_lists", piece("run_items", _GROUPS, _GROUPS, True, "")),
+                   ("by", piece("run_items", _GROUPS, _GROUPS, False, "")),
+                   ("run_lists", piece("run_items", (), (), True, "")),
+                   ("true", piece("run_items", (), (), False, ""))])
+    cases = []
+    for cond, by, jby in (("by and judgments_by", _GROUPS, _GROUPS), ("by", _GROUPS, ()), ("true", (), ())):
+        cases.append((cond, _choose([
+            ("judgment_lists and relevance_column", piece("judgment_items", by, jby, False, "grades")),
+            ("judgment_lists", piece("judgment_items", by, jby, False, "ones")),
+            ("true", piece("judgment_items", by, jby, False, ""))])))
+    return {"rm_run_items": _finish(run, f"run_items for {dialect}"),
+            "rm_judgment_items": _finish(_choose(cases), f"judgment_items for {dialect}")}
+
+
+def _if_else(cond: str, yes: str, no: str) -> str:
+    """Jinja giving yes when cond holds, else no, with the lines they share written once."""
+    a, b = yes.splitlines(keepends=True), no.splitlines(keepends=True)
+    out = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out += a[i1:i2]
+        else:
+            out.append("{%% if %s %%}" % cond + "".join(a[i1:i2]) + "{% else %}" + "".join(b[j1:j2])
+                       + "{% endif %}")
+    return "".join(out)
+
+
+def body(macro_name: str, dialect: str) -> str:
+    """The SQL of one metric for one dialect as Jinja: the call's values filled in, the lists of group columns
+    written as loops, the CTEs reading the tables as calls of rm_run_items and rm_judgment_items (dispatched
+    per adapter, shape_bodies), and what differs with groups (by) chosen by Jinja."""
+    d = dialects.get(dialect)
+
+    def whole(by):
+        text = _render(macro_name, d, by, by, False, "")
+        for name, args in (("run_items", RUN_ITEMS_ARGS), ("judgment_items", JUDGMENT_ITEMS_ARGS)):
+            start, end = _cte(text, name)  # the same for every metric: rendered once (_piece)
+            if text[start:end] != _piece(d.name, name, by, by, False, ""):
+                raise ValueError(f"{macro_name} for {dialect}: its {name} differs from the other metrics'")
+            text = text[:start] + "\n  {{ rankmetrics.rm_%s(%s) }}\n" % (name, args) + text[end:]
+        return _columns(_loops(text, "by"), f"{macro_name} for {dialect}")
+
+    return _finish(_if_else("by", whole(_GROUPS), whole(())), f"{macro_name} for {dialect}")
+
+
+GROUP_ARGS = (("by", "none"), ("judgments_by", "none"), ("run_lists", "false"), ("judgment_lists", "false"))
+
+
+def _implementations(name: str, args: str, texts: dict) -> list[str]:
+    """The macros `<adapter>__<name>(args)`, one per adapter (texts: {adapter: SQL}); an adapter whose SQL is
+    the same as another's points at it, as dbt-utils does."""
+    lines, seen = [], {}
+    for adapter, text in texts.items():
+        same = next((a for a, t in seen.items() if t == text), None)
+        seen[adapter] = text
+        lines.append(f"{{% macro {adapter}__{name}({args}) %}}")
+        if same is not None:
+            lines.append(f"  {{{{ return(rankmetrics.{same}__{name}({args})) }}}}")
+        else:
+            lines.append(text.rstrip())
+        lines += ["{% endmacro %}", ""]
+    return lines
 
 
 def _metric_file(macro_name: str) -> str:
     params = native.parameters(macro_name)
     names = [name for name, _, _ in params]
     presets = _presets(macro_name, params)
-    shape = [name for name, _ in SHAPE_ARGS]
+    shape = [name for name, _ in SHAPE_ARGS] + [name for name, _ in GROUP_ARGS]
     signature = ", ".join(["run", "judgments"] + [f"{n}=none" for n in names] + ["preset='trec_eval'"]
-                          + [f"{n}={_jinja(v)}" for n, v in SHAPE_ARGS])
+                          + [f"{n}={_jinja(v)}" for n, v in SHAPE_ARGS] + [f"{n}={v}" for n, v in GROUP_ARGS])
     impl_args = ", ".join(["run", "judgments"] + names + shape)
     metric = _metric(macro_name)
     preset_dict = "{" + ", ".join(f"{_jinja(p)}: {{" + ", ".join(f"{_jinja(n)}: {_jinja(v)}"
                                                                    for n, v in values.items()) + "}"
                                    for p, values in presets.items()) + "}"
+    resolved = ["k" if n == "k" else f"({n} if {n} is not none else p[{_jinja(n)}])" for n in names]
     lines = [
         f"{{# rankmetrics {__version__}: generated by `rankmetrics dbt` from sql/{macro_name}.sql. Do not edit. #}}",
-        f"{{# {metric.name}: {metric.description}. Returns (query_id, value), one row per query the queries",
-        "   convention keeps. A parameter left out (none) takes the preset's value (trec_eval: sql/'s defaults).",
-        "   Column names are written into the SQL as given (quote them yourself if they need it). #}",
+        f"{{# {metric.name}: {metric.description}. Returns (<by columns>, query_id, value), one row per query (and",
+        "   group) the queries convention keeps. A parameter left out (none) takes the preset's value (trec_eval:",
+        "   sql/'s defaults). See the package's README for the arguments. #}",
         f"{{% macro {macro_name}({signature}) %}}",
         f"  {{%- set presets = {preset_dict} -%}}",
         "  {%- if preset not in presets -%}",
@@ -130,34 +343,32 @@ def _metric_file(macro_name: str) -> str:
         f"choose one of: {', '.join(conventions.PRESETS)}\") }}}}",
         "  {%- endif -%}",
         "  {%- set p = presets[preset] -%}",
-        "  {%- if score_column is none and rank_column is none -%}",
-        f"    {{{{ exceptions.raise_compiler_error(\"rankmetrics.{macro_name}: the run needs a score_column or a "
-        f"rank_column\") }}}}",
-        "  {%- endif -%}",
-    ]
-    resolved = []
-    for n in names:
-        if n == "k":
-            resolved.append("k")
-        else:
-            resolved.append(f"({n} if {n} is not none else p[{_jinja(n)}])")
-    lines += [
+        f"  {{%- set shape = rankmetrics.rm_shape({_jinja('rankmetrics.' + macro_name)}, judgments, score_column, "
+        "rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) -%}",
         f"  {{{{ return(adapter.dispatch({_jinja(macro_name)}, 'rankmetrics')(run, judgments, "
-        f"{', '.join(resolved)}, {', '.join(shape)})) }}}}",
+        f"{', '.join(resolved)}, query_column, item_column, score_column, rank_column, relevance_column, "
+        "shape.by, shape.judgments_by, run_lists, judgment_lists)) }}",
         "{% endmacro %}",
         "",
     ]
-    rendered = {}
-    for adapter, d in adapters():
-        text = body(macro_name, d.name)
-        same = next((a for a, t in rendered.items() if t == text), None)
-        rendered[adapter] = text
-        lines.append(f"{{% macro {adapter}__{macro_name}({impl_args}) %}}")
-        if same is not None:  # the same SQL as another adapter's: point at it (as dbt-utils does)
-            lines.append(f"  {{{{ return(rankmetrics.{same}__{macro_name}({impl_args})) }}}}")
-        else:
-            lines.append(text.rstrip())
-        lines += ["{% endmacro %}", ""]
+    lines += _implementations(macro_name, impl_args, {a: body(macro_name, d.name) for a, d in adapters()})
+    return "\n".join(lines)
+
+
+def _shape_file() -> str:
+    lines = [f"{{# rankmetrics {__version__}: generated by `rankmetrics dbt`. Do not edit. #}}",
+             "{# How a metric reads the user's tables (the CTEs run_items and judgment_items of every metric), per "
+             "adapter. #}",
+             f"{{% macro rm_run_items({RUN_ITEMS_ARGS}) %}}{{{{ return(adapter.dispatch('rm_run_items', "
+             f"'rankmetrics')({RUN_ITEMS_ARGS})) }}}}{{% endmacro %}}",
+             "",
+             f"{{% macro rm_judgment_items({JUDGMENT_ITEMS_ARGS}) %}}{{{{ return(adapter.dispatch("
+             f"'rm_judgment_items', 'rankmetrics')({JUDGMENT_ITEMS_ARGS})) }}}}{{% endmacro %}}",
+             ""]
+    bodies = {a: shape_bodies(d.name) for a, d in adapters()}
+    lines += _implementations("rm_run_items", RUN_ITEMS_ARGS, {a: b["rm_run_items"] for a, b in bodies.items()})
+    lines += _implementations("rm_judgment_items", JUDGMENT_ITEMS_ARGS,
+                              {a: b["rm_judgment_items"] for a, b in bodies.items()})
     return "\n".join(lines)
 
 
@@ -183,12 +394,263 @@ _HELPERS = """\
   {%- endif -%}
 {%- endmacro %}
 
+{# A column name as SQL: as given when a plain lower-case name or already quoted, else quoted by the adapter
+   (as `rankmetrics sql` writes the user's columns, so that their case survives engines that fold names). #}
+{% macro column(name) -%}
+  {%- if modules.re.match('^[a-z_][a-z0-9_]*$', name) or name[:1] in ['"', '`', '['] -%}{{ name }}
+  {%- else -%}{{ adapter.quote(name) }}
+  {%- endif -%}
+{%- endmacro %}
+
+{# Column names given as one name or a list (none: no names), as a list. #}
+{% macro rm_names(value, what) %}
+  {%- if value is none -%}{{ return([]) }}{%- endif -%}
+  {%- set names = [value] if value is string else value | list -%}
+  {%- for n in names if n is not string or not n | trim -%}
+    {{ exceptions.raise_compiler_error(what ~ " must be column names, not " ~ value) }}
+  {%- endfor -%}
+  {{ return(names) }}
+{% endmacro %}
+
+{# The tables' shape as a metric reads it: the group columns (by) and those of them the judgments have
+   (judgments_by; when not given, read off the judgments relation's columns, as `rankmetrics eval` does); a
+   run without a score or rank column is refused. #}
+{% macro rm_shape(what, judgments, score_column, rank_column, relevance_column, by, judgments_by, run_lists,
+                  judgment_lists) %}
+  {%- set by = rankmetrics.rm_names(by, what ~ ": by") -%}
+  {%- if judgments_by is not none -%}
+    {%- set jby = rankmetrics.rm_names(judgments_by, what ~ ": judgments_by") -%}
+    {%- for g in jby if g not in by -%}
+      {{ exceptions.raise_compiler_error(what ~ ": judgments_by: " ~ g ~ " is not a group column (by)") }}
+    {%- endfor -%}
+  {%- elif by and execute and judgments is not string -%}
+    {%- set names = [] -%}
+    {%- for c in adapter.get_columns_in_relation(judgments) -%}{%- do names.append(c.name | lower) -%}{%- endfor -%}
+    {%- set jby = [] -%}
+    {%- for g in by if (g | lower) in names -%}{%- do jby.append(g) -%}{%- endfor -%}
+  {%- else -%}
+    {%- set jby = [] -%}
+  {%- endif -%}
+  {%- if not run_lists and score_column is none and rank_column is none -%}
+    {{ exceptions.raise_compiler_error(what ~ ": the run needs a score_column or a rank_column (or run_lists=true)") }}
+  {%- endif -%}
+  {{ return({'by': by, 'judgments_by': jby}) }}
+{% endmacro %}
+
 {% macro mysql__literal(value) -%}
   {%- if value is string -%}'{{ value | replace("\\\\", "\\\\\\\\") | replace("'", "''") }}'
   {%- else -%}{{ rankmetrics.default__literal(value) }}
   {%- endif -%}
 {%- endmacro %}
 """
+
+
+# --- evaluate: several measures by name, in long rows ----------------------------------------------------------
+
+def _names() -> dict:
+    """{spelling: [macro, fixed parameters]} of the measure names `rankmetrics.evaluate` reads: every spelling of
+    measures.parse's tables (ir_measures, ranx and trec_eval names, in their usual cases), bare or with a
+    cutoff written '#' (nDCG@#, ndcg_cut_#, P.#), each as measures.parse reads it; a spelling that names
+    several measures (trec_eval's bare P) is left out."""
+    bases = set(measures.METRICS) | set(measures._CANONICAL) | set(measures.RANX_NAMES) | set(measures.TREC_NAMES)
+    out = {}
+    for base in sorted(bases):
+        for spelling in sorted({base, base.lower(), base.upper(), base[:1].upper() + base[1:]}):
+            for form in ("", "@#", "_#", ".#"):
+                try:
+                    parsed = measures.parse(spelling + form.replace("#", "7"))
+                except UsageError:
+                    continue
+                if len(parsed) == 1 and parsed[0].k == (7 if form else None):
+                    out[spelling + form] = [parsed[0].metric.macro, dict(parsed[0].params)]
+    return out
+
+
+def _evaluate_file() -> str:
+    macros = native.metric_macros()
+    params = {m: [n for n, _, _ in native.parameters(m)] for m in macros}
+    aggregate = {m: _metric(m).mean.name for m in macros}
+    if set(aggregate.values()) - {"avg", "sum"}:
+        raise ValueError("an aggregate other than avg and sum: write it in _evaluate_file")
+    shape_args = ", ".join(f"{n}={_jinja(v)}" for n, v in SHAPE_ARGS) + ", " + ", ".join(
+        f"{n}={v}" for n, v in GROUP_ARGS)
+    pass_shape = ", ".join(f"{n}={n}" for n, _ in SHAPE_ARGS + GROUP_ARGS)
+    calls = "\n".join(f"  {{%- if macro == {_jinja(m)} -%}}{{{{ return(rankmetrics.{m}(run, judgments, preset=preset, "
+                      f"{pass_shape}, **kwargs)) }}}}{{%- endif -%}}" for m in macros)
+    return f"""{{# rankmetrics {__version__}: generated by `rankmetrics dbt`. Do not edit. #}}
+{{# Several measures by name, in long rows: (measure, <by columns>, query_id, value) with per_query=true, else
+   (measure, <by columns>, value), each measure's mean over its queries (trec_eval's counts: their sum), as
+   `rankmetrics eval` prints it. A name is read as `rankmetrics eval` reads it (nDCG@10, AP, P@5, ndcg_cut_10,
+   recip_rank, mrr@10, ...); conventions given as keyword arguments (gain='exponential') go to every measure
+   that takes them. #}}
+{{% macro evaluate(run, judgments, metrics, per_query=true, preset='trec_eval', {shape_args}) %}}
+  {{%- set names = {_jinja_value(_names())} -%}}
+  {{%- set params = {_jinja_value(params)} -%}}
+  {{%- set aggregate = {_jinja_value(aggregate)} -%}}
+  {{%- if adapter.type() == 'sqlserver' -%}}
+    {{{{ exceptions.raise_compiler_error("rankmetrics.evaluate: SQL Server allows no WITH inside a subquery; call the metric macros one by one") }}}}
+  {{%- endif -%}}
+  {{%- set metrics = [metrics] if metrics is string else metrics -%}}
+  {{%- if not metrics -%}}
+    {{{{ exceptions.raise_compiler_error("rankmetrics.evaluate: metrics must name at least one measure") }}}}
+  {{%- endif -%}}
+  {{%- set by_list = rankmetrics.rm_names(by, "rankmetrics.evaluate: by") -%}}
+  {{%- for name in metrics -%}}
+    {{%- set text = name | trim -%}}
+    {{%- set m = modules.re.fullmatch('(.*?)([@_.])([0-9]+)', text) -%}}
+    {{%- if m and (m.group(1) ~ m.group(2) ~ '#') in names -%}}
+      {{%- set spec, k = names[m.group(1) ~ m.group(2) ~ '#'], m.group(3) | int -%}}
+    {{%- elif text in names -%}}
+      {{%- set spec, k = names[text], none -%}}
+    {{%- elif m and m.group(1) in names -%}}
+      {{{{ exceptions.raise_compiler_error("rankmetrics.evaluate: measure '" ~ text ~ "' takes no cutoff") }}}}
+    {{%- else -%}}
+      {{{{ exceptions.raise_compiler_error("rankmetrics.evaluate: cannot read measure name '" ~ text ~ "'; write e.g. nDCG@10, AP, P@5, ndcg_cut_10 or recip_rank, one measure per name, and conventions as arguments") }}}}
+    {{%- endif -%}}
+    {{%- set args = {{}} -%}}
+    {{%- for key, value in kwargs.items() if key in params[spec[0]] -%}}{{%- do args.update({{key: value}}) -%}}{{%- endfor -%}}
+    {{%- do args.update(spec[1]) -%}}
+    {{%- if 'k' in params[spec[0]] -%}}
+      {{%- do args.update({{'k': k}}) -%}}
+    {{%- elif k is not none -%}}
+      {{{{ exceptions.raise_compiler_error("rankmetrics.evaluate: measure '" ~ text ~ "' takes no cutoff") }}}}
+    {{%- endif -%}}
+    {{%- set sql = rankmetrics.rm_call(spec[0], run, judgments, preset, {pass_shape}, **args) -%}}
+    {{%- if not loop.first %}}
+UNION ALL
+{{% endif -%}}
+    {{%- if per_query %}}
+SELECT {{{{ rankmetrics.literal(text) }}}} AS measure, rm_m.* FROM (
+{{{{ sql }}}}
+) AS rm_m
+    {{%- else %}}
+SELECT {{{{ rankmetrics.literal(text) }}}} AS measure, {{% for g in by_list %}}rm_m.{{{{ adapter.quote(g) }}}}, {{% endfor %}}{{{{ 'SUM' if aggregate[spec[0]] == 'sum' else 'AVG' }}}}(rm_m.value) AS value FROM (
+{{{{ sql }}}}
+) AS rm_m
+{{% if by_list %}}GROUP BY {{% for g in by_list %}}rm_m.{{{{ adapter.quote(g) }}}}{{% if not loop.last %}}, {{% endif %}}{{% endfor %}}{{% endif %}}
+    {{%- endif -%}}
+  {{%- endfor -%}}
+{{% endmacro %}}
+
+{{# The metric macro named `macro`, called (each by name, so that dbt sees every call: a test compiles with the
+   macros it is seen to call). #}}
+{{% macro rm_call(macro, run, judgments, preset, {shape_args}) %}}
+{calls}
+  {{{{ exceptions.raise_compiler_error("rankmetrics: no metric macro " ~ macro) }}}}
+{{% endmacro %}}
+"""
+
+
+def _jinja_value(value) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_jinja(k)}: {_jinja_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_jinja_value(v) for v in value) + "]"
+    return _jinja(value)
+
+
+# --- generic tests ----------------------------------------------------------------------------------------------
+
+ALPHAS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1)
+_TABLE_DF = 300   # degrees of freedom with a tabled critical value; above, the Cornish-Fisher expansion (< 1e-10)
+
+
+def _critical(alpha: float) -> dict:
+    """The two-sided critical values of Student's t at level alpha for 1.._TABLE_DF degrees of freedom (the
+    inverse of stats.t_two_sided, by bisection), and the coefficients of the Cornish-Fisher expansion beyond:
+    t = z + g1/v + g2/v^2 + g3/v^3 + g4/v^4 (Abramowitz & Stegun 26.7.5), z the normal quantile."""
+    from statistics import NormalDist
+    from . import stats
+
+    def inverse(df):
+        lo, hi = 0.0, 1e6
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if stats.t_two_sided(mid, df) > alpha else (lo, mid)
+        return (lo + hi) / 2
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    g = [z, (z ** 3 + z) / 4, (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96,
+         (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384,
+         (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160]
+    return {"table": [inverse(df) for df in range(1, _TABLE_DF + 1)], "g": g}
+
+
+_PAIRED = """
+WITH rm_v AS (SELECT rm_vv.* FROM rm_dbt_values AS rm_vv),
+rm_d AS (
+  SELECT c.rm_dbt_c_model AS candidate, c.value - b.value AS diff
+  FROM rm_v AS c JOIN rm_v AS b ON b.query_id = c.query_id
+  WHERE b.rm_dbt_c_model = rm_dbt_p_baseline AND NOT c.rm_dbt_c_model = rm_dbt_p_baseline
+    AND NOT c.value IS NULL AND NOT b.value IS NULL
+),
+rm_s AS (
+  SELECT d.candidate, COUNT(*) AS n, AVG(d.diff) AS mean_difference, STDDEV_SAMP(d.diff) AS sd
+  FROM rm_d AS d GROUP BY d.candidate
+),
+rm_x AS (
+  SELECT s.candidate, s.n, s.mean_difference, s.sd, s.n - 1 AS df, s.mean_difference / NULLIF(s.sd / SQRT(s.n), 0) AS t
+  FROM rm_s AS s
+)
+SELECT x.candidate, x.n, x.mean_difference, x.t, rm_dbt_critical AS critical
+FROM rm_x AS x
+WHERE x.mean_difference < 0 AND x.n >= 2 AND (x.sd = 0 OR -x.t > rm_dbt_critical)
+"""
+
+
+def paired_body(dialect: str) -> str:
+    """The paired t-test of no_regression for one dialect, as Jinja: the rows of the candidates whose mean is
+    significantly below the baseline's (two-sided, as `rankmetrics compare --test t`)."""
+    import sqlglot
+    tree = sqlglot.parse_one(_PAIRED, read="duckdb")
+    text = dialects.render(tree, dialect)
+    critical = ("CASE {% for c in critical.table %}WHEN x.df = {{ loop.index }} THEN {{ c }} {% endfor %}"
+                "ELSE {{ critical.g[0] }} + {{ critical.g[1] }} / x.df + {{ critical.g[2] }} / (x.df * x.df) + "
+                "{{ critical.g[3] }} / (x.df * x.df * x.df) + {{ critical.g[4] }} / (x.df * x.df * x.df * x.df) END")
+    text = re.sub(r"\brm_dbt_critical\b", lambda m: critical, text)
+    text = re.sub(r"\b(?:\w+\.)?rm_dbt_values\b", "({{ values }})", text)
+    text = re.sub(r"\brm_dbt_c_model\b", "{{ rankmetrics.column(model_column) }}", text)
+    text = re.sub(r"\brm_dbt_p_baseline\b", "{{ rankmetrics.literal(baseline) }}", text)
+    if "rm_dbt_" in text:
+        raise ValueError(f"paired t-test for {dialect}: a placeholder is left in the SQL")
+    return text
+
+
+def _tests_file() -> str:
+    shape_args = ", ".join(f"{n}={_jinja(v)}" for n, v in SHAPE_ARGS)
+    pass_shape = ", ".join(f"{n}={n}" for n, _ in SHAPE_ARGS)
+    critical = {str(a): _critical(a) for a in ALPHAS}
+    lines = [f"{{# rankmetrics {__version__}: generated by `rankmetrics dbt`. Do not edit. #}}", f"""
+{{# A model's quality gates the build. Applied to a run (the model: its rows are the recommendations):
+
+     metric_at_least: every group's mean of `metric` (evaluate's, per_query=false) is at least `threshold`;
+       the failing rows are the groups below it (or without a value). With `by`, each group is a run.
+     no_regression: no group of `model_column` has a mean significantly below the `baseline` group's: Student's
+       paired t-test over the queries both have, two-sided at level `alpha` (one of {", ".join(map(str, ALPHAS))}),
+       as `rankmetrics compare --test t`; the failing rows are those candidates (their n, mean difference, t
+       and critical value).
+#}}
+{{% test metric_at_least(model, judgments, metric, threshold, by=none, preset='trec_eval', {shape_args}, judgments_by=none, run_lists=false, judgment_lists=false) %}}
+  {{%- set run = "(SELECT * FROM " ~ model ~ ")" -%}}
+  SELECT rm_t.* FROM (
+    {{{{ rankmetrics.evaluate(run, judgments, [metric], per_query=false, preset=preset, {pass_shape}, by=by, judgments_by=judgments_by, run_lists=run_lists, judgment_lists=judgment_lists, **kwargs) }}}}
+  ) AS rm_t
+  WHERE rm_t.value IS NULL OR rm_t.value < {{{{ threshold }}}}
+{{% endtest %}}
+
+{{% test no_regression(model, judgments, metric, model_column, baseline, alpha=0.05, preset='trec_eval', {shape_args}, run_lists=false, judgment_lists=false) %}}
+  {{%- set table = {_jinja_value(critical)} -%}}
+  {{%- if (alpha | string) not in table -%}}
+    {{{{ exceptions.raise_compiler_error("rankmetrics.no_regression: alpha must be one of {", ".join(map(str, ALPHAS))}, not " ~ alpha) }}}}
+  {{%- endif -%}}
+  {{%- set run = "(SELECT * FROM " ~ model ~ ")" -%}}
+  {{%- set values = rankmetrics.evaluate(run, judgments, [metric], per_query=true, preset=preset, {pass_shape}, by=[model_column], judgments_by=[], run_lists=run_lists, judgment_lists=judgment_lists, **kwargs) -%}}
+  {{{{ adapter.dispatch('rm_paired_t', 'rankmetrics')(values, model_column, baseline, table[alpha | string]) }}}}
+{{% endtest %}}
+""", "{% macro rm_paired_t(values, model_column, baseline, critical) %}{{ return(adapter.dispatch('rm_paired_t', "
+         "'rankmetrics')(values, model_column, baseline, critical)) }}{% endmacro %}", ""]
+    lines += _implementations("rm_paired_t", "values, model_column, baseline, critical",
+                              {a: paired_body(d.name) for a, d in adapters()})
+    return "\n".join(lines)
 
 
 def _project() -> str:
@@ -216,13 +678,27 @@ packages:
                      score_column='pred', relevance_column='rating') }}}}
 ```
 
-Every metric is a macro returning `(query_id, value)`, one row per query the `queries` convention keeps:
-{", ".join(f"`{m}`" for m in native.metric_macros())}. Arguments: the run and judgments relations; `k`
-(none: no cutoff) and the metric's conventions (`gain`, `ties`, `queries`, ...), each none by default, which
-takes the value of `preset` (`{"`, `".join(conventions.PRESETS)}`; default `trec_eval`, whose values are the
-defaults of the package's SQL); the column names (`query_column`, `item_column`, `score_column`, `rank_column`,
-`relevance_column`). A duplicate item in a query of the run, a conflicting judgment or an argument outside its
-range fails the query with the engine's error, naming it.
+Every metric is a macro returning `(<by columns>, query_id, value)`, one row per query (and group) the `queries`
+convention keeps: {", ".join(f"`{m}`" for m in native.metric_macros())}. Arguments: the run and judgments
+relations; `k` (none: no cutoff) and the metric's conventions (`gain`, `ties`, `queries`, ...), each none by
+default, which takes the value of `preset` (`{"`, `".join(conventions.PRESETS)}`; default `trec_eval`, whose
+values are the defaults of the package's SQL); the column names (`query_column`, `item_column`, `score_column`,
+`rank_column`, `relevance_column`; quoted by the adapter unless plain lower-case names); `by` (the run's group
+columns: each group is a run of its own), `judgments_by` (those the judgments have too; by default read off the
+judgments relation's columns), `run_lists` / `judgment_lists` (the item column is an array: the run's in rank
+order; the judgments' relevant items, their grades in a parallel array named by `relevance_column`, or grade 1
+with `relevance_column=none`). A duplicate item in a query of the run, a conflicting judgment or an argument
+outside its range fails the query with the engine's error, naming it.
+
+`evaluate(run, judgments, metrics=['nDCG@10', 'AP'], per_query=true, ...)` returns long rows `(measure, <by
+columns>, query_id, value)`, or with `per_query=false` each measure's mean `(measure, <by columns>, value)`;
+measure names are read as `rankmetrics eval` reads them; conventions given as keyword arguments go to every
+measure that takes them.
+
+Generic tests on the relation holding the run: `metric_at_least` (judgments, metric, threshold, by, column
+names: fails with each group whose mean is below the threshold) and `no_regression` (judgments, metric,
+model_column, baseline, alpha: fails with each group of model_column whose mean is significantly below the
+baseline group's, by Student's paired t-test over the common queries, two-sided, as `rankmetrics compare`).
 
 Adapters (`adapter.dispatch('<metric>', 'rankmetrics')`):
 {listed}
@@ -238,6 +714,9 @@ def write(folder: str) -> list[str]:
              os.path.join("macros", "_rankmetrics.sql"): _HELPERS}
     for name in native.metric_macros():
         files[os.path.join("macros", f"{name}.sql")] = _metric_file(name)
+    files[os.path.join("macros", "_shape.sql")] = _shape_file()
+    files[os.path.join("macros", "evaluate.sql")] = _evaluate_file()
+    files[os.path.join("macros", "tests.sql")] = _tests_file()
     written = []
     for rel, text in files.items():
         path = os.path.join(folder, rel)

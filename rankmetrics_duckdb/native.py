@@ -112,10 +112,12 @@ def _stream(bindings: dict) -> exp.Select:
 
 
 def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
-          function: exp.Table | None, by: tuple = (), ref=None) -> exp.Select:
+          function: exp.Table | None, by: tuple = (), ref=None, group_text: bool = True) -> exp.Select:
     """The body of the native object of one metric: WITH params, run_items, judgment_items, item_stream, then the
     metric's own SELECT (query_id, value). ref(name, kind): how the params CTE reads each parameter, for a
-    template that fills them in (the dbt package); by default the dialect's Native.param_ref."""
+    template that fills them in (the dbt package); by default the dialect's Native.param_ref. group_text: the
+    group columns are returned as text (the objects declare their result types without seeing the tables);
+    False keeps them as the run has them (the dbt package)."""
     d = dialects.get(dialect)
     macro = sqlsource.macros()[macro_name]
     params = parameters(macro_name)
@@ -148,8 +150,8 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     ctes = [("params", params_select), ("run_items", sqlgen.run_items(run, by=by)),
             ("judgment_items", _join_params(sqlgen.judgment_items(judgments, grades=_prm("grades"), by=by))),
             (STREAM, stream)]
-    if by:  # the rows gain the group columns (as text: the objects' result types are declared without the tables)
-        out, query_id = sqlgen.ungroup(exp.select(*sqlgen.group_columns(by, text=True)).from_(
+    if by:  # the rows gain the group columns
+        out, query_id = sqlgen.ungroup(exp.select(*sqlgen.group_columns(by, text=group_text)).from_(
             exp.Subquery(this=body, alias=exp.TableAlias(this=exp.to_identifier("b")))), "b", by)
         out = out.select(exp.alias_(query_id, "query_id"), exp.column("value", table="b"))
         ctes.insert(1, ("rm_groups", sqlgen.groups_cte(run, by)))

@@ -1,46 +1,52 @@
-"""The dbt package (issue 16): `rankmetrics dbt -o DIR` generates it; an integration project (seeds from
-datasets/, a model per metric call) installs it with `dbt deps` and runs `dbt build` on dbt-duckdb and on
-dbt-postgres (the PostgreSQL server of tests/engines.py). Every value the models produce equals pytrec_eval's
-(trec_eval's conventions) or `rankmetrics eval`'s under the same convention, to 1e-9, per query: with the
-defaults, another gain, another preset, and other column names.
+"""The dbt package (issue 16): `rankmetrics dbt -o DIR` generates it; the repository's integration project
+(integration_tests/: seeds from datasets/, a model per kind of call, the generic tests in models/schema.yml)
+installs it with `dbt deps` and runs `dbt build` on dbt-duckdb and on dbt-postgres (the PostgreSQL server of
+tests/engines.py). Every value the models produce equals pytrec_eval's (trec_eval's conventions) or `rankmetrics
+eval`'s under the same convention, to 1e-9, per query: with the defaults, another gain, another preset, groups
+(by) over several models in one table, a list column, mixed-case column names, and evaluate()'s long rows and
+means. The tests tagged must_fail fail the build, with the rows that eval and scipy's paired t-test give.
 
 dbt-core is pinned below 1.12 in the test extra: 1.12's dependency dbt-core-experimental-parser downloads a
 wheel while it is built, which fails without network; 1.11 installs offline.
 """
 from __future__ import annotations
 
-import csv
 import os
 import re
 import shutil
 import subprocess
 import sys
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import pytrec_eval
+import scipy.stats
 
 import engines
 import rankmetrics_duckdb as rm
 from conftest import DATA, TREC, cli
 
-# model name -> (the macro call, the measure for `rankmetrics eval`, the convention, the tables as (run, qrels))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROJECT = os.path.join(ROOT, "integration_tests")
+WAREHOUSE = {"query_id": "user_id", "item_id": "movie_id", "score": "pred", "relevance": "rating"}
+BY = ["model_version", "segment"]
+
+# model -> (measure for `rankmetrics eval`, the convention, the tables) for the models of one measure
 MODELS = {
-    "ndcg_10": ("rankmetrics.ndcg(ref('run'), ref('qrels'), k=10)", "nDCG@10", "trec_eval", "trec"),
-    "ap": ("rankmetrics.ap(ref('run'), ref('qrels'))", "AP", "trec_eval", "trec"),
-    "p_5": ("rankmetrics.precision(ref('run'), ref('qrels'), k=5)", "P@5", "trec_eval", "trec"),
-    "rr": ("rankmetrics.rr(ref('run'), ref('qrels'))", "RR", "trec_eval", "trec"),
-    "ndcg_exp_10": ("rankmetrics.ndcg(ref('run'), ref('qrels'), k=10, gain='exponential')", "nDCG@10",
-                    "trec_eval:exponential", "trec"),
-    "recall_100_ranx": ("rankmetrics.recall(ref('run'), ref('qrels'), k=100, preset='ranx')", "R@100", "ranx",
-                        "trec"),
-    "ndcg_10_users": ("rankmetrics.ndcg(ref('recs'), ref('labels'), k=10, query_column='user_id', "
-                      "item_column='movie_id', score_column='pred', relevance_column='rating')", "nDCG@10",
-                      "trec_eval", "warehouse"),
+    "ndcg_10": ("nDCG@10", "trec_eval", "trec"),
+    "ap": ("AP", "trec_eval", "trec"),
+    "p_5": ("P@5", "trec_eval", "trec"),
+    "rr": ("RR", "trec_eval", "trec"),
+    "ndcg_exp_10": ("nDCG@10", "trec_eval:exponential", "trec"),
+    "recall_100_ranx": ("R@100", "ranx", "trec"),
+    "ndcg_10_by_model": ("nDCG@10", "trec_eval", "recs"),
+    "ap_lists_by_model": ("AP", "trec_eval", "recs_lists"),
+    "ndcg_10_mixed_case": ("nDCG@10", "trec_eval", "recs_v1_app"),
 }
-# pytrec_eval's (measure, result key) for the models under trec_eval's conventions
+# pytrec_eval's (measure, result key) for the models under trec_eval's conventions on trec_eval's test data
 PYTREC = {"ndcg_10": ("ndcg_cut.10", "ndcg_cut_10"), "ap": ("map", "map"), "p_5": ("P.5", "P_5"),
-          "rr": ("recip_rank", "recip_rank"), "ndcg_10_users": ("ndcg_cut.10", "ndcg_cut_10")}
+          "rr": ("recip_rank", "recip_rank")}
 
 
 def _dbt() -> str:
@@ -51,131 +57,187 @@ def _dbt() -> str:
     return path
 
 
-def _write_csv(path, header, rows):
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
+def _trec_tables():
+    def rows(name, fields):
+        with open(os.path.join(TREC, name)) as fh:
+            return [tuple(line.split()[i] for i in fields) for line in fh if line.strip()]
+    run, qrels = rows("results.test", (0, 2, 4)), rows("qrels.test", (0, 2, 3))
+    return (pa.table({"query_id": [r[0] for r in qrels], "item_id": [r[1] for r in qrels],
+                      "relevance": [int(r[2]) for r in qrels]}),
+            pa.table({"query_id": [r[0] for r in run], "item_id": [r[1] for r in run],
+                      "score": [float(r[2]) for r in run]}))
 
 
-def _trec_rows(kind):
-    rows = []
-    with open(os.path.join(TREC, "qrels.test" if kind == "qrels" else "results.test")) as fh:
-        for line in fh:
-            f = line.split()
-            if f:
-                rows.append((f[0], f[2], f[3]) if kind == "qrels" else (f[0], f[2], f[4]))
-    return rows
-
-
-def _warehouse_rows():
-    recs = pq.read_table(os.path.join(DATA, "warehouse", "recs.parquet")).to_pylist()
-    labels = pq.read_table(os.path.join(DATA, "warehouse", "labels.parquet")).to_pylist()
-    model = sorted({(r["model_version"], r["segment"]) for r in recs})[0]
-    recs = [(r["user_id"], r["movie_id"], r["pred"]) for r in recs if (r["model_version"], r["segment"]) == model]
-    return recs, [(r["user_id"], r["movie_id"], r["rating"]) for r in labels]
+def _warehouse(name):
+    return pq.read_table(os.path.join(DATA, "warehouse", name + ".parquet"))
 
 
 @pytest.fixture(scope="module")
-def package(tmp_path_factory):
-    """The package, generated once by the command line."""
+def project(tmp_path_factory):
+    """The package generated by the command line into build/dbt/rankmetrics beside a copy of the integration
+    project, its seeds written from datasets/, `dbt deps` run; the PostgreSQL server started."""
     root = tmp_path_factory.mktemp("dbt")
-    cli("dbt", "-o", str(root / "rankmetrics"))
-    return root
-
-
-@pytest.fixture(scope="module")
-def project(package):
-    """The integration project beside the package, its seeds written, `dbt deps` run."""
-    root = package
+    cli("dbt", "-o", str(root / "build" / "dbt" / "rankmetrics"))
     proj = root / "integration_tests"
-    (proj / "seeds").mkdir(parents=True)
-    (proj / "models").mkdir()
-    _write_csv(proj / "seeds" / "run.csv", ["query_id", "item_id", "score"], _trec_rows("run"))
-    _write_csv(proj / "seeds" / "qrels.csv", ["query_id", "item_id", "relevance"], _trec_rows("qrels"))
-    recs, labels = _warehouse_rows()
-    _write_csv(proj / "seeds" / "recs.csv", ["user_id", "movie_id", "pred"], recs)
-    _write_csv(proj / "seeds" / "labels.csv", ["user_id", "movie_id", "rating"], labels)
-    (proj / "dbt_project.yml").write_text(
-        "name: 'integration_tests'\nversion: '1.0'\nconfig-version: 2\nprofile: 'integration_tests'\n"
-        "seeds:\n  integration_tests:\n"
-        "    run:\n      +column_types: {query_id: varchar(64), item_id: varchar(64)}\n"
-        "    qrels:\n      +column_types: {query_id: varchar(64), item_id: varchar(64)}\n"
-        "models:\n  integration_tests:\n    +materialized: table\n")
-    (proj / "packages.yml").write_text("packages:\n  - local: ../rankmetrics\n")
-    for name, (call, *_rest) in MODELS.items():
-        (proj / "models" / f"{name}.sql").write_text("{{ " + call + " }}\n")
+    shutil.copytree(PROJECT, proj, ignore=shutil.ignore_patterns("seeds", "target", "dbt_packages", "logs",
+                                                                 "*.duckdb", "package-lock.yml"))
+    sys.path.insert(0, PROJECT)
+    try:
+        import seeds
+    finally:
+        sys.path.remove(PROJECT)
+    seeds.main(str(proj))
     pg = engines.Postgres()
-    (proj / "profiles.yml").write_text(
-        "integration_tests:\n  target: duckdb\n  outputs:\n"
-        f"    duckdb:\n      type: duckdb\n      path: '{root / 'warehouse.duckdb'}'\n      threads: 1\n"
-        f"    postgres:\n      type: postgres\n      host: '{pg.tmp}'\n      port: {pg.port}\n      user: postgres\n"
-        "      password: ''\n      dbname: postgres\n      schema: rm_dbt\n      threads: 1\n")
     env = {**os.environ, "DBT_PROFILES_DIR": str(proj), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-           "DBT_USE_COLORS": "false"}
+           "DBT_USE_COLORS": "false", "RANKMETRICS_DUCKDB_PATH": str(root / "warehouse.duckdb"),
+           "RANKMETRICS_PG_HOST": str(pg.tmp), "RANKMETRICS_PG_PORT": str(pg.port)}
     _run([_dbt(), "deps"], proj, env)
     yield proj, env, root, pg
     pg.close()
 
 
 def _run(args, cwd, env, check=True):
-    p = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    p = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     if check and p.returncode != 0:
         raise AssertionError(f"{' '.join(args[1:])} exited {p.returncode}:\n{p.stdout[-4000:]}{p.stderr[-2000:]}")
     return p
 
 
+def _rows(target, root, pg, sql):
+    """Rows of a query on the target's warehouse (tables of the schema `s`)."""
+    if target == "duckdb":
+        import duckdb
+        con = duckdb.connect(str(root / "warehouse.duckdb"), read_only=True)
+        try:
+            return con.execute(sql.replace("s.", "main.")).fetchall()
+        finally:
+            con.close()
+    return pg.rows(sql.replace("s.", "rm_dbt."))
+
+
+def _key(value) -> str:
+    return str(value)
+
+
 def _expected(name):
-    """{query_id: value} of a model, from pytrec_eval (trec_eval's conventions) and from `rankmetrics eval`."""
-    _call, measure, convention, tables = MODELS[name]
-    if tables == "trec":
-        run = {}
-        for q, d, s in _trec_rows("run"):
-            run.setdefault(q, {})[d] = float(s)
-        qrels = {}
-        for q, d, r in _trec_rows("qrels"):
-            qrels.setdefault(q, {})[d] = int(r)
-    else:
-        recs, labels = _warehouse_rows()
-        run, qrels = {}, {}
-        for q, d, s in recs:
-            run.setdefault(str(q), {})[str(d)] = float(s)
-        for q, d, r in labels:
-            qrels.setdefault(str(q), {})[str(d)] = int(r)
-    import pyarrow as pa
-    jt = pa.table({"query_id": [q for q in qrels for _ in qrels[q]], "item_id": [d for q in qrels for d in qrels[q]],
-                   "relevance": [r for q in qrels for r in qrels[q].values()]})
-    rt = pa.table({"query_id": [q for q in run for _ in run[q]], "item_id": [d for q in run for d in run[q]],
-                   "score": [s for q in run for s in run[q].values()]})
+    """{(group values..., query_id): value} of a model of one measure, from `rankmetrics eval` (and for trec_eval's
+    conventions on trec_eval's data, checked against pytrec_eval first)."""
+    measure, convention, tables = MODELS[name]
     preset, _, gain = convention.partition(":")
-    ours = rm.evaluate(jt, rt, [measure], per_query=True, convention=preset,
-                       **({"gain": gain} if gain else {}))[measure]
-    ours = {q: v for q, v in ours.items() if q is not None}
-    if name in PYTREC:
-        measure_set, key = PYTREC[name]
-        ref = pytrec_eval.RelevanceEvaluator(qrels, {measure_set}).evaluate(run)
-        assert {q: v[key] for q, v in ref.items()} == pytest.approx(ours, abs=1e-9), name
-    return ours
+    extra = {"gain": gain} if gain else {}
+    if tables == "trec":
+        judgments, run = _trec_tables()
+        ours = rm.evaluate(judgments, run, [measure], per_query=True, convention=preset, **extra)[measure]
+        ours = {(q,): v for q, v in ours.items()}
+        if name in PYTREC:
+            qrels, trec_run = {}, {}
+            for q, d, r in zip(*[judgments.column(c).to_pylist() for c in judgments.column_names]):
+                qrels.setdefault(q, {})[d] = r
+            for q, d, s in zip(*[run.column(c).to_pylist() for c in run.column_names]):
+                trec_run.setdefault(q, {})[d] = s
+            measure_set, key = PYTREC[name]
+            ref = pytrec_eval.RelevanceEvaluator(qrels, {measure_set}).evaluate(trec_run)
+            assert {(q,): v[key] for q, v in ref.items()} == pytest.approx(ours, abs=1e-9), name
+        return ours
+    labels = _warehouse("labels")
+    if tables == "recs_v1_app":
+        import duckdb
+        recs = _warehouse("recs")
+        run = duckdb.sql("SELECT user_id, movie_id, pred FROM recs WHERE model_version = 'v1' AND segment = 'app'"
+                         ).to_arrow_table()
+        ours = rm.evaluate(labels, run, [measure], per_query=True, columns=WAREHOUSE)[measure]
+        return {(_key(q),): v for q, v in ours.items()}
+    run = _warehouse("recs" if tables == "recs" else "recs_lists")
+    columns = WAREHOUSE if tables == "recs" else {k: v for k, v in WAREHOUSE.items() if k != "score"}
+    grouped = rm.evaluate(labels, run, [measure], per_query=True, columns=columns, by=BY)
+    return {(*g, _key(q)): v for g, cell in grouped.items() for q, v in cell[measure].items()}
+
+
+@pytest.fixture(scope="module", params=["duckdb", "postgres"])
+def built(request, project):
+    """`dbt build` of the integration project (the must_fail tests aside) on one target."""
+    proj, env, root, pg = project
+    _run([_dbt(), "build", "--target", request.param, "--exclude", "tag:must_fail"], proj, env)
+    return request.param, project
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_dbt_models_give_evals_numbers(built, name):
+    target, (proj, env, root, pg) = built
+    want = _expected(name)
+    groups = BY if MODELS[name][2] in ("recs", "recs_lists") else []
+    cols = ", ".join([*groups, "query_id", "value"])
+    got = {tuple(_key(x) for x in r[:-1]): float(r[-1]) for r in _rows(target, root, pg, f"SELECT {cols} FROM s.{name}")}
+    assert len(want) >= 3 and any(v > 0 for v in want.values()), name  # a real comparison, not of nothing
+    assert got == pytest.approx(want, abs=1e-9), (target, name)
+
+
+def test_grouped_model_equals_pytrec_eval_per_group(built):
+    """One group of the grouped model against pytrec_eval directly (an independent source for `by`)."""
+    target, (proj, env, root, pg) = built
+    recs, labels = _warehouse("recs").to_pylist(), _warehouse("labels").to_pylist()
+    qrels = {}
+    for r in labels:
+        qrels.setdefault(str(r["user_id"]), {})[str(r["movie_id"])] = r["rating"]
+    for group in [("v2", "web"), ("v3", "app")]:
+        run = {}
+        for r in recs:
+            if (r["model_version"], r["segment"]) == group:
+                run.setdefault(str(r["user_id"]), {})[str(r["movie_id"])] = r["pred"]
+        ref = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)
+        rows = _rows(target, root, pg, "SELECT query_id, value FROM s.ndcg_10_by_model WHERE model_version = "
+                     f"'{group[0]}' AND segment = '{group[1]}'")
+        assert {str(q): float(v) for q, v in rows} == pytest.approx(
+            {q: v["ndcg_cut_10"] for q, v in ref.items()}, abs=1e-9), group
+
+
+def test_evaluate_gives_long_rows_and_means(built):
+    target, (proj, env, root, pg) = built
+    labels, recs = _warehouse("labels"), _warehouse("recs")
+    measures = ["nDCG@10", "AP", "P@5", "recip_rank"]
+    per_query = rm.evaluate(labels, recs, measures, per_query=True, columns=WAREHOUSE, by=BY)
+    want = {(m, *g, _key(q)): v for g, cell in per_query.items() for m in measures for q, v in cell[m].items()}
+    rows = _rows(target, root, pg, "SELECT measure, model_version, segment, query_id, value FROM s.evaluate_per_query")
+    assert len(want) == 4 * 6 * 12
+    assert {tuple(_key(x) for x in r[:-1]): float(r[-1]) for r in rows} == pytest.approx(want, abs=1e-9)
+    means = rm.evaluate(labels, recs, ["nDCG@10", "AP", "num_ret"], columns=WAREHOUSE, by=BY, gain="exponential")
+    want = {(m, *g): v for g, cell in means.items() for m, v in cell.items()}
+    rows = _rows(target, root, pg, "SELECT measure, model_version, segment, value FROM s.evaluate_means")
+    assert len(want) == 3 * 6 and want[("num_ret", "v1", "app")] == 96  # trec_eval's counts sum
+    assert {tuple(r[:-1]): float(r[-1]) for r in rows} == pytest.approx(want, abs=1e-9)
 
 
 @pytest.mark.parametrize("target", ["duckdb", "postgres"])
-def test_dbt_build_gives_evals_numbers(project, target):
+def test_failing_generic_tests_fail_the_build(project, target):
+    """The tests tagged must_fail fail `dbt test`, and their failing rows are the ones eval and scipy give: the
+    segments whose mean nDCG@10 of v2 is below 0.30, and the candidate that a two-sided paired t-test at 0.05
+    (but not at 0.01, the passing test) finds below v1."""
     proj, env, root, pg = project
-    _run([_dbt(), "build", "--target", target], proj, env)
-    for name in MODELS:
-        if target == "duckdb":
-            import duckdb
-            con = duckdb.connect(str(root / "warehouse.duckdb"), read_only=True)
-            try:
-                rows = con.execute(f"SELECT query_id, value FROM main.{name}").fetchall()
-            finally:
-                con.close()
-        else:
-            rows = pg.rows(f"SELECT query_id, value FROM rm_dbt.{name}")
-        got = {str(q): float(v) for q, v in rows}
-        want = _expected(name)
-        assert len(want) >= 3 and any(v > 0 for v in want.values()), name  # a real comparison, not of nothing
-        assert got == pytest.approx(want, abs=1e-9), (target, name)
+    _run([_dbt(), "seed", "--target", target], proj, env)
+    p = _run([_dbt(), "test", "--target", target, "--select", "tag:must_fail", "--store-failures"], proj, env,
+             check=False)
+    assert p.returncode != 0, p.stdout[-3000:]
+    assert "FAIL 2 v2_ndcg_at_least_030" in p.stdout and "FAIL 1 app_not_below_v1_at_005" in p.stdout, p.stdout
+    labels, recs = _warehouse("labels"), _warehouse("recs")
+    means = rm.evaluate(labels, recs, ["nDCG@10"], columns=WAREHOUSE, by=BY)
+    below = {g[1]: c["nDCG@10"] for g, c in means.items() if g[0] == "v2" and c["nDCG@10"] < 0.30}
+    audit = "s_dbt_test__audit" if target == "postgres" else "main_dbt_test__audit"
+    rows = _rows(target, root, pg, f"SELECT segment, value FROM {audit}.v2_ndcg_at_least_030".replace(
+        "s_dbt", "rm_dbt_dbt" if target == "postgres" else "s_dbt"))
+    assert {r[0]: float(r[1]) for r in rows} == pytest.approx(below, abs=1e-9) and len(below) == 2
+    per_query = rm.evaluate(labels, recs, ["nDCG@10"], columns=WAREHOUSE, by=BY, per_query=True)
+    base = per_query[("v1", "app")]["nDCG@10"]
+    pvalues = {}
+    for candidate in ("v2", "v3"):
+        values = per_query[(candidate, "app")]["nDCG@10"]
+        result = scipy.stats.ttest_rel([values[q] for q in base], [base[q] for q in base])
+        pvalues[candidate] = (result.statistic, result.pvalue)
+    worse = {c for c, (t, p) in pvalues.items() if t < 0 and p < 0.05}
+    assert worse == {"v3"} and pvalues["v3"][1] > 0.01  # the passing test at 0.01 does not flag it
+    rows = _rows(target, root, pg, f"SELECT candidate, n, t FROM {audit}.app_not_below_v1_at_005".replace(
+        "s_dbt", "rm_dbt_dbt" if target == "postgres" else "s_dbt"))
+    assert [(r[0], int(r[1])) for r in rows] == [("v3", 12)]
+    assert float(rows[0][2]) == pytest.approx(pvalues["v3"][0], abs=1e-9)
 
 
 # --- every adapter's SQL on a real engine, or read back into DuckDB --------------------------------------------
@@ -194,69 +256,118 @@ def _literal(adapter):
     return lit
 
 
-def _implementation(package, adapter, macro):
-    """The macro's implementation for adapter as a Jinja macro (following a pointer to another adapter's)."""
+def _module(package, file, adapter, dialect):
+    """The Jinja module of one macro file of the package, with rankmetrics.literal, rankmetrics.column and the
+    adapter's rm_run_items and rm_judgment_items (macros/_shape.sql) as dbt would resolve them."""
     import jinja2
-    text = (package / "rankmetrics" / "macros" / f"{macro}.sql").read_text()
-    env = jinja2.Environment()
-    pointer = re.search(r"{%% macro %s__%s\(.*?%%}\s*{{ return\(rankmetrics\.(\w+)__%s\(" % (adapter, macro, macro),
+    import sqlglot
+    env = jinja2.Environment(extensions=["jinja2.ext.do"])
+    text = (package / "macros" / file).read_text()
+
+    def quote(name):
+        return sqlglot.exp.to_identifier(name, quoted=True).sql(dialect=dialect)
+
+    def column(name):
+        return name if re.fullmatch(r"[a-z_][a-z0-9_]*", name) or name[:1] in "\"`[" else quote(name)
+    namespace = type("R", (), {})
+    namespace.literal = staticmethod(_literal(adapter))
+    namespace.column = staticmethod(column)
+    globals_ = {"rankmetrics": namespace, "exceptions": None, "adapter": type("A", (), {"quote": staticmethod(quote)})}
+    module = env.from_string(text, globals=globals_).module
+    if file != "_shape.sql":
+        shape = _module(package, "_shape.sql", adapter, dialect)
+        namespace.rm_run_items = staticmethod(_resolve(package, "_shape.sql", shape, adapter, "rm_run_items"))
+        namespace.rm_judgment_items = staticmethod(_resolve(package, "_shape.sql", shape, adapter, "rm_judgment_items"))
+    return module
+
+
+def _resolve(package, file, module, adapter, name):
+    """The adapter's implementation of name in the module of file, following a pointer to another adapter's."""
+    text = (package / "macros" / file).read_text()
+    pointer = re.search(r"{%% macro %s__%s\([^%%]*%%}\s*{{ return\(rankmetrics\.(\w+)__%s\(" % (adapter, name, name),
                         text)
-    if pointer:
-        adapter = pointer.group(1)
-    module = env.from_string(text, globals={"rankmetrics": type("R", (), {"literal": staticmethod(_literal(adapter))}),
-                                            "exceptions": None, "adapter": None}).module
-    return getattr(module, f"{adapter}__{macro}")
+    return getattr(module, f"{pointer.group(1) if pointer else adapter}__{name}")
 
 
 ARGS = dict(k=10, gain="linear", rel=1, log_base=2, ideal="judgments", ties="item_desc", judged_only=False,
             queries="both", empty="zero", grades="truncate", query_column="user_id", item_column="movie_id",
-            score_column="pred", rank_column=None, relevance_column="rating")
+            score_column="pred", rank_column=None, relevance_column="rating", by=BY, judgments_by=[],
+            run_lists=False, judgment_lists=False)
 
 
-@pytest.mark.parametrize("adapter", [a for a, _ in __import__("rankmetrics_duckdb.dbt").dbt.adapters()])
-def test_every_adapter_sql_gives_evals_numbers(package, adapter):
-    """Each adapter's nDCG@10, filled in as dbt would, on warehouse-named tables of the adapter's engine (a real
-    one where tests/engines.py has it, else read back into DuckDB): the numbers of `rankmetrics eval`."""
-    import pyarrow as pa
+def _cases():
+    """(adapter, lists): every adapter with its items as rows; as a list column where the adapter's dialect has
+    lists and a real engine here (a list read back into DuckDB is not that engine's list)."""
     from rankmetrics_duckdb import dbt
+    return [(a, False) for a, _ in dbt.adapters()] + [
+        (a, True) for a, d in dbt.adapters() if d.lists is not None and d.name in engines.REAL]
+
+
+@pytest.mark.parametrize("adapter,lists", _cases())
+def test_every_adapter_sql_gives_evals_numbers(project, adapter, lists):
+    """Each adapter's nDCG@10, filled in as dbt would, with groups (by) over the three models x two segments of
+    the warehouse example, its items as rows or as a list column, on the adapter's engine (a real one where
+    tests/engines.py has it, else read back into DuckDB): the numbers of `rankmetrics eval`."""
+    from rankmetrics_duckdb import dbt
+    proj, env, root, pg = project
+    package = root / "build" / "dbt" / "rankmetrics"
     dialect = dict(dbt.adapters())[adapter].name
-    recs, labels = _warehouse_rows()
+    labels = _warehouse("labels")
+    run_table = _warehouse("recs_lists" if lists else "recs")
     e = engines.start(dialect)
     try:
-        run = e.load("d_recs", pa.table({"user_id": [str(r[0]) for r in recs], "movie_id": [str(r[1]) for r in recs],
-                                         "pred": [float(r[2]) for r in recs]}))
-        qrels = e.load("d_labels", pa.table({"user_id": [str(r[0]) for r in labels],
-                                             "movie_id": [str(r[1]) for r in labels],
-                                             "rating": [int(r[2]) for r in labels]}))
+        run = e.load("d_recs", run_table)
+        qrels = e.load("d_labels", labels)
         if dialect in engines.READ_BACK:  # the names as the dialect writes them (BigQuery: a quoted project)
             import sqlglot
             run, qrels = (sqlglot.exp.to_table(t, dialect="duckdb").sql(dialect=dialect) for t in (run, qrels))
-        sql = str(_implementation(package, adapter, "ndcg")(run=run, judgments=qrels, **ARGS))
-        got = {str(q): float(v) for q, v in e.rows(sql)}
+        module = _module(package, "ndcg.sql", adapter, dialect)
+        impl = _resolve(package, "ndcg.sql", module, adapter, "ndcg")
+        sql = str(impl(run=run, judgments=qrels, **{**ARGS, "run_lists": lists,
+                                                    "score_column": None if lists else "pred"}))
+        got = {(str(r[0]), str(r[1]), str(r[2])): float(r[3]) for r in e.rows(sql)}
     finally:
         e.close()
-    assert got == pytest.approx(_expected("ndcg_10_users"), abs=1e-9), adapter
+    columns = {k: v for k, v in WAREHOUSE.items() if not (lists and k == "score")}
+    grouped = rm.evaluate(labels, run_table, ["nDCG@10"], per_query=True, columns=columns, by=BY)
+    want = {(*g, str(q)): v for g, cell in grouped.items() for q, v in cell["nDCG@10"].items()}
+    assert len(want) == 72 and got == pytest.approx(want, abs=1e-9), adapter
 
 
-def test_generated_macro_matches_its_golden_file(package):
-    """The generated nDCG macro file, byte for byte (tests/golden/dbt_ndcg.sql; RANKMETRICS_REGEN_GOLDEN=1
-    rewrites it: review the diff). Its adapters without an engine here are checked above by reading back."""
-    golden = os.path.join(os.path.dirname(__file__), "golden", "dbt_ndcg.sql")
-    text = (package / "rankmetrics" / "macros" / "ndcg.sql").read_text()
-    if os.environ.get("RANKMETRICS_REGEN_GOLDEN"):
-        with open(golden, "w") as fh:
-            fh.write(text)
-    with open(golden) as fh:
-        assert text == fh.read()
-    assert "{{ run }}" in text and "k=none" in text and "10" not in text.split("%}", 1)[0]  # nothing baked in
-
-
-def test_unknown_preset_fails_the_compile(project):
+def test_generated_macro_matches_its_golden_file(project):
+    """The generated nDCG macro file and the shape macros, byte for byte (tests/golden/dbt_ndcg.sql and
+    dbt_shape.sql; RANKMETRICS_REGEN_GOLDEN=1 rewrites them: review the diff). Their adapters without an engine
+    here are checked above by reading back."""
     proj, env, root, pg = project
-    bad = proj / "models" / "bad_preset.sql"
-    bad.write_text("{{ rankmetrics.ndcg(ref('run'), ref('qrels'), preset='ranks') }}\n")
+    for file, golden_name in (("ndcg.sql", "dbt_ndcg.sql"), ("_shape.sql", "dbt_shape.sql")):
+        golden = os.path.join(os.path.dirname(__file__), "golden", golden_name)
+        text = (root / "build" / "dbt" / "rankmetrics" / "macros" / file).read_text()
+        if os.environ.get("RANKMETRICS_REGEN_GOLDEN"):
+            with open(golden, "w") as fh:
+                fh.write(text)
+        with open(golden) as fh:
+            assert text == fh.read(), file
+    text = (root / "build" / "dbt" / "rankmetrics" / "macros" / "ndcg.sql").read_text()
+    assert "k=none" in text and "10" not in text.split("%}", 1)[0]  # nothing baked in
+
+
+@pytest.mark.parametrize("call,message", [
+    ("rankmetrics.ndcg(ref('run'), ref('qrels'), preset='ranks')", "rankmetrics.ndcg: unknown preset 'ranks'"),
+    ("rankmetrics.evaluate(ref('run'), ref('qrels'), metrics=['nDGC@10'])",
+     "rankmetrics.evaluate: cannot read measure name 'nDGC@10'"),
+    ("rankmetrics.evaluate(ref('run'), ref('qrels'), metrics=['bpref@10'])",
+     "rankmetrics.evaluate: measure 'bpref@10' takes no cutoff"),
+    ("rankmetrics.ap(ref('run'), ref('qrels'), by=['segment'], judgments_by=['user_id'])",
+     "rankmetrics.ap: judgments_by: user_id is not a group column (by)"),
+    ("rankmetrics.ap(ref('run'), ref('qrels'), score_column=none)",
+     "rankmetrics.ap: the run needs a score_column or a rank_column"),
+])
+def test_bad_call_fails_the_compile(project, call, message):
+    proj, env, root, pg = project
+    bad = proj / "models" / "bad_call.sql"
+    bad.write_text("{{ " + call + " }}\n")
     try:
-        p = _run([_dbt(), "compile", "--select", "bad_preset"], proj, env, check=False)
+        p = _run([_dbt(), "compile", "--select", "bad_call"], proj, env, check=False)
     finally:
         bad.unlink()
-    assert p.returncode != 0 and "rankmetrics.ndcg: unknown preset 'ranks'" in p.stdout
+    assert p.returncode != 0 and message in p.stdout, p.stdout[-2000:]

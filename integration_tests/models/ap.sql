@@ -1,0 +1,1 @@
+{{ rankmetrics.ap(ref('run'), ref('qrels')) }}

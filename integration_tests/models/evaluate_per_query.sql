@@ -1,0 +1,3 @@
+{{ rankmetrics.evaluate(ref('recs'), ref('labels'), metrics=['nDCG@10', 'AP', 'P@5', 'recip_rank'],
+                        per_query=true, query_column='user_id', item_column='movie_id', score_column='pred',
+                        relevance_column='rating', by=['model_version', 'segment']) }}

@@ -1,0 +1,1 @@
+{{ rankmetrics.ndcg(ref('run'), ref('qrels'), k=10, gain='exponential') }}

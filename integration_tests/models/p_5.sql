@@ -1,0 +1,1 @@
+{{ rankmetrics.precision(ref('run'), ref('qrels'), k=5) }}

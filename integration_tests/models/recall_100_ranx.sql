@@ -1,0 +1,1 @@
+{{ rankmetrics.recall(ref('run'), ref('qrels'), k=100, preset='ranx') }}

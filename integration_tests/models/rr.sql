@@ -1,0 +1,1 @@
+{{ rankmetrics.rr(ref('run'), ref('qrels')) }}

@@ -1,0 +1,51 @@
+"""Write the integration project's seeds (seeds/*.csv) from the repository's datasets/.
+
+    python3 integration_tests/seeds.py
+
+run, qrels        trec_eval's own test run and qrels (datasets/trec_eval: results.test, qrels.test)
+recs, labels      the example warehouse tables (datasets/warehouse): three models x two segments in one table
+recs_lists        recs_lists.parquet, each list of movies written as text '3|1|2' (the model recs_lists makes
+                  it an array again, as CSV has no lists)
+labels_mixed      labels under mixed-case column names (UserID, MovieID, Rating)
+"""
+import csv
+import os
+
+import pyarrow.parquet as pq
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "datasets")
+
+
+def _write(folder, name, header, rows):
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name + ".csv"), "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def _trec(name, fields):
+    with open(os.path.join(DATA, "trec_eval", name)) as fh:
+        return [tuple(line.split()[i] for i in fields) for line in fh if line.strip()]
+
+
+def main(project=HERE):
+    """Write the seeds into project/seeds (default: this project's)."""
+    folder = os.path.join(project, "seeds")
+    _write(folder, "run", ["query_id", "item_id", "score"], _trec("results.test", (0, 2, 4)))
+    _write(folder, "qrels", ["query_id", "item_id", "relevance"], _trec("qrels.test", (0, 2, 3)))
+    recs = pq.read_table(os.path.join(DATA, "warehouse", "recs.parquet")).to_pylist()
+    _write(folder, "recs", ["model_version", "segment", "user_id", "movie_id", "pred"],
+           [(r["model_version"], r["segment"], r["user_id"], r["movie_id"], repr(r["pred"])) for r in recs])
+    labels = pq.read_table(os.path.join(DATA, "warehouse", "labels.parquet")).to_pylist()
+    _write(folder, "labels", ["user_id", "movie_id", "rating"], [(r["user_id"], r["movie_id"], r["rating"]) for r in labels])
+    _write(folder, "labels_mixed", ["UserID", "MovieID", "Rating"],
+           [(r["user_id"], r["movie_id"], r["rating"]) for r in labels])
+    lists = pq.read_table(os.path.join(DATA, "warehouse", "recs_lists.parquet")).to_pylist()
+    _write(folder, "recs_lists_text", ["model_version", "segment", "user_id", "movie_ids"],
+           [(r["model_version"], r["segment"], r["user_id"], "|".join(map(str, r["movie_id"]))) for r in lists])
+
+
+if __name__ == "__main__":
+    main()
