@@ -263,6 +263,7 @@ def _module(package, file, adapter, dialect):
     import sqlglot
     env = jinja2.Environment(extensions=["jinja2.ext.do"])
     text = (package / "macros" / file).read_text()
+    text = re.sub(r"{% test .*?{% endtest %}", "", text, flags=re.S)  # dbt's own tag (generic tests)
 
     def quote(name):
         return sqlglot.exp.to_identifier(name, quoted=True).sql(dialect=dialect)
@@ -371,3 +372,62 @@ def test_bad_call_fails_the_compile(project, call, message):
     finally:
         bad.unlink()
     assert p.returncode != 0 and message in p.stdout, p.stdout[-2000:]
+
+
+@pytest.mark.parametrize("adapter", [a for a, _ in __import__("rankmetrics_duckdb.dbt").dbt.adapters()])
+def test_every_adapter_paired_t_test_flags_what_scipy_flags(project, adapter):
+    """no_regression's paired t-test (rm_paired_t of macros/tests.sql) for each adapter, on per-query values
+    loaded into the adapter's engine (or read back into DuckDB): the candidates it returns are those whose mean
+    is below the baseline's with a two-sided scipy.stats.ttest_rel p-value under alpha, with scipy's t; small
+    samples (the tabled critical values) and a large one (the Cornish-Fisher expansion beyond 300 degrees of
+    freedom)."""
+    import random
+    from rankmetrics_duckdb import dbt
+    proj, env, root, pg = project
+    package = root / "build" / "dbt" / "rankmetrics"
+    dialect = dict(dbt.adapters())[adapter].name
+    rnd = random.Random(7)
+    values = {"base": {}, "same": {}, "worse": {}, "slightly": {}, "better": {}}
+    for q in range(12):
+        b = rnd.random()
+        values["base"][f"q{q}"] = b
+        values["same"][f"q{q}"] = b + rnd.gauss(0, 0.1)
+        values["worse"][f"q{q}"] = b - 0.2 + rnd.gauss(0, 0.1)
+        values["slightly"][f"q{q}"] = b - 0.06 + rnd.gauss(0, 0.1)
+        values["better"][f"q{q}"] = b + 0.3
+    for q in range(12, 400):  # only base and "big" share these: 400 pairs, df 399
+        values["base"][f"q{q}"] = rnd.random()
+    values["big"] = {q: v - 0.03 + rnd.gauss(0, 0.1) for q, v in values["base"].items()}
+    table = pa.table({"model": [m for m in values for _ in values[m]],
+                      "query_id": [q for m in values for q in values[m]],
+                      "value": [v for m in values for v in values[m].values()]})
+    tests_text = (package / "macros" / "tests.sql").read_text()
+    critical_tables = re.search(r"{%- set table = ({.*?}) -%}", tests_text).group(1)
+    import ast
+    critical_tables = ast.literal_eval(critical_tables)
+    e = engines.start(dialect)
+    try:
+        name = e.load("d_values", table)
+        if dialect in engines.READ_BACK:
+            import sqlglot
+            name = sqlglot.exp.to_table(name, dialect="duckdb").sql(dialect=dialect)
+        module = _module(package, "tests.sql", adapter, dialect)
+        impl = _resolve(package, "tests.sql", module, adapter, "rm_paired_t")
+        for alpha in ("0.05", "0.01"):
+            sql = str(impl(values=f"SELECT * FROM {name}", model_column="model", baseline="base",
+                           critical=critical_tables[alpha]))
+            got = {str(r[0]): (int(r[1]), float(r[3])) for r in e.rows(sql)}
+            want = {}
+            for m in values:
+                if m == "base":
+                    continue
+                common = [q for q in values[m] if q in values["base"]]
+                result = scipy.stats.ttest_rel([values[m][q] for q in common], [values["base"][q] for q in common])
+                if result.statistic < 0 and result.pvalue < float(alpha):
+                    want[m] = (len(common), result.statistic)
+            assert set(got) == set(want), (adapter, alpha, got, want)
+            for m in want:
+                assert got[m][0] == want[m][0] and got[m][1] == pytest.approx(want[m][1], rel=1e-9), (adapter, m)
+        assert "worse" in want and "big" in want and "same" not in want  # both kinds of critical value flag
+    finally:
+        e.close()
