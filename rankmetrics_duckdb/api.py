@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 
 import duckdb
 
-from . import conventions, measures as measures_mod, onepass, plancache, shape
+from . import conventions, measures as measures_mod, onepass, plancache, shape, textfiles
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, mean_list_length, query_overlap, run_sql
@@ -44,6 +45,7 @@ class Evaluation:
                  threads=None, progress=False, nan_scores="error", one_statement=True, columns=None, by=None,
                  **overrides):
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
+        self._run_input = run
         self.conv = conventions.resolve(convention, **overrides)
         self.form = shape.Shape(columns, by)  # warehouse shapes (warehouse.py): column names, groups, lists
         self.by = self.form.by
@@ -90,6 +92,14 @@ class Evaluation:
                 sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank, groups=self.run.groups),
                 sqlgen.Source(self.judgments.relation, True, False, groups=self.judgments.groups), by=self.by)
         return self._plan
+
+    def run_tag(self) -> str | None:
+        """trec_eval's runid: the tag of the last line of a TREC run file (textfiles.trec_run_tag); None for a run
+        that is not a TREC text file (Parquet, CSV, a table, standard input)."""
+        run = self._run_input
+        if isinstance(run, (str, os.PathLike)) and str(run) != "-" and os.path.isfile(run):
+            return textfiles.trec_run_tag(str(run))
+        return None
 
     def _check_overlap(self):
         run_queries, judged_queries, common = query_overlap(self.con, self.run, self.judgments)

@@ -5,7 +5,7 @@ import argparse
 import sys
 import warnings
 
-from . import dialects, paths, render
+from . import dialects, measures, paths, render
 from .errors import RankMetricsError, UsageError
 
 
@@ -192,10 +192,12 @@ def cmd_eval(args) -> int:
     if not args.per_query:
         rows = [r for r in rows if r[-2] is None]
     sums = {m.requested for m in ev.measures if m.metric.mean.integer}  # printed as whole numbers (trec format)
+    all_only = {m.requested for m in ev.measures if not m.metric.per_query_line}  # no -q lines (trec format)
+    runid = ev.run_tag() if measures.wants_runid(args.metrics) else None
     if args.output:
-        render.write_rows(args.output, rows, args.format, sums, ev.by)
+        render.write_rows(args.output, rows, args.format, sums, ev.by, all_only, runid)
     else:
-        sys.stdout.write(render.render_rows(rows, args.format, sums, ev.by))
+        sys.stdout.write(render.render_rows(rows, args.format, sums, ev.by, all_only, runid))
     return 0
 
 

@@ -30,11 +30,14 @@ PARAMETERS = {
     "scores": (("double", "float32"),
                "precision in which scores are compared when ranking: double (trec_eval 10) or 32-bit float "
                "(pytrec_eval, whose older trec_eval code keeps scores as C floats)"),
+    "iprec_rounding": (("nearest", "v9"),
+                       "how iprec_at_recall turns a recall level into a count of relevant items: rounded to the "
+                       "nearest (trec_eval 10's lround) or trec_eval 9's level x |G| + 0.9 truncated (pytrec_eval)"),
 }
 
 BASE = dict(ties="item_desc", gain="linear", ideal="judgments", denominator="judged", empty="zero",
             queries="both", rel=1, judged_only=False, log_base=2, level_for_gain=False, grades="as_given",
-            scores="double")
+            scores="double", iprec_rounding="nearest")
 
 PRESETS = {
     # trec_eval 10: score then item id descending, linear gain, ideal from all judgments, AP over
@@ -55,7 +58,7 @@ PRESETS = {
     "retrieved": dict(BASE, gain="exponential", ideal="retrieved", denominator="retrieved", empty="nan",
                       queries="all"),
     # pytrec_eval: trec_eval's, with scores compared as 32-bit floats (its trec_eval code reads them into floats)
-    "pytrec_eval": dict(BASE, grades="truncate", scores="float32"),
+    "pytrec_eval": dict(BASE, grades="truncate", scores="float32", iprec_rounding="v9"),
 }
 
 

@@ -26,7 +26,7 @@ exp = LazyModule("sqlglot.expressions")  # sqlglot, imported when SQL is first w
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: str  # 'choice' | 'level' | 'base' | 'prob' | 'grade'
+    kind: str  # 'choice' | 'level' | 'base' | 'prob' | 'grade' | 'fraction'
     description: str
     choices: tuple = ()
 
@@ -155,6 +155,7 @@ class Metric:
     # 'judged_if_cut' the same with a cutoff, every retrieved item without one (the list length counts);
     # 'all' every retrieved item. Anything not sure to be 'judged' must say 'all'.
     reads: str = "judged"
+    per_query_line: bool = True  # trec_eval -q prints its per-query values (not num_q, gm_map, gm_bpref: 'all' only)
 
     @property
     def defaults(self) -> dict:
@@ -174,6 +175,7 @@ PARAMS = {
     "log_base": Param("log_base", "base", "base of the log discount"),
     "p": Param("p", "prob", "persistence of the rank-biased precision user"),
     "max_grade": Param("max_grade", "grade", "highest grade of the ERR stopping probability"),
+    "at_recall": Param("at_recall", "fraction", "recall level of the interpolated precision, from 0 to 1"),
     "scale": Param("scale", "choice", "RBP gain of a grade: grade / the query's top judged grade (max: trec_eval, "
                    "ir_measures) or the grade itself, grades >= rel counting (raw: ranx)", ("max", "raw")),
 }
@@ -191,11 +193,18 @@ METRICS = {m.name: m for m in (
     Metric("Success", "success", "1 when a relevant item is in the top k (hit rate)", ("rel",)),
     Metric("Hits", "hits", "relevant items retrieved in the top k (ranx hits@k)", ("rel",)),
     Metric("bpref", "bpref", "binary preference (trec_eval bpref)", ("rel",), cutoff="none"),
+    Metric("GMAP", "ap", "AP averaged geometrically (trec_eval gm_map): exp(mean(ln(max(AP, 0.00001))))",
+           ("rel", "denominator"), mean=GMEAN, per_query_line=False),
+    Metric("GMbpref", "bpref", "bpref averaged geometrically (trec_eval gm_bpref)", ("rel",), cutoff="none",
+           mean=GMEAN, per_query_line=False),
+    Metric("IPrec", "iprec_at_recall", "interpolated precision at a recall level (trec_eval iprec_at_recall_r, "
+           "ir_measures IPrec@r): the highest precision at or below the rank reaching that recall",
+           ("rel", "at_recall", "iprec_rounding"), cutoff="none"),
     Metric("ERR", "err", "expected reciprocal rank (Chapelle et al. 2009)", ("max_grade",)),
     Metric("RBP", "rbp", "rank-biased precision (Moffat & Zobel 2008); graded (grade / the query's top grade) "
            "unless rel is given; scale=raw sums raw grades (ranx)", ("p", "rel", "scale"), gain_metric=True),
     Metric("Judged", "judged", "fraction of the top k that is judged", (), reads="judged_if_cut"),
-    Metric("NumQ", "num_q", "number of queries evaluated", (), cutoff="none", mean=SUM),
+    Metric("NumQ", "num_q", "number of queries evaluated", (), cutoff="none", mean=SUM, per_query_line=False),
     Metric("NumRet", "num_ret", "items retrieved", (), cutoff="none", mean=SUM, reads="all"),
     Metric("NumRel", "num_rel", "relevant judged items", ("rel",), cutoff="none", mean=SUM),
     Metric("NumRelRet", "num_rel_ret", "relevant items retrieved", ("rel",), cutoff="none", mean=SUM),
@@ -208,7 +217,8 @@ TREC_NAMES = {
     "map": ("AP", {}), "map_cut": ("AP", {}), "p": ("P", {}), "recall": ("R", {}), "ndcg": ("nDCG", {}),
     "ndcg_cut": ("nDCG", {}), "recip_rank": ("RR", {}), "rprec": ("Rprec", {}), "bpref": ("bpref", {}),
     "success": ("Success", {}), "num_q": ("NumQ", {}), "num_ret": ("NumRet", {}), "num_rel": ("NumRel", {}),
-    "num_rel_ret": ("NumRelRet", {}), "rbp": ("RBP", {"p": 0.9}),
+    "num_rel_ret": ("NumRelRet", {}), "rbp": ("RBP", {"p": 0.9}), "gm_map": ("GMAP", {}),
+    "gm_bpref": ("GMbpref", {}),
 }
 # trec_eval's default cutoffs for a family named without one (`-m P`).
 TREC_CUTOFFS = {
@@ -228,9 +238,14 @@ RANX_NAMES = {
     "rbp": ("RBP", {}), "err": ("ERR", {}), "success": ("Success", {}),
 }
 
-TREC_DEFAULT = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
-                "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000",
-                "ndcg", "ndcg_cut_10"]
+# trec_eval's interpolated precision levels (m_iprec_at_recall.c), printed as iprec_at_recall_0.10
+IPREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+RUNID = "runid"  # trec_eval's line naming the run (the tag of its last line): text, written by the trec format
+
+# trec_eval's default measures (its `official` set), in its order
+TREC_DEFAULT = [RUNID, "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+                *[f"iprec_at_recall_{lv:.2f}" for lv in IPREC_LEVELS],
+                "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000"]
 
 
 @dataclass(frozen=True)
@@ -305,6 +320,8 @@ def _param_value(metric: Metric, key: str, raw: str, requested: str):
         number = float(raw)
     except ValueError:
         raise UsageError(f"metric '{requested}': {key} must be a number, not '{raw}'") from None
+    if spec.kind == "fraction" and not 0 <= number <= 1:
+        raise UsageError(f"metric '{requested}': {key} must be a number from 0 to 1, not {raw}")
     if spec.kind == "prob" and not 0 < number < 1:
         raise UsageError(f"metric '{requested}': {key} must be between 0 and 1 (exclusive), not {raw}")
     if spec.kind == "grade":
@@ -350,6 +367,34 @@ def _parse_rbp(name: str, requested: str) -> list[Measure] | None:
     return None
 
 
+_IPREC_TREC = re.compile(r"iprec_at_recall(?:(?:_|\.(?=[\d.]))(?P<levels>[\d.,]+))?")   # _0.10, .0.1,0.2, ..10,.20
+_IPREC_IRM = re.compile(r"IPrec@(?P<level>[\d.]+)", re.I)                             # ir_measures: IPrec@0.1
+
+
+def _parse_iprec(name: str, requested: str) -> list[Measure] | None:
+    """Interpolated precision: trec_eval's iprec_at_recall (bare: its eleven levels; iprec_at_recall_0.10 as it
+    prints them; -m iprec_at_recall..10,.20 as its parameters) and ir_measures' IPrec@0.1. trec_eval's names
+    are printed as it prints them, iprec_at_recall_ and the level to two decimals."""
+    metric = METRICS["IPrec"]
+    m = _IPREC_IRM.fullmatch(name)
+    if m:
+        return [Measure(requested, metric, None, (("at_recall", _param_value(metric, "at_recall", m.group("level"),
+                                                                              requested)),))]
+    m = _IPREC_TREC.fullmatch(name)
+    if not m:
+        return None
+    if m.group("levels") is None:
+        levels = list(IPREC_LEVELS)
+    else:
+        levels = [_param_value(metric, "at_recall", v, requested) for v in m.group("levels").split(",") if v]
+        if not levels:
+            raise UsageError(f"metric '{requested}': give recall levels, e.g. iprec_at_recall_0.10")
+    out = [Measure(f"iprec_at_recall_{lv:.2f}", metric, None, (("at_recall", float(lv)),)) for lv in levels]
+    if len(out) == 1 and m.group("levels") is not None and "," not in m.group("levels"):
+        return [Measure(requested, metric, None, out[0].params)]
+    return out
+
+
 def parse(requested: str) -> list[Measure]:
     """Parse one metric name into measures (a trec_eval family such as `P` or `P.5,10` gives several)."""
     if not isinstance(requested, str):
@@ -361,6 +406,9 @@ def parse(requested: str) -> list[Measure]:
     rbp = _parse_rbp(name, requested)
     if rbp:
         return rbp
+    iprec = _parse_iprec(name, requested)
+    if iprec:
+        return iprec
     # trec_eval style: family_k, family.k, family.k1,k2, or a bare family.
     m = re.fullmatch(r"(?P<fam>[A-Za-z_]+?)(?:[_.](?P<ks>[\d,]+))?", name)
     fam = m.group("fam").lower() if m else None
@@ -424,6 +472,14 @@ def parse(requested: str) -> list[Measure]:
     return [Measure(requested, metric, k, tuple(sorted(params.items())))]
 
 
+def wants_runid(names) -> bool:
+    """Whether the names (None: the default set) ask for trec_eval's runid line."""
+    if names is None:
+        return RUNID in TREC_DEFAULT
+    names = [names] if isinstance(names, str) else list(names)
+    return any(isinstance(n, str) and n.strip() == RUNID for n in names)
+
+
 def _name_of(obj) -> str:
     """A metric as a name: a string as it is, an ir_measures measure (nDCG@10, AP(rel=2)) by its string form,
     which is ir_measures' own name syntax; anything else is a usage error."""
@@ -436,10 +492,14 @@ def _name_of(obj) -> str:
 
 
 def parse_all(names) -> list[Measure]:
+    """The measures the names ask for, each once; trec_eval's runid is a line of the trec format, not a value to
+    compute (wants_runid), and is left out."""
     if isinstance(names, str) or not hasattr(names, "__iter__"):
         names = [names]
     out, seen = [], set()
     for name in map(_name_of, names):
+        if name.strip() == RUNID:
+            continue
         for measure in parse(name):
             if measure.requested not in seen:
                 seen.add(measure.requested)

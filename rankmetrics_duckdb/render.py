@@ -47,14 +47,23 @@ def _group_text(v) -> str:
     return "NULL" if v is None else str(v)
 
 
-def _fmt_trec(rows, sums, n=0) -> str:
-    out = []
-    for m, g, q, v in _text_ids(rows, n):
+def _fmt_trec(rows, sums, n=0, all_only=(), runid=None) -> str:
+    """trec_eval's lines: with -q, each query's measures (queries in byte order, as trec_eval sorts them; a
+    measure of all_only, such as num_q or gm_map, has no per-query line), then the means, led by the runid line
+    when runid is given."""
+    def line(m, g, q, v):
         if m in sums and not math.isnan(v):
             text = str(int(round(v)))
         else:
             text = "nan" if math.isnan(v) else f"{v:.4f}"
-        out.append("\t".join([f"{m:<22}", *[_group_text(x) for x in g], q, text]))
+        return "\t".join([f"{m:<22}", *[_group_text(x) for x in g], q, text])
+    rows = _text_ids(rows, n)
+    per_query = sorted((r for r in rows if r[2] != MEAN and r[0] not in all_only),
+                       key=lambda r: tuple(_group_text(x) for x in r[1]) + (r[2],))
+    out = [line(*r) for r in per_query]
+    if runid is not None:
+        out.append("\t".join([f"{'runid':<22}", MEAN, runid]))
+    out += [line(*r) for r in rows if r[2] == MEAN]
     return "\n".join(out) + "\n"
 
 
@@ -99,19 +108,19 @@ def _fmt_table(rows, groups=()) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_rows(rows, fmt: str, sums=(), groups=()) -> str:
+def render_rows(rows, fmt: str, sums=(), groups=(), all_only=(), runid=None) -> str:
     """The rows of eval, (measure, [a value per group column], query_id, value), in a format; groups: the
-    names of the group columns (by)."""
+    names of the group columns (by); all_only and runid: see _fmt_trec (the trec format only)."""
     if fmt == "json":
         return _fmt_json(rows, groups)
     if fmt == "csv":
         return _fmt_csv(rows, groups)
     if fmt == "table":
         return _fmt_table(rows, groups)
-    return _fmt_trec(rows, sums, len(groups))
+    return _fmt_trec(rows, sums, len(groups), all_only, runid)
 
 
-def write_rows(path: str, rows, fmt: str, sums=(), groups=()) -> None:
+def write_rows(path: str, rows, fmt: str, sums=(), groups=(), all_only=(), runid=None) -> None:
     """Write the rows to path (by its extension: .parquet, .json, .csv, else fmt) through a temporary file in the
     same folder, then rename: an interrupted run leaves no half file (paths.write_atomic)."""
     ext = os.path.splitext(path)[1].lower()
@@ -130,7 +139,7 @@ def write_rows(path: str, rows, fmt: str, sums=(), groups=()) -> None:
         else:
             kind = {".json": "json", ".csv": "csv"}.get(ext, fmt)
             with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(render_rows(rows, kind, sums, groups))
+                fh.write(render_rows(rows, kind, sums, groups, all_only, runid))
     paths.write_atomic(path, write)
 
 

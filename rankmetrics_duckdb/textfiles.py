@@ -169,6 +169,43 @@ def first_list_length(path: str, cap: int) -> int:
     return next((n for n, q in enumerate(ids) if q != ids[0]), len(ids))
 
 
+def trec_run_tag(path: str) -> str | None:
+    """The tag (6th field) of a TREC run file's last line, which trec_eval prints as its runid (get_trec_results.c
+    keeps the run_id of the last line); None when the file is not TREC text with a tag there."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+        if head == b"PAR1":
+            return None
+        if head[:2] == b"\x1f\x8b":
+            last = b""
+            with gzip.open(path, "rb") as fh:
+                for line in fh:
+                    if line.strip() and not line.lstrip().startswith(b"#"):
+                        last = line
+        else:
+            with open(path, "rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                end, chunk, last = fh.tell(), b"", b""
+                while end > 0 and not last:
+                    start = max(0, end - 65536)
+                    fh.seek(start)
+                    chunk = fh.read(end - start) + chunk
+                    end = start
+                    lines = [ln for ln in chunk.splitlines() if ln.strip() and not ln.lstrip().startswith(b"#")]
+                    if lines and (end == 0 or len(lines) > 1):
+                        last = lines[-1]
+    except (OSError, EOFError, ValueError):
+        return None
+    fields = last.split()
+    if len(fields) < 6:
+        return None
+    try:
+        return fields[5].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def strict_trec_select(path_sql: str, delim: str, kind: str) -> tuple[str, str]:
     """(the SELECT reading a strict TREC file, the test of a row t outside the strict form).
 

@@ -83,6 +83,21 @@ def test_trec_eval_preset_equals_pytrec_eval(data, level, keys):
             assert close(got[ours][q], measures[key]), (q, key, got[ours][q], measures[key])
 
 
+@SETTINGS
+@given(collections(), st.sampled_from([1, 1, 2]))
+def test_pytrec_eval_preset_iprec_equals_pytrec_eval(data, level):
+    """iprec_at_recall at trec_eval's eleven levels under the pytrec_eval preset (trec_eval 9's level x |G| + 0.9
+    truncated, iprec_rounding='v9'), against pytrec_eval run here."""
+    qrels, run, ranks = data
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}, relevance_level=level).evaluate(run)
+    j, r = tables(qrels, run, ranks)
+    got = evaluate(j, r, ["iprec_at_recall"], per_query=True, rel=level, convention="pytrec_eval")
+    assert len(got) == 11
+    for q, measures in want.items():
+        for key, value in measures.items():
+            assert close(got[key][q], value), (q, key, got[key][q], value)
+
+
 # ---- sklearn preset against scikit-learn --------------------------------------------------------------------
 
 @SETTINGS

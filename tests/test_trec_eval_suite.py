@@ -8,7 +8,8 @@ import pytest
 from conftest import TREC, cli, read_trec_output
 
 # trec_eval measure -> our name for it (the same text: trec_eval names are accepted as they are).
-MEASURES = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
+MEASURES = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "gm_bpref",
+            "recip_rank", *[f"iprec_at_recall_{lv:.2f}" for lv in (0, .1, .2, .3, .4, .5, .6, .7, .8, .9, 1)],
             "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000",
             "recall_5", "recall_10", "recall_15", "recall_20", "recall_30", "recall_100", "recall_200",
             "recall_500", "recall_1000", "ndcg", "ndcg_cut_5", "ndcg_cut_10", "ndcg_cut_15", "ndcg_cut_20",
@@ -44,7 +45,34 @@ def test_matches_trec_eval_output(expected, qrels, run, extra):
             assert got[measure][qid] == pytest.approx(value, abs=5.1e-5), (measure, qid)
             checked += 1
         assert set(want[measure]) <= set(got[measure]), f"{measure}: queries missing"
-    assert checked >= (len(MEASURES) - 1) * 4
+    assert checked >= (len(MEASURES) - 4) * 4  # num_q, gm_map, gm_bpref: the mean only
+
+
+# trec_eval's default measures, byte for byte: `trec_eval QRELS RUN` (SOURCE.txt), rankmetrics eval in its place
+BYTE_FOR_BYTE = [("out.test", "qrels.test", "results.test"), ("out.test", "qrels.test.with-comments", "results.test"),
+                 ("out.comment.test", "qrels.comment.test", "results.comment.test")]
+
+
+@pytest.mark.parametrize("expected,qrels,run", BYTE_FOR_BYTE, ids=[f"{c[0]}-{c[1]}" for c in BYTE_FOR_BYTE])
+def test_default_output_is_trec_evals_byte_for_byte(expected, qrels, run):
+    """The runid line, trec_eval's default measures in its order (gm_map, iprec_at_recall_*), its spelling."""
+    p = cli("eval", os.path.join(TREC, qrels), os.path.join(TREC, run))
+    with open(os.path.join(TREC, expected)) as fh:
+        assert p.stdout == fh.read()
+
+
+@pytest.mark.parametrize("expected,run,extra", [("out.test.aq", "results.test", []),
+                                                ("out.test.aqc", "results.trunc", ["-c"])])
+def test_per_query_output_is_in_trec_evals_order(expected, run, extra):
+    """`-q` prints query by query (in byte order), then the means; num_q, gm_map and runid only among the means.
+    trec_eval prints the measures of its table in one order, so `trec_eval -q` with the default measures is its
+    `-m all_trec -q` output (out.test.aq, out.test.aqc) kept to the default measures' lines."""
+    with open(os.path.join(TREC, "out.test")) as fh:
+        default = {line.split()[0] for line in fh}
+    with open(os.path.join(TREC, expected)) as fh:
+        want = "".join(line for line in fh if line.split()[0] in default)
+    p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, run), "-q", *extra)
+    assert p.stdout == want and want.count("\n") > 100
 
 
 def test_trec_format_matches_trec_eval_text():

@@ -1,5 +1,5 @@
 -- rankmetrics for databricks: every metric as SQL table functions returning (query_id, value), one row per
--- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum).
+-- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum; gm_map and gm_bpref: exp(avg(ln(max(value, 0.00001))))).
 -- Reads the run table rm.native_run (query_id, item_id, score and rank)
 -- and the judgments table rm.native_judgments (query_id, item_id, relevance).
 -- Call with arguments by position or by name (k => 10); left out, they take the defaults of sql/;
@@ -2835,6 +2835,275 @@ FROM (
     f.query_id,
     prm.empty,
     prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_iprec_at_recall(at_recall DOUBLE DEFAULT 0.0, rel DOUBLE DEFAULT 1, iprec_rounding STRING DEFAULT 'nearest', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_iprec_at_recall.at_recall AS at_recall,
+    rm_iprec_at_recall.rel AS rel,
+    rm_iprec_at_recall.iprec_rounding AS iprec_rounding,
+    rm_iprec_at_recall.ties AS ties,
+    rm_iprec_at_recall.judged_only AS judged_only,
+    rm_iprec_at_recall.queries AS queries,
+    rm_iprec_at_recall.empty AS empty,
+    rm_iprec_at_recall.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.iprec_rounding IN ('nearest', 'v9')
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: iprec_rounding must be one of nearest, v9, not ',
+            CAST(prm.iprec_rounding AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        COALESCE(
+          MAX(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.grade >= prm.rel
+              AND f.running_rel >= CASE
+                WHEN FLOOR(
+                  CAST(prm.at_recall AS DOUBLE) * f.query_num_rel + CASE WHEN prm.iprec_rounding = 'v9' THEN 0.9 ELSE 0.5 END
+                ) < 1
+                THEN 1
+                ELSE FLOOR(
+                  CAST(prm.at_recall AS DOUBLE) * f.query_num_rel + CASE WHEN prm.iprec_rounding = 'v9' THEN 0.9 ELSE 0.5 END
+                )
+              END
+              THEN CAST(f.running_rel AS DOUBLE) / NULLIF(f.pos, 0)
+            END
+          ),
+          CAST(0 AS DOUBLE)
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS running_rel,
+      (
+        SUM(CASE WHEN s.kind = 'J' AND s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
+      ) AS query_num_rel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.at_recall,
+    prm.empty,
+    prm.iprec_rounding,
     prm.queries,
     prm.rel
   HAVING

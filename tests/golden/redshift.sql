@@ -304,7 +304,13 @@ FROM (
   SELECT
     v.measure AS measure,
     CAST(NULL AS VARCHAR) AS query_id,
-    CAST(CASE WHEN v.summed = 1 THEN SUM(v.value) ELSE AVG(v.value) END AS DOUBLE PRECISION) AS value
+    CAST(CASE
+      WHEN v.summed = 1
+      THEN SUM(v.value)
+      WHEN v.summed = 2
+      THEN EXP(AVG(LN(CASE WHEN v.value < 0.00001 THEN 0.00001 ELSE v.value END)))
+      ELSE AVG(v.value)
+    END AS DOUBLE PRECISION) AS value
   FROM measure_values AS v
   GROUP BY
     v.measure_no,
