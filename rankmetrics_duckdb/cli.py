@@ -191,13 +191,16 @@ def cmd_eval(args) -> int:
         ev.close()
     if not args.per_query:
         rows = [r for r in rows if r[-2] is None]
+    order = {m.requested: measures.trec_sort_key(m.requested) for m in ev.measures}
+    if any(key is None for key in order.values()):  # trec_eval's names print in trec_eval's order (trec format)
+        order = None
     sums = {m.requested for m in ev.measures if m.metric.mean.integer}  # printed as whole numbers (trec format)
     all_only = {m.requested for m in ev.measures if not m.metric.per_query_line}  # no -q lines (trec format)
     runid = ev.run_tag() if measures.wants_runid(args.metrics) else None
     if args.output:
-        render.write_rows(args.output, rows, args.format, sums, ev.by, all_only, runid)
+        render.write_rows(args.output, rows, args.format, sums, ev.by, all_only, runid, order)
     else:
-        sys.stdout.write(render.render_rows(rows, args.format, sums, ev.by, all_only, runid))
+        sys.stdout.write(render.render_rows(rows, args.format, sums, ev.by, all_only, runid, order))
     return 0
 
 

@@ -26,7 +26,7 @@ exp = LazyModule("sqlglot.expressions")  # sqlglot, imported when SQL is first w
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: str  # 'choice' | 'level' | 'base' | 'prob' | 'grade' | 'fraction'
+    kind: str  # 'choice' | 'level' | 'base' | 'prob' | 'grade' | 'fraction' | 'number' | 'positive'
     description: str
     choices: tuple = ()
 
@@ -176,6 +176,12 @@ PARAMS = {
     "p": Param("p", "prob", "persistence of the rank-biased precision user"),
     "max_grade": Param("max_grade", "grade", "highest grade of the ERR stopping probability"),
     "at_recall": Param("at_recall", "fraction", "recall level of the interpolated precision, from 0 to 1"),
+    "mult": Param("mult", "positive", "multiple of |G| at which Rprec_mult takes the precision"),
+    "utility_a": Param("utility_a", "number", "utility of a relevant item retrieved"),
+    "utility_b": Param("utility_b", "number", "utility of a non-relevant item retrieved"),
+    "utility_c": Param("utility_c", "number", "utility of a relevant item not retrieved"),
+    "utility_d": Param("utility_d", "number", "utility of a non-relevant item not retrieved"),
+    "num_docs": Param("num_docs", "positive", "documents in the collection (trec_eval -N), for utility_d"),
     "scale": Param("scale", "choice", "RBP gain of a grade: grade / the query's top judged grade (max: trec_eval, "
                    "ir_measures) or the grade itself, grades >= rel counting (raw: ranx)", ("max", "raw")),
 }
@@ -204,6 +210,27 @@ METRICS = {m.name: m for m in (
     Metric("RBP", "rbp", "rank-biased precision (Moffat & Zobel 2008); graded (grade / the query's top grade) "
            "unless rel is given; scale=raw sums raw grades (ranx)", ("p", "rel", "scale"), gain_metric=True),
     Metric("Judged", "judged", "fraction of the top k that is judged", (), reads="judged_if_cut"),
+    Metric("Unjudged", "unjudged", "fraction of the top k that is unjudged, divided by k (trec_eval unj_k)", (),
+           reads="all"),
+    Metric("RelP", "relative_precision", "relevant in the top k / min(k, |G|) (trec_eval relative_P_k; without a "
+           "cutoff, over the retrieved: set_relative_P)", ("rel",), reads="judged_if_cut"),
+    Metric("SetAP", "set_map", "unranked AP: set precision x set recall (trec_eval set_map)", ("rel",),
+           cutoff="none", reads="all"),
+    Metric("RprecMult", "rprec_mult", "precision at rank mult x |G| + 0.9 truncated (trec_eval Rprec_mult_x)",
+           ("rel", "mult"), cutoff="none"),
+    Metric("IPrecAvg11", "eleven_pt_avg", "mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval "
+           "11pt_avg)", ("rel", "iprec_rounding"), cutoff="none"),
+    Metric("binG", "bin_g", "binary G: 1 / log2(2 + non-relevant above) summed over relevant retrieved / |G| "
+           "(trec_eval binG)", ("rel",), cutoff="none", reads="all"),
+    Metric("Utility", "utility", "a x rel_ret + b x nonrel_ret + c x rel_not_ret + d x nonrel_not_ret (trec_eval "
+           "utility; 1, -1, 0, 0)", ("rel", "utility_a", "utility_b", "utility_c", "utility_d", "num_docs"),
+           cutoff="none", reads="all"),
+    Metric("infAP", "infap", "inferred AP (Yilmaz & Aslam 2006, trec_eval infAP): AP from a sampled pool, a grade "
+           "below 0 being in the pool but unjudged", ("rel",), cutoff="none"),
+    Metric("RBPResid", "rbp_resid", "RBP's residual: the most RBP could rise if every unjudged retrieved item were "
+           "relevant (trec_eval rbp_resid, p 0.9)", ("p",), cutoff="none", reads="all"),
+    Metric("NumNonrelJudgedRet", "num_nonrel_judged_ret", "judged non-relevant items retrieved", ("rel",),
+           cutoff="none", mean=SUM),
     Metric("NumQ", "num_q", "number of queries evaluated", (), cutoff="none", mean=SUM, per_query_line=False),
     Metric("NumRet", "num_ret", "items retrieved", (), cutoff="none", mean=SUM, reads="all"),
     Metric("NumRel", "num_rel", "relevant judged items", ("rel",), cutoff="none", mean=SUM),
@@ -218,16 +245,21 @@ TREC_NAMES = {
     "ndcg_cut": ("nDCG", {}), "recip_rank": ("RR", {}), "rprec": ("Rprec", {}), "bpref": ("bpref", {}),
     "success": ("Success", {}), "num_q": ("NumQ", {}), "num_ret": ("NumRet", {}), "num_rel": ("NumRel", {}),
     "num_rel_ret": ("NumRelRet", {}), "rbp": ("RBP", {"p": 0.9}), "gm_map": ("GMAP", {}),
-    "gm_bpref": ("GMbpref", {}),
+    "gm_bpref": ("GMbpref", {}), "unj": ("Unjudged", {}), "relative_p": ("RelP", {}),
+    "set_relative_p": ("RelP", {}), "set_p": ("P", {}), "set_recall": ("R", {}), "set_f": ("F1", {}),
+    "set_map": ("SetAP", {}), "bing": ("binG", {}), "num_nonrel_judged_ret": ("NumNonrelJudgedRet", {}),
+    "infap": ("infAP", {}), "rbp_resid": ("RBPResid", {}),
 }
+# trec_eval's set measures: the whole retrieved set, no cutoff (set_P is P without one)
+_TREC_NO_CUT = {"set_p", "set_recall", "set_f", "set_relative_p", "set_map"}
 # trec_eval's default cutoffs for a family named without one (`-m P`).
 TREC_CUTOFFS = {
     "p": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
     "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "success": (1, 5, 10),
+    "success": (1, 5, 10), "unj": (5, 10, 20), "relative_p": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
 }
 # trec_eval families whose bare name means "no cutoff" (map, ndcg) vs. "every default cutoff" (P, ndcg_cut).
-_TREC_CUT_ONLY = {"p", "recall", "ndcg_cut", "map_cut", "success"}
+_TREC_CUT_ONLY = {"p", "recall", "ndcg_cut", "map_cut", "success", "unj", "relative_p"}
 
 # ranx names: name -> (metric, fixed params).
 RANX_NAMES = {
@@ -242,10 +274,41 @@ RANX_NAMES = {
 IPREC_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 RUNID = "runid"  # trec_eval's line naming the run (the tag of its last line): text, written by the trec format
 
+# trec_eval's measures in the order it prints them (te_trec_measures of its measures.c), whatever the order of -m
+TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+              "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility",
+              "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
+              "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+              "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj")
+# trec_eval's measure sets (te_trec_measure_nicknames): official is its default; all_trec names measures we lack
+TREC_SETS = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+}
+TREC_SETS_MISSING = {"all_trec": ("relstring", "G", "ndcg_rel", "Rndcg"),
+                     "all_prefs": ("the prefs_* measures (-R prefs)",), "prefs": ("the prefs_* measures (-R prefs)",),
+                     "qrels_jg": ("the judgment-group measures (-R qrels_jg)",)}
+
+
+def trec_sort_key(requested: str):
+    """Where trec_eval prints a measure named in its own spelling: its family's place in TREC_ORDER, then the
+    parameter value (trec_eval sorts a family's values: -m P.10,5 prints P_5 first); None for other names."""
+    for i, fam in sorted(enumerate(TREC_ORDER), key=lambda x: -len(x[1])):  # ndcg_cut before ndcg
+        if requested == fam:
+            return (i, 0.0)
+        if requested.startswith(fam + "_"):
+            first = requested[len(fam) + 1:].split(",")[0]
+            try:
+                return (i, float(first))
+            except ValueError:
+                return (i, 0.0)
+    return None
+
+
 # trec_eval's default measures (its `official` set), in its order
-TREC_DEFAULT = [RUNID, "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
-                *[f"iprec_at_recall_{lv:.2f}" for lv in IPREC_LEVELS],
-                "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000"]
+TREC_DEFAULT = list(TREC_SETS["official"])
 
 
 @dataclass(frozen=True)
@@ -320,6 +383,10 @@ def _param_value(metric: Metric, key: str, raw: str, requested: str):
         number = float(raw)
     except ValueError:
         raise UsageError(f"metric '{requested}': {key} must be a number, not '{raw}'") from None
+    if not math.isfinite(number):
+        raise UsageError(f"metric '{requested}': {key} must be a finite number, not {raw}")
+    if spec.kind == "positive" and not number > 0 and not (key == "num_docs" and number == 0):
+        raise UsageError(f"metric '{requested}': {key} must be a number > 0, not {raw}")
     if spec.kind == "fraction" and not 0 <= number <= 1:
         raise UsageError(f"metric '{requested}': {key} must be a number from 0 to 1, not {raw}")
     if spec.kind == "prob" and not 0 < number < 1:
@@ -344,7 +411,10 @@ def _parse_rbp(name: str, requested: str) -> list[Measure] | None:
     """RBP's spellings, one rule: p is set by an explicit p= (RBP(p=0.95), trec_eval's rbp.p=0.95) or by ranx's
     .NN suffix (rbp.95: p 0.95, with ranx's raw grades and no cutoff); otherwise by the spelling's default, RBP
     (ir_measures) 0.8 and rbp (trec_eval) 0.9. @k is a cutoff only where it cannot be read as ranx's p: a
-    lower-case rbp@10 or rbp_10 is refused (ranx reads rbp@10 as p 0.10; trec_eval's rbp has no cutoff)."""
+    lower-case rbp@10 or rbp_10 is refused (ranx reads rbp@10 as p 0.10; trec_eval's rbp has no cutoff).
+    trec_eval's rbp_resid is another measure."""
+    if name.lower() == "rbp_resid":
+        return None
     metric = METRICS["RBP"]
     m = _RBP_RANX.fullmatch(name)
     if m:
@@ -367,32 +437,60 @@ def _parse_rbp(name: str, requested: str) -> list[Measure] | None:
     return None
 
 
-_IPREC_TREC = re.compile(r"iprec_at_recall(?:(?:_|\.(?=[\d.]))(?P<levels>[\d.,]+))?")   # _0.10, .0.1,0.2, ..10,.20
+# trec_eval families whose parameters are decimal numbers, printed to two decimals: family -> (metric, parameter,
+# default values). iprec_at_recall_0.10 as trec_eval prints it, -m iprec_at_recall..10,.20 as its parameters.
+_FRACTION_FAMILIES = {
+    "iprec_at_recall": ("IPrec", "at_recall", IPREC_LEVELS),
+    "Rprec_mult": ("RprecMult", "mult", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+}
+_FRACTION_TREC = re.compile(r"(?P<fam>iprec_at_recall|Rprec_mult)(?:(?:_|\.(?=[\d.]))(?P<values>[\d.,]+))?")
 _IPREC_IRM = re.compile(r"IPrec@(?P<level>[\d.]+)", re.I)                             # ir_measures: IPrec@0.1
+_UTILITY = re.compile(r"utility(?:[._](?P<coefficients>[-\d.,]+))?")                  # utility.2,-1,0,0
 
 
-def _parse_iprec(name: str, requested: str) -> list[Measure] | None:
-    """Interpolated precision: trec_eval's iprec_at_recall (bare: its eleven levels; iprec_at_recall_0.10 as it
-    prints them; -m iprec_at_recall..10,.20 as its parameters) and ir_measures' IPrec@0.1. trec_eval's names
-    are printed as it prints them, iprec_at_recall_ and the level to two decimals."""
-    metric = METRICS["IPrec"]
+def _parse_trec_special(name: str, requested: str) -> list[Measure] | None:
+    """trec_eval's families whose parameters are not whole cutoffs: iprec_at_recall and Rprec_mult (bare: their
+    default values; iprec_at_recall_0.10 as trec_eval prints it; iprec_at_recall..10,.20 as its -m parameters),
+    ir_measures' IPrec@0.1, utility (utility.2,-1,0,0: its four coefficients, printed utility_2,-1,0,0) and
+    11pt_avg (trec_eval's eleven levels only)."""
     m = _IPREC_IRM.fullmatch(name)
     if m:
+        metric = METRICS["IPrec"]
         return [Measure(requested, metric, None, (("at_recall", _param_value(metric, "at_recall", m.group("level"),
                                                                               requested)),))]
-    m = _IPREC_TREC.fullmatch(name)
-    if not m:
-        return None
-    if m.group("levels") is None:
-        levels = list(IPREC_LEVELS)
-    else:
-        levels = [_param_value(metric, "at_recall", v, requested) for v in m.group("levels").split(",") if v]
-        if not levels:
-            raise UsageError(f"metric '{requested}': give recall levels, e.g. iprec_at_recall_0.10")
-    out = [Measure(f"iprec_at_recall_{lv:.2f}", metric, None, (("at_recall", float(lv)),)) for lv in levels]
-    if len(out) == 1 and m.group("levels") is not None and "," not in m.group("levels"):
-        return [Measure(requested, metric, None, out[0].params)]
-    return out
+    m = _FRACTION_TREC.fullmatch(name)
+    if m:
+        metric_name, param, defaults = _FRACTION_FAMILIES[m.group("fam")]
+        metric = METRICS[metric_name]
+        if m.group("values") is None:
+            values = list(defaults)
+        else:
+            values = [_param_value(metric, param, v, requested) for v in m.group("values").split(",") if v]
+            if not values:
+                raise UsageError(f"metric '{requested}': give {param} values, e.g. {m.group('fam')}_0.20")
+        out = [Measure(f"{m.group('fam')}_{v:.2f}", metric, None, ((param, float(v)),)) for v in values]
+        if len(out) == 1 and m.group("values") is not None and "," not in m.group("values"):
+            return [Measure(requested, metric, None, out[0].params)]
+        return out
+    m = _UTILITY.fullmatch(name)
+    if m:
+        metric = METRICS["Utility"]
+        if m.group("coefficients") is None:
+            return [Measure(requested, metric, None, ())]
+        raw = m.group("coefficients").split(",")
+        if len(raw) != 4:
+            raise UsageError(f"metric '{requested}': utility takes four coefficients (relevant retrieved, "
+                             f"non-relevant retrieved, relevant not retrieved, non-relevant not retrieved), e.g. "
+                             f"utility.1,-1,0,0")
+        keys = ("utility_a", "utility_b", "utility_c", "utility_d")
+        return [Measure(f"utility_{m.group('coefficients')}", metric, None,
+                        tuple((k, _param_value(metric, k, v, requested)) for k, v in zip(keys, raw)))]
+    if name == "11pt_avg":
+        return [Measure(requested, METRICS["IPrecAvg11"], None, ())]
+    if name.startswith("11pt_avg"):
+        raise UsageError(f"metric '{requested}': 11pt_avg is computed at trec_eval's eleven recall levels only; "
+                         f"for other levels ask for iprec_at_recall at each")
+    return None
 
 
 def parse(requested: str) -> list[Measure]:
@@ -406,9 +504,9 @@ def parse(requested: str) -> list[Measure]:
     rbp = _parse_rbp(name, requested)
     if rbp:
         return rbp
-    iprec = _parse_iprec(name, requested)
-    if iprec:
-        return iprec
+    special = _parse_trec_special(name, requested)
+    if special:
+        return special
     # trec_eval style: family_k, family.k, family.k1,k2, or a bare family.
     m = re.fullmatch(r"(?P<fam>[A-Za-z_]+?)(?:[_.](?P<ks>[\d,]+))?", name)
     fam = m.group("fam").lower() if m else None
@@ -421,7 +519,7 @@ def parse(requested: str) -> list[Measure]:
         metric = METRICS[metric_name]
         if m.group("ks"):
             ks = [_cutoff(k, requested) for k in m.group("ks").split(",") if k]
-            if metric.cutoff == "none":
+            if metric.cutoff == "none" or fam in _TREC_NO_CUT:
                 raise UsageError(f"metric '{requested}': {fam} takes no cutoff")
             if len(ks) == 1:
                 return [Measure(requested, metric, ks[0], tuple(fixed.items()))]
@@ -477,7 +575,7 @@ def wants_runid(names) -> bool:
     if names is None:
         return RUNID in TREC_DEFAULT
     names = [names] if isinstance(names, str) else list(names)
-    return any(isinstance(n, str) and n.strip() == RUNID for n in names)
+    return any(isinstance(n, str) and (n.strip() == RUNID or RUNID in TREC_SETS.get(n.strip(), ())) for n in names)
 
 
 def _name_of(obj) -> str:
@@ -497,7 +595,14 @@ def parse_all(names) -> list[Measure]:
     if isinstance(names, str) or not hasattr(names, "__iter__"):
         names = [names]
     out, seen = [], set()
+    expanded = []
     for name in map(_name_of, names):
+        key = name.strip() if isinstance(name, str) else name
+        if key in TREC_SETS_MISSING:
+            raise UsageError(f"trec_eval's measure set '{key}' includes measures not implemented yet: "
+                             f"{', '.join(TREC_SETS_MISSING[key])}; name the measures you need")
+        expanded += list(TREC_SETS[key]) if key in TREC_SETS else [name]
+    for name in expanded:
         if name.strip() == RUNID:
             continue
         for measure in parse(name):

@@ -53,6 +53,8 @@ def parameters(macro_name: str) -> list[tuple[str, str, exp.Expression]]:
         if p.lower() in ("run", "judgments") or p.strip('"').lower() in shape.MACRO_PARAMS:
             continue
         default = macro.defaults.get(p, exp.Null())
+        if isinstance(default, exp.Neg) and isinstance(default.this, exp.Literal):  # utility_b := -1.0
+            default = exp.Literal(this=f"-{default.this.this}", is_string=False)
         if p.lower() == "k":
             kind = "INT"
         elif isinstance(default, exp.Boolean):

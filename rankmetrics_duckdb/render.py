@@ -47,10 +47,10 @@ def _group_text(v) -> str:
     return "NULL" if v is None else str(v)
 
 
-def _fmt_trec(rows, sums, n=0, all_only=(), runid=None) -> str:
+def _fmt_trec(rows, sums, n=0, all_only=(), runid=None, order=None) -> str:
     """trec_eval's lines: with -q, each query's measures (queries in byte order, as trec_eval sorts them; a
     measure of all_only, such as num_q or gm_map, has no per-query line), then the means, led by the runid line
-    when runid is given."""
+    when runid is given. order: {measure: sort key} puts the measures in trec_eval's order (else as asked)."""
     def line(m, g, q, v):
         if m in sums and not math.isnan(v):
             text = str(int(round(v)))
@@ -58,6 +58,8 @@ def _fmt_trec(rows, sums, n=0, all_only=(), runid=None) -> str:
             text = "nan" if math.isnan(v) else f"{v:.4f}"
         return "\t".join([f"{m:<22}", *[_group_text(x) for x in g], q, text])
     rows = _text_ids(rows, n)
+    if order:
+        rows = sorted(rows, key=lambda r: order[r[0]])
     per_query = sorted((r for r in rows if r[2] != MEAN and r[0] not in all_only),
                        key=lambda r: tuple(_group_text(x) for x in r[1]) + (r[2],))
     out = [line(*r) for r in per_query]
@@ -108,19 +110,19 @@ def _fmt_table(rows, groups=()) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_rows(rows, fmt: str, sums=(), groups=(), all_only=(), runid=None) -> str:
+def render_rows(rows, fmt: str, sums=(), groups=(), all_only=(), runid=None, order=None) -> str:
     """The rows of eval, (measure, [a value per group column], query_id, value), in a format; groups: the
-    names of the group columns (by); all_only and runid: see _fmt_trec (the trec format only)."""
+    names of the group columns (by); all_only, runid and order: see _fmt_trec (the trec format only)."""
     if fmt == "json":
         return _fmt_json(rows, groups)
     if fmt == "csv":
         return _fmt_csv(rows, groups)
     if fmt == "table":
         return _fmt_table(rows, groups)
-    return _fmt_trec(rows, sums, len(groups), all_only, runid)
+    return _fmt_trec(rows, sums, len(groups), all_only, runid, order)
 
 
-def write_rows(path: str, rows, fmt: str, sums=(), groups=(), all_only=(), runid=None) -> None:
+def write_rows(path: str, rows, fmt: str, sums=(), groups=(), all_only=(), runid=None, order=None) -> None:
     """Write the rows to path (by its extension: .parquet, .json, .csv, else fmt) through a temporary file in the
     same folder, then rename: an interrupted run leaves no half file (paths.write_atomic)."""
     ext = os.path.splitext(path)[1].lower()
@@ -139,7 +141,7 @@ def write_rows(path: str, rows, fmt: str, sums=(), groups=(), all_only=(), runid
         else:
             kind = {".json": "json", ".csv": "csv"}.get(ext, fmt)
             with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(render_rows(rows, kind, sums, groups, all_only, runid))
+                fh.write(render_rows(rows, kind, sums, groups, all_only, runid, order))
     paths.write_atomic(path, write)
 
 

@@ -60,3 +60,21 @@ CROSS JOIN (SELECT rm_valid_rel('num_rel_ret', rel)
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
+
+-- num_nonrel_judged_ret (trec_eval): judged items below the relevance level that were retrieved (a grade below 0
+-- counts as unjudged, as in trec_eval) (m_num_nonrel_judged_ret.c).
+CREATE OR REPLACE MACRO num_nonrel_judged_ret(run, judgments, rel := 1,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
+SELECT UNNEST(f.query_id),
+    CAST(SUM(CASE WHEN f.kind = 'R' AND f.grade >= 0 AND f.grade < rel THEN 1 ELSE 0 END) AS DOUBLE) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
+CROSS JOIN (SELECT rm_valid_rel('num_nonrel_judged_ret', rel)
+        AND rm_valid_stream('num_nonrel_judged_ret', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists) AS ok) AS valid
+WHERE valid.ok
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);

@@ -40,3 +40,41 @@ WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
+-- 11pt_avg (trec_eval): the mean of the interpolated precision at trec_eval's eleven recall levels 0.0 to 1.0
+-- (m_11pt_avg.c).
+CREATE OR REPLACE MACRO rm_11pt_avg(kind, pos, grade, running, query_num_rel, lvl, rounding) AS
+    (rm_iprec(kind, pos, grade, running, query_num_rel, lvl, 0.0, rounding)
+    + rm_iprec(kind, pos, grade, running, query_num_rel, lvl, 0.1, rounding)
+    + rm_iprec(kind, pos, grade, running, query_num_rel, lvl, 0.2, rounding)
+    + rm_iprec(kind, pos, grade, running, query_num_rel, lvl, 0.3, rounding)
+    + rm_iprec(kind, pos, grade, running, query_num_rel, lvl, 0.4, rounding)
+    + rm_iprec(kind, pos, grade, running, query_num_rel, lvl, 0.5, rounding)
+    + rm_iprec(kind, pos, grade, running, query_num_rel, lvl, 0.6, rounding)
+    + rm_iprec(kind, pos, grade, running, query_num_rel, lvl, 0.7, rounding)
+    + rm_iprec(kind, pos, grade, running, query_num_rel, lvl, 0.8, rounding)
+    + rm_iprec(kind, pos, grade, running, query_num_rel, lvl, 0.9, rounding)
+    + rm_iprec(kind, pos, grade, running, query_num_rel, lvl, 1.0, rounding)) / 11;
+
+CREATE OR REPLACE MACRO eleven_pt_avg(run, judgments, rel := 1, iprec_rounding := 'nearest',
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
+SELECT
+    UNNEST(f.query_id),
+    rm_finish(rm_11pt_avg(f.kind, f.pos, f.grade, f.running_rel, f.query_num_rel, rel, iprec_rounding),
+              rm_num_rel(f.kind, f.grade, rel), empty) AS value
+FROM (
+    SELECT s.*, rm_running_rel(s.query_id, s.kind, s.pos, s.grade, rel) AS running_rel,
+           rm_query_num_rel(s.query_id, s.kind, s.grade, rel) AS query_num_rel
+    FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
+) AS f
+CROSS JOIN (SELECT rm_valid_rel('eleven_pt_avg', rel)
+        AND rm_valid_choice('eleven_pt_avg', 'iprec_rounding', iprec_rounding, ['nearest', 'v9'])
+        AND rm_valid_stream('eleven_pt_avg', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists)
+        AND rm_valid_empty('eleven_pt_avg', empty) AS ok) AS valid
+WHERE valid.ok
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);
