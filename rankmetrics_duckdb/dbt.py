@@ -448,30 +448,41 @@ _HELPERS = """\
 # --- evaluate: several measures by name, in long rows ----------------------------------------------------------
 
 def _names() -> dict:
-    """{spelling: [macro, fixed parameters]} of the measure names `rankmetrics.evaluate` reads: every spelling of
-    measures.parse's tables (ir_measures, ranx and trec_eval names, in their usual cases), bare or with a
-    cutoff written '#' (nDCG@#, ndcg_cut_#, P.#), each as measures.parse reads it; a spelling that names
-    several measures (trec_eval's bare P) is left out."""
+    """{spelling: [macro, fixed parameters, aggregate]} of the measure names `rankmetrics.evaluate` reads: every
+    spelling of measures.parse's tables (ir_measures, ranx and trec_eval names, in their usual cases), bare or
+    with a cutoff written '#' (nDCG@#, ndcg_cut_#, P.#), and the names trec_eval's families with decimal
+    parameters print (iprec_at_recall_0.10, Rprec_mult_0.20), each as measures.parse reads it, with the
+    aggregate of its mean (GMAP: the geometric mean); a spelling that names several measures (trec_eval's bare
+    P) is left out."""
     bases = set(measures.METRICS) | set(measures._CANONICAL) | set(measures.RANX_NAMES) | set(measures.TREC_NAMES)
+    spellings = [(spelling, form) for base in sorted(bases)
+                 for spelling in sorted({base, base.lower(), base.upper(), base[:1].upper() + base[1:]})
+                 for form in ("", "@#", "_#", ".#")]
+    spellings += [(m.requested, "") for fam in measures._FRACTION_FAMILIES for m in measures.parse(fam)]
     out = {}
-    for base in sorted(bases):
-        for spelling in sorted({base, base.lower(), base.upper(), base[:1].upper() + base[1:]}):
-            for form in ("", "@#", "_#", ".#"):
-                try:
-                    parsed = measures.parse(spelling + form.replace("#", "7"))
-                except UsageError:
-                    continue
-                if len(parsed) == 1 and parsed[0].k == (7 if form else None):
-                    out[spelling + form] = [parsed[0].metric.macro, dict(parsed[0].params)]
+    for spelling, form in spellings:
+        try:
+            parsed = measures.parse(spelling + form.replace("#", "7"))
+        except UsageError:
+            continue
+        if len(parsed) == 1 and parsed[0].k == (7 if form else None):
+            m = parsed[0]
+            out[spelling + form] = [m.metric.macro, dict(m.params), m.metric.mean.name]
     return out
+
+
+# the SQL of each aggregate of a mean over rm_m.value (measures.AGGREGATES; portable: LN, EXP, AVG, SUM)
+_MEANS = {"avg": "AVG(rm_m.value)", "sum": "SUM(rm_m.value)",
+          "gmean": f"EXP(AVG(LN(CASE WHEN rm_m.value < {measures.MIN_GEO_MEAN:.5f} THEN {measures.MIN_GEO_MEAN:.5f} "
+                   f"ELSE rm_m.value END)))"}
 
 
 def _evaluate_file() -> str:
     macros = native.metric_macros()
     params = {m: [n for n, _, _ in native.parameters(m)] for m in macros}
-    aggregate = {m: _metric(m).mean.name for m in macros}
-    if set(aggregate.values()) - {"avg", "sum"}:
-        raise ValueError("an aggregate other than avg and sum: write it in _evaluate_file")
+    names = _names()
+    if {n[2] for n in names.values()} - set(_MEANS):
+        raise ValueError("an aggregate without its SQL in dbt._MEANS")
     shape_args = ", ".join(f"{n}={_jinja(v)}" for n, v in SHAPE_ARGS) + ", " + ", ".join(
         f"{n}={v}" for n, v in GROUP_ARGS)
     pass_shape = ", ".join(f"{n}={n}" for n, _ in SHAPE_ARGS + GROUP_ARGS)
@@ -484,9 +495,9 @@ def _evaluate_file() -> str:
    recip_rank, mrr@10, ...); conventions given as keyword arguments (gain='exponential') go to every measure
    that takes them. #}}
 {{% macro evaluate(run, judgments, metrics, per_query=true, preset='trec_eval', {shape_args}) %}}
-  {{%- set names = {_jinja_value(_names())} -%}}
+  {{%- set names = {_jinja_value(names)} -%}}
   {{%- set params = {_jinja_value(params)} -%}}
-  {{%- set aggregate = {_jinja_value(aggregate)} -%}}
+  {{%- set means = {_jinja_value(_MEANS)} -%}}
   {{%- if adapter.type() == 'sqlserver' -%}}
     {{{{ exceptions.raise_compiler_error("rankmetrics.evaluate: SQL Server allows no WITH inside a subquery; call the metric macros one by one") }}}}
   {{%- endif -%}}
@@ -524,7 +535,7 @@ SELECT {{{{ rankmetrics.literal(text) }}}} AS measure, rm_m.* FROM (
 {{{{ sql }}}}
 ) AS rm_m
     {{%- else %}}
-SELECT {{{{ rankmetrics.literal(text) }}}} AS measure, {{% for g in by_list %}}rm_m.{{{{ adapter.quote(g) }}}}, {{% endfor %}}{{{{ 'SUM' if aggregate[spec[0]] == 'sum' else 'AVG' }}}}(rm_m.value) AS value FROM (
+SELECT {{{{ rankmetrics.literal(text) }}}} AS measure, {{% for g in by_list %}}rm_m.{{{{ adapter.quote(g) }}}}, {{% endfor %}}{{{{ means[spec[2]] }}}} AS value FROM (
 {{{{ sql }}}}
 ) AS rm_m
 {{% if by_list %}}GROUP BY {{% for g in by_list %}}rm_m.{{{{ adapter.quote(g) }}}}{{% if not loop.last %}}, {{% endif %}}{{% endfor %}}{{% endif %}}

@@ -200,10 +200,12 @@ def test_evaluate_gives_long_rows_and_means(built):
     rows = _rows(target, root, pg, "SELECT measure, model_version, segment, query_id, value FROM s.evaluate_per_query")
     assert len(want) == 4 * 6 * 12
     assert {tuple(_key(x) for x in r[:-1]): float(r[-1]) for r in rows} == pytest.approx(want, abs=1e-9)
-    means = rm.evaluate(labels, recs, ["nDCG@10", "AP", "num_ret"], columns=WAREHOUSE, by=BY, gain="exponential")
+    names = ["nDCG@10", "AP", "num_ret", "gm_map", "iprec_at_recall_0.10"]
+    means = rm.evaluate(labels, recs, names, columns=WAREHOUSE, by=BY, gain="exponential")
     want = {(m, *g): v for g, cell in means.items() for m, v in cell.items()}
     rows = _rows(target, root, pg, "SELECT measure, model_version, segment, value FROM s.evaluate_means")
-    assert len(want) == 3 * 6 and want[("num_ret", "v1", "app")] == 96  # trec_eval's counts sum
+    assert len(want) == 5 * 6 and want[("num_ret", "v1", "app")] == 96  # trec_eval's counts sum
+    assert want[("gm_map", "v1", "app")] < want[("AP", "v1", "app")]  # the geometric mean, not AP's mean again
     assert {tuple(r[:-1]): float(r[-1]) for r in rows} == pytest.approx(want, abs=1e-9)
 
 
