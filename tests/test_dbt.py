@@ -309,24 +309,30 @@ def _cases():
 @pytest.mark.parametrize("adapter,lists", _cases())
 def test_every_adapter_sql_gives_evals_numbers(project, adapter, lists):
     """Each adapter's nDCG@10, filled in as dbt would, with groups (by) over the three models x two segments of
-    the warehouse example, its items as rows or as a list column, on the adapter's engine (a real one where
-    tests/engines.py has it, else read back into DuckDB): the numbers of `rankmetrics eval`."""
+    the warehouse example, its items as rows or as list columns (the run's in rank order, the judgments' with
+    their grades as a parallel list), on the adapter's engine (a real one where tests/engines.py has it, else read
+    back into DuckDB): the numbers of `rankmetrics eval` on the rows."""
     from rankmetrics_duckdb import dbt
     proj, env, root, pg = project
     package = root / "build" / "dbt" / "rankmetrics"
     dialect = dict(dbt.adapters())[adapter].name
     labels = _warehouse("labels")
     run_table = _warehouse("recs_lists" if lists else "recs")
+    judged = labels
+    if lists:  # the judgments as lists too: each user's movies and their ratings as parallel arrays
+        import duckdb
+        judged = duckdb.sql("SELECT user_id, list(movie_id ORDER BY movie_id) AS movie_id, "
+                            "list(rating ORDER BY movie_id) AS rating FROM labels GROUP BY user_id").to_arrow_table()
     e = engines.start(dialect)
     try:
         run = e.load("d_recs", run_table)
-        qrels = e.load("d_labels", labels)
+        qrels = e.load("d_labels", judged)
         if dialect in engines.READ_BACK:  # the names as the dialect writes them (BigQuery: a quoted project)
             import sqlglot
             run, qrels = (sqlglot.exp.to_table(t, dialect="duckdb").sql(dialect=dialect) for t in (run, qrels))
         module = _module(package, "ndcg.sql", adapter, dialect)
         impl = _resolve(package, "ndcg.sql", module, adapter, "ndcg")
-        sql = str(impl(run=run, judgments=qrels, **{**ARGS, "run_lists": lists,
+        sql = str(impl(run=run, judgments=qrels, **{**ARGS, "run_lists": lists, "judgment_lists": lists,
                                                     "score_column": None if lists else "pred"}))
         got = {(str(r[0]), str(r[1]), str(r[2])): float(r[3]) for r in e.rows(sql)}
     finally:
