@@ -19,8 +19,9 @@ def _add_conventions(p: argparse.ArgumentParser) -> None:
     g.add_argument("-l", dest="rel", metavar="N", help="relevance level: grades >= N are relevant (trec_eval -l)")
     g.add_argument("-J", dest="judged_only", action="store_true",
                    help="evaluate judged items only: drop unjudged items before ranking (trec_eval -J)")
+    g.add_argument("-N", "--num-docs", dest="num_docs", metavar="N", help=conventions.PARAMETERS["num_docs"][1])
     for name, (choices, text) in conventions.PARAMETERS.items():
-        if name in ("rel", "judged_only"):
+        if name in ("rel", "judged_only", "num_docs"):
             continue
         flag = "--" + name.replace("_", "-")
         if choices:

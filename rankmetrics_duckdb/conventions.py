@@ -30,6 +30,8 @@ PARAMETERS = {
     "scores": (("double", "float32"),
                "precision in which scores are compared when ranking: double (trec_eval 10) or 32-bit float "
                "(pytrec_eval, whose older trec_eval code keeps scores as C floats)"),
+    "num_docs": (None, "documents in the collection: utility's term for non-relevant items not retrieved counts "
+                       "against it (trec_eval -N; 0 by default, as trec_eval's)"),
     "iprec_rounding": (("nearest", "v9"),
                        "how iprec_at_recall turns a recall level into a count of relevant items: rounded to the "
                        "nearest (trec_eval 10's lround) or trec_eval 9's level x |G| + 0.9 truncated (pytrec_eval)"),
@@ -37,7 +39,7 @@ PARAMETERS = {
 
 BASE = dict(ties="item_desc", gain="linear", ideal="judgments", denominator="judged", empty="zero",
             queries="both", rel=1, judged_only=False, log_base=2, level_for_gain=False, grades="as_given",
-            scores="double", iprec_rounding="nearest")
+            scores="double", iprec_rounding="nearest", num_docs=0)
 
 PRESETS = {
     # trec_eval 10: score then item id descending, linear gain, ideal from all judgments, AP over
@@ -98,6 +100,14 @@ def check(key: str, value):
         if not math.isfinite(number):
             raise UsageError(f"relevance level must be a finite number, not '{value}'")
         return int(number) if number == int(number) else number
+    if key == "num_docs":
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise UsageError(f"num_docs must be a whole number >= 0, not '{value}'") from None
+        if not (math.isfinite(number) and number >= 0 and number == int(number)):
+            raise UsageError(f"num_docs must be a whole number >= 0, not '{value}'")
+        return int(number)
     if key == "log_base":
         if str(value).lower() == "e":
             return "e"

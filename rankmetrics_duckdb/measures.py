@@ -181,7 +181,6 @@ PARAMS = {
     "utility_b": Param("utility_b", "number", "utility of a non-relevant item retrieved"),
     "utility_c": Param("utility_c", "number", "utility of a relevant item not retrieved"),
     "utility_d": Param("utility_d", "number", "utility of a non-relevant item not retrieved"),
-    "num_docs": Param("num_docs", "positive", "documents in the collection (trec_eval -N), for utility_d"),
     "scale": Param("scale", "choice", "RBP gain of a grade: grade / the query's top judged grade (max: trec_eval, "
                    "ir_measures) or the grade itself, grades >= rel counting (raw: ranx)", ("max", "raw")),
 }
@@ -195,6 +194,8 @@ METRICS = {m.name: m for m in (
     Metric("nDCG", "ndcg", "normalized discounted cumulative gain", ("gain", "rel", "log_base", "ideal"),
            gain_metric=True),
     Metric("DCG", "dcg", "discounted cumulative gain", ("gain", "rel", "log_base"), gain_metric=True),
+    Metric("IdealDCG", "ideal_dcg", "DCG of the ideal ranking of the judged items (trec_eval ideal_dcg)",
+           ("gain", "rel", "log_base"), gain_metric=True),
     Metric("Rprec", "r_precision", "R-precision: precision at rank |G|", ("rel",), cutoff="none"),
     Metric("Success", "success", "1 when a relevant item is in the top k (hit rate)", ("rel",)),
     Metric("Hits", "hits", "relevant items retrieved in the top k (ranx hits@k)", ("rel",)),
@@ -248,7 +249,7 @@ TREC_NAMES = {
     "gm_bpref": ("GMbpref", {}), "unj": ("Unjudged", {}), "relative_p": ("RelP", {}),
     "set_relative_p": ("RelP", {}), "set_p": ("P", {}), "set_recall": ("R", {}), "set_f": ("F1", {}),
     "set_map": ("SetAP", {}), "bing": ("binG", {}), "num_nonrel_judged_ret": ("NumNonrelJudgedRet", {}),
-    "infap": ("infAP", {}), "rbp_resid": ("RBPResid", {}),
+    "infap": ("infAP", {}), "rbp_resid": ("RBPResid", {}), "dcg": ("DCG", {}), "ideal_dcg": ("IdealDCG", {}),
 }
 # trec_eval's set measures: the whole retrieved set, no cutoff (set_P is P without one)
 _TREC_NO_CUT = {"set_p", "set_recall", "set_f", "set_relative_p", "set_map"}
@@ -385,7 +386,7 @@ def _param_value(metric: Metric, key: str, raw: str, requested: str):
         raise UsageError(f"metric '{requested}': {key} must be a number, not '{raw}'") from None
     if not math.isfinite(number):
         raise UsageError(f"metric '{requested}': {key} must be a finite number, not {raw}")
-    if spec.kind == "positive" and not number > 0 and not (key == "num_docs" and number == 0):
+    if spec.kind == "positive" and not number > 0:
         raise UsageError(f"metric '{requested}': {key} must be a number > 0, not {raw}")
     if spec.kind == "fraction" and not 0 <= number <= 1:
         raise UsageError(f"metric '{requested}': {key} must be a number from 0 to 1, not {raw}")

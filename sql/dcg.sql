@@ -94,3 +94,27 @@ CROSS JOIN (SELECT rm_valid_k('ndcg', k)
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
+
+-- ideal_dcg (trec_eval 10): the DCG of the ideal ranking of the judged items (nDCG's denominator with ideal
+-- 'judgments'), within the top k when a cutoff is given (m_ndcg.c).
+CREATE OR REPLACE MACRO ideal_dcg(run, judgments, k := NULL, gain := 'linear', rel := 1, log_base := 2,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
+SELECT
+    UNNEST(f.query_id),
+    rm_finish(rm_ideal_dcg(f.kind, f.pos, f.ipos, f.pos, f.grade, k, gain, rel, log_base, 'judgments'),
+              rm_num_rel(f.kind, f.grade, rel), empty) AS value
+FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
+CROSS JOIN (SELECT rm_valid_k('ideal_dcg', k)
+        AND rm_valid_gain('ideal_dcg', gain)
+        AND rm_valid_rel('ideal_dcg', rel)
+        AND rm_valid_log_base('ideal_dcg', log_base)
+        AND rm_valid_stream('ideal_dcg', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists)
+        AND rm_valid_empty('ideal_dcg', empty) AS ok) AS valid
+WHERE valid.ok
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);

@@ -122,6 +122,47 @@ def test_measure_parameters_as_trec_eval_writes_them():
     assert len(want) > 50 and set(want) <= got, sorted(set(want) - got)[:5]
 
 
+def test_utility_with_collection_size():
+    """utility.a,b,c,d with -N (trec_eval's num_docs_in_coll), by hand from trec_eval's own counts per query
+    (out.test.aq): a*rel_ret + b*(ret - rel_ret) + c*(rel - rel_ret) + d*(N + rel_ret - ret - rel) (m_utility.c)."""
+    aq = read_trec_output(os.path.join(TREC, "out.test.aq"))
+    p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-q",
+            "-m", "utility.2,-1,0.5,0.001", "-N", "100000", "--format", "json")
+    got = {row["query_id"]: row["value"] for row in json.loads(p.stdout)}
+    for q in ("301", "302", "303"):
+        rr, ret, rel = aq["num_rel_ret"][q], aq["num_ret"][q], aq["num_rel"][q]
+        want = 2 * rr - (ret - rr) + 0.5 * (rel - rr) + 0.001 * (100000 + rr - ret - rel)
+        assert got[q] == pytest.approx(want, abs=1e-9), q
+    assert got["all"] == pytest.approx(sum(got[q] for q in ("301", "302", "303")) / 3, abs=1e-9)
+
+
+def test_dcg_and_ideal_dcg_by_hand():
+    """trec_eval 10's dcg and ideal_dcg (m_ndcg.c), by hand on the graded qrels: each query's run ranked as
+    trec_eval ranks it (score descending, then docno descending), gain = the grade when positive, discount
+    1/log2(rank + 1); the ideal ranking is every judged grade, highest first. Their ratio is out.test.aql's ndcg."""
+    import math
+    qrels, run = {}, {}
+    with open(os.path.join(TREC, "qrels.rel_level")) as fh:
+        for line in fh:
+            q, _, d, r = line.split()
+            qrels.setdefault(q, {})[d] = int(r)
+    with open(os.path.join(TREC, "results.test")) as fh:
+        for line in fh:
+            q, _, d, _, score, _ = line.split()
+            run.setdefault(q, []).append((float(score), d))
+    p = cli("eval", os.path.join(TREC, "qrels.rel_level"), os.path.join(TREC, "results.test"), "-q",
+            "-m", "dcg", "-m", "ideal_dcg", "--format", "json")
+    got = {(r["measure"], r["query_id"]): r["value"] for r in json.loads(p.stdout)}
+    aql = read_trec_output(os.path.join(TREC, "out.test.aql"))
+    for q, docs in run.items():
+        ranked = sorted(docs, key=lambda x: (-x[0], [-b for b in x[1].encode()] + [1]))
+        dcg = sum(max(qrels[q].get(d, 0), 0) / math.log2(i + 2) for i, (_, d) in enumerate(ranked))
+        ideal = sum(g / math.log2(i + 2) for i, g in enumerate(sorted((g for g in qrels[q].values() if g > 0),
+                                                                     reverse=True)))
+        assert got[("dcg", q)] == pytest.approx(dcg, abs=1e-9) and got[("ideal_dcg", q)] == pytest.approx(ideal, abs=1e-9)
+        assert dcg / ideal == pytest.approx(aql["ndcg"][q], abs=5.1e-5)
+
+
 def test_trec_format_matches_trec_eval_text():
     """The trec output format prints the same lines as trec_eval (measure padded, tab, qid, tab, value)."""
     p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"),
