@@ -93,6 +93,23 @@ class Evaluation:
                 sqlgen.Source(self.judgments.relation, True, False, groups=self.judgments.groups), by=self.by)
         return self._plan
 
+    def relstrings(self, n: int) -> dict:
+        """trec_eval's relstring (m_relstring.c): {query_id: the grades of the query's top n retrieved items as
+        text}, one character each: the grade 0-9, '>' above 9, '-' not judged, '.' judged below 0 (in the pool
+        but unjudged). Ranked as the measures rank (the stream of sql/01_stream.sql under the conventions)."""
+        if self.by:
+            raise UsageError("relstring is not available with groups (by)")
+        run = sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank)
+        judgments = sqlgen.Source(self.judgments.relation, True, False)
+        char = ("CASE WHEN f.grade IS NULL THEN '-' WHEN f.grade < 0 THEN '.' WHEN f.grade > 9 THEN '>' "
+                "ELSE CAST(CAST(FLOOR(f.grade) AS INTEGER) AS VARCHAR) END")
+        sql = (f"WITH run_items AS ({sqlgen.run_items(run, self.conv).sql(dialect='duckdb')}), "
+               f"judgment_items AS ({sqlgen.judgment_items(judgments, self.conv).sql(dialect='duckdb')}), "
+               f"{sqlgen.STREAM} AS ({sqlgen.stream(self.conv).sql(dialect='duckdb')}) "
+               f"SELECT f.query_id, string_agg({char}, '' ORDER BY f.pos) FROM {sqlgen.STREAM} AS f "
+               f"WHERE f.kind = 'R' AND f.pos <= {int(n)} GROUP BY f.query_id")
+        return dict(run_sql(self.con, sql).fetchall())
+
     def run_tag(self) -> str | None:
         """trec_eval's runid: the tag of the last line of a TREC run file (textfiles.trec_run_tag); None for a run
         that is not a TREC text file (Parquet, CSV, a table, standard input)."""
@@ -357,6 +374,7 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
         metrics = [metrics]
     d = dialects.get(dialect)
     measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
+    dialects.refuse_lacking(d, [m.metric.name for m in measures])
     conv = conventions.resolve(convention, **overrides)
     has_score, has_rank = _run_columns(run_columns)
     if conv["ties"] == "input" and not has_rank and not run_lists:

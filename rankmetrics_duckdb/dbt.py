@@ -351,8 +351,17 @@ def _metric_file(macro_name: str) -> str:
         "{% endmacro %}",
         "",
     ]
-    lines += _implementations(macro_name, impl_args, {a: body(macro_name, d.name) for a, d in adapters()})
+    lines += _implementations(macro_name, impl_args, {a: _lacking(metric, d) or body(macro_name, d.name)
+                                                      for a, d in adapters()})
     return "\n".join(lines)
+
+
+def _lacking(metric: measures.Metric, d: dialects.Dialect) -> str | None:
+    """The compile error of a metric the dialect cannot compute (Dialect.lacks), or None."""
+    if metric.name not in d.lacks:
+        return None
+    return ("{{ exceptions.raise_compiler_error(\"rankmetrics: the %s adapter cannot compute %s: %s\") }}"
+            % (d.dbt_adapter, metric.name, d.lacks[metric.name].replace('"', "'")))
 
 
 def _shape_file() -> str:

@@ -118,6 +118,7 @@ class Dialect:
     #                                   that `rankmetrics macros --dialect D` prints, for dialects without native
     #                                   objects; a missing helper fails the statement ("does not exist")
     dbt_adapter: str | None = None    # the dbt adapter whose macros this dialect writes (dbt.py; "default": DuckDB)
+    lacks: dict = field(default_factory=dict, compare=False)  # {metric: why}: metrics refused on this engine
     note: str = field(default="", compare=False)
     native: Native | None = None      # its native objects (`rankmetrics macros`), None: it has none
 
@@ -175,6 +176,9 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     # which `rankmetrics macros --dialect mysql` creates (SIGNAL); a missing helper fails the statement too.
     Dialect("mysql", "mysql", dbt_adapter="mysql", bytewise="utf8mb4_bin", nulls_in_windows=False, lists=None,
             concat_function=True, fail="rm_fail({msg})", helper=_MYSQL_FAIL,
+            lacks=dict.fromkeys(("G", "nDCGRel", "RnDCG"),
+                                "MariaDB computes its windows over the run and the ideal ranking wrongly when other "
+                                "metrics' windows share the query (measured against DuckDB in tests/test_dialects.py)"),
             note="binary collation; null order as a CASE sort key; the rm_fail helper"),
     # DataFusion: PostgreSQL-flavoured SQL; it compares Utf8 strings byte-wise, and has no COLLATE.
     # (its UNNEST has no WITH ORDINALITY yet: list columns are refused there)
@@ -256,8 +260,7 @@ def _null_order_keys(tree: exp.Expression, d: Dialect) -> exp.Expression:
             nulls_first = bool(term.args.get("nulls_first"))
             default = _default_nulls_first(d.sqlglot, desc)
             key = term.this.this if isinstance(term.this, exp.Collate) else term.this
-            can_be_null = not isinstance(key, exp.Literal) and not (
-                isinstance(key, exp.Column) and key.name in never_null)  # ROW_NUMBER() is never NULL
+            can_be_null = not _never_null(key, never_null)
             if nulls_first != default and can_be_null:
                 flag = exp.Case(ifs=[exp.If(this=exp.Is(this=key.copy(), expression=exp.Null()),
                                             true=exp.Literal.number(1))], default=exp.Literal.number(0))
@@ -268,6 +271,25 @@ def _null_order_keys(tree: exp.Expression, d: Dialect) -> exp.Expression:
             terms.append(term)
         order.set("expressions", terms)
     return tree
+
+
+def _never_null(e: exp.Expression, never_null: set) -> bool:
+    """Whether an ORDER BY key is never NULL: a literal, a ROW_NUMBER() column, a CASE whose every branch is
+    never NULL, or arithmetic on such (2 * pos + CASE WHEN kind = 'J' THEN 0 ELSE 1 END). A key that needs no
+    NULL flag keeps a window's ORDER BY one term: MariaDB computes windows wrongly next to others when one of
+    them sorts by an extra flag key."""
+    if isinstance(e, exp.Paren):
+        return _never_null(e.this, never_null)
+    if isinstance(e, exp.Literal):
+        return True
+    if isinstance(e, exp.Column):
+        return e.name in never_null
+    if isinstance(e, exp.Case):
+        return (e.args.get("default") is not None and _never_null(e.args["default"], never_null)
+                and all(_never_null(i.args["true"], never_null) for i in e.args.get("ifs") or []))
+    if isinstance(e, (exp.Add, exp.Sub, exp.Mul)):
+        return _never_null(e.this, never_null) and _never_null(e.expression, never_null)
+    return False
 
 
 def _quote_keywords(tree: exp.Expression, d: Dialect) -> exp.Expression:
@@ -417,6 +439,14 @@ def generate(tree: exp.Expression, dialect: str, pretty: bool = True) -> str:
     generator = _generator_class(d.sqlglot, d.nulls_in_windows)(
         dialect=target, pretty=pretty, unsupported_level=sqlglot.ErrorLevel.RAISE)
     return generator.generate(tree, copy=False)
+
+
+def refuse_lacking(d: Dialect, metric_names) -> None:
+    """One line naming the first metric the dialect cannot compute (Dialect.lacks), and why."""
+    for name in metric_names:
+        if name in d.lacks:
+            raise UsageError(f"the {d.name} dialect cannot compute {name}: {d.lacks[name]}; compute it in DuckDB "
+                             f"(rankmetrics eval) or another dialect")
 
 
 def render(query: exp.Expression, dialect: str, pretty: bool = True) -> str:

@@ -226,6 +226,12 @@ METRICS = {m.name: m for m in (
     Metric("Utility", "utility", "a x rel_ret + b x nonrel_ret + c x rel_not_ret + d x nonrel_not_ret (trec_eval "
            "utility; 1, -1, 0, 0)", ("rel", "utility_a", "utility_b", "utility_c", "utility_d", "num_docs"),
            cutoff="none", reads="all"),
+    Metric("G", "g", "trec_eval's normalized gain G: gain / log2(2 + ideal cost - gain so far) over the retrieved, "
+           "over the ideal gain", ("rel",), cutoff="none", reads="all"),
+    Metric("nDCGRel", "ndcg_rel", "nDCG averaged over the items with a gain (trec_eval ndcg_rel)", ("rel",),
+           cutoff="none", reads="all"),
+    Metric("RnDCG", "rndcg", "nDCG averaged at the ranks where the ideal gain drops (trec_eval Rndcg)", ("rel",),
+           cutoff="none", reads="all"),
     Metric("infAP", "infap", "inferred AP (Yilmaz & Aslam 2006, trec_eval infAP): AP from a sampled pool, a grade "
            "below 0 being in the pool but unjudged", ("rel",), cutoff="none"),
     Metric("RBPResid", "rbp_resid", "RBP's residual: the most RBP could rise if every unjudged retrieved item were "
@@ -250,6 +256,7 @@ TREC_NAMES = {
     "set_relative_p": ("RelP", {}), "set_p": ("P", {}), "set_recall": ("R", {}), "set_f": ("F1", {}),
     "set_map": ("SetAP", {}), "bing": ("binG", {}), "num_nonrel_judged_ret": ("NumNonrelJudgedRet", {}),
     "infap": ("infAP", {}), "rbp_resid": ("RBPResid", {}), "dcg": ("DCG", {}), "ideal_dcg": ("IdealDCG", {}),
+    "g": ("G", {}), "ndcg_rel": ("nDCGRel", {}), "rndcg": ("RnDCG", {}),
 }
 # trec_eval's set measures: the whole retrieved set, no cutoff (set_P is P without one)
 _TREC_NO_CUT = {"set_p", "set_recall", "set_f", "set_relative_p", "set_map"}
@@ -288,7 +295,12 @@ TREC_SETS = {
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
             "set_relative_P", "set_map", "set_F"),
 }
-TREC_SETS_MISSING = {"all_trec": ("relstring", "G", "ndcg_rel", "Rndcg"),
+TREC_SETS["all_trec"] = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                         "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP",
+                         "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
+                         "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P",
+                         "set_map", "set_F", "num_nonrel_judged_ret")
+TREC_SETS_MISSING = {
                      "all_prefs": ("the prefs_* measures (-R prefs)",), "prefs": ("the prefs_* measures (-R prefs)",),
                      "qrels_jg": ("the judgment-group measures (-R qrels_jg)",)}
 
@@ -571,6 +583,28 @@ def parse(requested: str) -> list[Measure]:
     return [Measure(requested, metric, k, tuple(sorted(params.items())))]
 
 
+_RELSTRING = re.compile(r"relstring(?:[._]\d+)?")  # trec_eval's per-query text of the top grades: not a value
+
+
+def relstrings_wanted(names) -> list[tuple[str, int]]:
+    """(label, length) of each trec_eval relstring the names ask for (a text line per query, printed only with
+    -q): relstring is the top 10 (m_relstring.c), relstring.20 or relstring_20 the top 20."""
+    names = [] if names is None else [names] if isinstance(names, str) else list(names)
+    names = [n.strip() for n in names if isinstance(n, str)]
+    explicit = [n for n in names if _RELSTRING.fullmatch(n)]
+    if not explicit:  # a set naming relstring (all_trec) means trec_eval's default, unless -m relstring.N sets it
+        explicit = ["relstring" for n in names if "relstring" in TREC_SETS.get(n, ())][:1]
+    out = []
+    for n in explicit:
+        m = _RELSTRING.fullmatch(n)
+        if m:
+            length = int(re.split(r"[._]", n)[1]) if n != "relstring" else 10
+            label = "relstring" if n == "relstring" else f"relstring_{length}"
+            if label not in [x[0] for x in out]:
+                out.append((label, length))
+    return out
+
+
 def wants_runid(names) -> bool:
     """Whether the names (None: the default set) ask for trec_eval's runid line."""
     if names is None:
@@ -604,7 +638,7 @@ def parse_all(names) -> list[Measure]:
                              f"{', '.join(TREC_SETS_MISSING[key])}; name the measures you need")
         expanded += list(TREC_SETS[key]) if key in TREC_SETS else [name]
     for name in expanded:
-        if name.strip() == RUNID:
+        if name.strip() == RUNID or _RELSTRING.fullmatch(name.strip()):
             continue
         for measure in parse(name):
             if measure.requested not in seen:

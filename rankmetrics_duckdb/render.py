@@ -52,6 +52,8 @@ def _fmt_trec(rows, sums, n=0, all_only=(), runid=None, order=None) -> str:
     measure of all_only, such as num_q or gm_map, has no per-query line), then the means, led by the runid line
     when runid is given. order: {measure: sort key} puts the measures in trec_eval's order (else as asked)."""
     def line(m, g, q, v):
+        if isinstance(v, str):  # a text measure (trec_eval's relstring), quoted as trec_eval prints it
+            return "\t".join([f"{m:<22}", *[_group_text(x) for x in g], q, f"'{v}'"])
         if m in sums and not math.isnan(v):
             text = str(int(round(v)))
         else:

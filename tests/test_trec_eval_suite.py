@@ -17,7 +17,7 @@ MEASURES = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rpre
             "map_cut_5", "map_cut_10", "map_cut_15", "map_cut_20", "map_cut_30", "map_cut_100", "map_cut_200",
             "map_cut_500", "map_cut_1000", "success_1", "success_5", "success_10", "rbp",
             "set_P", "set_recall", "set_F", "set_map", "set_relative_P", "num_nonrel_judged_ret", "utility",
-            "11pt_avg", "binG", "unj_5", "unj_10", "unj_20", "infAP", "rbp_resid",
+            "11pt_avg", "binG", "unj_5", "unj_10", "unj_20", "infAP", "rbp_resid", "G", "ndcg_rel", "Rndcg",
             *[f"relative_P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)],
             *[f"Rprec_mult_{m:.2f}" for m in (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)]]
 
@@ -55,6 +55,22 @@ def test_matches_trec_eval_output(expected, qrels, run, extra):
 # trec_eval's default measures, byte for byte: `trec_eval QRELS RUN` (SOURCE.txt), rankmetrics eval in its place
 BYTE_FOR_BYTE = [("out.test", "qrels.test", "results.test"), ("out.test", "qrels.test.with-comments", "results.test"),
                  ("out.comment.test", "qrels.comment.test", "results.comment.test")]
+
+
+# `trec_eval -m all_trec ...` (SOURCE.txt), with rankmetrics eval in its place: every line, byte for byte
+ALL_TREC = [("out.test.a", "qrels.test", "results.test", []),
+            ("out.test.aq", "qrels.test", "results.test", ["-q"]),
+            ("out.test.aqc", "qrels.test", "results.trunc", ["-q", "-c"]),
+            ("out.test.aql", "qrels.rel_level", "results.test", ["-mrelstring.20", "-q", "-l2"])]
+
+
+@pytest.mark.parametrize("expected,qrels,run,extra", ALL_TREC, ids=[c[0] for c in ALL_TREC])
+def test_all_trec_is_trec_evals_byte_for_byte(expected, qrels, run, extra):
+    """Every measure of trec_eval's all_trec set, its per-query lines (relstring too), its order and spelling."""
+    p = cli("eval", "-m", "all_trec", *extra, os.path.join(TREC, qrels), os.path.join(TREC, run))
+    with open(os.path.join(TREC, expected)) as fh:
+        want = fh.read()
+    assert p.stdout == want and want.count("\n") > 60
 
 
 @pytest.mark.parametrize("expected,qrels,run", BYTE_FOR_BYTE, ids=[f"{c[0]}-{c[1]}" for c in BYTE_FOR_BYTE])
@@ -102,10 +118,10 @@ def test_set_measures_are_trec_evals():
     assert p.stdout == want and want.count("\n") == 3 * 9 + 11
 
 
-def test_all_trec_names_what_is_missing():
-    p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-m", "all_trec",
+def test_preference_sets_name_what_is_missing():
+    p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-m", "all_prefs",
             check=False)
-    assert p.returncode == 2 and "all_trec' includes measures not implemented yet: relstring, G" in p.stderr
+    assert p.returncode == 2 and "all_prefs' includes measures not implemented yet: the prefs_*" in p.stderr
 
 
 def test_measure_parameters_as_trec_eval_writes_them():

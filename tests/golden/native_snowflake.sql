@@ -3387,6 +3387,909 @@ WHERE
   ) IS NULL
 $$;
 
+CREATE OR REPLACE FUNCTION rm_g(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    rel AS rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_g: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_g: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_g: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_g: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END <> 0
+              THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * LN(CAST(2 AS DOUBLE)) / NULLIF(LN(2 + f.pos + f.g_ideal_extra - f.g_gained), 0)
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            SUM(
+              CASE
+                WHEN f.kind = 'J'
+                THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END
+                ELSE 0
+              END
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(
+          CASE
+            WHEN s.kind = 'J'
+            THEN CASE
+              WHEN CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 1
+              THEN CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END - 1
+              ELSE 0
+            END
+            ELSE 0
+          END
+        ) OVER (
+          PARTITION BY s.query_id
+          ORDER BY 2 * s.pos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END ASC NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS g_ideal_extra,
+      SUM(CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END) OVER (
+        PARTITION BY s.query_id, s.kind
+        ORDER BY s.pos ASC NULLS LAST
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) AS g_gained
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_ndcg_rel(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    rel AS rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST((
+            SUM(
+              CASE
+                WHEN f.kind = 'R'
+                AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
+                THEN f.rel_dcg_upto / NULLIF(f.rel_ideal_upto, 0)
+                ELSE 0
+              END
+            ) + (
+              SUM(
+                CASE
+                  WHEN f.kind = 'J'
+                  AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
+                  THEN 1
+                  ELSE 0
+                END
+              ) - SUM(
+                CASE
+                  WHEN f.kind = 'R'
+                  AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
+                  THEN 1
+                  ELSE 0
+                END
+              )
+            ) * COALESCE(
+              SUM(
+                CASE
+                  WHEN f.kind = 'R'
+                  THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+                    LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                  )
+                  ELSE 0
+                END
+              ) / NULLIF(
+                SUM(
+                  CASE
+                    WHEN f.kind = 'J'
+                    THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+                      LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                ),
+                0
+              ),
+              0
+            )
+          ) AS DOUBLE) / NULLIF(
+            SUM(
+              CASE
+                WHEN f.kind = 'J'
+                AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
+                THEN 1
+                ELSE 0
+              END
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*,
+      SUM(
+        CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+          LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+        )
+      ) OVER (
+        PARTITION BY s.query_id, s.kind
+        ORDER BY s.pos ASC NULLS LAST
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) AS rel_dcg_upto,
+      (
+        SUM(
+          CASE
+            WHEN s.kind = 'J'
+            THEN (
+              CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+                LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+              )
+            )
+            ELSE 0
+          END
+        ) OVER (
+          PARTITION BY s.query_id
+          ORDER BY 2 * s.pos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END ASC NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS rel_ideal_upto
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_rndcg(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    rel AS rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        CASE
+          WHEN SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+          THEN CAST(0 AS DOUBLE)
+          ELSE (
+            CAST((
+              SUM(
+                CASE
+                  WHEN f.kind = 'J' AND f.r_level_end
+                  THEN f.r_dcg_upto / NULLIF(f.r_ideal_upto, 0)
+                  ELSE 0
+                END
+              ) + CASE
+                WHEN SUM(CASE WHEN f.kind = 'R' AND (
+                  NULL IS NULL OR f.pos <= NULL
+                ) THEN 1 ELSE 0 END) >= SUM(
+                  CASE
+                    WHEN f.kind = 'J'
+                    AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
+                    THEN 1
+                    ELSE 0
+                  END
+                ) + 2
+                THEN COALESCE(
+                  SUM(
+                    CASE
+                      WHEN f.kind = 'R'
+                      THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+                        LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                      )
+                      ELSE 0
+                    END
+                  ) / NULLIF(
+                    SUM(
+                      CASE
+                        WHEN f.kind = 'J'
+                        THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+                          LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                        )
+                        ELSE 0
+                      END
+                    ),
+                    0
+                  ),
+                  0
+                )
+                ELSE 0
+              END
+            ) AS DOUBLE) / NULLIF(
+              (
+                SUM(CASE WHEN f.kind = 'J' AND f.r_level_end THEN 1 ELSE 0 END) + CASE
+                  WHEN SUM(CASE WHEN f.kind = 'R' AND (
+                    NULL IS NULL OR f.pos <= NULL
+                  ) THEN 1 ELSE 0 END) >= SUM(
+                    CASE
+                      WHEN f.kind = 'J'
+                      AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
+                      THEN 1
+                      ELSE 0
+                    END
+                  ) + 2
+                  THEN 1
+                  ELSE 0
+                END
+              ),
+              0
+            )
+          )
+        END,
+        CAST(0 AS DOUBLE)
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(
+          CASE
+            WHEN s.kind = 'R'
+            THEN (
+              CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+                LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+              )
+            )
+            ELSE 0
+          END
+        ) OVER (
+          PARTITION BY s.query_id
+          ORDER BY 2 * s.pos + CASE WHEN s.kind = 'R' THEN 0 ELSE 1 END ASC NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS r_dcg_upto,
+      SUM(
+        CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+          LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+        )
+      ) OVER (
+        PARTITION BY s.query_id, s.kind
+        ORDER BY s.pos ASC NULLS LAST
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+      ) AS r_ideal_upto,
+      CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
+      AND s.pos = MAX(s.pos) OVER (
+        PARTITION BY s.query_id, s.kind, CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END
+      ) AS r_level_end
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
 CREATE OR REPLACE FUNCTION rm_hits(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
