@@ -43,7 +43,7 @@ class Evaluation:
 
     def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", memory_limit=None,
                  threads=None, progress=False, nan_scores="error", one_statement=True, columns=None, by=None,
-                 **overrides):
+                 max_retrieved=None, **overrides):
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
         self._run_input = run
         self.conv = conventions.resolve(convention, **overrides)
@@ -61,8 +61,9 @@ class Evaluation:
         try:
             self.reader = Reader(self.con, private, nan_scores)
             # clean inputs: read, checked and evaluated in one statement; anything else: the careful path below
+            cut = _max_retrieved(max_retrieved, self.conv, bool(self.form), nan_scores)
             done = (onepass.evaluate(self.reader, self.measures, self.conv, judgments, run, shaped=bool(self.form))
-                    if one_statement else None)
+                    if one_statement and cut is None else None)
             if done:
                 self.judgments, self.run, self.summary, self._rows = done.judgments, done.run, done.summary, done.rows
                 self.path = "one statement"
@@ -75,6 +76,8 @@ class Evaluation:
                 self.path = "careful"
                 self.judgments = self.reader.load(judgments, JUDGMENTS)
                 self.run = self.reader.load(run, RUN)
+                if cut is not None:
+                    self.run = self._top(self.run, cut)
                 self._check_overlap()
             self._check_exponential_grades()
         except BaseException:
@@ -92,6 +95,31 @@ class Evaluation:
                 sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank, groups=self.run.groups),
                 sqlgen.Source(self.judgments.relation, True, False, groups=self.judgments.groups), by=self.by)
         return self._plan
+
+    def _top(self, run, n: int):
+        """The run cut to each query's top n as the measures rank it (trec_eval -M: form_res_rels.c sorts, then
+        keeps the first n, before -J drops unjudged items)."""
+        t = lambda c: f"t.{c}"  # noqa: E731
+        item = f"CAST({t('item_id')} AS VARCHAR)"
+        order = []
+        if self.conv["ties"] == "input":
+            order.append(f"{t('rank')} ASC NULLS LAST")
+        if run.has_score:
+            score = f"CAST({t('score')} AS DOUBLE)"
+            if self.conv.get("scores") == "float32":
+                score = f"CAST(CAST({t('score')} AS FLOAT) AS DOUBLE)"
+            order.append(f"{score} DESC NULLS LAST")
+        else:
+            order.append(f"CAST({t('rank')} AS DOUBLE) ASC NULLS LAST")
+        if self.conv["ties"] == "item_asc":
+            order.append(f"{item} ASC")
+        order.append(f"{item} DESC")
+        name = f"rm_top_{id(self)}"
+        run_sql(self.con, f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {run.relation.sql(dialect='duckdb')} "
+                          f"AS t QUALIFY ROW_NUMBER() OVER (PARTITION BY {t('query_id')} ORDER BY {', '.join(order)}) "
+                          f"<= {int(n)}")
+        from sqlglot import exp
+        return run.derived(exp.to_table(name))
 
     def relstrings(self, n: int) -> dict:
         """trec_eval's relstring (m_relstring.c): {query_id: the grades of the query's top n retrieved items as
@@ -280,6 +308,25 @@ def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnectio
     if progress:
         con.execute("SET enable_progress_bar_print = true")
     return con
+
+
+def _max_retrieved(value, conv: dict, shaped: bool, nan_scores: str) -> int | None:
+    """trec_eval's -M: at most this many retrieved items per query (None: all), checked."""
+    if value is None:
+        return None
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        raise UsageError(f"max_retrieved (-M) must be a whole number >= 1, not {value!r}") from None
+    if n < 1 or n != float(value):
+        raise UsageError(f"max_retrieved (-M) must be a whole number >= 1, not {value!r}")
+    if shaped:
+        raise UsageError("max_retrieved (-M) applies to runs in the standard shape, not with columns, groups or lists")
+    if conv["ties"] == "average":
+        raise UsageError("max_retrieved (-M) cannot cut through tied scores whose discounts are averaged (ties average)")
+    if nan_scores != "error":
+        raise UsageError("max_retrieved (-M) needs every score finite (nan_scores 'error')")
+    return n
 
 
 def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", per_query=False, memory_limit=None,

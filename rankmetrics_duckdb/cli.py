@@ -78,8 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("run", metavar="RUN")
     e.add_argument("-m", "--metric", dest="metrics", action="append", metavar="METRIC",
                    help="metric name, repeatable: nDCG@10, AP, P@10, ndcg_cut_10, map, mrr@10, "
-                        "nDCG(gain=exponential)@10 ... (default: a trec_eval-like set)")
+                        "nDCG(gain=exponential)@10 ... (default: trec_eval's official set)")
     e.add_argument("-q", dest="per_query", action="store_true", help="also print one row per query")
+    e.add_argument("-M", "--max-retrieved", dest="max_retrieved", metavar="N",
+                   help="use only each query's top N retrieved items, as ranked (trec_eval -M)")
     e.add_argument("--format", choices=render.ROW_FORMATS, default="trec", help="output format (default: trec)")
     e.add_argument("-o", "--output", metavar="FILE", help="write to FILE (by extension: .json, .csv, .parquet, "
                                                           "else the --format), atomically")
@@ -183,7 +185,7 @@ def cmd_eval(args) -> int:
     progress = sys.stdout.isatty() and sys.stderr.isatty()
     ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args),
                     memory_limit=args.memory_limit, threads=args.threads, progress=progress,
-                    nan_scores=args.nan_scores, **_shape(args))
+                    nan_scores=args.nan_scores, max_retrieved=args.max_retrieved, **_shape(args))
     if ev.note():
         sys.stderr.write(f"rankmetrics: note: {ev.note()}\n")
     try:

@@ -61,7 +61,8 @@ BYTE_FOR_BYTE = [("out.test", "qrels.test", "results.test"), ("out.test", "qrels
 ALL_TREC = [("out.test.a", "qrels.test", "results.test", []),
             ("out.test.aq", "qrels.test", "results.test", ["-q"]),
             ("out.test.aqc", "qrels.test", "results.trunc", ["-q", "-c"]),
-            ("out.test.aql", "qrels.rel_level", "results.test", ["-mrelstring.20", "-q", "-l2"])]
+            ("out.test.aql", "qrels.rel_level", "results.test", ["-mrelstring.20", "-q", "-l2"]),
+            ("out.test.aqcM", "qrels.test", "results.trunc", ["-q", "-c", "-M100"])]
 
 
 @pytest.mark.parametrize("expected,qrels,run,extra", ALL_TREC, ids=[c[0] for c in ALL_TREC])
@@ -177,6 +178,16 @@ def test_dcg_and_ideal_dcg_by_hand():
                                                                      reverse=True)))
         assert got[("dcg", q)] == pytest.approx(dcg, abs=1e-9) and got[("ideal_dcg", q)] == pytest.approx(ideal, abs=1e-9)
         assert dcg / ideal == pytest.approx(aql["ndcg"][q], abs=5.1e-5)
+
+
+def test_max_retrieved_keeps_each_querys_top_n():
+    """-M N (trec_eval's max docs per topic) keeps each query's first N as ranked: num_ret becomes min(N,
+    retrieved) per query (out.test.aq: 500 each), and a value of 0 is refused with one line."""
+    p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-q", "-M", "7",
+            "-m", "num_ret", "--format", "json")
+    assert {r["query_id"]: r["value"] for r in json.loads(p.stdout)} == {"301": 7, "302": 7, "303": 7, "all": 21}
+    bad = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-M", "0", check=False)
+    assert bad.returncode == 2 and "max_retrieved (-M) must be a whole number >= 1, not '0'" in bad.stderr
 
 
 def test_trec_format_matches_trec_eval_text():
