@@ -188,18 +188,19 @@ def cmd_eval(args) -> int:
                     nan_scores=args.nan_scores, max_retrieved=args.max_retrieved, **_shape(args))
     if ev.note():
         sys.stderr.write(f"rankmetrics: note: {ev.note()}\n")
+    # trec_eval's relstring: a text line per query, in the trec format only (the others hold numbers)
+    texts = (measures.relstrings_wanted(args.metrics)
+             if args.per_query and render.row_format(args.output, args.format) == "trec" else [])
     try:
         rows = ev.rows()
-        if args.per_query and measures.relstrings_wanted(args.metrics):  # trec_eval's text lines, per query
-            queries = sorted({r[-2] for r in rows if r[-2] is not None})
-            for label, length in measures.relstrings_wanted(args.metrics):
-                found = ev.relstrings(length)
-                rows += [(label, *([None] * len(ev.by)), q, found.get(q, "")) for q in queries]
+        queries = sorted({r[-2] for r in rows if r[-2] is not None})
+        for label, length in texts:
+            found = ev.relstrings(length)
+            rows += [(label, *([None] * len(ev.by)), q, found.get(q, "")) for q in queries]
     finally:
         ev.close()
     if not args.per_query:
         rows = [r for r in rows if r[-2] is None]
-    texts = measures.relstrings_wanted(args.metrics) if args.per_query else []
     order = {m.requested: measures.trec_sort_key(m.requested) for m in ev.measures}
     order.update({label: measures.trec_sort_key(label) for label, _ in texts})
     if any(key is None for key in order.values()):  # trec_eval's names print in trec_eval's order (trec format)

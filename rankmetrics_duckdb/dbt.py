@@ -219,11 +219,6 @@ def _choose(cases: list[tuple[str, str]]) -> str:
     return out + "{% endif %}"
 
 
-def _replace_cte(text: str, name: str, body: str) -> str:
-    start, end = _cte(text, name)
-    return text[:start] + body + text[end:]
-
-
 def _no_lists(d: dialects.Dialect) -> str:
     return ("{{ exceptions.raise_compiler_error(\"rankmetrics: %s has no list (array) type: run_lists and "
             "judgment_lists cannot be used on it\") }}" % d.name)

@@ -124,13 +124,19 @@ def render_rows(rows, fmt: str, sums=(), groups=(), all_only=(), runid=None, ord
     return _fmt_trec(rows, sums, len(groups), all_only, runid, order)
 
 
+def row_format(path: str | None, fmt: str) -> str:
+    """The format the rows are written in: by the extension of path (.parquet, .json, .csv), else fmt."""
+    ext = os.path.splitext(path)[1].lower() if path else ""
+    return {".parquet": "parquet", ".json": "json", ".csv": "csv"}.get(ext, fmt)
+
+
 def write_rows(path: str, rows, fmt: str, sums=(), groups=(), all_only=(), runid=None, order=None) -> None:
     """Write the rows to path (by its extension: .parquet, .json, .csv, else fmt) through a temporary file in the
     same folder, then rename: an interrupted run leaves no half file (paths.write_atomic)."""
-    ext = os.path.splitext(path)[1].lower()
+    kind = row_format(path, fmt)
 
     def write(tmp):
-        if ext == ".parquet":
+        if kind == "parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
             out = _structured(rows, len(groups))
@@ -141,7 +147,6 @@ def write_rows(path: str, rows, fmt: str, sums=(), groups=(), all_only=(), runid
                            aggregate=[r[4] for r in out])
             pq.write_table(pa.table(columns), tmp)
         else:
-            kind = {".json": "json", ".csv": "csv"}.get(ext, fmt)
             with open(tmp, "w", encoding="utf-8") as fh:
                 fh.write(render_rows(rows, kind, sums, groups, all_only, runid, order))
     paths.write_atomic(path, write)

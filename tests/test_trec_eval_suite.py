@@ -119,6 +119,16 @@ def test_set_measures_are_trec_evals():
     assert p.stdout == want and want.count("\n") == 3 * 9 + 11
 
 
+def test_relstring_is_a_line_of_the_trec_format_only():
+    """relstring is text: the trec format prints it with -q; JSON holds numbers, so it leaves the text out (the
+    measures asked with it still come, with trec_eval's map for 301 from out.test.aq)."""
+    p = cli("eval", "-m", "relstring", "-m", "map", "-q", "--format", "json", os.path.join(TREC, "qrels.test"),
+            os.path.join(TREC, "results.test"))
+    rows = json.loads(p.stdout)
+    assert {r["measure"] for r in rows} == {"map"}
+    assert [r["value"] for r in rows if r["query_id"] == "301"] == [pytest.approx(0.0324, abs=5e-5)]
+
+
 def test_preference_sets_name_what_is_missing():
     p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-m", "all_prefs",
             check=False)
