@@ -43,8 +43,9 @@ class Evaluation:
 
     def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", memory_limit=None,
                  threads=None, progress=False, nan_scores="error", one_statement=True, columns=None, by=None,
-                 max_retrieved=None, **overrides):
+                 max_retrieved=None, zscores=None, **overrides):
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
+        self.zscores = _zscores(zscores, by)
         self._run_input = run
         self.conv = conventions.resolve(convention, **overrides)
         self.form = shape.Shape(columns, by)  # warehouse shapes (warehouse.py): column names, groups, lists
@@ -201,9 +202,60 @@ class Evaluation:
         else:
             out = self.con.execute(self.sql()).fetchall()
         out = [(*r[:-1], math.nan if r[-1] is None else float(r[-1])) for r in out]
+        if self.zscores is not None:
+            out = self._zscored(out)
         n = len(self.by)
         out.sort(key=lambda r: (order[r[0]], *[(g is not None, g) for g in r[1:1 + n]], r[-2] is None,
                                 (r[-2] or "").encode()))
+        return out
+
+    def _zscored(self, rows: list[tuple]) -> list[tuple]:
+        """trec_eval -Z (convert_zscores.c): each per-query value as (value - mean) / stddev with the mean and
+        stddev of its (query, measure) in the z-score file; -1000000 when the pair is missing, or when the stddev
+        is 0 and the value is not the mean (0 when it is). The 'all' rows are then each measure's aggregate
+        (Metric.mean) of those values; num_q stays the count of queries."""
+        import pyarrow as pa
+        per_query = [r for r in rows if r[1] is not None]
+        table = pa.table({"measure": pa.array([r[0] for r in per_query], pa.string()),
+                          "query_id": pa.array([r[1] for r in per_query], pa.string()),
+                          "value": pa.array([None if math.isnan(r[2]) else r[2] for r in per_query], pa.float64())})
+        keys = list(self.zscores)
+        z = pa.table({"query_id": pa.array([k[0] for k in keys], pa.string()),
+                      "measure": pa.array([k[1] for k in keys], pa.string()),
+                      "mean": pa.array([self.zscores[k][0] for k in keys], pa.float64()),
+                      "stddev": pa.array([self.zscores[k][1] for k in keys], pa.float64())})
+        codes = {m.requested: m.metric.mean.code for m in self.measures}
+        kinds = pa.table({"measure": pa.array(list(codes), pa.string()),
+                          "summed": pa.array(list(codes.values()), pa.int64())})
+        mean = measures_mod.mean_sql(
+            exp.column("value", "v"), lambda a: exp.EQ(this=exp.column("summed", "v"), expression=exp.Literal.number(a.code)),
+            measures_mod.listed_aggregates(self.measures)).sql(dialect="duckdb")
+        missing = measures_mod.MISSING_ZSCORE
+        con = duckdb.connect()
+        try:
+            con.register("rm_rows", table)
+            con.register("rm_zscores", z)
+            con.register("rm_kinds", kinds)
+            con.execute(f"""
+                CREATE TEMP TABLE rm_zrows AS
+                SELECT r.measure, r.query_id, k.summed,
+                    CASE WHEN r.value IS NULL THEN NULL
+                         WHEN z.mean IS NULL THEN {missing}
+                         WHEN z.stddev <> 0 THEN (r.value - z.mean) / z.stddev
+                         WHEN r.value = z.mean THEN 0
+                         ELSE {missing} END AS value
+                FROM rm_rows AS r JOIN rm_kinds AS k ON k.measure = r.measure
+                LEFT JOIN rm_zscores AS z ON z.query_id = r.query_id AND z.measure = r.measure""")
+            converted = con.execute("SELECT v.measure, v.query_id, v.value FROM rm_zrows AS v").fetchall()
+            means = dict(con.execute(f"SELECT v.measure, {mean} FROM rm_zrows AS v GROUP BY v.measure, v.summed")
+                         .fetchall())
+        finally:
+            con.close()
+        out = [(m, q, math.nan if v is None else float(v)) for m, q, v in converted]
+        for m, q, v in rows:
+            if q is None:
+                keep = any(x.requested == m and not x.metric.zscored for x in self.measures)
+                out.append((m, None, v if keep else (math.nan if means.get(m) is None else float(means[m]))))
         return out
 
     def to_arrow(self):
@@ -234,6 +286,21 @@ class Evaluation:
             import shutil
             shutil.rmtree(self._spill, ignore_errors=True)
             self._spill = None
+
+
+def _zscores(zscores, by) -> dict | None:
+    """The z-score means and standard deviations (trec_eval -Z): a file of `qid measure mean stddev` lines, or
+    {(query_id, measure): (mean, stddev)}; None without."""
+    if zscores is None:
+        return None
+    if by:
+        raise UsageError("z-scores (-Z) apply to one run, not to groups (by)")
+    if isinstance(zscores, (str, os.PathLike)):
+        return textfiles.read_zscores(os.fspath(zscores))
+    if isinstance(zscores, dict):
+        return {(str(q), str(m)): (float(a), float(b)) for (q, m), (a, b) in zscores.items()}
+    raise UsageError(f"zscores must be a file path or a dict {{(query_id, measure): (mean, stddev)}}, not "
+                     f"{type(zscores).__name__}")
 
 
 def require_pandas(what: str) -> None:

@@ -82,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("-q", dest="per_query", action="store_true", help="also print one row per query")
     e.add_argument("-M", "--max-retrieved", dest="max_retrieved", metavar="N",
                    help="use only each query's top N retrieved items, as ranked (trec_eval -M)")
+    e.add_argument("-Z", "--zscores", metavar="FILE",
+                   help="print z-scores: each value's deviation from the mean of its query and measure in FILE "
+                        "(lines 'qid measure mean stddev'), in standard deviations (trec_eval -Z)")
     e.add_argument("--format", choices=render.ROW_FORMATS, default="trec", help="output format (default: trec)")
     e.add_argument("-o", "--output", metavar="FILE", help="write to FILE (by extension: .json, .csv, .parquet, "
                                                           "else the --format), atomically")
@@ -185,7 +188,8 @@ def cmd_eval(args) -> int:
     progress = sys.stdout.isatty() and sys.stderr.isatty()
     ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args),
                     memory_limit=args.memory_limit, threads=args.threads, progress=progress,
-                    nan_scores=args.nan_scores, max_retrieved=args.max_retrieved, **_shape(args))
+                    nan_scores=args.nan_scores, max_retrieved=args.max_retrieved, zscores=args.zscores,
+                    **_shape(args))
     if ev.note():
         sys.stderr.write(f"rankmetrics: note: {ev.note()}\n")
     # trec_eval's relstring: a text line per query, in the trec format only (the others hold numbers)
@@ -205,13 +209,15 @@ def cmd_eval(args) -> int:
     order.update({label: measures.trec_sort_key(label) for label, _ in texts})
     if any(key is None for key in order.values()):  # trec_eval's names print in trec_eval's order (trec format)
         order = None
-    sums = {m.requested for m in ev.measures if m.metric.mean.integer}  # printed as whole numbers (trec format)
+    # printed as whole numbers (trec format), unless they are z-scores
+    sums = {m.requested for m in ev.measures if m.metric.mean.integer and not ev.zscores}
     all_only = {m.requested for m in ev.measures if not m.metric.per_query_line}  # no -q lines (trec format)
     runid = ev.run_tag() if measures.wants_runid(args.metrics) else None
     if args.output:
-        render.write_rows(args.output, rows, args.format, sums, ev.by, all_only, runid, order)
+        render.write_rows(args.output, rows, args.format, sums, ev.by, all_only, runid, order, bool(ev.zscores))
     else:
-        sys.stdout.write(render.render_rows(rows, args.format, sums, ev.by, all_only, runid, order))
+        sys.stdout.write(render.render_rows(rows, args.format, sums, ev.by, all_only, runid, order,
+                                            bool(ev.zscores)))
     return 0
 
 

@@ -34,6 +34,7 @@ class Param:
 # --- how a metric's per-query values make its 'all' row ----------------------------------------------------------
 
 MIN_GEO_MEAN = 0.00001  # trec_eval's floor of a value before its log in a geometric mean (trec_eval.h)
+MISSING_ZSCORE = -1000000  # trec_eval -Z's value when the z-score file lacks the query and measure (trec_eval.h)
 
 
 def _avg(value):
@@ -156,6 +157,7 @@ class Metric:
     # 'all' every retrieved item. Anything not sure to be 'judged' must say 'all'.
     reads: str = "judged"
     per_query_line: bool = True  # trec_eval -q prints its per-query values (not num_q, gm_map, gm_bpref: 'all' only)
+    zscored: bool = True         # trec_eval -Z turns its values into z-scores (not num_q: the count of queries)
 
     @property
     def defaults(self) -> dict:
@@ -238,7 +240,8 @@ METRICS = {m.name: m for m in (
            "relevant (trec_eval rbp_resid, p 0.9)", ("p",), cutoff="none", reads="all"),
     Metric("NumNonrelJudgedRet", "num_nonrel_judged_ret", "judged non-relevant items retrieved", ("rel",),
            cutoff="none", mean=SUM),
-    Metric("NumQ", "num_q", "number of queries evaluated", (), cutoff="none", mean=SUM, per_query_line=False),
+    Metric("NumQ", "num_q", "number of queries evaluated", (), cutoff="none", mean=SUM, per_query_line=False,
+           zscored=False),
     Metric("NumRet", "num_ret", "items retrieved", (), cutoff="none", mean=SUM, reads="all"),
     Metric("NumRel", "num_rel", "relevant judged items", ("rel",), cutoff="none", mean=SUM),
     Metric("NumRelRet", "num_rel_ret", "relevant items retrieved", ("rel",), cutoff="none", mean=SUM),
@@ -331,6 +334,7 @@ class Measure:
     metric: Metric
     k: int | None
     params: tuple  # ((name, value), ...) given in the name
+    average_of: tuple = ()  # ((name, value), ...) per part: the value is the mean of the metric's at each part
 
     def values(self, conv: dict) -> dict:
         """All macro arguments of this measure under the conventions conv (name parameters win)."""
@@ -371,6 +375,21 @@ def _cutoff(text: str, requested: str) -> int:
     if value <= 0:
         raise UsageError(f"metric '{requested}': cutoff must be a positive whole number, not {value}")
     return value
+
+
+def _trec_cutoffs(text: str, requested: str) -> list[int]:
+    """trec_eval's -m family.c1,c2 cutoffs as its get_long_cutoffs reads them (meas_init.c): each value through
+    C's atol (23.4 is 23), sorted, every one positive and none twice."""
+    ks = []
+    for raw in text.split(","):
+        whole = re.match(r"\d*", raw).group(0)
+        if not whole or int(whole) <= 0:
+            raise UsageError(f"metric '{requested}': cutoff '{raw}' is not a positive number (trec_eval reads "
+                             f"cutoffs as whole numbers: 23.4 is 23)")
+        ks.append(int(whole))
+    if len(set(ks)) != len(ks):
+        raise UsageError(f"metric '{requested}': a cutoff is given twice (trec_eval reads 23.4 as 23)")
+    return sorted(ks)
 
 
 GRADE_LIMIT = 1023  # 2^1023 is the largest power of two a double holds: 2^g - 1 of a higher grade is infinite
@@ -458,6 +477,7 @@ _FRACTION_FAMILIES = {
 }
 _FRACTION_TREC = re.compile(r"(?P<fam>iprec_at_recall|Rprec_mult)(?:(?:_|\.(?=[\d.]))(?P<values>[\d.,]+))?")
 _IPREC_IRM = re.compile(r"IPrec@(?P<level>[\d.]+)", re.I)                             # ir_measures: IPrec@0.1
+_ELEVEN_PT = re.compile(r"11pt_avg[._](?P<levels>[\d.]*\d[\d.]*(?:,[\d.]*\d[\d.]*)*)")  # 11pt_avg..25,.5,.75
 _UTILITY = re.compile(r"utility(?:[._](?P<coefficients>[-\d.,]+))?")                  # utility.2,-1,0,0
 
 
@@ -500,9 +520,16 @@ def _parse_trec_special(name: str, requested: str) -> list[Measure] | None:
                         tuple((k, _param_value(metric, k, v, requested)) for k, v in zip(keys, raw)))]
     if name == "11pt_avg":
         return [Measure(requested, METRICS["IPrecAvg11"], None, ())]
+    m = _ELEVEN_PT.fullmatch(name)
+    if m:  # trec_eval's 11pt_avg at the given recall levels (m_11pt_avg.c): the mean of iprec_at_recall at each
+        metric = METRICS["IPrec"]
+        levels = [_param_value(metric, "at_recall", v, requested) for v in m.group("levels").split(",")]
+        if len(set(levels)) != len(levels):
+            raise UsageError(f"metric '{requested}': a recall level is given twice")
+        return [Measure(f"11pt_avg_{m.group('levels')}", metric, None, (),
+                        tuple((("at_recall", float(v)),) for v in levels))]
     if name.startswith("11pt_avg"):
-        raise UsageError(f"metric '{requested}': 11pt_avg is computed at trec_eval's eleven recall levels only; "
-                         f"for other levels ask for iprec_at_recall at each")
+        raise UsageError(f"metric '{requested}': write 11pt_avg, or 11pt_avg.0.2,0.5,0.8 for other recall levels")
     return None
 
 
@@ -521,20 +548,21 @@ def parse(requested: str) -> list[Measure]:
     if special:
         return special
     # trec_eval style: family_k, family.k, family.k1,k2, or a bare family.
-    m = re.fullmatch(r"(?P<fam>[A-Za-z_]+?)(?:[_.](?P<ks>[\d,]+))?", name)
+    m = re.fullmatch(r"(?P<fam>[A-Za-z_]+?)(?:_(?P<ks>[\d,]+)|\.(?P<dotted>[\d.,]+))?", name)
     fam = m.group("fam").lower() if m else None
     # A family whose trec_eval spec fixes parameters (rbp: p = 0.9) is taken as trec_eval's only when spelled as
     # trec_eval spells it, in lower case: `RBP` is the ir_measures metric with its own default (p = 0.8).
     if fam in TREC_NAMES and TREC_NAMES[fam][1] and m.group("fam") != fam:
         fam = None
-    if fam in TREC_NAMES and (m.group("ks") or name.lower() in TREC_NAMES):
+    if fam in TREC_NAMES and (m.group("ks") or m.group("dotted") or name.lower() in TREC_NAMES):
         metric_name, fixed = TREC_NAMES[fam]
         metric = METRICS[metric_name]
-        if m.group("ks"):
-            ks = [_cutoff(k, requested) for k in m.group("ks").split(",") if k]
+        if m.group("ks") or m.group("dotted"):
+            ks = ([_cutoff(k, requested) for k in m.group("ks").split(",") if k] if m.group("ks")
+                  else _trec_cutoffs(m.group("dotted"), requested))
             if metric.cutoff == "none" or fam in _TREC_NO_CUT:
                 raise UsageError(f"metric '{requested}': {fam} takes no cutoff")
-            if len(ks) == 1:
+            if len(ks) == 1 and "." not in name[len(m.group("fam")) + 1:]:  # P.10 echoed; ndcg_cut.23.4 is ndcg_cut_23
                 return [Measure(requested, metric, ks[0], tuple(fixed.items()))]
             return [Measure(f"{m.group('fam')}_{k}", metric, k, tuple(fixed.items())) for k in ks]
         if fam in _TREC_CUT_ONLY:

@@ -56,7 +56,7 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, b
     """(the CTE list, the final SELECT) of the fused query's DuckDB text, built once and cached. by: the run's
     group columns; judged_by: those the judgments have."""
     key = hashlib.sha256(json.dumps([
-        _code_version(), [(m.requested, m.metric.name, m.k, list(m.params)) for m in measures],
+        _code_version(), [(m.requested, m.metric.name, m.k, list(m.params), list(m.average_of)) for m in measures],
         sorted((k, repr(v)) for k, v in conv.items()), has_score, has_rank, top_n, list(by), list(judged_by),
     ]).encode()).hexdigest()[:32]
     parts = _MEMORY.get(key)

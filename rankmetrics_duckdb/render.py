@@ -47,10 +47,11 @@ def _group_text(v) -> str:
     return "NULL" if v is None else str(v)
 
 
-def _fmt_trec(rows, sums, n=0, all_only=(), runid=None, order=None) -> str:
+def _fmt_trec(rows, sums, n=0, all_only=(), runid=None, order=None, zscores=False) -> str:
     """trec_eval's lines: with -q, each query's measures (queries in byte order, as trec_eval sorts them; a
     measure of all_only, such as num_q or gm_map, has no per-query line), then the means, led by the runid line
-    when runid is given. order: {measure: sort key} puts the measures in trec_eval's order (else as asked)."""
+    when runid is given. order: {measure: sort key} puts the measures in trec_eval's order (else as asked).
+    zscores: the values are z-scores (-Z), each name printed after a Z as trec_eval does."""
     def line(m, g, q, v):
         if isinstance(v, str):  # a text measure (trec_eval's relstring), quoted as trec_eval prints it
             return "\t".join([f"{m:<22}", *[_group_text(x) for x in g], q, f"'{v}'"])
@@ -58,7 +59,7 @@ def _fmt_trec(rows, sums, n=0, all_only=(), runid=None, order=None) -> str:
             text = str(int(round(v)))
         else:
             text = "nan" if math.isnan(v) else f"{v:.4f}"
-        return "\t".join([f"{m:<22}", *[_group_text(x) for x in g], q, text])
+        return "\t".join([("Z" if zscores else "") + f"{m:<22}", *[_group_text(x) for x in g], q, text])
     rows = _text_ids(rows, n)
     if order:
         rows = sorted(rows, key=lambda r: order[r[0]])
@@ -112,16 +113,26 @@ def _fmt_table(rows, groups=()) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_rows(rows, fmt: str, sums=(), groups=(), all_only=(), runid=None, order=None) -> str:
+def render_rows(rows, fmt: str, sums=(), groups=(), all_only=(), runid=None, order=None, zscores=False) -> str:
     """The rows of eval, (measure, [a value per group column], query_id, value), in a format; groups: the
-    names of the group columns (by); all_only, runid and order: see _fmt_trec (the trec format only)."""
+    names of the group columns (by); all_only, runid and order: see _fmt_trec (the trec format only); zscores:
+    the values are z-scores, their measures named with a Z before (Zmap, as trec_eval -Z prints them)."""
+    if fmt == "trec":
+        return _fmt_trec(rows, sums, len(groups), all_only, runid, order, zscores)
+    if zscores:
+        rows = _z_named(rows)
     if fmt == "json":
         return _fmt_json(rows, groups)
     if fmt == "csv":
         return _fmt_csv(rows, groups)
     if fmt == "table":
         return _fmt_table(rows, groups)
-    return _fmt_trec(rows, sums, len(groups), all_only, runid, order)
+    return _fmt_trec(rows, sums, len(groups), all_only, runid, order, zscores)
+
+
+def _z_named(rows):
+    """The rows with each numeric measure's name after a Z (Zmap: its values are z-scores, trec_eval -Z)."""
+    return [("Z" + r[0] if not isinstance(r[-1], str) else r[0], *r[1:]) for r in rows]
 
 
 def row_format(path: str | None, fmt: str) -> str:
@@ -130,7 +141,8 @@ def row_format(path: str | None, fmt: str) -> str:
     return {".parquet": "parquet", ".json": "json", ".csv": "csv"}.get(ext, fmt)
 
 
-def write_rows(path: str, rows, fmt: str, sums=(), groups=(), all_only=(), runid=None, order=None) -> None:
+def write_rows(path: str, rows, fmt: str, sums=(), groups=(), all_only=(), runid=None, order=None,
+               zscores=False) -> None:
     """Write the rows to path (by its extension: .parquet, .json, .csv, else fmt) through a temporary file in the
     same folder, then rename: an interrupted run leaves no half file (paths.write_atomic)."""
     kind = row_format(path, fmt)
@@ -139,7 +151,7 @@ def write_rows(path: str, rows, fmt: str, sums=(), groups=(), all_only=(), runid
         if kind == "parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
-            out = _structured(rows, len(groups))
+            out = _structured(_z_named(rows) if zscores else rows, len(groups))
             columns = {"measure": [r[0] for r in out]}
             for i, g in enumerate(groups):
                 columns[g] = pa.array([r[1][i] for r in out])
@@ -148,7 +160,7 @@ def write_rows(path: str, rows, fmt: str, sums=(), groups=(), all_only=(), runid
             pq.write_table(pa.table(columns), tmp)
         else:
             with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(render_rows(rows, kind, sums, groups, all_only, runid, order))
+                fh.write(render_rows(rows, kind, sums, groups, all_only, runid, order, zscores))
     paths.write_atomic(path, write)
 
 

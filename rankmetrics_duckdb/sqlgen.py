@@ -444,27 +444,36 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     having = None
     for measure in measures:
         macro = sqlsource.macros()[measure.metric.macro]
-        bindings = {p.lower(): d for p, d in macro.defaults.items()}
-        for key, val in {**conv, **measure.values(conv)}.items():
-            if key in macro.params:
-                bindings[key] = _bind_value(val)
         features, value, having_expr = _macro_parts(measure.metric.macro)
-        renames = {}
-        for alias, fexpr in features:
-            prepared = _prepare(fexpr, bindings)
-            key = prepared.sql(dialect="duckdb")
-            if key not in feature_sql:
-                feature_sql[key] = f"{alias}_{len(feature_exprs) + 1}"
-                feature_exprs.append((feature_sql[key], prepared))
-            renames[alias] = feature_sql[key]
+        parts = []
+        # a measure averaged over several parameter values (trec_eval's 11pt_avg at given recall levels) is the
+        # mean of its macro's value at each
+        for part in measure.average_of or ((),):
+            bindings = {p.lower(): d for p, d in macro.defaults.items()}
+            for key, val in {**conv, **measure.values(conv), **dict(part)}.items():
+                if key in macro.params:
+                    bindings[key] = _bind_value(val)
+            renames = {}
+            for alias, fexpr in features:
+                prepared = _prepare(fexpr, bindings)
+                key = prepared.sql(dialect="duckdb")
+                if key not in feature_sql:
+                    feature_sql[key] = f"{alias}_{len(feature_exprs) + 1}"
+                    feature_exprs.append((feature_sql[key], prepared))
+                renames[alias] = feature_sql[key]
 
-        def rename(node, renames=renames):
-            if isinstance(node, exp.Column) and node.table == "f" and node.name in renames:
-                return _column("f", renames[node.name])
-            return node
-        values.append(_prepare(value.transform(rename), bindings))
-        if having is None and having_expr is not None:
-            having = _prepare(having_expr.this, bindings)
+            def rename(node, renames=renames):
+                if isinstance(node, exp.Column) and node.table == "f" and node.name in renames:
+                    return _column("f", renames[node.name])
+                return node
+            parts.append(_prepare(value.transform(rename), bindings))
+            if having is None and having_expr is not None:
+                having = _prepare(having_expr.this, bindings)
+        total = parts[0]
+        for part_value in parts[1:]:
+            total = exp.Add(this=total, expression=part_value)
+        values.append(total if len(parts) == 1 else exp.Div(
+            this=exp.Paren(this=total), expression=exp.Literal.number(len(parts))))
 
     used = {c.name for v in values for c in v.find_all(exp.Column) if c.table == "f"}
     kept = [(name, e) for name, e in feature_exprs if name in used]

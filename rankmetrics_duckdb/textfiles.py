@@ -5,6 +5,7 @@ only, the line a message names. Plain Python over bytes: nothing here needs Duck
 from __future__ import annotations
 
 import gzip
+import math
 import os
 import re
 
@@ -261,3 +262,44 @@ def line_of(label: str, tokens) -> str:
     except (OSError, EOFError):
         return ""
     return f", line {number}" if number else ""
+
+
+def read_zscores(path: str) -> dict:
+    """trec_eval's -Z file (get_zscores.c): lines `qid measure mean stddev`, whitespace separated, as
+    {(qid, measure): (mean, stddev)}. A line of another form, a value that is not a finite number, a negative
+    standard deviation or a (qid, measure) pair given twice is refused with the file and line."""
+    refuse_binary(path)
+    out, where = {}, {}
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for number, line in enumerate(fh, 1):
+                fields = line.split()
+                if not fields:
+                    continue
+                at = f"{path}, line {number}"
+                if len(fields) != 4:
+                    raise InputError(f"{at}: a z-score line has 4 fields (query measure mean stddev), found "
+                                     f"{len(fields)}")
+                qid, measure, *numbers = fields
+                values = []
+                for name, text in zip(("mean", "stddev"), numbers):
+                    try:
+                        value = float(text)
+                    except ValueError:
+                        value = math.nan
+                    if not math.isfinite(value):
+                        raise InputError(f"{at}: the {name} '{text}' is not a finite number")
+                    values.append(value)
+                if values[1] < 0:
+                    raise InputError(f"{at}: the stddev {numbers[1]} is negative")
+                if (qid, measure) in out:
+                    raise InputError(f"{at}: query {qid} measure {measure} was given already on line "
+                                     f"{where[(qid, measure)]}")
+                out[(qid, measure)], where[(qid, measure)] = tuple(values), number
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read the z-score file: {e.strerror or e}") from None
+    if not out:
+        raise InputError(f"{path}: the z-score file has no lines")
+    return out

@@ -62,7 +62,8 @@ ALL_TREC = [("out.test.a", "qrels.test", "results.test", []),
             ("out.test.aq", "qrels.test", "results.test", ["-q"]),
             ("out.test.aqc", "qrels.test", "results.trunc", ["-q", "-c"]),
             ("out.test.aql", "qrels.rel_level", "results.test", ["-mrelstring.20", "-q", "-l2"]),
-            ("out.test.aqcM", "qrels.test", "results.trunc", ["-q", "-c", "-M100"])]
+            ("out.test.aqcM", "qrels.test", "results.trunc", ["-q", "-c", "-M100"]),
+            ("out.test.aqZ", "qrels.test", "results.test", ["-q", "-Z", os.path.join(TREC, "zscores_file")])]
 
 
 @pytest.mark.parametrize("expected,qrels,run,extra", ALL_TREC, ids=[c[0] for c in ALL_TREC])
@@ -141,10 +142,11 @@ def test_measure_parameters_as_trec_eval_writes_them():
     we read, with trec_eval's names (iprec_at_recall_0.25, Rprec_mult_5.00, utility_2,-1,0,0) and values."""
     with open(os.path.join(TREC, "out.test.meas_params")) as fh:
         want = [line for line in fh if line.split()[0].startswith(("iprec_at_recall", "P_", "recall_", "Rprec_mult",
-                                                                     "utility", "success_"))]
+                                                                     "utility", "success_", "11pt_avg", "ndcg_cut"))]
     p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-q",
             "-m", "iprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
-            "-m", "Rprec_mult.5.0,0.2,0.35", "-m", "utility.2,-1,0,0", "-m", "success.2,5,20")
+            "-m", "Rprec_mult.5.0,0.2,0.35", "-m", "utility.2,-1,0,0", "-m", "success.2,5,20",
+            "-m", "11pt_avg..25,.5,.75", "-mndcg_cut.10,20,23.4")
     got = set(p.stdout.splitlines(keepends=True))
     assert len(want) > 50 and set(want) <= got, sorted(set(want) - got)[:5]
 
@@ -234,3 +236,40 @@ def test_judged_is_one_minus_unj(expected, qrels, run, extra):
                 per = [0 if want["num_ret"][q] == 0 else 1 - v for q, v in want[f"unj_{k}"].items() if q != "all"]
                 value = 1 - sum(per) / len(per)
             assert got[f"Judged@{k}"][qid] == pytest.approx(1 - value, abs=5.1e-5), (k, qid)
+
+
+def test_zscores_by_hand_and_bad_files(tmp_path):
+    """-Z: (value - mean) / stddev from the file; -1000000 for a (query, measure) the file lacks, or a stddev of
+    0 with another value; 0 with the value itself (convert_zscores.c). By hand from trec_eval's map per query
+    (out.test.aq: 301 0.0324, 302 0.3696, 303 0.1334, to its 4 printed decimals); the mean of the z-scores."""
+    z = tmp_path / "z"
+    z.write_text("301 map 0.0324 0.5\n302 map 0.3696 0\n303 map 0.1 0\n301 P_5 0 1\n")
+    p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-q", "-m", "map",
+            "-m", "P_5", "-Z", str(z), "--format", "json")
+    got = {(r["measure"], r["query_id"]): r["value"] for r in json.loads(p.stdout)}
+    assert got[("Zmap", "301")] == pytest.approx(0.0, abs=5.1e-5 / 0.5)
+    assert got[("Zmap", "303")] == -1000000 and got[("Zmap", "302")] in (0, -1000000)
+    assert got[("ZP_5", "301")] == pytest.approx(0.0, abs=1e-12)  # trec_eval's P_5 of 301 is 0.0000
+    assert got[("ZP_5", "302")] == -1000000 and got[("ZP_5", "303")] == -1000000  # not in the file
+    assert got[("ZP_5", "all")] == pytest.approx(-2000000 / 3)
+    for text, message in [("301 map x 1\n", "line 1: the mean 'x' is not a finite number"),
+                          ("301 map 1\n", "line 1: a z-score line has 4 fields"),
+                          ("301 map 1 -2\n", "line 1: the stddev -2 is negative"),
+                          ("301 map 1 2\n\n301 map 1 2\n", "line 3: query 301 measure map was given already on line 1"),
+                          ("", "has no lines")]:
+        z.write_text(text)
+        p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-Z", str(z),
+                check=False)
+        assert p.returncode == 1 and message in p.stderr and "Traceback" not in p.stderr, (text, p.stderr)
+        assert p.stderr.count("\n") == 1
+
+
+def test_fractional_cutoffs_as_trec_eval_reads_them():
+    """trec_eval reads -m cutoffs with C's atol (meas_init.c get_long_cutoffs): ndcg_cut.23.4 is ndcg_cut_23; a
+    cutoff of 0, or one given twice once read, is refused."""
+    base = [os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")]
+    assert (cli("eval", *base, "-m", "ndcg_cut.23.4").stdout.replace("ndcg_cut_23", "X")
+            == cli("eval", *base, "-m", "ndcg_cut.23").stdout.replace("ndcg_cut.23", "X"))
+    for name in ("P.0.5", "P.5,5.5"):
+        p = cli("eval", *base, "-m", name, check=False)
+        assert p.returncode == 2 and name in p.stderr and "Traceback" not in p.stderr
