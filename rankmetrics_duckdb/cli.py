@@ -245,10 +245,13 @@ def cmd_sql(args) -> int:
 
 
 def cmd_metrics(args) -> int:
+    from .conventions import PARAMETERS
     from .measures import METRICS, PARAMS
+
+    def choices(p):  # a metric's own parameter (PARAMS) or a convention it reads (conventions.PARAMETERS)
+        return PARAMS[p].choices if p in PARAMS else PARAMETERS[p][0]
     for m in METRICS.values():
-        params = ", ".join(f"{p}" + (f" ({'|'.join(PARAMS[p].choices)})" if PARAMS[p].choices else "")
-                           for p in m.params)
+        params = ", ".join(f"{p}" + (f" ({'|'.join(choices(p))})" if choices(p) else "") for p in m.params)
         cut = "" if m.cutoff == "none" else "@k"
         sys.stdout.write(f"{m.name}{cut:<4} {m.description}" + (f"; parameters: {params}" if params else "") + "\n")
     return 0

@@ -32,6 +32,9 @@ PARAMETERS = {
                "(pytrec_eval, whose older trec_eval code keeps scores as C floats)"),
     "num_docs": (None, "documents in the collection: utility's term for non-relevant items not retrieved counts "
                        "against it (trec_eval -N; 0 by default, as trec_eval's)"),
+    "judged_count": (("unj", "any"),
+                     "how Judged@k counts: 1 - trec_eval 10's unj_k (a grade >= 0 is judged; over k) or ir_measures' "
+                     "(any judgment, a negative grade too; over the items ranked within k)"),
     "iprec_rounding": (("nearest", "v9"),
                        "how iprec_at_recall turns a recall level into a count of relevant items: rounded to the "
                        "nearest (trec_eval 10's lround) or trec_eval 9's level x |G| + 0.9 truncated (pytrec_eval)"),
@@ -39,7 +42,7 @@ PARAMETERS = {
 
 BASE = dict(ties="item_desc", gain="linear", ideal="judgments", denominator="judged", empty="zero",
             queries="both", rel=1, judged_only=False, log_base=2, level_for_gain=False, grades="as_given",
-            scores="double", iprec_rounding="nearest", num_docs=0)
+            scores="double", iprec_rounding="nearest", num_docs=0, judged_count="unj")
 
 PRESETS = {
     # trec_eval 10: score then item id descending, linear gain, ideal from all judgments, AP over
@@ -61,6 +64,11 @@ PRESETS = {
                       queries="all"),
     # pytrec_eval: trec_eval's, with scores compared as 32-bit floats (its trec_eval code reads them into floats)
     "pytrec_eval": dict(BASE, grades="truncate", scores="float32", iprec_rounding="v9"),
+    # ir_measures: pytrec_eval's numbers (its provider for the trec_eval measures) over every judged query (a query
+    # missing from the run scores 0, as ir_measures adds it), and its Judged@k counting any
+    # judgment, a negative grade too
+    "ir_measures": dict(BASE, queries="judged", grades="truncate", scores="float32", iprec_rounding="v9",
+                        judged_count="any"),
 }
 
 

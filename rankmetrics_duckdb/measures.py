@@ -183,6 +183,8 @@ PARAMS = {
     "utility_b": Param("utility_b", "number", "utility of a non-relevant item retrieved"),
     "utility_c": Param("utility_c", "number", "utility of a relevant item not retrieved"),
     "utility_d": Param("utility_d", "number", "utility of a non-relevant item not retrieved"),
+    "judged_count": Param("judged_count", "choice", "Judged@k as trec_eval's 1 - unj_k (grades >= 0, over k) or "
+                          "ir_measures' (any judgment, over min(k, retrieved))", conventions.PARAMETERS["judged_count"][0]),
     "scale": Param("scale", "choice", "RBP gain of a grade: grade / the query's top judged grade (max: trec_eval, "
                    "ir_measures) or the grade itself, grades >= rel counting (raw: ranx)", ("max", "raw")),
 }
@@ -212,9 +214,9 @@ METRICS = {m.name: m for m in (
     Metric("ERR", "err", "expected reciprocal rank (Chapelle et al. 2009)", ("max_grade",)),
     Metric("RBP", "rbp", "rank-biased precision (Moffat & Zobel 2008); graded (grade / the query's top grade) "
            "unless rel is given; scale=raw sums raw grades (ranx)", ("p", "rel", "scale"), gain_metric=True),
-    Metric("Judged", "judged", "fraction of the top k that is judged", (), reads="judged_if_cut"),
-    Metric("Unjudged", "unjudged", "fraction of the top k that is unjudged, divided by k (trec_eval unj_k)", (),
-           reads="all"),
+    Metric("Judged", "judged", "fraction of the top k that is judged", ("judged_count",), reads="judged_if_cut"),
+    Metric("Unjudged", "unjudged", "fraction of the top k that is unjudged, divided by k (trec_eval unj_k)",
+           (), reads="all"),
     Metric("RelP", "relative_precision", "relevant in the top k / min(k, |G|) (trec_eval relative_P_k; without a "
            "cutoff, over the retrieved: set_relative_P)", ("rel",), reads="judged_if_cut"),
     Metric("SetAP", "set_map", "unranked AP: set precision x set recall (trec_eval set_map)", ("rel",),
@@ -431,6 +433,44 @@ def _param_value(metric: Metric, key: str, raw: str, requested: str):
     return number
 
 
+# ir_measures' measures of the whole retrieved list, by its names (SetRelP: the precision against the best possible)
+IRM_SET_NAMES = {"SetP": "P", "SetR": "R", "SetF": "F1", "SetRelP": "RelP"}
+
+
+def _irm_dcg(metric, raw, requested):
+    """ir_measures' nDCG(dcg=...): 'log2' is the linear gain (trec_eval's), 'exp-log2' 2^grade - 1."""
+    value = raw.strip("'\"")
+    gains = {"log2": "linear", "exp-log2": "exponential"}
+    if value not in gains or "gain" not in metric.params:
+        raise UsageError(f"metric '{requested}': dcg='{value}' is not one we compute; ir_measures' dcg='log2' "
+                         f"(gain linear) and dcg='exp-log2' (gain exponential) are")
+    return metric, "gain", gains[value]
+
+
+def _irm_relative(metric, raw, requested):
+    """ir_measures' SetP(relative=True): the precision against the best possible (SetRelP, trec_eval's
+    set_relative_P)."""
+    value = raw.strip("'\"").lower()
+    if value not in ("true", "false", "1", "0"):
+        raise UsageError(f"metric '{requested}': relative must be True or False, not '{raw}'")
+    if metric.name not in ("P", "RelP"):
+        raise UsageError(f"metric '{requested}': relative= applies to SetP only")
+    return METRICS["RelP" if value in ("true", "1") else "P"], None, None
+
+
+def _irm_beta(metric, raw, requested):
+    """ir_measures' SetF(beta=...): we compute F1, beta 1."""
+    try:
+        beta = float(raw.strip("'\""))
+    except ValueError:
+        beta = math.nan
+    if beta != 1 or metric.name != "F1":
+        raise UsageError(f"metric '{requested}': only beta=1 (F1) is computed, not beta={raw}")
+    return metric, None, None
+
+
+IRM_PARAMS = {"dcg": _irm_dcg, "relative": _irm_relative, "beta": _irm_beta}
+
 _IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>-?[^@()\-]*))?(?:-l(?P<lvl>\d+))?$")
 
 
@@ -574,7 +614,11 @@ def parse(requested: str) -> list[Measure]:
                          + _suggest(name))
     base = m.group("name")
     metric, fixed = None, {}
-    if base in METRICS:
+    if base in IRM_SET_NAMES:  # ir_measures' SetP, SetR, SetF, SetRelP: the measure over the whole list
+        metric = METRICS[IRM_SET_NAMES[base]]
+        if m.group("k") is not None:
+            raise UsageError(f"metric '{requested}': {base} takes no cutoff (it reads the whole list)")
+    elif base in METRICS:
         metric = METRICS[base]
     elif base.lower() in RANX_NAMES and RANX_NAMES[base.lower()]:
         metric_name, fixed = RANX_NAMES[base.lower()]
@@ -593,17 +637,28 @@ def parse(requested: str) -> list[Measure]:
                              f"{key}={value} contradicts it")
         given.add(key)
         params[key] = value
+    k = None
     if m.group("params"):
         for item in m.group("params").split(","):
             if not item.strip():
                 continue
             if "=" not in item:
                 raise UsageError(f"metric '{requested}': parameter '{item.strip()}' must be written name=value")
-            key, raw = item.split("=", 1)
-            put(key.strip(), _param_value(metric, key.strip(), raw, requested), "")
+            key, raw = (x.strip() for x in item.split("=", 1))
+            if key in IRM_PARAMS:  # ir_measures' spelling of a parameter we name otherwise
+                metric, key, raw = IRM_PARAMS[key](metric, raw, requested)
+                if key is None:
+                    continue
+            if key == "cutoff":  # ir_measures: RR(cutoff=10) is RR@10
+                if metric.cutoff == "none":
+                    raise UsageError(f"metric '{requested}': {metric.name} takes no cutoff")
+                if k is not None or m.group("k") is not None:
+                    raise UsageError(f"metric '{requested}': the cutoff is given twice; give it once")
+                k = _cutoff(raw.strip("'\""), requested)
+                continue
+            put(key, _param_value(metric, key, raw, requested), "")
     if m.group("lvl"):
         put("rel", _param_value(metric, "rel", m.group("lvl"), requested), " (rel= and the -l suffix)")
-    k = None
     if m.group("k") is not None:
         if metric.cutoff == "none":
             raise UsageError(f"metric '{requested}': {metric.name} takes no cutoff")
@@ -652,6 +707,30 @@ def _name_of(obj) -> str:
                      f"{type(obj).__name__} {obj!r}")
 
 
+def split_names(text: str) -> list[str]:
+    """One string naming several measures, as ir_measures takes them: "nDCG@10 P(rel=2)@5 AP" (separated by
+    white space outside parentheses, brackets and quotes); a single name as it is."""
+    parts, depth, quote, current = [], 0, None, ""
+    for c in text:
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c.isspace() and depth <= 0:
+            if current:
+                parts.append(current)
+            current = ""
+            continue
+        current += c
+    if current:
+        parts.append(current)
+    return parts or [text]
+
+
 def parse_all(names) -> list[Measure]:
     """The measures the names ask for, each once; trec_eval's runid is a line of the trec format, not a value to
     compute (wants_runid), and is left out."""
@@ -659,7 +738,7 @@ def parse_all(names) -> list[Measure]:
         names = [names]
     out, seen = [], set()
     expanded = []
-    for name in map(_name_of, names):
+    for name in [part for n in names for part in split_names(_name_of(n))]:
         key = name.strip() if isinstance(name, str) else name
         if key in TREC_SETS_MISSING:
             raise UsageError(f"trec_eval's measure set '{key}' includes measures not implemented yet: "
@@ -694,6 +773,8 @@ def read_depths(measures: list[Measure], conv: dict) -> list[int | None] | None:
                 reads = "all"
             if values.get("ideal") == "candidates":
                 k = None
+        if measure.metric.macro == "judged" and values.get("judged_count") == "any":
+            reads = "all"  # over the items ranked within k, judged or not
         if reads == "all" or (reads == "judged_if_cut" and k is None):
             return None
         depths.append(k)

@@ -5528,11 +5528,12 @@ WHERE
   ) IS NULL
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_judged(k INT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_judged(k INT64, judged_count STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
     k AS k,
+    COALESCE(judged_count, 'unj') AS judged_count,
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
@@ -5676,6 +5677,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
+          WHEN NOT prm.judged_count IN ('unj', 'any')
+          THEN CONCAT(
+            'rankmetrics: rm_judged: judged_count must be one of unj, any, not ',
+            CAST(prm.judged_count AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_judged: ties must be one of item_desc, item_asc, average, input, not ',
@@ -5731,21 +5742,35 @@ FROM (
         (
           CAST(SUM(
             CASE
-              WHEN f.kind = 'R' AND f.grade >= 0 AND (
+              WHEN f.kind = 'R'
+              AND (
+                f.grade >= 0 OR (
+                  prm.judged_count = 'any' AND NOT f.grade IS NULL
+                )
+              )
+              AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN 1
               ELSE 0
             END
           ) AS FLOAT64) / NULLIF(
-            COALESCE(
-              prm.k,
-              SUM(
+            CASE
+              WHEN prm.judged_count = 'any'
+              THEN SUM(
                 CASE WHEN f.kind = 'R' AND (
                   prm.k IS NULL OR f.pos <= prm.k
                 ) THEN 1 ELSE 0 END
               )
-            ),
+              ELSE COALESCE(
+                prm.k,
+                SUM(
+                  CASE WHEN f.kind = 'R' AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  ) THEN 1 ELSE 0 END
+                )
+              )
+            END,
             0
           )
         ),
@@ -5761,6 +5786,7 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_count,
     prm.k,
     prm.queries
   HAVING

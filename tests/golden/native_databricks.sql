@@ -5508,12 +5508,13 @@ WHERE
       NOT c.fault IS NULL
   ) IS NULL;
 
-CREATE OR REPLACE FUNCTION rm_judged(k INT DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_judged(k INT DEFAULT NULL, judged_count STRING DEFAULT 'unj', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
   SELECT
     rm_judged.k AS k,
+    rm_judged.judged_count AS judged_count,
     rm_judged.ties AS ties,
     rm_judged.judged_only AS judged_only,
     rm_judged.queries AS queries,
@@ -5656,6 +5657,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
+          WHEN NOT prm.judged_count IN ('unj', 'any')
+          THEN CONCAT(
+            'rankmetrics: rm_judged: judged_count must be one of unj, any, not ',
+            CAST(prm.judged_count AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_judged: ties must be one of item_desc, item_asc, average, input, not ',
@@ -5711,21 +5722,35 @@ FROM (
         (
           CAST(SUM(
             CASE
-              WHEN f.kind = 'R' AND f.grade >= 0 AND (
+              WHEN f.kind = 'R'
+              AND (
+                f.grade >= 0 OR (
+                  prm.judged_count = 'any' AND NOT f.grade IS NULL
+                )
+              )
+              AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN 1
               ELSE 0
             END
           ) AS DOUBLE) / NULLIF(
-            COALESCE(
-              prm.k,
-              SUM(
+            CASE
+              WHEN prm.judged_count = 'any'
+              THEN SUM(
                 CASE WHEN f.kind = 'R' AND (
                   prm.k IS NULL OR f.pos <= prm.k
                 ) THEN 1 ELSE 0 END
               )
-            ),
+              ELSE COALESCE(
+                prm.k,
+                SUM(
+                  CASE WHEN f.kind = 'R' AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  ) THEN 1 ELSE 0 END
+                )
+              )
+            END,
             0
           )
         ),
@@ -5741,6 +5766,7 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_count,
     prm.k,
     prm.queries
   HAVING

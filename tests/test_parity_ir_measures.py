@@ -1,0 +1,132 @@
+"""ir_measures, run in the test: every measure it can compute here (pytrec_eval, judged, msmarco and gdeval
+providers) in its own spelling, per query (iter_calc) and aggregated (calc_aggregate), equal to ours under the
+ir_measures preset to 1e-9. Each case names the provider that computes the reference. Data: trec_eval's graded
+suite (qrels.rel_level, grades -1..4) and synthetic runs with tied scores (exact in float32, as pytrec_eval
+reads them), unjudged items and queries on one side only."""
+import math
+import os
+
+import pytest
+
+ir_measures = pytest.importorskip("ir_measures")
+
+import rankmetrics_duckdb as rm  # noqa: E402
+from conftest import TREC  # noqa: E402
+from synthetic import make, write_trec  # noqa: E402
+
+CASES = [  # (ir_measures' name, the provider computing the reference)
+    ("nDCG@10", "pytrec_eval"), ("nDCG", "pytrec_eval"), 
+    ("nDCG(dcg='log2')@20", "pytrec_eval"), ("P@5", "pytrec_eval"), ("P(rel=2)@5", "pytrec_eval"),
+    ("R@100", "pytrec_eval"), ("R(rel=2)@20", "pytrec_eval"), ("AP", "pytrec_eval"), ("AP(rel=2)", "pytrec_eval"),
+    ("AP@100", "pytrec_eval"), ("RR", "pytrec_eval"), ("RR(rel=2)", "pytrec_eval"), ("Rprec", "pytrec_eval"),
+    ("Bpref", "pytrec_eval"), ("SetP", "pytrec_eval"), ("SetR", "pytrec_eval"), ("SetF", "pytrec_eval"),
+    ("SetAP", "pytrec_eval"), ("SetRelP", "pytrec_eval"), ("SetP(relative=True)", "pytrec_eval"),
+    ("SetP(rel=2)", "pytrec_eval"), ("IPrec@0.2", "pytrec_eval"), ("IPrec@0.0", "pytrec_eval"),
+    ("infAP", "pytrec_eval"), ("Success@10", "pytrec_eval"), ("NumRet", "pytrec_eval"),
+    ("NumRel", "pytrec_eval"), ("NumRelRet", "pytrec_eval"), ("NumQ", "pytrec_eval"),
+    ("Judged@10", "judged"), ("Judged@5", "judged"), ("Judged", "judged"), ("RR(cutoff=10)", "msmarco"),
+    ("RR(cutoff=10,rel=2)", "msmarco"),
+]
+# how each provider orders tied scores: pytrec_eval as trec_eval (score, then doc id descending); the judged and
+# msmarco providers sort by (-score, doc id), doc id ascending (ir_measures/providers/judged_provider.py,
+# msmarco_provider.py)
+TIES = {"pytrec_eval": "item_desc", "judged": "item_asc", "msmarco": "item_asc"}
+# ir_measures gives every judged query missing from the run each measure's DEFAULT, 0 (providers/base.py,
+# iter_calc), even NumRel, which counts judgments, and NumQ, whose sum then counts the queries of the run only;
+# we count those queries' judgments (as trec_eval -c does): these two differ on data with such queries.
+COUNTS_OF_JUDGMENTS = {"NumRel", "NumQ"}
+
+
+def _data():
+    qrels, run = make(seed=11, queries=20, depth=50)
+    folder = "/tmp/rankmetrics-irm-parity"
+    os.makedirs(folder, exist_ok=True)
+    return {"suite": (os.path.join(TREC, "qrels.rel_level"), os.path.join(TREC, "results.test")),
+            "synthetic": write_trec(qrels, run, folder)}
+
+
+DATA = _data()
+
+
+def _without_missing_queries(qrels_path, run_path):
+    """The qrels kept to the queries of the run (for NumRel and NumQ, see COUNTS_OF_JUDGMENTS)."""
+    with open(run_path) as fh:
+        queries = {line.split()[0] for line in fh}
+    kept = qrels_path + ".run-queries"
+    with open(qrels_path) as fh, open(kept, "w") as out:
+        out.writelines(line for line in fh if line.split()[0] in queries)
+    return kept, run_path
+
+
+def _reference(name, provider, qrels_path, run_path):
+    measure = ir_measures.parse_measure(name)
+    prov = ir_measures.providers.registry[provider]
+    if not prov.is_available():
+        pytest.fail(f"ir_measures' {provider} provider is not available here")
+    assert prov.supports(measure), (provider, name)
+    qrels = list(ir_measures.read_trec_qrels(qrels_path))
+    run = list(ir_measures.read_trec_run(run_path))
+    per_query = {m.query_id: m.value for m in prov.iter_calc([measure], qrels, run)}
+    return per_query, prov.calc_aggregate([measure], qrels, run)[measure]
+
+
+@pytest.mark.parametrize("data", sorted(DATA))
+@pytest.mark.parametrize("name,provider", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_ir_measures_measure_equals_ours(name, provider, data):
+    qrels_path, run_path = DATA[data]
+    want_q, want_mean = _reference(name, provider, qrels_path, run_path)
+    if name in COUNTS_OF_JUDGMENTS and data == "synthetic":
+        qrels_path, run_path = _without_missing_queries(qrels_path, run_path)
+        want_q, want_mean = _reference(name, provider, qrels_path, run_path)
+    ties = TIES[provider]
+    got_q = rm.evaluate(qrels_path, run_path, [name], convention="ir_measures", per_query=True, ties=ties)[name]
+    got_mean = rm.evaluate(qrels_path, run_path, name, convention="ir_measures", ties=ties)[name]
+    if name != "NumQ":  # NumQ has no per-query value in ir_measures' pytrec_eval provider (1 per query)
+        assert want_q, name
+        for q, value in want_q.items():
+            assert got_q[q] == pytest.approx(value, abs=1e-9), (name, q)
+    assert got_mean == pytest.approx(want_mean, abs=1e-9), name
+
+
+def test_one_string_names_several_measures(tmp_path):
+    """ir_measures takes "nDCG@10 P@5 AP" (its command line; parse_measure per name); so do evaluate() and -m."""
+    from conftest import cli
+    qrels_path, run_path = DATA["suite"]
+    want = ir_measures.calc_aggregate([ir_measures.parse_measure(n) for n in "nDCG@10 P(rel=2)@5 AP".split()],
+                                      list(ir_measures.read_trec_qrels(qrels_path)),
+                                      list(ir_measures.read_trec_run(run_path)))
+    got = rm.evaluate(qrels_path, run_path, "nDCG@10 P(rel=2)@5 AP", convention="ir_measures")
+    assert set(got) == {"nDCG@10", "P(rel=2)@5", "AP"}
+    for m, v in want.items():
+        assert got[str(m)] == pytest.approx(v, abs=1e-9)
+    objects = rm.evaluate(qrels_path, run_path, [ir_measures.nDCG @ 10, ir_measures.P(rel=2) @ 5],
+                          convention="ir_measures")
+    assert objects["nDCG@10"] == got["nDCG@10"] and objects["P(rel=2)@5"] == got["P(rel=2)@5"]
+    out = cli("eval", qrels_path, run_path, "-m", "nDCG@10 P(rel=2)@5 AP", "--convention", "ir_measures").stdout
+    assert [line.split()[0] for line in out.splitlines()] == ["nDCG@10", "P(rel=2)@5", "AP"]
+
+
+def test_judged_counts_negative_grades_as_ir_measures_does():
+    """qrels.rel_level has grades of -1. trec_eval 10's unj counts them as unjudged (out.test.aql: unj_10 per
+    query), ir_measures' Judged counts any qrels row: the judged_count switch gives each tool's number."""
+    from conftest import read_trec_output
+    qrels_path, run_path = DATA["suite"]
+    aql = read_trec_output(os.path.join(TREC, "out.test.aql"))
+    ours_trec = rm.evaluate(qrels_path, run_path, ["Judged@10"], per_query=True)["Judged@10"]
+    for q in ("301", "302", "303"):
+        assert ours_trec[q] == pytest.approx(1 - aql["unj_10"][q], abs=5.1e-5)
+    want_q, _ = _reference("Judged@10", "judged", qrels_path, run_path)
+    ours_irm = rm.evaluate(qrels_path, run_path, ["Judged@10"], per_query=True, judged_count="any",
+                           ties="item_asc")["Judged@10"]
+    assert ours_irm == pytest.approx(want_q, abs=1e-9)
+    assert any(not math.isclose(ours_trec[q], want_q[q]) for q in want_q)  # the data tells the two apart
+
+
+@pytest.mark.parametrize("name,message", [
+    ("nDCG(dcg='jarvelin')@10", "dcg='jarvelin' is not one we compute"),
+    ("SetP@10", "SetP takes no cutoff"), ("SetF(beta=0.5)", "only beta=1"),
+    ("RR(cutoff=10)@5", "the cutoff is given twice"), ("SetP(relative=maybe)", "relative must be True or False"),
+])
+def test_ir_measures_spellings_we_refuse_say_why(name, message):
+    with pytest.raises(rm.UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        rm.evaluate(*DATA["suite"], [name])
