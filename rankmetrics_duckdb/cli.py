@@ -111,6 +111,21 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(adapter.dispatch), generated from the same SQL as every other route.")
     b.add_argument("-o", "--output", required=True, metavar="DIR", help="the package folder (created if missing)")
     sub.add_parser("metrics", help="list the metrics, their parameters and the names accepted")
+    f = sub.add_parser("fuse", help="fuse several runs into one (ranx's fusion methods), written as a run",
+                       description="Fuse RUNs into one run, as ranx's fuse computes it: each run's scores normalized "
+                                   "per query (--norm), then combined per item (-m). Written as a TREC run (or "
+                                   "Parquet by -o's extension).")
+    f.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs with scores")
+    f.add_argument("-m", "--method", default="wsum",
+                   help="combsum, wsum (--weights), combmnz, rrf (--rrf-k), isr or bordafuse (default: wsum, as ranx)")
+    f.add_argument("--norm", default="min-max",
+                   help="min-max (default, as ranx), max, sum, zmuv, rank or none: per run and query, first")
+    f.add_argument("--weights", type=float, nargs="+", metavar="W", help="wsum's weights, one per run (default 1)")
+    f.add_argument("--rrf-k", dest="rrf_k", type=float, default=60, metavar="K", help="rrf's k (default 60)")
+    f.add_argument("--tag", default="fused", help="the run tag of the TREC lines (default: fused)")
+    f.add_argument("-o", "--output", metavar="FILE", help="write to FILE (.parquet: Parquet), atomically; else "
+                                                          "standard output")
+    add_nan_scores(f)
     s = sub.add_parser("sql", help="print one SELECT computing the metrics in a SQL dialect, from two tables",
                        description="Print one self-contained SELECT, in the SQL dialect D, that returns rows "
                                    "(measure, query_id, value) from the tables RUN (query_id, item_id, score "
@@ -221,6 +236,17 @@ def cmd_eval(args) -> int:
     return 0
 
 
+def cmd_fuse(args) -> int:
+    from . import fusion
+    table = fusion.fuse(args.runs, method=args.method, norm=args.norm, weights=args.weights, rrf_k=args.rrf_k,
+                        nan_scores=args.nan_scores)
+    if args.output:
+        fusion.write(table, args.output, args.tag)
+    else:
+        sys.stdout.write(fusion.trec_text(table, args.tag))
+    return 0
+
+
 def cmd_macros(args) -> int:
     from . import native
     from .shape import Shape
@@ -315,14 +341,15 @@ def cmd_report(args) -> int:
 def _inputs_and_output(args) -> None:
     """'-' as an input of eval, compare or report reads standard input (one input at most: it is read once);
     -o must not name a missing folder or one of the inputs (paths.check_output)."""
-    if args.command not in ("eval", "compare", "report"):
+    if args.command not in ("eval", "compare", "report", "fuse"):
         return
-    names = ["judgments", "run"] if args.command == "eval" else ["judgments", "runs"]
+    names = {"eval": ["judgments", "run"], "fuse": ["runs"]}.get(args.command, ["judgments", "runs"])
     given = [v for n in names for v in (getattr(args, n) if n == "runs" else [getattr(args, n)])]
     if given.count("-") > 1:
         raise UsageError("'-' (standard input) can be only one of the inputs: it is read once")
     stdin = sys.stdin.buffer
-    args.judgments = stdin if args.judgments == "-" else args.judgments
+    if "judgments" in names:
+        args.judgments = stdin if args.judgments == "-" else args.judgments
     if args.command == "eval":
         args.run = stdin if args.run == "-" else args.run
     else:
@@ -341,7 +368,7 @@ def main(argv=None) -> int:
     try:
         _inputs_and_output(args)
         return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics, "compare": cmd_compare,
-                "report": cmd_report, "sql": cmd_sql, "dbt": cmd_dbt}[args.command](args)
+                "report": cmd_report, "sql": cmd_sql, "dbt": cmd_dbt, "fuse": cmd_fuse}[args.command](args)
     except RankMetricsError as e:
         sys.stderr.write(f"rankmetrics: error: {e}\n")
         return 2 if isinstance(e, UsageError) else 1

@@ -33,14 +33,13 @@ PREFIX = "rm_"
 DIALECTS = tuple(dialects.native_names())  # the dialects of dialects.DIALECTS that have native objects
 RUN_COLUMNS = ("score", "rank", "score,rank")
 STREAM = sqlgen.STREAM  # not "stream": FROM STREAM is Spark 4's syntax for a streaming read
-_INPUT_MACROS = ("rm_stream", "rm_run_items", "rm_judgment_items",
-                 "rm_trec_fields", "trec_qrels", "trec_run")  # sql/02_trec.sql: DuckDB file readers
 
 
 def metric_macros() -> list[str]:
-    """The metric table macros of sql/ (ndcg, ap, precision, ...), in file order."""
-    return [name for name, m in sqlsource.macros().items()
-            if m.is_table and name not in _INPUT_MACROS and not name.startswith(PREFIX)]  # rm_*: internal
+    """The metric table macros of sql/ (ndcg, ap, precision, ...): those of the metric specs (measures.METRICS;
+    not the file readers, rm_* pieces or fuse), in file order."""
+    specs = {m.macro for m in measures.METRICS.values()}
+    return [name for name, m in sqlsource.macros().items() if m.is_table and name in specs]
 
 
 def parameters(macro_name: str) -> list[tuple[str, str, exp.Expression]]:

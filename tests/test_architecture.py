@@ -145,7 +145,7 @@ LAYERS = (
     ("errors", "_lazy", "_version", "checks"),                      # import nothing of the package
     ("paths", "shape", "textfiles"),                                 # files: SQL folder, literal paths, outputs
     ("conventions", "stats", "determinism", "inputs", "sqlsource"),  # presets, tests, order, readers, macros
-    ("measures", "dialects", "warehouse"),                           # metric specs; the dialect registry
+    ("measures", "dialects", "warehouse", "fusion"),                 # metric specs; the dialect registry; fuse
     ("sqlgen",),                                                     # the query builder
     ("plancache", "native"),                                         # cached queries; warehouse objects
     ("onepass", "dbt"),                                              # eval's one-statement path; the dbt package
