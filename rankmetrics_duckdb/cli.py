@@ -291,9 +291,12 @@ def _add_comparison_arguments(p, with_format=True) -> None:
     p.add_argument("-m", "--metric", dest="metrics", action="append", metavar="METRIC",
                    help="metric name, repeatable (default: a trec_eval-like set)")
     p.add_argument("--test", choices=stats.TESTS, default="t",
-                   help="paired two-sided test: t (default), randomization, bootstrap (adds a 95%% interval)")
+                   help="two-sided test: paired t (default), randomization, bootstrap (adds a 95%% interval), or "
+                        "tukey (Tukey's HSD over every run, as ranx)")
+    p.add_argument("--pairs", choices=("baseline", "all"), default="baseline",
+                   help="test each run against the first (default), or every pair of runs (ranx's compare)")
     p.add_argument("--correction", choices=stats.CORRECTIONS, default="holm",
-                   help="multiple-comparison correction over the runs compared with the baseline, per metric "
+                   help="multiple-comparison correction over the pairs tested (not with tukey), per metric "
                         "(default: holm)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks (default 0.05)")
     _add_shape(p)
@@ -320,7 +323,7 @@ def comparison_from_args(args):
         raise UsageError("--baseline names a group of --by")
     return run_comparison(args.judgments, args.runs, args.metrics, test=args.test, correction=args.correction,
                           alpha=args.alpha, seed=args.seed, trials=args.trials, convention=args.convention,
-                          nan_scores=args.nan_scores, baseline=args.baseline, **_shape(args), **_overrides(args))
+                          nan_scores=args.nan_scores, baseline=args.baseline, pairs=args.pairs, **_shape(args), **_overrides(args))
 
 
 def cmd_compare(args) -> int:

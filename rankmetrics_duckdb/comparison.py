@@ -37,9 +37,11 @@ determinism = LazyModule("rankmetrics_duckdb.determinism")
 sqlgen = LazyModule("rankmetrics_duckdb.sqlgen")
 sqlsource = LazyModule("rankmetrics_duckdb.sqlsource")
 
-COLUMNS = ("measure", "run", "mean", "delta", "p_value", "p_adjusted", "ci_low", "ci_high", "significant",
-           "queries")
-TEST_NAMES = {"t": "paired t-test", "randomization": "randomization test", "bootstrap": "bootstrap test"}
+COLUMNS = ("measure", "run", "versus", "mean", "delta", "p_value", "p_adjusted", "ci_low", "ci_high", "significant",
+           "queries", "wins", "ties", "losses")
+TEST_NAMES = {"t": "paired t-test", "randomization": "randomization test", "bootstrap": "bootstrap test",
+              "tukey": "Tukey's HSD test"}
+PAIRS = ("baseline", "all")
 
 
 @dataclass
@@ -57,15 +59,30 @@ class Comparison:
     per_query: dict = field(default_factory=dict)   # (measure, run index) -> {query_id: value}
     means: dict = field(default_factory=dict)       # (measure, run index) -> mean as `eval` reports it
     rows: list = field(default_factory=list)
+    pairs: str = "baseline"                         # 'baseline': each run against the first; 'all': every pair
+    tests: dict = field(default_factory=dict)       # (measure, i, j), i < j -> the row of run j against run i
 
     def summary(self) -> str:
         """One sentence saying what the marks mean."""
         corr = {"none": "no correction", "holm": "Holm correction", "bonferroni": "Bonferroni correction"}
-        others = len(self.runs) - 1
-        p = "p" if self.correction == "none" else "adjusted p"
-        return (f"† {p} < {self.alpha:g}: two-sided {TEST_NAMES[self.test]} over per-query values, against the "
-                f"baseline {self.runs[0]}, {corr[self.correction]} over {others} comparison"
-                f"{'s' if others != 1 else ''} per metric")
+        k = len(self.runs)
+        family = k - 1 if self.pairs == "baseline" else k * (k - 1) // 2
+        p = "p" if self.correction == "none" or self.test == "tukey" else "adjusted p"
+        how = ("adjusted for every pair by the test" if self.test == "tukey" else
+               f"{corr[self.correction]} over {family} comparison{'s' if family != 1 else ''} per metric")
+        against = f"against the baseline {self.runs[0]}" if self.pairs == "baseline" else "every pair of runs"
+        mark = "†" if self.pairs == "baseline" else "a superscript letter (a run significantly better than that one):"
+        return (f"{mark} {p} < {self.alpha:g}: two-sided {TEST_NAMES[self.test]} over per-query values, {against}, "
+                f"{how}")
+
+    def better_than(self, measure: str, i: int) -> list[int]:
+        """The runs that run i is significantly better than on the measure (its mean higher)."""
+        out = []
+        for j in range(len(self.runs)):
+            row = self.tests.get((measure, min(i, j), max(i, j))) if i != j else None
+            if row and row["significant"] and self.means[(measure, i)] > self.means[(measure, j)]:
+                out.append(j)
+        return out
 
 
 def _label(obj, i: int) -> str:
@@ -255,11 +272,14 @@ MAX_TRIALS = 1_000_000
 
 
 def run_comparison(judgments, runs, metrics=None, *, test="t", correction="holm", alpha=0.05, seed=42,
-                   trials=10_000, con=None, convention="trec_eval", nan_scores="error", **overrides) -> Comparison:
+                   trials=10_000, con=None, convention="trec_eval", nan_scores="error", pairs="baseline",
+                   **overrides) -> Comparison:
     if test not in stats.TESTS:
         raise UsageError(f"unknown test '{test}'; choose one of: {', '.join(stats.TESTS)}")
     if correction not in stats.CORRECTIONS:
         raise UsageError(f"unknown correction '{correction}'; choose one of: {', '.join(stats.CORRECTIONS)}")
+    if pairs not in PAIRS:
+        raise UsageError(f"unknown pairs '{pairs}'; choose one of: {', '.join(PAIRS)}")
     if not 0 < float(alpha) < 1:
         raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
     try:  # ints (numpy's too); not floats, strings or bools
@@ -273,22 +293,25 @@ def run_comparison(judgments, runs, metrics=None, *, test="t", correction="holm"
                                                                  convention=convention, nan_scores=nan_scores,
                                                                  **overrides)
     c = Comparison(measures, labels, conv, convention, test, correction, float(alpha), int(trials), int(seed),
-                   per_query, means)
+                   per_query, means, pairs=pairs)
+    k = len(labels)
+    family = [(0, j) for j in range(1, k)] if pairs == "baseline" else [(i, j) for i in range(k) for j in range(i + 1, k)]
     warned = set()
     for m in measures:
         name = m.requested
-        base = per_query[(name, 0)]
+        tukey = _tukey(m, per_query, k) if test == "tukey" else None
         results = []
-        for i in range(1, len(labels)):
-            other = per_query[(name, i)]
+        for i, j in family:
+            base, other = per_query[(name, i)], per_query[(name, j)]
             queries = paired(base, other)
             evaluated = {q for q, v in base.items() if not math.isnan(v)} | \
                         {q for q, v in other.items() if not math.isnan(v)}
-            if len(queries) < len(evaluated) and i not in warned:
-                warned.add(i)
-                warnings.warn(f"{labels[i]} and the baseline {labels[0]} have values for {len(queries)} common "
-                              f"queries of {len(evaluated)} ({name}); the test pairs those {len(queries)}. Use -c "
-                              f"(queries='judged') to evaluate every judged query for every run", stacklevel=2)
+            if len(queries) < len(evaluated) and (i, j) not in warned:
+                warned.add((i, j))
+                warnings.warn(f"{labels[j]} and {'the baseline ' if pairs == 'baseline' else ''}{labels[i]} have "
+                              f"values for {len(queries)} common queries of {len(evaluated)} ({name}); the test "
+                              f"pairs those {len(queries)}. Use -c (queries='judged') to evaluate every judged "
+                              f"query for every run", stacklevel=2)
             diffs = [other[q] - base[q] for q in queries]
             scale = m.metric.mean.difference_scale(len(diffs))
             delta = math.fsum(diffs) / len(diffs) * scale if diffs else math.nan
@@ -297,44 +320,67 @@ def run_comparison(judgments, runs, metrics=None, *, test="t", correction="holm"
                 p = stats.paired_t(diffs)[1]
             elif test == "randomization":
                 p = stats.randomization(diffs, c.trials, c.seed)
-            else:
+            elif test == "bootstrap":
                 p, lo, hi = stats.bootstrap(diffs, c.trials, c.seed)
                 lo, hi = lo * scale, hi * scale
-            results.append((i, delta, p, lo, hi, len(diffs)))
-        adjusted = stats.correct([r[2] for r in results], correction)
-        c.rows.append(_row(name, labels[0], means[(name, 0)], None, None, None, None, None, None,
-                           sum(1 for v in base.values() if not math.isnan(v))))
-        for (i, delta, p, lo, hi, n), padj in zip(results, adjusted):
+            else:
+                p = tukey[i][j]
+            wtl = (sum(d > 0 for d in diffs), sum(d == 0 for d in diffs), sum(d < 0 for d in diffs))
+            results.append((i, j, delta, p, lo, hi, len(diffs), wtl))
+        # Tukey's HSD adjusts for the family itself
+        adjusted = [r[3] for r in results] if test == "tukey" else stats.correct([r[3] for r in results], correction)
+        for i in range(k) if pairs == "all" else (0,):
+            c.rows.append(_row(name, labels[i], None, means[(name, i)], None, None, None, None, None, None,
+                               sum(1 for v in per_query[(name, i)].values() if not math.isnan(v)), None))
+        for (i, j, delta, p, lo, hi, n, wtl), padj in zip(results, adjusted):
             sig = None if math.isnan(padj) else padj < c.alpha
-            c.rows.append(_row(name, labels[i], means[(name, i)], delta, p, padj, lo, hi, sig, n))
+            row = _row(name, labels[j], labels[i], means[(name, j)], delta, p, padj, lo, hi, sig, n, wtl)
+            c.rows.append(row)
+            c.tests[(name, i, j)] = row
     return c
+
+
+def _tukey(m, per_query: dict, k: int) -> list[list[float]]:
+    """Tukey's HSD p-values of every pair of the k runs on the measure: each run's values over the queries
+    every run has a value for (ranx's compare evaluates every run on the same queries)."""
+    name = m.requested
+    common = set.intersection(*[{q for q, v in per_query[(name, i)].items() if not math.isnan(v)} for i in range(k)])
+    order = sorted(common, key=lambda q: q.encode())
+    return stats.tukey_hsd([[per_query[(name, i)][q] for q in order] for i in range(k)])
 
 
 def _clean(v):
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
 
 
-def _row(measure, run, mean, delta, p, padj, lo, hi, sig, n) -> dict:
-    return {"measure": measure, "run": run, "mean": _clean(mean), "delta": _clean(delta), "p_value": _clean(p),
-            "p_adjusted": _clean(padj), "ci_low": _clean(lo), "ci_high": _clean(hi),
-            "significant": sig, "queries": n}
+def _row(measure, run, versus, mean, delta, p, padj, lo, hi, sig, n, wtl) -> dict:
+    """A row of the comparison: a run's mean (versus None) or a run against another (versus: the other's label),
+    with the test, and wins / ties / losses: queries where the run's value is above, equal to, below the other's."""
+    wins, ties, losses = wtl if wtl else (None, None, None)
+    return {"measure": measure, "run": run, "versus": versus, "mean": _clean(mean), "delta": _clean(delta),
+            "p_value": _clean(p), "p_adjusted": _clean(padj), "ci_low": _clean(lo), "ci_high": _clean(hi),
+            "significant": sig, "queries": n, "wins": wins, "ties": ties, "losses": losses}
 
 
 def compare(judgments, runs, metrics=None, *, test="t", correction="holm", alpha=0.05, seed=42, trials=10_000,
-            con=None, convention="trec_eval", output="rows", **overrides):
-    """Compare runs with the first one (the baseline), metric by metric.
+            con=None, convention="trec_eval", output="rows", pairs="baseline", **overrides):
+    """Compare runs with the first one (the baseline), or every pair of runs (pairs='all', as ranx's compare),
+    metric by metric.
 
     runs: a list of runs (file paths, table names on con, relations, pandas/polars/pyarrow tables), the first
     being the baseline, or a dict {name: run}. test: 't' (paired t-test, as scipy.stats.ttest_rel),
-    'randomization' (sign flips, `trials` trials, seeded) or 'bootstrap' (percentile 95% interval of the mean
-    difference and the shifted-null bootstrap p-value). correction: 'holm', 'bonferroni' or 'none', over the
-    non-baseline runs, per metric. Conventions as for evaluate().
-    Returns a list of dicts {"measure", "run", "mean", "delta", "p_value", "p_adjusted", "ci_low", "ci_high",
-    "significant", "queries"} (None where not applicable: the baseline's test columns, the interval of other
-    tests); output='pandas' or 'arrow' returns a DataFrame or a pyarrow Table of the same rows.
+    'randomization' (sign flips, `trials` trials, seeded), 'bootstrap' (percentile 95% interval of the mean
+    difference and the shifted-null bootstrap p-value) or 'tukey' (Tukey's HSD over every run, as
+    scipy.stats.tukey_hsd and ranx). correction: 'holm', 'bonferroni' or 'none', over the pairs tested, per
+    metric (not with tukey, which adjusts itself). Conventions as for evaluate().
+    Returns a list of dicts {"measure", "run", "versus", "mean", "delta", "p_value", "p_adjusted", "ci_low",
+    "ci_high", "significant", "queries", "wins", "ties", "losses"}: per metric the mean of the baseline (of every
+    run with pairs='all'; versus None, the test columns None), then each pair: run against versus, delta = run -
+    versus, wins / ties / losses the queries where run is above, equal to, below versus. output='pandas' or
+    'arrow' returns a DataFrame or a pyarrow Table of the same rows.
     """
     c = run_comparison(judgments, runs, metrics, test=test, correction=correction, alpha=alpha, seed=seed,
-                       trials=trials, con=con, convention=convention, **overrides)
+                       trials=trials, con=con, convention=convention, pairs=pairs, **overrides)
     return as_output(c.rows, output)
 
 

@@ -179,18 +179,25 @@ def _signed(v) -> str:
     return "" if v is None else f"{v:+.4f}"
 
 
+def _wtl(r) -> str:
+    return "" if r["wins"] is None else f'{r["wins"]}/{r["ties"]}/{r["losses"]}'
+
+
 def render_table(c: compare_mod.Comparison) -> str:
-    head = ["measure", "run", "mean", "delta", "p", "p_adj"] + (["ci_low", "ci_high"] if c.test == "bootstrap"
-                                                                  else []) + ["n", ""]
+    every = c.pairs == "all"
+    head = ["measure", "run"] + (["versus"] if every else []) + ["mean", "delta", "p", "p_adj"] + (
+        ["ci_low", "ci_high"] if c.test == "bootstrap" else []) + ["n", "W/T/L", ""]
     cells = [head]
     for r in c.rows:
-        line = [r["measure"], r["run"], _num(r["mean"]), _signed(r["delta"]), _p(r["p_value"]), _p(r["p_adjusted"])]
+        line = [r["measure"], r["run"]] + ([r["versus"] or ""] if every else []) + [
+            _num(r["mean"]) if r["versus"] is None or not every else "", _signed(r["delta"]), _p(r["p_value"]),
+            _p(r["p_adjusted"])]
         if c.test == "bootstrap":
             line += [_signed(r["ci_low"]), _signed(r["ci_high"])]
-        line += [str(r["queries"]), "†" if r["significant"] else ""]
+        line += [str(r["queries"]), _wtl(r), "†" if r["significant"] else ""]
         cells.append(line)
     widths = [max(len(row[i]) for row in cells) for i in range(len(head))]
-    left = {0, 1}
+    left = {0, 1, 2} if every else {0, 1}
     out = []
     for k, row in enumerate(cells):
         out.append("  ".join(v.ljust(w) if i in left or i == len(head) - 1 else v.rjust(w)
@@ -200,24 +207,36 @@ def render_table(c: compare_mod.Comparison) -> str:
     return "\n".join(out) + "\n" + c.summary() + "\n"
 
 
+def _marks(c: compare_mod.Comparison, name: str, i: int) -> str:
+    """What a run's cell carries: a dagger when it differs significantly from the baseline; with every pair, the
+    letters (a, b, ...) of the runs it is significantly better than, as ranx's report."""
+    if c.pairs == "all":
+        return "".join(_LETTERS[j] for j in c.better_than(name, i))
+    row = c.tests.get((name, 0, i))
+    return "†" if row and row["significant"] else ""
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
 def _wide(c: compare_mod.Comparison):
-    """Runs as rows, measures as columns: cells 'mean' with a dagger when significant."""
+    """Runs as rows, measures as columns: cells (mean, marks)."""
     names = [m.requested for m in c.measures]
-    k = len(c.runs)
-    table = []
-    for i, run in enumerate(c.runs):
-        # rows come per measure, runs in the given order (run_comparison): row of run i for measure j
-        cells = [(_num(c.rows[j * k + i]["mean"]), bool(c.rows[j * k + i]["significant"])) for j in range(len(names))]
-        table.append((run, cells))
-    return names, table
+    return names, [(run, [(_num(c.means[(name, i)]), _marks(c, name, i)) for name in names])
+                   for i, run in enumerate(c.runs)]
+
+
+def _label(c: compare_mod.Comparison, i: int, run: str) -> str:
+    return (f"{_LETTERS[i]}. " + run) if c.pairs == "all" else run + (" (baseline)" if i == 0 else "")
 
 
 def render_markdown(c: compare_mod.Comparison) -> str:
     names, table = _wide(c)
     out = ["| run | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
     for i, (run, cells) in enumerate(table):
-        label = run.replace("|", "\\|") + (" (baseline)" if i == 0 else "")
-        out.append(f"| {label} | " + " | ".join(v + ("†" if s else "") for v, s in cells) + " |")
+        label = _label(c, i, run).replace("|", "\\|")
+        out.append(f"| {label} | " + " | ".join(v + (f"<sup>{s}</sup>" if s and c.pairs == "all" else s)
+                                                for v, s in cells) + " |")
     return "\n".join(out) + "\n\n" + c.summary() + "\n"
 
 
@@ -230,6 +249,8 @@ def _tex(s: str) -> str:
 
 
 def render_latex(c: compare_mod.Comparison) -> str:
+    if c.pairs == "all":
+        return _latex_all_pairs(c)
     names, table = _wide(c)
     out = ["\\begin{tabular}{l" + "r" * len(names) + "}", "\\hline",
            "Run & " + " & ".join(_tex(n) for n in names) + " \\\\", "\\hline"]
@@ -237,6 +258,49 @@ def render_latex(c: compare_mod.Comparison) -> str:
         label = _tex(run) + (" (baseline)" if i == 0 else "")
         out.append(label + " & " + " & ".join(v + ("$^\\dagger$" if s else "") for v, s in cells) + " \\\\")
     out += ["\\hline", "\\end{tabular}", "% " + c.summary().replace("†", "$^\\dagger$")]
+    return "\n".join(out) + "\n"
+
+
+def _latex_all_pairs(c: compare_mod.Comparison) -> str:
+    """ranx's Report.to_latex layout: a letter per run, the best mean of each measure in bold, superscripts
+    naming the runs each one is significantly better than (with phantoms for the others, so columns align);
+    then a table of every pair's p-value per measure."""
+    names, table = _wide(c)
+    k = len(c.runs)
+    best = {}
+    for name in names:
+        values = [round(c.means[(name, i)], 4) for i in range(k)]
+        top = max(values)
+        best[name] = values.index(top) if top > 0 else None
+    out = ["\\begin{table*}[ht]", "\\centering", "\\caption{", "Overall effectiveness of the models.",
+           "The best results are highlighted in boldface.",
+           f"Superscripts denote significant differences in {compare_mod.TEST_NAMES[c.test]} with "
+           f"$p < {c.alpha:g}$" + ("" if c.correction == "none" or c.test == "tukey" else
+                                    f" ({c.correction} correction over the pairs)") + ".", "}",
+           "\\resizebox{0.8\\textwidth}{!}{", "\\begin{tabular}{c|l" + "|c" * len(names) + "}", "\\toprule",
+           "\\textbf{\\#}", "& \\textbf{Model}"] + [f"& \\textbf{{{_tex(n)}}}" for n in names] + [
+           " \\\\", "\\midrule"]
+    for i, (run, cells) in enumerate(table):
+        row = [f"{_LETTERS[i]} &", f"{_tex(run)} &"]
+        scores = []
+        for name, (value, marks) in zip(names, cells):
+            score = f"\\textbf{{{value}}}" if best[name] == i else value
+            phantoms = "".join(_LETTERS[j] for j in range(k) if j != i and _LETTERS[j] not in marks)
+            cell = score + (f"$^{{{marks}}}$" if marks else "") + (f"\\hphantom{{$^{{{phantoms}}}$}}" if phantoms
+                                                                    else "")
+            scores.append(cell + " &")
+        scores[-1] = scores[-1][:-2] + "\\\\"
+        out += row + scores
+    out += ["\\bottomrule", "\\end{tabular}", "}", "\\label{tab:results}", "\\end{table*}", "",
+            "% p-values of every pair" + ("" if c.test == "tukey" or c.correction == "none" else
+                                          f" ({c.correction}-adjusted)"),
+            "\\begin{tabular}{ll" + "r" * len(names) + "}", "\\toprule",
+            "Run & versus & " + " & ".join(_tex(n) for n in names) + " \\\\", "\\midrule"]
+    for i in range(k):
+        for j in range(i + 1, k):
+            ps = [c.tests[(name, i, j)]["p_adjusted"] for name in names]
+            out.append(f"{_LETTERS[j]} & {_LETTERS[i]} & " + " & ".join(_p(p) for p in ps) + " \\\\")
+    out += ["\\bottomrule", "\\end{tabular}"]
     return "\n".join(out) + "\n"
 
 
@@ -377,10 +441,11 @@ def render_html(c: compare_mod.Comparison, judgments_label: str) -> str:
     head += ["queries", ""]
     out.append("".join(f'<th class="{"text" if h in ("measure", "run") else ""}">{_e(h)}</th>' for h in head))
     out.append("</tr></thead><tbody>")
-    for k, r in enumerate(c.rows):
-        base = k % len(c.runs) == 0  # rows come per measure, the baseline first
+    for r in c.rows:
+        base = r["versus"] is None  # a run's mean alone (the baseline's, or each run's with every pair)
         cells = [f'<td class="text">{_e(r["measure"])}</td>', f'<td class="text">{_e(r["run"])}'
-                 f'{" (baseline)" if base else ""}</td>',
+                 f'{" (baseline)" if base and c.pairs == "baseline" else ""}'
+                 f'{"" if base else " vs " + _e(r["versus"]) if c.pairs == "all" else ""}</td>',
                  f'<td>{_num(r["mean"])}</td>', f'<td>{_signed(r["delta"])}</td>', f'<td>{_p(r["p_value"])}</td>',
                  f'<td>{_p(r["p_adjusted"])}</td>']
         if c.test == "bootstrap":

@@ -221,8 +221,9 @@ def test_python_outputs_and_run_names(synth):
     qp, runs = synth
     rows = compare(qp, {"base": runs[0], "noisy": runs[1]}, ["map"])
     assert [r["run"] for r in rows] == ["base", "noisy"]
-    assert set(rows[0]) == {"measure", "run", "mean", "delta", "p_value", "p_adjusted", "ci_low", "ci_high",
-                            "significant", "queries"}
+    assert set(rows[0]) == {"measure", "run", "versus", "mean", "delta", "p_value", "p_adjusted", "ci_low",
+                            "ci_high", "significant", "queries", "wins", "ties", "losses"}
+    assert rows[0]["versus"] is None and rows[1]["versus"] == "base"
     df = compare(qp, runs, ["map"], output="pandas")
     assert list(df["run"]) == runs and df["p_value"].isna().tolist() == [True, False, False]
     table = compare(qp, runs, ["map"], output="arrow")
@@ -244,7 +245,8 @@ def test_cli_json_and_table(synth):
     tex = cli("compare", qp, *runs, "-m", "map", "--format", "latex").stdout
     assert "\\begin{tabular}" in tex and "$^\\dagger$" in tex
     text = cli("compare", qp, *runs, "-m", "map", "--format", "csv").stdout
-    assert text.splitlines()[0] == "measure,run,mean,delta,p_value,p_adjusted,ci_low,ci_high,significant,queries"
+    assert text.splitlines()[0] == ("measure,run,versus,mean,delta,p_value,p_adjusted,ci_low,ci_high,significant,"
+                                    "queries,wins,ties,losses")
 
 
 def test_cli_errors_are_one_line(tmp_path):
@@ -303,8 +305,8 @@ def test_cli_output_files(tmp_path):
             assert pq.read_table(target).to_pylist() == rows
         elif ext == "csv":
             lines = target.read_text().splitlines()
-            assert lines[0].startswith("measure,run,mean,delta,p_value") and len(lines) == 3
-            assert float(lines[2].split(",")[4]) == rows[1]["p_value"]
+            assert lines[0].startswith("measure,run,versus,mean,delta,p_value") and len(lines) == 3
+            assert float(lines[2].split(",")[5]) == rows[1]["p_value"]
         else:
             assert ("\\begin{tabular}" if ext == "tex" else "| run | map |") in target.read_text()
     assert sorted(f.name for f in tmp_path.iterdir()) == ["cmp.csv", "cmp.json", "cmp.md", "cmp.parquet", "cmp.tex"]
@@ -326,3 +328,61 @@ def test_nan_scores_last_reaches_compare_and_report(tmp_path):
     assert [r["mean"] for r in rows] == [0.75, 1.0] and rows[1]["p_value"] == pytest.approx(0.5, abs=1e-12)
     cli("report", str(q), str(a), str(b), "-m", "RR", "--nan-scores", "last", "-o", str(tmp_path / "r.html"))
     assert (tmp_path / "r.html").stat().st_size > 0
+
+
+# --- every pair, win/tie/loss, Tukey's HSD, LaTeX: ranx's compare, run in the test ---------------------------------
+def _ranx_compare(stat_test):
+    ranx = pytest.importorskip("ranx")
+    from synthetic import make, to_tables
+    qrels, first = make(seed=21, queries=30, depth=40, ties=False, missing=False)
+    runs = [first] + [make(seed=s, queries=30, depth=40, ties=False, missing=False)[1] for s in (22, 23)]
+    names = ["a_run", "b_run", "c_run"]
+    report = ranx.compare(ranx.Qrels(qrels), [ranx.Run(r, name=n) for r, n in zip(runs, names)],
+                          metrics=["ndcg@10", "map@100"], stat_test=stat_test, max_p=0.05)
+    tables = [to_tables(qrels, r) for r in runs]
+    import rankmetrics_duckdb as rm
+    ours = rm.compare(tables[0][0], {n: t[1] for n, t in zip(names, tables)}, ["ndcg@10", "map@100"],
+                      convention="ranx", test={"student": "t", "tukey": "tukey"}[stat_test], correction="none",
+                      pairs="all")
+    return report, ours, names
+
+
+@pytest.mark.parametrize("stat_test", ["student", "tukey"])
+def test_every_pair_equals_ranx_compare(stat_test):
+    """rankmetrics compare --pairs all: each pair's p-value (ranx: scipy's ttest_rel or tukey_hsd), its
+    win/tie/loss counts and each run's mean, as ranx's compare reports them (no correction, as ranx)."""
+    report, ours, names = _ranx_compare(stat_test)
+    means = {(r["measure"], r["run"]): r["mean"] for r in ours if r["versus"] is None}
+    pairs = [r for r in ours if r["versus"] is not None]
+    assert len(pairs) == 2 * 3
+    for m in ("ndcg@10", "map@100"):
+        for n in names:
+            assert means[(m, n)] == pytest.approx(report.results[n][m], abs=1e-9)
+    for r in pairs:
+        m, run, versus = r["measure"], r["run"], r["versus"]
+        assert r["p_value"] == pytest.approx(report.comparisons[run, versus][m]["p_value"], abs=1e-9), (m, run, versus)
+        wtl = report.win_tie_loss[(run, versus)][m]
+        assert (r["wins"], r["ties"], r["losses"]) == (wtl["W"], wtl["T"], wtl["L"])
+        assert r["significant"] == bool(report.comparisons[run, versus][m]["significant"]) or \
+            abs(r["p_value"] - 0.05) < 1e-12  # ranx marks p <= max_p, we p < alpha
+
+
+def test_latex_of_every_pair_marks_what_ranx_marks():
+    """The LaTeX table of --pairs all: ranx's layout (a letter per run, the best in bold), each run's superscripts
+    the letters of the runs it is significantly better than, as in ranx's Report.to_latex."""
+    from rankmetrics_duckdb import comparison, render
+    report, _, names = _ranx_compare("student")
+    ranx_latex = report.to_latex()
+    from synthetic import make, to_tables
+    qrels, first = make(seed=21, queries=30, depth=40, ties=False, missing=False)
+    runs = [first] + [make(seed=s, queries=30, depth=40, ties=False, missing=False)[1] for s in (22, 23)]
+    tables = [to_tables(qrels, r) for r in runs]
+    c = comparison.run_comparison(tables[0][0], {n: t[1] for n, t in zip(names, tables)}, ["ndcg@10", "map@100"],
+                                  convention="ranx", correction="none", pairs="all")
+    latex = render.render_latex(c)
+    for i, n in enumerate(names):
+        for m in ("ndcg@10", "map@100"):
+            theirs = report.get_superscript_for_latex(n, m)
+            assert "".join("abc"[j] for j in c.better_than(m, i)) == theirs, (n, m)
+    assert "\\begin{tabular}{c|l|c|c}" in latex and "\\begin{tabular}{c|l|c|c}" in ranx_latex
+    assert latex.count("\\textbf{0.") == ranx_latex.count("\\textbf{0.")
