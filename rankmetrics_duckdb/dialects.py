@@ -299,6 +299,18 @@ def _quote_keywords(tree: exp.Expression, d: Dialect) -> exp.Expression:
     return tree
 
 
+def _concat_calls(tree: exp.Expression) -> exp.Expression:
+    """Every text concatenation (||, CONCAT) as a CONCAT(...) call, nested ones included (innermost first: a
+    single top-down pass leaves a || inside a replaced one, which T-SQL would read as +)."""
+    for node in reversed(list(tree.find_all(exp.Concat, exp.DPipe))):
+        args = node.expressions if isinstance(node, exp.Concat) else [node.this, node.expression]
+        call = exp.Anonymous(this="CONCAT", expressions=args)
+        if node is tree:
+            return call
+        node.replace(call)
+    return tree
+
+
 def _text_type(tree: exp.Expression, d: Dialect) -> exp.Expression:
     if d.text_type is None:
         return tree
@@ -399,10 +411,7 @@ def transform(query: exp.Expression, dialect: str) -> exp.Expression:
     tree = _lists(tree, d)
     tree = _fail(tree, d)
     if d.concat_function:
-        tree = tree.transform(lambda n: exp.Anonymous(this="CONCAT", expressions=n.expressions)
-                              if isinstance(n, exp.Concat) else
-                              exp.Anonymous(this="CONCAT", expressions=[n.this, n.expression])
-                              if isinstance(n, exp.DPipe) else n, copy=False)
+        tree = _concat_calls(tree)
     tree = _bytewise(tree, d)
     tree = _safe_divisions(tree)
     if not d.nulls_in_windows:

@@ -183,6 +183,8 @@ PARAMS = {
     "utility_b": Param("utility_b", "number", "utility of a non-relevant item retrieved"),
     "utility_c": Param("utility_c", "number", "utility of a relevant item not retrieved"),
     "utility_d": Param("utility_d", "number", "utility of a non-relevant item not retrieved"),
+    "gains": Param("gains", "gains", "a gain per relevance level, 'level=gain,...' (trec_eval's ndcg.1=3,2=9; "
+                   "ir_measures' gains={1:3,2:9}); other levels keep the gain convention's"),
     "judged_count": Param("judged_count", "choice", "Judged@k as trec_eval's 1 - unj_k (grades >= 0, over k) or "
                           "ir_measures' (any judgment, over min(k, retrieved))", conventions.PARAMETERS["judged_count"][0]),
     "scale": Param("scale", "choice", "RBP gain of a grade: grade / the query's top judged grade (max: trec_eval, "
@@ -195,11 +197,11 @@ METRICS = {m.name: m for m in (
     Metric("F1", "f1", "harmonic mean of P@k and R@k", ("rel",), reads="judged_if_cut"),
     Metric("AP", "ap", "average precision (MAP once averaged)", ("rel", "denominator")),
     Metric("RR", "rr", "reciprocal rank of the first relevant item (MRR once averaged)", ("rel",)),
-    Metric("nDCG", "ndcg", "normalized discounted cumulative gain", ("gain", "rel", "log_base", "ideal"),
+    Metric("nDCG", "ndcg", "normalized discounted cumulative gain", ("gain", "rel", "log_base", "ideal", "gains"),
            gain_metric=True),
-    Metric("DCG", "dcg", "discounted cumulative gain", ("gain", "rel", "log_base"), gain_metric=True),
+    Metric("DCG", "dcg", "discounted cumulative gain", ("gain", "rel", "log_base", "gains"), gain_metric=True),
     Metric("IdealDCG", "ideal_dcg", "DCG of the ideal ranking of the judged items (trec_eval ideal_dcg)",
-           ("gain", "rel", "log_base"), gain_metric=True),
+           ("gain", "rel", "log_base", "gains"), gain_metric=True),
     Metric("Rprec", "r_precision", "R-precision: precision at rank |G|", ("rel",), cutoff="none"),
     Metric("Success", "success", "1 when a relevant item is in the top k (hit rate)", ("rel",)),
     Metric("Hits", "hits", "relevant items retrieved in the top k (ranx hits@k)", ("rel",)),
@@ -352,6 +354,9 @@ class Measure:
             else:
                 out[p] = conv[p]
         out.update(dict(self.params))
+        if out.get("gains") and out.get("ideal", "judgments") != "judgments":
+            raise UsageError(f"metric '{self.requested}': a gain map orders the judged items by their gains; it "
+                             f"applies with ideal judgments, not {out['ideal']}")
         return out
 
 
@@ -397,12 +402,39 @@ def _trec_cutoffs(text: str, requested: str) -> list[int]:
 GRADE_LIMIT = 1023  # 2^1023 is the largest power of two a double holds: 2^g - 1 of a higher grade is infinite
 
 
+_GAIN_PAIR = re.compile(r"\s*(?P<level>\d+)\s*[=:]\s*(?P<gain>[-+]?(?:\d+\.?\d*|\.\d+))\s*")
+
+
+def gain_map(raw: str, requested: str) -> str:
+    """A gain map as the SQL reads it, 'level=gain,...' (sql/00_common.sql rm_gain_of), from trec_eval's
+    '1=3,2=9,4=4.5' or ir_measures' '{0:0,1:1,2:3}'; '' for none. Levels are whole numbers >= 0, each once."""
+    text = raw.strip()
+    if text.startswith("{") and text.endswith("}"):
+        text = text[1:-1]
+    if not text.strip():
+        return ""
+    pairs = {}
+    for item in text.split(","):
+        m = _GAIN_PAIR.fullmatch(item)
+        if not m:
+            raise UsageError(f"metric '{requested}': gains must be level=gain pairs such as 1=3,2=9 (or "
+                             f"{{1: 3, 2: 9}}), not '{item.strip()}'")
+        level = int(m.group("level"))
+        if level in pairs:
+            raise UsageError(f"metric '{requested}': the gain of level {level} is given twice")
+        gain = float(m.group("gain"))
+        pairs[level] = repr(int(gain)) if gain == int(gain) else repr(gain)
+    return ",".join(f"{level}={gain}" for level, gain in pairs.items())
+
+
 def _param_value(metric: Metric, key: str, raw: str, requested: str):
     if key not in metric.params:
         allowed = ", ".join(metric.params) or "none"
         raise UsageError(f"metric '{requested}': unknown parameter '{key}' for {metric.name} (parameters: {allowed})")
     spec = PARAMS[key]
     raw = raw.strip().strip("'\"")
+    if spec.kind == "gains":
+        return gain_map(raw, requested)
     if spec.kind == "choice":
         if raw not in spec.choices:
             raise UsageError(f"metric '{requested}': unknown value '{raw}' for {key}; choose one of: "
@@ -517,6 +549,7 @@ _FRACTION_FAMILIES = {
 }
 _FRACTION_TREC = re.compile(r"(?P<fam>iprec_at_recall|Rprec_mult)(?:(?:_|\.(?=[\d.]))(?P<values>[\d.,]+))?")
 _IPREC_IRM = re.compile(r"IPrec@(?P<level>[\d.]+)", re.I)                             # ir_measures: IPrec@0.1
+_TREC_GAINS = re.compile(r"(?P<fam>ndcg|dcg|ideal_dcg)[._](?P<gains>\d+=[-+\d.]+(?:,\d+=[-+\d.]+)*)")  # ndcg.1=3,2=9
 _ELEVEN_PT = re.compile(r"11pt_avg[._](?P<levels>[\d.]*\d[\d.]*(?:,[\d.]*\d[\d.]*)*)")  # 11pt_avg..25,.5,.75
 _UTILITY = re.compile(r"utility(?:[._](?P<coefficients>[-\d.,]+))?")                  # utility.2,-1,0,0
 
@@ -560,6 +593,11 @@ def _parse_trec_special(name: str, requested: str) -> list[Measure] | None:
                         tuple((k, _param_value(metric, k, v, requested)) for k, v in zip(keys, raw)))]
     if name == "11pt_avg":
         return [Measure(requested, METRICS["IPrecAvg11"], None, ())]
+    m = _TREC_GAINS.fullmatch(name)
+    if m:  # trec_eval's gain map (m_ndcg.c): printed ndcg_1=3,2=9,4=4.5
+        metric = METRICS[TREC_NAMES[m.group("fam")][0]]
+        return [Measure(f"{m.group('fam')}_{m.group('gains')}", metric, None,
+                        (("gains", gain_map(m.group("gains"), requested)),))]
     m = _ELEVEN_PT.fullmatch(name)
     if m:  # trec_eval's 11pt_avg at the given recall levels (m_11pt_avg.c): the mean of iprec_at_recall at each
         metric = METRICS["IPrec"]
@@ -639,7 +677,7 @@ def parse(requested: str) -> list[Measure]:
         params[key] = value
     k = None
     if m.group("params"):
-        for item in m.group("params").split(","):
+        for item in _split_params(m.group("params")):
             if not item.strip():
                 continue
             if "=" not in item:
@@ -705,6 +743,19 @@ def _name_of(obj) -> str:
         return str(obj)
     raise UsageError(f"a metric must be a name such as 'nDCG@10' (or an ir_measures measure), not "
                      f"{type(obj).__name__} {obj!r}")
+
+
+def _split_params(text: str) -> list[str]:
+    """name=value items of a measure's parentheses, split at commas outside braces (gains={0:0,1:1})."""
+    items, depth, current = [], 0, ""
+    for c in text:
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        if c == "," and depth == 0:
+            items.append(current)
+            current = ""
+        else:
+            current += c
+    return items + [current]
 
 
 def split_names(text: str) -> list[str]:

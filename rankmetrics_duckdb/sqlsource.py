@@ -150,6 +150,34 @@ MARKERS = frozenset({"rm_bytewise", "rm_fail"})
 IDENTITIES = frozenset({"rm_flag"})
 
 
+def _gain_map_case(args: list) -> exp.Expression | None:
+    """rm_gain_of(grade, gain, glvl, gains) with the gain map a literal (every rendered query): one CASE on the
+    grade per listed level, the other grades falling back to rm_gain, the same values as the macro's string
+    lookup. The lookup repeats its subexpressions, and DataFusion 55 refuses a window ordered by such an
+    expression (SanityCheckPlan after its common-subexpression elimination, as in apache/datafusion#20194);
+    the CASE is also the readable form. None (the macro's own body) when the map is not a literal."""
+    grade, gain, glvl, gains = args
+    text = _const(gains)
+    if not isinstance(text, str):
+        return None
+    fallback = exp.Anonymous(this="rm_gain", expressions=[grade.copy(), gain.copy(), glvl.copy()])
+    if not text:
+        return fallback
+    try:
+        pairs = [(int(level), float(value)) for level, value in (pair.split("=") for pair in text.split(","))]
+    except ValueError:  # not a map the macro accepts: its body (and its check) say so
+        return None
+    case = exp.Case()
+    for level, value in pairs:
+        case = case.when(exp.EQ(this=_wrap(grade.copy()), expression=literal(level)),
+                         exp.Cast(this=literal(value), to=exp.DataType.build("double")))
+    return case.else_(fallback)
+
+
+# Macros expanded by Python when their arguments allow a simpler form (see each function).
+SPECIALIZED = {"rm_gain_of": _gain_map_case}
+
+
 def expand(tree: exp.Expression) -> exp.Expression:
     """Inline every call of a scalar macro of sql/ (recursively); marker macros are tagged, see MARKERS."""
     return _expand_in_place(tree.copy())
@@ -166,6 +194,10 @@ def _expand_in_place(tree: exp.Expression) -> exp.Expression:
                 return _wrap(_expand_in_place(args[0].copy()))
             if macro.is_table or len(args) != len(macro.params):
                 raise ValueError(f"macro {macro.name} called with {len(args)} arguments, it takes {len(macro.params)}")
+            special = SPECIALIZED.get(macro.name.lower())
+            special = special(args) if special else None
+            if special is not None:
+                return _wrap(_expand_in_place(special))
             body = substitute(macro.body, {p.lower(): a for p, a in zip(macro.params, args)})
             result = _wrap(_expand_in_place(body))  # body is a fresh copy already
             if macro.name.lower() in MARKERS:  # invisible in the SQL text; dialects.render rewrites it

@@ -62,6 +62,23 @@ CREATE OR REPLACE MACRO rm_gain(grade, gain, glvl) AS
         ELSE CAST(grade AS DOUBLE)
     END;
 
+-- The gain of a grade with trec_eval's gain map (m_ndcg.c: -m ndcg.1=3,2=9,4=4.5; ir_measures' gains={...}):
+-- gains is '' (none) or 'level=gain,...' with whole levels >= 0; a judged grade listed there gets its gain (a
+-- level 0 or a negative gain too), any other grade its gain as rm_gain says.
+CREATE OR REPLACE MACRO rm_gain_key(grade) AS ',' || CAST(CAST(grade AS BIGINT) AS VARCHAR) || '=';
+
+CREATE OR REPLACE MACRO rm_gain_of(grade, gain, glvl, gains) AS
+    CASE
+        WHEN gains <> '' AND grade >= 0 AND grade = FLOOR(grade)
+             AND POSITION(rm_gain_key(grade) IN ',' || gains) > 0
+            THEN CAST(SUBSTRING(',' || gains || ',',
+                                POSITION(rm_gain_key(grade) IN ',' || gains) + LENGTH(rm_gain_key(grade)),
+                                POSITION(',' IN SUBSTRING(',' || gains || ',',
+                                    POSITION(rm_gain_key(grade) IN ',' || gains) + LENGTH(rm_gain_key(grade))))
+                                    - 1) AS DOUBLE)
+        ELSE rm_gain(grade, gain, glvl)
+    END;
+
 -- Log discount of a rank: 1 / log_base(pos + 1), written with ln so that every engine has it.
 CREATE OR REPLACE MACRO rm_discount(pos, log_base) AS LN(CAST(log_base AS DOUBLE)) / LN(CAST(pos AS DOUBLE) + 1);
 
@@ -111,6 +128,12 @@ CREATE OR REPLACE MACRO rm_valid_k(macro, k) AS
 
 CREATE OR REPLACE MACRO rm_valid_rel(macro, rel) AS
     rm_valid(rm_valid_number(rel), macro, 'rel', 'a finite number (the relevance level)', rel);
+
+-- gains: '' or 'level=gain,...' (whole levels >= 0, each once; numeric gains), with the judgments' ideal only
+CREATE OR REPLACE MACRO rm_valid_gains(macro, gains, ideal) AS
+    rm_valid(gains = '' OR (regexp_full_match(gains, '[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*')
+                            AND ideal = 'judgments'),
+             macro, 'gains', 'level=gain pairs such as ''1=3,2=9'' (with ideal judgments)', gains);
 
 CREATE OR REPLACE MACRO rm_valid_choice(macro, param, value, choices) AS
     rm_valid(list_contains(choices, TRY_CAST(value AS VARCHAR)), macro, param,

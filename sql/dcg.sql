@@ -21,15 +21,24 @@ CREATE OR REPLACE MACRO rm_ideal_pos_within(query_id, kind, pos, grade, k) AS
         OVER (PARTITION BY query_id, kind ORDER BY COALESCE(grade, 0) DESC, pos
               ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
 
-CREATE OR REPLACE MACRO rm_dcg(kind, pos, grade, tie_discount, k, gain, glvl, log_base, ties) AS
+CREATE OR REPLACE MACRO rm_dcg(kind, pos, grade, tie_discount, k, gain, glvl, log_base, ties, gains) AS
     SUM(CASE
-        WHEN kind = 'R' AND ties = 'average' THEN rm_gain(grade, gain, glvl) * tie_discount
-        WHEN kind = 'R' AND rm_within(pos, k) THEN rm_gain(grade, gain, glvl) * rm_discount(pos, log_base)
+        WHEN kind = 'R' AND ties = 'average' THEN rm_gain_of(grade, gain, glvl, gains) * tie_discount
+        WHEN kind = 'R' AND rm_within(pos, k) THEN rm_gain_of(grade, gain, glvl, gains) * rm_discount(pos, log_base)
         ELSE 0
     END);
 
-CREATE OR REPLACE MACRO rm_ideal_dcg(kind, pos, ipos, ideal_pos_within, grade, k, gain, glvl, log_base, ideal) AS
+-- With a gain map (gains), the ideal ranking orders the judged items by their gain (gain_pos), and only
+-- positive gains count in it (m_ndcg.c stops at the first gain <= 0).
+CREATE OR REPLACE MACRO rm_gain_pos(query_id, kind, grade, gain, glvl, gains) AS
+    ROW_NUMBER() OVER (PARTITION BY query_id, kind ORDER BY rm_gain_of(grade, gain, glvl, gains) DESC NULLS LAST);
+
+CREATE OR REPLACE MACRO rm_ideal_dcg(kind, pos, ipos, ideal_pos_within, grade, k, gain, glvl, log_base, ideal, gains,
+        gain_pos) AS
     SUM(CASE
+        WHEN gains <> '' AND kind = 'J' AND rm_within(gain_pos, k) AND rm_gain_of(grade, gain, glvl, gains) > 0
+            THEN rm_gain_of(grade, gain, glvl, gains) * rm_discount(gain_pos, log_base)
+        WHEN gains <> '' THEN 0
         WHEN ideal = 'judgments' AND kind = 'J' AND rm_within(pos, k)
             THEN rm_gain(grade, gain, glvl) * rm_discount(pos, log_base)
         WHEN ideal = 'candidates' AND kind = 'R' AND rm_within(ipos, k)
@@ -39,13 +48,13 @@ CREATE OR REPLACE MACRO rm_ideal_dcg(kind, pos, ipos, ideal_pos_within, grade, k
         ELSE 0
     END);
 
-CREATE OR REPLACE MACRO dcg(run, judgments, k := NULL, gain := 'linear', rel := 1, log_base := 2,
+CREATE OR REPLACE MACRO dcg(run, judgments, k := NULL, gain := 'linear', rel := 1, log_base := 2, gains := '',
         ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
         query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
         relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
     UNNEST(f.query_id),
-    rm_finish(rm_dcg(f.kind, f.pos, f.grade, f.tie_discount, k, gain, rel, log_base, ties),
+    rm_finish(rm_dcg(f.kind, f.pos, f.grade, f.tie_discount, k, gain, rel, log_base, ties, gains),
               rm_num_rel(f.kind, f.grade, rel), empty) AS value
 FROM (
     SELECT s.*, rm_tie_discount(s.query_id, s.kind, s.score, s.pos, k, log_base) AS tie_discount
@@ -54,6 +63,7 @@ FROM (
 ) AS f
 CROSS JOIN (SELECT rm_valid_k('dcg', k)
         AND rm_valid_gain('dcg', gain)
+        AND rm_valid_gains('dcg', gains, 'judgments')
         AND rm_valid_rel('dcg', rel)
         AND rm_valid_log_base('dcg', log_base)
         AND rm_valid_stream('dcg', ties, judged_only, queries, grades)
@@ -65,20 +75,22 @@ GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
 CREATE OR REPLACE MACRO ndcg(run, judgments, k := NULL, gain := 'linear', rel := 1, log_base := 2,
-        ideal := 'judgments', ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
+        ideal := 'judgments', gains := '', ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
         query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
         relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
     UNNEST(f.query_id),
     rm_finish(
-        rm_ratio(rm_dcg(f.kind, f.pos, f.grade, f.tie_discount, k, gain, rel, log_base, ties),
-                 rm_ideal_dcg(f.kind, f.pos, f.ipos, f.ideal_pos_within, f.grade, k, gain, rel, log_base, ideal)),
+        rm_ratio(rm_dcg(f.kind, f.pos, f.grade, f.tie_discount, k, gain, rel, log_base, ties, gains),
+                 rm_ideal_dcg(f.kind, f.pos, f.ipos, f.ideal_pos_within, f.grade, k, gain, rel, log_base, ideal, gains,
+                              f.gain_pos)),
         rm_num_rel(f.kind, f.grade, rel), empty) AS value
 FROM (
     SELECT
         s.*,
         rm_tie_discount(s.query_id, s.kind, s.score, s.pos, k, log_base) AS tie_discount,
-        rm_ideal_pos_within(s.query_id, s.kind, s.pos, s.grade, k) AS ideal_pos_within
+        rm_ideal_pos_within(s.query_id, s.kind, s.pos, s.grade, k) AS ideal_pos_within,
+        rm_gain_pos(s.query_id, s.kind, s.grade, gain, rel, gains) AS gain_pos
     FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
 ) AS f
@@ -87,6 +99,7 @@ CROSS JOIN (SELECT rm_valid_k('ndcg', k)
         AND rm_valid_rel('ndcg', rel)
         AND rm_valid_log_base('ndcg', log_base)
         AND rm_valid_choice('ndcg', 'ideal', ideal, ['judgments', 'candidates', 'retrieved'])
+        AND rm_valid_gains('ndcg', gains, ideal)
         AND rm_valid_stream('ndcg', ties, judged_only, queries, grades)
         AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
             relevance_column, "by", run_lists, judgment_lists)
@@ -97,18 +110,20 @@ HAVING rm_in_query_set(f.kind, queries);
 
 -- ideal_dcg (trec_eval 10): the DCG of the ideal ranking of the judged items (nDCG's denominator with ideal
 -- 'judgments'), within the top k when a cutoff is given (m_ndcg.c).
-CREATE OR REPLACE MACRO ideal_dcg(run, judgments, k := NULL, gain := 'linear', rel := 1, log_base := 2,
+CREATE OR REPLACE MACRO ideal_dcg(run, judgments, k := NULL, gain := 'linear', rel := 1, log_base := 2, gains := '',
         ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
         query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
         relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
     UNNEST(f.query_id),
-    rm_finish(rm_ideal_dcg(f.kind, f.pos, f.ipos, f.pos, f.grade, k, gain, rel, log_base, 'judgments'),
+    rm_finish(rm_ideal_dcg(f.kind, f.pos, f.ipos, f.pos, f.grade, k, gain, rel, log_base, 'judgments', gains,
+                           f.gain_pos),
               rm_num_rel(f.kind, f.grade, rel), empty) AS value
-FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+FROM (SELECT s.*, rm_gain_pos(s.query_id, s.kind, s.grade, gain, rel, gains) AS gain_pos FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
 CROSS JOIN (SELECT rm_valid_k('ideal_dcg', k)
         AND rm_valid_gain('ideal_dcg', gain)
+        AND rm_valid_gains('ideal_dcg', gains, 'judgments')
         AND rm_valid_rel('ideal_dcg', rel)
         AND rm_valid_log_base('ideal_dcg', log_base)
         AND rm_valid_stream('ideal_dcg', ties, judged_only, queries, grades)

@@ -404,6 +404,10 @@ class ReadBack:
         if self.dialect == "tsql":  # sqlglot reads T-SQL FLOAT (8 bytes, FLOAT(53)) as a 4-byte REAL
             tree = tree.transform(lambda n: exp.DataType.build("DOUBLE")
                                   if isinstance(n, exp.DataType) and n.this == exp.DataType.Type.FLOAT else n)
+        # Redshift's VARCHAR(MAX) (sqlglot's VARCHAR there) has no length DuckDB reads: a VARCHAR is one
+        tree = tree.transform(lambda n: exp.DataType.build("VARCHAR")
+                              if isinstance(n, exp.DataType) and n.this == exp.DataType.Type.VARCHAR
+                              and n.expressions else n)
         return tree.sql(dialect="duckdb")
 
     def rows(self, sql):

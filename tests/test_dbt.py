@@ -292,7 +292,7 @@ def _resolve(package, file, module, adapter, name):
     return getattr(module, f"{pointer.group(1) if pointer else adapter}__{name}")
 
 
-ARGS = dict(k=10, gain="linear", rel=1, log_base=2, ideal="judgments", ties="item_desc", judged_only=False,
+ARGS = dict(k=10, gain="linear", rel=1, log_base=2, ideal="judgments", gains="", ties="item_desc", judged_only=False,
             queries="both", empty="zero", grades="truncate", query_column="user_id", item_column="movie_id",
             score_column="pred", rank_column=None, relevance_column="rating", by=BY, judgments_by=[],
             run_lists=False, judgment_lists=False)

@@ -30,7 +30,8 @@ METRICS = ["nDCG@10", "nDCG", "AP", "AP@100", "P@10", "R@100", "RR", "RR@10", "D
            "Success@10", "Hits@10", "bpref", "ERR@20", "RBP(p=0.8)", "Judged@10", "AP(denominator=capped)@10",
            "nDCG(ideal=retrieved)@5", "NumQ", "NumRet", "NumRel", "NumRelRet", "IPrec@0.3", "GMAP", "RelP@10", "RelP", "SetAP",
            "RprecMult(mult=0.4)", "IPrecAvg11", "binG", "Utility", "Unjudged@10", "NumNonrelJudgedRet", "infAP",
-           "RBPResid", "IdealDCG@10", "G", "nDCGRel", "RnDCG"]
+           "RBPResid", "IdealDCG@10", "G", "nDCGRel", "RnDCG",
+           "nDCG(gains={0:1,1:3,2:9},ideal=judgments)@10"]
 
 # name: (convention, overrides, run columns given to the SQL)
 VARIANTS = {

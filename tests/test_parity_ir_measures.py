@@ -24,6 +24,8 @@ CASES = [  # (ir_measures' name, the provider computing the reference)
     ("SetP(rel=2)", "pytrec_eval"), ("IPrec@0.2", "pytrec_eval"), ("IPrec@0.0", "pytrec_eval"),
     ("infAP", "pytrec_eval"), ("Success@10", "pytrec_eval"), ("NumRet", "pytrec_eval"),
     ("NumRel", "pytrec_eval"), ("NumRelRet", "pytrec_eval"), ("NumQ", "pytrec_eval"),
+    ("nDCG(gains={0:0,1:1,2:3,3:3,4:3})@10", "pytrec_eval"), ("nDCG(gains={0:1,1:2,2:9,3:3,4:2})", "pytrec_eval"),
+    ("nDCG(gains={1:0,2:5})@20", "pytrec_eval"),
     ("Judged@10", "judged"), ("Judged@5", "judged"), ("Judged", "judged"), ("RR(cutoff=10)", "msmarco"),
     ("RR(cutoff=10,rel=2)", "msmarco"),
 ]

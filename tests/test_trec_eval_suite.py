@@ -136,6 +136,30 @@ def test_preference_sets_name_what_is_missing():
     assert p.returncode == 2 and "all_prefs' includes measures not implemented yet: the prefs_*" in p.stderr
 
 
+def test_measure_parameters_byte_for_byte():
+    """out.test.meas_params, the whole file: every measure with trec_eval's parameters, ndcg's gain map
+    (ndcg.1=3,2=9,4=4.5) and ndcg_cut's fractional cutoff (23.4 is 23) among them."""
+    with open(os.path.join(TREC, "out.test.meas_params")) as fh:
+        want = fh.read()
+    p = cli("eval", "-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
+            "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
+            "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20", os.path.join(TREC, "qrels.test"),
+            os.path.join(TREC, "results.test"))
+    assert p.stdout == want and want.count("\n") == 88
+
+
+@pytest.mark.parametrize("name,message", [
+    ("ndcg.1=3,1=4", "the gain of level 1 is given twice"), ("nDCG(gains={1:x})", "gains must be level=gain pairs"),
+    ("nDCG(gains={-1:2})", "gains must be level=gain pairs"),
+])
+def test_bad_gain_maps_say_why(name, message):
+    p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-m", name, check=False)
+    assert p.returncode == 2 and message in p.stderr and "Traceback" not in p.stderr, p.stderr
+    p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-m", "ndcg.1=3",
+            "--ideal", "candidates", check=False)
+    assert p.returncode == 2 and "applies with ideal judgments" in p.stderr
+
+
 def test_measure_parameters_as_trec_eval_writes_them():
     """out.test.meas_params: trec_eval -q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000
     -m Rprec_mult.5.0,0.2,0.35 -mutility.2,-1,0,0 ... (SOURCE.txt): every line of the measures whose parameters

@@ -71,7 +71,7 @@ WITH run_items AS (
         ORDER BY s.pos
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
       )
-    ) AS running_rel_5
+    ) AS running_rel_6
   FROM item_stream AS s
   WHERE
     s.kind = 'J' OR s.pos = 1 OR (
@@ -155,7 +155,7 @@ WITH run_items AS (
         CAST(SUM(
           CASE
             WHEN f.kind = 'R' AND f.grade >= 1
-            THEN CAST(f.running_rel_5 AS FLOAT64) / NULLIF(f.pos, 0)
+            THEN CAST(f.running_rel_6 AS FLOAT64) / NULLIF(f.pos, 0)
             ELSE 0
           END
         ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END), 0)
@@ -169,7 +169,7 @@ WITH run_items AS (
             WHEN f.kind = 'R' AND f.grade >= 1 AND (
               f.pos <= 100
             )
-            THEN CAST(f.running_rel_5 AS FLOAT64) / NULLIF(f.pos, 0)
+            THEN CAST(f.running_rel_6 AS FLOAT64) / NULLIF(f.pos, 0)
             ELSE 0
           END
         ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END), 0)

@@ -77,7 +77,7 @@ WITH run_items AS (
         ORDER BY s.pos NULLS LAST
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
       )
-    ) AS running_rel_5
+    ) AS running_rel_6
   FROM item_stream AS s
   WHERE
     s.kind = 'J' OR s.pos = 1 OR (
@@ -161,7 +161,7 @@ WITH run_items AS (
         CAST(SUM(
           CASE
             WHEN f.kind = 'R' AND f.grade >= 1
-            THEN CAST(f.running_rel_5 AS DOUBLE) / NULLIF(f.pos, 0)
+            THEN CAST(f.running_rel_6 AS DOUBLE) / NULLIF(f.pos, 0)
             ELSE 0
           END
         ) AS DOUBLE) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END), 0)
@@ -175,7 +175,7 @@ WITH run_items AS (
             WHEN f.kind = 'R' AND f.grade >= 1 AND (
               f.pos <= 100
             )
-            THEN CAST(f.running_rel_5 AS DOUBLE) / NULLIF(f.pos, 0)
+            THEN CAST(f.running_rel_6 AS DOUBLE) / NULLIF(f.pos, 0)
             ELSE 0
           END
         ) AS DOUBLE) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END), 0)

@@ -2,17 +2,17 @@
 {# nDCG: normalized discounted cumulative gain. Returns (<by columns>, query_id, value), one row per query (and
    group) the queries convention keeps. A parameter left out (none) takes the preset's value (trec_eval:
    sql/'s defaults). See the package's README for the arguments. #}
-{% macro ndcg(run, judgments, k=none, gain=none, rel=none, log_base=none, ideal=none, ties=none, judged_only=none, queries=none, empty=none, grades=none, preset='trec_eval', query_column='query_id', item_column='item_id', score_column='score', rank_column=none, relevance_column='relevance', by=none, judgments_by=none, run_lists=false, judgment_lists=false) %}
-  {%- set presets = {'trec_eval': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'ties': 'item_desc', 'judged_only': false, 'queries': 'both', 'empty': 'zero', 'grades': 'truncate'}, 'ranx': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'ties': 'item_desc', 'judged_only': false, 'queries': 'judged', 'empty': 'zero', 'grades': 'as_given'}, 'mllib': {'gain': 'binary', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'ties': 'input', 'judged_only': false, 'queries': 'all', 'empty': 'zero', 'grades': 'as_given'}, 'sklearn': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'candidates', 'ties': 'average', 'judged_only': false, 'queries': 'run', 'empty': 'zero', 'grades': 'as_given'}, 'retrieved': {'gain': 'exponential', 'rel': 1, 'log_base': 2, 'ideal': 'retrieved', 'ties': 'item_desc', 'judged_only': false, 'queries': 'all', 'empty': 'nan', 'grades': 'as_given'}, 'pytrec_eval': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'ties': 'item_desc', 'judged_only': false, 'queries': 'both', 'empty': 'zero', 'grades': 'truncate'}, 'ir_measures': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'ties': 'item_desc', 'judged_only': false, 'queries': 'judged', 'empty': 'zero', 'grades': 'truncate'}} -%}
+{% macro ndcg(run, judgments, k=none, gain=none, rel=none, log_base=none, ideal=none, gains=none, ties=none, judged_only=none, queries=none, empty=none, grades=none, preset='trec_eval', query_column='query_id', item_column='item_id', score_column='score', rank_column=none, relevance_column='relevance', by=none, judgments_by=none, run_lists=false, judgment_lists=false) %}
+  {%- set presets = {'trec_eval': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'both', 'empty': 'zero', 'grades': 'truncate'}, 'ranx': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'judged', 'empty': 'zero', 'grades': 'as_given'}, 'mllib': {'gain': 'binary', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'input', 'judged_only': false, 'queries': 'all', 'empty': 'zero', 'grades': 'as_given'}, 'sklearn': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'candidates', 'gains': '', 'ties': 'average', 'judged_only': false, 'queries': 'run', 'empty': 'zero', 'grades': 'as_given'}, 'retrieved': {'gain': 'exponential', 'rel': 1, 'log_base': 2, 'ideal': 'retrieved', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'all', 'empty': 'nan', 'grades': 'as_given'}, 'pytrec_eval': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'both', 'empty': 'zero', 'grades': 'truncate'}, 'ir_measures': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'judged', 'empty': 'zero', 'grades': 'truncate'}} -%}
   {%- if preset not in presets -%}
     {{ exceptions.raise_compiler_error("rankmetrics.ndcg: unknown preset '" ~ preset ~ "'; choose one of: trec_eval, ranx, mllib, sklearn, retrieved, pytrec_eval, ir_measures") }}
   {%- endif -%}
   {%- set p = presets[preset] -%}
   {%- set shape = rankmetrics.rm_shape('rankmetrics.ndcg', judgments, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) -%}
-  {{ return(adapter.dispatch('ndcg', 'rankmetrics')(run, judgments, k, (gain if gain is not none else p['gain']), (rel if rel is not none else p['rel']), (log_base if log_base is not none else p['log_base']), (ideal if ideal is not none else p['ideal']), (ties if ties is not none else p['ties']), (judged_only if judged_only is not none else p['judged_only']), (queries if queries is not none else p['queries']), (empty if empty is not none else p['empty']), (grades if grades is not none else p['grades']), query_column, item_column, score_column, rank_column, relevance_column, shape.by, shape.judgments_by, run_lists, judgment_lists)) }}
+  {{ return(adapter.dispatch('ndcg', 'rankmetrics')(run, judgments, k, (gain if gain is not none else p['gain']), (rel if rel is not none else p['rel']), (log_base if log_base is not none else p['log_base']), (ideal if ideal is not none else p['ideal']), (gains if gains is not none else p['gains']), (ties if ties is not none else p['ties']), (judged_only if judged_only is not none else p['judged_only']), (queries if queries is not none else p['queries']), (empty if empty is not none else p['empty']), (grades if grades is not none else p['grades']), query_column, item_column, score_column, rank_column, relevance_column, shape.by, shape.judgments_by, run_lists, judgment_lists)) }}
 {% endmacro %}
 
-{% macro default__ndcg(run, judgments, k, gain, rel, log_base, ideal, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro default__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INT) AS k,
@@ -20,6 +20,7 @@ WITH params AS (
     CAST({{ rankmetrics.literal(rel) }} AS DOUBLE) AS rel,
     CAST({{ rankmetrics.literal(log_base) }} AS DOUBLE) AS log_base,
     CAST({{ rankmetrics.literal(ideal) }} AS TEXT) AS ideal,
+    CAST({{ rankmetrics.literal(gains) }} AS TEXT) AS gains,
     CAST({{ rankmetrics.literal(ties) }} AS TEXT) AS ties,
     CAST({{ rankmetrics.literal(judged_only) }} AS BOOLEAN) AS judged_only,
     CAST({{ rankmetrics.literal(queries) }} AS TEXT) AS queries,
@@ -215,25 +216,79 @@ FROM (
             CASE
               WHEN f.kind = 'R' AND prm.ties = 'average'
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND STRPOS(',' || prm.gains, (
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                )) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  STRPOS(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  )) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  )),
+                  STRPOS(
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      STRPOS(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      ))
+                    ),
+                    ','
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * f.tie_discount
               WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND STRPOS(',' || prm.gains, (
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                )) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  STRPOS(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  )) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  )),
+                  STRPOS(
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      STRPOS(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      ))
+                    ),
+                    ','
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * (
                 LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
               )
@@ -244,17 +299,93 @@ FROM (
 {% endif %}              CASE
 {% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * f.tie_discount
+{% else %}                WHEN prm.gains <> ''
+                AND f.kind = 'J'
+                AND (
+                  prm.k IS NULL OR f.gain_pos <= prm.k
+                )
+                AND CASE
+{% endif %}                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND STRPOS(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  )) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    STRPOS(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )),
+                    STRPOS(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        STRPOS(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+{% if by %}                END * f.tie_discount
                 WHEN f.kind = 'R' AND (
-{% else %}                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-{% endif %}                  prm.k IS NULL OR f.pos <= prm.k
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+{% else %}                END > 0
+{% endif %}                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND STRPOS(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  )) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    STRPOS(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )),
+                    STRPOS(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        STRPOS(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+                END * (
+{% if by %}{% else %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                )
+                WHEN prm.gains <> ''
+                THEN 0
+                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
                 )
                 THEN CASE
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -265,9 +396,9 @@ FROM (
                   THEN CAST(1 AS DOUBLE)
                   ELSE CAST(f.grade AS DOUBLE)
                 END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-                )
-{% if by %}{% else %}                WHEN prm.ideal = 'candidates'
+{% endif %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+{% if by %}{% else %}                )
+                WHEN prm.ideal = 'candidates'
                 AND f.kind = 'R'
                 AND (
                   prm.k IS NULL OR f.ipos <= prm.k
@@ -296,12 +427,93 @@ FROM (
                   ELSE CAST(f.grade AS DOUBLE)
                 END * (
                   LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-                )
-{% endif %}                ELSE 0
+{% endif %}                )
+                ELSE 0
               END
 {% if by %}            ) AS DOUBLE) / NULLIF(
               SUM(
                 CASE
+                  WHEN prm.gains <> ''
+                  AND f.kind = 'J'
+                  AND (
+                    prm.k IS NULL OR f.gain_pos <= prm.k
+                  )
+                  AND CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND STRPOS(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      STRPOS(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      )),
+                      STRPOS(
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          STRPOS(',' || prm.gains, (
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                          )) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                          ))
+                        ),
+                        ','
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END > 0
+                  THEN CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND STRPOS(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      STRPOS(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      )),
+                      STRPOS(
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          STRPOS(',' || prm.gains, (
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                          )) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                          ))
+                        ),
+                        ','
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END * (
+                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                  )
+                  WHEN prm.gains <> ''
+                  THEN 0
                   WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
@@ -397,8 +609,46 @@ FROM (
                 LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
               )
               ELSE 0
-            END
-          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+{% else %}      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND STRPOS(',' || prm.gains, (
+              ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+            )) > 0
+            THEN CAST(SUBSTRING(
+              ',' || prm.gains || ',',
+              STRPOS(',' || prm.gains, (
+                ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+              )) + LENGTH((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+              )),
+              STRPOS(
+                SUBSTRING(
+                  ',' || prm.gains || ',',
+                  STRPOS(',' || prm.gains, (
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+                  )) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+                  ))
+                ),
+                ','
+              ) - 1
+            ) AS DOUBLE)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS DOUBLE)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE)
+              ELSE CAST(s.grade AS DOUBLE)
+{% endif %}            END
+{% if by %}          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
         ) AS tie_discount,
         (
           SUM(CASE WHEN (
@@ -408,17 +658,61 @@ FROM (
             ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
           )
-        ) AS ideal_pos_within
+        ) AS ideal_pos_within,
+        (
+          ROW_NUMBER() OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY CASE
+              WHEN prm.gains <> ''
+              AND s.grade >= 0
+              AND s.grade = FLOOR(s.grade)
+              AND STRPOS(',' || prm.gains, (
+                ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+              )) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                STRPOS(',' || prm.gains, (
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+                )) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+                )),
+                STRPOS(
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    STRPOS(',' || prm.gains, (
+                      ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+                    ))
+                  ),
+                  ','
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(s.grade AS DOUBLE)
+              END
+            END DESC NULLS LAST
+          )
+        ) AS gain_pos
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}      ) AS ideal_pos_within
+{% else %}          END DESC NULLS LAST
+        )
+      ) AS gain_pos
     FROM item_stream AS s
 {% endif %}    CROSS JOIN params AS prm
 {% if by %}    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
+      prm.gains,
       prm.ideal,
       prm.k,
       prm.log_base,
@@ -445,6 +739,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.ideal,
     prm.k,
     prm.log_base,
@@ -473,7 +768,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro postgres__ndcg(run, judgments, k, gain, rel, log_base, ideal, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro postgres__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INT) AS k,
@@ -481,6 +776,7 @@ WITH params AS (
     CAST({{ rankmetrics.literal(rel) }} AS DOUBLE PRECISION) AS rel,
     CAST({{ rankmetrics.literal(log_base) }} AS DOUBLE PRECISION) AS log_base,
     CAST({{ rankmetrics.literal(ideal) }} AS TEXT) AS ideal,
+    CAST({{ rankmetrics.literal(gains) }} AS TEXT) AS gains,
     CAST({{ rankmetrics.literal(ties) }} AS TEXT) AS ties,
     CAST({{ rankmetrics.literal(judged_only) }} AS BOOLEAN) AS judged_only,
     CAST({{ rankmetrics.literal(queries) }} AS TEXT) AS queries,
@@ -678,25 +974,63 @@ FROM (
             CASE
               WHEN f.kind = 'R' AND prm.ties = 'average'
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE PRECISION)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE PRECISION)
-                ELSE CAST(f.grade AS DOUBLE PRECISION)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND POSITION((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                ) IN ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                ) IN ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                )) FOR POSITION(
+                  ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  ) IN ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  )))
+                ) - 1) AS DOUBLE PRECISION)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE PRECISION)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE PRECISION)
+                  ELSE CAST(f.grade AS DOUBLE PRECISION)
+                END
               END * f.tie_discount
               WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE PRECISION)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE PRECISION)
-                ELSE CAST(f.grade AS DOUBLE PRECISION)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND POSITION((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                ) IN ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                ) IN ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                )) FOR POSITION(
+                  ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  ) IN ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  )))
+                ) - 1) AS DOUBLE PRECISION)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE PRECISION)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE PRECISION)
+                  ELSE CAST(f.grade AS DOUBLE PRECISION)
+                END
               END * (
                 CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
               )
@@ -707,17 +1041,77 @@ FROM (
 {% endif %}              CASE
 {% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE PRECISION)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE PRECISION)
-                  ELSE CAST(f.grade AS DOUBLE PRECISION)
-                END * f.tie_discount
+{% else %}                WHEN prm.gains <> ''
+                AND f.kind = 'J'
+                AND (
+                  prm.k IS NULL OR f.gain_pos <= prm.k
+                )
+                AND CASE
+{% endif %}                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND POSITION((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  ) IN ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  ) IN ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  )) FOR POSITION(
+                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    ) IN ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )))
+                  ) - 1) AS DOUBLE PRECISION)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE PRECISION)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE PRECISION)
+                    ELSE CAST(f.grade AS DOUBLE PRECISION)
+                  END
+{% if by %}                END * f.tie_discount
                 WHEN f.kind = 'R' AND (
-{% else %}                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-{% endif %}                  prm.k IS NULL OR f.pos <= prm.k
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+{% else %}                END > 0
+{% endif %}                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND POSITION((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  ) IN ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  ) IN ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  )) FOR POSITION(
+                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    ) IN ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )))
+                  ) - 1) AS DOUBLE PRECISION)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE PRECISION)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE PRECISION)
+                    ELSE CAST(f.grade AS DOUBLE PRECISION)
+                  END
+                END * (
+{% if by %}{% else %}                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE PRECISION) + 1), 0)
+                )
+                WHEN prm.gains <> ''
+                THEN 0
+                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
                 )
                 THEN CASE
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -728,9 +1122,9 @@ FROM (
                   THEN CAST(1 AS DOUBLE PRECISION)
                   ELSE CAST(f.grade AS DOUBLE PRECISION)
                 END * (
-                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
-                )
-{% if by %}{% else %}                WHEN prm.ideal = 'candidates'
+{% endif %}                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
+{% if by %}{% else %}                )
+                WHEN prm.ideal = 'candidates'
                 AND f.kind = 'R'
                 AND (
                   prm.k IS NULL OR f.ipos <= prm.k
@@ -759,12 +1153,77 @@ FROM (
                   ELSE CAST(f.grade AS DOUBLE PRECISION)
                 END * (
                   CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE PRECISION) + 1), 0)
-                )
-{% endif %}                ELSE 0
+{% endif %}                )
+                ELSE 0
               END
 {% if by %}            ) AS DOUBLE PRECISION) / NULLIF(
               SUM(
                 CASE
+                  WHEN prm.gains <> ''
+                  AND f.kind = 'J'
+                  AND (
+                    prm.k IS NULL OR f.gain_pos <= prm.k
+                  )
+                  AND CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND POSITION((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    ) IN ',' || prm.gains) > 0
+                    THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    ) IN ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )) FOR POSITION(
+                      ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      ) IN ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      )))
+                    ) - 1) AS DOUBLE PRECISION)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE PRECISION)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE PRECISION)
+                      ELSE CAST(f.grade AS DOUBLE PRECISION)
+                    END
+                  END > 0
+                  THEN CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND POSITION((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    ) IN ',' || prm.gains) > 0
+                    THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    ) IN ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )) FOR POSITION(
+                      ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      ) IN ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      )))
+                    ) - 1) AS DOUBLE PRECISION)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE PRECISION)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE PRECISION)
+                      ELSE CAST(f.grade AS DOUBLE PRECISION)
+                    END
+                  END * (
+                    CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE PRECISION) + 1), 0)
+                  )
+                  WHEN prm.gains <> ''
+                  THEN 0
                   WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
@@ -871,17 +1330,81 @@ FROM (
             ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
           )
-        ) AS ideal_pos_within
+        ) AS ideal_pos_within,
+        (
+          ROW_NUMBER() OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY CASE
+              WHEN prm.gains <> ''
+              AND s.grade >= 0
+              AND s.grade = FLOOR(s.grade)
+              AND POSITION((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+              ) IN ',' || prm.gains) > 0
+              THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+{% else %}      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND POSITION((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+            ) IN ',' || prm.gains) > 0
+            THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+            ) IN ',' || prm.gains) + LENGTH((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+            )) FOR POSITION(
+              ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+{% endif %}                ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+              ) IN ',' || prm.gains) + LENGTH((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+{% if by %}              )) FOR POSITION(
+                ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+                ) IN ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+                )))
+              ) - 1) AS DOUBLE PRECISION)
+              ELSE CASE
+                WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+                THEN CAST(0 AS DOUBLE PRECISION)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE PRECISION), s.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE PRECISION)
+                ELSE CAST(s.grade AS DOUBLE PRECISION)
+              END
+            END DESC NULLS LAST
+          )
+        ) AS gain_pos
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}      ) AS ideal_pos_within
+{% else %}              )))
+            ) - 1) AS DOUBLE PRECISION)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS DOUBLE PRECISION)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE PRECISION), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE PRECISION)
+              ELSE CAST(s.grade AS DOUBLE PRECISION)
+            END
+          END DESC NULLS LAST
+        )
+      ) AS gain_pos
     FROM item_stream AS s
 {% endif %}    CROSS JOIN params AS prm
 {% if by %}    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
+      prm.gains,
       prm.ideal,
       prm.k,
       prm.log_base,
@@ -908,6 +1431,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.ideal,
     prm.k,
     prm.log_base,
@@ -936,7 +1460,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro clickhouse__ndcg(run, judgments, k, gain, rel, log_base, ideal, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro clickhouse__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS Nullable(UInt64)) AS k,
@@ -944,6 +1468,7 @@ WITH params AS (
     CAST({{ rankmetrics.literal(rel) }} AS Nullable(Float64)) AS rel,
     CAST({{ rankmetrics.literal(log_base) }} AS Nullable(Float64)) AS log_base,
     CAST({{ rankmetrics.literal(ideal) }} AS Nullable(String)) AS ideal,
+    CAST({{ rankmetrics.literal(gains) }} AS Nullable(String)) AS gains,
     CAST({{ rankmetrics.literal(ties) }} AS Nullable(String)) AS ties,
     CAST({{ rankmetrics.literal(judged_only) }} AS Nullable(Bool)) AS judged_only,
     CAST({{ rankmetrics.literal(queries) }} AS Nullable(String)) AS queries,
@@ -1203,25 +1728,97 @@ FROM (
             CASE
               WHEN f.kind = 'R' AND prm.ties = 'average'
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS Nullable(Float64))
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS Nullable(Float64))
-                ELSE CAST(f.grade AS Nullable(Float64))
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND POSITION(
+                  ',' || prm.gains,
+                  (
+                    ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                  )
+                ) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  POSITION(
+                    ',' || prm.gains,
+                    (
+                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                    )
+                  ) + CHAR_LENGTH((
+                    ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                  )),
+                  POSITION(
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      POSITION(
+                        ',' || prm.gains,
+                        (
+                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                        )
+                      ) + CHAR_LENGTH((
+                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                      ))
+                    ),
+                    ','
+                  ) - 1
+                ) AS Nullable(Float64))
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS Nullable(Float64))
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS Nullable(Float64))
+                  ELSE CAST(f.grade AS Nullable(Float64))
+                END
               END * f.tie_discount
               WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS Nullable(Float64))
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS Nullable(Float64))
-                ELSE CAST(f.grade AS Nullable(Float64))
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND POSITION(
+                  ',' || prm.gains,
+                  (
+                    ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                  )
+                ) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  POSITION(
+                    ',' || prm.gains,
+                    (
+                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                    )
+                  ) + CHAR_LENGTH((
+                    ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                  )),
+                  POSITION(
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      POSITION(
+                        ',' || prm.gains,
+                        (
+                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                        )
+                      ) + CHAR_LENGTH((
+                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                      ))
+                    ),
+                    ','
+                  ) - 1
+                ) AS Nullable(Float64))
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS Nullable(Float64))
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS Nullable(Float64))
+                  ELSE CAST(f.grade AS Nullable(Float64))
+                END
               END * (
                 LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.pos AS Nullable(Float64)) + 1), 0)
               )
@@ -1232,17 +1829,111 @@ FROM (
 {% endif %}              CASE
 {% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS Nullable(Float64))
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS Nullable(Float64))
-                  ELSE CAST(f.grade AS Nullable(Float64))
-                END * f.tie_discount
+{% else %}                WHEN prm.gains <> ''
+                AND f.kind = 'J'
+                AND (
+                  prm.k IS NULL OR f.gain_pos <= prm.k
+                )
+                AND CASE
+{% endif %}                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND POSITION(
+                    ',' || prm.gains,
+                    (
+                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                    )
+                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    POSITION(
+                      ',' || prm.gains,
+                      (
+                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                      )
+                    ) + CHAR_LENGTH((
+                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                    )),
+                    POSITION(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        POSITION(
+                          ',' || prm.gains,
+                          (
+                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                          )
+                        ) + CHAR_LENGTH((
+                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS Nullable(Float64))
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS Nullable(Float64))
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS Nullable(Float64))
+                    ELSE CAST(f.grade AS Nullable(Float64))
+                  END
+{% if by %}                END * f.tie_discount
                 WHEN f.kind = 'R' AND (
-{% else %}                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-{% endif %}                  prm.k IS NULL OR f.pos <= prm.k
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+{% else %}                END > 0
+{% endif %}                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND POSITION(
+                    ',' || prm.gains,
+                    (
+                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                    )
+                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    POSITION(
+                      ',' || prm.gains,
+                      (
+                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                      )
+                    ) + CHAR_LENGTH((
+                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                    )),
+                    POSITION(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        POSITION(
+                          ',' || prm.gains,
+                          (
+                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                          )
+                        ) + CHAR_LENGTH((
+                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS Nullable(Float64))
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS Nullable(Float64))
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS Nullable(Float64))
+                    ELSE CAST(f.grade AS Nullable(Float64))
+                  END
+                END * (
+{% if by %}{% else %}                  LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.gain_pos AS Nullable(Float64)) + 1), 0)
+                )
+                WHEN prm.gains <> ''
+                THEN 0
+                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
                 )
                 THEN CASE
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -1253,9 +1944,9 @@ FROM (
                   THEN CAST(1 AS Nullable(Float64))
                   ELSE CAST(f.grade AS Nullable(Float64))
                 END * (
-                  LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.pos AS Nullable(Float64)) + 1), 0)
-                )
-{% if by %}{% else %}                WHEN prm.ideal = 'candidates'
+{% endif %}                  LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.pos AS Nullable(Float64)) + 1), 0)
+{% if by %}{% else %}                )
+                WHEN prm.ideal = 'candidates'
                 AND f.kind = 'R'
                 AND (
                   prm.k IS NULL OR f.ipos <= prm.k
@@ -1284,12 +1975,111 @@ FROM (
                   ELSE CAST(f.grade AS Nullable(Float64))
                 END * (
                   LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.ideal_pos_within AS Nullable(Float64)) + 1), 0)
-                )
-{% endif %}                ELSE 0
+{% endif %}                )
+                ELSE 0
               END
 {% if by %}            ) AS Nullable(Float64)) / nullIf(
               SUM(
                 CASE
+                  WHEN prm.gains <> ''
+                  AND f.kind = 'J'
+                  AND (
+                    prm.k IS NULL OR f.gain_pos <= prm.k
+                  )
+                  AND CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND POSITION(
+                      ',' || prm.gains,
+                      (
+                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                      )
+                    ) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      POSITION(
+                        ',' || prm.gains,
+                        (
+                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                        )
+                      ) + CHAR_LENGTH((
+                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                      )),
+                      POSITION(
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          POSITION(
+                            ',' || prm.gains,
+                            (
+                              ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                            )
+                          ) + CHAR_LENGTH((
+                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                          ))
+                        ),
+                        ','
+                      ) - 1
+                    ) AS Nullable(Float64))
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS Nullable(Float64))
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS Nullable(Float64))
+                      ELSE CAST(f.grade AS Nullable(Float64))
+                    END
+                  END > 0
+                  THEN CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND POSITION(
+                      ',' || prm.gains,
+                      (
+                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                      )
+                    ) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      POSITION(
+                        ',' || prm.gains,
+                        (
+                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                        )
+                      ) + CHAR_LENGTH((
+                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                      )),
+                      POSITION(
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          POSITION(
+                            ',' || prm.gains,
+                            (
+                              ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                            )
+                          ) + CHAR_LENGTH((
+                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                          ))
+                        ),
+                        ','
+                      ) - 1
+                    ) AS Nullable(Float64))
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS Nullable(Float64))
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS Nullable(Float64))
+                      ELSE CAST(f.grade AS Nullable(Float64))
+                    END
+                  END * (
+                    LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.gain_pos AS Nullable(Float64)) + 1), 0)
+                  )
+                  WHEN prm.gains <> ''
+                  THEN 0
                   WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
@@ -1380,8 +2170,20 @@ FROM (
             CASE
               WHEN (
                 prm.k IS NULL OR s.pos <= prm.k
-              )
-              THEN (
+{% else %}      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND POSITION(
+              ',' || prm.gains,
+              (
+                ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+{% endif %}              )
+{% if by %}              THEN (
                 LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(s.pos AS Nullable(Float64)) + 1), 0)
               )
               ELSE 0
@@ -1396,17 +2198,100 @@ FROM (
             ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
           )
-        ) AS ideal_pos_within
+        ) AS ideal_pos_within,
+        (
+          ROW_NUMBER() OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY CASE
+              WHEN prm.gains <> ''
+              AND s.grade >= 0
+              AND s.grade = FLOOR(s.grade)
+              AND POSITION(
+{% else %}            ) > 0
+            THEN CAST(SUBSTRING(
+              ',' || prm.gains || ',',
+              POSITION(
+{% endif %}                ',' || prm.gains,
+                (
+                  ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                )
+{% if by %}              ) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                POSITION(
+                  ',' || prm.gains,
+                  (
+{% else %}              ) + CHAR_LENGTH((
+                ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+              )),
+              POSITION(
+                SUBSTRING(
+                  ',' || prm.gains || ',',
+                  POSITION(
+                    ',' || prm.gains,
+                    (
+                      ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                    )
+                  ) + CHAR_LENGTH((
+{% endif %}                    ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+{% if by %}                  )
+                ) + CHAR_LENGTH((
+                  ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                )),
+                POSITION(
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    POSITION(
+                      ',' || prm.gains,
+                      (
+                        ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                      )
+                    ) + CHAR_LENGTH((
+                      ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                    ))
+                  ),
+                  ','
+                ) - 1
+              ) AS Nullable(Float64))
+              ELSE CASE
+                WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+                THEN CAST(0 AS Nullable(Float64))
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS Nullable(Float64)), s.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS Nullable(Float64))
+                ELSE CAST(s.grade AS Nullable(Float64))
+              END
+            END DESC NULLS LAST
+          )
+        ) AS gain_pos
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}      ) AS ideal_pos_within
+{% else %}                  ))
+                ),
+                ','
+              ) - 1
+            ) AS Nullable(Float64))
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS Nullable(Float64))
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS Nullable(Float64)), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS Nullable(Float64))
+              ELSE CAST(s.grade AS Nullable(Float64))
+            END
+          END DESC NULLS LAST
+        )
+      ) AS gain_pos
     FROM item_stream AS s
 {% endif %}    CROSS JOIN params AS prm
 {% if by %}    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
+      prm.gains,
       prm.ideal,
       prm.k,
       prm.log_base,
@@ -1433,6 +2318,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.ideal,
     prm.k,
     prm.log_base,
@@ -1464,7 +2350,7 @@ WHERE
 SETTINGS join_use_nulls = 1
 {% endmacro %}
 
-{% macro spark__ndcg(run, judgments, k, gain, rel, log_base, ideal, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro spark__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INT) AS k,
@@ -1472,6 +2358,7 @@ WITH params AS (
     CAST({{ rankmetrics.literal(rel) }} AS DOUBLE) AS rel,
     CAST({{ rankmetrics.literal(log_base) }} AS DOUBLE) AS log_base,
     CAST({{ rankmetrics.literal(ideal) }} AS STRING) AS ideal,
+    CAST({{ rankmetrics.literal(gains) }} AS STRING) AS gains,
     CAST({{ rankmetrics.literal(ties) }} AS STRING) AS ties,
     CAST({{ rankmetrics.literal(judged_only) }} AS BOOLEAN) AS judged_only,
     CAST({{ rankmetrics.literal(queries) }} AS STRING) AS queries,
@@ -1717,25 +2604,79 @@ FROM (
             CASE
               WHEN f.kind = 'R' AND prm.ties = 'average'
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND LOCATE((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  )),
+                  LOCATE(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * f.tie_discount
               WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND LOCATE((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  )),
+                  LOCATE(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * (
                 LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
               )
@@ -1746,17 +2687,93 @@ FROM (
 {% endif %}              CASE
 {% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * f.tie_discount
+{% else %}                WHEN prm.gains <> ''
+                AND f.kind = 'J'
+                AND (
+                  prm.k IS NULL OR f.gain_pos <= prm.k
+                )
+                AND CASE
+{% endif %}                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    )),
+                    LOCATE(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        LOCATE((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+{% if by %}                END * f.tie_discount
                 WHEN f.kind = 'R' AND (
-{% else %}                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-{% endif %}                  prm.k IS NULL OR f.pos <= prm.k
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+{% else %}                END > 0
+{% endif %}                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    )),
+                    LOCATE(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        LOCATE((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+                END * (
+{% if by %}{% else %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                )
+                WHEN prm.gains <> ''
+                THEN 0
+                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
                 )
                 THEN CASE
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -1767,9 +2784,9 @@ FROM (
                   THEN CAST(1 AS DOUBLE)
                   ELSE CAST(f.grade AS DOUBLE)
                 END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-                )
-{% if by %}{% else %}                WHEN prm.ideal = 'candidates'
+{% endif %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+{% if by %}{% else %}                )
+                WHEN prm.ideal = 'candidates'
                 AND f.kind = 'R'
                 AND (
                   prm.k IS NULL OR f.ipos <= prm.k
@@ -1798,12 +2815,93 @@ FROM (
                   ELSE CAST(f.grade AS DOUBLE)
                 END * (
                   LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-                )
-{% endif %}                ELSE 0
+{% endif %}                )
+                ELSE 0
               END
 {% if by %}            ) AS DOUBLE) / NULLIF(
               SUM(
                 CASE
+                  WHEN prm.gains <> ''
+                  AND f.kind = 'J'
+                  AND (
+                    prm.k IS NULL OR f.gain_pos <= prm.k
+                  )
+                  AND CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND LOCATE((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      )),
+                      LOCATE(
+                        ',',
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          LOCATE((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                          ), ',' || prm.gains) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                          ))
+                        )
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END > 0
+                  THEN CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND LOCATE((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      )),
+                      LOCATE(
+                        ',',
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          LOCATE((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                          ), ',' || prm.gains) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                          ))
+                        )
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END * (
+                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                  )
+                  WHEN prm.gains <> ''
+                  THEN 0
                   WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
@@ -1899,8 +2997,46 @@ FROM (
                 LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
               )
               ELSE 0
-            END
-          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+{% else %}      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND LOCATE((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+            ), ',' || prm.gains) > 0
+            THEN CAST(SUBSTRING(
+              ',' || prm.gains || ',',
+              LOCATE((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+              ), ',' || prm.gains) + LENGTH((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+              )),
+              LOCATE(
+                ',',
+                SUBSTRING(
+                  ',' || prm.gains || ',',
+                  LOCATE((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  ))
+                )
+              ) - 1
+            ) AS DOUBLE)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS DOUBLE)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE)
+              ELSE CAST(s.grade AS DOUBLE)
+{% endif %}            END
+{% if by %}          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
         ) AS tie_discount,
         (
           SUM(CASE WHEN (
@@ -1910,17 +3046,61 @@ FROM (
             ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos NULLS LAST
             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
           )
-        ) AS ideal_pos_within
+        ) AS ideal_pos_within,
+        (
+          ROW_NUMBER() OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY CASE
+              WHEN prm.gains <> ''
+              AND s.grade >= 0
+              AND s.grade = FLOOR(s.grade)
+              AND LOCATE((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+              ), ',' || prm.gains) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                LOCATE((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                )),
+                LOCATE(
+                  ',',
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+                      ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                    ))
+                  )
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(s.grade AS DOUBLE)
+              END
+            END DESC NULLS LAST
+          )
+        ) AS gain_pos
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}      ) AS ideal_pos_within
+{% else %}          END DESC NULLS LAST
+        )
+      ) AS gain_pos
     FROM item_stream AS s
 {% endif %}    CROSS JOIN params AS prm
 {% if by %}    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
+      prm.gains,
       prm.ideal,
       prm.k,
       prm.log_base,
@@ -1947,6 +3127,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.ideal,
     prm.k,
     prm.log_base,
@@ -1975,11 +3156,11 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro databricks__ndcg(run, judgments, k, gain, rel, log_base, ideal, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
-  {{ return(rankmetrics.spark__ndcg(run, judgments, k, gain, rel, log_base, ideal, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists)) }}
+{% macro databricks__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+  {{ return(rankmetrics.spark__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists)) }}
 {% endmacro %}
 
-{% macro bigquery__ndcg(run, judgments, k, gain, rel, log_base, ideal, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro bigquery__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INT64) AS k,
@@ -1987,6 +3168,7 @@ WITH params AS (
     CAST({{ rankmetrics.literal(rel) }} AS FLOAT64) AS rel,
     CAST({{ rankmetrics.literal(log_base) }} AS FLOAT64) AS log_base,
     CAST({{ rankmetrics.literal(ideal) }} AS STRING) AS ideal,
+    CAST({{ rankmetrics.literal(gains) }} AS STRING) AS gains,
     CAST({{ rankmetrics.literal(ties) }} AS STRING) AS ties,
     CAST({{ rankmetrics.literal(judged_only) }} AS BOOL) AS judged_only,
     CAST({{ rankmetrics.literal(queries) }} AS STRING) AS queries,
@@ -2233,25 +3415,79 @@ FROM (
             CASE
               WHEN f.kind = 'R' AND prm.ties = 'average'
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS FLOAT64)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS FLOAT64)
-                ELSE CAST(f.grade AS FLOAT64)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                )) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )),
+                  INSTR(
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      INSTR(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      ))
+                    ),
+                    ','
+                  ) - 1
+                ) AS FLOAT64)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS FLOAT64)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS FLOAT64)
+                  ELSE CAST(f.grade AS FLOAT64)
+                END
               END * f.tie_discount
               WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS FLOAT64)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS FLOAT64)
-                ELSE CAST(f.grade AS FLOAT64)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                )) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )),
+                  INSTR(
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      INSTR(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      ))
+                    ),
+                    ','
+                  ) - 1
+                ) AS FLOAT64)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS FLOAT64)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS FLOAT64)
+                  ELSE CAST(f.grade AS FLOAT64)
+                END
               END * (
                 LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
               )
@@ -2262,17 +3498,93 @@ FROM (
 {% endif %}              CASE
 {% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT64)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT64)
-                  ELSE CAST(f.grade AS FLOAT64)
-                END * f.tie_discount
+{% else %}                WHEN prm.gains <> ''
+                AND f.kind = 'J'
+                AND (
+                  prm.k IS NULL OR f.gain_pos <= prm.k
+                )
+                AND CASE
+{% endif %}                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    INSTR(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )),
+                    INSTR(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        INSTR(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS FLOAT64)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS FLOAT64)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS FLOAT64)
+                    ELSE CAST(f.grade AS FLOAT64)
+                  END
+{% if by %}                END * f.tie_discount
                 WHEN f.kind = 'R' AND (
-{% else %}                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-{% endif %}                  prm.k IS NULL OR f.pos <= prm.k
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+{% else %}                END > 0
+{% endif %}                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    INSTR(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )),
+                    INSTR(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        INSTR(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS FLOAT64)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS FLOAT64)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS FLOAT64)
+                    ELSE CAST(f.grade AS FLOAT64)
+                  END
+                END * (
+{% if by %}{% else %}                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.gain_pos AS FLOAT64) + 1), 0)
+                )
+                WHEN prm.gains <> ''
+                THEN 0
+                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
                 )
                 THEN CASE
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -2283,9 +3595,9 @@ FROM (
                   THEN CAST(1 AS FLOAT64)
                   ELSE CAST(f.grade AS FLOAT64)
                 END * (
-                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
-                )
-{% if by %}{% else %}                WHEN prm.ideal = 'candidates'
+{% endif %}                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
+{% if by %}{% else %}                )
+                WHEN prm.ideal = 'candidates'
                 AND f.kind = 'R'
                 AND (
                   prm.k IS NULL OR f.ipos <= prm.k
@@ -2314,12 +3626,93 @@ FROM (
                   ELSE CAST(f.grade AS FLOAT64)
                 END * (
                   LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ideal_pos_within AS FLOAT64) + 1), 0)
-                )
-{% endif %}                ELSE 0
+{% endif %}                )
+                ELSE 0
               END
 {% if by %}            ) AS FLOAT64) / NULLIF(
               SUM(
                 CASE
+                  WHEN prm.gains <> ''
+                  AND f.kind = 'J'
+                  AND (
+                    prm.k IS NULL OR f.gain_pos <= prm.k
+                  )
+                  AND CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND INSTR(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      INSTR(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )),
+                      INSTR(
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          INSTR(',' || prm.gains, (
+                            ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                          )) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                          ))
+                        ),
+                        ','
+                      ) - 1
+                    ) AS FLOAT64)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS FLOAT64)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS FLOAT64)
+                      ELSE CAST(f.grade AS FLOAT64)
+                    END
+                  END > 0
+                  THEN CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND INSTR(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      INSTR(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )),
+                      INSTR(
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          INSTR(',' || prm.gains, (
+                            ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                          )) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                          ))
+                        ),
+                        ','
+                      ) - 1
+                    ) AS FLOAT64)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS FLOAT64)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS FLOAT64)
+                      ELSE CAST(f.grade AS FLOAT64)
+                    END
+                  END * (
+                    LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.gain_pos AS FLOAT64) + 1), 0)
+                  )
+                  WHEN prm.gains <> ''
+                  THEN 0
                   WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
@@ -2415,8 +3808,46 @@ FROM (
                 LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(s.pos AS FLOAT64) + 1), 0)
               )
               ELSE 0
-            END
-          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+{% else %}      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND INSTR(',' || prm.gains, (
+              ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+            )) > 0
+            THEN CAST(SUBSTRING(
+              ',' || prm.gains || ',',
+              INSTR(',' || prm.gains, (
+                ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+              )) + LENGTH((
+                ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+              )),
+              INSTR(
+                SUBSTRING(
+                  ',' || prm.gains || ',',
+                  INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                  )) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                  ))
+                ),
+                ','
+              ) - 1
+            ) AS FLOAT64)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS FLOAT64)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS FLOAT64), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS FLOAT64)
+              ELSE CAST(s.grade AS FLOAT64)
+{% endif %}            END
+{% if by %}          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
         ) AS tie_discount,
         (
           SUM(CASE WHEN (
@@ -2426,17 +3857,61 @@ FROM (
             ORDER BY COALESCE(s.grade, 0) DESC, s.pos
             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
           )
-        ) AS ideal_pos_within
+        ) AS ideal_pos_within,
+        (
+          ROW_NUMBER() OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY CASE
+              WHEN prm.gains <> ''
+              AND s.grade >= 0
+              AND s.grade = FLOOR(s.grade)
+              AND INSTR(',' || prm.gains, (
+                ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+              )) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                )) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                )),
+                INSTR(
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    INSTR(',' || prm.gains, (
+                      ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                    ))
+                  ),
+                  ','
+                ) - 1
+              ) AS FLOAT64)
+              ELSE CASE
+                WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+                THEN CAST(0 AS FLOAT64)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS FLOAT64), s.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS FLOAT64)
+                ELSE CAST(s.grade AS FLOAT64)
+              END
+            END DESC
+          )
+        ) AS gain_pos
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}      ) AS ideal_pos_within
+{% else %}          END DESC
+        )
+      ) AS gain_pos
     FROM item_stream AS s
 {% endif %}    CROSS JOIN params AS prm
 {% if by %}    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
+      prm.gains,
       prm.ideal,
       prm.k,
       prm.log_base,
@@ -2463,6 +3938,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.ideal,
     prm.k,
     prm.log_base,
@@ -2491,7 +3967,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro snowflake__ndcg(run, judgments, k, gain, rel, log_base, ideal, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro snowflake__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS DECIMAL(38, 0)) AS k,
@@ -2499,6 +3975,7 @@ WITH params AS (
     CAST({{ rankmetrics.literal(rel) }} AS DOUBLE) AS rel,
     CAST({{ rankmetrics.literal(log_base) }} AS DOUBLE) AS log_base,
     CAST({{ rankmetrics.literal(ideal) }} AS VARCHAR) AS ideal,
+    CAST({{ rankmetrics.literal(gains) }} AS VARCHAR) AS gains,
     CAST({{ rankmetrics.literal(ties) }} AS VARCHAR) AS ties,
     CAST({{ rankmetrics.literal(judged_only) }} AS BOOLEAN) AS judged_only,
     CAST({{ rankmetrics.literal(queries) }} AS VARCHAR) AS queries,
@@ -2744,25 +4221,79 @@ FROM (
             CASE
               WHEN f.kind = 'R' AND prm.ties = 'average'
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND CHARINDEX((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  CHARINDEX((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  )),
+                  CHARINDEX(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      CHARINDEX((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * f.tie_discount
               WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND CHARINDEX((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  CHARINDEX((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  )),
+                  CHARINDEX(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      CHARINDEX((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * (
                 LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
               )
@@ -2773,17 +4304,93 @@ FROM (
 {% endif %}              CASE
 {% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * f.tie_discount
+{% else %}                WHEN prm.gains <> ''
+                AND f.kind = 'J'
+                AND (
+                  prm.k IS NULL OR f.gain_pos <= prm.k
+                )
+                AND CASE
+{% endif %}                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND CHARINDEX((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    CHARINDEX((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    )),
+                    CHARINDEX(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        CHARINDEX((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+{% if by %}                END * f.tie_discount
                 WHEN f.kind = 'R' AND (
-{% else %}                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-{% endif %}                  prm.k IS NULL OR f.pos <= prm.k
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+{% else %}                END > 0
+{% endif %}                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND CHARINDEX((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    CHARINDEX((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    )),
+                    CHARINDEX(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        CHARINDEX((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+                END * (
+{% if by %}{% else %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                )
+                WHEN prm.gains <> ''
+                THEN 0
+                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
                 )
                 THEN CASE
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -2794,9 +4401,9 @@ FROM (
                   THEN CAST(1 AS DOUBLE)
                   ELSE CAST(f.grade AS DOUBLE)
                 END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-                )
-{% if by %}{% else %}                WHEN prm.ideal = 'candidates'
+{% endif %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+{% if by %}{% else %}                )
+                WHEN prm.ideal = 'candidates'
                 AND f.kind = 'R'
                 AND (
                   prm.k IS NULL OR f.ipos <= prm.k
@@ -2825,12 +4432,93 @@ FROM (
                   ELSE CAST(f.grade AS DOUBLE)
                 END * (
                   LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-                )
-{% endif %}                ELSE 0
+{% endif %}                )
+                ELSE 0
               END
 {% if by %}            ) AS DOUBLE) / NULLIF(
               SUM(
                 CASE
+                  WHEN prm.gains <> ''
+                  AND f.kind = 'J'
+                  AND (
+                    prm.k IS NULL OR f.gain_pos <= prm.k
+                  )
+                  AND CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND CHARINDEX((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ), ',' || prm.gains) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      CHARINDEX((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      )),
+                      CHARINDEX(
+                        ',',
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          CHARINDEX((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                          ), ',' || prm.gains) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                          ))
+                        )
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END > 0
+                  THEN CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND CHARINDEX((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ), ',' || prm.gains) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      CHARINDEX((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      )),
+                      CHARINDEX(
+                        ',',
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          CHARINDEX((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                          ), ',' || prm.gains) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                          ))
+                        )
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END * (
+                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                  )
+                  WHEN prm.gains <> ''
+                  THEN 0
                   WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
@@ -2926,8 +4614,46 @@ FROM (
                 LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
               )
               ELSE 0
-            END
-          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+{% else %}      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND CHARINDEX((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+            ), ',' || prm.gains) > 0
+            THEN CAST(SUBSTRING(
+              ',' || prm.gains || ',',
+              CHARINDEX((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+              ), ',' || prm.gains) + LENGTH((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+              )),
+              CHARINDEX(
+                ',',
+                SUBSTRING(
+                  ',' || prm.gains || ',',
+                  CHARINDEX((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                  ))
+                )
+              ) - 1
+            ) AS DOUBLE)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS DOUBLE)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE)
+              ELSE CAST(s.grade AS DOUBLE)
+{% endif %}            END
+{% if by %}          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
         ) AS tie_discount,
         (
           SUM(CASE WHEN (
@@ -2937,17 +4663,61 @@ FROM (
             ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
           )
-        ) AS ideal_pos_within
+        ) AS ideal_pos_within,
+        (
+          ROW_NUMBER() OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY CASE
+              WHEN prm.gains <> ''
+              AND s.grade >= 0
+              AND s.grade = FLOOR(s.grade)
+              AND CHARINDEX((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+              ), ',' || prm.gains) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                CHARINDEX((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                )),
+                CHARINDEX(
+                  ',',
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    CHARINDEX((
+                      ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                    ))
+                  )
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(s.grade AS DOUBLE)
+              END
+            END DESC NULLS LAST
+          )
+        ) AS gain_pos
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}      ) AS ideal_pos_within
+{% else %}          END DESC NULLS LAST
+        )
+      ) AS gain_pos
     FROM item_stream AS s
 {% endif %}    CROSS JOIN params AS prm
 {% if by %}    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
+      prm.gains,
       prm.ideal,
       prm.k,
       prm.log_base,
@@ -2974,6 +4744,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.ideal,
     prm.k,
     prm.log_base,
@@ -3002,7 +4773,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro trino__ndcg(run, judgments, k, gain, rel, log_base, ideal, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro trino__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INTEGER) AS k,
@@ -3010,6 +4781,7 @@ WITH params AS (
     CAST({{ rankmetrics.literal(rel) }} AS DOUBLE) AS rel,
     CAST({{ rankmetrics.literal(log_base) }} AS DOUBLE) AS log_base,
     CAST({{ rankmetrics.literal(ideal) }} AS VARCHAR) AS ideal,
+    CAST({{ rankmetrics.literal(gains) }} AS VARCHAR) AS gains,
     CAST({{ rankmetrics.literal(ties) }} AS VARCHAR) AS ties,
     CAST({{ rankmetrics.literal(judged_only) }} AS BOOLEAN) AS judged_only,
     CAST({{ rankmetrics.literal(queries) }} AS VARCHAR) AS queries,
@@ -3258,25 +5030,105 @@ FROM (
             CASE
               WHEN f.kind = 'R' AND prm.ties = 'average'
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND STRPOS(
+                  CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                  (
+                    CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                  )
+                ) > 0
+                THEN CAST(SUBSTR(
+                  CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                  STRPOS(
+                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                    (
+                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                    )
+                  ) + LENGTH(
+                    (
+                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                    )
+                  ),
+                  STRPOS(
+                    SUBSTR(
+                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                      STRPOS(
+                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                        (
+                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                        )
+                      ) + LENGTH(
+                        (
+                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                        )
+                      )
+                    ),
+                    ','
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * f.tie_discount
               WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND STRPOS(
+                  CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                  (
+                    CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                  )
+                ) > 0
+                THEN CAST(SUBSTR(
+                  CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                  STRPOS(
+                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                    (
+                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                    )
+                  ) + LENGTH(
+                    (
+                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                    )
+                  ),
+                  STRPOS(
+                    SUBSTR(
+                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                      STRPOS(
+                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                        (
+                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                        )
+                      ) + LENGTH(
+                        (
+                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                        )
+                      )
+                    ),
+                    ','
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * (
                 CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
               )
@@ -3287,17 +5139,119 @@ FROM (
 {% endif %}              CASE
 {% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * f.tie_discount
+{% else %}                WHEN prm.gains <> ''
+                AND f.kind = 'J'
+                AND (
+                  prm.k IS NULL OR f.gain_pos <= prm.k
+                )
+                AND CASE
+{% endif %}                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND STRPOS(
+                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                    (
+                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                    )
+                  ) > 0
+                  THEN CAST(SUBSTR(
+                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                    STRPOS(
+                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                      (
+                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                      )
+                    ) + LENGTH(
+                      (
+                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                      )
+                    ),
+                    STRPOS(
+                      SUBSTR(
+                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                        STRPOS(
+                          CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                          (
+                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                          )
+                        ) + LENGTH(
+                          (
+                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                          )
+                        )
+                      ),
+                      ','
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+{% if by %}                END * f.tie_discount
                 WHEN f.kind = 'R' AND (
-{% else %}                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-{% endif %}                  prm.k IS NULL OR f.pos <= prm.k
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+{% else %}                END > 0
+{% endif %}                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND STRPOS(
+                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                    (
+                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                    )
+                  ) > 0
+                  THEN CAST(SUBSTR(
+                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                    STRPOS(
+                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                      (
+                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                      )
+                    ) + LENGTH(
+                      (
+                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                      )
+                    ),
+                    STRPOS(
+                      SUBSTR(
+                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                        STRPOS(
+                          CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                          (
+                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                          )
+                        ) + LENGTH(
+                          (
+                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                          )
+                        )
+                      ),
+                      ','
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+                END * (
+{% if by %}{% else %}                  CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                )
+                WHEN prm.gains <> ''
+                THEN 0
+                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
                 )
                 THEN CASE
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -3308,9 +5262,9 @@ FROM (
                   THEN CAST(1 AS DOUBLE)
                   ELSE CAST(f.grade AS DOUBLE)
                 END * (
-                  CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-                )
-{% if by %}{% else %}                WHEN prm.ideal = 'candidates'
+{% endif %}                  CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+{% if by %}{% else %}                )
+                WHEN prm.ideal = 'candidates'
                 AND f.kind = 'R'
                 AND (
                   prm.k IS NULL OR f.ipos <= prm.k
@@ -3339,12 +5293,119 @@ FROM (
                   ELSE CAST(f.grade AS DOUBLE)
                 END * (
                   CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-                )
-{% endif %}                ELSE 0
+{% endif %}                )
+                ELSE 0
               END
 {% if by %}            ) AS DOUBLE) / NULLIF(
               SUM(
                 CASE
+                  WHEN prm.gains <> ''
+                  AND f.kind = 'J'
+                  AND (
+                    prm.k IS NULL OR f.gain_pos <= prm.k
+                  )
+                  AND CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND STRPOS(
+                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                      (
+                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                      )
+                    ) > 0
+                    THEN CAST(SUBSTR(
+                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                      STRPOS(
+                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                        (
+                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                        )
+                      ) + LENGTH(
+                        (
+                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                        )
+                      ),
+                      STRPOS(
+                        SUBSTR(
+                          CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                          STRPOS(
+                            CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                            (
+                              CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                            )
+                          ) + LENGTH(
+                            (
+                              CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                            )
+                          )
+                        ),
+                        ','
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END > 0
+                  THEN CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND STRPOS(
+                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                      (
+                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                      )
+                    ) > 0
+                    THEN CAST(SUBSTR(
+                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                      STRPOS(
+                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                        (
+                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                        )
+                      ) + LENGTH(
+                        (
+                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                        )
+                      ),
+                      STRPOS(
+                        SUBSTR(
+                          CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                          STRPOS(
+                            CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                            (
+                              CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                            )
+                          ) + LENGTH(
+                            (
+                              CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                            )
+                          )
+                        ),
+                        ','
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END * (
+                    CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                  )
+                  WHEN prm.gains <> ''
+                  THEN 0
                   WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
@@ -3435,8 +5496,20 @@ FROM (
             CASE
               WHEN (
                 prm.k IS NULL OR s.pos <= prm.k
-              )
-              THEN (
+{% else %}      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND STRPOS(
+              CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+              (
+                CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+{% endif %}              )
+{% if by %}              THEN (
                 CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
               )
               ELSE 0
@@ -3451,17 +5524,107 @@ FROM (
             ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
           )
-        ) AS ideal_pos_within
+        ) AS ideal_pos_within,
+        (
+          ROW_NUMBER() OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY CASE
+              WHEN prm.gains <> ''
+              AND s.grade >= 0
+              AND s.grade = FLOOR(s.grade)
+              AND STRPOS(
+{% else %}            ) > 0
+            THEN CAST(SUBSTR(
+              CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+              STRPOS(
+{% endif %}                CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                (
+                  CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                )
+{% if by %}              ) > 0
+              THEN CAST(SUBSTR(
+                CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                STRPOS(
+                  CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                  (
+                    CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                  )
+                ) + LENGTH(
+                  (
+                    CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+{% else %}              ) + LENGTH(
+                (
+                  CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                )
+              ),
+              STRPOS(
+                SUBSTR(
+                  CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                  STRPOS(
+                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                    (
+                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                    )
+                  ) + LENGTH(
+                    (
+                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                    )
+{% endif %}                  )
+                ),
+{% if by %}                STRPOS(
+                  SUBSTR(
+                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                    STRPOS(
+                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                      (
+                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                      )
+                    ) + LENGTH(
+                      (
+                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                      )
+                    )
+                  ),
+                  ','
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(s.grade AS DOUBLE)
+              END
+            END DESC NULLS LAST
+          )
+        ) AS gain_pos
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}      ) AS ideal_pos_within
+{% else %}                ','
+              ) - 1
+            ) AS DOUBLE)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS DOUBLE)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE)
+              ELSE CAST(s.grade AS DOUBLE)
+            END
+          END DESC NULLS LAST
+        )
+      ) AS gain_pos
     FROM item_stream AS s
 {% endif %}    CROSS JOIN params AS prm
 {% if by %}    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
+      prm.gains,
       prm.ideal,
       prm.k,
       prm.log_base,
@@ -3488,6 +5651,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.ideal,
     prm.k,
     prm.log_base,
@@ -3516,7 +5680,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro redshift__ndcg(run, judgments, k, gain, rel, log_base, ideal, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro redshift__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INTEGER) AS k,
@@ -3524,6 +5688,7 @@ WITH params AS (
     CAST({{ rankmetrics.literal(rel) }} AS DOUBLE PRECISION) AS rel,
     CAST({{ rankmetrics.literal(log_base) }} AS DOUBLE PRECISION) AS log_base,
     CAST({{ rankmetrics.literal(ideal) }} AS VARCHAR) AS ideal,
+    CAST({{ rankmetrics.literal(gains) }} AS VARCHAR) AS gains,
     CAST({{ rankmetrics.literal(ties) }} AS VARCHAR) AS ties,
     CAST({{ rankmetrics.literal(judged_only) }} AS BOOLEAN) AS judged_only,
     CAST({{ rankmetrics.literal(queries) }} AS VARCHAR) AS queries,
@@ -3719,25 +5884,75 @@ FROM (
             CASE
               WHEN f.kind = 'R' AND prm.ties = 'average'
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE PRECISION)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE PRECISION)
-                ELSE CAST(f.grade AS DOUBLE PRECISION)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND POSITION(
+                  (
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                  ) IN ',' || prm.gains
+                ) > 0
+                THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                  (
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                  ) IN ',' || prm.gains
+                ) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                )) FOR POSITION(
+                  ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                    (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    ) IN ',' || prm.gains
+                  ) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                  )))
+                ) - 1) AS DOUBLE PRECISION)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE PRECISION)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE PRECISION)
+                  ELSE CAST(f.grade AS DOUBLE PRECISION)
+                END
               END * f.tie_discount
               WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE PRECISION)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE PRECISION)
-                ELSE CAST(f.grade AS DOUBLE PRECISION)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND POSITION(
+                  (
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                  ) IN ',' || prm.gains
+                ) > 0
+                THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                  (
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                  ) IN ',' || prm.gains
+                ) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                )) FOR POSITION(
+                  ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                    (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    ) IN ',' || prm.gains
+                  ) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                  )))
+                ) - 1) AS DOUBLE PRECISION)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE PRECISION)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE PRECISION)
+                  ELSE CAST(f.grade AS DOUBLE PRECISION)
+                END
               END * (
                 CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
               )
@@ -3748,17 +5963,89 @@ FROM (
 {% endif %}              CASE
 {% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE PRECISION)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE PRECISION)
-                  ELSE CAST(f.grade AS DOUBLE PRECISION)
-                END * f.tie_discount
+{% else %}                WHEN prm.gains <> ''
+                AND f.kind = 'J'
+                AND (
+                  prm.k IS NULL OR f.gain_pos <= prm.k
+                )
+                AND CASE
+{% endif %}                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND POSITION(
+                    (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    ) IN ',' || prm.gains
+                  ) > 0
+                  THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                    (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    ) IN ',' || prm.gains
+                  ) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                  )) FOR POSITION(
+                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                      (
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                      ) IN ',' || prm.gains
+                    ) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    )))
+                  ) - 1) AS DOUBLE PRECISION)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE PRECISION)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE PRECISION)
+                    ELSE CAST(f.grade AS DOUBLE PRECISION)
+                  END
+{% if by %}                END * f.tie_discount
                 WHEN f.kind = 'R' AND (
-{% else %}                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-{% endif %}                  prm.k IS NULL OR f.pos <= prm.k
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+{% else %}                END > 0
+{% endif %}                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND POSITION(
+                    (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    ) IN ',' || prm.gains
+                  ) > 0
+                  THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                    (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    ) IN ',' || prm.gains
+                  ) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                  )) FOR POSITION(
+                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                      (
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                      ) IN ',' || prm.gains
+                    ) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    )))
+                  ) - 1) AS DOUBLE PRECISION)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE PRECISION)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE PRECISION)
+                    ELSE CAST(f.grade AS DOUBLE PRECISION)
+                  END
+                END * (
+{% if by %}{% else %}                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE PRECISION) + 1), 0)
+                )
+                WHEN prm.gains <> ''
+                THEN 0
+                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
                 )
                 THEN CASE
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -3769,9 +6056,9 @@ FROM (
                   THEN CAST(1 AS DOUBLE PRECISION)
                   ELSE CAST(f.grade AS DOUBLE PRECISION)
                 END * (
-                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
-                )
-{% if by %}{% else %}                WHEN prm.ideal = 'candidates'
+{% endif %}                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
+{% if by %}{% else %}                )
+                WHEN prm.ideal = 'candidates'
                 AND f.kind = 'R'
                 AND (
                   prm.k IS NULL OR f.ipos <= prm.k
@@ -3800,12 +6087,89 @@ FROM (
                   ELSE CAST(f.grade AS DOUBLE PRECISION)
                 END * (
                   CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE PRECISION) + 1), 0)
-                )
-{% endif %}                ELSE 0
+{% endif %}                )
+                ELSE 0
               END
 {% if by %}            ) AS DOUBLE PRECISION) / NULLIF(
               SUM(
                 CASE
+                  WHEN prm.gains <> ''
+                  AND f.kind = 'J'
+                  AND (
+                    prm.k IS NULL OR f.gain_pos <= prm.k
+                  )
+                  AND CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND POSITION(
+                      (
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                      ) IN ',' || prm.gains
+                    ) > 0
+                    THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                      (
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                      ) IN ',' || prm.gains
+                    ) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    )) FOR POSITION(
+                      ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                        (
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                        ) IN ',' || prm.gains
+                      ) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                      )))
+                    ) - 1) AS DOUBLE PRECISION)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE PRECISION)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE PRECISION)
+                      ELSE CAST(f.grade AS DOUBLE PRECISION)
+                    END
+                  END > 0
+                  THEN CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND POSITION(
+                      (
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                      ) IN ',' || prm.gains
+                    ) > 0
+                    THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                      (
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                      ) IN ',' || prm.gains
+                    ) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    )) FOR POSITION(
+                      ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                        (
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                        ) IN ',' || prm.gains
+                      ) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                      )))
+                    ) - 1) AS DOUBLE PRECISION)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE PRECISION)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE PRECISION)
+                      ELSE CAST(f.grade AS DOUBLE PRECISION)
+                    END
+                  END * (
+                    CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE PRECISION) + 1), 0)
+                  )
+                  WHEN prm.gains <> ''
+                  THEN 0
                   WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
@@ -3912,17 +6276,91 @@ FROM (
             ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
           )
-        ) AS ideal_pos_within
+        ) AS ideal_pos_within,
+        (
+          ROW_NUMBER() OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY CASE
+              WHEN prm.gains <> ''
+              AND s.grade >= 0
+              AND s.grade = FLOOR(s.grade)
+              AND POSITION(
+                (
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                ) IN ',' || prm.gains
+              ) > 0
+              THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+{% else %}      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND POSITION(
+              (
+                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+              ) IN ',' || prm.gains
+            ) > 0
+            THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+              (
+                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+              ) IN ',' || prm.gains
+            ) + LENGTH((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+            )) FOR POSITION(
+              ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+{% endif %}                (
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                ) IN ',' || prm.gains
+              ) + LENGTH((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+{% if by %}              )) FOR POSITION(
+                ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                  (
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                  ) IN ',' || prm.gains
+                ) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                )))
+              ) - 1) AS DOUBLE PRECISION)
+              ELSE CASE
+                WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+                THEN CAST(0 AS DOUBLE PRECISION)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE PRECISION), s.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE PRECISION)
+                ELSE CAST(s.grade AS DOUBLE PRECISION)
+              END
+            END DESC NULLS LAST
+          )
+        ) AS gain_pos
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}      ) AS ideal_pos_within
+{% else %}              )))
+            ) - 1) AS DOUBLE PRECISION)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS DOUBLE PRECISION)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE PRECISION), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE PRECISION)
+              ELSE CAST(s.grade AS DOUBLE PRECISION)
+            END
+          END DESC NULLS LAST
+        )
+      ) AS gain_pos
     FROM item_stream AS s
 {% endif %}    CROSS JOIN params AS prm
 {% if by %}    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
+      prm.gains,
       prm.ideal,
       prm.k,
       prm.log_base,
@@ -3949,6 +6387,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.ideal,
     prm.k,
     prm.log_base,
@@ -3977,7 +6416,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro sqlserver__ndcg(run, judgments, k, gain, rel, log_base, ideal, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro sqlserver__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INTEGER) AS k,
@@ -3985,6 +6424,7 @@ WITH params AS (
     CAST({{ rankmetrics.literal(rel) }} AS FLOAT) AS rel,
     CAST({{ rankmetrics.literal(log_base) }} AS FLOAT) AS log_base,
     CAST({{ rankmetrics.literal(ideal) }} AS NVARCHAR(4000)) AS ideal,
+    CAST({{ rankmetrics.literal(gains) }} AS NVARCHAR(4000)) AS gains,
     CAST({{ rankmetrics.literal(ties) }} AS NVARCHAR(4000)) AS ties,
     CAST({{ rankmetrics.literal(judged_only) }} AS BIT) AS judged_only,
     CAST({{ rankmetrics.literal(queries) }} AS NVARCHAR(4000)) AS queries,
@@ -4233,25 +6673,97 @@ FROM (
             CASE
               WHEN f.kind = 'R' AND prm.ties = 'average'
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS FLOAT)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS FLOAT)
-                ELSE CAST(f.grade AS FLOAT)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND CHARINDEX(
+                  (
+                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                  ),
+                  CONCAT(',', prm.gains)
+                ) > 0
+                THEN CAST(SUBSTRING(
+                  CONCAT(CONCAT(',', prm.gains), ','),
+                  CHARINDEX(
+                    (
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                    ),
+                    CONCAT(',', prm.gains)
+                  ) + LEN((
+                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                  )),
+                  CHARINDEX(
+                    ',',
+                    SUBSTRING(
+                      CONCAT(CONCAT(',', prm.gains), ','),
+                      CHARINDEX(
+                        (
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                        ),
+                        CONCAT(',', prm.gains)
+                      ) + LEN((
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                      ))
+                    )
+                  ) - 1
+                ) AS FLOAT)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS FLOAT)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS FLOAT)
+                  ELSE CAST(f.grade AS FLOAT)
+                END
               END * f.tie_discount
               WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS FLOAT)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS FLOAT)
-                ELSE CAST(f.grade AS FLOAT)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND CHARINDEX(
+                  (
+                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                  ),
+                  CONCAT(',', prm.gains)
+                ) > 0
+                THEN CAST(SUBSTRING(
+                  CONCAT(CONCAT(',', prm.gains), ','),
+                  CHARINDEX(
+                    (
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                    ),
+                    CONCAT(',', prm.gains)
+                  ) + LEN((
+                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                  )),
+                  CHARINDEX(
+                    ',',
+                    SUBSTRING(
+                      CONCAT(CONCAT(',', prm.gains), ','),
+                      CHARINDEX(
+                        (
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                        ),
+                        CONCAT(',', prm.gains)
+                      ) + LEN((
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                      ))
+                    )
+                  ) - 1
+                ) AS FLOAT)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS FLOAT)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS FLOAT)
+                  ELSE CAST(f.grade AS FLOAT)
+                END
               END * (
                 CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.pos AS FLOAT) + 1), 0)
               )
@@ -4262,17 +6774,111 @@ FROM (
 {% endif %}              CASE
 {% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT)
-                  ELSE CAST(f.grade AS FLOAT)
-                END * f.tie_discount
+{% else %}                WHEN prm.gains <> ''
+                AND f.kind = 'J'
+                AND (
+                  prm.k IS NULL OR f.gain_pos <= prm.k
+                )
+                AND CASE
+{% endif %}                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND CHARINDEX(
+                    (
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                    ),
+                    CONCAT(',', prm.gains)
+                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    CONCAT(CONCAT(',', prm.gains), ','),
+                    CHARINDEX(
+                      (
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                      ),
+                      CONCAT(',', prm.gains)
+                    ) + LEN((
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                    )),
+                    CHARINDEX(
+                      ',',
+                      SUBSTRING(
+                        CONCAT(CONCAT(',', prm.gains), ','),
+                        CHARINDEX(
+                          (
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                          ),
+                          CONCAT(',', prm.gains)
+                        ) + LEN((
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                        ))
+                      )
+                    ) - 1
+                  ) AS FLOAT)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS FLOAT)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS FLOAT)
+                    ELSE CAST(f.grade AS FLOAT)
+                  END
+{% if by %}                END * f.tie_discount
                 WHEN f.kind = 'R' AND (
-{% else %}                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-{% endif %}                  prm.k IS NULL OR f.pos <= prm.k
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+{% else %}                END > 0
+{% endif %}                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND CHARINDEX(
+                    (
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                    ),
+                    CONCAT(',', prm.gains)
+                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    CONCAT(CONCAT(',', prm.gains), ','),
+                    CHARINDEX(
+                      (
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                      ),
+                      CONCAT(',', prm.gains)
+                    ) + LEN((
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                    )),
+                    CHARINDEX(
+                      ',',
+                      SUBSTRING(
+                        CONCAT(CONCAT(',', prm.gains), ','),
+                        CHARINDEX(
+                          (
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                          ),
+                          CONCAT(',', prm.gains)
+                        ) + LEN((
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                        ))
+                      )
+                    ) - 1
+                  ) AS FLOAT)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS FLOAT)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS FLOAT)
+                    ELSE CAST(f.grade AS FLOAT)
+                  END
+                END * (
+{% if by %}{% else %}                  CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.gain_pos AS FLOAT) + 1), 0)
+                )
+                WHEN prm.gains <> ''
+                THEN 0
+                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
                 )
                 THEN CASE
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -4283,9 +6889,9 @@ FROM (
                   THEN CAST(1 AS FLOAT)
                   ELSE CAST(f.grade AS FLOAT)
                 END * (
-                  CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.pos AS FLOAT) + 1), 0)
-                )
-{% if by %}{% else %}                WHEN prm.ideal = 'candidates'
+{% endif %}                  CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.pos AS FLOAT) + 1), 0)
+{% if by %}{% else %}                )
+                WHEN prm.ideal = 'candidates'
                 AND f.kind = 'R'
                 AND (
                   prm.k IS NULL OR f.ipos <= prm.k
@@ -4314,12 +6920,111 @@ FROM (
                   ELSE CAST(f.grade AS FLOAT)
                 END * (
                   CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.ideal_pos_within AS FLOAT) + 1), 0)
-                )
-{% endif %}                ELSE 0
+{% endif %}                )
+                ELSE 0
               END
 {% if by %}            ) AS FLOAT) / NULLIF(
               SUM(
                 CASE
+                  WHEN prm.gains <> ''
+                  AND f.kind = 'J'
+                  AND (
+                    prm.k IS NULL OR f.gain_pos <= prm.k
+                  )
+                  AND CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND CHARINDEX(
+                      (
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                      ),
+                      CONCAT(',', prm.gains)
+                    ) > 0
+                    THEN CAST(SUBSTRING(
+                      CONCAT(CONCAT(',', prm.gains), ','),
+                      CHARINDEX(
+                        (
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                        ),
+                        CONCAT(',', prm.gains)
+                      ) + LEN((
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                      )),
+                      CHARINDEX(
+                        ',',
+                        SUBSTRING(
+                          CONCAT(CONCAT(',', prm.gains), ','),
+                          CHARINDEX(
+                            (
+                              CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                            ),
+                            CONCAT(',', prm.gains)
+                          ) + LEN((
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                          ))
+                        )
+                      ) - 1
+                    ) AS FLOAT)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS FLOAT)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS FLOAT)
+                      ELSE CAST(f.grade AS FLOAT)
+                    END
+                  END > 0
+                  THEN CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND CHARINDEX(
+                      (
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                      ),
+                      CONCAT(',', prm.gains)
+                    ) > 0
+                    THEN CAST(SUBSTRING(
+                      CONCAT(CONCAT(',', prm.gains), ','),
+                      CHARINDEX(
+                        (
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                        ),
+                        CONCAT(',', prm.gains)
+                      ) + LEN((
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                      )),
+                      CHARINDEX(
+                        ',',
+                        SUBSTRING(
+                          CONCAT(CONCAT(',', prm.gains), ','),
+                          CHARINDEX(
+                            (
+                              CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                            ),
+                            CONCAT(',', prm.gains)
+                          ) + LEN((
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                          ))
+                        )
+                      ) - 1
+                    ) AS FLOAT)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS FLOAT)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS FLOAT)
+                      ELSE CAST(f.grade AS FLOAT)
+                    END
+                  END * (
+                    CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.gain_pos AS FLOAT) + 1), 0)
+                  )
+                  WHEN prm.gains <> ''
+                  THEN 0
                   WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
@@ -4366,8 +7071,6 @@ FROM (
                   )
                   ELSE 0
                 END
-              ),
-              0
 {% else %}            ),
             0
           )
@@ -4383,10 +7086,8 @@ FROM (
           CASE
             WHEN (
               prm.k IS NULL OR s.pos <= prm.k
-{% endif %}            )
-{% if by %}          ),
-          CAST(0 AS FLOAT)
-{% else %}            THEN (
+            )
+            THEN (
               CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(s.pos AS FLOAT) + 1), 0)
             )
             ELSE 0
@@ -4400,8 +7101,25 @@ FROM (
           PARTITION BY s.query_id, s.kind
           ORDER BY COALESCE(s.grade, 0) DESC, s.pos
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-{% endif %}        )
-{% if by %}      END AS value
+        )
+      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND CHARINDEX(
+              (
+                CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+{% endif %}              ),
+{% if by %}              0
+            )
+          ),
+          CAST(0 AS FLOAT)
+        )
+      END AS value
     FROM (
       SELECT
         s.*,
@@ -4426,17 +7144,101 @@ FROM (
             ORDER BY COALESCE(s.grade, 0) DESC, s.pos
             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
           )
-        ) AS ideal_pos_within
+        ) AS ideal_pos_within,
+        (
+          ROW_NUMBER() OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY CASE
+              WHEN prm.gains <> ''
+              AND s.grade >= 0
+              AND s.grade = FLOOR(s.grade)
+              AND CHARINDEX(
+{% else %}              CONCAT(',', prm.gains)
+            ) > 0
+            THEN CAST(SUBSTRING(
+              CONCAT(CONCAT(',', prm.gains), ','),
+              CHARINDEX(
+{% endif %}                (
+                  CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                ),
+                CONCAT(',', prm.gains)
+{% if by %}              ) > 0
+              THEN CAST(SUBSTRING(
+                CONCAT(CONCAT(',', prm.gains), ','),
+                CHARINDEX(
+                  (
+{% else %}              ) + LEN((
+                CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+              )),
+              CHARINDEX(
+                ',',
+                SUBSTRING(
+                  CONCAT(CONCAT(',', prm.gains), ','),
+                  CHARINDEX(
+                    (
+                      CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                    ),
+                    CONCAT(',', prm.gains)
+                  ) + LEN((
+{% endif %}                    CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+{% if by %}                  ),
+                  CONCAT(',', prm.gains)
+                ) + LEN((
+                  CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                )),
+                CHARINDEX(
+                  ',',
+                  SUBSTRING(
+                    CONCAT(CONCAT(',', prm.gains), ','),
+                    CHARINDEX(
+                      (
+                        CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                      ),
+                      CONCAT(',', prm.gains)
+                    ) + LEN((
+                      CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                    ))
+                  )
+                ) - 1
+              ) AS FLOAT)
+              ELSE CASE
+                WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+                THEN CAST(0 AS FLOAT)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS FLOAT), s.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS FLOAT)
+                ELSE CAST(s.grade AS FLOAT)
+              END
+            END DESC
+          )
+        ) AS gain_pos
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}      ) AS ideal_pos_within
+{% else %}                  ))
+                )
+              ) - 1
+            ) AS FLOAT)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS FLOAT)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS FLOAT), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS FLOAT)
+              ELSE CAST(s.grade AS FLOAT)
+            END
+          END DESC
+        )
+      ) AS gain_pos
     FROM item_stream AS s
 {% endif %}    CROSS JOIN params AS prm
 {% if by %}    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
+      prm.gains,
       prm.ideal,
       prm.k,
       prm.log_base,
@@ -4463,6 +7265,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.ideal,
     prm.k,
     prm.log_base,
@@ -4491,7 +7294,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro mysql__ndcg(run, judgments, k, gain, rel, log_base, ideal, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro mysql__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS SIGNED) AS k,
@@ -4499,6 +7302,7 @@ WITH params AS (
     CAST({{ rankmetrics.literal(rel) }} AS DOUBLE) AS rel,
     CAST({{ rankmetrics.literal(log_base) }} AS DOUBLE) AS log_base,
     CAST({{ rankmetrics.literal(ideal) }} AS CHAR) AS ideal,
+    CAST({{ rankmetrics.literal(gains) }} AS CHAR) AS gains,
     CAST({{ rankmetrics.literal(ties) }} AS CHAR) AS ties,
     CAST({{ rankmetrics.literal(judged_only) }} AS SIGNED) AS judged_only,
     CAST({{ rankmetrics.literal(queries) }} AS CHAR) AS queries,
@@ -4747,25 +7551,97 @@ FROM (
             CASE
               WHEN f.kind = 'R' AND prm.ties = 'average'
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND LOCATE(
+                  (
+                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                  ),
+                  CONCAT(',', prm.gains)
+                ) > 0
+                THEN CAST(SUBSTRING(
+                  CONCAT(CONCAT(',', prm.gains), ','),
+                  LOCATE(
+                    (
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                    ),
+                    CONCAT(',', prm.gains)
+                  ) + CHAR_LENGTH((
+                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                  )),
+                  LOCATE(
+                    ',',
+                    SUBSTRING(
+                      CONCAT(CONCAT(',', prm.gains), ','),
+                      LOCATE(
+                        (
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                        ),
+                        CONCAT(',', prm.gains)
+                      ) + CHAR_LENGTH((
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * f.tie_discount
               WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND LOCATE(
+                  (
+                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                  ),
+                  CONCAT(',', prm.gains)
+                ) > 0
+                THEN CAST(SUBSTRING(
+                  CONCAT(CONCAT(',', prm.gains), ','),
+                  LOCATE(
+                    (
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                    ),
+                    CONCAT(',', prm.gains)
+                  ) + CHAR_LENGTH((
+                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                  )),
+                  LOCATE(
+                    ',',
+                    SUBSTRING(
+                      CONCAT(CONCAT(',', prm.gains), ','),
+                      LOCATE(
+                        (
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                        ),
+                        CONCAT(',', prm.gains)
+                      ) + CHAR_LENGTH((
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * (
                 LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
               )
@@ -4776,17 +7652,111 @@ FROM (
 {% endif %}              CASE
 {% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * f.tie_discount
+{% else %}                WHEN prm.gains <> ''
+                AND f.kind = 'J'
+                AND (
+                  prm.k IS NULL OR f.gain_pos <= prm.k
+                )
+                AND CASE
+{% endif %}                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND LOCATE(
+                    (
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                    ),
+                    CONCAT(',', prm.gains)
+                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    CONCAT(CONCAT(',', prm.gains), ','),
+                    LOCATE(
+                      (
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                      ),
+                      CONCAT(',', prm.gains)
+                    ) + CHAR_LENGTH((
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                    )),
+                    LOCATE(
+                      ',',
+                      SUBSTRING(
+                        CONCAT(CONCAT(',', prm.gains), ','),
+                        LOCATE(
+                          (
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                          ),
+                          CONCAT(',', prm.gains)
+                        ) + CHAR_LENGTH((
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+{% if by %}                END * f.tie_discount
                 WHEN f.kind = 'R' AND (
-{% else %}                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-{% endif %}                  prm.k IS NULL OR f.pos <= prm.k
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+{% else %}                END > 0
+{% endif %}                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND LOCATE(
+                    (
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                    ),
+                    CONCAT(',', prm.gains)
+                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    CONCAT(CONCAT(',', prm.gains), ','),
+                    LOCATE(
+                      (
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                      ),
+                      CONCAT(',', prm.gains)
+                    ) + CHAR_LENGTH((
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                    )),
+                    LOCATE(
+                      ',',
+                      SUBSTRING(
+                        CONCAT(CONCAT(',', prm.gains), ','),
+                        LOCATE(
+                          (
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                          ),
+                          CONCAT(',', prm.gains)
+                        ) + CHAR_LENGTH((
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+                END * (
+{% if by %}{% else %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                )
+                WHEN prm.gains <> ''
+                THEN 0
+                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
                 )
                 THEN CASE
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -4797,9 +7767,9 @@ FROM (
                   THEN CAST(1 AS DOUBLE)
                   ELSE CAST(f.grade AS DOUBLE)
                 END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-                )
-{% if by %}{% else %}                WHEN prm.ideal = 'candidates'
+{% endif %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+{% if by %}{% else %}                )
+                WHEN prm.ideal = 'candidates'
                 AND f.kind = 'R'
                 AND (
                   prm.k IS NULL OR f.ipos <= prm.k
@@ -4828,12 +7798,111 @@ FROM (
                   ELSE CAST(f.grade AS DOUBLE)
                 END * (
                   LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-                )
-{% endif %}                ELSE 0
+{% endif %}                )
+                ELSE 0
               END
 {% if by %}            ) AS DOUBLE) / NULLIF(
               SUM(
                 CASE
+                  WHEN prm.gains <> ''
+                  AND f.kind = 'J'
+                  AND (
+                    prm.k IS NULL OR f.gain_pos <= prm.k
+                  )
+                  AND CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND LOCATE(
+                      (
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                      ),
+                      CONCAT(',', prm.gains)
+                    ) > 0
+                    THEN CAST(SUBSTRING(
+                      CONCAT(CONCAT(',', prm.gains), ','),
+                      LOCATE(
+                        (
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                        ),
+                        CONCAT(',', prm.gains)
+                      ) + CHAR_LENGTH((
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                      )),
+                      LOCATE(
+                        ',',
+                        SUBSTRING(
+                          CONCAT(CONCAT(',', prm.gains), ','),
+                          LOCATE(
+                            (
+                              CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                            ),
+                            CONCAT(',', prm.gains)
+                          ) + CHAR_LENGTH((
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                          ))
+                        )
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END > 0
+                  THEN CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND LOCATE(
+                      (
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                      ),
+                      CONCAT(',', prm.gains)
+                    ) > 0
+                    THEN CAST(SUBSTRING(
+                      CONCAT(CONCAT(',', prm.gains), ','),
+                      LOCATE(
+                        (
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                        ),
+                        CONCAT(',', prm.gains)
+                      ) + CHAR_LENGTH((
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                      )),
+                      LOCATE(
+                        ',',
+                        SUBSTRING(
+                          CONCAT(CONCAT(',', prm.gains), ','),
+                          LOCATE(
+                            (
+                              CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                            ),
+                            CONCAT(',', prm.gains)
+                          ) + CHAR_LENGTH((
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                          ))
+                        )
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END * (
+                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                  )
+                  WHEN prm.gains <> ''
+                  THEN 0
                   WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
@@ -4880,8 +7949,6 @@ FROM (
                   )
                   ELSE 0
                 END
-              ),
-              0
 {% else %}            ),
             0
           )
@@ -4897,10 +7964,8 @@ FROM (
           CASE
             WHEN (
               prm.k IS NULL OR s.pos <= prm.k
-{% endif %}            )
-{% if by %}          ),
-          CAST(0 AS DOUBLE)
-{% else %}            THEN (
+            )
+            THEN (
               LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
             )
             ELSE 0
@@ -4914,8 +7979,25 @@ FROM (
           PARTITION BY s.query_id, s.kind
           ORDER BY COALESCE(s.grade, 0) DESC, s.pos
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-{% endif %}        )
-{% if by %}      END AS value
+        )
+      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND LOCATE(
+              (
+                CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
+{% endif %}              ),
+{% if by %}              0
+            )
+          ),
+          CAST(0 AS DOUBLE)
+        )
+      END AS value
     FROM (
       SELECT
         s.*,
@@ -4940,17 +8022,101 @@ FROM (
             ORDER BY COALESCE(s.grade, 0) DESC, s.pos
             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
           )
-        ) AS ideal_pos_within
+        ) AS ideal_pos_within,
+        (
+          ROW_NUMBER() OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY CASE
+              WHEN prm.gains <> ''
+              AND s.grade >= 0
+              AND s.grade = FLOOR(s.grade)
+              AND LOCATE(
+{% else %}              CONCAT(',', prm.gains)
+            ) > 0
+            THEN CAST(SUBSTRING(
+              CONCAT(CONCAT(',', prm.gains), ','),
+              LOCATE(
+{% endif %}                (
+                  CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
+                ),
+                CONCAT(',', prm.gains)
+{% if by %}              ) > 0
+              THEN CAST(SUBSTRING(
+                CONCAT(CONCAT(',', prm.gains), ','),
+                LOCATE(
+                  (
+{% else %}              ) + CHAR_LENGTH((
+                CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
+              )),
+              LOCATE(
+                ',',
+                SUBSTRING(
+                  CONCAT(CONCAT(',', prm.gains), ','),
+                  LOCATE(
+                    (
+                      CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
+                    ),
+                    CONCAT(',', prm.gains)
+                  ) + CHAR_LENGTH((
+{% endif %}                    CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
+{% if by %}                  ),
+                  CONCAT(',', prm.gains)
+                ) + CHAR_LENGTH((
+                  CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
+                )),
+                LOCATE(
+                  ',',
+                  SUBSTRING(
+                    CONCAT(CONCAT(',', prm.gains), ','),
+                    LOCATE(
+                      (
+                        CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
+                      ),
+                      CONCAT(',', prm.gains)
+                    ) + CHAR_LENGTH((
+                      CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
+                    ))
+                  )
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(s.grade AS DOUBLE)
+              END
+            END DESC
+          )
+        ) AS gain_pos
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}      ) AS ideal_pos_within
+{% else %}                  ))
+                )
+              ) - 1
+            ) AS DOUBLE)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS DOUBLE)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE)
+              ELSE CAST(s.grade AS DOUBLE)
+            END
+          END DESC
+        )
+      ) AS gain_pos
     FROM item_stream AS s
 {% endif %}    CROSS JOIN params AS prm
 {% if by %}    GROUP BY
       f.query_id,
       prm.`empty`,
       prm.gain,
+      prm.gains,
       prm.ideal,
       prm.k,
       prm.log_base,
@@ -4977,6 +8143,7 @@ FROM (
     f.query_id,
     prm.`empty`,
     prm.gain,
+    prm.gains,
     prm.ideal,
     prm.k,
     prm.log_base,

@@ -4,7 +4,7 @@
 -- and the judgments table `my-project`.rm.native_judgments (query_id, item_id, relevance).
 -- Call with every argument, in order (BigQuery table functions have no defaults); NULL means the default;
 -- k NULL means no cutoff. For example:
---   SELECT query_id, value FROM metrics.rm_ndcg(10, 'linear', 1, 2, 'judgments', 'item_desc', FALSE, 'both', 'zero', 'truncate');
+--   SELECT query_id, value FROM metrics.rm_ndcg(10, 'linear', 1, 2, 'judgments', '', 'item_desc', FALSE, 'both', 'zero', 'truncate');
 --   SELECT query_id, value FROM metrics.rm_ap(100, 2, 'judged', 'item_desc', FALSE, 'both', 'zero', 'truncate');
 
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_ap(k INT64, rel FLOAT64, denominator STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
@@ -1841,7 +1841,7 @@ WHERE
   ) IS NULL
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_dcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_dcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, gains STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -1849,6 +1849,7 @@ WITH params AS (
     COALESCE(gain, 'linear') AS gain,
     COALESCE(rel, 1) AS rel,
     COALESCE(log_base, 2) AS log_base,
+    COALESCE(gains, '') AS gains,
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
@@ -2068,25 +2069,79 @@ FROM (
           CASE
             WHEN f.kind = 'R' AND prm.ties = 'average'
             THEN CASE
-              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-              THEN CAST(0 AS FLOAT64)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS FLOAT64)
-              ELSE CAST(f.grade AS FLOAT64)
+              WHEN prm.gains <> ''
+              AND f.grade >= 0
+              AND f.grade = FLOOR(f.grade)
+              AND INSTR(',' || prm.gains, (
+                ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+              )) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                )) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                )),
+                INSTR(
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    INSTR(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    ))
+                  ),
+                  ','
+                ) - 1
+              ) AS FLOAT64)
+              ELSE CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS FLOAT64)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS FLOAT64)
+                ELSE CAST(f.grade AS FLOAT64)
+              END
             END * f.tie_discount
             WHEN f.kind = 'R' AND (
               prm.k IS NULL OR f.pos <= prm.k
             )
             THEN CASE
-              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-              THEN CAST(0 AS FLOAT64)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS FLOAT64)
-              ELSE CAST(f.grade AS FLOAT64)
+              WHEN prm.gains <> ''
+              AND f.grade >= 0
+              AND f.grade = FLOOR(f.grade)
+              AND INSTR(',' || prm.gains, (
+                ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+              )) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                )) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                )),
+                INSTR(
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    INSTR(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    ))
+                  ),
+                  ','
+                ) - 1
+              ) AS FLOAT64)
+              ELSE CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS FLOAT64)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS FLOAT64)
+                ELSE CAST(f.grade AS FLOAT64)
+              END
             END * (
               LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
             )
@@ -2120,6 +2175,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.k,
     prm.log_base,
     prm.queries,
@@ -2147,7 +2203,7 @@ WHERE
   ) IS NULL
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_ndcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, ideal STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_ndcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, ideal STRING, gains STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -2156,6 +2212,7 @@ WITH params AS (
     COALESCE(rel, 1) AS rel,
     COALESCE(log_base, 2) AS log_base,
     COALESCE(ideal, 'judgments') AS ideal,
+    COALESCE(gains, '') AS gains,
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
@@ -2386,25 +2443,79 @@ FROM (
             CASE
               WHEN f.kind = 'R' AND prm.ties = 'average'
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS FLOAT64)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS FLOAT64)
-                ELSE CAST(f.grade AS FLOAT64)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                )) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )),
+                  INSTR(
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      INSTR(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      ))
+                    ),
+                    ','
+                  ) - 1
+                ) AS FLOAT64)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS FLOAT64)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS FLOAT64)
+                  ELSE CAST(f.grade AS FLOAT64)
+                END
               END * f.tie_discount
               WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS FLOAT64)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS FLOAT64)
-                ELSE CAST(f.grade AS FLOAT64)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                )) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )),
+                  INSTR(
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      INSTR(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      ))
+                    ),
+                    ','
+                  ) - 1
+                ) AS FLOAT64)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS FLOAT64)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS FLOAT64)
+                  ELSE CAST(f.grade AS FLOAT64)
+                END
               END * (
                 LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
               )
@@ -2413,6 +2524,87 @@ FROM (
           ) AS FLOAT64) / NULLIF(
             SUM(
               CASE
+                WHEN prm.gains <> ''
+                AND f.kind = 'J'
+                AND (
+                  prm.k IS NULL OR f.gain_pos <= prm.k
+                )
+                AND CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    INSTR(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )),
+                    INSTR(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        INSTR(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS FLOAT64)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS FLOAT64)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS FLOAT64)
+                    ELSE CAST(f.grade AS FLOAT64)
+                  END
+                END > 0
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    INSTR(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )),
+                    INSTR(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        INSTR(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS FLOAT64)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS FLOAT64)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS FLOAT64)
+                    ELSE CAST(f.grade AS FLOAT64)
+                  END
+                END * (
+                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.gain_pos AS FLOAT64) + 1), 0)
+                )
+                WHEN prm.gains <> ''
+                THEN 0
                 WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
                   prm.k IS NULL OR f.pos <= prm.k
                 )
@@ -2490,7 +2682,48 @@ FROM (
           ORDER BY COALESCE(s.grade, 0) DESC, s.pos
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         )
-      ) AS ideal_pos_within
+      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND INSTR(',' || prm.gains, (
+              ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+            )) > 0
+            THEN CAST(SUBSTRING(
+              ',' || prm.gains || ',',
+              INSTR(',' || prm.gains, (
+                ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+              )) + LENGTH((
+                ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+              )),
+              INSTR(
+                SUBSTRING(
+                  ',' || prm.gains || ',',
+                  INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                  )) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                  ))
+                ),
+                ','
+              ) - 1
+            ) AS FLOAT64)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS FLOAT64)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS FLOAT64), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS FLOAT64)
+              ELSE CAST(s.grade AS FLOAT64)
+            END
+          END DESC
+        )
+      ) AS gain_pos
     FROM item_stream AS s
     CROSS JOIN params AS prm
   ) AS f
@@ -2499,6 +2732,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.ideal,
     prm.k,
     prm.log_base,
@@ -2527,7 +2761,7 @@ WHERE
   ) IS NULL
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_ideal_dcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_ideal_dcg(k INT64, gain STRING, rel FLOAT64, log_base FLOAT64, gains STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
@@ -2535,6 +2769,7 @@ WITH params AS (
     COALESCE(gain, 'linear') AS gain,
     COALESCE(rel, 1) AS rel,
     COALESCE(log_base, 2) AS log_base,
+    COALESCE(gains, '') AS gains,
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
@@ -2752,6 +2987,87 @@ FROM (
       ELSE COALESCE(
         SUM(
           CASE
+            WHEN prm.gains <> ''
+            AND f.kind = 'J'
+            AND (
+              prm.k IS NULL OR f.gain_pos <= prm.k
+            )
+            AND CASE
+              WHEN prm.gains <> ''
+              AND f.grade >= 0
+              AND f.grade = FLOOR(f.grade)
+              AND INSTR(',' || prm.gains, (
+                ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+              )) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                )) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                )),
+                INSTR(
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    INSTR(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    ))
+                  ),
+                  ','
+                ) - 1
+              ) AS FLOAT64)
+              ELSE CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS FLOAT64)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS FLOAT64)
+                ELSE CAST(f.grade AS FLOAT64)
+              END
+            END > 0
+            THEN CASE
+              WHEN prm.gains <> ''
+              AND f.grade >= 0
+              AND f.grade = FLOOR(f.grade)
+              AND INSTR(',' || prm.gains, (
+                ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+              )) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                )) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                )),
+                INSTR(
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    INSTR(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    ))
+                  ),
+                  ','
+                ) - 1
+              ) AS FLOAT64)
+              ELSE CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS FLOAT64)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS FLOAT64)
+                ELSE CAST(f.grade AS FLOAT64)
+              END
+            END * (
+              LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.gain_pos AS FLOAT64) + 1), 0)
+            )
+            WHEN prm.gains <> ''
+            THEN 0
             WHEN 'judgments' = 'judgments'
             AND f.kind = 'J'
             AND (
@@ -2808,14 +3124,57 @@ FROM (
     END AS value
   FROM (
     SELECT
-      s.*
+      s.*,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND INSTR(',' || prm.gains, (
+              ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+            )) > 0
+            THEN CAST(SUBSTRING(
+              ',' || prm.gains || ',',
+              INSTR(',' || prm.gains, (
+                ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+              )) + LENGTH((
+                ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+              )),
+              INSTR(
+                SUBSTRING(
+                  ',' || prm.gains || ',',
+                  INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                  )) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                  ))
+                ),
+                ','
+              ) - 1
+            ) AS FLOAT64)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS FLOAT64)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS FLOAT64), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS FLOAT64)
+              ELSE CAST(s.grade AS FLOAT64)
+            END
+          END DESC
+        )
+      ) AS gain_pos
     FROM item_stream AS s
+    CROSS JOIN params AS prm
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.k,
     prm.log_base,
     prm.queries,

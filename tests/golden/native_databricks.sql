@@ -1833,7 +1833,7 @@ WHERE
       NOT c.fault IS NULL
   ) IS NULL;
 
-CREATE OR REPLACE FUNCTION rm_dcg(k INT DEFAULT NULL, gain STRING DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_dcg(k INT DEFAULT NULL, gain STRING DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, gains STRING DEFAULT '', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -1842,6 +1842,7 @@ WITH params AS (
     rm_dcg.gain AS gain,
     rm_dcg.rel AS rel,
     rm_dcg.log_base AS log_base,
+    rm_dcg.gains AS gains,
     rm_dcg.ties AS ties,
     rm_dcg.judged_only AS judged_only,
     rm_dcg.queries AS queries,
@@ -2060,25 +2061,79 @@ FROM (
           CASE
             WHEN f.kind = 'R' AND prm.ties = 'average'
             THEN CASE
-              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-              THEN CAST(0 AS DOUBLE)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS DOUBLE)
-              ELSE CAST(f.grade AS DOUBLE)
+              WHEN prm.gains <> ''
+              AND f.grade >= 0
+              AND f.grade = FLOOR(f.grade)
+              AND LOCATE((
+                ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+              ), ',' || prm.gains) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                LOCATE((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                )),
+                LOCATE(
+                  ',',
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ))
+                  )
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(f.grade AS DOUBLE)
+              END
             END * f.tie_discount
             WHEN f.kind = 'R' AND (
               prm.k IS NULL OR f.pos <= prm.k
             )
             THEN CASE
-              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-              THEN CAST(0 AS DOUBLE)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS DOUBLE)
-              ELSE CAST(f.grade AS DOUBLE)
+              WHEN prm.gains <> ''
+              AND f.grade >= 0
+              AND f.grade = FLOOR(f.grade)
+              AND LOCATE((
+                ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+              ), ',' || prm.gains) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                LOCATE((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                )),
+                LOCATE(
+                  ',',
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ))
+                  )
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(f.grade AS DOUBLE)
+              END
             END * (
               LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
             )
@@ -2112,6 +2167,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.k,
     prm.log_base,
     prm.queries,
@@ -2138,7 +2194,7 @@ WHERE
       NOT c.fault IS NULL
   ) IS NULL;
 
-CREATE OR REPLACE FUNCTION rm_ndcg(k INT DEFAULT NULL, gain STRING DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ideal STRING DEFAULT 'judgments', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_ndcg(k INT DEFAULT NULL, gain STRING DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ideal STRING DEFAULT 'judgments', gains STRING DEFAULT '', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -2148,6 +2204,7 @@ WITH params AS (
     rm_ndcg.rel AS rel,
     rm_ndcg.log_base AS log_base,
     rm_ndcg.ideal AS ideal,
+    rm_ndcg.gains AS gains,
     rm_ndcg.ties AS ties,
     rm_ndcg.judged_only AS judged_only,
     rm_ndcg.queries AS queries,
@@ -2377,25 +2434,79 @@ FROM (
             CASE
               WHEN f.kind = 'R' AND prm.ties = 'average'
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND LOCATE((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  )),
+                  LOCATE(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * f.tie_discount
               WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND LOCATE((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  )),
+                  LOCATE(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * (
                 LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
               )
@@ -2404,6 +2515,87 @@ FROM (
           ) AS DOUBLE) / NULLIF(
             SUM(
               CASE
+                WHEN prm.gains <> ''
+                AND f.kind = 'J'
+                AND (
+                  prm.k IS NULL OR f.gain_pos <= prm.k
+                )
+                AND CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    )),
+                    LOCATE(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        LOCATE((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+                END > 0
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    )),
+                    LOCATE(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        LOCATE((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+                END * (
+                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                )
+                WHEN prm.gains <> ''
+                THEN 0
                 WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
                   prm.k IS NULL OR f.pos <= prm.k
                 )
@@ -2481,7 +2673,48 @@ FROM (
           ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos NULLS LAST
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         )
-      ) AS ideal_pos_within
+      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND LOCATE((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+            ), ',' || prm.gains) > 0
+            THEN CAST(SUBSTRING(
+              ',' || prm.gains || ',',
+              LOCATE((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+              ), ',' || prm.gains) + LENGTH((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+              )),
+              LOCATE(
+                ',',
+                SUBSTRING(
+                  ',' || prm.gains || ',',
+                  LOCATE((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  ))
+                )
+              ) - 1
+            ) AS DOUBLE)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS DOUBLE)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE)
+              ELSE CAST(s.grade AS DOUBLE)
+            END
+          END DESC NULLS LAST
+        )
+      ) AS gain_pos
     FROM item_stream AS s
     CROSS JOIN params AS prm
   ) AS f
@@ -2490,6 +2723,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.ideal,
     prm.k,
     prm.log_base,
@@ -2517,7 +2751,7 @@ WHERE
       NOT c.fault IS NULL
   ) IS NULL;
 
-CREATE OR REPLACE FUNCTION rm_ideal_dcg(k INT DEFAULT NULL, gain STRING DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_ideal_dcg(k INT DEFAULT NULL, gain STRING DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, gains STRING DEFAULT '', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
@@ -2526,6 +2760,7 @@ WITH params AS (
     rm_ideal_dcg.gain AS gain,
     rm_ideal_dcg.rel AS rel,
     rm_ideal_dcg.log_base AS log_base,
+    rm_ideal_dcg.gains AS gains,
     rm_ideal_dcg.ties AS ties,
     rm_ideal_dcg.judged_only AS judged_only,
     rm_ideal_dcg.queries AS queries,
@@ -2742,6 +2977,87 @@ FROM (
       ELSE COALESCE(
         SUM(
           CASE
+            WHEN prm.gains <> ''
+            AND f.kind = 'J'
+            AND (
+              prm.k IS NULL OR f.gain_pos <= prm.k
+            )
+            AND CASE
+              WHEN prm.gains <> ''
+              AND f.grade >= 0
+              AND f.grade = FLOOR(f.grade)
+              AND LOCATE((
+                ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+              ), ',' || prm.gains) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                LOCATE((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                )),
+                LOCATE(
+                  ',',
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ))
+                  )
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(f.grade AS DOUBLE)
+              END
+            END > 0
+            THEN CASE
+              WHEN prm.gains <> ''
+              AND f.grade >= 0
+              AND f.grade = FLOOR(f.grade)
+              AND LOCATE((
+                ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+              ), ',' || prm.gains) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                LOCATE((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                )),
+                LOCATE(
+                  ',',
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ))
+                  )
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(f.grade AS DOUBLE)
+              END
+            END * (
+              LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+            )
+            WHEN prm.gains <> ''
+            THEN 0
             WHEN 'judgments' = 'judgments'
             AND f.kind = 'J'
             AND (
@@ -2798,14 +3114,57 @@ FROM (
     END AS value
   FROM (
     SELECT
-      s.*
+      s.*,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND LOCATE((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+            ), ',' || prm.gains) > 0
+            THEN CAST(SUBSTRING(
+              ',' || prm.gains || ',',
+              LOCATE((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+              ), ',' || prm.gains) + LENGTH((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+              )),
+              LOCATE(
+                ',',
+                SUBSTRING(
+                  ',' || prm.gains || ',',
+                  LOCATE((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  ))
+                )
+              ) - 1
+            ) AS DOUBLE)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS DOUBLE)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE)
+              ELSE CAST(s.grade AS DOUBLE)
+            END
+          END DESC NULLS LAST
+        )
+      ) AS gain_pos
     FROM item_stream AS s
+    CROSS JOIN params AS prm
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.k,
     prm.log_base,
     prm.queries,

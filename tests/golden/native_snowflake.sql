@@ -1841,7 +1841,7 @@ WHERE
   ) IS NULL
 $$;
 
-CREATE OR REPLACE FUNCTION rm_dcg(k NUMBER DEFAULT NULL, gain VARCHAR DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_dcg(k NUMBER DEFAULT NULL, gain VARCHAR DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, gains VARCHAR DEFAULT '', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -1850,6 +1850,7 @@ WITH params AS (
     gain AS gain,
     rel AS rel,
     log_base AS log_base,
+    gains AS gains,
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
@@ -2068,25 +2069,79 @@ FROM (
           CASE
             WHEN f.kind = 'R' AND prm.ties = 'average'
             THEN CASE
-              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-              THEN CAST(0 AS DOUBLE)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS DOUBLE)
-              ELSE CAST(f.grade AS DOUBLE)
+              WHEN prm.gains <> ''
+              AND f.grade >= 0
+              AND f.grade = FLOOR(f.grade)
+              AND CHARINDEX((
+                ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+              ), ',' || prm.gains) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                CHARINDEX((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                )),
+                CHARINDEX(
+                  ',',
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    CHARINDEX((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ))
+                  )
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(f.grade AS DOUBLE)
+              END
             END * f.tie_discount
             WHEN f.kind = 'R' AND (
               prm.k IS NULL OR f.pos <= prm.k
             )
             THEN CASE
-              WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-              THEN CAST(0 AS DOUBLE)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS DOUBLE)
-              ELSE CAST(f.grade AS DOUBLE)
+              WHEN prm.gains <> ''
+              AND f.grade >= 0
+              AND f.grade = FLOOR(f.grade)
+              AND CHARINDEX((
+                ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+              ), ',' || prm.gains) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                CHARINDEX((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                )),
+                CHARINDEX(
+                  ',',
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    CHARINDEX((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ))
+                  )
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(f.grade AS DOUBLE)
+              END
             END * (
               LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
             )
@@ -2120,6 +2175,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.k,
     prm.log_base,
     prm.queries,
@@ -2147,7 +2203,7 @@ WHERE
   ) IS NULL
 $$;
 
-CREATE OR REPLACE FUNCTION rm_ndcg(k NUMBER DEFAULT NULL, gain VARCHAR DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ideal VARCHAR DEFAULT 'judgments', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_ndcg(k NUMBER DEFAULT NULL, gain VARCHAR DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ideal VARCHAR DEFAULT 'judgments', gains VARCHAR DEFAULT '', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -2157,6 +2213,7 @@ WITH params AS (
     rel AS rel,
     log_base AS log_base,
     ideal AS ideal,
+    gains AS gains,
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
@@ -2386,25 +2443,79 @@ FROM (
             CASE
               WHEN f.kind = 'R' AND prm.ties = 'average'
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND CHARINDEX((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  CHARINDEX((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  )),
+                  CHARINDEX(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      CHARINDEX((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * f.tie_discount
               WHEN f.kind = 'R' AND (
                 prm.k IS NULL OR f.pos <= prm.k
               )
               THEN CASE
-                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                THEN CAST(0 AS DOUBLE)
-                WHEN prm.gain = 'exponential'
-                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                WHEN prm.gain = 'binary'
-                THEN CAST(1 AS DOUBLE)
-                ELSE CAST(f.grade AS DOUBLE)
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND CHARINDEX((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  CHARINDEX((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  )),
+                  CHARINDEX(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      CHARINDEX((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
               END * (
                 LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
               )
@@ -2413,6 +2524,87 @@ FROM (
           ) AS DOUBLE) / NULLIF(
             SUM(
               CASE
+                WHEN prm.gains <> ''
+                AND f.kind = 'J'
+                AND (
+                  prm.k IS NULL OR f.gain_pos <= prm.k
+                )
+                AND CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND CHARINDEX((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    CHARINDEX((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    )),
+                    CHARINDEX(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        CHARINDEX((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+                END > 0
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND CHARINDEX((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    CHARINDEX((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    )),
+                    CHARINDEX(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        CHARINDEX((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END
+                END * (
+                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                )
+                WHEN prm.gains <> ''
+                THEN 0
                 WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
                   prm.k IS NULL OR f.pos <= prm.k
                 )
@@ -2490,7 +2682,48 @@ FROM (
           ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         )
-      ) AS ideal_pos_within
+      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND CHARINDEX((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+            ), ',' || prm.gains) > 0
+            THEN CAST(SUBSTRING(
+              ',' || prm.gains || ',',
+              CHARINDEX((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+              ), ',' || prm.gains) + LENGTH((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+              )),
+              CHARINDEX(
+                ',',
+                SUBSTRING(
+                  ',' || prm.gains || ',',
+                  CHARINDEX((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                  ))
+                )
+              ) - 1
+            ) AS DOUBLE)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS DOUBLE)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE)
+              ELSE CAST(s.grade AS DOUBLE)
+            END
+          END DESC NULLS LAST
+        )
+      ) AS gain_pos
     FROM item_stream AS s
     CROSS JOIN params AS prm
   ) AS f
@@ -2499,6 +2732,7 @@ FROM (
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.ideal,
     prm.k,
     prm.log_base,
@@ -2527,7 +2761,7 @@ WHERE
   ) IS NULL
 $$;
 
-CREATE OR REPLACE FUNCTION rm_ideal_dcg(k NUMBER DEFAULT NULL, gain VARCHAR DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_ideal_dcg(k NUMBER DEFAULT NULL, gain VARCHAR DEFAULT 'linear', rel DOUBLE DEFAULT 1, log_base DOUBLE DEFAULT 2, gains VARCHAR DEFAULT '', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
@@ -2536,6 +2770,7 @@ WITH params AS (
     gain AS gain,
     rel AS rel,
     log_base AS log_base,
+    gains AS gains,
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
@@ -2752,6 +2987,87 @@ FROM (
       ELSE COALESCE(
         SUM(
           CASE
+            WHEN prm.gains <> ''
+            AND f.kind = 'J'
+            AND (
+              prm.k IS NULL OR f.gain_pos <= prm.k
+            )
+            AND CASE
+              WHEN prm.gains <> ''
+              AND f.grade >= 0
+              AND f.grade = FLOOR(f.grade)
+              AND CHARINDEX((
+                ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+              ), ',' || prm.gains) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                CHARINDEX((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                )),
+                CHARINDEX(
+                  ',',
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    CHARINDEX((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ))
+                  )
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(f.grade AS DOUBLE)
+              END
+            END > 0
+            THEN CASE
+              WHEN prm.gains <> ''
+              AND f.grade >= 0
+              AND f.grade = FLOOR(f.grade)
+              AND CHARINDEX((
+                ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+              ), ',' || prm.gains) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                CHARINDEX((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                )),
+                CHARINDEX(
+                  ',',
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    CHARINDEX((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ))
+                  )
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(f.grade AS DOUBLE)
+              END
+            END * (
+              LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+            )
+            WHEN prm.gains <> ''
+            THEN 0
             WHEN 'judgments' = 'judgments'
             AND f.kind = 'J'
             AND (
@@ -2808,14 +3124,57 @@ FROM (
     END AS "value"
   FROM (
     SELECT
-      s.*
+      s.*,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND CHARINDEX((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+            ), ',' || prm.gains) > 0
+            THEN CAST(SUBSTRING(
+              ',' || prm.gains || ',',
+              CHARINDEX((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+              ), ',' || prm.gains) + LENGTH((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+              )),
+              CHARINDEX(
+                ',',
+                SUBSTRING(
+                  ',' || prm.gains || ',',
+                  CHARINDEX((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                  ))
+                )
+              ) - 1
+            ) AS DOUBLE)
+            ELSE CASE
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS DOUBLE)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE)
+              ELSE CAST(s.grade AS DOUBLE)
+            END
+          END DESC NULLS LAST
+        )
+      ) AS gain_pos
     FROM item_stream AS s
+    CROSS JOIN params AS prm
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
     prm.empty,
     prm.gain,
+    prm.gains,
     prm.k,
     prm.log_base,
     prm.queries,
