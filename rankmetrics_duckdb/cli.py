@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 
-from . import dialects, measures, paths, render
+from . import dialects, measures, paths, render, textfiles
 from .errors import RankMetricsError, UsageError
 
 
@@ -80,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="metric name, repeatable: nDCG@10, AP, P@10, ndcg_cut_10, map, mrr@10, "
                         "nDCG(gain=exponential)@10 ... (default: trec_eval's official set)")
     e.add_argument("-q", dest="per_query", action="store_true", help="also print one row per query")
+    e.add_argument("-R", "--rel-format", dest="rel_format", choices=("qrels", "qrels_jg", "prefs", "qrels_prefs"),
+                   default="qrels", help="the judgments' format (trec_eval -R): qrels, or qrels_jg (lines 'query "
+                                         "group item relevance', with the measures map_avgjg, P_avgjg, "
+                                         "Rprec_mult_avgjg averaged over each query's judgment groups)")
     e.add_argument("-M", "--max-retrieved", dest="max_retrieved", metavar="N",
                    help="use only each query's top N retrieved items, as ranked (trec_eval -M)")
     e.add_argument("-Z", "--zscores", metavar="FILE",
@@ -199,6 +204,8 @@ def _add_workflow(sub) -> None:
 
 def cmd_eval(args) -> int:
     from .api import Evaluation
+    if args.rel_format != "qrels":
+        return _eval_judgment_groups(args)
     # DuckDB draws its progress bar on stdout: only when both streams are a terminal (never into a pipe or file)
     progress = sys.stdout.isatty() and sys.stderr.isatty()
     ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args),
@@ -233,6 +240,31 @@ def cmd_eval(args) -> int:
     else:
         sys.stdout.write(render.render_rows(rows, args.format, sums, ev.by, all_only, runid, order,
                                             bool(ev.zscores)))
+    return 0
+
+
+def _eval_judgment_groups(args) -> int:
+    """eval -R qrels_jg: trec_eval's judgment-group measures (judgment_groups.py), printed as trec_eval does."""
+    from . import judgment_groups
+    if args.rel_format in ("prefs", "qrels_prefs"):
+        raise UsageError(f"-R {args.rel_format}: preference judgments and the prefs_* measures are not "
+                         f"implemented yet")
+    unsupported = [flag for flag, given in (("-M", args.max_retrieved), ("-Z", args.zscores),
+                                            ("--by", getattr(args, "by", None))) if given]
+    if unsupported:
+        raise UsageError(f"-R qrels_jg does not take {', '.join(unsupported)} yet")
+    rows = judgment_groups.evaluate(args.judgments, args.run, args.metrics, convention=args.convention,
+                                    nan_scores=args.nan_scores, **_overrides(args))
+    if not args.per_query:
+        rows = [r for r in rows if r[-2] is None]
+    names = args.metrics or ["qrels_jg"]
+    order = {r[0]: measures.trec_sort_key(r[0]) for r in rows}
+    runid = textfiles.trec_run_tag(args.run) if measures.wants_runid(names) and os.path.isfile(args.run) else None
+    num_q = {measures.NUM_Q}
+    if args.output:
+        render.write_rows(args.output, rows, args.format, num_q, (), num_q, runid, order, False)
+    else:
+        sys.stdout.write(render.render_rows(rows, args.format, num_q, (), num_q, runid, order, False))
     return 0
 
 

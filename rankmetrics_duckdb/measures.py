@@ -294,7 +294,7 @@ TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_
               "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility",
               "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
               "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-              "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj")
+              "num_nonrel_judged_ret", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "rbp", "rbp_resid", "unj")
 # trec_eval's measure sets (te_trec_measure_nicknames): official is its default; all_trec names measures we lack
 TREC_SETS = {
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
@@ -307,9 +307,55 @@ TREC_SETS["all_trec"] = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", 
                          "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
                          "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P",
                          "set_map", "set_F", "num_nonrel_judged_ret")
+# -R qrels_jg: judgments in judgment groups (several users' qrels per query), and its measures
+TREC_SETS["qrels_jg"] = ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 TREC_SETS_MISSING = {
-                     "all_prefs": ("the prefs_* measures (-R prefs)",), "prefs": ("the prefs_* measures (-R prefs)",),
-                     "qrels_jg": ("the judgment-group measures (-R qrels_jg)",)}
+                     "all_prefs": ("the prefs_* measures (-R prefs)",), "prefs": ("the prefs_* measures (-R prefs)",)}
+NUM_Q = "num_q"
+
+# trec_eval's judgment-group measures (m_map_avgjg.c, m_P_avgjg.c, m_Rprec_mult_avgjg.c): a measure computed
+# against each judgment group's qrels, then averaged over the query's groups; the family of the measure by group
+AVGJG = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
+_AVGJG_NAME = re.compile(r"(?P<fam>map_avgjg|P_avgjg|Rprec_mult_avgjg)(?P<rest>(?:[._].*)?)")
+
+
+def is_judgment_group_name(name) -> bool:
+    return isinstance(name, str) and (_AVGJG_NAME.fullmatch(name.strip()) is not None
+                                      or name.strip() == "qrels_jg")
+
+
+def judgment_group_measures(names) -> list[tuple[str, "Measure"]]:
+    """(the name trec_eval prints, the measure of each judgment group) for the judgment-group measures the names
+    ask for (-R qrels_jg): map_avgjg is map by group, P_avgjg.5,10 is P.5,10 by group (P_avgjg_5, P_avgjg_10),
+    Rprec_mult_avgjg is Rprec_mult at its 0.2 ... 2.0. runid and num_q are lines of their own; any other measure
+    needs plain qrels, as in trec_eval (its measures refuse a qrels_jg file)."""
+    names = list(TREC_SETS["qrels_jg"]) if names is None else [names] if isinstance(names, str) else list(names)
+    out, seen = [], set()
+    for raw in [part for n in names for part in split_names(_name_of(n))]:
+        name = raw.strip()
+        if name == "qrels_jg":
+            out += [x for x in judgment_group_measures([n for n in TREC_SETS["qrels_jg"]]) if x[0] not in seen]
+            seen.update(x[0] for x in out)
+            continue
+        if name in (RUNID, NUM_Q):
+            continue
+        m = _AVGJG_NAME.fullmatch(name)
+        if not m:
+            raise UsageError(f"metric '{name}': with judgment groups (-R qrels_jg) the measures are trec_eval's "
+                             f"map_avgjg, P_avgjg and Rprec_mult_avgjg (and runid, num_q); '{name}' needs plain "
+                             f"qrels")
+        fam, base = m.group("fam"), AVGJG[m.group("fam")]
+        for measure in parse(base + m.group("rest")):
+            label = fam + measure.requested[len(base):]
+            if label not in seen:
+                seen.add(label)
+                out.append((label, measure))
+    return out
+
+
+def wants_num_q(names) -> bool:
+    names = list(TREC_SETS["qrels_jg"]) if names is None else [names] if isinstance(names, str) else list(names)
+    return any(isinstance(n, str) and (n.strip() == NUM_Q or NUM_Q in TREC_SETS.get(n.strip(), ())) for n in names)
 
 
 def trec_sort_key(requested: str):
@@ -574,10 +620,7 @@ def _parse_trec_special(name: str, requested: str) -> list[Measure] | None:
             values = [_param_value(metric, param, v, requested) for v in m.group("values").split(",") if v]
             if not values:
                 raise UsageError(f"metric '{requested}': give {param} values, e.g. {m.group('fam')}_0.20")
-        out = [Measure(f"{m.group('fam')}_{v:.2f}", metric, None, ((param, float(v)),)) for v in values]
-        if len(out) == 1 and m.group("values") is not None and "," not in m.group("values"):
-            return [Measure(requested, metric, None, out[0].params)]
-        return out
+        return [Measure(f"{m.group('fam')}_{v:.2f}", metric, None, ((param, float(v)),)) for v in values]
     m = _UTILITY.fullmatch(name)
     if m:
         metric = METRICS["Utility"]
@@ -640,8 +683,7 @@ def parse(requested: str) -> list[Measure]:
                   else _trec_cutoffs(m.group("dotted"), requested))
             if metric.cutoff == "none" or fam in _TREC_NO_CUT:
                 raise UsageError(f"metric '{requested}': {fam} takes no cutoff")
-            if len(ks) == 1 and "." not in name[len(m.group("fam")) + 1:]:  # P.10 echoed; ndcg_cut.23.4 is ndcg_cut_23
-                return [Measure(requested, metric, ks[0], tuple(fixed.items()))]
+            # printed in trec_eval's spelling, one value or several: -m P.5 prints P_5, ndcg_cut.23.4 ndcg_cut_23
             return [Measure(f"{m.group('fam')}_{k}", metric, k, tuple(fixed.items())) for k in ks]
         if fam in _TREC_CUT_ONLY:
             return [Measure(f"{m.group('fam')}_{k}", metric, k, tuple(fixed.items())) for k in TREC_CUTOFFS[fam]]
@@ -798,6 +840,9 @@ def parse_all(names) -> list[Measure]:
     for name in expanded:
         if name.strip() == RUNID or _RELSTRING.fullmatch(name.strip()):
             continue
+        if isinstance(name, str) and _AVGJG_NAME.fullmatch(name.strip()):
+            raise UsageError(f"metric '{name.strip()}' is a judgment-group measure: give the judgments in trec_eval's "
+                             f"qrels_jg format (query group item relevance) with -R qrels_jg")
         for measure in parse(name):
             if measure.requested not in seen:
                 seen.add(measure.requested)

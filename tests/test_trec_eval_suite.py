@@ -136,6 +136,58 @@ def test_preference_sets_name_what_is_missing():
     assert p.returncode == 2 and "all_prefs' includes measures not implemented yet: the prefs_*" in p.stderr
 
 
+@pytest.mark.parametrize("qrels,names", [("qrels.123", ["-m", "qrels_jg"]), ("qrels.comments.123", ["-m", "qrels_jg"]),
+                                         ("qrels.123", [])])
+def test_judgment_groups_byte_for_byte(qrels, names):
+    """out.test.qrels_jg: trec_eval -m qrels_jg -q -R qrels_jg qrels.123 results.test (SOURCE.txt; also with
+    qrels.comments.123, whose comment lines are skipped and whose docno holds a '#'). Without -m, -R qrels_jg
+    prints the same set (trec_eval's default set needs plain qrels)."""
+    with open(os.path.join(TREC, "out.test.qrels_jg")) as fh:
+        want = fh.read()
+    p = cli("eval", *names, "-q", "-R", "qrels_jg", os.path.join(TREC, qrels), os.path.join(TREC, "results.test"))
+    assert p.stdout == want and want.count("\n") == 82 and p.stderr == ""
+
+
+def test_one_judgment_group_is_the_plain_measure():
+    """qrels.test read as qrels_jg has one group per query (its second column is 0): map_avgjg, P_avgjg_k and
+    Rprec_mult_avgjg_1.00 are trec_eval's map, P_k and Rprec of out.test.aq (m_map_avgjg.c divides only over
+    several groups)."""
+    with open(os.path.join(TREC, "out.test.aq")) as fh:
+        want = {(line.split()[0], line.split()[1]): line.split()[2] for line in fh}
+    p = cli("eval", "-q", "-R", "qrels_jg", "-m", "map_avgjg", "-m", "P_avgjg.5,10,1000", "-m",
+            "Rprec_mult_avgjg.1.0", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"))
+    got = {(line.split()[0], line.split()[1]): line.split()[2] for line in p.stdout.splitlines()}
+    plain = {"map_avgjg": "map", "P_avgjg_5": "P_5", "P_avgjg_10": "P_10", "P_avgjg_1000": "P_1000",
+             "Rprec_mult_avgjg_1.00": "Rprec"}
+    assert len(got) == 5 * 4
+    for (measure, query), value in got.items():
+        assert value == want[(plain[measure], query)], (measure, query)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["-R", "qrels_jg", "-m", "map"], "'map' needs plain qrels"),
+    (["-m", "map_avgjg"], "is a judgment-group measure: give the judgments in trec_eval's qrels_jg format"),
+    (["-R", "prefs"], "-R prefs: preference judgments and the prefs_* measures are not implemented yet"),
+    (["-R", "qrels_jg", "-M", "10"], "-R qrels_jg does not take -M yet"),
+])
+def test_judgment_group_misuse_says_why(args, message):
+    p = cli("eval", *args, os.path.join(TREC, "qrels.123"), os.path.join(TREC, "results.test"), check=False)
+    assert p.returncode == 2 and message in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("text,message", [
+    ("301 0 a\n", "line 1: a qrels_jg line has 4 fields (query, judgment group, item, relevance), not 3"),
+    ("# c\n301 0 a x\n", "line 2: relevance 'x' is not a number"),
+    ("301 0 a 1\n301 0 b 0\n301 0 a 0\n", "line 3: item a of query 301 (judgment group 0) is judged again (first on line 1)"),
+    ("# only a comment\n", "no judgments"),
+])
+def test_bad_qrels_jg_names_the_line(tmp_path, text, message):
+    path = tmp_path / "bad.jg"
+    path.write_text(text)
+    p = cli("eval", "-R", "qrels_jg", str(path), os.path.join(TREC, "results.test"), check=False)
+    assert p.returncode in (1, 2) and message in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
 def test_measure_parameters_byte_for_byte():
     """out.test.meas_params, the whole file: every measure with trec_eval's parameters, ndcg's gain map
     (ndcg.1=3,2=9,4=4.5) and ndcg_cut's fractional cutoff (23.4 is 23) among them."""
@@ -293,7 +345,7 @@ def test_fractional_cutoffs_as_trec_eval_reads_them():
     cutoff of 0, or one given twice once read, is refused."""
     base = [os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")]
     assert (cli("eval", *base, "-m", "ndcg_cut.23.4").stdout.replace("ndcg_cut_23", "X")
-            == cli("eval", *base, "-m", "ndcg_cut.23").stdout.replace("ndcg_cut.23", "X"))
+            == cli("eval", *base, "-m", "ndcg_cut.23").stdout.replace("ndcg_cut_23", "X"))
     for name in ("P.0.5", "P.5,5.5"):
         p = cli("eval", *base, "-m", name, check=False)
         assert p.returncode == 2 and name in p.stderr and "Traceback" not in p.stderr

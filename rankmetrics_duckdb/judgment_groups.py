@@ -1,0 +1,109 @@
+"""trec_eval's judgment groups (-R qrels_jg): judgments in groups, several users' qrels for one query, read
+from lines `query group item relevance` (get_qrels_jg.c), and the measures averaged over a query's groups
+(map_avgjg, P_avgjg, Rprec_mult_avgjg; measures.judgment_group_measures).
+
+Each group is one more `by` group of an ordinary evaluation: the run is repeated for each group its query has
+in the judgments, evaluated against that group's judgments by the same SQL as every other measure, and the
+values of a query's groups are averaged (form_res_rels_jg.c: a group without relevant items counts 0, as AP and
+P do). The mean over queries is the mean of those averages, as trec_eval's."""
+from __future__ import annotations
+
+import math
+
+import duckdb
+import pyarrow as pa
+from sqlglot import exp
+
+from . import measures, textfiles
+from .api import Evaluation
+from .errors import InputError, UsageError
+from .inputs import RUN, Reader
+
+GROUP = "judgment_group"
+
+
+def read_qrels_jg(path: str) -> pa.Table:
+    """The judgments of a qrels_jg file: lines 'query group item relevance' (white space between fields); a line
+    starting with # is a comment (get_qrels_jg.c). One clear error names the file and line of a bad line."""
+    if not isinstance(path, str):
+        raise UsageError("judgment groups (-R qrels_jg) are read from a qrels_jg text file")
+    textfiles.refuse_binary(path)
+    fault = textfiles.read_fault(path)
+    if fault:
+        raise UsageError(fault)
+    queries, groups, items, grades = [], [], [], []
+    seen: dict[tuple, int] = {}
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            for number, line in enumerate(fh, 1):
+                if line.startswith("#") or not line.strip():
+                    continue
+                fields = line.split()
+                if len(fields) != 4:
+                    raise InputError(f"{path}, line {number}: a qrels_jg line has 4 fields (query, judgment group, "
+                                     f"item, relevance), not {len(fields)}: {line.strip()[:80]!r}")
+                try:
+                    grade = float(fields[3])
+                except ValueError:
+                    grade = math.nan
+                if not math.isfinite(grade):
+                    raise InputError(f"{path}, line {number}: relevance '{fields[3]}' is not a number")
+                key = (fields[0], fields[1], fields[2])
+                if key in seen:  # trec_eval: "duplicate docs", whatever the grades
+                    raise InputError(f"{path}, line {number}: item {fields[2]} of query {fields[0]} (judgment group "
+                                     f"{fields[1]}) is judged again (first on line {seen[key]})")
+                seen[key] = number
+                queries.append(fields[0])
+                groups.append(fields[1])
+                items.append(fields[2])
+                grades.append(grade)
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+    if not queries:
+        raise InputError(f"{path}: no judgments (an empty qrels_jg file)")
+    return pa.table({"query_id": queries, GROUP: groups, "item_id": items, "relevance": grades})
+
+
+def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", nan_scores: str = "error",
+             **overrides) -> list[tuple]:
+    """(measure, query_id, value) rows of the judgment-group measures the names ask for (None: trec_eval's
+    qrels_jg set): per query, then the mean over queries (query_id None); num_q when asked for."""
+    wanted = measures.judgment_group_measures(names)
+    qrels = read_qrels_jg(judgments)
+    con = duckdb.connect()
+    reader = Reader(con, True, nan_scores)
+    try:
+        loaded = reader.load(run, RUN)
+        con.register("rm_jg_qrels", qrels)
+        order = "score" if loaded.has_score else "rank"
+        source = loaded.relation.copy()
+        source.set("alias", exp.TableAlias(this=exp.to_identifier("r")))
+        repeated = con.sql(
+            f"SELECT r.query_id, g.{GROUP}, r.item_id, r.{order} FROM {source.sql(dialect='duckdb')} "
+            f"JOIN (SELECT DISTINCT query_id, {GROUP} FROM rm_jg_qrels) AS g ON g.query_id = r.query_id"
+        ).to_arrow_table()
+    finally:
+        reader.close()
+        con.close()
+    rows: list[tuple] = []
+    if wanted:
+        ev = Evaluation(qrels, repeated, [m.requested for _, m in wanted], convention=convention, by=[GROUP],
+                        nan_scores=nan_scores, **overrides)
+        try:
+            by_group = ev.rows()
+        finally:
+            ev.close()
+        label = {m.requested: lab for lab, m in wanted}
+        values: dict[tuple, list[float]] = {}
+        for measure, _group, query, value in by_group:
+            if query is not None:
+                values.setdefault((label[measure], query), []).append(value)
+        for lab, _ in wanted:
+            per_query = {q: math.fsum(v) / len(v) for (m, q), v in values.items() if m == lab}
+            rows += [(lab, q, per_query[q]) for q in sorted(per_query)]
+            rows.append((lab, None, math.fsum(per_query.values()) / len(per_query) if per_query else 0.0))
+    if measures.wants_num_q(names):  # the queries evaluated: in the run and the judgments
+        rows.append((measures.NUM_Q, None, float(len(set(repeated.column("query_id").to_pylist())))))
+    return rows
