@@ -26,7 +26,7 @@ exp = LazyModule("sqlglot.expressions")  # sqlglot, imported when SQL is first w
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: str  # 'choice' | 'level' | 'base' | 'prob' | 'grade' | 'fraction' | 'number' | 'positive'
+    kind: str  # 'choice' | 'level' | 'base' | 'prob' | 'grade' | 'fraction' | 'number' | 'positive' | 'nonnegative'
     description: str
     choices: tuple = ()
 
@@ -179,6 +179,8 @@ PARAMS = {
     "max_grade": Param("max_grade", "grade", "highest grade of the ERR stopping probability"),
     "at_recall": Param("at_recall", "fraction", "recall level of the interpolated precision, from 0 to 1"),
     "mult": Param("mult", "positive", "multiple of |G| at which Rprec_mult takes the precision"),
+    "beta": Param("beta", "nonnegative", "weight of recall against precision, (beta + 1) PR / (beta P + R) as "
+                  "trec_eval's set_F.x and ir_measures' SetF(beta=x); 1 is F1"),
     "utility_a": Param("utility_a", "number", "utility of a relevant item retrieved"),
     "utility_b": Param("utility_b", "number", "utility of a non-relevant item retrieved"),
     "utility_c": Param("utility_c", "number", "utility of a relevant item not retrieved"),
@@ -194,7 +196,7 @@ PARAMS = {
 METRICS = {m.name: m for m in (
     Metric("P", "precision", "precision at k: relevant in the top k / k", ("rel",), reads="judged_if_cut"),
     Metric("R", "recall", "recall at k: relevant in the top k / |G|", ("rel",)),
-    Metric("F1", "f1", "harmonic mean of P@k and R@k", ("rel",), reads="judged_if_cut"),
+    Metric("F1", "f1", "harmonic mean of P@k and R@k", ("rel", "beta"), reads="judged_if_cut"),
     Metric("AP", "ap", "average precision (MAP once averaged)", ("rel", "denominator")),
     Metric("RR", "rr", "reciprocal rank of the first relevant item (MRR once averaged)", ("rel",)),
     Metric("nDCG", "ndcg", "normalized discounted cumulative gain", ("gain", "rel", "log_base", "ideal", "gains"),
@@ -205,6 +207,8 @@ METRICS = {m.name: m for m in (
     Metric("Rprec", "r_precision", "R-precision: precision at rank |G|", ("rel",), cutoff="none"),
     Metric("Success", "success", "1 when a relevant item is in the top k (hit rate)", ("rel",)),
     Metric("Hits", "hits", "relevant items retrieved in the top k (ranx hits@k)", ("rel",)),
+    Metric("Accuracy", "accuracy", "share of (relevant, non-relevant) pairs of the top k ranked in that order "
+           "(ir_measures Accuracy; undefined without both)", ("rel",), reads="all"),
     Metric("bpref", "bpref", "binary preference (trec_eval bpref)", ("rel",), cutoff="none"),
     Metric("GMAP", "ap", "AP averaged geometrically (trec_eval gm_map): exp(mean(ln(max(AP, 0.00001))))",
            ("rel", "denominator"), mean=GMEAN, per_query_line=False),
@@ -497,6 +501,8 @@ def _param_value(metric: Metric, key: str, raw: str, requested: str):
         raise UsageError(f"metric '{requested}': {key} must be a number, not '{raw}'") from None
     if not math.isfinite(number):
         raise UsageError(f"metric '{requested}': {key} must be a finite number, not {raw}")
+    if spec.kind == "nonnegative" and not number >= 0:
+        raise UsageError(f"metric '{requested}': {key} must be a number >= 0, not {raw}")
     if spec.kind == "positive" and not number > 0:
         raise UsageError(f"metric '{requested}': {key} must be a number > 0, not {raw}")
     if spec.kind == "fraction" and not 0 <= number <= 1:
@@ -536,18 +542,7 @@ def _irm_relative(metric, raw, requested):
     return METRICS["RelP" if value in ("true", "1") else "P"], None, None
 
 
-def _irm_beta(metric, raw, requested):
-    """ir_measures' SetF(beta=...): we compute F1, beta 1."""
-    try:
-        beta = float(raw.strip("'\""))
-    except ValueError:
-        beta = math.nan
-    if beta != 1 or metric.name != "F1":
-        raise UsageError(f"metric '{requested}': only beta=1 (F1) is computed, not beta={raw}")
-    return metric, None, None
-
-
-IRM_PARAMS = {"dcg": _irm_dcg, "relative": _irm_relative, "beta": _irm_beta}
+IRM_PARAMS = {"dcg": _irm_dcg, "relative": _irm_relative}
 
 _IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>-?[^@()\-]*))?(?:-l(?P<lvl>\d+))?$")
 
@@ -597,6 +592,7 @@ _FRACTION_TREC = re.compile(r"(?P<fam>iprec_at_recall|Rprec_mult)(?:(?:_|\.(?=[\
 _IPREC_IRM = re.compile(r"IPrec@(?P<level>[\d.]+)", re.I)                             # ir_measures: IPrec@0.1
 _TREC_GAINS = re.compile(r"(?P<fam>ndcg|dcg|ideal_dcg)[._](?P<gains>\d+=[-+\d.]+(?:,\d+=[-+\d.]+)*)")  # ndcg.1=3,2=9
 _ELEVEN_PT = re.compile(r"11pt_avg[._](?P<levels>[\d.]*\d[\d.]*(?:,[\d.]*\d[\d.]*)*)")  # 11pt_avg..25,.5,.75
+_SET_F = re.compile(r"set_F[._](?P<beta>[\d.]+)")                                     # set_F.0.5: beta 0.5
 _UTILITY = re.compile(r"utility(?:[._](?P<coefficients>[-\d.,]+))?")                  # utility.2,-1,0,0
 
 
@@ -621,6 +617,11 @@ def _parse_trec_special(name: str, requested: str) -> list[Measure] | None:
             if not values:
                 raise UsageError(f"metric '{requested}': give {param} values, e.g. {m.group('fam')}_0.20")
         return [Measure(f"{m.group('fam')}_{v:.2f}", metric, None, ((param, float(v)),)) for v in values]
+    m = _SET_F.fullmatch(name)
+    if m:  # trec_eval's set_F with its parameter (m_set_F.c), printed set_F_0.5 as given
+        metric = METRICS["F1"]
+        return [Measure(f"set_F_{m.group('beta')}", metric, None,
+                        (("beta", _param_value(metric, "beta", m.group("beta"), requested)),))]
     m = _UTILITY.fullmatch(name)
     if m:
         metric = METRICS["Utility"]

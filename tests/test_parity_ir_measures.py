@@ -1,4 +1,4 @@
-"""ir_measures, run in the test: every measure it can compute here (pytrec_eval, judged, msmarco and gdeval
+"""ir_measures, run in the test: every measure it can compute here (pytrec_eval, judged, msmarco, accuracy and gdeval
 providers) in its own spelling, per query (iter_calc) and aggregated (calc_aggregate), equal to ours under the
 ir_measures preset to 1e-9. Each case names the provider that computes the reference. Data: trec_eval's graded
 suite (qrels.rel_level, grades -1..4) and synthetic runs with tied scores (exact in float32, as pytrec_eval
@@ -21,6 +21,7 @@ CASES = [  # (ir_measures' name, the provider computing the reference)
     ("AP@100", "pytrec_eval"), ("RR", "pytrec_eval"), ("RR(rel=2)", "pytrec_eval"), ("Rprec", "pytrec_eval"),
     ("Bpref", "pytrec_eval"), ("SetP", "pytrec_eval"), ("SetR", "pytrec_eval"), ("SetF", "pytrec_eval"),
     ("SetAP", "pytrec_eval"), ("SetRelP", "pytrec_eval"), ("SetP(relative=True)", "pytrec_eval"),
+    ("SetF(beta=0.5)", "pytrec_eval"), ("SetF(beta=2.0)", "pytrec_eval"), ("SetF(beta=0.25)", "pytrec_eval"),
     ("SetP(rel=2)", "pytrec_eval"), ("IPrec@0.2", "pytrec_eval"), ("IPrec@0.0", "pytrec_eval"),
     ("infAP", "pytrec_eval"), ("Success@10", "pytrec_eval"), ("NumRet", "pytrec_eval"),
     ("NumRel", "pytrec_eval"), ("NumRelRet", "pytrec_eval"), ("NumQ", "pytrec_eval"),
@@ -90,6 +91,44 @@ def test_ir_measures_measure_equals_ours(name, provider, data):
     assert got_mean == pytest.approx(want_mean, abs=1e-9), name
 
 
+def _untied(run_path, folder):
+    """The run with the order trec_eval gives it (score, then doc id descending) written as distinct scores: the
+    accuracy provider keeps tied items in file order (a stable sort), a tie rule no convention names."""
+    by_query = {}
+    with open(run_path) as fh:
+        for line in fh:
+            q, _, doc, _, score, *_ = line.split()
+            by_query.setdefault(q, []).append((float(score), doc))
+    out = os.path.join(folder, "untied.run")
+    with open(out, "w") as fh:
+        for q, items in by_query.items():
+            items.sort(key=lambda x: (x[0], x[1]), reverse=True)
+            for rank, (_, doc) in enumerate(items, 1):
+                fh.write(f"{q} Q0 {doc} {rank} {len(items) - rank + 1} untied\n")
+    return out
+
+
+@pytest.mark.parametrize("data", sorted(DATA))
+@pytest.mark.parametrize("name", ["Accuracy", "Accuracy@10", "Accuracy@5", "Accuracy(rel=2)@20", "Accuracy(rel=2)"])
+def test_accuracy_equals_the_accuracy_provider(name, data, tmp_path):
+    """ir_measures' Accuracy (providers/accuracy_provider.py): per query where it reports a value, NaN (left out
+    of the mean) where it leaves the query out (no relevant item in the top k), and the mean over the reported
+    queries. Its ZeroDivisionError (a top k with no non-relevant item) does not occur on this data."""
+    qrels_path, run_path = DATA[data]
+    run_path = _untied(run_path, str(tmp_path))
+    want_q, want_mean = _reference(name, "accuracy", qrels_path, run_path)
+    got = rm.evaluate(qrels_path, run_path, [name], convention="ir_measures", per_query=True)[name]
+    got_mean = rm.evaluate(qrels_path, run_path, name, convention="ir_measures")[name]
+    assert want_q
+    for q, value in got.items():
+        if q in want_q:
+            assert value == pytest.approx(want_q[q], abs=1e-9), (name, q)
+        else:
+            assert math.isnan(value), (name, q)
+    assert got_mean == pytest.approx(want_mean, abs=1e-9), name
+    assert any(math.isnan(v) for v in got.values()) or data == "suite" or name == "Accuracy"
+
+
 def test_one_string_names_several_measures(tmp_path):
     """ir_measures takes "nDCG@10 P@5 AP" (its command line; parse_measure per name); so do evaluate() and -m."""
     from conftest import cli
@@ -126,9 +165,47 @@ def test_judged_counts_negative_grades_as_ir_measures_does():
 
 @pytest.mark.parametrize("name,message", [
     ("nDCG(dcg='jarvelin')@10", "dcg='jarvelin' is not one we compute"),
-    ("SetP@10", "SetP takes no cutoff"), ("SetF(beta=0.5)", "only beta=1"),
+    ("SetP@10", "SetP takes no cutoff"), ("SetF(beta=-1)", "beta must be a number >= 0"),
     ("RR(cutoff=10)@5", "the cutoff is given twice"), ("SetP(relative=maybe)", "relative must be True or False"),
 ])
 def test_ir_measures_spellings_we_refuse_say_why(name, message):
     with pytest.raises(rm.UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
         rm.evaluate(*DATA["suite"], [name])
+
+
+def test_accuracy_by_hand():
+    """Top 5 = N R N R N (grades 0 1 0 1 0): the relevant items have 1 and 2 non-relevant items above them, so
+    Accuracy@5 = 1 - (1 + 2) / (3 non-relevant x 2 relevant) = 0.5; Accuracy@2 = 1 - 1 / (1 x 1) = 0. A top k
+    without a relevant item (Accuracy@1) or without a non-relevant one (query b) is undefined: NaN, left out of
+    the mean."""
+    import pyarrow as pa
+    run = pa.table({"query_id": ["a"] * 5 + ["b"] * 2, "item_id": list("vwxyz") + list("vw"),
+                    "score": [5.0, 4, 3, 2, 1, 2, 1]})
+    qrels = pa.table({"query_id": ["a"] * 5 + ["b"] * 2, "item_id": list("vwxyz") + list("vw"),
+                      "relevance": [0, 1, 0, 1, 0, 1, 1]})
+    got = rm.evaluate(qrels, run, ["Accuracy@5", "Accuracy@2", "Accuracy@1"], per_query=True)
+    assert got["Accuracy@5"]["a"] == 0.5 and got["Accuracy@2"]["a"] == 0.0
+    assert math.isnan(got["Accuracy@1"]["a"]) and math.isnan(got["Accuracy@5"]["b"])
+    means = rm.evaluate(qrels, run, ["Accuracy@5", "Accuracy@1"])
+    assert means["Accuracy@5"] == 0.5 and math.isnan(means["Accuracy@1"])
+
+
+# gdeval (the TREC Web track's gdeval.pl, ir_measures' gdeval provider, the default provider of ERR) prints
+# five decimals: equal to that precision, per query and in the mean of its rounded values
+GDEVAL = ["ERR@20", "ERR@10", "ERR@5", "nDCG(dcg='exp-log2')@20", "nDCG(dcg='exp-log2')@10"]
+
+
+@pytest.mark.parametrize("ties", ["item_desc", "item_asc"])
+@pytest.mark.parametrize("name", GDEVAL)
+def test_gdeval_measures_to_its_printed_precision(name, ties):
+    """On trec_eval's graded suite (qrels.rel_level, grades -1..4, and results.test with its tied scores; gdeval
+    reads numeric query ids only, so not the synthetic data): ERR@k as gdeval (grades capped at 4,
+    (2^g - 1) / 16) and nDCG with exponential gain; both tie rules give gdeval's values on this data."""
+    qrels_path, run_path = DATA["suite"]
+    want_q, want_mean = _reference(name, "gdeval", qrels_path, run_path)
+    got_q = rm.evaluate(qrels_path, run_path, [name], convention="ir_measures", per_query=True, ties=ties)[name]
+    got_mean = rm.evaluate(qrels_path, run_path, name, convention="ir_measures", ties=ties)[name]
+    assert len(want_q) == 3
+    for q, value in want_q.items():
+        assert got_q[q] == pytest.approx(value, abs=5.1e-6), (name, q)
+    assert got_mean == pytest.approx(want_mean, abs=5.1e-6), name

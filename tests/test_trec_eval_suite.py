@@ -188,6 +188,33 @@ def test_bad_qrels_jg_names_the_line(tmp_path, text, message):
     assert p.returncode in (1, 2) and message in p.stderr and "Traceback" not in p.stderr, p.stderr
 
 
+def test_set_F_with_its_parameter():
+    """trec_eval -m set_F.0.5 (m_set_F.c: (x + 1) P R / (x P + R) over everything retrieved, printed set_F_0.5),
+    by hand from the files: P and R of each query's retrieved set."""
+    rel, ret = {}, {}
+    with open(os.path.join(TREC, "qrels.test")) as fh:
+        for line in fh:
+            q, _, d, r = line.split()
+            if int(r) >= 1:
+                rel.setdefault(q, set()).add(d)
+    with open(os.path.join(TREC, "results.test")) as fh:
+        for line in fh:
+            q, _, d, *_ = line.split()
+            ret.setdefault(q, set()).add(d)
+    p = cli("eval", "-q", "-m", "set_F.0.5", "-m", "set_F.2", os.path.join(TREC, "qrels.test"),
+            os.path.join(TREC, "results.test"))
+    got = {(line.split()[0], line.split()[1]): line.split()[2] for line in p.stdout.splitlines()}
+    assert len(got) == 8
+    for x, label in ((0.5, "set_F_0.5"), (2.0, "set_F_2")):
+        values = []
+        for q in sorted(ret):
+            h = len(rel[q] & ret[q])
+            P, R = h / len(ret[q]), h / len(rel[q])
+            values.append((x + 1) * P * R / (x * P + R))
+            assert got[(label, q)] == f"{values[-1]:.4f}"
+        assert got[(label, "all")] == f"{sum(values) / len(values):.4f}"
+
+
 def test_measure_parameters_byte_for_byte():
     """out.test.meas_params, the whole file: every measure with trec_eval's parameters, ndcg's gain map
     (ndcg.1=3,2=9,4=4.5) and ndcg_cut's fractional cutoff (23.4 is 23) among them."""
