@@ -47,7 +47,7 @@ class Evaluation:
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
         self.zscores = _zscores(zscores, by)
         self._run_input = run
-        self.conv = conventions.resolve(convention, **overrides)
+        self.conv = measures_mod.stream_conventions(self.measures, conventions.resolve(convention, **overrides))
         self.form = shape.Shape(columns, by)  # warehouse shapes (warehouse.py): column names, groups, lists
         self.by = self.form.by
         self.convention = convention
@@ -489,7 +489,7 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     d = dialects.get(dialect)
     measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
     dialects.refuse_lacking(d, [m.metric.name for m in measures])
-    conv = conventions.resolve(convention, **overrides)
+    conv = measures_mod.stream_conventions(measures, conventions.resolve(convention, **overrides))
     has_score, has_rank = _run_columns(run_columns)
     if conv["ties"] == "input" and not has_rank and not run_lists:
         raise UsageError("ties = 'input' (the mllib convention) orders the run by its rank column: "

@@ -204,7 +204,7 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
     if isinstance(metrics, str):
         metrics = [metrics]
     measures = measures_mod.parse_all(metrics or measures_mod.TREC_DEFAULT)
-    conv = conventions.resolve(convention, **overrides)
+    conv = measures_mod.stream_conventions(measures, conventions.resolve(convention, **overrides))
     private = con is None
     con = duckdb.connect() if private else con
     reader = Reader(con, private, nan_scores)

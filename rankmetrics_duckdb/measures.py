@@ -404,10 +404,39 @@ class Measure:
             else:
                 out[p] = conv[p]
         out.update(dict(self.params))
+        for key in STREAM_PARAMS:
+            if key in out and out[key] != conv[key]:
+                raise UsageError(f"metric '{self.requested}': {key}={out[key]} for this measure, {conv[key]} for "
+                                 f"the evaluation; the measures of one evaluation read the run one way: set "
+                                 f"{key} for the evaluation (-J, judged_only=)")
         if out.get("gains") and out.get("ideal", "judgments") != "judgments":
             raise UsageError(f"metric '{self.requested}': a gain map orders the judged items by their gains; it "
                              f"applies with ideal judgments, not {out['ideal']}")
         return out
+
+
+# Conventions of how the run is read (ranked, filtered) that ir_measures writes into a measure's name
+# (P(judged_only=True)@10, pytrec_eval's -J): one stream serves every measure of an evaluation, so they hold for all
+STREAM_PARAMS = ("judged_only",)
+
+
+def stream_conventions(measures: list, conv: dict) -> dict:
+    """conv with the stream conventions the measures' names set: when every measure names the same value (say
+    judged_only=True), the evaluation reads the run that way; measures that disagree are refused, since one
+    read of the run serves them all (Measure.values checks the same for any route that skips this)."""
+    out = dict(conv)
+    for key in STREAM_PARAMS:
+        named = {dict(m.params)[key] for m in measures if key in dict(m.params)}
+        if not named:
+            continue
+        if len(named) > 1 or any(key not in dict(m.params) for m in measures):
+            given = ", ".join(f"'{m.requested}'" for m in measures if key in dict(m.params))
+            others = ", ".join(f"'{m.requested}'" for m in measures if dict(m.params).get(key) != max(named))
+            raise UsageError(f"{key} is set by {given} but not the same for {others}: one read of the run serves "
+                             f"every measure of an evaluation; evaluate them separately, or set {key} for the "
+                             f"whole evaluation (-J, judged_only=)")
+        out[key] = named.pop()
+    return out
 
 
 def _known_names() -> list[str]:
@@ -730,6 +759,9 @@ def parse(requested: str) -> list[Measure]:
                 metric, key, raw = IRM_PARAMS[key](metric, raw, requested)
                 if key is None:
                     continue
+            if key in STREAM_PARAMS:  # ir_measures' judged_only=: how the run is read (see stream_conventions)
+                put(key, conventions.check(key, raw.strip("'\"")), "")
+                continue
             if key == "cutoff":  # ir_measures: RR(cutoff=10) is RR@10
                 if metric.cutoff == "none":
                     raise UsageError(f"metric '{requested}': {metric.name} takes no cutoff")

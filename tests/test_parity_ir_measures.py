@@ -21,7 +21,8 @@ CASES = [  # (ir_measures' name, the provider computing the reference)
     ("AP@100", "pytrec_eval"), ("RR", "pytrec_eval"), ("RR(rel=2)", "pytrec_eval"), ("Rprec", "pytrec_eval"),
     ("Bpref", "pytrec_eval"), ("SetP", "pytrec_eval"), ("SetR", "pytrec_eval"), ("SetF", "pytrec_eval"),
     ("SetAP", "pytrec_eval"), ("SetRelP", "pytrec_eval"), ("SetP(relative=True)", "pytrec_eval"),
-    ("SetF(beta=0.5)", "pytrec_eval"), ("SetF(beta=2.0)", "pytrec_eval"), ("SetF(beta=0.25)", "pytrec_eval"),
+    ("P(judged_only=True)@10", "pytrec_eval"), ("nDCG(judged_only=True)@10", "pytrec_eval"),
+    ("AP(judged_only=True)", "pytrec_eval"), ("SetF(beta=0.5)", "pytrec_eval"), ("SetF(beta=2.0)", "pytrec_eval"), ("SetF(beta=0.25)", "pytrec_eval"),
     ("SetP(rel=2)", "pytrec_eval"), ("IPrec@0.2", "pytrec_eval"), ("IPrec@0.0", "pytrec_eval"),
     ("infAP", "pytrec_eval"), ("Success@10", "pytrec_eval"), ("NumRet", "pytrec_eval"),
     ("NumRel", "pytrec_eval"), ("NumRelRet", "pytrec_eval"), ("NumQ", "pytrec_eval"),
@@ -209,3 +210,15 @@ def test_gdeval_measures_to_its_printed_precision(name, ties):
     for q, value in want_q.items():
         assert got_q[q] == pytest.approx(value, abs=5.1e-6), (name, q)
     assert got_mean == pytest.approx(want_mean, abs=5.1e-6), name
+
+
+def test_judged_only_in_names_must_agree():
+    """ir_measures writes pytrec_eval's -J into each name (P(judged_only=True)@10). One read of the run serves
+    every measure of an evaluation: names that agree set it for the evaluation (above); a mix is refused, naming
+    the measures, rather than computed the wrong way for some."""
+    for names in (["P(judged_only=True)@10", "P@10"], ["P(judged_only=True)@10", "AP(judged_only=False)"]):
+        with pytest.raises(rm.UsageError, match=r"judged_only is set by 'P\(judged_only=True\)@10'"):
+            rm.evaluate(*DATA["suite"], names)
+    both = rm.evaluate(*DATA["suite"], ["P(judged_only=True)@10", "AP(judged_only=True)"], convention="ir_measures")
+    alone = rm.evaluate(*DATA["suite"], ["P@10", "AP"], convention="ir_measures", judged_only=True)
+    assert both["P(judged_only=True)@10"] == alone["P@10"] and both["AP(judged_only=True)"] == alone["AP"]
