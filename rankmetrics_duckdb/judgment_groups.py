@@ -104,6 +104,7 @@ def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", 
             per_query = {q: math.fsum(v) / len(v) for (m, q), v in values.items() if m == lab}
             rows += [(lab, q, per_query[q]) for q in sorted(per_query)]
             rows.append((lab, None, math.fsum(per_query.values()) / len(per_query) if per_query else 0.0))
-    if measures.wants_num_q(names):  # the queries evaluated: in the run and the judgments
-        rows.append((measures.NUM_Q, None, float(len(set(repeated.column("query_id").to_pylist())))))
+    if measures.wants_num_q(names):  # the queries evaluated: in the run and the judgments (with -c, every judged one)
+        evaluated = {q for (_, q) in values} if wanted else set(repeated.column("query_id").to_pylist())
+        rows.append((measures.NUM_Q, None, float(len(evaluated))))
     return rows

@@ -164,6 +164,21 @@ def test_one_judgment_group_is_the_plain_measure():
         assert value == want[(plain[measure], query)], (measure, query)
 
 
+def test_judgment_groups_with_c_count_missing_queries(tmp_path):
+    """-c: a judged query the run lacks counts 0 in the mean and in num_q (trec_eval -c). Query 303 is cut from
+    results.test: map_avgjg of 301 and 302 as out.test.qrels_jg prints them, 303 at 0, the mean over 3."""
+    run = tmp_path / "no303.test"
+    with open(os.path.join(TREC, "results.test")) as fh:
+        run.write_text("".join(line for line in fh if not line.startswith("303")))
+    p = cli("eval", "-R", "qrels_jg", "-c", "-q", "-m", "map_avgjg", "-m", "num_q", os.path.join(TREC, "qrels.123"),
+            str(run))
+    got = {(line.split()[0], line.split()[1]): line.split()[2] for line in p.stdout.splitlines()}
+    assert got[("map_avgjg", "301")] == "0.0266" and got[("map_avgjg", "302")] == "0.2571"  # out.test.qrels_jg
+    assert got[("map_avgjg", "303")] == "0.0000" and got[("num_q", "all")] == "3"
+    # the mean of 301's and 302's printed values (each within 0.00005) and 0, over 3 queries
+    assert float(got[("map_avgjg", "all")]) == pytest.approx((0.0266 + 0.2571 + 0) / 3, abs=1e-4)
+
+
 @pytest.mark.parametrize("args,message", [
     (["-R", "qrels_jg", "-m", "map"], "'map' needs plain qrels"),
     (["-m", "map_avgjg"], "is a judgment-group measure: give the judgments in trec_eval's qrels_jg format"),
