@@ -29,6 +29,7 @@ class Param:
     kind: str  # 'choice' | 'level' | 'base' | 'prob' | 'grade' | 'fraction' | 'number' | 'positive' | 'nonnegative'
     description: str
     choices: tuple = ()
+    required: bool = False  # no default: the name must give it (ir_measures' max_rel)
 
 
 # --- how a metric's per-query values make its 'all' row ----------------------------------------------------------
@@ -179,6 +180,10 @@ PARAMS = {
     "max_grade": Param("max_grade", "grade", "highest grade of the ERR stopping probability"),
     "at_recall": Param("at_recall", "fraction", "recall level of the interpolated precision, from 0 to 1"),
     "mult": Param("mult", "positive", "multiple of |G| at which Rprec_mult takes the precision"),
+    "min_rel": Param("min_rel", "nonnegative", "grade scaled to gain 0 (cwl_eval's gains: clipped to [min_rel, "
+                     "max_rel], scaled to [0, 1])"),
+    "max_rel": Param("max_rel", "nonnegative", "grade scaled to gain 1 (the top grade of the judgments)",
+                     required=True),
     "beta": Param("beta", "nonnegative", "weight of recall against precision, (beta + 1) PR / (beta P + R) as "
                   "trec_eval's set_F.x and ir_measures' SetF(beta=x); 1 is F1"),
     "utility_a": Param("utility_a", "number", "utility of a relevant item retrieved"),
@@ -207,6 +212,10 @@ METRICS = {m.name: m for m in (
     Metric("Rprec", "r_precision", "R-precision: precision at rank |G|", ("rel",), cutoff="none"),
     Metric("Success", "success", "1 when a relevant item is in the top k (hit rate)", ("rel",)),
     Metric("Hits", "hits", "relevant items retrieved in the top k (ranx hits@k)", ("rel",)),
+    Metric("NERR8", "nerr8", "C/W/L ERR truncated at k (cwl_eval NERReq8): continue with 1 - gain before k",
+           ("min_rel", "max_rel"), reads="all"),
+    Metric("NERR10", "nerr10", "C/W/L ERR with RBP patience (cwl_eval NERReq10): continue with p (1 - gain)",
+           ("p", "min_rel", "max_rel"), cutoff="none", reads="all"),
     Metric("Accuracy", "accuracy", "share of (relevant, non-relevant) pairs of the top k ranked in that order "
            "(ir_measures Accuracy; undefined without both)", ("rel",), reads="all"),
     Metric("bpref", "bpref", "binary preference (trec_eval bpref)", ("rel",), cutoff="none"),
@@ -404,6 +413,9 @@ class Measure:
             else:
                 out[p] = conv[p]
         out.update(dict(self.params))
+        if out.get("max_rel") is not None and not out["max_rel"] > out.get("min_rel", 0):
+            raise UsageError(f"metric '{self.requested}': max_rel must be above min_rel ({out['max_rel']:g} <= "
+                             f"{out.get('min_rel', 0):g}): gains are scaled from min_rel to max_rel")
         for key in STREAM_PARAMS:
             if key in out and out[key] != conv[key]:
                 raise UsageError(f"metric '{self.requested}': {key}={out[key]} for this measure, {conv[key]} for "
@@ -776,6 +788,9 @@ def parse(requested: str) -> list[Measure]:
         if metric.cutoff == "none":
             raise UsageError(f"metric '{requested}': {metric.name} takes no cutoff")
         k = _cutoff(m.group("k"), requested)
+    for p in metric.params:
+        if p in PARAMS and PARAMS[p].required and p not in params:
+            raise UsageError(f"metric '{requested}': {p} has no default; give it, e.g. {metric.name}({p}=4)")
     return [Measure(requested, metric, k, tuple(sorted(params.items())))]
 
 

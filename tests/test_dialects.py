@@ -31,7 +31,8 @@ METRICS = ["nDCG@10", "nDCG", "AP", "AP@100", "P@10", "R@100", "RR", "RR@10", "D
            "nDCG(ideal=retrieved)@5", "NumQ", "NumRet", "NumRel", "NumRelRet", "IPrec@0.3", "GMAP", "RelP@10", "RelP", "SetAP",
            "RprecMult(mult=0.4)", "IPrecAvg11", "binG", "Utility", "Unjudged@10", "NumNonrelJudgedRet", "infAP",
            "RBPResid", "IdealDCG@10", "G", "nDCGRel", "RnDCG",
-           "nDCG(gains={0:1,1:3,2:9},ideal=judgments)@10", "Accuracy@10", "Accuracy", "F1(beta=2)@10"]
+           "nDCG(gains={0:1,1:3,2:9},ideal=judgments)@10", "Accuracy@10", "Accuracy", "F1(beta=2)@10",
+           "NERR8(max_rel=4)@10", "NERR10(p=0.8,max_rel=3)"]
 
 # name: (convention, overrides, run columns given to the SQL)
 VARIANTS = {

@@ -222,3 +222,35 @@ def test_judged_only_in_names_must_agree():
     both = rm.evaluate(*DATA["suite"], ["P(judged_only=True)@10", "AP(judged_only=True)"], convention="ir_measures")
     alone = rm.evaluate(*DATA["suite"], ["P@10", "AP"], convention="ir_measures", judged_only=True)
     assert both["P(judged_only=True)@10"] == alone["P@10"] and both["AP(judged_only=True)"] == alone["AP"]
+
+
+
+# cwl_eval (ir_measures' cwl_eval provider): its C/W/L versions of ERR, on the runs untied (cwl_eval keeps tied
+# items in file order) and with trec_eval's graded suite (grades -1..4) and the synthetic data (grades 0..3)
+CWL = ["NERR8(max_rel=4)@10", "NERR8(max_rel=4)@1000", "NERR8(min_rel=1,max_rel=3)@20", "NERR8(max_rel=2)@5",
+       "NERR10(max_rel=4)", "NERR10(p=0.5,max_rel=2)", "NERR10(p=0.95,min_rel=1,max_rel=3)"]
+
+
+@pytest.mark.parametrize("data", sorted(DATA))
+@pytest.mark.parametrize("name", CWL)
+def test_cwl_measures_equal_cwl_eval(name, data, tmp_path):
+    import logging
+    logging.getLogger("ir_measures.cwl_eval").setLevel(logging.ERROR)  # its notes on grades outside the range
+    qrels_path, run_path = DATA[data]
+    run_path = _untied(run_path, str(tmp_path))
+    want_q, want_mean = _reference(name, "cwl_eval", qrels_path, run_path)
+    got_q = rm.evaluate(qrels_path, run_path, [name], convention="ir_measures", per_query=True)[name]
+    got_mean = rm.evaluate(qrels_path, run_path, name, convention="ir_measures")[name]
+    assert want_q
+    for q, value in want_q.items():
+        assert got_q[q] == pytest.approx(value, abs=1e-9), (name, q)
+    assert got_mean == pytest.approx(want_mean, abs=1e-9), name
+
+
+def test_cwl_measures_need_the_top_grade():
+    with pytest.raises(rm.UsageError, match=r"max_rel has no default; give it, e.g. NERR8\(max_rel=4\)"):
+        rm.evaluate(*DATA["suite"], ["NERR8@10"])
+    with pytest.raises(rm.UsageError, match="max_rel"):
+        rm.evaluate(*DATA["suite"], ["NERR10(max_rel=-1)"])
+    with pytest.raises(rm.UsageError, match=r"max_rel must be above min_rel \(2 <= 3\)"):
+        rm.evaluate(*DATA["suite"], ["NERR8(min_rel=3,max_rel=2)@10"])
