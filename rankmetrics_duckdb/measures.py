@@ -184,6 +184,7 @@ PARAMS = {
                      "max_rel], scaled to [0, 1])"),
     "max_rel": Param("max_rel", "nonnegative", "grade scaled to gain 1 (the top grade of the judgments)",
                      required=True),
+    "t": Param("t", "positive", "the gain the user wants (T of INST, INSQ and NERR11; ir_measures writes T=)"),
     "beta": Param("beta", "nonnegative", "weight of recall against precision, (beta + 1) PR / (beta P + R) as "
                   "trec_eval's set_F.x and ir_measures' SetF(beta=x); 1 is F1"),
     "utility_a": Param("utility_a", "number", "utility of a relevant item retrieved"),
@@ -216,6 +217,12 @@ METRICS = {m.name: m for m in (
            ("min_rel", "max_rel"), reads="all"),
     Metric("NERR10", "nerr10", "C/W/L ERR with RBP patience (cwl_eval NERReq10): continue with p (1 - gain)",
            ("p", "min_rel", "max_rel"), cutoff="none", reads="all"),
+    Metric("NERR9", "nerr9", "C/W/L ERR truncated at k with a rank discount (cwl_eval NERReq9): continue with "
+           "i / (i + 1) (1 - gain) before k", ("min_rel", "max_rel"), reads="all"),
+    Metric("NERR11", "nerr11", "C/W/L ERR with INST's patience (cwl_eval NERReq11): continue with ((i + 2T - 1) / "
+           "(i + 2T))^2 (1 - gain)", ("t", "min_rel", "max_rel"), cutoff="none", reads="all"),
+    Metric("INSQ", "insq", "C/W/L INSQ (Moffat et al. 2012; cwl_eval): continue with ((i + 2T - 1) / (i + 2T))^2",
+           ("t", "min_rel", "max_rel"), cutoff="none", reads="all"),
     Metric("Accuracy", "accuracy", "share of (relevant, non-relevant) pairs of the top k ranked in that order "
            "(ir_measures Accuracy; undefined without both)", ("rel",), reads="all"),
     Metric("bpref", "bpref", "binary preference (trec_eval bpref)", ("rel",), cutoff="none"),
@@ -583,7 +590,12 @@ def _irm_relative(metric, raw, requested):
     return METRICS["RelP" if value in ("true", "1") else "P"], None, None
 
 
-IRM_PARAMS = {"dcg": _irm_dcg, "relative": _irm_relative}
+def _irm_t(metric, raw, requested):
+    """ir_measures' T= (INSQ(T=2.0)): our parameter t."""
+    return metric, "t", raw
+
+
+IRM_PARAMS = {"dcg": _irm_dcg, "relative": _irm_relative, "T": _irm_t}
 
 _IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>-?[^@()\-]*))?(?:-l(?P<lvl>\d+))?$")
 

@@ -32,7 +32,8 @@ METRICS = ["nDCG@10", "nDCG", "AP", "AP@100", "P@10", "R@100", "RR", "RR@10", "D
            "RprecMult(mult=0.4)", "IPrecAvg11", "binG", "Utility", "Unjudged@10", "NumNonrelJudgedRet", "infAP",
            "RBPResid", "IdealDCG@10", "G", "nDCGRel", "RnDCG",
            "nDCG(gains={0:1,1:3,2:9},ideal=judgments)@10", "Accuracy@10", "Accuracy", "F1(beta=2)@10",
-           "NERR8(max_rel=4)@10", "NERR10(p=0.8,max_rel=3)"]
+           "NERR8(max_rel=4)@10", "NERR10(p=0.8,max_rel=3)", "NERR9(max_rel=4)@10", "NERR11(T=2.0,max_rel=3)",
+           "INSQ(max_rel=4)"]
 
 # name: (convention, overrides, run columns given to the SQL)
 VARIANTS = {

@@ -228,7 +228,9 @@ def test_judged_only_in_names_must_agree():
 # cwl_eval (ir_measures' cwl_eval provider): its C/W/L versions of ERR, on the runs untied (cwl_eval keeps tied
 # items in file order) and with trec_eval's graded suite (grades -1..4) and the synthetic data (grades 0..3)
 CWL = ["NERR8(max_rel=4)@10", "NERR8(max_rel=4)@1000", "NERR8(min_rel=1,max_rel=3)@20", "NERR8(max_rel=2)@5",
-       "NERR10(max_rel=4)", "NERR10(p=0.5,max_rel=2)", "NERR10(p=0.95,min_rel=1,max_rel=3)"]
+       "NERR10(max_rel=4)", "NERR10(p=0.5,max_rel=2)", "NERR10(p=0.95,min_rel=1,max_rel=3)",
+       "NERR9(max_rel=4)@10", "NERR9(max_rel=3)@1000", "NERR9(min_rel=1,max_rel=3)@20", "NERR11(max_rel=4)",
+       "NERR11(T=2.5,max_rel=3)", "INSQ(max_rel=4)", "INSQ(T=3.0,min_rel=1,max_rel=3)"]
 
 
 @pytest.mark.parametrize("data", sorted(DATA))

@@ -7426,6 +7426,1473 @@ WHERE
       NOT c.fault IS NULL
   ) IS NULL;
 
+CREATE OR REPLACE FUNCTION rm_nerr9(k INT DEFAULT NULL, min_rel DOUBLE DEFAULT 0, max_rel DOUBLE DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_nerr9.k AS k,
+    rm_nerr9.min_rel AS min_rel,
+    rm_nerr9.max_rel AS max_rel,
+    rm_nerr9.ties AS ties,
+    rm_nerr9.judged_only AS judged_only,
+    rm_nerr9.queries AS queries,
+    rm_nerr9.empty AS empty,
+    rm_nerr9.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+              THEN CASE
+                WHEN COALESCE(f.full_before, 0) > 0
+                THEN CAST(0 AS DOUBLE)
+                ELSE EXP(COALESCE(f.log_before, 0))
+              END / NULLIF(f.pos, 0) * CASE
+                WHEN f.grade IS NULL
+                THEN CAST(0 AS DOUBLE)
+                ELSE (
+                  LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+              END
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            (
+              SUM(
+                CASE
+                  WHEN f.kind = 'R'
+                  AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                  THEN CASE
+                    WHEN COALESCE(f.full_before, 0) > 0
+                    THEN CAST(0 AS DOUBLE)
+                    ELSE EXP(COALESCE(f.log_before, 0))
+                  END / NULLIF(f.pos, 0)
+                  ELSE 0
+                END
+              ) + CASE
+                WHEN SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                    AND CASE
+                      WHEN f.grade IS NULL
+                      THEN CAST(0 AS DOUBLE)
+                      ELSE (
+                        LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                      ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                    END >= 1
+                    THEN 1
+                    ELSE 0
+                  END
+                ) > 0
+                THEN CAST(0 AS DOUBLE)
+                ELSE EXP(
+                  SUM(
+                    CASE
+                      WHEN f.kind = 'R'
+                      AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                      AND CASE
+                        WHEN f.grade IS NULL
+                        THEN CAST(0 AS DOUBLE)
+                        ELSE (
+                          LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      END < 1
+                      THEN LN(
+                        1 - CASE
+                          WHEN f.grade IS NULL
+                          THEN CAST(0 AS DOUBLE)
+                          ELSE (
+                            LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        END
+                      )
+                      ELSE 0
+                    END
+                  )
+                )
+              END * (
+                (
+                  LN(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 10) + 0.5772156649015329 + 1 / NULLIF(
+                    2 * CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 10 AS DOUBLE),
+                    0
+                  ) - 1 / NULLIF(
+                    12 * POWER(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 10 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    120 * POWER(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 10 AS DOUBLE),
+                      4
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    252 * POWER(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 10 AS DOUBLE),
+                      6
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    240 * POWER(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 10 AS DOUBLE),
+                      8
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    132 * POWER(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 10 AS DOUBLE),
+                      10
+                    ),
+                    0
+                  ) - (
+                    1 / NULLIF(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 2 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 3 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 4 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 5 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 6 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 7 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 8 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 9 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 10 AS DOUBLE),
+                      0
+                    )
+                  )
+                ) - (
+                  LN(
+                    SUM(
+                      CASE
+                        WHEN f.kind = 'R'
+                        AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                        THEN 1
+                        ELSE 0
+                      END
+                    ) + 10
+                  ) + 0.5772156649015329 + 1 / NULLIF(
+                    2 * CAST(SUM(
+                      CASE
+                        WHEN f.kind = 'R'
+                        AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                        THEN 1
+                        ELSE 0
+                      END
+                    ) + 10 AS DOUBLE),
+                    0
+                  ) - 1 / NULLIF(
+                    12 * POWER(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 10 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    120 * POWER(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 10 AS DOUBLE),
+                      4
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    252 * POWER(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 10 AS DOUBLE),
+                      6
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    240 * POWER(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 10 AS DOUBLE),
+                      8
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    132 * POWER(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 10 AS DOUBLE),
+                      10
+                    ),
+                    0
+                  ) - (
+                    1 / NULLIF(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 1 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 2 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 3 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 4 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 5 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 6 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 7 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 8 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 9 AS DOUBLE),
+                      0
+                    ) + 1 / NULLIF(
+                      CAST(SUM(
+                        CASE
+                          WHEN f.kind = 'R'
+                          AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                          THEN 1
+                          ELSE 0
+                        END
+                      ) + 10 AS DOUBLE),
+                      0
+                    )
+                  )
+                )
+              )
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(
+          CASE
+            WHEN CASE
+              WHEN s.grade IS NULL
+              THEN CAST(0 AS DOUBLE)
+              ELSE (
+                LEAST(GREATEST(GREATEST(s.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+              ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+            END >= 1
+            THEN 1
+            ELSE 0
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS full_before,
+      (
+        SUM(
+          CASE
+            WHEN CASE
+              WHEN s.grade IS NULL
+              THEN CAST(0 AS DOUBLE)
+              ELSE (
+                LEAST(GREATEST(GREATEST(s.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+              ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+            END < 1
+            THEN LN(
+              1 - CASE
+                WHEN s.grade IS NULL
+                THEN CAST(0 AS DOUBLE)
+                ELSE (
+                  LEAST(GREATEST(GREATEST(s.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+              END
+            )
+            ELSE 0
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS log_before
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.max_rel,
+    prm.min_rel,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_nerr11(t DOUBLE DEFAULT 1.0, min_rel DOUBLE DEFAULT 0, max_rel DOUBLE DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_nerr11.t AS t,
+    rm_nerr11.min_rel AS min_rel,
+    rm_nerr11.max_rel AS max_rel,
+    rm_nerr11.ties AS ties,
+    rm_nerr11.judged_only AS judged_only,
+    rm_nerr11.queries AS queries,
+    rm_nerr11.empty AS empty,
+    rm_nerr11.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.pos <= 1000
+              THEN CASE
+                WHEN COALESCE(f.full_before, 0) > 0
+                THEN CAST(0 AS DOUBLE)
+                ELSE EXP(COALESCE(f.log_before, 0))
+              END * POWER(2 * prm.t / NULLIF(f.pos + 2 * prm.t - 1, 0), 2) * CASE
+                WHEN f.grade IS NULL
+                THEN CAST(0 AS DOUBLE)
+                ELSE (
+                  LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+              END
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            (
+              SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.pos <= 1000
+                  THEN CASE
+                    WHEN COALESCE(f.full_before, 0) > 0
+                    THEN CAST(0 AS DOUBLE)
+                    ELSE EXP(COALESCE(f.log_before, 0))
+                  END * POWER(2 * prm.t / NULLIF(f.pos + 2 * prm.t - 1, 0), 2)
+                  ELSE 0
+                END
+              ) + CASE
+                WHEN SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    AND f.pos <= 1000
+                    AND CASE
+                      WHEN f.grade IS NULL
+                      THEN CAST(0 AS DOUBLE)
+                      ELSE (
+                        LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                      ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                    END >= 1
+                    THEN 1
+                    ELSE 0
+                  END
+                ) > 0
+                THEN CAST(0 AS DOUBLE)
+                ELSE EXP(
+                  SUM(
+                    CASE
+                      WHEN f.kind = 'R'
+                      AND f.pos <= 1000
+                      AND CASE
+                        WHEN f.grade IS NULL
+                        THEN CAST(0 AS DOUBLE)
+                        ELSE (
+                          LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      END < 1
+                      THEN LN(
+                        1 - CASE
+                          WHEN f.grade IS NULL
+                          THEN CAST(0 AS DOUBLE)
+                          ELSE (
+                            LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        END
+                      )
+                      ELSE 0
+                    END
+                  )
+                )
+              END * POWER(2 * CAST(prm.t AS DOUBLE), 2) * (
+                (
+                  1 / NULLIF(
+                    CAST((
+                      SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                    ) + 10 AS DOUBLE),
+                    0
+                  ) + 1 / NULLIF(
+                    2 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 10 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    6 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 10 AS DOUBLE),
+                      3
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 10 AS DOUBLE),
+                      5
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    42 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 10 AS DOUBLE),
+                      7
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 10 AS DOUBLE),
+                      9
+                    ),
+                    0
+                  ) + 5 / NULLIF(
+                    66 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 10 AS DOUBLE),
+                      11
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 1 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 2 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 3 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 4 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 5 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 6 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 7 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 8 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * prm.t
+                      ) + 9 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  )
+                ) - (
+                  1 / NULLIF(CAST((
+                    1000 + 2 * prm.t
+                  ) + 10 AS DOUBLE), 0) + 1 / NULLIF(2 * POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 10 AS DOUBLE), 2), 0) + 1 / NULLIF(6 * POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 10 AS DOUBLE), 3), 0) - 1 / NULLIF(30 * POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 10 AS DOUBLE), 5), 0) + 1 / NULLIF(42 * POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 10 AS DOUBLE), 7), 0) - 1 / NULLIF(30 * POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 10 AS DOUBLE), 9), 0) + 5 / NULLIF(66 * POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 10 AS DOUBLE), 11), 0) + 1 / NULLIF(POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 1 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 2 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 3 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 4 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 5 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 6 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 7 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 8 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                    1000 + 2 * prm.t
+                  ) + 9 AS DOUBLE), 2), 0)
+                )
+              )
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(
+          CASE
+            WHEN CASE
+              WHEN s.grade IS NULL
+              THEN CAST(0 AS DOUBLE)
+              ELSE (
+                LEAST(GREATEST(GREATEST(s.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+              ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+            END >= 1
+            THEN 1
+            ELSE 0
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS full_before,
+      (
+        SUM(
+          CASE
+            WHEN CASE
+              WHEN s.grade IS NULL
+              THEN CAST(0 AS DOUBLE)
+              ELSE (
+                LEAST(GREATEST(GREATEST(s.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+              ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+            END < 1
+            THEN LN(
+              1 - CASE
+                WHEN s.grade IS NULL
+                THEN CAST(0 AS DOUBLE)
+                ELSE (
+                  LEAST(GREATEST(GREATEST(s.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+              END
+            )
+            ELSE 0
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS log_before
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.max_rel,
+    prm.min_rel,
+    prm.queries,
+    prm.t
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_insq(t DOUBLE DEFAULT 1.0, min_rel DOUBLE DEFAULT 0, max_rel DOUBLE DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_insq.t AS t,
+    rm_insq.min_rel AS min_rel,
+    rm_insq.max_rel AS max_rel,
+    rm_insq.ties AS ties,
+    rm_insq.judged_only AS judged_only,
+    rm_insq.queries AS queries,
+    rm_insq.empty AS empty,
+    rm_insq.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_insq: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_insq: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_insq: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_insq: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.pos <= 1000
+              THEN CASE
+                WHEN f.grade IS NULL
+                THEN CAST(0 AS DOUBLE)
+                ELSE (
+                  LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+              END / NULLIF(POWER(CAST(f.pos + 2 * prm.t - 1 AS DOUBLE), 2), 0)
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            (
+              (
+                1 / NULLIF(CAST((
+                  2 * prm.t
+                ) + 10 AS DOUBLE), 0) + 1 / NULLIF(2 * POWER(CAST((
+                  2 * prm.t
+                ) + 10 AS DOUBLE), 2), 0) + 1 / NULLIF(6 * POWER(CAST((
+                  2 * prm.t
+                ) + 10 AS DOUBLE), 3), 0) - 1 / NULLIF(30 * POWER(CAST((
+                  2 * prm.t
+                ) + 10 AS DOUBLE), 5), 0) + 1 / NULLIF(42 * POWER(CAST((
+                  2 * prm.t
+                ) + 10 AS DOUBLE), 7), 0) - 1 / NULLIF(30 * POWER(CAST((
+                  2 * prm.t
+                ) + 10 AS DOUBLE), 9), 0) + 5 / NULLIF(66 * POWER(CAST((
+                  2 * prm.t
+                ) + 10 AS DOUBLE), 11), 0) + 1 / NULLIF(POWER(CAST((
+                  2 * prm.t
+                ) AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  2 * prm.t
+                ) + 1 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  2 * prm.t
+                ) + 2 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  2 * prm.t
+                ) + 3 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  2 * prm.t
+                ) + 4 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  2 * prm.t
+                ) + 5 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  2 * prm.t
+                ) + 6 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  2 * prm.t
+                ) + 7 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  2 * prm.t
+                ) + 8 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  2 * prm.t
+                ) + 9 AS DOUBLE), 2), 0)
+              ) - (
+                1 / NULLIF(CAST((
+                  1000 + 2 * prm.t
+                ) + 10 AS DOUBLE), 0) + 1 / NULLIF(2 * POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 10 AS DOUBLE), 2), 0) + 1 / NULLIF(6 * POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 10 AS DOUBLE), 3), 0) - 1 / NULLIF(30 * POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 10 AS DOUBLE), 5), 0) + 1 / NULLIF(42 * POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 10 AS DOUBLE), 7), 0) - 1 / NULLIF(30 * POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 10 AS DOUBLE), 9), 0) + 5 / NULLIF(66 * POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 10 AS DOUBLE), 11), 0) + 1 / NULLIF(POWER(CAST((
+                  1000 + 2 * prm.t
+                ) AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 1 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 2 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 3 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 4 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 5 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 6 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 7 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 8 AS DOUBLE), 2), 0) + 1 / NULLIF(POWER(CAST((
+                  1000 + 2 * prm.t
+                ) + 9 AS DOUBLE), 2), 0)
+              )
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.max_rel,
+    prm.min_rel,
+    prm.queries,
+    prm.t
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
 CREATE OR REPLACE FUNCTION rm_precision(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
