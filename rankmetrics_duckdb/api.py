@@ -47,6 +47,7 @@ class Evaluation:
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
         self.zscores = _zscores(zscores, by)
         self._run_input = run
+        conventions.refuse_gaps(convention, overrides, [m.metric.name for m in self.measures])
         self.conv = measures_mod.stream_conventions(self.measures, conventions.resolve(convention, **overrides))
         self.form = shape.Shape(columns, by)  # warehouse shapes (warehouse.py): column names, groups, lists
         self.by = self.form.by
@@ -489,6 +490,7 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     d = dialects.get(dialect)
     measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
     dialects.refuse_lacking(d, [m.metric.name for m in measures])
+    conventions.refuse_gaps(convention, overrides, [m.metric.name for m in measures])
     conv = measures_mod.stream_conventions(measures, conventions.resolve(convention, **overrides))
     has_score, has_rank = _run_columns(run_columns)
     if conv["ties"] == "input" and not has_rank and not run_lists:

@@ -204,6 +204,7 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
     if isinstance(metrics, str):
         metrics = [metrics]
     measures = measures_mod.parse_all(metrics or measures_mod.TREC_DEFAULT)
+    conventions.refuse_gaps(convention, overrides, [m.metric.name for m in measures])
     conv = measures_mod.stream_conventions(measures, conventions.resolve(convention, **overrides))
     private = con is None
     con = duckdb.connect() if private else con

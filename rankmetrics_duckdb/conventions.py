@@ -69,7 +69,29 @@ PRESETS = {
     # judgment, a negative grade too
     "ir_measures": dict(BASE, queries="judged", grades="truncate", scores="float32", iprec_rounding="v9",
                         judged_count="any"),
+    # RecTools (rectools.metrics): the recommendations' own rank column, binary relevance (every test interaction
+    # is a positive), each metric over its own users: the accuracy metrics over the test users (a user without
+    # recommendations 0), the recommendation-only ones (SufficientReco, ...) over the users recommended to (NULL,
+    # and left out, elsewhere).
+    "rectools": dict(BASE, ties="input", gain="binary", level_for_gain=True, queries="all", empty="nan"),
 }
+
+
+# Metrics a preset does not reproduce yet: refused under it (rather than a number the library would not give)
+# unless the named convention is switched explicitly. preset -> metric -> (convention parameter, reason).
+GAPS = {
+    "rectools": {"nDCG": ("ideal", "RecTools' NDCG divides by the DCG of k relevant items by default "
+                          "(divide_by_achievable=False), which is not implemented; its NDCG(divide_by_achievable="
+                          "True) is nDCG with the switch ideal=judgments (--ideal judgments)")},
+}
+
+
+def refuse_gaps(convention: str, overrides: dict, metric_names) -> None:
+    """UsageError when a requested metric is one the preset does not reproduce (GAPS) and its switch is not set."""
+    for name in metric_names:
+        gap = GAPS.get(convention, {}).get(name)
+        if gap and gap[0] not in overrides:
+            raise UsageError(f"metric {name} under --convention {convention}: {gap[1]}")
 
 
 def resolve(convention: str = "trec_eval", **overrides) -> dict:

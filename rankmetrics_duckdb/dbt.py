@@ -337,6 +337,11 @@ def _metric_file(macro_name: str) -> str:
         f"    {{{{ exceptions.raise_compiler_error(\"rankmetrics.{macro_name}: unknown preset '\" ~ preset ~ \"'; "
         f"choose one of: {', '.join(conventions.PRESETS)}\") }}}}",
         "  {%- endif -%}",
+        # a metric the preset does not reproduce yet (conventions.GAPS): refused unless its switch is given
+        *[f"  {{%- if preset == {_jinja(preset)} and {gaps[metric.name][0]} is none -%}}"
+          f"{{{{ exceptions.raise_compiler_error({_jinja(f'rankmetrics.{macro_name} under preset {preset}: ' + gaps[metric.name][1])}) }}}}"
+          "{%- endif -%}"
+          for preset, gaps in conventions.GAPS.items() if metric.name in gaps and gaps[metric.name][0] in names],
         "  {%- set p = presets[preset] -%}",
         f"  {{%- set shape = rankmetrics.rm_shape({_jinja('rankmetrics.' + macro_name)}, judgments, score_column, "
         "rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) -%}",

@@ -149,7 +149,7 @@ class Metric:
     macro: str
     description: str
     params: tuple = ()          # parameter names this metric takes (besides k)
-    cutoff: str = "optional"    # 'optional' | 'none'
+    cutoff: str = "optional"    # 'optional' | 'none' | 'required' (PartialAUC@k: k is not a rank cutoff)
     mean: Aggregate = AVG       # how the 'all' row is formed from the per-query values (Aggregate)
     gain_metric: bool = False   # the relevance level reaches it only when the convention says so (nDCG, DCG)
     # Which retrieved rows the value depends on, so that a fused query may drop the others after ranking
@@ -195,6 +195,8 @@ PARAMS = {
                    "ir_measures' gains={1:3,2:9}); other levels keep the gain convention's"),
     "judged_count": Param("judged_count", "choice", "Judged@k as trec_eval's 1 - unj_k (grades >= 0, over k) or "
                           "ir_measures' (any judgment, over min(k, retrieved))", conventions.PARAMETERS["judged_count"][0]),
+    "deep": Param("deep", "choice", "SufficientReco: 1 only for a full list of k (false) or the share of k "
+                  "the list fills (true)", ("false", "true")),
     "scale": Param("scale", "choice", "RBP gain of a grade: grade / the query's top judged grade (max: trec_eval, "
                    "ir_measures) or the grade itself, grades >= rel counting (raw: ranx)", ("max", "raw")),
 }
@@ -226,6 +228,19 @@ METRICS = {m.name: m for m in (
     Metric("Accuracy", "accuracy", "share of (relevant, non-relevant) pairs of the top k ranked in that order "
            "(ir_measures Accuracy; undefined without both)", ("rel",), reads="all"),
     Metric("bpref", "bpref", "binary preference (trec_eval bpref)", ("rel",), cutoff="none"),
+    Metric("AUC", "auc", "ROC AUC of the list: relevant items against the other retrieved ones, relevant items not "
+           "retrieved ranked last", ("rel",), cutoff="none", reads="all"),
+    Metric("PartialAUC", "partial_auc", "pAUC@k (RecTools PartialAUC): AUC of every relevant item against the k "
+           "top-ranked non-relevant retrieved items", ("rel",), cutoff="required", reads="all"),
+    Metric("PAP", "pap", "pAp@k (RecTools PAP): AUC of the top min(k, |G|) relevant items against the k top-ranked "
+           "non-relevant retrieved items", ("rel",), cutoff="required", reads="all"),
+    Metric("Fallout", "fallout", "fall-out at k: judged non-relevant in the top k / judged non-relevant",
+           ("rel",), reads="judged_if_cut"),
+    Metric("SufficientReco", "sufficient_reco", "1 when the query has k recommendations (RecTools SufficientReco; "
+           "deep=true: the share of k); queries without a retrieved item left out", ("deep",), cutoff="required",
+           reads="all"),
+    Metric("CoveredUsers", "covered_users", "1 when a judged query has a recommendation in the top k (RecTools "
+           "CoveredUsers)", (), reads="judged_if_cut"),
     Metric("GMAP", "ap", "AP averaged geometrically (trec_eval gm_map): exp(mean(ln(max(AP, 0.00001))))",
            ("rel", "denominator"), mean=GMEAN, per_query_line=False),
     Metric("GMbpref", "bpref", "bpref averaged geometrically (trec_eval gm_bpref)", ("rel",), cutoff="none",
@@ -303,6 +318,14 @@ RANX_NAMES = {
     "hits": ("Hits", {}), "f1": ("F1", {}), "r-precision": ("Rprec", {}), "r_precision": ("Rprec", {}),
     "bpref": ("bpref", {}), "dcg": ("DCG", {}), "dcg_burges": ("DCG", {"gain": "exponential"}),
     "rbp": ("RBP", {}), "err": ("ERR", {}), "success": ("Success", {}),
+}
+
+# Recommender libraries' names (RecTools' class names; snake_case): name -> (metric, fixed params). The metrics'
+# own names (PartialAUC, SufficientReco, ...) are found case-blind without an entry here.
+RECSYS_NAMES = {
+    "hitrate": ("Success", {}), "hit_rate": ("Success", {}), "partial_auc": ("PartialAUC", {}),
+    "pauc": ("PartialAUC", {}), "sufficient_reco": ("SufficientReco", {}), "covered_users": ("CoveredUsers", {}),
+    "fall_out": ("Fallout", {}), "gauc": ("AUC", {}),
 }
 
 # trec_eval's interpolated precision levels (m_iprec_at_recall.c), printed as iprec_at_recall_0.10
@@ -759,6 +782,9 @@ def parse(requested: str) -> list[Measure]:
         metric = METRICS[metric_name]
     elif base.lower() in _CANONICAL:
         metric = METRICS[_CANONICAL[base.lower()]]
+    elif base.lower() in RECSYS_NAMES:
+        metric_name, fixed = RECSYS_NAMES[base.lower()]
+        metric = METRICS[metric_name]
     if metric is None:
         raise UsageError(f"unknown metric '{requested}'" + _suggest(name))
     params, given = dict(fixed), set()
@@ -800,6 +826,8 @@ def parse(requested: str) -> list[Measure]:
         if metric.cutoff == "none":
             raise UsageError(f"metric '{requested}': {metric.name} takes no cutoff")
         k = _cutoff(m.group("k"), requested)
+    if metric.cutoff == "required" and k is None:
+        raise UsageError(f"metric '{requested}': {metric.name} needs k, e.g. {metric.name}@10")
     for p in metric.params:
         if p in PARAMS and PARAMS[p].required and p not in params:
             raise UsageError(f"metric '{requested}': {p} has no default; give it, e.g. {metric.name}({p}=4)")

@@ -572,6 +572,817 @@ WHERE
   ) IS NULL
 );
 
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_partial_auc(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.grade >= prm.rel
+              AND f.pos - f.running_rel < prm.k
+              AND (
+                NULL IS NULL OR f.running_rel <= NULL
+              )
+              THEN prm.k - (
+                f.pos - f.running_rel
+              )
+              ELSE 0
+            END
+          ) AS FLOAT64) / NULLIF(
+            (
+              CAST(prm.k AS FLOAT64) * CASE
+                WHEN NULL IS NULL
+                THEN SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+                ELSE LEAST(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), NULL)
+              END
+            ),
+            0
+          )
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS running_rel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_pap(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_pap: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_pap: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_pap: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_pap: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_pap: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.grade >= prm.rel
+              AND f.pos - f.running_rel < prm.k
+              AND (
+                prm.k IS NULL OR f.running_rel <= prm.k
+              )
+              THEN prm.k - (
+                f.pos - f.running_rel
+              )
+              ELSE 0
+            END
+          ) AS FLOAT64) / NULLIF(
+            (
+              CAST(prm.k AS FLOAT64) * CASE
+                WHEN prm.k IS NULL
+                THEN SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+                ELSE LEAST(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), prm.k)
+              END
+            ),
+            0
+          )
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS running_rel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_auc(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_auc: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_auc: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_auc: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_auc: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      WHEN SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN CAST(0 AS FLOAT64)
+      ELSE (
+        CAST((
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                NULL IS NULL OR f.pos <= NULL
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) AS FLOAT64) * SUM(
+            CASE
+              WHEN f.kind = 'R' AND (
+                f.grade IS NULL OR f.grade < prm.rel
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) - SUM(
+            CASE WHEN f.kind = 'R' AND f.grade >= prm.rel THEN f.pos - f.running_rel ELSE 0 END
+          )
+        ) AS FLOAT64) / NULLIF(
+          (
+            CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND (
+                  f.grade IS NULL OR f.grade < prm.rel
+                )
+                THEN 1
+                ELSE 0
+              END
+            ) AS FLOAT64) * SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+          ),
+          0
+        )
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS running_rel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_bin_g(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
@@ -4002,6 +4813,246 @@ FROM (
     f.query_id,
     prm.beta,
     prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_fallout(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    (
+      CAST(SUM(
+        CASE
+          WHEN f.kind = 'R' AND f.grade < prm.rel AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          )
+          THEN 1
+          ELSE 0
+        END
+      ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade < prm.rel THEN 1 ELSE 0 END), 0)
+    ) AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
     prm.k,
     prm.queries,
     prm.rel
@@ -10199,6 +11250,505 @@ FROM (
     prm.k,
     prm.queries,
     prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_sufficient_reco(k INT64, deep STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(deep, 'false') AS deep,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.deep IN ('false', 'true')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: deep must be one of false, true, not ',
+            CAST(prm.deep AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN SUM(CASE WHEN f.kind = 'R' AND (
+        NULL IS NULL OR f.pos <= NULL
+      ) THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      WHEN prm.deep = 'true'
+      THEN LEAST(
+        CAST(SUM(
+          CASE WHEN f.kind = 'R' AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          ) THEN 1 ELSE 0 END
+        ) AS FLOAT64) / NULLIF(prm.k, 0),
+        CAST(1 AS FLOAT64)
+      )
+      WHEN SUM(
+        CASE WHEN f.kind = 'R' AND (
+          prm.k IS NULL OR f.pos <= prm.k
+        ) THEN 1 ELSE 0 END
+      ) >= prm.k
+      THEN CAST(1 AS FLOAT64)
+      ELSE CAST(0 AS FLOAT64)
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.deep,
+    prm.k,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_covered_users(k INT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      WHEN SUM(
+        CASE WHEN f.kind = 'R' AND (
+          prm.k IS NULL OR f.pos <= prm.k
+        ) THEN 1 ELSE 0 END
+      ) > 0
+      THEN CAST(1 AS FLOAT64)
+      ELSE CAST(0 AS FLOAT64)
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.k,
+    prm.queries
   HAVING
     CASE
       WHEN prm.queries = 'both'

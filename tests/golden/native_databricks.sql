@@ -570,6 +570,814 @@ WHERE
       NOT c.fault IS NULL
   ) IS NULL;
 
+CREATE OR REPLACE FUNCTION rm_partial_auc(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_partial_auc.k AS k,
+    rm_partial_auc.rel AS rel,
+    rm_partial_auc.ties AS ties,
+    rm_partial_auc.judged_only AS judged_only,
+    rm_partial_auc.queries AS queries,
+    rm_partial_auc.empty AS empty,
+    rm_partial_auc.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.grade >= prm.rel
+              AND f.pos - f.running_rel < prm.k
+              AND (
+                NULL IS NULL OR f.running_rel <= NULL
+              )
+              THEN prm.k - (
+                f.pos - f.running_rel
+              )
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            (
+              CAST(prm.k AS DOUBLE) * CASE
+                WHEN NULL IS NULL
+                THEN SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+                ELSE LEAST(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), NULL)
+              END
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS running_rel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_pap(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_pap.k AS k,
+    rm_pap.rel AS rel,
+    rm_pap.ties AS ties,
+    rm_pap.judged_only AS judged_only,
+    rm_pap.queries AS queries,
+    rm_pap.empty AS empty,
+    rm_pap.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_pap: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_pap: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_pap: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_pap: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_pap: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.grade >= prm.rel
+              AND f.pos - f.running_rel < prm.k
+              AND (
+                prm.k IS NULL OR f.running_rel <= prm.k
+              )
+              THEN prm.k - (
+                f.pos - f.running_rel
+              )
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            (
+              CAST(prm.k AS DOUBLE) * CASE
+                WHEN prm.k IS NULL
+                THEN SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+                ELSE LEAST(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), prm.k)
+              END
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS running_rel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_auc(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_auc.rel AS rel,
+    rm_auc.ties AS ties,
+    rm_auc.judged_only AS judged_only,
+    rm_auc.queries AS queries,
+    rm_auc.empty AS empty,
+    rm_auc.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_auc: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_auc: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_auc: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_auc: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      WHEN SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN CAST(0 AS DOUBLE)
+      ELSE (
+        CAST((
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                NULL IS NULL OR f.pos <= NULL
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) AS DOUBLE) * SUM(
+            CASE
+              WHEN f.kind = 'R' AND (
+                f.grade IS NULL OR f.grade < prm.rel
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) - SUM(
+            CASE WHEN f.kind = 'R' AND f.grade >= prm.rel THEN f.pos - f.running_rel ELSE 0 END
+          )
+        ) AS DOUBLE) / NULLIF(
+          (
+            CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND (
+                  f.grade IS NULL OR f.grade < prm.rel
+                )
+                THEN 1
+                ELSE 0
+              END
+            ) AS DOUBLE) * SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+          ),
+          0
+        )
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS running_rel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
 CREATE OR REPLACE FUNCTION rm_bin_g(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
@@ -3989,6 +4797,245 @@ FROM (
     f.query_id,
     prm.beta,
     prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_fallout(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_fallout.k AS k,
+    rm_fallout.rel AS rel,
+    rm_fallout.ties AS ties,
+    rm_fallout.judged_only AS judged_only,
+    rm_fallout.queries AS queries,
+    rm_fallout.empty AS empty,
+    rm_fallout.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    (
+      CAST(SUM(
+        CASE
+          WHEN f.kind = 'R' AND f.grade < prm.rel AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          )
+          THEN 1
+          ELSE 0
+        END
+      ) AS DOUBLE) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade < prm.rel THEN 1 ELSE 0 END), 0)
+    ) AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
     prm.k,
     prm.queries,
     prm.rel
@@ -10167,6 +11214,503 @@ FROM (
     prm.k,
     prm.queries,
     prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_sufficient_reco(k INT DEFAULT NULL, deep STRING DEFAULT 'false', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_sufficient_reco.k AS k,
+    rm_sufficient_reco.deep AS deep,
+    rm_sufficient_reco.ties AS ties,
+    rm_sufficient_reco.judged_only AS judged_only,
+    rm_sufficient_reco.queries AS queries,
+    rm_sufficient_reco.empty AS empty,
+    rm_sufficient_reco.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.deep IN ('false', 'true')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: deep must be one of false, true, not ',
+            CAST(prm.deep AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN SUM(CASE WHEN f.kind = 'R' AND (
+        NULL IS NULL OR f.pos <= NULL
+      ) THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      WHEN prm.deep = 'true'
+      THEN LEAST(
+        CAST(SUM(
+          CASE WHEN f.kind = 'R' AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          ) THEN 1 ELSE 0 END
+        ) AS DOUBLE) / NULLIF(prm.k, 0),
+        CAST(1 AS DOUBLE)
+      )
+      WHEN SUM(
+        CASE WHEN f.kind = 'R' AND (
+          prm.k IS NULL OR f.pos <= prm.k
+        ) THEN 1 ELSE 0 END
+      ) >= prm.k
+      THEN CAST(1 AS DOUBLE)
+      ELSE CAST(0 AS DOUBLE)
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.deep,
+    prm.k,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_covered_users(k INT DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_covered_users.k AS k,
+    rm_covered_users.ties AS ties,
+    rm_covered_users.judged_only AS judged_only,
+    rm_covered_users.queries AS queries,
+    rm_covered_users.empty AS empty,
+    rm_covered_users.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS STRING)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      WHEN SUM(
+        CASE WHEN f.kind = 'R' AND (
+          prm.k IS NULL OR f.pos <= prm.k
+        ) THEN 1 ELSE 0 END
+      ) > 0
+      THEN CAST(1 AS DOUBLE)
+      ELSE CAST(0 AS DOUBLE)
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.k,
+    prm.queries
   HAVING
     CASE
       WHEN prm.queries = 'both'

@@ -572,6 +572,817 @@ WHERE
   ) IS NULL
 $$;
 
+CREATE OR REPLACE FUNCTION rm_partial_auc(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    k AS k,
+    rel AS rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.grade >= prm.rel
+              AND f.pos - f.running_rel < prm.k
+              AND (
+                NULL IS NULL OR f.running_rel <= NULL
+              )
+              THEN prm.k - (
+                f.pos - f.running_rel
+              )
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            (
+              CAST(prm.k AS DOUBLE) * CASE
+                WHEN NULL IS NULL
+                THEN SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+                ELSE LEAST_IGNORE_NULLS(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), NULL)
+              END
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos ASC NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS running_rel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_pap(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    k AS k,
+    rel AS rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_pap: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_pap: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_pap: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_pap: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_pap: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.grade >= prm.rel
+              AND f.pos - f.running_rel < prm.k
+              AND (
+                prm.k IS NULL OR f.running_rel <= prm.k
+              )
+              THEN prm.k - (
+                f.pos - f.running_rel
+              )
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            (
+              CAST(prm.k AS DOUBLE) * CASE
+                WHEN prm.k IS NULL
+                THEN SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+                ELSE LEAST_IGNORE_NULLS(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), prm.k)
+              END
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos ASC NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS running_rel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_auc(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    rel AS rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_auc: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_auc: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_auc: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_auc: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      WHEN SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN CAST(0 AS DOUBLE)
+      ELSE (
+        CAST((
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                NULL IS NULL OR f.pos <= NULL
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) AS DOUBLE) * SUM(
+            CASE
+              WHEN f.kind = 'R' AND (
+                f.grade IS NULL OR f.grade < prm.rel
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) - SUM(
+            CASE WHEN f.kind = 'R' AND f.grade >= prm.rel THEN f.pos - f.running_rel ELSE 0 END
+          )
+        ) AS DOUBLE) / NULLIF(
+          (
+            CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND (
+                  f.grade IS NULL OR f.grade < prm.rel
+                )
+                THEN 1
+                ELSE 0
+              END
+            ) AS DOUBLE) * SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+          ),
+          0
+        )
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos ASC NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS running_rel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
 CREATE OR REPLACE FUNCTION rm_bin_g(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
@@ -4002,6 +4813,246 @@ FROM (
     f.query_id,
     prm.beta,
     prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_fallout(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    k AS k,
+    rel AS rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    (
+      CAST(SUM(
+        CASE
+          WHEN f.kind = 'R' AND f.grade < prm.rel AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          )
+          THEN 1
+          ELSE 0
+        END
+      ) AS DOUBLE) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade < prm.rel THEN 1 ELSE 0 END), 0)
+    ) AS "value"
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
     prm.k,
     prm.queries,
     prm.rel
@@ -10199,6 +11250,505 @@ FROM (
     prm.k,
     prm.queries,
     prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_sufficient_reco(k NUMBER DEFAULT NULL, deep VARCHAR DEFAULT 'false', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    k AS k,
+    deep AS deep,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.deep IN ('false', 'true')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: deep must be one of false, true, not ',
+            CAST(prm.deep AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN SUM(CASE WHEN f.kind = 'R' AND (
+        NULL IS NULL OR f.pos <= NULL
+      ) THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      WHEN prm.deep = 'true'
+      THEN LEAST_IGNORE_NULLS(
+        CAST(SUM(
+          CASE WHEN f.kind = 'R' AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          ) THEN 1 ELSE 0 END
+        ) AS DOUBLE) / NULLIF(prm.k, 0),
+        CAST(1 AS DOUBLE)
+      )
+      WHEN SUM(
+        CASE WHEN f.kind = 'R' AND (
+          prm.k IS NULL OR f.pos <= prm.k
+        ) THEN 1 ELSE 0 END
+      ) >= prm.k
+      THEN CAST(1 AS DOUBLE)
+      ELSE CAST(0 AS DOUBLE)
+    END AS "value"
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.deep,
+    prm.k,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_covered_users(k NUMBER DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    k AS k,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            CAST(prm.k AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: ties must be one of item_desc, item_asc, average, input, not ',
+            CAST(prm.ties AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: queries must be one of both, judged, run, all, not ',
+            CAST(prm.queries AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: empty must be one of zero, nan, not ',
+            CAST(prm.empty AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: grades must be one of truncate, as_given, not ',
+            CAST(prm.grades AS VARCHAR)
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      WHEN SUM(
+        CASE WHEN f.kind = 'R' AND (
+          prm.k IS NULL OR f.pos <= prm.k
+        ) THEN 1 ELSE 0 END
+      ) > 0
+      THEN CAST(1 AS DOUBLE)
+      ELSE CAST(0 AS DOUBLE)
+    END AS "value"
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.k,
+    prm.queries
   HAVING
     CASE
       WHEN prm.queries = 'both'
