@@ -43,8 +43,9 @@ class Evaluation:
 
     def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", memory_limit=None,
                  threads=None, progress=False, nan_scores="error", one_statement=True, columns=None, by=None,
-                 max_retrieved=None, zscores=None, **overrides):
+                 max_retrieved=None, zscores=None, interactions=None, items=None, **overrides):
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
+        self._side_inputs = measures_mod.side_inputs(self.measures, interactions, items)
         self.zscores = _zscores(zscores, by)
         self._run_input = run
         conventions.refuse_gaps(convention, overrides, [m.metric.name for m in self.measures])
@@ -59,13 +60,17 @@ class Evaluation:
             raise UsageError("memory_limit, threads and progress apply to rankmetrics' own connection; on a "
                              "connection you pass, use SET memory_limit / threads / enable_progress_bar")
         self.reader = None
+        self.sides = {}
         self._plan = self._sql = self._rows = None
         try:
             self.reader = Reader(self.con, private, nan_scores)
             # clean inputs: read, checked and evaluated in one statement; anything else: the careful path below
             cut = _max_retrieved(max_retrieved, self.conv, bool(self.form), nan_scores)
+            # the side tables (training interactions, catalog) of the metrics that read them: loaded and checked
+            # first (a missing column is named before the run is read); the careful path then reads them
+            self.sides = {name: self.reader.load_side(obj, name) for name, obj in self._side_inputs.items()}
             done = (onepass.evaluate(self.reader, self.measures, self.conv, judgments, run, shaped=bool(self.form))
-                    if one_statement and cut is None else None)
+                    if one_statement and cut is None and not self.sides else None)
             if done:
                 self.judgments, self.run, self.summary, self._rows = done.judgments, done.run, done.summary, done.rows
                 self.path = "one statement"
@@ -95,7 +100,8 @@ class Evaluation:
             self._plan = sqlgen.plan(
                 self.measures, self.conv,
                 sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank, groups=self.run.groups),
-                sqlgen.Source(self.judgments.relation, True, False, groups=self.judgments.groups), by=self.by)
+                sqlgen.Source(self.judgments.relation, True, False, groups=self.judgments.groups), by=self.by,
+                **{name: sqlgen.Source(table) for name, table in self.sides.items()})
         return self._plan
 
     def _top(self, run, n: int):
@@ -180,7 +186,8 @@ class Evaluation:
             if measures_mod.top_n_need(self.measures, self.conv) is not None:  # else no need to scan the run
                 length = mean_list_length(self.con, self.run.relation.sql(dialect="duckdb"))
                 top_n = measures_mod.top_n_pays(self.measures, self.conv, length)
-            self._sql = plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments, top_n, self.by)
+            self._sql = plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments, top_n, self.by,
+                                             {name: t.sql(dialect="duckdb") for name, t in self.sides.items()})
         return self._sql
 
     def relation(self) -> duckdb.DuckDBPyRelation:
@@ -398,7 +405,7 @@ def _max_retrieved(value, conv: dict, shaped: bool, nan_scores: str) -> int | No
 
 
 def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", per_query=False, memory_limit=None,
-             threads=None, columns=None, by=None, **overrides):
+             threads=None, columns=None, by=None, interactions=None, items=None, **overrides):
     """Evaluate a run against judgments.
 
     judgments, run: a file path, a table or view name on con, a DuckDB relation, or a pandas/polars DataFrame
@@ -409,6 +416,9 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     nan_scores: "error" (default) refuses NaN, infinite or missing scores; "last" ranks those items after every
     finite score, tied with each other.
     memory_limit ('4GB') and threads bound DuckDB's resources (a larger run spills to a temporary folder).
+    interactions, items: the tables the recommender metrics MeanInvUserFreq, AvgRecPopularity and Serendipity
+    read beside the run: the training interactions (user_id, item_id) and the catalog (item_id; without it, the
+    items of the interactions), each a file (Parquet, CSV), a table name, a relation or a frame.
     Returns {measure: mean}, or {measure: {query_id: value}} with per_query=True (NaN for excluded queries; the
     queries only, a query named 'all' among them: the means come from per_query=False).
     Queries found on one side only are counted in Evaluation(...).summary and described by .note().
@@ -421,7 +431,7 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     if isinstance(metrics, str):
         metrics = [metrics]
     ev = Evaluation(judgments, run, metrics, con=con, convention=convention, memory_limit=memory_limit,
-                    threads=threads, columns=columns, by=by, **overrides)
+                    threads=threads, columns=columns, by=by, interactions=interactions, items=items, **overrides)
     try:
         rows = ev.rows()
     finally:
@@ -469,7 +479,7 @@ def _run_columns(run_columns) -> tuple[bool, bool]:
 
 def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, convention="trec_eval",
            run_columns="score", pretty=True, columns=None, by=None, judgments_by=None, run_lists=False,
-           judgment_lists=False, **overrides) -> str:
+           judgment_lists=False, interactions=None, items=None, **overrides) -> str:
     """One self-contained SELECT in the SQL dialect that returns rows (measure, query_id, value) computed from
     the tables run and judgments: the means with query_id NULL, and one row per query with per_query=True.
 
@@ -483,7 +493,9 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     group column, the means are per group); judgments_by: those of them the judgments have too, joined on (the
     judgments are shared by the groups on the others); run_lists / judgment_lists: the item column is a list
     (the run's in rank order; the judgments' with their grades in a parallel list when columns names a
-    relevance column, else grade 1)."""
+    relevance column, else grade 1).
+    interactions, items: the tables the recommender metrics MeanInvUserFreq, AvgRecPopularity and Serendipity
+    read (training interactions: user_id, item_id; the catalog: item_id), as table names."""
     from . import dialects
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -498,6 +510,9 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
                          "give run_columns='score,rank' (--run-columns score,rank) or 'rank'")
     tables = {"run": dialects.table(run, d.name, "run table"),
               "judgments": dialects.table(judgments, d.name, "judgments table")}
+    sides = measures_mod.side_inputs(measures, interactions, items)
+    for name, table in sides.items():
+        tables[name] = dialects.table(table, d.name, f"{name} table")
 
     def put_tables(node):
         if isinstance(node, exp.Table) and node.meta.get("rm_input") in tables:
@@ -508,7 +523,8 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     form = shape.Shape(columns, by, judgments_by, run_lists, judgment_lists)
     query = _table_free_plan(tuple(m.requested for m in measures), tuple(sorted(conv.items())), has_score,
                              has_rank, bool(per_query), tuple(sorted(form.columns.items())), form.by,
-                             form.judgments_by, form.run_lists, form.judgment_lists).transform(put_tables)
+                             form.judgments_by, form.run_lists, form.judgment_lists,
+                             tuple(sorted(sides))).transform(put_tables)
     text = dialects.render(query, d.name, pretty=pretty) + "\n"
     if d.helper:  # the SQL calls a helper function that `rankmetrics macros --dialect D` creates
         text = (f"-- fails through rm_fail(message), a function to create once: rankmetrics macros --dialect "
@@ -519,17 +535,18 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
 @functools.lru_cache(maxsize=64)
 def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: bool, per_query: bool,
                      columns: tuple = (), by: tuple = (), judgments_by: tuple = (), run_lists: bool = False,
-                     judgment_lists: bool = False) -> exp.Select:
+                     judgment_lists: bool = False, sides: tuple = ()) -> exp.Select:
     """The fused query with stand-ins for the two tables (tagged meta rm_input), so that the same request on
     other tables or for other dialects is planned once."""
     stand_ins = {}
-    for role in ("run", "judgments"):
+    for role in ("run", "judgments", *sides):
         stand_ins[role] = exp.Table(this=exp.to_identifier(f"rm_{role}_table"))
         stand_ins[role].meta["rm_input"] = role
     return sqlgen.plan(measures_mod.parse_all(list(metrics)), dict(conv),
                        sqlgen.Source(stand_ins["run"], has_score, has_rank, dict(columns), by, run_lists),
                        sqlgen.Source(stand_ins["judgments"], True, False, dict(columns), judgments_by, judgment_lists),
-                       per_query=per_query, by=by, checks=True).query
+                       per_query=per_query, by=by, checks=True,
+                       **{name: sqlgen.Source(stand_ins[name]) for name in sides}).query
 
 
 __all__ = ["register", "to_sql", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]

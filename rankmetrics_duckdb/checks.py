@@ -77,3 +77,16 @@ def is_number_type(t: str, floats: bool = False) -> bool:
     """A column type (DESCRIBE's text) in NUMBER_TYPES, or FLOAT too if floats (for inputs whose FLOAT values
     both paths take as DOUBLE directly)."""
     return t.split("(")[0] in NUMBER_TYPES + (("FLOAT",) if floats else ())
+
+
+# The side tables some metrics read (the training interactions; the catalog): their columns, and their checks.
+SIDE_COLUMNS = {"interactions": ("user_id", "item_id"), "catalog": ("item_id",)}
+
+
+def side_check_sql(name: str) -> list[CheckSQL]:
+    """The checks of a side table (SIDE_COLUMNS[name]), over rows t: not empty, no missing or empty id."""
+    out = [CheckSQL("empty", None, "CASE WHEN count(*) = 0 THEN 1 ELSE 0 END")]
+    for col in SIDE_COLUMNS[name]:
+        out.append(CheckSQL("missing id", col, f"sum(CASE WHEN t.{col} IS NULL OR trim(CAST(t.{col} AS VARCHAR)) = '' "
+                                               f"THEN 1 ELSE 0 END)"))
+    return out

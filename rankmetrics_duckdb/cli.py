@@ -98,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                            "a temporary folder)")
     e.add_argument("--threads", type=int, metavar="N", help="DuckDB threads, 1 to 1024 (default: one per core)")
     _add_shape(e)
+    _add_sides(e)
     _add_conventions(e)
     m = sub.add_parser("macros", help="print the SQL that installs every metric once: DuckDB macros, or a "
                                             "warehouse's functions / views (--dialect)")
@@ -145,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="which of score and rank the run table has: score (default), rank or score,rank")
     s.add_argument("-q", dest="per_query", action="store_true", help="also return one row per query")
     _add_shape(s, tables=True)
+    _add_sides(s, tables=True)
     _add_conventions(s)
     _add_workflow(sub)
     return p
@@ -171,6 +173,22 @@ def _add_shape(p, tables: bool = False) -> None:
         g.add_argument("--judgment-lists", action="store_true",
                        help="the judgments' item column is a list of relevant items (grades: a parallel list "
                             "named by --relevance-column, else 1)")
+
+
+def _add_sides(p, tables: bool = False) -> None:
+    """The side tables of the recommender metrics that read them (MeanInvUserFreq, AvgRecPopularity,
+    Serendipity): files for eval, compare and report; table names for sql."""
+    what = "TABLE" if tables else "FILE"
+    g = p.add_argument_group("tables beside the run (recommender metrics)")
+    g.add_argument("--interactions", metavar=what,
+                   help="the training interactions (user_id, item_id; Parquet or CSV with a header): item "
+                        "popularity and novelty are computed from them")
+    g.add_argument("--items", metavar=what,
+                   help="the catalog (item_id): its size for Serendipity (default: the items of --interactions)")
+
+
+def _sides(args) -> dict:
+    return {name: getattr(args, name) for name in ("interactions", "items") if getattr(args, name, None)}
 
 
 def _shape(args) -> dict:
@@ -211,7 +229,7 @@ def cmd_eval(args) -> int:
     ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args),
                     memory_limit=args.memory_limit, threads=args.threads, progress=progress,
                     nan_scores=args.nan_scores, max_retrieved=args.max_retrieved, zscores=args.zscores,
-                    **_shape(args))
+                    **_shape(args), **_sides(args))
     if ev.note():
         sys.stderr.write(f"rankmetrics: note: {ev.note()}\n")
     # trec_eval's relstring: a text line per query, in the trec format only (the others hold numbers)
@@ -298,7 +316,7 @@ def cmd_sql(args) -> int:
     from .api import to_sql
     sys.stdout.write(to_sql(args.metrics, dialect=args.dialect, run=args.run, judgments=args.judgments,
                             per_query=args.per_query, convention=args.convention, run_columns=args.run_columns,
-                            **_shape(args), **_overrides(args)))
+                            **_shape(args), **_sides(args), **_overrides(args)))
     return 0
 
 
@@ -332,6 +350,7 @@ def _add_comparison_arguments(p, with_format=True) -> None:
                         "(default: holm)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks (default 0.05)")
     _add_shape(p)
+    _add_sides(p)
     p.add_argument("--baseline", metavar="VALUE", help="with --by: the group compared with the others (its value; "
                                                        "v1/app for two group columns), else the first in sort order")
     p.add_argument("--seed", type=int, default=42, help="seed of the randomization and bootstrap tests (42)")
@@ -355,7 +374,8 @@ def comparison_from_args(args):
         raise UsageError("--baseline names a group of --by")
     return run_comparison(args.judgments, args.runs, args.metrics, test=args.test, correction=args.correction,
                           alpha=args.alpha, seed=args.seed, trials=args.trials, convention=args.convention,
-                          nan_scores=args.nan_scores, baseline=args.baseline, pairs=args.pairs, **_shape(args), **_overrides(args))
+                          nan_scores=args.nan_scores, baseline=args.baseline, pairs=args.pairs, **_shape(args),
+                          **_sides(args), **_overrides(args))
 
 
 def cmd_compare(args) -> int:

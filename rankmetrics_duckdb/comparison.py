@@ -179,7 +179,7 @@ def _union(selects):
 
 
 def per_query_values(judgments, runs, metrics=None, *, con=None, convention="trec_eval", nan_scores="error",
-                     columns=None, by=None, baseline=None, **overrides):
+                     columns=None, by=None, baseline=None, interactions=None, items=None, **overrides):
     """(measures, labels, conv, per_query, means) for several runs, from one DuckDB query. With by (group
     columns), runs is one table whose groups are compared (baseline: the group's value, else the first in sort
     order); columns names the tables' columns (warehouse.py)."""
@@ -206,10 +206,12 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
     measures = measures_mod.parse_all(metrics or measures_mod.TREC_DEFAULT)
     conventions.refuse_gaps(convention, overrides, [m.metric.name for m in measures])
     conv = measures_mod.stream_conventions(measures, conventions.resolve(convention, **overrides))
+    side_inputs = measures_mod.side_inputs(measures, interactions, items)
     private = con is None
     con = duckdb.connect() if private else con
     reader = Reader(con, private, nan_scores)
     try:
+        sides = {name: sqlgen.Source(reader.load_side(obj, name)) for name, obj in side_inputs.items()}
         if form.by:
             labels, loaded, judged = _groups_as_runs(con, reader, judgments, runs, form, baseline)
             objs = loaded
@@ -231,7 +233,7 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
         run_rel, any_rank = _stacked_runs(loaded)
         plan = sqlgen.plan(measures, conv, sqlgen.Source(run_rel, True, any_rank),
                            sqlgen.Source(_stacked_judgments(judged, len(loaded)), True, False),
-                           per_query=True, means=False, split_kinds=True)  # DuckDB only (sqlgen)
+                           per_query=True, means=False, split_kinds=True, **sides)  # DuckDB only (sqlgen)
         inner = determinism.ordered(plan.query).sql(dialect="duckdb")
         # the means exactly as `eval` computes them: the same aggregates (measures.mean_sql), adding their terms
         # in the same order (determinism.ordered)

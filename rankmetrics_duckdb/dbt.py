@@ -463,7 +463,8 @@ def _names() -> dict:
     parameters print (iprec_at_recall_0.10, Rprec_mult_0.20), each as measures.parse reads it, with the
     aggregate of its mean (GMAP: the geometric mean); a spelling that names several measures (trec_eval's bare
     P) is left out."""
-    bases = set(measures.METRICS) | set(measures._CANONICAL) | set(measures.RANX_NAMES) | set(measures.TREC_NAMES)
+    bases = (set(measures.METRICS) | set(measures._CANONICAL) | set(measures.RANX_NAMES) | set(measures.TREC_NAMES)
+             | set(measures.RECSYS_NAMES))
     spellings = [(spelling, form) for base in sorted(bases)
                  for spelling in sorted({base, base.lower(), base.upper(), base[:1].upper() + base[1:]})
                  for form in ("", "@#", "_#", ".#")]
@@ -474,7 +475,8 @@ def _names() -> dict:
             parsed = measures.parse(spelling + form.replace("#", "7"))
         except UsageError:
             continue
-        if len(parsed) == 1 and parsed[0].k == (7 if form else None):
+        # (not the metrics that read side tables: they have no native objects yet, native.metric_macros)
+        if len(parsed) == 1 and parsed[0].k == (7 if form else None) and not parsed[0].metric.tables:
             m = parsed[0]
             out[spelling + form] = [m.metric.macro, dict(m.params), m.metric.mean.name]
     return out

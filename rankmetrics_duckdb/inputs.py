@@ -16,7 +16,7 @@ from typing import Callable
 
 import duckdb
 
-from . import paths
+from . import checks, paths
 from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, overlap_counts  # noqa: F401
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
@@ -252,6 +252,54 @@ class Reader:
             return self._frame(obj, kind, f"{module} {type(obj).__name__}")
         raise InputError(f"cannot read the {kind} from a {type(obj).__name__}; give a file path, a table name, "
                          f"a DuckDB relation, or a pandas, polars or pyarrow table")
+
+    def load_side(self, obj, name: str) -> exp.Expression:
+        """A side table (checks.SIDE_COLUMNS: the training interactions, the catalog) from a file (Parquet, or CSV
+        / TSV with a header), a table name, a DuckDB relation or a frame: copied into a private temporary table
+        of its standard columns (ids as text), checked (checks.side_check_sql). Returns the table."""
+        wanted = checks.SIDE_COLUMNS[name]
+        label = f"the {name}"
+        if isinstance(obj, (str, os.PathLike)) and (os.path.exists(os.fspath(obj)) or not self.is_table(os.fspath(obj))):
+            path = os.fspath(obj)
+            label = path
+            if not os.path.isfile(path):
+                raise InputError(f"{path}: no such file" + ("" if self.private else " or table"))
+            with open(path, "rb") as fh:
+                head = fh.read(4)
+            if head == b"PAR1" or path.lower().endswith(".parquet"):
+                source = f"read_parquet({reader_path(path)})"
+            else:
+                refuse_binary(path)
+                source = f"read_csv({reader_path(path)}, header=true, all_varchar=true, compression='auto')"
+        elif isinstance(obj, str):
+            label = f"table {obj}"
+            source = table_name(obj).sql(dialect="duckdb")
+        else:
+            if isinstance(obj, duckdb.DuckDBPyRelation):
+                obj = obj.to_arrow_table() if hasattr(obj, "to_arrow_table") else obj.arrow()
+            elif type(obj).__module__.split(".")[0] not in ("pandas", "polars", "pyarrow"):
+                raise InputError(f"cannot read the {name} from a {type(obj).__name__}; give a file path, a table "
+                                 f"name, a DuckDB relation, or a pandas, polars or pyarrow table")
+            registered = self.register(obj, name)
+            label, source = f"the {name} ({type(obj).__name__})", quoted(registered)
+        try:
+            found = self._columns(source)
+        except duckdb.Error as e:
+            raise InputError(f"{label}: cannot read it as a table ({str(e).splitlines()[0]})") from None
+        lower = {c.lower(): c for c in found}
+        missing = [c for c in wanted if c not in lower]
+        if missing:
+            raise InputError(f"{label}: the {name} need the column{'s' if len(missing) > 1 else ''} "
+                             f"{', '.join(missing)} (found: {', '.join(found)})")
+        table = self._name(name)
+        run_sql(self.con, f"CREATE TEMP TABLE {quoted(table)} AS SELECT "
+                + ", ".join(f"CAST({quoted(lower[c])} AS VARCHAR) AS {c}" for c in wanted) + f" FROM {source}")
+        for check in checks.side_check_sql(name):
+            bad = run_sql(self.con, f"SELECT {check.count} FROM {quoted(table)} AS t").fetchone()[0]
+            if bad:
+                what = "has no rows" if check.column is None else f"{bad} row(s) without a {check.column}"
+                raise InputError(f"{label}: the {name} table {what}")
+        return exp.to_table(table)
 
     def _spooled(self, obj, kind: str) -> Loaded:
         """A stream (standard input, an open file) or a file that can be read only once (a FIFO, /dev/stdin on a

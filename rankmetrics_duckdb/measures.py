@@ -159,6 +159,9 @@ class Metric:
     reads: str = "judged"
     per_query_line: bool = True  # trec_eval -q prints its per-query values (not num_q, gm_map, gm_bpref: 'all' only)
     zscored: bool = True         # trec_eval -Z turns its values into z-scores (not num_q: the count of queries)
+    # Tables beside the run and the judgments that the value reads (sqlgen.SIDE_CTES): ('interactions',) for the
+    # recommender metrics computed from the training log (MeanInvUserFreq, AvgRecPopularity, Serendipity)
+    tables: tuple = ()
 
     @property
     def defaults(self) -> dict:
@@ -197,6 +200,8 @@ PARAMS = {
                           "ir_measures' (any judgment, over min(k, retrieved))", conventions.PARAMETERS["judged_count"][0]),
     "deep": Param("deep", "choice", "SufficientReco: 1 only for a full list of k (false) or the share of k "
                   "the list fills (true)", ("false", "true")),
+    "normalize": Param("normalize", "choice", "AvgRecPopularity: training interactions as counts (false) or as a "
+                       "share of all training interactions (true)", ("false", "true")),
     "scale": Param("scale", "choice", "RBP gain of a grade: grade / the query's top judged grade (max: trec_eval, "
                    "ir_measures) or the grade itself, grades >= rel counting (raw: ranx)", ("max", "raw")),
 }
@@ -239,6 +244,15 @@ METRICS = {m.name: m for m in (
     Metric("SufficientReco", "sufficient_reco", "1 when the query has k recommendations (RecTools SufficientReco; "
            "deep=true: the share of k); queries without a retrieved item left out", ("deep",), cutoff="required",
            reads="all"),
+    Metric("MeanInvUserFreq", "mean_inv_user_freq", "novelty (RecTools MeanInvUserFreq): mean over the top k of "
+           "-log2(users who interacted with the item in training / users in training)", (), reads="all",
+           tables=("interactions",)),
+    Metric("AvgRecPopularity", "avg_rec_popularity", "popularity bias (RecTools AvgRecPopularity): mean training "
+           "interactions of the top k items (normalize=true: / all training interactions)", ("normalize",),
+           reads="all", tables=("interactions",)),
+    Metric("Serendipity", "serendipity", "RecTools Serendipity: mean over the top k of max((n + 1 - rank) / n - "
+           "(n + 1 - popularity rank) / n, 0) for relevant items, n the catalog's size", ("rel",), reads="all",
+           tables=("interactions",)),
     Metric("CoveredUsers", "covered_users", "1 when a judged query has a recommendation in the top k (RecTools "
            "CoveredUsers)", (), reads="judged_if_cut"),
     Metric("GMAP", "ap", "AP averaged geometrically (trec_eval gm_map): exp(mean(ln(max(AP, 0.00001))))",
@@ -325,7 +339,9 @@ RANX_NAMES = {
 RECSYS_NAMES = {
     "hitrate": ("Success", {}), "hit_rate": ("Success", {}), "partial_auc": ("PartialAUC", {}),
     "pauc": ("PartialAUC", {}), "sufficient_reco": ("SufficientReco", {}), "covered_users": ("CoveredUsers", {}),
-    "fall_out": ("Fallout", {}), "gauc": ("AUC", {}),
+    "fall_out": ("Fallout", {}), "gauc": ("AUC", {}), "miuf": ("MeanInvUserFreq", {}),
+    "mean_inv_user_freq": ("MeanInvUserFreq", {}), "arp": ("AvgRecPopularity", {}),
+    "avg_rec_popularity": ("AvgRecPopularity", {}),
 }
 
 # trec_eval's interpolated precision levels (m_iprec_at_recall.c), printed as iprec_at_recall_0.10
@@ -942,6 +958,23 @@ def exponential_gain(measures: list[Measure], conv: dict) -> list[str]:
     """The requested names of the measures that use exponential gain 2^grade - 1 (finite up to GRADE_LIMIT)."""
     return [m.requested for m in measures
             if m.metric.macro in ("dcg", "ndcg") and m.values(conv).get("gain") == "exponential"]
+
+
+def needs_side_tables(measures: list[Measure]) -> bool:
+    """Whether a measure reads a table beside the run and the judgments (Metric.tables: the training interactions)."""
+    return any(m.metric.tables for m in measures)
+
+
+def side_inputs(measures, interactions, items) -> dict:
+    """{side table name: the input given} for the side tables the measures read (Metric.tables): the training
+    interactions (required by them), and the catalog (items; optional, the interactions' items without it)."""
+    if not needs_side_tables(measures):
+        return {}
+    if interactions is None:
+        names = ", ".join(m.requested for m in measures if m.metric.tables)
+        raise UsageError(f"{names}: computed from the training interactions (a table of user_id, item_id); give "
+                         f"them (--interactions FILE; in Python interactions=)")
+    return {"interactions": interactions, **({"catalog": items} if items is not None else {})}
 
 
 def read_depths(measures: list[Measure], conv: dict) -> list[int | None] | None:

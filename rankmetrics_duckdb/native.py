@@ -37,8 +37,10 @@ STREAM = sqlgen.STREAM  # not "stream": FROM STREAM is Spark 4's syntax for a st
 
 def metric_macros() -> list[str]:
     """The metric table macros of sql/ (ndcg, ap, precision, ...): those of the metric specs (measures.METRICS;
-    not the file readers, rm_* pieces or fuse), in file order."""
-    specs = {m.macro for m in measures.METRICS.values()}
+    not the file readers, rm_* pieces or fuse), in file order. Not yet those that read side tables
+    (Metric.tables: MeanInvUserFreq, ...): their native objects would take the interactions and the catalog too;
+    other engines get them through `rankmetrics sql` (to_sql) and DuckDB through sql/ as it is."""
+    specs = {m.macro for m in measures.METRICS.values() if not m.tables}
     return [name for name, m in sqlsource.macros().items() if m.is_table and name in specs]
 
 
@@ -182,6 +184,10 @@ def _choices(name: str) -> tuple:
     return tuple(measures.PARAMS[name].choices) if name in measures.PARAMS else ()
 
 
+def _metric_of(macro_name: str) -> measures.Metric:
+    return next(m for m in measures.METRICS.values() if m.macro == macro_name)
+
+
 def _argument_checks(macro_name: str, params) -> exp.Select | None:
     """One row per argument outside its range, its message as fault (the DuckDB macros' rm_valid_* checks, in
     portable SQL): a choice not among its values, k not a whole number >= 1, log_base not > 1, p not in (0, 1)."""
@@ -193,6 +199,10 @@ def _argument_checks(macro_name: str, params) -> exp.Select | None:
         if _choices(name):
             bad = exp.Not(this=exp.In(this=ref.copy(), expressions=[lit(c) for c in _choices(name)]))
             rule = "one of " + ", ".join(_choices(name))
+        elif name == "k" and _metric_of(macro_name).cutoff == "required":  # PartialAUC@k: k counts negatives
+            bad = exp.Or(this=exp.Is(this=ref.copy(), expression=exp.Null()),
+                         expression=exp.LT(this=ref.copy(), expression=exp.Literal.number(1)))
+            rule = "a whole number >= 1"
         elif name == "k":
             bad = exp.LT(this=ref.copy(), expression=exp.Literal.number(1))
             rule = "a whole number >= 1, or NULL for no cutoff"
@@ -206,7 +216,8 @@ def _argument_checks(macro_name: str, params) -> exp.Select | None:
         if rule is None:
             continue
         message = exp.Concat(expressions=[lit(f"rankmetrics: {PREFIX}{macro_name}: {name} must be {rule}, not "),
-                                          exp.cast(ref.copy(), "VARCHAR")])
+                                          exp.Coalesce(this=exp.cast(ref.copy(), "VARCHAR"),
+                                                       expressions=[lit("NULL")])])
         faults.append(exp.select(exp.alias_(exp.Case(ifs=[exp.If(this=bad, true=message)]), "fault")).from_(
             exp.Table(this=exp.to_identifier("params"), alias=exp.TableAlias(this=exp.to_identifier("prm")))))
     if not faults:

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from . import sqlsource
-from .measures import Measure, cutoff_depth, deepest, listed_aggregates, mean_sql, read_depths
+from .errors import UsageError
+from .measures import Measure, cutoff_depth, needs_side_tables, deepest, listed_aggregates, mean_sql, read_depths
 
 
 @dataclass
@@ -275,6 +276,54 @@ def stream(conv: dict) -> exp.Union:
                                        "grades": _bind_value(conv["grades"])}))
 
 
+# The tables beside the run and the judgments that some metrics read (Metric.tables): the training interactions
+# (user_id, item_id) and the catalog (item_id), as CTEs of these names.
+SIDE_CTES = {"interactions": "interaction_items", "catalog": "catalog_items"}
+SIDE_COLUMNS = {"interactions": ("user_id", "item_id"), "catalog": ("item_id",)}
+
+
+def side_items(name: str, src: Source) -> exp.Select:
+    """A side table (SIDE_COLUMNS) under our column names: the columns the metrics' SQL reads (and casts)."""
+    return exp.select(*[exp.alias_(src.column("x", c), c) for c in SIDE_COLUMNS[name]]).from_(_source(src, "x"))
+
+
+def _side_tables(tree: exp.Expression, catalog: bool) -> exp.Expression:
+    """A macro body of sql/01_stream.sql with its tables read from the plan's CTEs: query_table(interactions) and
+    query_table(COALESCE(catalog, interactions)) (the catalog, or the interactions' items without one), and the
+    table macros rm_stream, rm_item_stats and rm_train_totals."""
+    ctes = {"rm_stream": PLAIN_STREAM, "rm_item_stats": "item_stats", "rm_train_totals": "train_totals"}
+
+    def read(node):
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
+            name = node.this.name.lower()
+            if name == "query_table":
+                arg = node.this.expressions[0]
+                table = SIDE_CTES["catalog" if catalog and isinstance(arg, exp.Coalesce) else "interactions"]
+            else:
+                table = ctes.get(name)
+            if table:
+                return exp.Table(this=exp.to_identifier(table), alias=node.args.get("alias"))
+        return node
+    return tree.transform(read)
+
+
+PLAIN_STREAM = "rm_plain_stream"  # the stream before the item statistics are joined (item_stream)
+
+
+def item_stream_ctes(conv: dict, interactions: Source, catalog: Source | None) -> list:
+    """The CTEs of the stream with item statistics (sql/01_stream.sql's rm_item_stream): the side tables, the
+    statistics, the plain stream, and the stream (STREAM) with the statistics beside each row."""
+    macros = sqlsource.macros()
+    ctes = [(SIDE_CTES["interactions"], side_items("interactions", interactions))]
+    if catalog is not None:
+        ctes.append((SIDE_CTES["catalog"], side_items("catalog", catalog)))
+    for name, macro in (("item_stats", "rm_item_stats"), ("train_totals", "rm_train_totals")):
+        ctes.append((name, sqlsource.expand(_side_tables(macros[macro].body.copy(), catalog is not None))))
+    ctes.append((PLAIN_STREAM, stream(conv)))
+    ctes.append((STREAM, sqlsource.expand(_side_tables(macros["rm_item_stream"].body.copy(), catalog is not None))))
+    return ctes
+
+
 def _kind_of(select: exp.Expression) -> str | None:
     """The literal kind ('R' or 'J') a branch of the stream's UNION ALL gives its rows, or None."""
     if not isinstance(select, exp.Select):
@@ -420,7 +469,8 @@ def _split_features(conv: dict, kept: list, values: list, keep, depth: int | Non
 
 def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
          per_query: bool = True, means: bool = True, split_kinds: bool = False, top_n: bool = False,
-         by: tuple = (), checks: bool = False) -> Plan:
+         by: tuple = (), checks: bool = False, interactions: Source | None = None,
+         catalog: Source | None = None) -> Plan:
     """The fused query. split_kinds (for DuckDB; see the module docstring) computes the features read only on 'R'
     rows over the retrieved rows alone. It is off by default, so the SQL rendered for other engines keeps the
     one-stream shape: on Spark 4.x the split shape (a UNION ALL of two halves both hash-partitioned by query_id
@@ -436,8 +486,19 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     own name, between measure and query_id; the means are per group.
 
     checks: the query fails (the engine's error, see input_checks) on a duplicate item or judgment, for SQL over
-    tables nobody checked before (to_sql, rankmetrics sql); the careful path has checked its inputs already."""
+    tables nobody checked before (to_sql, rankmetrics sql); the careful path has checked its inputs already.
+
+    interactions and catalog: the side tables of the metrics that read them (Metric.tables: MeanInvUserFreq, ...):
+    the stream then carries item statistics (item_stream_ctes), and the split_kinds shape is not used."""
     by = tuple(by)
+    side = needs_side_tables(measures)
+    if side and interactions is None:
+        names = ", ".join(m.requested for m in measures if m.metric.tables)
+        raise UsageError(f"{names}: read the training interactions; give them (--interactions FILE, or "
+                         f"interactions= in Python)")
+    if not side:
+        interactions = catalog = None
+    split_kinds = split_kinds and interactions is None
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
     feature_exprs: list[tuple[str, exp.Expression]] = []
     values: list[exp.Expression] = []
@@ -487,7 +548,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         ctes += _split_features(conv, kept, values, keep, cutoff_depth(measures, conv), top_n)
         feature_table = "features"
     else:
-        ctes = items + [(STREAM, stream(conv))]
+        ctes = items + (item_stream_ctes(conv, interactions, catalog) if interactions is not None
+                        else [(STREAM, stream(conv))])
         if keep is not None:  # the judged rows all stay
             keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right)
         if kept or keep is not None:

@@ -186,3 +186,39 @@ CREATE OR REPLACE MACRO rm_valid_inputs(run, judgments, grades, query_column, it
         relevance_column, "by", run_lists, judgment_lists) AS
     (SELECT rm_fail(f.fault) FROM rm_input_fault(run, judgments, grades, query_column, item_column, score_column,
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS f WHERE f.fault IS NOT NULL) IS NULL;
+
+-- The recommender metrics that read the training interactions (MeanInvUserFreq, AvgRecPopularity, Serendipity)
+-- read the stream with item statistics beside each row: from a table of interactions (user_id, item_id; one
+-- row per interaction, the training log), per item the users who interacted with it (item_users), its
+-- interactions (item_count) and its popularity rank (pop_rank: 1 for the most interactions, equal counts
+-- sharing a rank, as RecTools' Serendipity ranks them); NULL for an item without interactions.
+CREATE OR REPLACE MACRO rm_item_stats(interactions) AS TABLE
+SELECT
+    c.item_id,
+    c.item_users,
+    c.item_count,
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC) AS pop_rank
+FROM (
+    SELECT CAST(i.item_id AS VARCHAR) AS item_id, COUNT(DISTINCT CAST(i.user_id AS VARCHAR)) AS item_users,
+        COUNT(*) AS item_count
+    FROM query_table(interactions) AS i
+    GROUP BY CAST(i.item_id AS VARCHAR)
+) AS c;
+
+-- The totals: users with an interaction (train_users), interactions (train_count) and the catalog's size
+-- (catalog_size: the distinct items of the catalog table, or of the interactions when it is NULL).
+CREATE OR REPLACE MACRO rm_train_totals(interactions, catalog) AS TABLE
+SELECT
+    COUNT(DISTINCT CAST(i.user_id AS VARCHAR)) AS train_users,
+    COUNT(*) AS train_count,
+    (SELECT COUNT(DISTINCT CAST(c.item_id AS VARCHAR)) FROM query_table(COALESCE(catalog, interactions)) AS c)
+        AS catalog_size
+FROM query_table(interactions) AS i;
+
+CREATE OR REPLACE MACRO rm_item_stream(run, judgments, interactions, catalog, ties, judged_only, grades, query_column,
+        item_column, score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS TABLE
+SELECT s.*, st.item_users, st.item_count, st.pop_rank, t.train_users, t.train_count, t.catalog_size
+FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column, rank_column,
+        relevance_column, "by", run_lists, judgment_lists) AS s
+LEFT JOIN rm_item_stats(interactions) AS st ON rm_bytewise(st.item_id) = rm_bytewise(s.item_id)
+CROSS JOIN rm_train_totals(interactions, catalog) AS t;

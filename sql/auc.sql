@@ -40,7 +40,7 @@ FROM (
     FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
 ) AS f
-CROSS JOIN (SELECT rm_valid(k IS NOT NULL, 'partial_auc', 'k', 'a whole number >= 1 (the negatives counted)', k)
+CROSS JOIN (SELECT rm_valid(k IS NOT NULL, 'partial_auc', 'k', 'a whole number >= 1', k)
         AND rm_valid_k('partial_auc', k)
         AND rm_valid_rel('partial_auc', rel)
         AND rm_valid_stream('partial_auc', ties, judged_only, queries, grades)

@@ -174,8 +174,8 @@ def test_readme_signatures_are_exact():
     from rankmetrics_duckdb import shape
     tail = [f'"{p}"' if p == "by" else p for p in shape.MACRO_PARAMS]
     assert f"`..., {', '.join(tail)})`" in text  # the table-shape parameters every metric macro ends with
-    from rankmetrics_duckdb import native
-    metrics = set(native.metric_macros())
+    from rankmetrics_duckdb import measures
+    metrics = {m.macro for m in measures.METRICS.values()}
     for name, macro in sqlsource.macros().items():
         if not macro.is_table or name.startswith("rm_") or name not in metrics:
             if macro.is_table and not name.startswith("rm_"):  # the file readers, fuse: every parameter listed

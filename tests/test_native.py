@@ -216,8 +216,10 @@ def test_every_metric_equals_the_duckdb_macro(installed):
     con.register("run_in", RUN_TABLE)
     con.register("judgments_in", JUDGMENTS_TABLE)
     required = {p for p, spec in measures.PARAMS.items() if spec.required}  # no default (NERR's max_rel): 4
-    calls = {macro: (macro, {name: 4.0 if name in required else _py(default)
-                             for name, _, default in native.parameters(macro)})
+    # k has no default where it is not a rank cutoff (PartialAUC@k, PAP@k, SufficientReco@k): 5
+    needs_k = {m.macro for m in measures.METRICS.values() if m.cutoff == "required"}
+    calls = {macro: (macro, {name: 4.0 if name in required else 5 if name == "k" and macro in needs_k
+                             else _py(default) for name, _, default in native.parameters(macro)})
              for macro in native.metric_macros()}
     got = installed.call_many(calls)
     for macro, (_, args) in calls.items():
@@ -342,6 +344,7 @@ def test_sqlite_has_no_native_objects():
     ("ap", {"k": 0}, "k must be a whole number >= 1"),
     ("ndcg", {"gain": "expo"}, "gain must be one of linear, exponential, binary"),
     ("rbp", {"p": 1.5}, "p must be"),
+    ("partial_auc", {}, "k must be a whole number >= 1, not NULL"),
 ])
 def test_arguments_outside_their_range_fail(installed, macro, args, message):
     """Each engine's native objects refuse an argument outside its range with the engine's own error, naming

@@ -28,6 +28,15 @@ ACCURACY = [
 ]
 
 
+# the metrics computed from the training interactions (and the catalog): (our name, RecTools class, arguments)
+POPULARITY = [
+    ("MeanInvUserFreq@10", "MeanInvUserFreq", {"k": 10}), ("MeanInvUserFreq@3", "MeanInvUserFreq", {"k": 3}),
+    ("AvgRecPopularity@10", "AvgRecPopularity", {"k": 10}),
+    ("AvgRecPopularity(normalize=true)@5", "AvgRecPopularity", {"k": 5, "normalize": True}),
+    ("Serendipity@10", "Serendipity", {"k": 10}), ("Serendipity@4", "Serendipity", {"k": 4}),
+]
+
+
 def read_run(path):
     rows = []
     with open(path) as f:
@@ -42,21 +51,37 @@ def read_qrels(path):
         return [(q, item) for q, _, item, _ in (line.split() for line in f)]
 
 
-def ours(reco, test, names):
+def read_train():
+    import pyarrow.parquet as pq
+    t = pq.read_table(os.path.join(RECSYS, "train.parquet"))
+    return list(zip(t.column("user_id").to_pylist(), t.column("item_id").to_pylist()))
+
+
+def read_catalog():
+    import pyarrow.parquet as pq
+    return pq.read_table(os.path.join(RECSYS, "items.parquet")).column("item_id").to_pylist()
+
+
+def ours(reco, test, names, train=None, catalog=None):
+    sides = {} if train is None else {"interactions": pa.table({"user_id": [u for u, _ in train],
+                                                                "item_id": [i for _, i in train]})}
+    if catalog is not None:
+        sides["items"] = pa.table({"item_id": catalog})
     run = pa.table({"query_id": [r[0] for r in reco], "item_id": [r[1] for r in reco],
                     "rank": [r[2] for r in reco], "score": [r[3] for r in reco]})
     qrels = pa.table({"query_id": [t[0] for t in test], "item_id": [t[1] for t in test],
                       "relevance": [1] * len(test)})
     # RecTools' NDCG(divide_by_achievable=True) is nDCG over the judged ideal (its default is refused: see
     # test_rectools_default_ndcg_is_refused)
-    return (evaluate(qrels, run, names, convention="rectools", ideal="judgments"),
-            evaluate(qrels, run, names, convention="rectools", ideal="judgments", per_query=True))
+    return (evaluate(qrels, run, names, convention="rectools", ideal="judgments", **sides),
+            evaluate(qrels, run, names, convention="rectools", ideal="judgments", per_query=True, **sides))
 
 
-def check(reco, test, specs):
+def check(reco, test, specs, train=None, catalog=None):
     expected = rectools_env.run({"reco": [[u, i, r] for u, i, r, _ in reco], "interactions": [list(t) for t in test],
+                                 "prev_interactions": [list(t) for t in train or []], "catalog": catalog or [],
                                  "metrics": {name: [cls, kw] for name, cls, kw in specs}})
-    means, per_query = ours(reco, test, [name for name, _, _ in specs])
+    means, per_query = ours(reco, test, [name for name, _, _ in specs], train, catalog)
     checked = 0
     for name, _, _ in specs:
         got, mean = per_query[name], means[name]
@@ -76,6 +101,7 @@ def test_bundled_models_equal_rectools(model):
     reco = read_run(os.path.join(RECSYS, f"{model}.run"))
     test = read_qrels(os.path.join(RECSYS, "test.qrels"))
     assert check(reco, test, ACCURACY) > 1500
+    assert check(reco, test, POPULARITY, read_train(), read_catalog()) > 800
 
 
 def test_users_on_one_side_only_and_short_lists_equal_rectools():
@@ -89,6 +115,11 @@ def test_users_on_one_side_only_and_short_lists_equal_rectools():
     reco += [("u5", "i1", 1, 2.0), ("u5", "i2", 2, 1.0)]
     test = [("u1", "i2"), ("u1", "i5"), ("u1", "i40"), ("u2", "i1"), ("u4", "i1"), ("u5", "i1"), ("u5", "i2")]
     assert check(reco, test, ACCURACY) > 40
+    # training interactions: i1 by 3 users, i2 by 2 (one of them twice: 3 interactions), i3 and i5 by 1; the
+    # other recommended items by nobody (MeanInvUserFreq counts them as 1 user, AvgRecPopularity as 0,
+    # Serendipity as popularity rank n + 1); a catalog of 60 items
+    train = [("a", "i1"), ("b", "i1"), ("c", "i1"), ("a", "i2"), ("b", "i2"), ("b", "i2"), ("c", "i3"), ("d", "i5")]
+    assert check(reco, test, POPULARITY, train, [f"i{n}" for n in range(60)]) > 15
 
 
 def test_hand_computed_partial_auc_and_pap():
@@ -109,3 +140,43 @@ def test_rectools_default_ndcg_is_refused():
     p = cli("eval", os.path.join(RECSYS, "test.qrels"), os.path.join(RECSYS, "itemknn.run"), "--convention",
             "rectools", "-m", "NDCG@10", check=False)
     assert p.returncode == 2 and "divide_by_achievable" in p.stderr and p.stderr.count("\n") == 1
+
+
+def test_hand_computed_novelty_popularity_and_serendipity():
+    # training: 4 users, 5 interactions; item a by u1 (twice) and u2: 2 users, 3 interactions; b by u3: 1 user,
+    # 1 interaction; x by u4: 1 and 1; c by nobody. Popularity ranks (dense, by interactions): a 1, b 2, x 2.
+    # One user is recommended a, b, c in that order; b is relevant; the catalog has 5 items (n = 5).
+    # MeanInvUserFreq@3 = mean(-log2(2/4), -log2(1/4), -log2(1/4)) (c counts as 1 user) = (1 + 2 + 2)/3
+    # AvgRecPopularity@3 = (3 + 1 + 0)/3; normalized by the 5 interactions: (3 + 1 + 0)/3/5
+    # Serendipity@3: only b counts, at rank 2: (n+1-2)/n - (n+1-2)/n = 0. Recommended b, a, c instead, b is at
+    # rank 1: (5+1-1)/5 - (5+1-2)/5 = 1/5, a mean over 3 items of 1/15.
+    train = [("u1", "a"), ("u1", "a"), ("u2", "a"), ("u3", "b"), ("u4", "x")]
+    catalog = ["a", "b", "c", "x", "y"]
+    names = ["MeanInvUserFreq@3", "AvgRecPopularity@3", "AvgRecPopularity(normalize=true)@3", "Serendipity@3"]
+    _, first = ours([("q", "a", 1, 3.0), ("q", "b", 2, 2.0), ("q", "c", 3, 1.0)], [("q", "b")], names, train,
+                    catalog)
+    assert first["MeanInvUserFreq@3"]["q"] == pytest.approx((1 + 2 + 2) / 3, abs=1e-12)
+    assert first["AvgRecPopularity@3"]["q"] == pytest.approx((3 + 1 + 0) / 3, abs=1e-12)
+    assert first["AvgRecPopularity(normalize=true)@3"]["q"] == pytest.approx((3 + 1 + 0) / 3 / 5, abs=1e-12)
+    assert first["Serendipity@3"]["q"] == pytest.approx(0.0, abs=1e-12)
+    _, second = ours([("q", "b", 1, 3.0), ("q", "a", 2, 2.0), ("q", "c", 3, 1.0)], [("q", "b")], names, train,
+                     catalog)
+    assert second["Serendipity@3"]["q"] == pytest.approx(((5 + 1 - 1) / 5 - (5 + 1 - 2) / 5) / 3, abs=1e-12)
+
+
+def test_side_tables_missing_or_malformed_are_one_line_errors(tmp_path):
+    qrels, run = os.path.join(RECSYS, "test.qrels"), os.path.join(RECSYS, "itemknn.run")
+    p = cli("eval", qrels, run, "-m", "MeanInvUserFreq@10", check=False)
+    assert p.returncode == 2 and "--interactions" in p.stderr and p.stderr.count("\n") == 1
+    bad = tmp_path / "train.csv"
+    bad.write_text("user,item\nu1,i1\n")
+    p = cli("eval", qrels, run, "-m", "MeanInvUserFreq@10", "--interactions", str(bad), check=False)
+    assert p.returncode == 1 and str(bad) in p.stderr and "user_id, item_id" in p.stderr
+    assert p.stderr.count("\n") == 1
+    empty = tmp_path / "empty.csv"
+    empty.write_text("user_id,item_id\n")
+    p = cli("eval", qrels, run, "-m", "Serendipity@10", "--interactions", str(empty), check=False)
+    assert p.returncode == 1 and "no rows" in p.stderr
+    p = cli("eval", qrels, run, "-m", "Serendipity@10", "--interactions", str(tmp_path / "missing.parquet"),
+            check=False)
+    assert p.returncode == 1 and "missing.parquet" in p.stderr and "no such file" in p.stderr

@@ -131,56 +131,56 @@ WITH params AS (
       SELECT
         CASE
           WHEN prm.k < 1
-          THEN 'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ' || CAST(prm.k AS TEXT)
+          THEN 'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ' || COALESCE(CAST(prm.k AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
-          THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ' || CAST(prm.gain AS TEXT)
+          THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ' || COALESCE(CAST(prm.gain AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN prm.log_base <= 1
-          THEN 'rankmetrics: rm_ndcg: log_base must be a number > 1, not ' || CAST(prm.log_base AS TEXT)
+          THEN 'rankmetrics: rm_ndcg: log_base must be a number > 1, not ' || COALESCE(CAST(prm.log_base AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
-          THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ' || CAST(prm.ideal AS TEXT)
+          THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ' || COALESCE(CAST(prm.ideal AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
-          THEN 'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ' || CAST(prm.ties AS TEXT)
+          THEN 'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ' || COALESCE(CAST(prm.ties AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
-          THEN 'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ' || CAST(prm.queries AS TEXT)
+          THEN 'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ' || COALESCE(CAST(prm.queries AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.empty IN ('zero', 'nan')
-          THEN 'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ' || CAST(prm.empty AS TEXT)
+          THEN 'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ' || COALESCE(CAST(prm.empty AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.grades IN ('truncate', 'as_given')
-          THEN 'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ' || CAST(prm.grades AS TEXT)
+          THEN 'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ' || COALESCE(CAST(prm.grades AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
     ) AS a
@@ -889,56 +889,56 @@ WITH params AS (
       SELECT
         CASE
           WHEN prm.k < 1
-          THEN 'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ' || CAST(prm.k AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ' || COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
-          THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ' || CAST(prm.gain AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ' || COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN prm.log_base <= 1
-          THEN 'rankmetrics: rm_ndcg: log_base must be a number > 1, not ' || CAST(prm.log_base AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: log_base must be a number > 1, not ' || COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
-          THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ' || CAST(prm.ideal AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ' || COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
-          THEN 'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ' || CAST(prm.ties AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ' || COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
-          THEN 'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ' || CAST(prm.queries AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ' || COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.empty IN ('zero', 'nan')
-          THEN 'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ' || CAST(prm.empty AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ' || COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.grades IN ('truncate', 'as_given')
-          THEN 'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ' || CAST(prm.grades AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ' || COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
     ) AS a
@@ -1607,7 +1607,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS Nullable(String))
+            COALESCE(CAST(prm.k AS Nullable(String)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1619,7 +1619,7 @@ WITH params AS (
           )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
-            CAST(prm.gain AS Nullable(String))
+            COALESCE(CAST(prm.gain AS Nullable(String)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1629,7 +1629,7 @@ WITH params AS (
           WHEN prm.log_base <= 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a number > 1, not ',
-            CAST(prm.log_base AS Nullable(String))
+            COALESCE(CAST(prm.log_base AS Nullable(String)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1641,7 +1641,7 @@ WITH params AS (
           )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
-            CAST(prm.ideal AS Nullable(String))
+            COALESCE(CAST(prm.ideal AS Nullable(String)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1653,7 +1653,7 @@ WITH params AS (
           )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS Nullable(String))
+            COALESCE(CAST(prm.ties AS Nullable(String)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1665,7 +1665,7 @@ WITH params AS (
           )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS Nullable(String))
+            COALESCE(CAST(prm.queries AS Nullable(String)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1677,7 +1677,7 @@ WITH params AS (
           )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS Nullable(String))
+            COALESCE(CAST(prm.empty AS Nullable(String)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1689,7 +1689,7 @@ WITH params AS (
           )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS Nullable(String))
+            COALESCE(CAST(prm.grades AS Nullable(String)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2497,7 +2497,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2507,7 +2507,7 @@ WITH params AS (
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
-            CAST(prm.gain AS STRING)
+            COALESCE(CAST(prm.gain AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2517,7 +2517,7 @@ WITH params AS (
           WHEN prm.log_base <= 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a number > 1, not ',
-            CAST(prm.log_base AS STRING)
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2527,7 +2527,7 @@ WITH params AS (
           WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
-            CAST(prm.ideal AS STRING)
+            COALESCE(CAST(prm.ideal AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2537,7 +2537,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2547,7 +2547,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2557,7 +2557,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2567,7 +2567,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3308,7 +3308,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3318,7 +3318,7 @@ WITH params AS (
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
-            CAST(prm.gain AS STRING)
+            COALESCE(CAST(prm.gain AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3328,7 +3328,7 @@ WITH params AS (
           WHEN prm.log_base <= 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a number > 1, not ',
-            CAST(prm.log_base AS STRING)
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3338,7 +3338,7 @@ WITH params AS (
           WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
-            CAST(prm.ideal AS STRING)
+            COALESCE(CAST(prm.ideal AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3348,7 +3348,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3358,7 +3358,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3368,7 +3368,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3378,7 +3378,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4114,7 +4114,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4124,7 +4124,7 @@ WITH params AS (
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
-            CAST(prm.gain AS VARCHAR)
+            COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4134,7 +4134,7 @@ WITH params AS (
           WHEN prm.log_base <= 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a number > 1, not ',
-            CAST(prm.log_base AS VARCHAR)
+            COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4144,7 +4144,7 @@ WITH params AS (
           WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
-            CAST(prm.ideal AS VARCHAR)
+            COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4154,7 +4154,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4164,7 +4164,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4174,7 +4174,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4184,7 +4184,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4923,7 +4923,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4933,7 +4933,7 @@ WITH params AS (
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
-            CAST(prm.gain AS VARCHAR)
+            COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4943,7 +4943,7 @@ WITH params AS (
           WHEN prm.log_base <= 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a number > 1, not ',
-            CAST(prm.log_base AS VARCHAR)
+            COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4953,7 +4953,7 @@ WITH params AS (
           WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
-            CAST(prm.ideal AS VARCHAR)
+            COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4963,7 +4963,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4973,7 +4973,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4983,7 +4983,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4993,7 +4993,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5799,56 +5799,56 @@ WITH params AS (
       SELECT
         CASE
           WHEN prm.k < 1
-          THEN 'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ' || CAST(prm.k AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ' || COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
-          THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ' || CAST(prm.gain AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ' || COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN prm.log_base <= 1
-          THEN 'rankmetrics: rm_ndcg: log_base must be a number > 1, not ' || CAST(prm.log_base AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: log_base must be a number > 1, not ' || COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
-          THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ' || CAST(prm.ideal AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ' || COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
-          THEN 'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ' || CAST(prm.ties AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ' || COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
-          THEN 'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ' || CAST(prm.queries AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ' || COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.empty IN ('zero', 'nan')
-          THEN 'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ' || CAST(prm.empty AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ' || COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
           WHEN NOT prm.grades IN ('truncate', 'as_given')
-          THEN 'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ' || CAST(prm.grades AS VARCHAR)
+          THEN 'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ' || COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
     ) AS a
@@ -6566,7 +6566,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS NVARCHAR(4000))
+            COALESCE(CAST(prm.k AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6576,7 +6576,7 @@ WITH params AS (
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
-            CAST(prm.gain AS NVARCHAR(4000))
+            COALESCE(CAST(prm.gain AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6586,7 +6586,7 @@ WITH params AS (
           WHEN prm.log_base <= 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a number > 1, not ',
-            CAST(prm.log_base AS NVARCHAR(4000))
+            COALESCE(CAST(prm.log_base AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6596,7 +6596,7 @@ WITH params AS (
           WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
-            CAST(prm.ideal AS NVARCHAR(4000))
+            COALESCE(CAST(prm.ideal AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6606,7 +6606,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS NVARCHAR(4000))
+            COALESCE(CAST(prm.ties AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6616,7 +6616,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS NVARCHAR(4000))
+            COALESCE(CAST(prm.queries AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6626,7 +6626,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS NVARCHAR(4000))
+            COALESCE(CAST(prm.empty AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6636,7 +6636,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS NVARCHAR(4000))
+            COALESCE(CAST(prm.grades AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7444,7 +7444,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS CHAR)
+            COALESCE(CAST(prm.k AS CHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7454,7 +7454,7 @@ WITH params AS (
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
-            CAST(prm.gain AS CHAR)
+            COALESCE(CAST(prm.gain AS CHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7464,7 +7464,7 @@ WITH params AS (
           WHEN prm.log_base <= 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a number > 1, not ',
-            CAST(prm.log_base AS CHAR)
+            COALESCE(CAST(prm.log_base AS CHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7474,7 +7474,7 @@ WITH params AS (
           WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
-            CAST(prm.ideal AS CHAR)
+            COALESCE(CAST(prm.ideal AS CHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7484,7 +7484,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS CHAR)
+            COALESCE(CAST(prm.ties AS CHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7494,7 +7494,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS CHAR)
+            COALESCE(CAST(prm.queries AS CHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7504,7 +7504,7 @@ WITH params AS (
           WHEN NOT prm.`empty` IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
-            CAST(prm.`empty` AS CHAR)
+            COALESCE(CAST(prm.`empty` AS CHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7514,7 +7514,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS CHAR)
+            COALESCE(CAST(prm.grades AS CHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm

@@ -149,7 +149,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_accuracy: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -159,7 +159,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_accuracy: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -169,7 +169,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_accuracy: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -179,7 +179,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_accuracy: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -189,7 +189,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_accuracy: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -426,7 +426,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_ap: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -436,7 +436,7 @@ WITH params AS (
           WHEN NOT prm.denominator IN ('judged', 'capped', 'retrieved')
           THEN CONCAT(
             'rankmetrics: rm_ap: denominator must be one of judged, capped, retrieved, not ',
-            CAST(prm.denominator AS STRING)
+            COALESCE(CAST(prm.denominator AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -446,7 +446,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ap: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -456,7 +456,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ap: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -466,7 +466,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ap: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -476,7 +476,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ap: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -709,10 +709,10 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN prm.k < 1
+          WHEN prm.k IS NULL OR prm.k < 1
           THEN CONCAT(
-            'rankmetrics: rm_partial_auc: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            'rankmetrics: rm_partial_auc: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -722,7 +722,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -732,7 +732,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -742,7 +742,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -752,7 +752,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -979,10 +979,10 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN prm.k < 1
+          WHEN prm.k IS NULL OR prm.k < 1
           THEN CONCAT(
-            'rankmetrics: rm_pap: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            'rankmetrics: rm_pap: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -992,7 +992,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_pap: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1002,7 +1002,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_pap: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1012,7 +1012,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_pap: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1022,7 +1022,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_pap: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1251,7 +1251,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_auc: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1261,7 +1261,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_auc: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1271,7 +1271,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_auc: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1281,7 +1281,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_auc: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1519,7 +1519,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_bin_g: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1529,7 +1529,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_bin_g: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1539,7 +1539,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_bin_g: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1549,7 +1549,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_bin_g: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1761,7 +1761,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_bpref: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1771,7 +1771,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_bpref: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1781,7 +1781,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_bpref: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1791,7 +1791,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_bpref: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2020,7 +2020,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_num_q: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2030,7 +2030,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_num_q: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2040,7 +2040,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_num_q: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2224,7 +2224,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_num_ret: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2234,7 +2234,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_num_ret: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2244,7 +2244,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_num_ret: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2431,7 +2431,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_num_rel: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2441,7 +2441,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_num_rel: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2451,7 +2451,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_num_rel: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2637,7 +2637,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2647,7 +2647,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2657,7 +2657,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2851,7 +2851,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2861,7 +2861,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2871,7 +2871,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3062,7 +3062,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_dcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3072,7 +3072,7 @@ WITH params AS (
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
           THEN CONCAT(
             'rankmetrics: rm_dcg: gain must be one of linear, exponential, binary, not ',
-            CAST(prm.gain AS STRING)
+            COALESCE(CAST(prm.gain AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3082,7 +3082,7 @@ WITH params AS (
           WHEN prm.log_base <= 1
           THEN CONCAT(
             'rankmetrics: rm_dcg: log_base must be a number > 1, not ',
-            CAST(prm.log_base AS STRING)
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3092,7 +3092,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_dcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3102,7 +3102,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_dcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3112,7 +3112,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_dcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3122,7 +3122,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_dcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3424,7 +3424,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3434,7 +3434,7 @@ WITH params AS (
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
-            CAST(prm.gain AS STRING)
+            COALESCE(CAST(prm.gain AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3444,7 +3444,7 @@ WITH params AS (
           WHEN prm.log_base <= 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a number > 1, not ',
-            CAST(prm.log_base AS STRING)
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3454,7 +3454,7 @@ WITH params AS (
           WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
-            CAST(prm.ideal AS STRING)
+            COALESCE(CAST(prm.ideal AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3464,7 +3464,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3474,7 +3474,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3484,7 +3484,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3494,7 +3494,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3980,7 +3980,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3990,7 +3990,7 @@ WITH params AS (
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: gain must be one of linear, exponential, binary, not ',
-            CAST(prm.gain AS STRING)
+            COALESCE(CAST(prm.gain AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4000,7 +4000,7 @@ WITH params AS (
           WHEN prm.log_base <= 1
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: log_base must be a number > 1, not ',
-            CAST(prm.log_base AS STRING)
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4010,7 +4010,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4020,7 +4020,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4030,7 +4030,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4040,7 +4040,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4416,7 +4416,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_err: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4426,7 +4426,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_err: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4436,7 +4436,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_err: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4446,7 +4446,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_err: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4456,7 +4456,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_err: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4698,7 +4698,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_f1: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4708,7 +4708,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_f1: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4718,7 +4718,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_f1: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4728,7 +4728,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_f1: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4738,7 +4738,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_f1: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4963,7 +4963,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_fallout: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4973,7 +4973,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_fallout: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4983,7 +4983,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_fallout: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4993,7 +4993,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_fallout: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5003,7 +5003,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_fallout: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5201,7 +5201,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_g: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5211,7 +5211,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_g: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5221,7 +5221,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_g: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5231,7 +5231,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_g: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5467,7 +5467,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5477,7 +5477,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5487,7 +5487,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5497,7 +5497,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5778,7 +5778,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_rndcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5788,7 +5788,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_rndcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5798,7 +5798,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_rndcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5808,7 +5808,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_rndcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6102,7 +6102,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_hits: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6112,7 +6112,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_hits: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6122,7 +6122,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_hits: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6132,7 +6132,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_hits: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6142,7 +6142,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_hits: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6347,7 +6347,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_infap: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6357,7 +6357,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_infap: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6367,7 +6367,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_infap: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6377,7 +6377,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_infap: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6617,7 +6617,7 @@ WITH params AS (
           WHEN NOT prm.iprec_rounding IN ('nearest', 'v9')
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: iprec_rounding must be one of nearest, v9, not ',
-            CAST(prm.iprec_rounding AS STRING)
+            COALESCE(CAST(prm.iprec_rounding AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6627,7 +6627,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6637,7 +6637,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6647,7 +6647,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6657,7 +6657,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6885,7 +6885,7 @@ WITH params AS (
           WHEN NOT prm.iprec_rounding IN ('nearest', 'v9')
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: iprec_rounding must be one of nearest, v9, not ',
-            CAST(prm.iprec_rounding AS STRING)
+            COALESCE(CAST(prm.iprec_rounding AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6895,7 +6895,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6905,7 +6905,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6915,7 +6915,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6925,7 +6925,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7336,7 +7336,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_judged: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7346,7 +7346,7 @@ WITH params AS (
           WHEN NOT prm.judged_count IN ('unj', 'any')
           THEN CONCAT(
             'rankmetrics: rm_judged: judged_count must be one of unj, any, not ',
-            CAST(prm.judged_count AS STRING)
+            COALESCE(CAST(prm.judged_count AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7356,7 +7356,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_judged: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7366,7 +7366,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_judged: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7376,7 +7376,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_judged: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7386,7 +7386,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_judged: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7617,7 +7617,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_unjudged: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7627,7 +7627,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_unjudged: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7637,7 +7637,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_unjudged: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7647,7 +7647,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_unjudged: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7657,7 +7657,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_unjudged: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7873,7 +7873,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_nerr8: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7883,7 +7883,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_nerr8: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7893,7 +7893,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_nerr8: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7903,7 +7903,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_nerr8: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7913,7 +7913,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_nerr8: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8246,7 +8246,7 @@ WITH params AS (
           WHEN prm.p <= 0 OR prm.p >= 1
           THEN CONCAT(
             'rankmetrics: rm_nerr10: p must be a number between 0 and 1 (exclusive), not ',
-            CAST(prm.p AS STRING)
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8256,7 +8256,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_nerr10: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8266,7 +8266,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_nerr10: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8276,7 +8276,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_nerr10: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8286,7 +8286,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_nerr10: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8616,7 +8616,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_nerr9: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8626,7 +8626,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_nerr9: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8636,7 +8636,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_nerr9: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8646,7 +8646,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_nerr9: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8656,7 +8656,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_nerr9: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9237,7 +9237,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_nerr11: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9247,7 +9247,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_nerr11: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9257,7 +9257,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_nerr11: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9267,7 +9267,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_nerr11: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9762,7 +9762,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_insq: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9772,7 +9772,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_insq: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9782,7 +9782,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_insq: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9792,7 +9792,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_insq: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10082,7 +10082,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_precision: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10092,7 +10092,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_precision: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10102,7 +10102,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_precision: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10112,7 +10112,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_precision: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10122,7 +10122,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_precision: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10339,7 +10339,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_r_precision: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10349,7 +10349,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_r_precision: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10359,7 +10359,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_r_precision: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10369,7 +10369,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_r_precision: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10580,7 +10580,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_rbp: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10590,7 +10590,7 @@ WITH params AS (
           WHEN prm.p <= 0 OR prm.p >= 1
           THEN CONCAT(
             'rankmetrics: rm_rbp: p must be a number between 0 and 1 (exclusive), not ',
-            CAST(prm.p AS STRING)
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10600,7 +10600,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_rbp: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10610,7 +10610,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_rbp: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10620,7 +10620,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_rbp: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10630,7 +10630,7 @@ WITH params AS (
           WHEN NOT prm.scale IN ('max', 'raw')
           THEN CONCAT(
             'rankmetrics: rm_rbp: scale must be one of max, raw, not ',
-            CAST(prm.scale AS STRING)
+            COALESCE(CAST(prm.scale AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10640,7 +10640,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_rbp: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10878,7 +10878,7 @@ WITH params AS (
           WHEN prm.p <= 0 OR prm.p >= 1
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: p must be a number between 0 and 1 (exclusive), not ',
-            CAST(prm.p AS STRING)
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10888,7 +10888,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10898,7 +10898,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10908,7 +10908,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10918,7 +10918,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11129,7 +11129,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_recall: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11139,7 +11139,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_recall: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11149,7 +11149,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_recall: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11159,7 +11159,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_recall: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11169,7 +11169,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_recall: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11374,10 +11374,10 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN prm.k < 1
+          WHEN prm.k IS NULL OR prm.k < 1
           THEN CONCAT(
-            'rankmetrics: rm_sufficient_reco: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            'rankmetrics: rm_sufficient_reco: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11387,7 +11387,7 @@ WITH params AS (
           WHEN NOT prm.deep IN ('false', 'true')
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: deep must be one of false, true, not ',
-            CAST(prm.deep AS STRING)
+            COALESCE(CAST(prm.deep AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11397,7 +11397,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11407,7 +11407,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11417,7 +11417,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11427,7 +11427,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11636,7 +11636,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_covered_users: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11646,7 +11646,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_covered_users: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11656,7 +11656,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_covered_users: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11666,7 +11666,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_covered_users: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11676,7 +11676,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_covered_users: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11874,7 +11874,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11884,7 +11884,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11894,7 +11894,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11904,7 +11904,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11914,7 +11914,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12139,7 +12139,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12149,7 +12149,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12159,7 +12159,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12169,7 +12169,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12381,7 +12381,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_rr: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12391,7 +12391,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_rr: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12401,7 +12401,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_rr: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12411,7 +12411,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_rr: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12421,7 +12421,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_rr: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12630,7 +12630,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_set_map: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12640,7 +12640,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_set_map: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12650,7 +12650,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_set_map: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12660,7 +12660,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_set_map: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12884,7 +12884,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_success: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS STRING)
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12894,7 +12894,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_success: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12904,7 +12904,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_success: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12914,7 +12914,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_success: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12924,7 +12924,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_success: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13138,7 +13138,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_utility: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS STRING)
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13148,7 +13148,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_utility: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS STRING)
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13158,7 +13158,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_utility: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS STRING)
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13168,7 +13168,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_utility: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS STRING)
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm

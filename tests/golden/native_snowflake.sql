@@ -149,7 +149,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_accuracy: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -159,7 +159,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_accuracy: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -169,7 +169,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_accuracy: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -179,7 +179,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_accuracy: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -189,7 +189,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_accuracy: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -427,7 +427,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_ap: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -437,7 +437,7 @@ WITH params AS (
           WHEN NOT prm.denominator IN ('judged', 'capped', 'retrieved')
           THEN CONCAT(
             'rankmetrics: rm_ap: denominator must be one of judged, capped, retrieved, not ',
-            CAST(prm.denominator AS VARCHAR)
+            COALESCE(CAST(prm.denominator AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -447,7 +447,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ap: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -457,7 +457,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ap: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -467,7 +467,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ap: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -477,7 +477,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ap: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -711,10 +711,10 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN prm.k < 1
+          WHEN prm.k IS NULL OR prm.k < 1
           THEN CONCAT(
-            'rankmetrics: rm_partial_auc: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            'rankmetrics: rm_partial_auc: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -724,7 +724,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -734,7 +734,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -744,7 +744,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -754,7 +754,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -982,10 +982,10 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN prm.k < 1
+          WHEN prm.k IS NULL OR prm.k < 1
           THEN CONCAT(
-            'rankmetrics: rm_pap: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            'rankmetrics: rm_pap: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -995,7 +995,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_pap: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1005,7 +1005,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_pap: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1015,7 +1015,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_pap: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1025,7 +1025,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_pap: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1255,7 +1255,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_auc: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1265,7 +1265,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_auc: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1275,7 +1275,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_auc: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1285,7 +1285,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_auc: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1524,7 +1524,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_bin_g: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1534,7 +1534,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_bin_g: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1544,7 +1544,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_bin_g: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1554,7 +1554,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_bin_g: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1767,7 +1767,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_bpref: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1777,7 +1777,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_bpref: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1787,7 +1787,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_bpref: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1797,7 +1797,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_bpref: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2027,7 +2027,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_num_q: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2037,7 +2037,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_num_q: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2047,7 +2047,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_num_q: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2232,7 +2232,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_num_ret: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2242,7 +2242,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_num_ret: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2252,7 +2252,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_num_ret: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2440,7 +2440,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_num_rel: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2450,7 +2450,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_num_rel: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2460,7 +2460,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_num_rel: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2647,7 +2647,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2657,7 +2657,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2667,7 +2667,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2862,7 +2862,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2872,7 +2872,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2882,7 +2882,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3074,7 +3074,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_dcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3084,7 +3084,7 @@ WITH params AS (
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
           THEN CONCAT(
             'rankmetrics: rm_dcg: gain must be one of linear, exponential, binary, not ',
-            CAST(prm.gain AS VARCHAR)
+            COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3094,7 +3094,7 @@ WITH params AS (
           WHEN prm.log_base <= 1
           THEN CONCAT(
             'rankmetrics: rm_dcg: log_base must be a number > 1, not ',
-            CAST(prm.log_base AS VARCHAR)
+            COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3104,7 +3104,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_dcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3114,7 +3114,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_dcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3124,7 +3124,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_dcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3134,7 +3134,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_dcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3437,7 +3437,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3447,7 +3447,7 @@ WITH params AS (
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
-            CAST(prm.gain AS VARCHAR)
+            COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3457,7 +3457,7 @@ WITH params AS (
           WHEN prm.log_base <= 1
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a number > 1, not ',
-            CAST(prm.log_base AS VARCHAR)
+            COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3467,7 +3467,7 @@ WITH params AS (
           WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
-            CAST(prm.ideal AS VARCHAR)
+            COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3477,7 +3477,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3487,7 +3487,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3497,7 +3497,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3507,7 +3507,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3994,7 +3994,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4004,7 +4004,7 @@ WITH params AS (
           WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: gain must be one of linear, exponential, binary, not ',
-            CAST(prm.gain AS VARCHAR)
+            COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4014,7 +4014,7 @@ WITH params AS (
           WHEN prm.log_base <= 1
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: log_base must be a number > 1, not ',
-            CAST(prm.log_base AS VARCHAR)
+            COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4024,7 +4024,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4034,7 +4034,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4044,7 +4044,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4054,7 +4054,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4431,7 +4431,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_err: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4441,7 +4441,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_err: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4451,7 +4451,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_err: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4461,7 +4461,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_err: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4471,7 +4471,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_err: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4714,7 +4714,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_f1: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4724,7 +4724,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_f1: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4734,7 +4734,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_f1: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4744,7 +4744,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_f1: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4754,7 +4754,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_f1: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4980,7 +4980,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_fallout: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4990,7 +4990,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_fallout: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5000,7 +5000,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_fallout: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5010,7 +5010,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_fallout: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5020,7 +5020,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_fallout: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5219,7 +5219,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_g: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5229,7 +5229,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_g: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5239,7 +5239,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_g: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5249,7 +5249,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_g: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5486,7 +5486,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5496,7 +5496,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5506,7 +5506,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5516,7 +5516,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5798,7 +5798,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_rndcg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5808,7 +5808,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_rndcg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5818,7 +5818,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_rndcg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5828,7 +5828,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_rndcg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6123,7 +6123,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_hits: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6133,7 +6133,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_hits: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6143,7 +6143,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_hits: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6153,7 +6153,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_hits: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6163,7 +6163,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_hits: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6369,7 +6369,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_infap: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6379,7 +6379,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_infap: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6389,7 +6389,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_infap: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6399,7 +6399,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_infap: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6640,7 +6640,7 @@ WITH params AS (
           WHEN NOT prm.iprec_rounding IN ('nearest', 'v9')
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: iprec_rounding must be one of nearest, v9, not ',
-            CAST(prm.iprec_rounding AS VARCHAR)
+            COALESCE(CAST(prm.iprec_rounding AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6650,7 +6650,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6660,7 +6660,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6670,7 +6670,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6680,7 +6680,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6909,7 +6909,7 @@ WITH params AS (
           WHEN NOT prm.iprec_rounding IN ('nearest', 'v9')
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: iprec_rounding must be one of nearest, v9, not ',
-            CAST(prm.iprec_rounding AS VARCHAR)
+            COALESCE(CAST(prm.iprec_rounding AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6919,7 +6919,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6929,7 +6929,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6939,7 +6939,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6949,7 +6949,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7361,7 +7361,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_judged: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7371,7 +7371,7 @@ WITH params AS (
           WHEN NOT prm.judged_count IN ('unj', 'any')
           THEN CONCAT(
             'rankmetrics: rm_judged: judged_count must be one of unj, any, not ',
-            CAST(prm.judged_count AS VARCHAR)
+            COALESCE(CAST(prm.judged_count AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7381,7 +7381,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_judged: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7391,7 +7391,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_judged: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7401,7 +7401,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_judged: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7411,7 +7411,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_judged: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7643,7 +7643,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_unjudged: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7653,7 +7653,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_unjudged: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7663,7 +7663,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_unjudged: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7673,7 +7673,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_unjudged: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7683,7 +7683,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_unjudged: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7900,7 +7900,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_nerr8: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7910,7 +7910,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_nerr8: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7920,7 +7920,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_nerr8: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7930,7 +7930,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_nerr8: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7940,7 +7940,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_nerr8: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8274,7 +8274,7 @@ WITH params AS (
           WHEN prm.p <= 0 OR prm.p >= 1
           THEN CONCAT(
             'rankmetrics: rm_nerr10: p must be a number between 0 and 1 (exclusive), not ',
-            CAST(prm.p AS VARCHAR)
+            COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8284,7 +8284,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_nerr10: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8294,7 +8294,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_nerr10: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8304,7 +8304,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_nerr10: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8314,7 +8314,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_nerr10: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8645,7 +8645,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_nerr9: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8655,7 +8655,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_nerr9: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8665,7 +8665,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_nerr9: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8675,7 +8675,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_nerr9: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8685,7 +8685,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_nerr9: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9267,7 +9267,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_nerr11: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9277,7 +9277,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_nerr11: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9287,7 +9287,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_nerr11: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9297,7 +9297,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_nerr11: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9793,7 +9793,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_insq: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9803,7 +9803,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_insq: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9813,7 +9813,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_insq: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9823,7 +9823,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_insq: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10114,7 +10114,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_precision: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10124,7 +10124,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_precision: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10134,7 +10134,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_precision: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10144,7 +10144,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_precision: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10154,7 +10154,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_precision: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10372,7 +10372,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_r_precision: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10382,7 +10382,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_r_precision: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10392,7 +10392,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_r_precision: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10402,7 +10402,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_r_precision: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10614,7 +10614,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_rbp: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10624,7 +10624,7 @@ WITH params AS (
           WHEN prm.p <= 0 OR prm.p >= 1
           THEN CONCAT(
             'rankmetrics: rm_rbp: p must be a number between 0 and 1 (exclusive), not ',
-            CAST(prm.p AS VARCHAR)
+            COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10634,7 +10634,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_rbp: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10644,7 +10644,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_rbp: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10654,7 +10654,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_rbp: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10664,7 +10664,7 @@ WITH params AS (
           WHEN NOT prm.scale IN ('max', 'raw')
           THEN CONCAT(
             'rankmetrics: rm_rbp: scale must be one of max, raw, not ',
-            CAST(prm.scale AS VARCHAR)
+            COALESCE(CAST(prm.scale AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10674,7 +10674,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_rbp: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10913,7 +10913,7 @@ WITH params AS (
           WHEN prm.p <= 0 OR prm.p >= 1
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: p must be a number between 0 and 1 (exclusive), not ',
-            CAST(prm.p AS VARCHAR)
+            COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10923,7 +10923,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10933,7 +10933,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10943,7 +10943,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10953,7 +10953,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11165,7 +11165,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_recall: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11175,7 +11175,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_recall: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11185,7 +11185,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_recall: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11195,7 +11195,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_recall: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11205,7 +11205,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_recall: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11411,10 +11411,10 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN prm.k < 1
+          WHEN prm.k IS NULL OR prm.k < 1
           THEN CONCAT(
-            'rankmetrics: rm_sufficient_reco: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            'rankmetrics: rm_sufficient_reco: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11424,7 +11424,7 @@ WITH params AS (
           WHEN NOT prm.deep IN ('false', 'true')
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: deep must be one of false, true, not ',
-            CAST(prm.deep AS VARCHAR)
+            COALESCE(CAST(prm.deep AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11434,7 +11434,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11444,7 +11444,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11454,7 +11454,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11464,7 +11464,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11674,7 +11674,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_covered_users: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11684,7 +11684,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_covered_users: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11694,7 +11694,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_covered_users: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11704,7 +11704,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_covered_users: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11714,7 +11714,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_covered_users: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11913,7 +11913,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11923,7 +11923,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11933,7 +11933,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11943,7 +11943,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11953,7 +11953,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12179,7 +12179,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12189,7 +12189,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12199,7 +12199,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12209,7 +12209,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12422,7 +12422,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_rr: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12432,7 +12432,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_rr: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12442,7 +12442,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_rr: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12452,7 +12452,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_rr: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12462,7 +12462,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_rr: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12672,7 +12672,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_set_map: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12682,7 +12682,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_set_map: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12692,7 +12692,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_set_map: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12702,7 +12702,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_set_map: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12927,7 +12927,7 @@ WITH params AS (
           WHEN prm.k < 1
           THEN CONCAT(
             'rankmetrics: rm_success: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            CAST(prm.k AS VARCHAR)
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12937,7 +12937,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_success: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12947,7 +12947,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_success: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12957,7 +12957,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_success: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12967,7 +12967,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_success: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13182,7 +13182,7 @@ WITH params AS (
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_utility: ties must be one of item_desc, item_asc, average, input, not ',
-            CAST(prm.ties AS VARCHAR)
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13192,7 +13192,7 @@ WITH params AS (
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
             'rankmetrics: rm_utility: queries must be one of both, judged, run, all, not ',
-            CAST(prm.queries AS VARCHAR)
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13202,7 +13202,7 @@ WITH params AS (
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
             'rankmetrics: rm_utility: empty must be one of zero, nan, not ',
-            CAST(prm.empty AS VARCHAR)
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13212,7 +13212,7 @@ WITH params AS (
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
             'rankmetrics: rm_utility: grades must be one of truncate, as_given, not ',
-            CAST(prm.grades AS VARCHAR)
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
