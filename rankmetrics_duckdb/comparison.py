@@ -206,6 +206,10 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
     measures = measures_mod.parse_all(metrics or measures_mod.TREC_DEFAULT)
     conventions.refuse_gaps(convention, overrides, [m.metric.name for m in measures])
     conv = measures_mod.stream_conventions(measures, conventions.resolve(convention, **overrides))
+    whole = [m.requested for m in measures if m.metric.scope == "catalog"]
+    if whole:
+        raise UsageError(f"{', '.join(whole)}: catalog-wide metrics have one value per run and none per query, so "
+                         f"nothing to test query by query; give them to eval, one run at a time")
     side_inputs = measures_mod.side_inputs(measures, interactions, items)
     private = con is None
     con = duckdb.connect() if private else con

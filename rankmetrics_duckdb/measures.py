@@ -162,6 +162,9 @@ class Metric:
     # Tables beside the run and the judgments that the value reads (sqlgen.SIDE_CTES): ('interactions',) for the
     # recommender metrics computed from the training log (MeanInvUserFreq, AvgRecPopularity, Serendipity)
     tables: tuple = ()
+    # 'query': a value per query, averaged by mean; 'catalog': one value for the whole run (CatalogCoverage, Gini,
+    # Entropy: sqlgen.catalog_part), with no per-query values (so nothing to compare query by query)
+    scope: str = "query"
 
     @property
     def defaults(self) -> dict:
@@ -253,6 +256,14 @@ METRICS = {m.name: m for m in (
     Metric("Serendipity", "serendipity", "RecTools Serendipity: mean over the top k of max((n + 1 - rank) / n - "
            "(n + 1 - popularity rank) / n, 0) for relevant items, n the catalog's size", ("rel",), reads="all",
            tables=("interactions",)),
+    Metric("CatalogCoverage", "catalog_coverage", "catalog-wide: distinct items recommended in the top k (RecTools "
+           "CatalogCoverage; normalize=true: / the catalog's size)", ("normalize",), reads="all", tables=("catalog",),
+           scope="catalog", per_query_line=False),
+    Metric("Gini", "gini", "catalog-wide: Gini index of how often each catalog item is recommended in the top k "
+           "(RecBole GiniIndex)", (), reads="all", tables=("catalog",), scope="catalog", per_query_line=False),
+    Metric("Entropy", "entropy", "catalog-wide: Shannon entropy (bits) of how often each item is recommended in the "
+           "top k (Recommenders distributional_coverage)", (), reads="all", tables=("catalog",), scope="catalog",
+           per_query_line=False),
     Metric("CoveredUsers", "covered_users", "1 when a judged query has a recommendation in the top k (RecTools "
            "CoveredUsers)", (), reads="judged_if_cut"),
     Metric("GMAP", "ap", "AP averaged geometrically (trec_eval gm_map): exp(mean(ln(max(AP, 0.00001))))",
@@ -341,7 +352,9 @@ RECSYS_NAMES = {
     "pauc": ("PartialAUC", {}), "sufficient_reco": ("SufficientReco", {}), "covered_users": ("CoveredUsers", {}),
     "fall_out": ("Fallout", {}), "gauc": ("AUC", {}), "miuf": ("MeanInvUserFreq", {}),
     "mean_inv_user_freq": ("MeanInvUserFreq", {}), "arp": ("AvgRecPopularity", {}),
-    "avg_rec_popularity": ("AvgRecPopularity", {}),
+    "avg_rec_popularity": ("AvgRecPopularity", {}), "catalog_coverage": ("CatalogCoverage", {}),
+    "gini_index": ("Gini", {}), "giniindex": ("Gini", {}), "shannon_entropy": ("Entropy", {}),
+    "distributional_coverage": ("Entropy", {}),
 }
 
 # trec_eval's interpolated precision levels (m_iprec_at_recall.c), printed as iprec_at_recall_0.10
@@ -967,14 +980,24 @@ def needs_side_tables(measures: list[Measure]) -> bool:
 
 def side_inputs(measures, interactions, items) -> dict:
     """{side table name: the input given} for the side tables the measures read (Metric.tables): the training
-    interactions (required by them), and the catalog (items; optional, the interactions' items without it)."""
-    if not needs_side_tables(measures):
-        return {}
-    if interactions is None:
-        names = ", ".join(m.requested for m in measures if m.metric.tables)
-        raise UsageError(f"{names}: computed from the training interactions (a table of user_id, item_id); give "
-                         f"them (--interactions FILE; in Python interactions=)")
-    return {"interactions": interactions, **({"catalog": items} if items is not None else {})}
+    interactions (required by the metrics computed from them) and the catalog (items; without it, the items of
+    the interactions, which the catalog-wide metrics then read as their catalog)."""
+    tables = {t for m in measures for t in m.metric.tables}
+    names = lambda t: ", ".join(m.requested for m in measures if t in m.metric.tables)  # noqa: E731
+    if "interactions" in tables and interactions is None:
+        raise UsageError(f"{names('interactions')}: computed from the training interactions (a table of user_id, "
+                         f"item_id); give them (--interactions FILE; in Python interactions=)")
+    if "catalog" in tables and interactions is None and items is None:
+        raise UsageError(f"{names('catalog')}: computed over the catalog; give it (--items FILE, a table with an "
+                         f"item_id column, or --interactions FILE for the items of the training interactions)")
+    out = {}
+    if "interactions" in tables:
+        out["interactions"] = interactions
+    if tables and items is not None:
+        out["catalog"] = items
+    elif "catalog" in tables and "interactions" not in tables:
+        out["catalog"] = interactions  # the training interactions' items are the catalog
+    return out
 
 
 def read_depths(measures: list[Measure], conv: dict) -> list[int | None] | None:

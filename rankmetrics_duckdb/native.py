@@ -168,7 +168,7 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
         inner.set("this", exp.union(inner.this, faults, distinct=False))
     ctes.append(("rm_checks", checks))
     for name, cte in ctes:
-        out = out.with_(name, as_=cte)
+        out = out.with_(name, as_=cte, copy=False)  # our own tree: no copy per CTE
     if d.native is not None and d.native.alias_columns:
         for select in out.find_all(exp.Select):
             select.set("expressions", [exp.alias_(e, e.name) if isinstance(e, exp.Column) and not e.is_star else e

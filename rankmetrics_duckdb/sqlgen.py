@@ -391,6 +391,45 @@ class Plan:
     query: exp.Select          # the whole query, rows (measure, query_id, value)
 
 
+def catalog_part(measure: Measure, conv: dict) -> exp.Select:
+    """A catalog-wide measure's row (measure, query_id NULL, value): its macro (sql/catalog.sql) with the
+    parameters bound, reading the stream with the catalog's size (the STREAM CTE, never pruned) in place of its
+    rm_catalog_stream(...) subquery, without its argument checks."""
+    macro = sqlsource.macros()[measure.metric.macro]
+    bindings = {p.lower(): d for p, d in macro.defaults.items()}
+    for key, val in {**conv, **measure.values(conv)}.items():
+        if key in macro.params:
+            bindings[key] = _bind_value(val)
+
+    def stream_table(node):
+        if isinstance(node, exp.Subquery) and node.alias_or_name == "f":
+            return exp.Table(this=exp.to_identifier(STREAM), alias=exp.TableAlias(this=exp.to_identifier("f")))
+        return node
+    body = _prepare(sqlsource.unchecked(macro.body).transform(stream_table), bindings)
+    return exp.select(exp.alias_(exp.Literal.string(measure.requested), "measure"),
+                      exp.alias_(_cast(exp.Null(), "VARCHAR"), "query_id"),
+                      exp.alias_(_cast(_column("c", "value"), "DOUBLE"), "value")).from_(
+        exp.Subquery(this=body, alias=exp.TableAlias(this=exp.to_identifier("c"))))
+
+
+def catalog_stream_ctes(conv: dict, catalog: Source) -> list:
+    """The CTEs of the stream with the catalog's size (sql/01_stream.sql's rm_catalog_stream): the catalog, its
+    size, the plain stream, and the stream (STREAM) with the size beside each row."""
+    macros = sqlsource.macros()
+
+    def read(node):
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
+            table = {"query_table": SIDE_CTES["catalog"], "rm_stream": PLAIN_STREAM,
+                     "rm_catalog_totals": "catalog_totals"}.get(node.this.name.lower())
+            if table:
+                return exp.Table(this=exp.to_identifier(table), alias=node.args.get("alias"))
+        return node
+    return [(SIDE_CTES["catalog"], side_items("catalog", catalog)),
+            ("catalog_totals", sqlsource.expand(macros["rm_catalog_totals"].body.copy().transform(read))),
+            (PLAIN_STREAM, stream(conv)),
+            (STREAM, sqlsource.expand(macros["rm_catalog_stream"].body.copy().transform(read)))]
+
+
 def _macro_parts(macro_name: str):
     body = sqlsource.macros()[macro_name].body
     inner = body.args["from_"].this
@@ -491,14 +530,23 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     interactions and catalog: the side tables of the metrics that read them (Metric.tables: MeanInvUserFreq, ...):
     the stream then carries item statistics (item_stream_ctes), and the split_kinds shape is not used."""
     by = tuple(by)
-    side = needs_side_tables(measures)
-    if side and interactions is None:
-        names = ", ".join(m.requested for m in measures if m.metric.tables)
-        raise UsageError(f"{names}: read the training interactions; give them (--interactions FILE, or "
-                         f"interactions= in Python)")
-    if not side:
+    tables = {t for m in measures for t in m.metric.tables}
+    if "interactions" in tables and interactions is None:
+        raise UsageError(", ".join(m.requested for m in measures if "interactions" in m.metric.tables)
+                         + ": read the training interactions; give them (--interactions FILE, or interactions= in "
+                           "Python)")
+    if not tables:
         interactions = catalog = None
-    split_kinds = split_kinds and interactions is None
+    elif "interactions" not in tables:
+        catalog, interactions = catalog if catalog is not None else interactions, None
+        if catalog is None:
+            raise UsageError(", ".join(m.requested for m in measures if m.metric.tables)
+                             + ": read the catalog; give it (--items FILE, or items= in Python)")
+    whole = [m for m in measures if m.metric.scope == "catalog"]
+    if whole and by:
+        raise UsageError(f"{', '.join(m.requested for m in whole)}: catalog-wide metrics take no groups (by) yet")
+    all_measures, measures = measures, [m for m in measures if m.metric.scope != "catalog"]
+    split_kinds = split_kinds and not tables
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
     feature_exprs: list[tuple[str, exp.Expression]] = []
     values: list[exp.Expression] = []
@@ -549,6 +597,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         feature_table = "features"
     else:
         ctes = items + (item_stream_ctes(conv, interactions, catalog) if interactions is not None
+                        else catalog_stream_ctes(conv, catalog) if catalog is not None
                         else [(STREAM, stream(conv))])
         if keep is not None:  # the judged rows all stay
             keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right)
@@ -561,56 +610,61 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
             feature_table = "features"
         else:
             feature_table = STREAM
-    wide = exp.select(_column("f", "query_id"), *[exp.alias_(v, f"m_{i + 1}") for i, v in enumerate(values)])
-    wide = wide.from_(exp.Table(this=exp.to_identifier(feature_table), alias=exp.TableAlias(this=exp.to_identifier("f"))))
-    wide = wide.group_by(_column("f", "query_id"))
-    if having is not None and not (isinstance(having, exp.Boolean) and having.this):
-        wide = wide.having(having)
-    ctes.append(("per_query", wide))
-
-    # One row per (measure, query): per_query crossed with the list of measures, so that per_query is read
-    # twice (rows, means) whatever the number of measures; engines that do not keep a CTE's result (Spark,
-    # Trino, BigQuery) would otherwise compute it again for every branch of a UNION ALL.
-    lit = exp.Literal
-    listing = [exp.select(exp.alias_(lit.number(i + 1), "measure_no"), exp.alias_(lit.string(m.requested), "measure"),
-                          exp.alias_(lit.number(m.metric.mean.code), "summed"))
-               for i, m in enumerate(measures)]
-    measure_list = listing[0]
-    for part in listing[1:]:
-        measure_list = exp.union(measure_list, part, distinct=False)
-    ctes.append(("measure_list", measure_list))
-    value = _column("p", "m_1") if len(measures) == 1 else exp.Case(
-        this=_column("m", "measure_no"),
-        ifs=[exp.If(this=lit.number(i + 1), true=_column("p", f"m_{i + 1}")) for i in range(len(measures))])
-    ctes.append(("measure_values", exp.select(
-        _column("m", "measure_no"), _column("m", "measure"), _column("m", "summed"), _column("p", "query_id"),
-        exp.alias_(value, "value")).from_("per_query AS p").join("measure_list AS m", join_type="cross")))
     parts = []
-    query_id = _column("v", "query_id")
+    if measures:  # the per-query measures (the catalog-wide ones are catalog_part's)
+        wide = exp.select(_column("f", "query_id"), *[exp.alias_(v, f"m_{i + 1}") for i, v in enumerate(values)])
+        wide = wide.from_(exp.Table(this=exp.to_identifier(feature_table), alias=exp.TableAlias(this=exp.to_identifier("f"))))
+        wide = wide.group_by(_column("f", "query_id"))
+        if having is not None and not (isinstance(having, exp.Boolean) and having.this):
+            wide = wide.having(having)
+        ctes.append(("per_query", wide))
 
-    def with_groups(select):  # the group's number off the query id, and its columns from rm_groups
-        nonlocal query_id
-        if by:
-            select, query_id = ungroup(select, "v", by)
-        return select
-    if per_query:
-        select = with_groups(exp.select(exp.alias_(_column("v", "measure"), "measure"),
-                                        *group_columns(by)).from_("measure_values AS v"))
-        parts.append(select.select(exp.alias_(query_id, "query_id"), exp.alias_(_column("v", "value"), "value")))
+        # One row per (measure, query): per_query crossed with the list of measures, so that per_query is read
+        # twice (rows, means) whatever the number of measures; engines that do not keep a CTE's result (Spark,
+        # Trino, BigQuery) would otherwise compute it again for every branch of a UNION ALL.
+        lit = exp.Literal
+        listing = [exp.select(exp.alias_(lit.number(i + 1), "measure_no"), exp.alias_(lit.string(m.requested), "measure"),
+                              exp.alias_(lit.number(m.metric.mean.code), "summed"))
+                   for i, m in enumerate(measures)]
+        measure_list = listing[0]
+        for part in listing[1:]:
+            measure_list = exp.union(measure_list, part, distinct=False)
+        ctes.append(("measure_list", measure_list))
+        value = _column("p", "m_1") if len(measures) == 1 else exp.Case(
+            this=_column("m", "measure_no"),
+            ifs=[exp.If(this=lit.number(i + 1), true=_column("p", f"m_{i + 1}")) for i in range(len(measures))])
+        ctes.append(("measure_values", exp.select(
+            _column("m", "measure_no"), _column("m", "measure"), _column("m", "summed"), _column("p", "query_id"),
+            exp.alias_(value, "value")).from_("per_query AS p").join("measure_list AS m", join_type="cross")))
+        query_id = _column("v", "query_id")
+
+        def with_groups(select):  # the group's number off the query id, and its columns from rm_groups
+            nonlocal query_id
+            if by:
+                select, query_id = ungroup(select, "v", by)
+            return select
+        if per_query:
+            select = with_groups(exp.select(exp.alias_(_column("v", "measure"), "measure"),
+                                            *group_columns(by)).from_("measure_values AS v"))
+            parts.append(select.select(exp.alias_(query_id, "query_id"), exp.alias_(_column("v", "value"), "value")))
+        if means:
+            # the column `summed` holds the measure's aggregate code (measures.Aggregate.code: 1 sum, 2 geometric)
+            mean = mean_sql(_column("v", "value"),
+                            lambda a: exp.EQ(this=_column("v", "summed"), expression=lit.number(a.code)),
+                            listed_aggregates(measures))
+            means_select = with_groups(exp.select(
+                exp.alias_(_column("v", "measure"), "measure"), *group_columns(by),
+                # the mean row's query_id is NULL: no query id can be mistaken for it (a query may be named 'all'),
+                # as in GROUP BY ROLLUP's total row
+                exp.alias_(_cast(exp.Null(), "VARCHAR"), "query_id"),
+                exp.alias_(_cast(mean, "DOUBLE"), "value")).from_("measure_values AS v"))
+            parts.append(means_select.group_by(_column("v", "measure_no"), _column("v", "measure"), _column("v", "summed"),
+                                               *([_column("g", "group_no")] + [_column("g", _group(i)) for i in range(len(by))]
+                                                 if by else [])))
     if means:
-        # the column `summed` holds the measure's aggregate code (measures.Aggregate.code: 1 sum, 2 geometric)
-        mean = mean_sql(_column("v", "value"),
-                        lambda a: exp.EQ(this=_column("v", "summed"), expression=lit.number(a.code)),
-                        listed_aggregates(measures))
-        means_select = with_groups(exp.select(
-            exp.alias_(_column("v", "measure"), "measure"), *group_columns(by),
-            # the mean row's query_id is NULL: no query id can be mistaken for it (a query may be named 'all'),
-            # as in GROUP BY ROLLUP's total row
-            exp.alias_(_cast(exp.Null(), "VARCHAR"), "query_id"),
-            exp.alias_(_cast(mean, "DOUBLE"), "value")).from_("measure_values AS v"))
-        parts.append(means_select.group_by(_column("v", "measure_no"), _column("v", "measure"), _column("v", "summed"),
-                                           *([_column("g", "group_no")] + [_column("g", _group(i)) for i in range(len(by))]
-                                             if by else [])))
+        parts += [catalog_part(m, conv) for m in whole]
+    if not parts:
+        raise ValueError("sqlgen.plan: no rows asked for (catalog-wide measures have no per-query rows)")
     query = parts[0]
     for part in parts[1:]:
         query = exp.union(query, part, distinct=False)
@@ -620,5 +674,5 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     if not isinstance(query, exp.Select):
         query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("results"))))
     for name, cte in ctes:
-        query = query.with_(name, as_=cte)
-    return Plan(measures, query)
+        query = query.with_(name, as_=cte, copy=False)  # our own tree: no copy per CTE
+    return Plan(all_measures, query)

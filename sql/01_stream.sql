@@ -191,15 +191,16 @@ CREATE OR REPLACE MACRO rm_valid_inputs(run, judgments, grades, query_column, it
 -- read the stream with item statistics beside each row: from a table of interactions (user_id, item_id; one
 -- row per interaction, the training log), per item the users who interacted with it (item_users), its
 -- interactions (item_count) and its popularity rank (pop_rank: 1 for the most interactions, equal counts
--- sharing a rank, as RecTools' Serendipity ranks them); NULL for an item without interactions.
+-- sharing a rank, as RecTools' Serendipity ranks them); NULL for an item without interactions. (The item's id
+-- is stats_item_id: a second item_id in the join would make ClickHouse rename the stream's s.* columns.)
 CREATE OR REPLACE MACRO rm_item_stats(interactions) AS TABLE
 SELECT
-    c.item_id,
+    c.stats_item_id,
     c.item_users,
     c.item_count,
     DENSE_RANK() OVER (ORDER BY c.item_count DESC) AS pop_rank
 FROM (
-    SELECT CAST(i.item_id AS VARCHAR) AS item_id, COUNT(DISTINCT CAST(i.user_id AS VARCHAR)) AS item_users,
+    SELECT CAST(i.item_id AS VARCHAR) AS stats_item_id, COUNT(DISTINCT CAST(i.user_id AS VARCHAR)) AS item_users,
         COUNT(*) AS item_count
     FROM query_table(interactions) AS i
     GROUP BY CAST(i.item_id AS VARCHAR)
@@ -220,5 +221,18 @@ CREATE OR REPLACE MACRO rm_item_stream(run, judgments, interactions, catalog, ti
 SELECT s.*, st.item_users, st.item_count, st.pop_rank, t.train_users, t.train_count, t.catalog_size
 FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column, rank_column,
         relevance_column, "by", run_lists, judgment_lists) AS s
-LEFT JOIN rm_item_stats(interactions) AS st ON rm_bytewise(st.item_id) = rm_bytewise(s.item_id)
+LEFT JOIN rm_item_stats(interactions) AS st ON rm_bytewise(st.stats_item_id) = rm_bytewise(s.item_id)
 CROSS JOIN rm_train_totals(interactions, catalog) AS t;
+
+-- The catalog-wide metrics (CatalogCoverage, Gini, entropy) read the stream with the catalog's size beside each
+-- row: the distinct items of the catalog table (item_id).
+CREATE OR REPLACE MACRO rm_catalog_totals(catalog) AS TABLE
+SELECT COUNT(DISTINCT CAST(c.item_id AS VARCHAR)) AS catalog_size
+FROM query_table(catalog) AS c;
+
+CREATE OR REPLACE MACRO rm_catalog_stream(run, judgments, catalog, ties, judged_only, grades, query_column, item_column,
+        score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS TABLE
+SELECT s.*, t.catalog_size
+FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column, rank_column,
+        relevance_column, "by", run_lists, judgment_lists) AS s
+CROSS JOIN rm_catalog_totals(catalog) AS t;

@@ -34,6 +34,8 @@ POPULARITY = [
     ("AvgRecPopularity@10", "AvgRecPopularity", {"k": 10}),
     ("AvgRecPopularity(normalize=true)@5", "AvgRecPopularity", {"k": 5, "normalize": True}),
     ("Serendipity@10", "Serendipity", {"k": 10}), ("Serendipity@4", "Serendipity", {"k": 4}),
+    ("CatalogCoverage@10", "CatalogCoverage", {"k": 10}),
+    ("CatalogCoverage(normalize=true)@3", "CatalogCoverage", {"k": 3, "normalize": True}),
 ]
 
 
@@ -87,6 +89,10 @@ def check(reco, test, specs, train=None, catalog=None):
         got, mean = per_query[name], means[name]
         want = expected[name]
         assert mean == pytest.approx(want["mean"], abs=1e-9), name
+        if "per_user" not in want:  # catalog-wide: one value, no per-query rows
+            assert got == {}, name
+            checked += 1
+            continue
         want_users = {u: v for u, v in want["per_user"].items() if v is not None}
         got_users = {u: v for u, v in got.items() if v is not None and not math.isnan(v)}
         assert set(got_users) == set(want_users), (name, set(got_users) ^ set(want_users))
@@ -180,3 +186,73 @@ def test_side_tables_missing_or_malformed_are_one_line_errors(tmp_path):
     p = cli("eval", qrels, run, "-m", "Serendipity@10", "--interactions", str(tmp_path / "missing.parquet"),
             check=False)
     assert p.returncode == 1 and "missing.parquet" in p.stderr and "no such file" in p.stderr
+
+
+def gini_recbole(counts, n_items):
+    """RecBole's GiniIndex (recbole/evaluator/metrics.py, GiniIndex.get_gini), transcribed: the recommendation
+    counts sorted ascending, the items never recommended first with count 0:
+        idx = np.arange(total_num - num_recommended_items + 1, total_num + 1)
+        gini_index = np.sum((2 * idx - total_num - 1) * sorted_count) / total_num
+        gini_index /= np.sum(sorted_count)"""
+    ordered = sorted(counts)
+    first = n_items - len(ordered) + 1
+    total = sum((2 * (first + i) - n_items - 1) * c for i, c in enumerate(ordered)) / n_items
+    return total / sum(ordered)
+
+
+def entropy_recommenders(counts):
+    """Microsoft Recommenders' distributional_coverage (recommenders/evaluation/python_evaluation.py),
+    transcribed: p(i) = count / rows of reco_df; d_coverage = -sum(p(i) * np.log2(p(i)))."""
+    total = sum(counts)
+    return -sum(c / total * math.log2(c / total) for c in counts)
+
+
+@pytest.mark.parametrize("model", ["popularity", "itemknn", "random"])
+def test_gini_and_entropy_equal_recbole_and_recommenders(model):
+    reco = read_run(os.path.join(RECSYS, f"{model}.run"))
+    test = read_qrels(os.path.join(RECSYS, "test.qrels"))
+    catalog = read_catalog()
+    for k in (3, 10):
+        counts = {}
+        for _, item, rank, _ in reco:
+            if rank <= k:
+                counts[item] = counts.get(item, 0) + 1
+        means, per_query = ours(reco, test, [f"Gini@{k}", f"Entropy@{k}"], catalog=catalog)
+        assert means[f"Gini@{k}"] == pytest.approx(gini_recbole(list(counts.values()), len(catalog)), abs=1e-12)
+        assert means[f"Entropy@{k}"] == pytest.approx(entropy_recommenders(list(counts.values())), abs=1e-12)
+        assert per_query[f"Gini@{k}"] == {} and per_query[f"Entropy@{k}"] == {}
+
+
+def test_hand_computed_gini_and_entropy():
+    # a catalog of 4 items; top 2 of three users: (a, b), (a, c), (a, b): a 3 times, b 2, c 1, d never, T = 6.
+    # Gini (counts ascending 0, 1, 2, 3 at i = 1..4, n = 4): ((2-5)*0 + (4-5)*1 + (6-5)*2 + (8-5)*3) / (4*6)
+    #   = (0 - 1 + 2 + 9) / 24 = 10/24
+    # Entropy: p = 3/6, 2/6, 1/6: -(1/2 log2 1/2 + 1/3 log2 1/3 + 1/6 log2 1/6)
+    # CatalogCoverage@2: 3 items; normalized: 3/4
+    reco = [("u1", "a", 1, 2.0), ("u1", "b", 2, 1.0), ("u2", "a", 1, 2.0), ("u2", "c", 2, 1.0),
+            ("u3", "a", 1, 2.0), ("u3", "b", 2, 1.0), ("u3", "c", 3, 0.5)]
+    names = ["Gini@2", "Entropy@2", "CatalogCoverage@2", "CatalogCoverage(normalize=true)@2"]
+    means, _ = ours(reco, [("u1", "a")], names, catalog=["a", "b", "c", "d"])
+    assert means["Gini@2"] == pytest.approx(10 / 24, abs=1e-12)
+    want = -(0.5 * math.log2(0.5) + 1 / 3 * math.log2(1 / 3) + 1 / 6 * math.log2(1 / 6))
+    assert means["Entropy@2"] == pytest.approx(want, abs=1e-12)
+    assert means["CatalogCoverage@2"] == 3 and means["CatalogCoverage(normalize=true)@2"] == pytest.approx(0.75)
+
+
+def test_catalog_wide_metrics_are_refused_where_they_have_no_meaning():
+    qrels, run = os.path.join(RECSYS, "test.qrels"), os.path.join(RECSYS, "itemknn.run")
+    items = os.path.join(RECSYS, "items.csv")
+    p = cli("compare", qrels, run, os.path.join(RECSYS, "random.run"), "-m", "Gini@10", "--items", items,
+            check=False)
+    assert p.returncode == 2 and "catalog-wide" in p.stderr and p.stderr.count("\n") == 1
+    p = cli("eval", qrels, run, "-m", "Gini@10", check=False)
+    assert p.returncode == 2 and "--items" in p.stderr
+    with pytest.raises(rm_usage_error(), match="no groups"):
+        evaluate(pa.table({"query_id": ["q"], "item_id": ["d"], "relevance": [1]}),
+                 pa.table({"m": ["x"], "query_id": ["q"], "item_id": ["d"], "score": [1.0]}), ["Gini@10"],
+                 by=["m"], items=pa.table({"item_id": ["d"]}))
+
+
+def rm_usage_error():
+    from rankmetrics_duckdb import UsageError
+    return UsageError
