@@ -84,7 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("-R", "--rel-format", dest="rel_format", choices=("qrels", "qrels_jg", "prefs", "qrels_prefs"),
                    default="qrels", help="the judgments' format (trec_eval -R): qrels, or qrels_jg (lines 'query "
                                          "group item relevance', with the measures map_avgjg, P_avgjg, "
-                                         "Rprec_mult_avgjg averaged over each query's judgment groups)")
+                                         "Rprec_mult_avgjg averaged over each query's judgment groups), prefs "
+                                         "(lines 'query group sub-group item level', with the prefs_* measures) "
+                                         "or qrels_prefs (qrels read as preferences)")
     e.add_argument("-M", "--max-retrieved", dest="max_retrieved", metavar="N",
                    help="use only each query's top N retrieved items, as ranked (trec_eval -M)")
     e.add_argument("-Z", "--zscores", metavar="FILE",
@@ -263,26 +265,30 @@ def cmd_eval(args) -> int:
 
 def _eval_judgment_groups(args) -> int:
     """eval -R qrels_jg: trec_eval's judgment-group measures (judgment_groups.py), printed as trec_eval does."""
-    from . import judgment_groups
-    if args.rel_format in ("prefs", "qrels_prefs"):
-        raise UsageError(f"-R {args.rel_format}: preference judgments and the prefs_* measures are not "
-                         f"implemented yet")
-    unsupported = [flag for flag, given in (("-M", args.max_retrieved), ("-Z", args.zscores),
+    from . import judgment_groups, preferences
+    prefs = args.rel_format in ("prefs", "qrels_prefs")
+    unsupported = [flag for flag, given in (("-M", args.max_retrieved and not prefs), ("-Z", args.zscores),
                                             ("--by", getattr(args, "by", None))) if given]
     if unsupported:
-        raise UsageError(f"-R qrels_jg does not take {', '.join(unsupported)} yet")
-    rows = judgment_groups.evaluate(args.judgments, args.run, args.metrics, convention=args.convention,
-                                    nan_scores=args.nan_scores, **_overrides(args))
+        raise UsageError(f"-R {args.rel_format} does not take {', '.join(unsupported)} yet")
+    if prefs:
+        rows = preferences.evaluate(args.judgments, args.run, args.metrics, rel_format=args.rel_format,
+                                    all_queries=bool(_overrides(args).get("queries") == "judged"),
+                                    max_retrieved=args.max_retrieved, nan_scores=args.nan_scores)
+    else:
+        rows = judgment_groups.evaluate(args.judgments, args.run, args.metrics, convention=args.convention,
+                                        nan_scores=args.nan_scores, **_overrides(args))
     if not args.per_query:
         rows = [r for r in rows if r[-2] is None]
-    names = args.metrics or ["qrels_jg"]
+    names = args.metrics or ["prefs" if prefs else "qrels_jg"]
     order = {r[0]: measures.trec_sort_key(r[0]) for r in rows}
     runid = textfiles.trec_run_tag(args.run) if measures.wants_runid(names) and os.path.isfile(args.run) else None
     num_q = {measures.NUM_Q}
+    sums = num_q | set(measures.PREFS_COUNTS)
     if args.output:
-        render.write_rows(args.output, rows, args.format, num_q, (), num_q, runid, order, False)
+        render.write_rows(args.output, rows, args.format, sums, (), num_q, runid, order, False)
     else:
-        sys.stdout.write(render.render_rows(rows, args.format, num_q, (), num_q, runid, order, False))
+        sys.stdout.write(render.render_rows(rows, args.format, sums, (), num_q, runid, order, False))
     return 0
 
 

@@ -366,7 +366,10 @@ TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_
               "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility",
               "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
               "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-              "num_nonrel_judged_ret", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "rbp", "rbp_resid", "unj")
+              "num_nonrel_judged_ret", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+              "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+              "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+              "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "rbp", "rbp_resid", "unj")
 # trec_eval's measure sets (te_trec_measure_nicknames): official is its default; all_trec names measures we lack
 TREC_SETS = {
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
@@ -381,8 +384,14 @@ TREC_SETS["all_trec"] = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", 
                          "set_map", "set_F", "num_nonrel_judged_ret")
 # -R qrels_jg: judgments in judgment groups (several users' qrels per query), and its measures
 TREC_SETS["qrels_jg"] = ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
-TREC_SETS_MISSING = {
-                     "all_prefs": ("the prefs_* measures (-R prefs)",), "prefs": ("the prefs_* measures (-R prefs)",)}
+# -R prefs / qrels_prefs: preference judgments and trec_eval's measures of them (m_prefs_*.c; sql/prefs.sql's
+# trec_prefs columns); the counts are summed over queries, the others averaged
+PREFS = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
+         "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+         "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp")
+PREFS_COUNTS = PREFS[:3]
+TREC_SETS["all_prefs"] = ("runid", "num_q") + PREFS
+TREC_SETS["prefs"] = ("runid", "num_q") + PREFS[:6]
 NUM_Q = "num_q"
 
 # trec_eval's judgment-group measures (m_map_avgjg.c, m_P_avgjg.c, m_Rprec_mult_avgjg.c): a measure computed
@@ -425,8 +434,27 @@ def judgment_group_measures(names) -> list[tuple[str, "Measure"]]:
     return out
 
 
-def wants_num_q(names) -> bool:
-    names = list(TREC_SETS["qrels_jg"]) if names is None else [names] if isinstance(names, str) else list(names)
+def prefs_measures(names) -> list[str]:
+    """The preference measures the names ask for (-R prefs / qrels_prefs; None: trec_eval's prefs set), in the
+    order asked, each once. runid and num_q are lines of their own; any other measure needs plain qrels."""
+    names = list(TREC_SETS["prefs"]) if names is None else [names] if isinstance(names, str) else list(names)
+    out: list[str] = []
+    for raw in [part for n in names for part in split_names(_name_of(n))]:
+        name = raw.strip()
+        for one in TREC_SETS.get(name, (name,)) if name in ("prefs", "all_prefs") else (name,):
+            if one in (RUNID, NUM_Q) or one in out:
+                continue
+            if one not in PREFS:
+                raise UsageError(f"metric '{one}': with preference judgments (-R prefs, -R qrels_prefs) the "
+                                 f"measures are trec_eval's prefs_* ({', '.join(PREFS)}), runid and num_q; "
+                                 f"'{one}' needs plain qrels")
+            out.append(one)
+    return out
+
+
+def wants_num_q(names, default: str = "qrels_jg") -> bool:
+    """Whether the names ask for num_q (None: the default set of that judgment format)."""
+    names = list(TREC_SETS[default]) if names is None else [names] if isinstance(names, str) else list(names)
     return any(isinstance(n, str) and (n.strip() == NUM_Q or NUM_Q in TREC_SETS.get(n.strip(), ())) for n in names)
 
 
@@ -950,9 +978,10 @@ def parse_all(names) -> list[Measure]:
     expanded = []
     for name in [part for n in names for part in split_names(_name_of(n))]:
         key = name.strip() if isinstance(name, str) else name
-        if key in TREC_SETS_MISSING:
-            raise UsageError(f"trec_eval's measure set '{key}' includes measures not implemented yet: "
-                             f"{', '.join(TREC_SETS_MISSING[key])}; name the measures you need")
+        if key in ("prefs", "all_prefs") or key in PREFS:
+            raise UsageError(f"'{key}' names trec_eval's preference measures: give preference judgments with "
+                             f"-R prefs (lines 'query group sub-group item level'), or qrels read as preferences "
+                             f"with -R qrels_prefs")
         expanded += list(TREC_SETS[key]) if key in TREC_SETS else [name]
     for name in expanded:
         if name.strip() == RUNID or _RELSTRING.fullmatch(name.strip()):

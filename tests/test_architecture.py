@@ -150,7 +150,7 @@ LAYERS = (
     ("plancache", "native"),                                         # cached queries; warehouse objects
     ("onepass", "dbt"),                                              # eval's one-statement path; the dbt package
     ("api",),                                                        # evaluate, Evaluation, to_sql, ...
-    ("comparison", "judgment_groups"),                               # compare; eval -R qrels_jg
+    ("comparison", "judgment_groups", "preferences"),                # compare; eval -R qrels_jg; -R prefs
     ("render",),                                                     # what eval, compare and report show
     ("cli", "__init__"),                                             # the command line; the lazy public names
     ("__main__",),

@@ -130,10 +130,88 @@ def test_relstring_is_a_line_of_the_trec_format_only():
     assert [r["value"] for r in rows if r["query_id"] == "301"] == [pytest.approx(0.0324, abs=5e-5)]
 
 
-def test_preference_sets_name_what_is_missing():
+def test_preference_sets_need_preference_judgments():
     p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-m", "all_prefs",
             check=False)
-    assert p.returncode == 2 and "all_prefs' includes measures not implemented yet: the prefs_*" in p.stderr
+    assert p.returncode == 2 and "give preference judgments with -R prefs" in p.stderr and "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("expected,fmt,judgments,run", [
+    ("out.test.prefs", "prefs", "prefs.test", "prefs.results.test"),
+    ("out.test.prefs", "prefs", "prefs.comment.test", "prefs.results.test"),
+    ("out.test.qrels_prefs", "qrels_prefs", "qrels.test", "results.test"),
+])
+def test_preferences_byte_for_byte(expected, fmt, judgments, run):
+    """out.test.prefs and out.test.qrels_prefs: trec_eval -m all_prefs -q -R prefs prefs.test prefs.results.test
+    (also prefs.comment.test, with comment lines) and trec_eval -m all_prefs -q -R qrels_prefs qrels.test
+    results.test (SOURCE.txt): every prefs_* measure of every query, judgment groups of one and of several
+    sub-groups (transitive preferences), results.test's tied scores broken as form_prefs_counts.c breaks them."""
+    with open(os.path.join(TREC, expected)) as fh:
+        want = fh.read()
+    p = cli("eval", "-m", "all_prefs", "-q", "-R", fmt, os.path.join(TREC, judgments), os.path.join(TREC, run))
+    assert p.stdout == want and p.stderr == ""
+
+
+def _prefs_counts(tmp_path, prefs_text, run_text, *extra):
+    prefs, run = tmp_path / "p.prefs", tmp_path / "r.run"
+    prefs.write_text(prefs_text)
+    run.write_text(run_text)
+    p = cli("eval", "-R", "prefs", "-q", "--format", "json", *extra, str(prefs), str(run))
+    return {(r["measure"], r["query_id"]): r["value"] for r in json.loads(p.stdout)}
+
+
+def test_preferences_count_as_get_prefs_documents(tmp_path):
+    """get_prefs.c's own examples, as its comment counts them. One sub-group ranking six items (levels 3, 2, 0,
+    6, 0, 2) establishes 13 preferences (5 with docno4 preferred, 4 with docno1, 2 each with docno2 and docno6).
+    Two sub-groups of one group (1 > 2 > 3; 2 > 4) express 5 with the transitive 1 > 4. Two groups (users)
+    (1 > 2; 3 > 1, 4 > 1, 3 > 4 and 2 > 1) express 5. With d1 ranked first and d2 second and nothing else
+    retrieved, the first example fulfils d1's and d2's preferences (retrieved above the other, or the other not
+    retrieved): d1 > {d2, d6, d3, d5}, d2 > {d3, d5}; d4's 5 (d4 not retrieved) and d6's 2 (neither retrieved)
+    fail: 6 of 13 (prefs_simp 6/13), of which 1 with both retrieved (d1 > d2: prefs_simp_ret 1/1)."""
+    run = "q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\nq2 Q0 d1 1 2.0 r\nq3 Q0 d1 1 2.0 r\n"
+    one = "".join(f"q1 u1 s1 d{i} {lvl}\n" for i, lvl in ((1, 3.0), (2, 2.0), (3, 0.0), (4, 6.0), (5, 0.0), (6, 2.0)))
+    two = "q2 u1 s1 d1 3\nq2 u1 s1 d2 2\nq2 u1 s1 d3 1\nq2 u1 s2 d2 5\nq2 u1 s2 d4 4\n"
+    users = ("q3 u1 s1 d1 3\nq3 u1 s1 d2 2\nq3 u2 s1 d1 0\nq3 u2 s1 d3 6\nq3 u2 s1 d4 2\nq3 u2 s2 d1 0\n"
+             "q3 u2 s2 d2 8\n")
+    got = _prefs_counts(tmp_path, one + two + users, run, "-m", "all_prefs")
+    assert got[("prefs_num_prefs_poss", "q1")] == 13
+    assert got[("prefs_num_prefs_poss", "q2")] == 5
+    assert got[("prefs_num_prefs_poss", "q3")] == 5
+    assert got[("prefs_num_prefs_ful", "q1")] == 6 and got[("prefs_simp", "q1")] == pytest.approx(6 / 13)
+    assert got[("prefs_num_prefs_ful_ret", "q1")] == 1 and got[("prefs_simp_ret", "q1")] == 1.0
+    assert got[("prefs_num_prefs_poss", "all")] == 23  # counts are summed over queries
+
+
+def test_preferences_max_retrieved_and_all_queries(tmp_path):
+    """-M 1: only the top item is retrieved (d2 counts as not retrieved: d1 > d2 becomes an implied preference,
+    fulfilled, and none has both retrieved). -c: a judged query the run lacks counts, at 0."""
+    prefs = "q1 u1 s1 d1 2\nq1 u1 s1 d2 1\nq2 u1 s1 d1 2\nq2 u1 s1 d2 1\n"
+    run = "q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n"
+    got = _prefs_counts(tmp_path, prefs, run, "-M", "1", "-c", "-m", "all_prefs")
+    assert got[("prefs_num_prefs_ful_ret", "q1")] == 0 and got[("prefs_num_prefs_ful", "q1")] == 1
+    assert got[("prefs_simp_ret", "q1")] == 0 and got[("prefs_simp_imp", "q1")] == 1
+    assert got[("prefs_simp", "q2")] == 0 and got[("num_q", "all")] == 2
+    assert got[("prefs_simp", "all")] == 0.5  # (1 + 0) / 2
+
+
+@pytest.mark.parametrize("text,message", [
+    ("q1 u1 s1 d1\n", "line 1: a prefs line has 5 fields (query, judgment group, sub-group, item, level), not 4"),
+    ("# c\nq1 u1 s1 d1 x\n", "line 2: level 'x' is not a number"),
+    ("q1 u1 s1 d1 1\nq1 u1 s1 d1 2\n", "line 2: item d1 of query q1 is judged again in judgment group u1, sub-group s1"),
+    ("q1 u1 s1 d1 0\nq1 u1 s1 d2 1\nq1 u1 s2 d1 2\nq1 u1 s2 d3 1\n",
+     "line 3: item d1 of query q1 is nonrelevant (level 0) in one sub-group of judgment group u1 and relevant"),
+    ("q1 u1 s1 d1 2\nq1 u1 s1 d2 1\nq1 u1 s2 d2 2\nq1 u1 s2 d1 1\n",
+     "judgment group u1 of query q1 prefers two items to each other"),
+])
+def test_bad_prefs_name_the_fault(tmp_path, text, message):
+    """trec_eval stops on each of these (get_prefs.c: a malformed line; form_prefs_counts.c: an item at two levels
+    of one sub-group, 0 and non-0 levels of one item in a group, a contradiction within a group): one line each."""
+    prefs, run = tmp_path / "bad.prefs", tmp_path / "r.run"
+    prefs.write_text(text)
+    run.write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n")
+    p = cli("eval", "-R", "prefs", str(prefs), str(run), check=False)
+    assert p.returncode != 0 and message in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("qrels,names", [("qrels.123", ["-m", "qrels_jg"]), ("qrels.comments.123", ["-m", "qrels_jg"]),
@@ -182,7 +260,7 @@ def test_judgment_groups_with_c_count_missing_queries(tmp_path):
 @pytest.mark.parametrize("args,message", [
     (["-R", "qrels_jg", "-m", "map"], "'map' needs plain qrels"),
     (["-m", "map_avgjg"], "is a judgment-group measure: give the judgments in trec_eval's qrels_jg format"),
-    (["-R", "prefs"], "-R prefs: preference judgments and the prefs_* measures are not implemented yet"),
+    (["-R", "prefs", "-m", "map"], "'map' needs plain qrels"),
     (["-R", "qrels_jg", "-M", "10"], "-R qrels_jg does not take -M yet"),
 ])
 def test_judgment_group_misuse_says_why(args, message):

@@ -1,0 +1,117 @@
+"""trec_eval's preference judgments (-R prefs, -R qrels_prefs) and its prefs_* measures.
+
+A prefs file has lines `query judgment_group sub_group item level` (get_prefs.c): within a sub-group an item is
+preferred to every item of a lower level; -R qrels_prefs reads an ordinary qrels file so, its second column the
+judgment group and one sub-group (get_qrels_prefs.c). The measures are SQL, sql/prefs.sql's trec_prefs macro
+(form_prefs_counts.c and m_prefs_*.c); this module reads the file, checks it, runs the macro over the run read by
+the careful path, and keeps the queries trec_eval evaluates (the run's, or with -c every judged one)."""
+from __future__ import annotations
+
+import math
+
+import duckdb
+import pyarrow as pa
+
+from . import measures, textfiles
+from .api import register
+from .errors import InputError, UsageError
+from .inputs import RUN, Reader
+
+# the fields of a line of each format (get_prefs.c's parse_prefs_line, get_qrels_prefs.c's)
+FIELDS = {"prefs": ("query", "judgment group", "sub-group", "item", "level"),
+          "qrels_prefs": ("query", "judgment group", "item", "level")}
+
+
+def read_prefs(path: str, rel_format: str = "prefs") -> pa.Table:
+    """The preference judgments of a prefs file (or, rel_format 'qrels_prefs', of a qrels file): columns
+    query_id, jg, jsg, item_id, relevance. A line starting with # is a comment. One clear error names the file and
+    line of a bad line, an item judged twice in one sub-group, or a group that calls an item nonrelevant (level
+    0) in one sub-group and relevant in another (trec_eval stops on both)."""
+    if rel_format not in FIELDS:
+        raise UsageError(f"unknown preference format '{rel_format}'; choose one of: {', '.join(FIELDS)}")
+    if not isinstance(path, str):
+        raise UsageError(f"preference judgments (-R {rel_format}) are read from a text file")
+    textfiles.refuse_binary(path)
+    fault = textfiles.read_fault(path)
+    if fault:
+        raise UsageError(fault)
+    names = FIELDS[rel_format]
+    columns: dict[str, list] = {"query_id": [], "jg": [], "jsg": [], "item_id": [], "relevance": []}
+    seen: dict[tuple, int] = {}
+    zero: dict[tuple, tuple[bool, int]] = {}  # (query, group, item) -> (level is 0, line)
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            for number, line in enumerate(fh, 1):
+                if line.startswith("#") or not line.strip():
+                    continue
+                fields = line.split()
+                if len(fields) != len(names):
+                    raise InputError(f"{path}, line {number}: a {rel_format} line has {len(names)} fields "
+                                     f"({', '.join(names)}), not {len(fields)}: {line.strip()[:80]!r}")
+                if rel_format == "qrels_prefs":
+                    fields = fields[:2] + ["0"] + fields[2:]
+                query, group, sub, item, text = fields
+                try:
+                    level = float(text)
+                except ValueError:
+                    level = math.nan
+                if not math.isfinite(level):
+                    raise InputError(f"{path}, line {number}: level '{text}' is not a number")
+                key = (query, group, sub, item)
+                if key in seen:
+                    raise InputError(f"{path}, line {number}: item {item} of query {query} is judged again in "
+                                     f"judgment group {group}, sub-group {sub} (first on line {seen[key]})")
+                seen[key] = number
+                first = zero.setdefault((query, group, item), (level == 0, number))
+                if first[0] != (level == 0):
+                    raise InputError(f"{path}, line {number}: item {item} of query {query} is nonrelevant (level 0) "
+                                     f"in one sub-group of judgment group {group} and relevant in another (line "
+                                     f"{first[1]})")
+                for column, value in zip(columns, (query, group, sub, item, level)):
+                    columns[column].append(value)
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+    if not columns["query_id"]:
+        raise InputError(f"{path}: no preference judgments (an empty file)")
+    return pa.table(columns)
+
+
+def evaluate(judgments: str, run, names=None, *, rel_format: str = "prefs", all_queries: bool = False,
+             max_retrieved: int | None = None, nan_scores: str = "error") -> list[tuple]:
+    """(measure, query_id, value) rows of the preference measures the names ask for (None: trec_eval's prefs
+    set): per query, then over the queries (query_id None: the counts summed, the others averaged, as trec_eval
+    does); num_q when asked for. all_queries (-c): every judged query, a query the run lacks at 0."""
+    wanted = measures.prefs_measures(names)
+    prefs = read_prefs(judgments, rel_format)
+    con = duckdb.connect()
+    reader = Reader(con, True, nan_scores)
+    try:
+        loaded = reader.load(run, RUN)
+        register(con)
+        order = "score" if loaded.has_score else "rank"
+        con.sql(f"CREATE TEMP VIEW rm_prefs_run AS SELECT query_id, item_id, {order} "
+                f"FROM {loaded.relation.sql(dialect='duckdb')}")
+        con.register("rm_prefs_judgments", prefs)
+        in_run = {q for (q,) in con.sql("SELECT DISTINCT query_id FROM rm_prefs_run").fetchall()}
+        limit = "NULL" if max_retrieved is None else str(int(max_retrieved))
+        result = con.sql(f"SELECT * FROM trec_prefs('rm_prefs_run', 'rm_prefs_judgments', {limit}) "
+                         f"ORDER BY query_id").fetchall()
+        columns = [c[0] for c in con.sql("DESCRIBE SELECT * FROM trec_prefs('rm_prefs_run', "
+                                         "'rm_prefs_judgments')").fetchall()]
+    except duckdb.Error as e:
+        raise InputError(str(e).strip().splitlines()[0].replace("Invalid Input Error: ", "")) from None
+    finally:
+        reader.close()
+        con.close()
+    per_query = {row[0]: dict(zip(columns[1:], row[1:])) for row in result if all_queries or row[0] in in_run}
+    rows: list[tuple] = []
+    for name in wanted:
+        values = {q: float(v[name]) for q, v in per_query.items()}
+        rows += [(name, q, values[q]) for q in sorted(values)]
+        total = math.fsum(values.values())
+        rows.append((name, None, total if name in measures.PREFS_COUNTS else total / len(values) if values else 0.0))
+    if measures.wants_num_q(names, "all_prefs"):
+        rows.append((measures.NUM_Q, None, float(len(per_query))))
+    return rows
