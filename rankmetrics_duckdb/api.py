@@ -70,7 +70,7 @@ class Evaluation:
             # first (a missing column is named before the run is read); the careful path then reads them
             self.sides = {name: self.reader.load_side(obj, name) for name, obj in self._side_inputs.items()}
             done = (onepass.evaluate(self.reader, self.measures, self.conv, judgments, run, shaped=bool(self.form))
-                    if one_statement and cut is None and not self.sides else None)
+                    if one_statement and cut is None and not self.sides and self.measures else None)
             if done:
                 self.judgments, self.run, self.summary, self._rows = done.judgments, done.run, done.summary, done.rows
                 self.path = "one statement"
@@ -205,6 +205,8 @@ class Evaluation:
         query_id is None (a query may be named 'all'). With groups (by): (measure, group values..., query_id,
         value), per measure and group (in sort order, NULL first)."""
         order = {m.requested: i for i, m in enumerate(self.measures)}
+        if not self.measures:  # only trec_eval's text lines (runid, relstring): no value to compute
+            return []
         if self._rows is not None:  # computed with the checks (onepass)
             out, self._rows = self._rows, None
         else:

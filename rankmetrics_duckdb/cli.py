@@ -242,7 +242,7 @@ def cmd_eval(args) -> int:
         queries = sorted({r[-2] for r in rows if r[-2] is not None})
         for label, length in texts:
             found = ev.relstrings(length)
-            rows += [(label, *([None] * len(ev.by)), q, found.get(q, "")) for q in queries]
+            rows += [(label, *([None] * len(ev.by)), q, found.get(q, "")) for q in queries or sorted(found)]
     finally:
         ev.close()
     if not args.per_query:

@@ -469,3 +469,20 @@ def test_fractional_cutoffs_as_trec_eval_reads_them():
     for name in ("P.0.5", "P.5,5.5"):
         p = cli("eval", *base, "-m", name, check=False)
         assert p.returncode == 2 and name in p.stderr and "Traceback" not in p.stderr
+
+
+def test_text_lines_alone():
+    """trec_eval -m runid prints only the runid line (out.test's first line); -m relstring.20 -q -l2 on
+    qrels.rel_level only out.test.aql's relstring lines; in Python, asking for text lines alone computes
+    nothing (they are lines of the trec format, not values)."""
+    import rankmetrics_duckdb as rm
+    with open(os.path.join(TREC, "out.test")) as fh:
+        first = fh.readline()
+    p = cli("eval", "-m", "runid", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"))
+    assert p.stdout == first
+    with open(os.path.join(TREC, "out.test.aql")) as fh:
+        want = "".join(line for line in fh if line.startswith("relstring"))
+    p = cli("eval", "-mrelstring.20", "-q", "-l2", os.path.join(TREC, "qrels.rel_level"),
+            os.path.join(TREC, "results.test"))
+    assert p.stdout == want and want.count("\n") == 3
+    assert rm.evaluate(os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), ["runid"]) == {}
