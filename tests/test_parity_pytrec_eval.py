@@ -69,3 +69,48 @@ def test_synthetic_with_ties_and_missing_queries(seed):
 def test_synthetic_level_2():
     qrels, run = synthetic.make(seed=11)
     compare(qrels, run, level=2)
+
+
+# trec_eval's counts, summed over queries rather than averaged (their calc_avg is te_calc_avg_meas_empty:
+# m_num_q.c, m_num_ret.c, m_num_rel.c, m_num_rel_ret.c, m_num_nonrel_judged_ret.c)
+SUMMED = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+
+
+def compare_every_measure(qrels, run, level=1):
+    """Every measure pytrec_eval supports (pytrec_eval.supported_measures: every key it returns, with its default
+    parameters, e.g. P_5 ... P_1000, iprec_at_recall_0.00 ..., Rprec_mult_0.20 ...), per query and mean, under
+    the pytrec_eval preset. runid and relstring are text, not numbers. pytrec_eval's per-query gm_map and
+    gm_bpref are trec_eval's accumulators, ln(max(value, 1e-5)) (m_gm_map.c), and their mean is
+    exp(mean of those): ours are the per-query value and that geometric mean."""
+    params = {"relevance_level": level} if level != 1 else {}
+    want = pytrec_eval.RelevanceEvaluator(qrels, pytrec_eval.supported_measures, **params).evaluate(run)
+    keys = sorted({k for m in want.values() for k in m} - {"runid", "relstring"})
+    assert len(keys) > 90 and {"11pt_avg", "G", "Rndcg", "utility", "set_F", "infAP", "binG"} <= set(keys)
+    jt, rt = synthetic.to_tables(qrels, run)
+    got = evaluate(jt, rt, keys, per_query=True, rel=level, convention="pytrec_eval")
+    means = evaluate(jt, rt, keys, rel=level, convention="pytrec_eval")
+    for key in keys:
+        values = {q: m[key] for q, m in want.items()}
+        if key in ("gm_map", "gm_bpref"):
+            for q, v in values.items():
+                assert max(got[key][q], 1e-5) == pytest.approx(math.exp(v), rel=1e-9), (q, key)
+            mean = math.exp(math.fsum(values.values()) / len(values))
+        else:
+            for q, v in values.items():
+                assert got[key][q] == pytest.approx(v, abs=1e-9), (q, key)
+            mean = math.fsum(values.values()) / len(values)
+        if key in SUMMED:
+            mean = math.fsum(values.values())
+        assert means[key] == pytest.approx(mean, abs=1e-9), key
+
+
+@pytest.mark.parametrize("qrels,level", [("qrels.test", 1), ("qrels.rel_level", 2)])
+def test_every_supported_measure_on_the_suite(qrels, level):
+    compare_every_measure(read_qrels(os.path.join(TREC, qrels)), read_run(os.path.join(TREC, "results.test")),
+                          level)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_supported_measure_with_ties(seed):
+    qrels, run = synthetic.make(seed=seed)
+    compare_every_measure(qrels, run)
