@@ -147,6 +147,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--run-columns", default="score", choices=("score", "rank", "score,rank"), metavar="COLUMNS",
                    help="which of score and rank the run table has: score (default), rank or score,rank")
     s.add_argument("-q", dest="per_query", action="store_true", help="also return one row per query")
+    s.add_argument("-R", "--rel-format", dest="rel_format", choices=("qrels", "prefs"), default="qrels",
+                   help="prefs: JUDGMENTS holds preference judgments (query_id, jg, jsg, item_id, relevance) and the "
+                        "SELECT returns trec_eval's 14 prefs_* measures, a column each, per query (RUN: query_id, "
+                        "item_id, score)")
+    s.add_argument("-M", "--max-retrieved", dest="max_retrieved", type=int, metavar="N",
+                   help="with -R prefs: each query's top N retrieved items only (trec_eval -M)")
     _add_shape(s, tables=True)
     _add_sides(s, tables=True)
     _add_conventions(s)
@@ -320,6 +326,13 @@ def cmd_dbt(args) -> int:
 
 def cmd_sql(args) -> int:
     from .api import to_sql
+    if args.rel_format == "prefs":
+        from . import preferences
+        sys.stdout.write(preferences.to_sql(dialect=args.dialect, run=args.run, prefs=args.judgments,
+                                            max_retrieved=args.max_retrieved))
+        return 0
+    if args.max_retrieved is not None:
+        raise UsageError("rankmetrics sql takes -M with -R prefs only; for the other measures cut the run table")
     sys.stdout.write(to_sql(args.metrics, dialect=args.dialect, run=args.run, judgments=args.judgments,
                             per_query=args.per_query, convention=args.convention, run_columns=args.run_columns,
                             **_shape(args), **_sides(args), **_overrides(args)))

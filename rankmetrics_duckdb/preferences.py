@@ -90,8 +90,8 @@ def evaluate(judgments: str, run, names=None, *, rel_format: str = "prefs", all_
     try:
         loaded = reader.load(run, RUN)
         register(con)
-        order = "score" if loaded.has_score else "rank"
-        con.sql(f"CREATE TEMP VIEW rm_prefs_run AS SELECT query_id, item_id, {order} "
+        score = "score" if loaded.has_score else "-rank"  # a run of ranks: the best rank the highest score
+        con.sql(f"CREATE TEMP VIEW rm_prefs_run AS SELECT query_id, item_id, {score} AS score "
                 f"FROM {loaded.relation.sql(dialect='duckdb')}")
         con.register("rm_prefs_judgments", prefs)
         in_run = {q for (q,) in con.sql("SELECT DISTINCT query_id FROM rm_prefs_run").fetchall()}
@@ -115,3 +115,34 @@ def evaluate(judgments: str, run, names=None, *, rel_format: str = "prefs", all_
     if measures.wants_num_q(names, "all_prefs"):
         rows.append((measures.NUM_Q, None, float(len(per_query))))
     return rows
+
+
+def to_sql(*, dialect: str = "duckdb", run: str, prefs: str, max_retrieved: int | None = None,
+           pretty: bool = True) -> str:
+    """One SELECT in the dialect returning trec_eval's 14 preference measures per query (a column each; the rows
+    of every query of the prefs table, as trec_prefs returns them) from the tables run (query_id, item_id, score)
+    and prefs (query_id, jg, jsg, item_id, relevance): sql/prefs.sql's macro with its tables and max_retrieved
+    bound, written by the dialect layer. An engine without recursive common table expressions cannot run it."""
+    from sqlglot import exp
+
+    from . import dialects, sqlsource
+    dialects.get(dialect)
+    if max_retrieved is not None and (not isinstance(max_retrieved, int) or max_retrieved < 1):
+        raise UsageError(f"max_retrieved must be a whole number of at least 1, not {max_retrieved!r}")
+    tables = {"run": dialects.table(run, dialect, "run table"), "prefs": dialects.table(prefs, dialect, "prefs table")}
+
+    def read(node):
+        if (isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous)
+                and node.this.name.lower() == "query_table"):
+            table = tables[node.this.expressions[0].name.lower()].copy()
+            table.set("alias", node.args.get("alias"))
+            return table
+        return node
+    def named(node):  # a column selected by its qualified name keeps its name (ClickHouse would call it p.x)
+        if isinstance(node, exp.Select):
+            node.set("expressions", [exp.alias_(e, e.name) if isinstance(e, exp.Column) and e.table else e
+                                     for e in node.expressions])
+        return node
+    body = sqlsource.macros()["trec_prefs"].body.copy().transform(read).transform(named)
+    body = sqlsource.substitute(body, {"max_retrieved": sqlsource.literal(max_retrieved)})
+    return dialects.render(sqlsource.expand(body), dialect, pretty=pretty)

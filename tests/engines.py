@@ -401,6 +401,8 @@ class ReadBack:
         tree = tree.transform(lambda n: exp.Anonymous(this="error", expressions=n.expressions)
                               if isinstance(n, exp.Anonymous) and n.name.lower() in ("fail", "error", "raise_error")
                               else n)
+        if self.dialect == "tsql" and tree.find(exp.With):  # T-SQL writes no RECURSIVE: a CTE reading itself is
+            tree.find(exp.With).set("recursive", True)  # recursive there, DuckDB must be told
         if self.dialect == "tsql":  # sqlglot reads T-SQL FLOAT (8 bytes, FLOAT(53)) as a 4-byte REAL
             tree = tree.transform(lambda n: exp.DataType.build("DOUBLE")
                                   if isinstance(n, exp.DataType) and n.this == exp.DataType.Type.FLOAT else n)

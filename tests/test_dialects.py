@@ -424,3 +424,54 @@ def test_engine_side_tables_equal_eval(engine):
                                      items=items).items():
         want[measure][None] = mean
     check_rows(engine.engine.rows(sql), want, f"{engine.engine.dialect}/recsys")
+
+
+# --- trec_eval's preference measures (sql/prefs.sql) on every engine ----------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _prefs_tables():
+    """prefs.test (judgment groups of one and of several sub-groups) and prefs.results.test, as tables."""
+    cols = {"query_id": [], "jg": [], "jsg": [], "item_id": [], "relevance": []}
+    with open(os.path.join(TREC, "prefs.test")) as fh:
+        for line in fh:
+            q, g, s, d, r = line.split()
+            for c, v in zip(cols, (q, g, s, d, float(r))):
+                cols[c].append(v)
+    run = {"query_id": [], "item_id": [], "score": []}
+    with open(os.path.join(TREC, "prefs.results.test")) as fh:
+        for line in fh:
+            q, _, d, _, s = line.split()[:5]
+            run["query_id"].append(q), run["item_id"].append(d), run["score"].append(float(s))
+    return pa.table(cols), pa.table(run)
+
+
+def test_preference_measures_on_every_engine(engine):
+    """preferences.to_sql's SELECT on each engine gives trec_eval's own out.test.prefs (trec_eval -m all_prefs -q
+    -R prefs prefs.test prefs.results.test) for every query the run has, to its 4 printed decimals (the counts
+    exactly); an engine without recursive common table expressions is refused with one line."""
+    from rankmetrics_duckdb import measures, preferences
+    d = dialects.get(engine.engine.dialect)
+    if "prefs" in d.lacks:
+        with pytest.raises(rm.UsageError, match="cannot compute prefs"):
+            preferences.to_sql(dialect=d.name, run="r", prefs="p")
+        return
+    prefs, run = _prefs_tables()
+    if ("prefs", "judgments") not in engine.tables:
+        engine.tables[("prefs", "judgments")] = engine.engine.load("prefs_judgments", prefs)
+        engine.tables[("prefs", "run")] = engine.engine.load("prefs_run", run)
+    sql = preferences.to_sql(dialect=d.name, run=engine.tables[("prefs", "run")],
+                             prefs=engine.tables[("prefs", "judgments")])
+    got = {}
+    for row in engine.engine.rows(sql):
+        for name, value in zip(("query_id",) + measures.PREFS, row):
+            if name != "query_id":
+                got[(name, str(row[0]))] = float(value)
+    want = {}
+    with open(os.path.join(TREC, "out.test.prefs")) as fh:
+        for line in fh:
+            name, query, value = line.split()
+            if name.startswith("prefs_") and query != "all":
+                want[(name, query)] = value
+    assert len(want) == 14 * 24
+    for key, value in want.items():
+        assert f"{got[key]:.4f}" == value or (key[0] in measures.PREFS_COUNTS and got[key] == float(value)), key
