@@ -27,40 +27,21 @@ def read_qrels_jg(path: str) -> pa.Table:
     starting with # is a comment (get_qrels_jg.c). One clear error names the file and line of a bad line."""
     if not isinstance(path, str):
         raise UsageError("judgment groups (-R qrels_jg) are read from a qrels_jg text file")
-    textfiles.refuse_binary(path)
-    fault = textfiles.read_fault(path)
-    if fault:
-        raise UsageError(fault)
     queries, groups, items, grades = [], [], [], []
     seen: dict[tuple, int] = {}
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            for number, line in enumerate(fh, 1):
-                if line.startswith("#") or not line.strip():
-                    continue
-                fields = line.split()
-                if len(fields) != 4:
-                    raise InputError(f"{path}, line {number}: a qrels_jg line has 4 fields (query, judgment group, "
-                                     f"item, relevance), not {len(fields)}: {line.strip()[:80]!r}")
-                try:
-                    grade = float(fields[3])
-                except ValueError:
-                    grade = math.nan
-                if not math.isfinite(grade):
-                    raise InputError(f"{path}, line {number}: relevance '{fields[3]}' is not a number")
-                key = (fields[0], fields[1], fields[2])
-                if key in seen:  # trec_eval: "duplicate docs", whatever the grades
-                    raise InputError(f"{path}, line {number}: item {fields[2]} of query {fields[0]} (judgment group "
-                                     f"{fields[1]}) is judged again (first on line {seen[key]})")
-                seen[key] = number
-                queries.append(fields[0])
-                groups.append(fields[1])
-                items.append(fields[2])
-                grades.append(grade)
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror or e}") from None
+    for number, fields in textfiles.field_lines(path, ("query", "judgment group", "item", "relevance"), "qrels_jg"):
+        grade = textfiles.finite(fields[3])
+        if grade is None:
+            raise InputError(f"{path}, line {number}: relevance '{fields[3]}' is not a number")
+        key = (fields[0], fields[1], fields[2])
+        if key in seen:  # trec_eval: "duplicate docs", whatever the grades
+            raise InputError(f"{path}, line {number}: item {fields[2]} of query {fields[0]} (judgment group "
+                             f"{fields[1]}) is judged again (first on line {seen[key]})")
+        seen[key] = number
+        queries.append(fields[0])
+        groups.append(fields[1])
+        items.append(fields[2])
+        grades.append(grade)
     if not queries:
         raise InputError(f"{path}: no judgments (an empty qrels_jg file)")
     return pa.table({"query_id": queries, GROUP: groups, "item_id": items, "relevance": grades})

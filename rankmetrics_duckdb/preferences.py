@@ -31,48 +31,27 @@ def read_prefs(path: str, rel_format: str = "prefs") -> pa.Table:
         raise UsageError(f"unknown preference format '{rel_format}'; choose one of: {', '.join(FIELDS)}")
     if not isinstance(path, str):
         raise UsageError(f"preference judgments (-R {rel_format}) are read from a text file")
-    textfiles.refuse_binary(path)
-    fault = textfiles.read_fault(path)
-    if fault:
-        raise UsageError(fault)
-    names = FIELDS[rel_format]
     columns: dict[str, list] = {"query_id": [], "jg": [], "jsg": [], "item_id": [], "relevance": []}
     seen: dict[tuple, int] = {}
     zero: dict[tuple, tuple[bool, int]] = {}  # (query, group, item) -> (level is 0, line)
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            for number, line in enumerate(fh, 1):
-                if line.startswith("#") or not line.strip():
-                    continue
-                fields = line.split()
-                if len(fields) != len(names):
-                    raise InputError(f"{path}, line {number}: a {rel_format} line has {len(names)} fields "
-                                     f"({', '.join(names)}), not {len(fields)}: {line.strip()[:80]!r}")
-                if rel_format == "qrels_prefs":
-                    fields = fields[:2] + ["0"] + fields[2:]
-                query, group, sub, item, text = fields
-                try:
-                    level = float(text)
-                except ValueError:
-                    level = math.nan
-                if not math.isfinite(level):
-                    raise InputError(f"{path}, line {number}: level '{text}' is not a number")
-                key = (query, group, sub, item)
-                if key in seen:
-                    raise InputError(f"{path}, line {number}: item {item} of query {query} is judged again in "
-                                     f"judgment group {group}, sub-group {sub} (first on line {seen[key]})")
-                seen[key] = number
-                first = zero.setdefault((query, group, item), (level == 0, number))
-                if first[0] != (level == 0):
-                    raise InputError(f"{path}, line {number}: item {item} of query {query} is nonrelevant (level 0) "
-                                     f"in one sub-group of judgment group {group} and relevant in another (line "
-                                     f"{first[1]})")
-                for column, value in zip(columns, (query, group, sub, item, level)):
-                    columns[column].append(value)
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror or e}") from None
+    for number, fields in textfiles.field_lines(path, FIELDS[rel_format], rel_format):
+        if rel_format == "qrels_prefs":
+            fields = fields[:2] + ["0"] + fields[2:]
+        query, group, sub, item, text = fields
+        level = textfiles.finite(text)
+        if level is None:
+            raise InputError(f"{path}, line {number}: level '{text}' is not a number")
+        key = (query, group, sub, item)
+        if key in seen:
+            raise InputError(f"{path}, line {number}: item {item} of query {query} is judged again in judgment "
+                             f"group {group}, sub-group {sub} (first on line {seen[key]})")
+        seen[key] = number
+        first = zero.setdefault((query, group, item), (level == 0, number))
+        if first[0] != (level == 0):
+            raise InputError(f"{path}, line {number}: item {item} of query {query} is nonrelevant (level 0) in one "
+                             f"sub-group of judgment group {group} and relevant in another (line {first[1]})")
+        for column, value in zip(columns, (query, group, sub, item, level)):
+            columns[column].append(value)
     if not columns["query_id"]:
         raise InputError(f"{path}: no preference judgments (an empty file)")
     return pa.table(columns)

@@ -10,7 +10,7 @@ import os
 import re
 
 from .checks import JUDGMENTS
-from .errors import InputError
+from .errors import InputError, UsageError
 
 
 def header_delimiter(path: str, first: str) -> str:
@@ -303,3 +303,37 @@ def read_zscores(path: str) -> dict:
     if not out:
         raise InputError(f"{path}: the z-score file has no lines")
     return out
+
+
+def field_lines(path: str, names: tuple, kind: str):
+    """(line number, fields) of each line of a text file of one of trec_eval's other judgment formats (qrels_jg,
+    prefs, qrels_prefs): fields split on white space, `#` comment lines and blank lines skipped; a binary or
+    unreadable file, a line of another number of fields or text that is not UTF-8 stops with one line naming
+    the file (and the line)."""
+    refuse_binary(path)
+    fault = read_fault(path)
+    if fault:
+        raise UsageError(fault)
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            for number, line in enumerate(fh, 1):
+                if line.startswith("#") or not line.strip():
+                    continue
+                fields = line.split()
+                if len(fields) != len(names):
+                    raise InputError(f"{path}, line {number}: a {kind} line has {len(names)} fields "
+                                     f"({', '.join(names)}), not {len(fields)}: {line.strip()[:80]!r}")
+                yield number, fields
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+
+
+def finite(text: str) -> float | None:
+    """The number a field holds, None when it is not a finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
