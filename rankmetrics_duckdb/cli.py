@@ -328,6 +328,8 @@ def cmd_sql(args) -> int:
     from .api import to_sql
     if args.rel_format == "prefs":
         from . import preferences
+        if args.metrics:
+            raise UsageError("rankmetrics sql -R prefs returns every prefs_* measure (a column each); it takes no -m")
         sys.stdout.write(preferences.to_sql(dialect=args.dialect, run=args.run, prefs=args.judgments,
                                             max_retrieved=args.max_retrieved))
         return 0
