@@ -181,7 +181,57 @@ def task_ranx_warm(files, repeat):
     return {"seconds": min(times), "means": {m: float(got[RANX[m]]) for m in OURS}, "cut_seconds": min(cut_times)}
 
 
-TASKS = {"warehouse": task_warehouse, "floor_read": task_floor_read, "floor_scale": task_floor_scale, "inprocess": task_inprocess, "pytrec_eval": task_pytrec_eval, "ranx": task_ranx, "ranx_warm": task_ranx_warm}
+SPARK = ["P@10", "nDCG@10", "AP"]  # MLlib RankingMetrics' precisionAt(10), ndcgAt(10), meanAveragePrecision
+
+
+def task_spark(files, repeat):
+    """Spark local mode, the same run and judgments (Parquet; the run ranked, as a model writes it): our SQL
+    (`rankmetrics sql --dialect spark --convention mllib`) against MLlib's RankingMetrics, including building
+    MLlib's arrays from the same tables. Spark's start and the reading of the files are outside both times;
+    each side's best of `repeat`."""
+    import duckdb
+    from pyspark.sql import SparkSession
+    import rankmetrics_duckdb as rm
+    ranked = files["run_parquet"].replace(".run.parquet", ".ranked.parquet")
+    if not os.path.exists(ranked):
+        duckdb.sql(f"COPY (SELECT query_id, item_id, score, row_number() OVER (PARTITION BY query_id ORDER BY "
+                   f"score DESC, item_id DESC) AS rank FROM read_parquet('{files['run_parquet']}')) "
+                   f"TO '{ranked}' (FORMAT parquet)")
+    spark = (SparkSession.builder.master("local[*]").appName("rankmetrics-bench")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+             .config("spark.driver.memory", "6g").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.read.parquet(ranked).cache().createOrReplaceTempView("run")
+    spark.read.parquet(files["qrels_parquet"]).cache().createOrReplaceTempView("judgments")
+    spark.sql("SELECT COUNT(*) FROM run").collect(), spark.sql("SELECT COUNT(*) FROM judgments").collect()
+    sql = rm.to_sql(SPARK, dialect="spark", convention="mllib", run="run", judgments="judgments",
+                    run_columns="score,rank")
+    ours, ours_means = [], {}
+    for _ in range(repeat):
+        t = time.perf_counter()
+        rows = spark.sql(sql).collect()
+        ours.append(time.perf_counter() - t)
+        ours_means = {r[0]: float(r[2]) for r in rows if r[1] is None}
+    from pyspark.mllib.evaluation import RankingMetrics
+    arrays = ("SELECT p.pred, COALESCE(l.labels, array()) AS labels FROM (SELECT query_id, "
+              "transform(array_sort(collect_list(struct(rank, item_id))), x -> x.item_id) AS pred FROM run "
+              "GROUP BY query_id) AS p LEFT JOIN (SELECT query_id, collect_list(item_id) AS labels FROM judgments "
+              "WHERE relevance >= 1 GROUP BY query_id) AS l ON l.query_id = p.query_id")
+    mllib, mllib_means = [], {}
+    for _ in range(repeat):
+        t = time.perf_counter()
+        metrics = RankingMetrics(spark.sql(arrays).rdd.map(lambda r: (r.pred, r.labels)))
+        mllib_means = {"P@10": metrics.precisionAt(10), "nDCG@10": metrics.ndcgAt(10),
+                       "AP": metrics.meanAveragePrecision}
+        mllib.append(time.perf_counter() - t)
+    spark.stop()
+    return {"seconds": min(ours), "mllib_seconds": min(mllib), "means": ours_means, "mllib_means": mllib_means,
+            "agree": all(abs(ours_means[m] - mllib_means[m]) <= 1e-9 for m in SPARK)}
+
+
+TASKS = {"warehouse": task_warehouse, "floor_read": task_floor_read, "floor_scale": task_floor_scale, "inprocess": task_inprocess, "pytrec_eval": task_pytrec_eval, "ranx": task_ranx, "ranx_warm": task_ranx_warm,
+         "spark": task_spark}
 
 
 # ---- the parent: children, timing, the table -----------------------------------------------------------------
@@ -300,6 +350,9 @@ def main(argv=None):
     p.add_argument("--no-warehouse", action="store_true", help="skip the 5-model --by and list-column runs")
     p.add_argument("--ranx-cold", action="store_true",
                    help="also time ranx with an empty numba cache (its first-use compile, about a minute)")
+    p.add_argument("--spark", type=rows_arg, nargs="*", metavar="ROWS",
+                   help="also run Spark local mode against MLlib's RankingMetrics at these run sizes (e.g. --spark "
+                        "200k 10M; goals: <= 0.5x MLlib at 200k rows, <= 0.25x at 10M)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--task", help=argparse.SUPPRESS)
     p.add_argument("--files", help=argparse.SUPPRESS)
@@ -349,8 +402,17 @@ def main(argv=None):
         print(f"  scale {fmt_rows(q * args.depth)} rows: {r['wall']:.2f} s, {r['rss_mb']:.0f} MB "
               f"(floor, ranking alone: {r['floor']:.2f} s)", flush=True)
 
+    spark = []
+    for n in args.spark or []:
+        q = max(1, n // args.depth)
+        sf = gen.workload(args.data, q, args.depth, args.judged, trec=False)
+        r = child("spark", sf, args.repeat)
+        spark.append((q * args.depth, r))
+        print(f"  spark {fmt_rows(q * args.depth)} rows: ours {r['seconds']:.2f} s, MLlib {r['mllib_seconds']:.2f} s"
+              + ("" if r["agree"] else f" (MEANS DIFFER: {r['means']} vs {r['mllib_means']})"), flush=True)
+
     lines = agree(results)
-    table = report(name, results, scale, args)
+    table = report(name, results, scale, args) + spark_report(spark)
     print()
     print(table)
     for line in lines:
@@ -362,6 +424,23 @@ def main(argv=None):
             json.dump({"machine": machine(), "results": results,
                        "scale": [{"rows": n, **r} for n, r in scale]}, fh, indent=1)
     return 0
+
+
+def spark_report(spark) -> str:
+    """The Spark table: ours against MLlib at each size, the goal of each size (issue 19) and whether it holds."""
+    if not spark:
+        return ""
+    goals = lambda n: 0.5 if n <= 200_000 else 0.25 if n >= 10_000_000 else None  # noqa: E731
+    rows = []
+    for n, r in spark:
+        ratio = r["seconds"] / r["mllib_seconds"]
+        goal = goals(n)
+        verdict = "" if goal is None else f"<= {goal}x: {'holds' if ratio <= goal else 'missed'}"
+        rows.append(f"| {fmt_rows(n)} | {r['seconds']:.2f} | {r['mllib_seconds']:.2f} | {ratio:.3f}x | {verdict} | "
+                    f"{'yes' if r['agree'] else 'NO'} |")
+    return ("\n\n| Spark local mode, " + ", ".join(SPARK) + " | ours, seconds | MLlib RankingMetrics (arrays built "
+            "from the same tables), seconds | ratio | goal | equal means |\n|---:|---:|---:|---:|---|---|\n"
+            + "\n".join(rows))
 
 
 def report(name, results, scale, args) -> str:
