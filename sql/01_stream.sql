@@ -258,12 +258,14 @@ FROM (
     SELECT
         CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
         CAST(COLUMNS(item_column) AS VARCHAR) AS item_id,
-        CAST(COLUMNS(subtopic_column) AS VARCHAR) AS subtopic,
+        -- NULL without such a column (COLUMNS then picks the dummy), which rm_subtopic_input_fault reports
+        CAST(COALESCE(*COLUMNS(lambda c: c = subtopic_column OR c = 'rm_no_subtopic')) AS VARCHAR) AS subtopic,
         COALESCE(CAST(COLUMNS(relevance_column) AS DOUBLE), 1) AS relevance
-    FROM query_table(judgments) AS w
+    FROM (SELECT *, NULL AS rm_no_subtopic FROM query_table(judgments)) AS w
 ) AS w;
 
--- A subtopic judged twice for an item of a query (or an item twice in the run): the first such fault, or NULL.
+-- A subtopic judged twice for an item of a query, a judgment without a subtopic (or no subtopic column), or an
+-- item twice in the run: the first such fault, or NULL.
 CREATE OR REPLACE MACRO rm_subtopic_input_fault(run, judgments, grades, query_column, item_column, score_column,
         rank_column, relevance_column, subtopic_column, "by", run_lists) AS TABLE
 SELECT MIN(d.fault) AS fault
@@ -275,6 +277,11 @@ FROM (
     FROM rm_subtopic_items(judgments, grades, 1, query_column, item_column, relevance_column, subtopic_column) AS x
     GROUP BY x.query_id, x.subtopic, x.item_id
     HAVING COUNT(*) > 1
+    UNION ALL
+    SELECT 'rankmetrics: the judgment of item ' || x.item_id || ' for query ' || x.query_id.query_id
+        || ' has no subtopic (the judgments need a column ''' || subtopic_column || ''': subtopic_column)' AS fault
+    FROM rm_subtopic_items(judgments, grades, 1, query_column, item_column, relevance_column, subtopic_column) AS x
+    WHERE x.subtopic IS NULL
 ) AS d;
 
 CREATE OR REPLACE MACRO rm_valid_subtopic_inputs(run, judgments, grades, query_column, item_column, score_column,
@@ -288,40 +295,58 @@ CREATE OR REPLACE MACRO rm_valid_subtopic_inputs(run, judgments, grades, query_c
 -- (1 - alpha)^(items already placed that are relevant to the subtopic); equal gains go to the greatest item id
 -- (byte-wise, as ndeval's strcmp). Gains are compared rounded to 12 decimals, so that the order in which a sum
 -- adds its terms cannot split a tie that ndeval sees. One row per relevant item: its ideal rank (ipos). Items
--- relevant to no subtopic add nothing wherever they go, so they are left out.
-CREATE OR REPLACE MACRO rm_subtopic_ideal(judgments, grades, rel, alpha, query_column, item_column,
+-- relevant to no subtopic add nothing wherever they go, so they are left out. Each step of the recursion carries
+-- the relevant (item, subtopic) pairs not yet placed, each with its subtopic's items placed so far (covered), and
+-- the pairs of the item it places (with their rank, ipos). Only the first depth ranks are placed
+-- (a measure cut at k reads no deeper; NULL: every relevant item; 0: none, for the measures that read no ideal).
+CREATE OR REPLACE MACRO rm_subtopic_ideal(judgments, grades, rel, alpha, depth, query_column, item_column,
         relevance_column, subtopic_column) AS TABLE
-WITH RECURSIVE rels AS (
-    SELECT x.query_id, x.item_id, x.subtopic
+WITH RECURSIVE greedy(query_id, item_id, subtopic, covered, ipos, step) AS (
+    -- the relevant (item, subtopic) pairs, none placed yet
+    SELECT x.query_id, x.item_id, x.subtopic, 0, CAST(NULL AS BIGINT), 0
     FROM rm_subtopic_items(judgments, grades, rel, query_column, item_column, relevance_column, subtopic_column) AS x
-    WHERE x.relevant
-), greedy(query_id, ipos, item_id, chosen, covered) AS (
-    SELECT DISTINCT r.query_id, 0, CAST(NULL AS VARCHAR), CAST([] AS VARCHAR[]), CAST([] AS VARCHAR[])
-    FROM rels AS r
+    WHERE x.relevant AND (depth IS NULL OR depth > 0)
     UNION ALL
-    SELECT g.query_id, g.ipos + 1, b.item_id, list_append(g.chosen, b.item_id), list_concat(g.covered, b.subtopics)
-    FROM greedy AS g, LATERAL (
-        SELECT c.item_id, list(c.subtopic) AS subtopics
-        FROM rels AS c
-        WHERE c.query_id = g.query_id AND NOT list_contains(g.chosen, c.item_id)
-        GROUP BY c.item_id
-        ORDER BY ROUND(SUM(POWER(1 - CAST(alpha AS DOUBLE),
-                                 len(list_filter(g.covered, lambda t: t = c.subtopic)))), 12) DESC,
-                 rm_bytewise(c.item_id) DESC
-        LIMIT 1
+    -- a step: of the pairs not yet placed, those of each query's best item get the next rank (ipos), and the
+    -- others count it in covered when it is relevant to their subtopic
+    SELECT b.query_id, b.item_id, b.subtopic, b.covered + b.hit, CASE WHEN b.choice = 1 THEN b.step + 1 END,
+        b.step + 1
+    FROM (
+        SELECT c.*, MAX(CASE WHEN c.choice = 1 THEN 1 ELSE 0 END) OVER (PARTITION BY c.query_id, c.subtopic) AS hit
+        FROM (
+            SELECT v.*,
+                DENSE_RANK() OVER (PARTITION BY v.query_id ORDER BY v.gain DESC, rm_bytewise(v.item_id) DESC) AS choice
+            FROM (
+                SELECT g.*,
+                    ROUND(SUM(POWER(1 - CAST(alpha AS DOUBLE), g.covered)) OVER (PARTITION BY g.query_id, g.item_id),
+                          12) AS gain
+                FROM greedy AS g
+                WHERE g.ipos IS NULL
+            ) AS v
+        ) AS c
     ) AS b
+    WHERE depth IS NULL OR b.step < depth
 )
-SELECT g.query_id, g.item_id, g.ipos FROM greedy AS g WHERE g.ipos > 0;
+SELECT DISTINCT g.query_id, g.item_id, g.ipos FROM greedy AS g WHERE g.ipos IS NOT NULL;
 
 -- The stream of the diversity measures, one row per item and subtopic it is relevant to:
 --   'R' rows: each retrieved item at its rank (pos, from rm_stream: the same ranking and ties as every metric;
 --             with judged_only, unjudged items are dropped and the others ranked again in the same order), once
 --             per subtopic it is relevant to (subtopic NULL for an item relevant to none)
 --   'J' rows: each subtopic judgment (subtopic NULL when not relevant), pos the item's rank in ndeval's greedy
---             ideal ranking (rm_subtopic_ideal; NULL for an item relevant to no subtopic)
-CREATE OR REPLACE MACRO rm_subtopic_stream(run, judgments, rel, alpha, ties, judged_only, grades, query_column,
+--             ideal ranking to rank depth (rm_subtopic_ideal; NULL for an item relevant to no subtopic, or
+--             placed deeper)
+-- and on each row: seen, the rows of its query, kind and subtopic ranked above it (the items above it relevant to
+-- its subtopic), and sub_rel, the items judged relevant to its subtopic.
+CREATE OR REPLACE MACRO rm_subtopic_stream(run, judgments, rel, alpha, depth, ties, judged_only, grades, query_column,
         item_column, score_column, rank_column, relevance_column, subtopic_column, "by", run_lists,
         judgment_lists) AS TABLE
+SELECT
+    u.*,
+    ROW_NUMBER() OVER (PARTITION BY u.query_id, u.kind, u.subtopic ORDER BY u.pos ASC NULLS LAST) - 1 AS seen,
+    SUM(CASE WHEN u.kind = 'J' AND u.subtopic IS NOT NULL THEN 1 ELSE 0 END)
+        OVER (PARTITION BY u.query_id, u.subtopic) AS sub_rel
+FROM (
 SELECT r.query_id, 'R' AS kind, r.item_id, j.subtopic, r.pos
 FROM (
     SELECT
@@ -351,6 +376,7 @@ LEFT JOIN (
 UNION ALL
 SELECT x.query_id, 'J' AS kind, x.item_id, CASE WHEN x.relevant THEN x.subtopic END AS subtopic, i.ipos AS pos
 FROM rm_subtopic_items(judgments, grades, rel, query_column, item_column, relevance_column, subtopic_column) AS x
-LEFT JOIN rm_subtopic_ideal(judgments, grades, rel, alpha, query_column, item_column, relevance_column,
+LEFT JOIN rm_subtopic_ideal(judgments, grades, rel, alpha, depth, query_column, item_column, relevance_column,
         subtopic_column) AS i
-    ON i.query_id = x.query_id AND i.item_id = x.item_id;
+    ON i.query_id = x.query_id AND i.item_id = x.item_id
+) AS u;

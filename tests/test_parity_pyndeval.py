@@ -1,6 +1,6 @@
 """The diversity measures (sql/diversity.sql) against pyndeval, run here: pyndeval is the Python interface to
 ndeval.c, the TREC Web track's official diversity tool, and ir_measures' pyndeval provider calls it for
-alpha_nDCG, ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, AP_IA and StRecall. pyndeval returns doubles (not ndeval's
+alpha_nDCG, alpha_DCG, ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, AP_IA and StRecall. pyndeval returns doubles (not ndeval's
 printed 6 decimals), so every value, per query and the mean, must agree to 1e-9.
 
 The macros run in a fresh DuckDB from `rankmetrics macros` (the SQL route), over datasets/diversity (make.py):
@@ -22,7 +22,8 @@ QRELS = os.path.join(DIV, "qrels.div")
 RUNS = ("diverse", "greedy", "short")
 
 # our macro -> ndeval's name (pyndeval's measure strings), with a cutoff or without
-CUT = {"alpha_ndcg": "alpha-nDCG", "err_ia": "ERR-IA", "nerr_ia": "nERR-IA", "p_ia": "P-IA", "st_recall": "strec"}
+CUT = {"alpha_ndcg": "alpha-nDCG", "alpha_dcg": "alpha-DCG", "err_ia": "ERR-IA", "nerr_ia": "nERR-IA", "p_ia": "P-IA",
+       "st_recall": "strec"}
 WHOLE = {"nrbp": "NRBP", "nnrbp": "nNRBP", "ap_ia": "MAP-IA"}
 CUTOFFS = (1, 2, 5, 10, 20)
 
@@ -78,7 +79,7 @@ def test_cutoff_measures_equal_pyndeval(con, run, alpha):
     want = reference(run, names, alpha=alpha)
     for macro, m in CUT.items():
         for k in CUTOFFS:
-            extra = f", alpha := {alpha}" if macro in ("alpha_ndcg", "err_ia", "nerr_ia") else ""
+            extra = f", alpha := {alpha}" if macro in ("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia") else ""
             got = ours(con, f"{macro}('{run}', 'qrels', {k}{extra}, ties := 'item_asc')")
             assert_same(got, want, f"{m}@{k}", f"{run} {macro}@{k} alpha={alpha}")
 
@@ -98,8 +99,8 @@ def test_whole_run_measures_equal_pyndeval(con, run, alpha, beta):
 
 @pytest.mark.parametrize("judged_only", [False, True])
 def test_relevance_level_and_judged_only_equal_pyndeval(con, judged_only):
-    names = ["alpha-nDCG@10", "ERR-IA@10", "nERR-IA@20", "P-IA@5", "strec@10", "NRBP", "nNRBP", "MAP-IA"]
-    macros = {"alpha-nDCG@10": "alpha_ndcg({}, 10", "ERR-IA@10": "err_ia({}, 10", "nERR-IA@20": "nerr_ia({}, 20",
+    names = ["alpha-nDCG@10", "alpha-DCG@5", "ERR-IA@10", "nERR-IA@20", "P-IA@5", "strec@10", "NRBP", "nNRBP", "MAP-IA"]
+    macros = {"alpha-nDCG@10": "alpha_ndcg({}, 10", "alpha-DCG@5": "alpha_dcg({}, 5", "ERR-IA@10": "err_ia({}, 10", "nERR-IA@20": "nerr_ia({}, 20",
               "P-IA@5": "p_ia({}, 5", "strec@10": "st_recall({}, 10", "NRBP": "nrbp({}", "nNRBP": "nnrbp({}",
               "MAP-IA": "ap_ia({}"}
     for rel in (1, 2):
@@ -124,6 +125,7 @@ def test_relevance_level_and_judged_only_equal_pyndeval(con, judged_only):
 #   alpha-nDCG@3 = (1/log2 2 + 1/log2 3 + 0) / (1/log2 2 + 1/log2 3 + 1/log2 4) = 1.6309298 / 2.1309298
 #   ERR-IA@2    = (1/1 + 1/2) / (3 * (1 + 0.5/2)) = 1.5 / 3.75 = 0.4   (ndeval's "ideal ideal": 3 (1 - a)^(i-1) / i)
 #   ERR-IA@1    = 1 (ndeval divides from rank 2 on only: the first document's gain)
+#   alpha-DCG@2 = (1/log2 2 + 1/log2 3) / (3 * (1/log2 2 + 0.5/log2 3)) = 1.6309298 / 3.9463946 (the "ideal ideal")
 #   nERR-IA@4   = (1 + 1/2 + 0 + 0.5/4) / (1 + 1/2 + 1/3 + 0.5/4) = 1.625 / 1.9583333
 #   NRBP        = (1 - 0.5 * 0.5) / 3 * (1 + 0.5 + 0 + 0.5 * 0.125) = 0.25 * 1.5625 = 0.390625
 #   nNRBP       = 1.5625 / (1 + 0.5 + 0.25 + 0.5 * 0.125) = 1.5625 / 1.8125
@@ -136,6 +138,7 @@ HAND_VALUES = {
     "alpha_ndcg('hr', 'hq', 3)": (1 + 1 / 1.584962500721156) / (1 + 1 / 1.584962500721156 + 0.5),
     "err_ia('hr', 'hq', 2)": 0.4,
     "err_ia('hr', 'hq', 1)": 1.0,
+    "alpha_dcg('hr', 'hq', 2)": (1 + 1 / 1.584962500721156) / (3 * (1 + 0.5 / 1.584962500721156)),
     "nerr_ia('hr', 'hq', 4)": 1.625 / (1 + 1 / 2 + 1 / 3 + 0.5 / 4),
     "nrbp('hr', 'hq')": 0.390625,
     "nnrbp('hr', 'hq')": 1.5625 / 1.8125,
@@ -157,7 +160,8 @@ def test_hand_computed_example(con):
 def test_hand_example_is_pyndevals_too():
     # the same numbers from pyndeval, so the hand computation above reads ndeval right
     names = {"alpha-nDCG@3": "alpha_ndcg('hr', 'hq', 3)", "ERR-IA@2": "err_ia('hr', 'hq', 2)",
-             "ERR-IA@1": "err_ia('hr', 'hq', 1)", "nERR-IA@4": "nerr_ia('hr', 'hq', 4)", "NRBP": "nrbp('hr', 'hq')",
+             "ERR-IA@1": "err_ia('hr', 'hq', 1)", "alpha-DCG@2": "alpha_dcg('hr', 'hq', 2)",
+             "nERR-IA@4": "nerr_ia('hr', 'hq', 4)", "NRBP": "nrbp('hr', 'hq')",
              "nNRBP": "nnrbp('hr', 'hq')", "P-IA@20": "p_ia('hr', 'hq', 20)", "strec@2": "st_recall('hr', 'hq', 2)",
              "MAP-IA": "ap_ia('hr', 'hq')"}
     got = pyndeval.ndeval(HAND, HAND_RUN, measures=list(names))["0"]
@@ -207,3 +211,7 @@ def test_bad_arguments_and_inputs_name_the_fault(con):
     con.execute("CREATE OR REPLACE TABLE dupq AS FROM qrels UNION ALL (FROM qrels LIMIT 1)")
     with pytest.raises(duckdb.Error, match="item d1-00 of query 1 is judged 2 times for subtopic 1"):
         con.execute("SELECT * FROM st_recall('diverse', 'dupq', 5)").fetchall()
+    # ad hoc qrels (no subtopic column) are refused, not read as judgments of no subtopic
+    con.execute("CREATE OR REPLACE TABLE adhoc AS SELECT query_id, item_id, relevance FROM qrels")
+    with pytest.raises(duckdb.Error, match="has no subtopic .the judgments need a column 'subtopic'"):
+        con.execute("SELECT * FROM alpha_ndcg('diverse', 'adhoc', 5)").fetchall()
