@@ -240,7 +240,7 @@ FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_col
         relevance_column, "by", run_lists, judgment_lists) AS s
 CROSS JOIN rm_catalog_totals(catalog) AS t;
 
--- The diversity measures (diversity.sql: alpha-nDCG, ERR-IA, NRBP, P-IA, AP-IA, subtopic recall; ndeval's
+-- The diversity measures (diversity.sql: alpha-nDCG, ERR-IA, NRBP, P-IA, AP-IA, subtopic recall, ...; ndeval's
 -- definitions) read subtopic judgments: TREC diversity qrels, 'query subtopic item grade', whose second column is
 -- the subtopic (trec_eval ignores it as the "iteration"). A subtopic judgment is one (query, subtopic, item):
 -- the judgments table has a subtopic column (subtopic_column), and an item is relevant to a subtopic when its
