@@ -164,15 +164,18 @@ FROM rm_judgment_items(judgments, grades, run, query_column, item_column, releva
 -- The first fault of the inputs, NULL when they are clean: an item twice in a query of the run (a table holding
 -- two models without "by", say) or an item judged twice in a query. Each metric macro refuses such inputs with
 -- error() (rm_valid_inputs): counted twice, they would give a wrong number.
+CREATE OR REPLACE MACRO rm_run_fault(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS TABLE
+SELECT 'rankmetrics: item ' || x.item_id || ' appears ' || CAST(COUNT(*) AS VARCHAR) || ' times for query '
+    || x.query_id.query_id || ' in the run' AS fault
+FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS x
+GROUP BY x.query_id, x.item_id
+HAVING COUNT(*) > 1;
+
 CREATE OR REPLACE MACRO rm_input_fault(run, judgments, grades, query_column, item_column, score_column, rank_column,
         relevance_column, "by", run_lists, judgment_lists) AS TABLE
 SELECT MIN(d.fault) AS fault
 FROM (
-    SELECT 'rankmetrics: item ' || x.item_id || ' appears ' || CAST(COUNT(*) AS VARCHAR) || ' times for query '
-        || x.query_id.query_id || ' in the run' AS fault
-    FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS x
-    GROUP BY x.query_id, x.item_id
-    HAVING COUNT(*) > 1
+    SELECT r.fault FROM rm_run_fault(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS r
     UNION ALL
     SELECT 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id.query_id || ' is judged '
         || CAST(COUNT(*) AS VARCHAR) || ' times (grades ' || CAST(MIN(x.grade) AS VARCHAR) || ' to '
@@ -236,3 +239,144 @@ SELECT s.*, t.catalog_size
 FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column, rank_column,
         relevance_column, "by", run_lists, judgment_lists) AS s
 CROSS JOIN rm_catalog_totals(catalog) AS t;
+
+-- The diversity measures (diversity.sql: alpha-nDCG, ERR-IA, NRBP, P-IA, AP-IA, subtopic recall, ...; ndeval's
+-- definitions) read subtopic judgments: TREC diversity qrels, 'query subtopic item grade', whose second column is
+-- the subtopic (trec_eval ignores it as the "iteration"). A subtopic judgment is one (query, subtopic, item):
+-- the judgments table has a subtopic column (subtopic_column), and an item is relevant to a subtopic when its
+-- grade reaches the relevance level rel (ndeval's judgments are binary). Groups ("by") and judgment lists are
+-- not read here (the diversity macros refuse them).
+CREATE OR REPLACE MACRO rm_subtopic_items(judgments, grades, rel, query_column, item_column, relevance_column,
+        subtopic_column) AS TABLE
+SELECT
+    struct_pack(query_id := w.query_id) AS query_id,
+    w.item_id,
+    w.subtopic,
+    rm_grade(w.relevance, grades) AS grade,
+    rm_grade(w.relevance, grades) >= rel AS relevant
+FROM (
+    SELECT
+        CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
+        CAST(COLUMNS(item_column) AS VARCHAR) AS item_id,
+        -- NULL without such a column (COLUMNS then picks the dummy), which rm_subtopic_input_fault reports
+        CAST(COALESCE(*COLUMNS(lambda c: c = subtopic_column OR c = 'rm_no_subtopic')) AS VARCHAR) AS subtopic,
+        COALESCE(CAST(COLUMNS(relevance_column) AS DOUBLE), 1) AS relevance
+    FROM (SELECT *, NULL AS rm_no_subtopic FROM query_table(judgments)) AS w
+) AS w;
+
+-- A subtopic judged twice for an item of a query, a judgment without a subtopic (or no subtopic column), or an
+-- item twice in the run: the first such fault, or NULL.
+CREATE OR REPLACE MACRO rm_subtopic_input_fault(run, judgments, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, subtopic_column, "by", run_lists) AS TABLE
+SELECT MIN(d.fault) AS fault
+FROM (
+    SELECT r.fault FROM rm_run_fault(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS r
+    UNION ALL
+    SELECT 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id.query_id || ' is judged '
+        || CAST(COUNT(*) AS VARCHAR) || ' times for subtopic ' || x.subtopic AS fault
+    FROM rm_subtopic_items(judgments, grades, 1, query_column, item_column, relevance_column, subtopic_column) AS x
+    GROUP BY x.query_id, x.subtopic, x.item_id
+    HAVING COUNT(*) > 1
+    UNION ALL
+    SELECT 'rankmetrics: the judgment of item ' || x.item_id || ' for query ' || x.query_id.query_id
+        || ' has no subtopic (the judgments need a column ''' || subtopic_column || ''': subtopic_column)' AS fault
+    FROM rm_subtopic_items(judgments, grades, 1, query_column, item_column, relevance_column, subtopic_column) AS x
+    WHERE x.subtopic IS NULL
+) AS d;
+
+CREATE OR REPLACE MACRO rm_valid_subtopic_inputs(run, judgments, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, subtopic_column, "by", run_lists) AS
+    (SELECT rm_fail(f.fault) FROM rm_subtopic_input_fault(run, judgments, grades, query_column, item_column,
+        score_column, rank_column, relevance_column, subtopic_column, "by", run_lists) AS f
+     WHERE f.fault IS NOT NULL) IS NULL;
+
+-- ndeval's ideal ranking of a query's relevant items (idealResult in ndeval.c; computing the best one is
+-- NP-hard): greedy, rank by rank, the item that adds the most gain, the sum over its relevant subtopics of
+-- (1 - alpha)^(items already placed that are relevant to the subtopic); equal gains go to the greatest item id
+-- (byte-wise, as ndeval's strcmp). Gains are compared rounded to 12 decimals, so that the order in which a sum
+-- adds its terms cannot split a tie that ndeval sees. One row per relevant item: its ideal rank (ipos). Items
+-- relevant to no subtopic add nothing wherever they go, so they are left out. Each step of the recursion carries
+-- the relevant (item, subtopic) pairs not yet placed, each with its subtopic's items placed so far (covered), and
+-- the pairs of the item it places (with their rank, ipos). Only the first depth ranks are placed
+-- (a measure cut at k reads no deeper; NULL: every relevant item; 0: none, for the measures that read no ideal).
+CREATE OR REPLACE MACRO rm_subtopic_ideal(judgments, grades, rel, alpha, depth, query_column, item_column,
+        relevance_column, subtopic_column) AS TABLE
+WITH RECURSIVE greedy(query_id, item_id, subtopic, covered, ipos, step) AS (
+    -- the relevant (item, subtopic) pairs, none placed yet
+    SELECT x.query_id, x.item_id, x.subtopic, 0, CAST(NULL AS BIGINT), 0
+    FROM rm_subtopic_items(judgments, grades, rel, query_column, item_column, relevance_column, subtopic_column) AS x
+    WHERE x.relevant AND (depth IS NULL OR depth > 0)
+    UNION ALL
+    -- a step: of the pairs not yet placed, those of each query's best item get the next rank (ipos), and the
+    -- others count it in covered when it is relevant to their subtopic
+    SELECT b.query_id, b.item_id, b.subtopic, b.covered + b.hit, CASE WHEN b.choice = 1 THEN b.step + 1 END,
+        b.step + 1
+    FROM (
+        SELECT c.*, MAX(CASE WHEN c.choice = 1 THEN 1 ELSE 0 END) OVER (PARTITION BY c.query_id, c.subtopic) AS hit
+        FROM (
+            SELECT v.*,
+                DENSE_RANK() OVER (PARTITION BY v.query_id ORDER BY v.gain DESC, rm_bytewise(v.item_id) DESC) AS choice
+            FROM (
+                SELECT g.*,
+                    ROUND(SUM(POWER(1 - CAST(alpha AS DOUBLE), g.covered)) OVER (PARTITION BY g.query_id, g.item_id),
+                          12) AS gain
+                FROM greedy AS g
+                WHERE g.ipos IS NULL
+            ) AS v
+        ) AS c
+    ) AS b
+    WHERE depth IS NULL OR b.step < depth
+)
+SELECT DISTINCT g.query_id, g.item_id, g.ipos FROM greedy AS g WHERE g.ipos IS NOT NULL;
+
+-- The stream of the diversity measures, one row per item and subtopic it is relevant to:
+--   'R' rows: each retrieved item at its rank (pos, from rm_stream: the same ranking and ties as every metric;
+--             with judged_only, unjudged items are dropped and the others ranked again in the same order), once
+--             per subtopic it is relevant to (subtopic NULL for an item relevant to none)
+--   'J' rows: each subtopic judgment (subtopic NULL when not relevant), pos the item's rank in ndeval's greedy
+--             ideal ranking to rank depth (rm_subtopic_ideal; NULL for an item relevant to no subtopic, or
+--             placed deeper)
+-- and on each row: seen, the rows of its query, kind and subtopic ranked above it (the items above it relevant to
+-- its subtopic), and sub_rel, the items judged relevant to its subtopic.
+CREATE OR REPLACE MACRO rm_subtopic_stream(run, judgments, rel, alpha, depth, ties, judged_only, grades, query_column,
+        item_column, score_column, rank_column, relevance_column, subtopic_column, "by", run_lists,
+        judgment_lists) AS TABLE
+SELECT
+    u.*,
+    ROW_NUMBER() OVER (PARTITION BY u.query_id, u.kind, u.subtopic ORDER BY u.pos ASC NULLS LAST) - 1 AS seen,
+    SUM(CASE WHEN u.kind = 'J' AND u.subtopic IS NOT NULL THEN 1 ELSE 0 END)
+        OVER (PARTITION BY u.query_id, u.subtopic) AS sub_rel
+FROM (
+SELECT r.query_id, 'R' AS kind, r.item_id, j.subtopic, r.pos
+FROM (
+    SELECT
+        ranked.query_id,
+        ranked.item_id,
+        ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY ranked.pos ASC NULLS LAST) AS pos
+    FROM (
+        SELECT DISTINCT s.query_id, s.item_id, s.pos
+        FROM rm_stream(run, judgments, ties, FALSE, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists) AS s
+        WHERE s.kind = 'R'
+    ) AS ranked
+    WHERE NOT rm_flag(judged_only)
+       OR EXISTS (SELECT 1
+                  FROM rm_subtopic_items(judgments, grades, rel, query_column, item_column, relevance_column,
+                      subtopic_column) AS jo
+                  WHERE rm_bytewise(jo.query_id.query_id) = rm_bytewise(ranked.query_id.query_id)
+                    AND rm_bytewise(jo.item_id) = rm_bytewise(ranked.item_id) AND jo.grade >= 0)
+) AS r
+LEFT JOIN (
+    SELECT x.query_id, x.item_id, x.subtopic
+    FROM rm_subtopic_items(judgments, grades, rel, query_column, item_column, relevance_column, subtopic_column) AS x
+    WHERE x.relevant
+) AS j
+    ON rm_bytewise(j.query_id.query_id) = rm_bytewise(r.query_id.query_id)
+    AND rm_bytewise(j.item_id) = rm_bytewise(r.item_id)
+UNION ALL
+SELECT x.query_id, 'J' AS kind, x.item_id, CASE WHEN x.relevant THEN x.subtopic END AS subtopic, i.ipos AS pos
+FROM rm_subtopic_items(judgments, grades, rel, query_column, item_column, relevance_column, subtopic_column) AS x
+LEFT JOIN rm_subtopic_ideal(judgments, grades, rel, alpha, depth, query_column, item_column, relevance_column,
+        subtopic_column) AS i
+    ON i.query_id = x.query_id AND i.item_id = x.item_id
+) AS u;

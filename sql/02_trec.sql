@@ -22,9 +22,11 @@ WHERE CASE
         ELSE l.line IS NOT NULL AND regexp_replace(l.line, '\s', '', 'g') <> '' AND NOT starts_with(ltrim(l.line), '#')
     END;
 
--- Judgments (qrels): 'qid iter docno relevance' -> (query_id, item_id, relevance).
+-- Judgments (qrels): 'qid iter docno relevance' -> (query_id, item_id, relevance, subtopic). The second column,
+-- which trec_eval ignores, is kept as subtopic: in TREC diversity qrels ('qid subtopic docno relevance') it is
+-- the subtopic the diversity measures (diversity.sql) read; the other metrics never read it.
 CREATE OR REPLACE MACRO trec_qrels(path) AS TABLE
-SELECT s.p[1] AS query_id, s.p[3] AS item_id, CAST(s.p[4] AS DOUBLE) AS relevance
+SELECT s.p[1] AS query_id, s.p[3] AS item_id, CAST(s.p[4] AS DOUBLE) AS relevance, s.p[2] AS subtopic
 FROM rm_trec_fields(path, 'trec_qrels') AS s
 WHERE CASE
         WHEN len(s.p) <> 4 THEN error('trec_qrels(''' || path || '''): ' || len(s.p) || ' fields where a qrels line '

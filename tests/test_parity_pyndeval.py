@@ -1,0 +1,217 @@
+"""The diversity measures (sql/diversity.sql) against pyndeval, run here: pyndeval is the Python interface to
+ndeval.c, the TREC Web track's official diversity tool, and ir_measures' pyndeval provider calls it for
+alpha_nDCG, alpha_DCG, ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, AP_IA and StRecall. pyndeval returns doubles (not ndeval's
+printed 6 decimals), so every value, per query and the mean, must agree to 1e-9.
+
+The macros run in a fresh DuckDB from `rankmetrics macros` (the SQL route), over datasets/diversity (make.py):
+TREC diversity qrels ('topic subtopic docno grade', read by trec_qrels into a subtopic column) and three runs
+(distinct scores, tied scores, short lists). pyndeval orders a run by score, then docno ascending: ties :=
+'item_asc'. ir_measures' judged_only drops the run's unjudged documents before pyndeval sees the run; the
+reference does the same here. pyndeval refuses cutoffs above 20 (ndeval's DEPTH)."""
+import os
+
+import duckdb
+import pytest
+
+pyndeval = pytest.importorskip("pyndeval")  # the test extra installs it; no run of the suite skips it
+
+from conftest import DATA, cli
+
+DIV = os.path.join(DATA, "diversity")
+QRELS = os.path.join(DIV, "qrels.div")
+RUNS = ("diverse", "greedy", "short")
+
+# our macro -> ndeval's name (pyndeval's measure strings), with a cutoff or without
+CUT = {"alpha_ndcg": "alpha-nDCG", "alpha_dcg": "alpha-DCG", "err_ia": "ERR-IA", "nerr_ia": "nERR-IA", "p_ia": "P-IA",
+       "st_recall": "strec"}
+WHOLE = {"nrbp": "NRBP", "nnrbp": "nNRBP", "ap_ia": "MAP-IA"}
+CUTOFFS = (1, 2, 5, 10, 20)
+
+
+@pytest.fixture(scope="module")
+def con():
+    c = duckdb.connect()
+    c.execute(cli("macros").stdout)
+    c.execute(f"CREATE TABLE qrels AS FROM trec_qrels('{QRELS}')")
+    for name in RUNS:
+        c.execute(f"CREATE TABLE {name} AS FROM trec_run('{os.path.join(DIV, name + '.run')}')")
+    return c
+
+
+def read_qrels():
+    with open(QRELS) as fh:
+        return [(q, s, d, int(g)) for q, s, d, g in (line.split() for line in fh)]
+
+
+def read_run(name):
+    with open(os.path.join(DIV, name + ".run")) as fh:
+        return [(q, d, float(score)) for q, _, d, _, score, _ in (line.split() for line in fh)]
+
+
+def reference(run, measures, rel=1, alpha=0.5, beta=0.5, judged_only=False):
+    qrels = read_qrels()
+    run = read_run(run)
+    if judged_only:  # ir_measures' PyNdEvalInvoker: the run's (query, docno) pairs found in the qrels only
+        judged = {(q, d) for q, _, d, _ in qrels}
+        run = [r for r in run if (r[0], r[1]) in judged]
+    ev = pyndeval.RelevanceEvaluator(qrels, measures, relevance_level=rel, alpha=alpha, beta=beta)
+    return ev.evaluate(run)
+
+
+def ours(con, call):
+    return dict(con.execute(f"SELECT query_id, value FROM {call}").fetchall())
+
+
+def assert_same(got, want, measure, label):
+    assert set(got) == set(want), label  # queries in the run and the qrels (ndeval's default)
+    for q in want:
+        w = want[q][measure]
+        assert got[q] == pytest.approx(w, abs=1e-9), (label, q)
+    # the mean over the queries (ndeval's amean), NaN left out as our means do
+    values = [want[q][measure] for q in want]
+    assert sum(got.values()) / len(got) == pytest.approx(sum(values) / len(values), abs=1e-9), label
+
+
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("alpha", [0.5, 0.2, 0.9])
+def test_cutoff_measures_equal_pyndeval(con, run, alpha):
+    names = [f"{m}@{k}" for m in CUT.values() for k in CUTOFFS]
+    want = reference(run, names, alpha=alpha)
+    for macro, m in CUT.items():
+        for k in CUTOFFS:
+            extra = f", alpha := {alpha}" if macro in ("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia") else ""
+            got = ours(con, f"{macro}('{run}', 'qrels', {k}{extra}, ties := 'item_asc')")
+            assert_same(got, want, f"{m}@{k}", f"{run} {macro}@{k} alpha={alpha}")
+
+
+@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("alpha,beta", [(0.5, 0.5), (0.3, 0.8), (0.9, 0.2)])
+def test_whole_run_measures_equal_pyndeval(con, run, alpha, beta):
+    want = reference(run, list(WHOLE.values()), alpha=alpha, beta=beta)
+    for q in want:  # ndeval's nNRBP of a query without a relevant subtopic is 0/0 (NaN): 0 here (empty := 'zero')
+        if want[q]["nNRBP"] != want[q]["nNRBP"]:
+            want[q]["nNRBP"] = 0.0
+    for macro, m in WHOLE.items():
+        extra = f", alpha := {alpha}, beta := {beta}" if macro != "ap_ia" else ""
+        got = ours(con, f"{macro}('{run}', 'qrels'{extra}, ties := 'item_asc')")
+        assert_same(got, want, m, f"{run} {macro} alpha={alpha} beta={beta}")
+
+
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_relevance_level_and_judged_only_equal_pyndeval(con, judged_only):
+    names = ["alpha-nDCG@10", "alpha-DCG@5", "ERR-IA@10", "nERR-IA@20", "P-IA@5", "strec@10", "NRBP", "nNRBP", "MAP-IA"]
+    macros = {"alpha-nDCG@10": "alpha_ndcg({}, 10", "alpha-DCG@5": "alpha_dcg({}, 5", "ERR-IA@10": "err_ia({}, 10", "nERR-IA@20": "nerr_ia({}, 20",
+              "P-IA@5": "p_ia({}, 5", "strec@10": "st_recall({}, 10", "NRBP": "nrbp({}", "nNRBP": "nnrbp({}",
+              "MAP-IA": "ap_ia({}"}
+    for rel in (1, 2):
+        want = reference("greedy", names, rel=rel, judged_only=judged_only)
+        for m in names:
+            call = macros[m].format("'greedy', 'qrels'") + f", rel := {rel}, judged_only := {judged_only}, " \
+                                                            "ties := 'item_asc')"
+            got = ours(con, call)
+            for q in want:
+                if want[q][m] != want[q][m]:  # nNRBP's NaN: 0 here
+                    want[q][m] = 0.0
+            assert_same(got, want, m, f"{m} rel={rel} judged_only={judged_only}")
+
+
+# A hand computation (pyndeval's own test example, ndeval.c's formulas written out): topic 0 has subtopics a
+# (A relevant), b (B and D) and c (C); E is judged for a, not relevant. The run: A 9.3, D 8.4, E 8.1, B 7.6
+# (C not retrieved). S = 3 subtopics with a relevant document; alpha = beta = 0.5.
+#   gains in run order (each subtopic's gain halves after each document relevant to it):
+#     A: a -> 1;  D: b -> 1;  E: nothing -> 0;  B: b again -> 0.5
+#   ndeval's greedy ideal: A, B, C, D all gain 1 at rank 1; the greatest docno, D (b), goes first; then C and A
+#     (1 each: C first), then B (b again, 0.5): gains 1, 1, 1, 0.5
+#   alpha-nDCG@3 = (1/log2 2 + 1/log2 3 + 0) / (1/log2 2 + 1/log2 3 + 1/log2 4) = 1.6309298 / 2.1309298
+#   ERR-IA@2    = (1/1 + 1/2) / (3 * (1 + 0.5/2)) = 1.5 / 3.75 = 0.4   (ndeval's "ideal ideal": 3 (1 - a)^(i-1) / i)
+#   ERR-IA@1    = 1 (ndeval divides from rank 2 on only: the first document's gain)
+#   alpha-DCG@2 = (1/log2 2 + 1/log2 3) / (3 * (1/log2 2 + 0.5/log2 3)) = 1.6309298 / 3.9463946 (the "ideal ideal")
+#   nERR-IA@4   = (1 + 1/2 + 0 + 0.5/4) / (1 + 1/2 + 1/3 + 0.5/4) = 1.625 / 1.9583333
+#   NRBP        = (1 - 0.5 * 0.5) / 3 * (1 + 0.5 + 0 + 0.5 * 0.125) = 0.25 * 1.5625 = 0.390625
+#   nNRBP       = 1.5625 / (1 + 0.5 + 0.25 + 0.5 * 0.125) = 1.5625 / 1.8125
+#   P-IA@20     = 3 relevant (document, subtopic) pairs in the top 20 / (20 * 3) = 0.05
+#   strec@2     = subtopics a, b of 3 = 2/3
+#   AP-IA       = (a: (1/1) / 1 + b: (1/2 + 2/4) / 2 + c: 0 / 1) / 3 = (1 + 0.5) / 3 = 0.5
+HAND = [("0", "a", "A", 1), ("0", "b", "B", 1), ("0", "b", "D", 1), ("0", "c", "C", 1), ("0", "a", "E", 0)]
+HAND_RUN = [("0", "A", 9.3), ("0", "D", 8.4), ("0", "E", 8.1), ("0", "B", 7.6)]
+HAND_VALUES = {
+    "alpha_ndcg('hr', 'hq', 3)": (1 + 1 / 1.584962500721156) / (1 + 1 / 1.584962500721156 + 0.5),
+    "err_ia('hr', 'hq', 2)": 0.4,
+    "err_ia('hr', 'hq', 1)": 1.0,
+    "alpha_dcg('hr', 'hq', 2)": (1 + 1 / 1.584962500721156) / (3 * (1 + 0.5 / 1.584962500721156)),
+    "nerr_ia('hr', 'hq', 4)": 1.625 / (1 + 1 / 2 + 1 / 3 + 0.5 / 4),
+    "nrbp('hr', 'hq')": 0.390625,
+    "nnrbp('hr', 'hq')": 1.5625 / 1.8125,
+    "p_ia('hr', 'hq', 20)": 0.05,
+    "st_recall('hr', 'hq', 2)": 2 / 3,
+    "ap_ia('hr', 'hq')": 0.5,
+}
+
+
+def test_hand_computed_example(con):
+    con.execute("CREATE OR REPLACE TABLE hq (query_id VARCHAR, subtopic VARCHAR, item_id VARCHAR, relevance INT)")
+    con.executemany("INSERT INTO hq VALUES (?, ?, ?, ?)", HAND)
+    con.execute("CREATE OR REPLACE TABLE hr (query_id VARCHAR, item_id VARCHAR, score DOUBLE)")
+    con.executemany("INSERT INTO hr VALUES (?, ?, ?)", HAND_RUN)
+    for call, value in HAND_VALUES.items():
+        assert ours(con, call) == {"0": pytest.approx(value, abs=1e-12)}, call
+
+
+def test_hand_example_is_pyndevals_too():
+    # the same numbers from pyndeval, so the hand computation above reads ndeval right
+    names = {"alpha-nDCG@3": "alpha_ndcg('hr', 'hq', 3)", "ERR-IA@2": "err_ia('hr', 'hq', 2)",
+             "ERR-IA@1": "err_ia('hr', 'hq', 1)", "alpha-DCG@2": "alpha_dcg('hr', 'hq', 2)",
+             "nERR-IA@4": "nerr_ia('hr', 'hq', 4)", "NRBP": "nrbp('hr', 'hq')",
+             "nNRBP": "nnrbp('hr', 'hq')", "P-IA@20": "p_ia('hr', 'hq', 20)", "strec@2": "st_recall('hr', 'hq', 2)",
+             "MAP-IA": "ap_ia('hr', 'hq')"}
+    got = pyndeval.ndeval(HAND, HAND_RUN, measures=list(names))["0"]
+    for m, call in names.items():
+        assert got[m] == pytest.approx(HAND_VALUES[call], abs=1e-12), m
+
+
+# Ties in ndeval's greedy ideal change the ideal's value: found by a search over small random qrels. A, B, C, D and
+# H each gain 2 at the first ideal rank; ndeval takes the greatest docno among equal gains (strcmp > 0 in
+# idealResult), H. With the docnos renamed in reverse order (A <-> Z, B <-> Y, ...) and the run renamed alike, the
+# run's own gains stay the same but the ideal's tie goes the other way: pyndeval's alpha-nDCG@2 is 0.9033 on the
+# one and 1.0 on the other. Both are reproduced.
+TIE_QRELS = [("1", "s2", "A", 1), ("1", "s4", "A", 1), ("1", "s3", "B", 1), ("1", "s4", "B", 1), ("1", "s2", "C", 1),
+             ("1", "s3", "C", 1), ("1", "s2", "D", 1), ("1", "s3", "D", 1), ("1", "s1", "E", 1), ("1", "s4", "G", 1),
+             ("1", "s1", "H", 1), ("1", "s4", "H", 1)]
+TIE_RUN = [("1", d, float(9 - i)) for i, d in enumerate("ABCDEFGH")]
+
+
+@pytest.mark.parametrize("renamed", [False, True])
+def test_greedy_ideal_breaks_ties_as_ndeval(con, renamed):
+    name = (lambda d: chr(ord("Z") - (ord(d) - ord("A")))) if renamed else (lambda d: d)
+    qrels = [(q, s, name(d), g) for q, s, d, g in TIE_QRELS]
+    run = [(q, name(d), score) for q, d, score in TIE_RUN]
+    con.execute("CREATE OR REPLACE TABLE tq (query_id VARCHAR, subtopic VARCHAR, item_id VARCHAR, relevance INT)")
+    con.executemany("INSERT INTO tq VALUES (?, ?, ?, ?)", qrels)
+    con.execute("CREATE OR REPLACE TABLE tr (query_id VARCHAR, item_id VARCHAR, score DOUBLE)")
+    con.executemany("INSERT INTO tr VALUES (?, ?, ?)", run)
+    names = [f"alpha-nDCG@{k}" for k in range(1, 9)] + ["nERR-IA@3", "nNRBP"]
+    want = pyndeval.ndeval(qrels, run, measures=names)["1"]
+    assert want["alpha-nDCG@2"] == pytest.approx(1.0 if renamed else 0.9032867981913646, abs=1e-12)
+    for k in range(1, 9):
+        assert ours(con, f"alpha_ndcg('tr', 'tq', {k})") == {"1": pytest.approx(want[f"alpha-nDCG@{k}"], abs=1e-12)}
+    assert ours(con, "nerr_ia('tr', 'tq', 3)") == {"1": pytest.approx(want["nERR-IA@3"], abs=1e-12)}
+    assert ours(con, "nnrbp('tr', 'tq')") == {"1": pytest.approx(want["nNRBP"], abs=1e-12)}
+
+
+def test_bad_arguments_and_inputs_name_the_fault(con):
+    with pytest.raises(duckdb.Error, match="alpha_ndcg: alpha must be a number from 0 to 1, not '1.5'"):
+        con.execute("SELECT * FROM alpha_ndcg('diverse', 'qrels', 10, alpha := 1.5)").fetchall()
+    with pytest.raises(duckdb.Error, match="err_ia: k must be a whole number >= 1, not NULL"):
+        con.execute("SELECT * FROM err_ia('diverse', 'qrels')").fetchall()
+    with pytest.raises(duckdb.Error, match="nrbp: beta must be a number from 0 to below 1, not '1'"):
+        con.execute("SELECT * FROM nrbp('diverse', 'qrels', beta := 1)").fetchall()
+    con.execute("CREATE OR REPLACE TABLE grouped AS SELECT *, 'm1' AS model FROM diverse")
+    with pytest.raises(duckdb.Error, match="take no groups"):
+        con.execute("SELECT * FROM p_ia('grouped', 'qrels', 5, \"by\" := ['model'])").fetchall()
+    con.execute("CREATE OR REPLACE TABLE dupq AS FROM qrels UNION ALL (FROM qrels LIMIT 1)")
+    with pytest.raises(duckdb.Error, match="item d1-00 of query 1 is judged 2 times for subtopic 1"):
+        con.execute("SELECT * FROM st_recall('diverse', 'dupq', 5)").fetchall()
+    # ad hoc qrels (no subtopic column) are refused, not read as judgments of no subtopic
+    con.execute("CREATE OR REPLACE TABLE adhoc AS SELECT query_id, item_id, relevance FROM qrels")
+    with pytest.raises(duckdb.Error, match="has no subtopic .the judgments need a column 'subtopic'"):
+        con.execute("SELECT * FROM alpha_ndcg('diverse', 'adhoc', 5)").fetchall()
