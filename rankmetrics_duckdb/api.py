@@ -7,7 +7,7 @@ import os
 
 import duckdb
 
-from . import conventions, measures as measures_mod, onepass, plancache, shape, textfiles
+from . import conventions, diversity, measures as measures_mod, onepass, plancache, shape, textfiles
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, mean_list_length, query_overlap, run_sql
@@ -44,6 +44,10 @@ class Evaluation:
     def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", memory_limit=None,
                  threads=None, progress=False, nan_scores="error", one_statement=True, columns=None, by=None,
                  max_retrieved=None, zscores=None, interactions=None, items=None, **overrides):
+        div, _ = diversity.partition(metrics)
+        if div:
+            raise UsageError(f"{', '.join(div)}: diversity measures read subtopic judgments; evaluate() and "
+                             f"rankmetrics eval compute them (Evaluation, compare and to_sql do not take them yet)")
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
         self._side_inputs = measures_mod.side_inputs(self.measures, interactions, items)
         self.zscores = _zscores(zscores, by)
@@ -432,6 +436,19 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     """
     if isinstance(metrics, str):
         metrics = [metrics]
+    div, other = diversity.partition(metrics)
+    if div:  # the diversity measures read subtopic judgments: their own route (diversity.py)
+        diversity.refuse_mixed(div, other)
+        if con is not None or columns or by or interactions is not None or items is not None:
+            raise UsageError("diversity measures take files, frames or Arrow tables, without con=, columns=, by= "
+                             "or side tables (not yet)")
+        nan_scores = overrides.pop("nan_scores", "error")
+        queries = conventions.resolve(convention, **overrides)["queries"]
+        rows = diversity.evaluate(judgments, run, div, per_query=per_query, ties=overrides.get("ties"),
+                                  queries=queries, nan_scores=nan_scores)
+        if per_query:
+            return {m: {q: v for m_, q, v in rows if m_ == m and q is not None} for m in dict.fromkeys(div)}
+        return {m: v for m, q, v in rows if q is None}
     ev = Evaluation(judgments, run, metrics, con=con, convention=convention, memory_limit=memory_limit,
                     threads=threads, columns=columns, by=by, interactions=interactions, items=items, **overrides)
     try:

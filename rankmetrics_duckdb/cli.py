@@ -232,6 +232,10 @@ def cmd_eval(args) -> int:
     from .api import Evaluation
     if args.rel_format != "qrels":
         return _eval_judgment_groups(args)
+    from . import diversity
+    div, other = diversity.partition(args.metrics)
+    if div:
+        return _eval_diversity(args, div, other)
     # DuckDB draws its progress bar on stdout: only when both streams are a terminal (never into a pipe or file)
     progress = sys.stdout.isatty() and sys.stderr.isatty()
     ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args),
@@ -266,6 +270,27 @@ def cmd_eval(args) -> int:
     else:
         sys.stdout.write(render.render_rows(rows, args.format, sums, ev.by, all_only, runid, order,
                                             bool(ev.zscores)))
+    return 0
+
+
+def _eval_diversity(args, div, other) -> int:
+    """eval -m alpha_nDCG@20 ...: the diversity measures over subtopic judgments (diversity.py)."""
+    from . import diversity
+    diversity.refuse_mixed(div, other)
+    unsupported = [flag for flag, given in (("-M", args.max_retrieved), ("-Z", args.zscores),
+                                            ("--by", getattr(args, "by", None))) if given]
+    if unsupported:
+        raise UsageError(f"diversity measures do not take {', '.join(unsupported)} yet")
+    from .conventions import resolve
+    rows = diversity.evaluate(args.judgments, args.run, div, per_query=args.per_query,
+                              ties=_overrides(args).get("ties"),
+                              queries=resolve(args.convention, **_overrides(args))["queries"],
+                              nan_scores=args.nan_scores)
+    text = render.render_rows(rows, args.format, set(), (), set(), None, None, False)
+    if args.output:
+        render.write_rows(args.output, rows, args.format, set(), (), set(), None, None, False)
+    else:
+        sys.stdout.write(text)
     return 0
 
 

@@ -148,7 +148,7 @@ LAYERS = (
     ("measures", "dialects", "warehouse", "fusion"),                 # metric specs; the dialect registry; fuse
     ("sqlgen",),                                                     # the query builder
     ("plancache", "native"),                                         # cached queries; warehouse objects
-    ("onepass", "dbt"),                                              # eval's one-statement path; the dbt package
+    ("onepass", "dbt", "diversity"),                                 # eval's one-statement path; the dbt package; diversity
     ("api",),                                                        # evaluate, Evaluation, to_sql, ...
     ("comparison", "judgment_groups", "preferences"),                # compare; eval -R qrels_jg; -R prefs
     ("render",),                                                     # what eval, compare and report show

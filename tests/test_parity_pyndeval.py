@@ -215,3 +215,62 @@ def test_bad_arguments_and_inputs_name_the_fault(con):
     con.execute("CREATE OR REPLACE TABLE adhoc AS SELECT query_id, item_id, relevance FROM qrels")
     with pytest.raises(duckdb.Error, match="has no subtopic .the judgments need a column 'subtopic'"):
         con.execute("SELECT * FROM alpha_ndcg('diverse', 'adhoc', 5)").fetchall()
+
+
+# --- the evaluation routes: ir_measures' names, through its pyndeval provider -------------------------------------
+
+# (judged_only=True is left out: ir_measures 0.4.3's pyndeval provider fails on it, "'generator' object is not
+# subscriptable"; the macros' judged_only is checked against pyndeval itself above)
+IR_MEASURES_NAMES = ["alpha_nDCG@20", "alpha_nDCG(alpha=0.2)@5", "ERR_IA@20",
+                     "nERR_IA@10", "NRBP", "NRBP(alpha=0.9,beta=0.2)", "nNRBP", "P_IA@10", "AP_IA", "StRecall@10",
+                     "alpha_nDCG(rel=2)@10"]
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_ir_measures_pyndeval_provider_equals_evaluate(run):
+    """ir_measures' iter_calc and calc_aggregate through its pyndeval provider (ndeval.c), in ir_measures'
+    spelling, against rm.evaluate() and `rankmetrics eval` under the ir_measures preset (a judged query the run
+    lacks scores 0, as ir_measures gives it) on the same subtopic qrels file and run, per query and mean, to 1e-9
+    (nNRBP of a query without relevant subtopics is NaN in ndeval: 0 or NaN here)."""
+    import math
+
+    import ir_measures
+    import rankmetrics_duckdb as rm
+    provider = ir_measures.providers.registry["pyndeval"]
+    assert provider.is_available()
+    path = os.path.join(DIV, run + ".run")
+    qrels = list(ir_measures.read_trec_qrels(QRELS))
+    ranking = list(ir_measures.read_trec_run(path))
+    measures = [ir_measures.parse_measure(n) for n in IR_MEASURES_NAMES]
+    # one measure a call: with measures of several pyndeval invocations (another alpha, rel or judged_only) in one
+    # call, ir_measures 0.4.3's provider reports some of them as 0
+    want, aggregate = {}, {}
+    for measure in measures:
+        for m in provider.iter_calc([measure], qrels, ranking):
+            want.setdefault(str(m.measure), {})[m.query_id] = m.value
+        aggregate.update(provider.calc_aggregate([measure], qrels, ranking))
+    got = rm.evaluate(QRELS, path, IR_MEASURES_NAMES, per_query=True, convention="ir_measures")
+    means = rm.evaluate(QRELS, path, " ".join(IR_MEASURES_NAMES), convention="ir_measures")
+    for name, measure in zip(IR_MEASURES_NAMES, measures):
+        assert set(got[name]) >= set(want[str(measure)]), name
+        for q, value in want[str(measure)].items():
+            if math.isnan(value):
+                assert math.isnan(got[name][q]) or got[name][q] == 0, (name, q)
+            else:
+                assert got[name][q] == pytest.approx(value, abs=1e-9), (name, q)
+        if not math.isnan(aggregate[measure]):
+            assert means[name] == pytest.approx(aggregate[measure], abs=1e-9), name
+    out = cli("eval", QRELS, path, "-m", "alpha_nDCG@20", "-m", "AP_IA", "--format", "json", "--convention",
+              "ir_measures").stdout
+    import json
+    cli_means = {r["measure"]: r["value"] for r in json.loads(out)}
+    assert cli_means["alpha_nDCG@20"] == pytest.approx(aggregate[measures[0]], abs=1e-9)
+
+
+def test_diversity_misuse_says_why():
+    p = cli("eval", QRELS, os.path.join(DIV, "diverse.run"), "-m", "alpha_nDCG@20", "-m", "AP", check=False)
+    assert p.returncode == 2 and "evaluate the diversity measures on their own" in p.stderr
+    p = cli("eval", QRELS, os.path.join(DIV, "diverse.run"), "-m", "NRBP@10", check=False)
+    assert p.returncode == 2 and "NRBP takes no cutoff" in p.stderr and "Traceback" not in p.stderr
+    p = cli("eval", QRELS, os.path.join(DIV, "diverse.run"), "-m", "alpha_nDCG(gamma=2)@10", check=False)
+    assert p.returncode == 2 and "unknown parameter 'gamma'" in p.stderr

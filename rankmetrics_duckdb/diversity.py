@@ -1,0 +1,190 @@
+"""The diversity measures over subtopic judgments (sql/diversity.sql: alpha-nDCG, alpha-DCG, ERR-IA, nERR-IA,
+NRBP, nNRBP, P-IA, AP-IA, subtopic recall; ndeval.c's definitions) on the evaluation routes: their names in
+ir_measures' spelling (alpha_nDCG(alpha=0.5)@20, ERR_IA@20, StRecall@10, ...) and in ndeval's (alpha-nDCG@20,
+ERR-IA@20, MAP-IA, strec@10), read from subtopic qrels (`query subtopic item grade`: the TREC Web track's form,
+trec_eval's qrels with the second column meaningful) or a table with a subtopic column, and a run read by the
+careful path. Each measure is its macro run in DuckDB over the loaded tables; the mean is over the queries with a
+value, as ndeval's amean."""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import duckdb
+import pyarrow as pa
+
+from . import textfiles
+from .errors import InputError, UsageError
+from .inputs import RUN, Reader
+
+# name (ir_measures' and ndeval's spellings) -> (macro, whether it takes a cutoff)
+NAMES = {
+    "alpha_nDCG": ("alpha_ndcg", True), "alpha-nDCG": ("alpha_ndcg", True),
+    "alpha_DCG": ("alpha_dcg", True), "alpha-DCG": ("alpha_dcg", True),
+    "ERR_IA": ("err_ia", True), "ERR-IA": ("err_ia", True),
+    "nERR_IA": ("nerr_ia", True), "nERR-IA": ("nerr_ia", True),
+    "NRBP": ("nrbp", False), "nNRBP": ("nnrbp", False),
+    "P_IA": ("p_ia", True), "P-IA": ("p_ia", True),
+    "AP_IA": ("ap_ia", False), "MAP-IA": ("ap_ia", False),
+    "StRecall": ("st_recall", True), "strec": ("st_recall", True),
+}
+_NAME = re.compile(r"(?P<name>[A-Za-z_-]+?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>\d+))?")
+# the parameters a name may set (ir_measures' SUPPORTED_PARAMS), each the macro's parameter of that name
+PARAMS = {"alpha": float, "beta": float, "rel": int, "judged_only": bool, "cutoff": int}
+# ndeval orders tied scores by docno ascending (pyndeval, ir_measures' pyndeval provider): the default here
+TIES = "item_asc"
+
+
+@dataclass(frozen=True)
+class Diversity:
+    requested: str
+    macro: str
+    k: int | None
+    params: tuple  # ((name, value), ...) for the macro
+
+
+def is_diversity(name) -> bool:
+    """Whether a metric name is one of the diversity measures (they read subtopic judgments)."""
+    if not isinstance(name, str):
+        name = str(name) if type(name).__module__.split(".")[0] == "ir_measures" else ""
+    m = _NAME.fullmatch(name.strip())
+    return bool(m) and m.group("name") in NAMES
+
+
+def parse(name: str) -> Diversity:
+    text = name.strip()
+    m = _NAME.fullmatch(text)
+    if not m or m.group("name") not in NAMES:
+        raise UsageError(f"'{text}' is not a diversity measure; they are {', '.join(sorted(NAMES))}")
+    from . import sqlsource  # not at import: a cached eval imports no sqlglot
+    macro, cut = NAMES[m.group("name")]
+    params = dict(sqlsource.macros()[macro].defaults)
+    given = {}
+    for part in filter(None, (p.strip() for p in (m.group("params") or "").split(","))):
+        key, _, value = (s.strip() for s in part.partition("="))
+        kind = PARAMS.get(key)
+        if kind is None or (key != "cutoff" and key not in params) or (key == "cutoff" and not cut):
+            allowed = [p for p in PARAMS if p in params or (p == "cutoff" and cut)]
+            raise UsageError(f"metric '{text}': unknown parameter '{key}'; it takes {', '.join(allowed)}")
+        try:
+            if kind is bool:
+                if value.lower() not in ("true", "false", "1", "0"):
+                    raise ValueError(value)
+                given[key] = value.lower() in ("true", "1")
+            else:
+                given[key] = kind(value)
+        except ValueError:
+            raise UsageError(f"metric '{text}': {key}={value} is not a {kind.__name__}") from None
+    k = int(m.group("k")) if m.group("k") else given.pop("cutoff", None)
+    if k is not None and not cut:
+        raise UsageError(f"metric '{text}': {m.group('name')} takes no cutoff (@k)")
+    if k is not None and k < 1:
+        raise UsageError(f"metric '{text}': the cutoff must be at least 1")
+    return Diversity(text, macro, k, tuple(sorted(given.items())))
+
+
+def read_subtopic_qrels(path: str) -> pa.Table:
+    """Subtopic judgments from a file of lines `query subtopic item grade` (# comment lines skipped): one clear
+    error names the file and line of a bad line or of an item judged twice for one subtopic."""
+    cols = {"query_id": [], "subtopic": [], "item_id": [], "relevance": []}
+    seen: dict[tuple, int] = {}
+    for number, fields in textfiles.field_lines(path, ("query", "subtopic", "item", "grade"), "subtopic qrels"):
+        grade = textfiles.finite(fields[3])
+        if grade is None:
+            raise InputError(f"{path}, line {number}: grade '{fields[3]}' is not a number")
+        key = tuple(fields[:3])
+        if key in seen:
+            raise InputError(f"{path}, line {number}: item {fields[2]} of query {fields[0]} is judged again for "
+                             f"subtopic {fields[1]} (first on line {seen[key]})")
+        seen[key] = number
+        for column, value in zip(cols, (*fields[:3], grade)):
+            cols[column].append(value)
+    if not cols["query_id"]:
+        raise InputError(f"{path}: no judgments (an empty file)")
+    return pa.table(cols)
+
+
+def _judgments(con, judgments) -> None:
+    """The subtopic judgments as the view rm_div_judgments (query_id, subtopic, item_id, relevance)."""
+    if isinstance(judgments, str) and not _is_table(con, judgments):
+        table = read_subtopic_qrels(judgments)
+    else:
+        try:
+            table = con.sql(f"SELECT * FROM {judgments}").to_arrow_table() if isinstance(judgments, str) \
+                else judgments if isinstance(judgments, pa.Table) else pa.Table.from_pandas(judgments) \
+                if type(judgments).__module__.split(".")[0] == "pandas" else judgments.to_arrow()
+        except Exception as e:
+            raise InputError(f"cannot read the subtopic judgments: {str(e).strip().splitlines()[0]}") from None
+        missing = [c for c in ("query_id", "subtopic", "item_id", "relevance") if c not in table.column_names]
+        if missing:
+            raise InputError(f"the subtopic judgments lack the column(s) {', '.join(missing)} (diversity measures "
+                             f"read query_id, subtopic, item_id, relevance)")
+    con.register("rm_div_judgments", table)
+
+
+def _is_table(con, name: str) -> bool:
+    import os
+    if os.path.exists(name):
+        return False
+    try:
+        con.sql(f"DESCRIBE {name}")
+        return True
+    except duckdb.Error:
+        return False
+
+
+def evaluate(judgments, run, names, *, per_query: bool = True, ties: str | None = None, queries: str = "both",
+             nan_scores: str = "error") -> list[tuple]:
+    """(measure, query_id, value) rows of the diversity measures named: per query (queries sorted) when
+    per_query, then the mean over the queries with a value (query_id None). queries: 'both' (ndeval: the queries
+    of the run and the judgments) or 'judged' (ir_measures: a judged query the run lacks scores 0)."""
+    from . import sqlsource
+    wanted = [parse(n) for n in names]
+    con = duckdb.connect()
+    reader = Reader(con, True, nan_scores)
+    rows: list[tuple] = []
+    try:
+        loaded = reader.load(run, RUN)
+        con.execute(sqlsource.script())
+        _judgments(con, judgments)
+        con.sql(f"CREATE TEMP VIEW rm_div_run AS SELECT * FROM {loaded.relation.sql(dialect='duckdb')}")
+        for m in wanted:
+            args = "".join(f", {key} := {sqlsource.literal(value).sql(dialect='duckdb')}" for key, value in m.params)
+            k = "NULL" if m.k is None else str(m.k)
+            result = con.sql(f"SELECT CAST(query_id AS VARCHAR), value FROM {m.macro}('rm_div_run', "
+                             f"'rm_div_judgments', {k}, ties := '{ties or TIES}', queries := '{queries}'{args})").fetchall()
+            values = {q: (math.nan if v is None else float(v)) for q, v in result}
+            if per_query:
+                rows += [(m.requested, q, values[q]) for q in sorted(values)]
+            kept = [v for v in values.values() if not math.isnan(v)]
+            rows.append((m.requested, None, math.fsum(kept) / len(kept) if kept else math.nan))
+    except duckdb.Error as e:
+        raise InputError(str(e).strip().splitlines()[0].replace("Invalid Input Error: ", "")) from None
+    finally:
+        reader.close()
+        con.close()
+    return rows
+
+
+def partition(metrics) -> tuple[list[str], list]:
+    """(the diversity measures, the other names) among the metrics asked for (one string may name several)."""
+    from .measures import split_names
+    if metrics is None:
+        return [], []
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    div, other = [], []
+    for n in names:
+        text = n if isinstance(n, str) else str(n) if type(n).__module__.split(".")[0] == "ir_measures" else None
+        if text is None:
+            other.append(n)
+            continue
+        for part in split_names(text):
+            (div if is_diversity(part) else other).append(part)
+    return div, other
+
+
+def refuse_mixed(div: list, other: list) -> None:
+    if div and other:
+        raise UsageError(f"{', '.join(div)} read subtopic judgments and {', '.join(map(str, other))} plain ones: "
+                         f"evaluate the diversity measures on their own")
