@@ -205,6 +205,8 @@ PARAMS = {
                   "the list fills (true)", ("false", "true")),
     "normalize": Param("normalize", "choice", "AvgRecPopularity: training interactions as counts (false) or as a "
                        "share of all training interactions (true)", ("false", "true")),
+    "head_share": Param("head_share", "fraction", "APLT, ACLT: the share of the training (user, item) pairs the "
+                        "short head of the most popular items covers (Elliot's pop_ratio)"),
     "scale": Param("scale", "choice", "RBP gain of a grade: grade / the query's top judged grade (max: trec_eval, "
                    "ir_measures) or the grade itself, grades >= rel counting (raw: ranx)", ("max", "raw")),
 }
@@ -256,6 +258,11 @@ METRICS = {m.name: m for m in (
     Metric("Serendipity", "serendipity", "RecTools Serendipity: mean over the top k of max((n + 1 - rank) / n - "
            "(n + 1 - popularity rank) / n, 0) for relevant items, n the catalog's size", ("rel",), reads="all",
            tables=("interactions",)),
+    Metric("APLT", "aplt", "average percentage of long tail items (Elliot APLT): share of the top k outside the "
+           "short head of the training interactions (the most popular items covering head_share of them)",
+           ("head_share",), reads="all", tables=("interactions",)),
+    Metric("ACLT", "aclt", "average coverage of long tail items (Elliot ACLT): long-tail items in the top k (APLT's "
+           "long tail)", ("head_share",), reads="all", tables=("interactions",)),
     Metric("CatalogCoverage", "catalog_coverage", "catalog-wide: distinct items recommended in the top k (RecTools "
            "CatalogCoverage; normalize=true: / the catalog's size)", ("normalize",), reads="all", tables=("catalog",),
            scope="catalog", per_query_line=False),
@@ -353,6 +360,8 @@ RECSYS_NAMES = {
     "fall_out": ("Fallout", {}), "gauc": ("AUC", {}), "miuf": ("MeanInvUserFreq", {}),
     "mean_inv_user_freq": ("MeanInvUserFreq", {}), "arp": ("AvgRecPopularity", {}),
     "avg_rec_popularity": ("AvgRecPopularity", {}), "catalog_coverage": ("CatalogCoverage", {}),
+    # Elliot's ItemCoverage@k: the distinct items recommended in the top k, CatalogCoverage unnormalized
+    "itemcoverage": ("CatalogCoverage", {"normalize": "false"}), "item_coverage": ("CatalogCoverage", {"normalize": "false"}),
     "gini_index": ("Gini", {}), "giniindex": ("Gini", {}), "shannon_entropy": ("Entropy", {}),
     "distributional_coverage": ("Entropy", {}),
 }

@@ -191,14 +191,19 @@ CREATE OR REPLACE MACRO rm_valid_inputs(run, judgments, grades, query_column, it
 -- read the stream with item statistics beside each row: from a table of interactions (user_id, item_id; one
 -- row per interaction, the training log), per item the users who interacted with it (item_users), its
 -- interactions (item_count) and its popularity rank (pop_rank: 1 for the most interactions, equal counts
--- sharing a rank, as RecTools' Serendipity ranks them); NULL for an item without interactions. (The item's id
+-- sharing a rank, as RecTools' Serendipity ranks them), the users of the items more popular than it (users_before:
+-- items ordered by item_users descending, then by id; APLT and ACLT's head) and the users summed over all items
+-- (pair_count, the distinct (user, item) pairs); NULL for an item without interactions. (The item's id
 -- is stats_item_id: a second item_id in the join would make ClickHouse rename the stream's s.* columns.)
 CREATE OR REPLACE MACRO rm_item_stats(interactions) AS TABLE
 SELECT
     c.stats_item_id,
     c.item_users,
     c.item_count,
-    DENSE_RANK() OVER (ORDER BY c.item_count DESC) AS pop_rank
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC) AS pop_rank,
+    SUM(c.item_users) OVER (ORDER BY c.item_users DESC, rm_bytewise(c.stats_item_id) ASC NULLS LAST
+                            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - c.item_users AS users_before,
+    SUM(c.item_users) OVER () AS pair_count
 FROM (
     SELECT CAST(i.item_id AS VARCHAR) AS stats_item_id, COUNT(DISTINCT CAST(i.user_id AS VARCHAR)) AS item_users,
         COUNT(*) AS item_count
@@ -218,7 +223,7 @@ FROM query_table(interactions) AS i;
 
 CREATE OR REPLACE MACRO rm_item_stream(run, judgments, interactions, catalog, ties, judged_only, grades, query_column,
         item_column, score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS TABLE
-SELECT s.*, st.item_users, st.item_count, st.pop_rank, t.train_users, t.train_count, t.catalog_size
+SELECT s.*, st.item_users, st.item_count, st.pop_rank, st.users_before, st.pair_count, t.train_users, t.train_count, t.catalog_size
 FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column, rank_column,
         relevance_column, "by", run_lists, judgment_lists) AS s
 LEFT JOIN rm_item_stats(interactions) AS st ON rm_bytewise(st.stats_item_id) = rm_bytewise(s.item_id)

@@ -378,7 +378,8 @@ def test_internal_names_are_no_keyword_of_any_dialect():
 
 RECSYS = os.path.join(os.path.dirname(TREC), "recsys")
 SIDE_METRICS = ["MeanInvUserFreq@10", "AvgRecPopularity@10", "AvgRecPopularity(normalize=true)@5", "Serendipity@10",
-                "PartialAUC@5", "P@10", "CatalogCoverage(normalize=true)@10", "Gini@10", "Entropy@5"]
+                "PartialAUC@5", "P@10", "CatalogCoverage(normalize=true)@10", "Gini@10", "Entropy@5",
+                "APLT@10", "ACLT(head_share=0.5)@5"]
 
 
 @functools.lru_cache(maxsize=None)
