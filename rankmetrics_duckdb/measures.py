@@ -205,6 +205,7 @@ PARAMS = {
                   "the list fills (true)", ("false", "true")),
     "normalize": Param("normalize", "choice", "AvgRecPopularity: training interactions as counts (false) or as a "
                        "share of all training interactions (true)", ("false", "true")),
+    "distance": Param("distance", "choice", "IntraListDiversity's distance", conventions.PARAMETERS["distance"][0]),
     "head_share": Param("head_share", "fraction", "APLT, ACLT: the share of the training (user, item) pairs the "
                         "short head of the most popular items covers (Elliot's pop_ratio)"),
     "scale": Param("scale", "choice", "RBP gain of a grade: grade / the query's top judged grade (max: trec_eval, "
@@ -263,6 +264,9 @@ METRICS = {m.name: m for m in (
            ("head_share",), reads="all", tables=("interactions",)),
     Metric("ACLT", "aclt", "average coverage of long tail items (Elliot ACLT): long-tail items in the top k (APLT's "
            "long tail)", ("head_share",), reads="all", tables=("interactions",)),
+    Metric("IntraListDiversity", "intra_list_diversity", "RecTools IntraListDiversity: mean distance between the "
+           "pairs of the top k items' vectors (the catalog's embedding column; distance cosine or hamming)",
+           ("distance",), reads="all", tables=("vectors",)),
     Metric("CatalogCoverage", "catalog_coverage", "catalog-wide: distinct items recommended in the top k (RecTools "
            "CatalogCoverage; normalize=true: / the catalog's size)", ("normalize",), reads="all", tables=("catalog",),
            scope="catalog", per_query_line=False),
@@ -363,7 +367,8 @@ RECSYS_NAMES = {
     # Elliot's ItemCoverage@k: the distinct items recommended in the top k, CatalogCoverage unnormalized
     "itemcoverage": ("CatalogCoverage", {"normalize": "false"}), "item_coverage": ("CatalogCoverage", {"normalize": "false"}),
     "gini_index": ("Gini", {}), "giniindex": ("Gini", {}), "shannon_entropy": ("Entropy", {}),
-    "distributional_coverage": ("Entropy", {}),
+    "distributional_coverage": ("Entropy", {}), "ild": ("IntraListDiversity", {}),
+    "intra_list_diversity": ("IntraListDiversity", {}),
 }
 
 # trec_eval's interpolated precision levels (m_iprec_at_recall.c), printed as iprec_at_recall_0.10
@@ -996,12 +1001,17 @@ def side_inputs(measures, interactions, items) -> dict:
     if "interactions" in tables and interactions is None:
         raise UsageError(f"{names('interactions')}: computed from the training interactions (a table of user_id, "
                          f"item_id); give them (--interactions FILE; in Python interactions=)")
+    if "vectors" in tables and items is None:
+        raise UsageError(f"{names('vectors')}: computed from the items' vectors; give the catalog with an embedding "
+                         f"column, a list of numbers per item (--items FILE; in Python items=)")
     if "catalog" in tables and interactions is None and items is None:
         raise UsageError(f"{names('catalog')}: computed over the catalog; give it (--items FILE, a table with an "
                          f"item_id column, or --interactions FILE for the items of the training interactions)")
     out = {}
     if "interactions" in tables:
         out["interactions"] = interactions
+    if "vectors" in tables:
+        out["vectors"] = items
     if tables and items is not None:
         out["catalog"] = items
     elif "catalog" in tables and "interactions" not in tables:

@@ -241,3 +241,41 @@ SELECT s.*, t.catalog_size
 FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column, rank_column,
         relevance_column, "by", run_lists, judgment_lists) AS s
 CROSS JOIN rm_catalog_totals(catalog) AS t;
+
+-- IntraListDiversity reads the stream with, on each retrieved row whose item has a vector in the catalog
+-- (vectors: a table of item_id and embedding, a list of numbers per item, all of one length), the vector's length
+-- (dims), the sum of its cosine similarities to the items with a vector ranked above it (sim_above) and the
+-- positions at which it equals them, summed over them (same_above): the sums over the pairs of a query's top k
+-- are the sums of these over its top k rows. NULL on the rows of items without a vector; read on 'R' rows only.
+-- rm_item_vectors: one row per item and position (vec_dim) of its vector, the value vec_value.
+CREATE OR REPLACE MACRO rm_item_vectors(vectors) AS TABLE
+SELECT CAST(v.item_id AS VARCHAR) AS vec_item_id, GENERATE_SUBSCRIPTS(v.embedding, 1) AS vec_dim,
+    CAST(UNNEST(v.embedding) AS DOUBLE) AS vec_value
+FROM query_table(vectors) AS v;
+
+CREATE OR REPLACE MACRO rm_vector_stream(run, judgments, vectors, ties, judged_only, grades, query_column, item_column,
+        score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS TABLE
+SELECT s.*, a.dims, a.sim_above, a.same_above
+FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column, rank_column,
+        relevance_column, "by", run_lists, judgment_lists) AS s
+LEFT JOIN (
+    SELECT e.query_id, e.pos, COUNT(*) AS dims, SUM(e.unit * e.unit_above) AS sim_above,
+        SUM(e.same_above) AS same_above
+    FROM (
+        SELECT r.query_id, r.pos, u.unit,
+            SUM(u.unit) OVER (PARTITION BY r.query_id, u.vec_dim ORDER BY r.pos
+                              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - u.unit AS unit_above,
+            COUNT(*) OVER (PARTITION BY r.query_id, u.vec_dim, u.vec_value ORDER BY r.pos
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - 1 AS same_above
+        FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+                rank_column, relevance_column, "by", run_lists, judgment_lists) AS r
+        JOIN (
+            SELECT iv.vec_item_id, iv.vec_dim, iv.vec_value,
+                iv.vec_value / NULLIF(SQRT(SUM(iv.vec_value * iv.vec_value) OVER (PARTITION BY iv.vec_item_id)), 0)
+                    AS unit
+            FROM rm_item_vectors(vectors) AS iv
+        ) AS u ON rm_bytewise(u.vec_item_id) = rm_bytewise(r.item_id)
+        WHERE r.kind = 'R'
+    ) AS e
+    GROUP BY e.query_id, e.pos
+) AS a ON a.query_id = s.query_id AND a.pos = s.pos;

@@ -425,3 +425,41 @@ def test_engine_side_tables_equal_eval(engine):
                                      items=items).items():
         want[measure][None] = mean
     check_rows(engine.engine.rows(sql), want, f"{engine.engine.dialect}/recsys")
+
+
+def test_engine_intra_list_diversity_equals_eval(engine):
+    # the catalog's embedding lists unnested by the engine (refused with one message where it has no lists);
+    # values equal to evaluate(), whose numbers equal RecTools' (test_parity_rectools.py)
+    import pyarrow.parquet as pq
+    run, judgments, _, _ = recsys_tables()
+    items = pq.read_table(os.path.join(RECSYS, "items.parquet")).select(["item_id", "embedding"])
+    names_ = ["IntraListDiversity@10", "IntraListDiversity(distance=hamming)@3", "P@5"]
+    d = dialects.get(engine.engine.dialect)
+    if d.lists is None or "IntraListDiversity" in d.lacks:
+        with pytest.raises(rm.UsageError, match=f"{d.name} has no list|{d.name} dialect cannot compute"):
+            rm.to_sql(names_, dialect=d.name, run="r", judgments="j", items="i", convention="rectools",
+                      run_columns="score,rank")
+        return
+    if d.name in ("snowflake", "databricks"):
+        # sqlglot cannot read their positional unnesting back into DuckDB: the rendered form is checked here (the
+        # same SQL as Spark's runs on Spark in this test)
+        sql = rm.to_sql(names_, dialect=d.name, run="r", judgments="j", items="i", convention="rectools",
+                        run_columns="score,rank", pretty=False)
+        assert {"snowflake": "FLATTEN(INPUT => v.embedding)) AS rm_list(seq, key, path, rm_pos, rm_item, this)",
+                "databricks": "POSEXPLODE(v.embedding) rm_list AS rm_pos, rm_item"}[d.name] in sql
+        return
+    names = {}
+    for name, table in (("run", run), ("judgments", judgments), ("items", items)):
+        key = ("recsys", name + "_vectors")
+        if key not in engine.tables:
+            engine.tables[key] = engine.engine.load(f"recsys_v{name}", table)
+        names[name] = engine.tables[key]
+    sql = rm.to_sql(names_, dialect=d.name, run=names["run"], judgments=names["judgments"], per_query=True,
+                    convention="rectools", run_columns="score,rank", items=names["items"])
+    want = {}
+    for measure, values in rm.evaluate(judgments, run, names_, convention="rectools", per_query=True,
+                                       items=items).items():
+        want[measure] = {q: (math.nan if v is None else v) for q, v in values.items()}
+    for measure, mean in rm.evaluate(judgments, run, names_, convention="rectools", items=items).items():
+        want[measure][None] = mean
+    check_rows(engine.engine.rows(sql), want, f"{d.name}/recsys vectors")
