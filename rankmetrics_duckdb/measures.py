@@ -205,6 +205,8 @@ PARAMS = {
                   "the list fills (true)", ("false", "true")),
     "normalize": Param("normalize", "choice", "AvgRecPopularity: training interactions as counts (false) or as a "
                        "share of all training interactions (true)", ("false", "true")),
+    "weighted": Param("weighted", "choice", "GAUC: each query's AUC weighted by its impressions (true) or not",
+                      ("false", "true")),
     "distance": Param("distance", "choice", "IntraListDiversity's distance", conventions.PARAMETERS["distance"][0]),
     "head_share": Param("head_share", "fraction", "APLT, ACLT: the share of the training (user, item) pairs the "
                         "short head of the most popular items covers (Elliot's pop_ratio)"),
@@ -274,6 +276,12 @@ METRICS = {m.name: m for m in (
            "(RecBole GiniIndex)", (), reads="all", tables=("catalog",), scope="catalog", per_query_line=False),
     Metric("Entropy", "entropy", "catalog-wide: Shannon entropy (bits) of how often each item is recommended in the "
            "top k (Recommenders distributional_coverage)", (), reads="all", tables=("catalog",), scope="catalog",
+           per_query_line=False),
+    Metric("GAUC", "gauc", "run-wide: group AUC, each query's AUC over its impressions (judged items the run scores; "
+           "scikit-learn's roc_auc_score) averaged weighted by its impressions (weighted=false: plainly)",
+           ("rel", "weighted"), cutoff="none", reads="all", scope="catalog", per_query_line=False),
+    Metric("Personalization", "personalization", "run-wide: 1 - the mean cosine similarity between every two "
+           "queries' top k lists (recmetrics personalization)", (), reads="all", scope="catalog",
            per_query_line=False),
     Metric("CoveredUsers", "covered_users", "1 when a judged query has a recommendation in the top k (RecTools "
            "CoveredUsers)", (), reads="judged_if_cut"),
@@ -361,7 +369,7 @@ RANX_NAMES = {
 RECSYS_NAMES = {
     "hitrate": ("Success", {}), "hit_rate": ("Success", {}), "partial_auc": ("PartialAUC", {}),
     "pauc": ("PartialAUC", {}), "sufficient_reco": ("SufficientReco", {}), "covered_users": ("CoveredUsers", {}),
-    "fall_out": ("Fallout", {}), "gauc": ("AUC", {}), "miuf": ("MeanInvUserFreq", {}),
+    "fall_out": ("Fallout", {}), "miuf": ("MeanInvUserFreq", {}),
     "mean_inv_user_freq": ("MeanInvUserFreq", {}), "arp": ("AvgRecPopularity", {}),
     "avg_rec_popularity": ("AvgRecPopularity", {}), "catalog_coverage": ("CatalogCoverage", {}),
     # Elliot's ItemCoverage@k: the distinct items recommended in the top k, CatalogCoverage unnormalized

@@ -420,9 +420,9 @@ class Plan:
 
 
 def catalog_part(measure: Measure, conv: dict) -> exp.Select:
-    """A catalog-wide measure's row (measure, query_id NULL, value): its macro (sql/catalog.sql) with the
-    parameters bound, reading the stream with the catalog's size (the STREAM CTE, never pruned) in place of its
-    rm_catalog_stream(...) subquery, without its argument checks."""
+    """A catalog-wide measure's row (measure, query_id NULL, value): its macro (sql/catalog.sql, auc.sql's gauc)
+    with the parameters bound, reading the stream (the STREAM CTE, never pruned: with the catalog's size when the
+    catalog is given) in place of its rm_catalog_stream(...) or rm_stream(...), without its argument checks."""
     macro = sqlsource.macros()[measure.metric.macro]
     bindings = {p.lower(): d for p, d in macro.defaults.items()}
     for key, val in {**conv, **measure.values(conv)}.items():
@@ -430,8 +430,9 @@ def catalog_part(measure: Measure, conv: dict) -> exp.Select:
             bindings[key] = _bind_value(val)
 
     def stream_table(node):
-        if isinstance(node, exp.Subquery) and node.alias_or_name == "f":
-            return exp.Table(this=exp.to_identifier(STREAM), alias=exp.TableAlias(this=exp.to_identifier("f")))
+        if (isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous)
+                and node.this.name.lower() in ("rm_catalog_stream", "rm_stream")):
+            return exp.Table(this=exp.to_identifier(STREAM), alias=node.args.get("alias"))
         return node
     body = _prepare(sqlsource.unchecked(macro.body).transform(stream_table), bindings)
     return exp.select(exp.alias_(exp.Literal.string(measure.requested), "measure"),
@@ -584,7 +585,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     if whole and by:
         raise UsageError(f"{', '.join(m.requested for m in whole)}: catalog-wide metrics take no groups (by) yet")
     all_measures, measures = measures, [m for m in measures if m.metric.scope != "catalog"]
-    split_kinds = split_kinds and not tables
+    split_kinds = split_kinds and not tables and not whole  # catalog_part reads the one stream
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
     feature_exprs: list[tuple[str, exp.Expression]] = []
     values: list[exp.Expression] = []

@@ -87,3 +87,96 @@ def test_item_coverage_equals_elliot(model):
         means, _ = ours(reco, read_qrels(os.path.join(RECSYS, "test.qrels")), [f"ItemCoverage@{k}"],
                         catalog=read_catalog())
         assert means[f"ItemCoverage@{k}"] == want
+
+
+def impressions_data(seed):
+    """Users with judged impressions (labels 0/1) scored by the run, with tied scores, unjudged scored items (not
+    impressions), users with one class only (no AUC) and one judged item the run does not score."""
+    import random
+    rng = random.Random(seed)
+    run, judgments = [], []
+    for u in range(40):
+        n = rng.randint(1, 12)
+        for i in range(n):
+            item = f"i{i}"
+            run.append((f"u{u}", item, float(rng.randint(0, 5))))  # few values: ties
+            if rng.random() < 0.8:
+                judgments.append((f"u{u}", item, int(rng.random() < (0.5 if u % 7 else 1.0))))
+        judgments.append((f"u{u}", "never_scored", 1))
+    return run, judgments
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_gauc_equals_scikit_learn_per_user(seed):
+    # GAUC (Zhou et al. 2018, DIN, section 6.2): sum_u w_u AUC_u / sum_u w_u over the users whose impressions hold
+    # both classes, w_u the user's impressions (or 1); AUC_u is scikit-learn's roc_auc_score over them
+    import pyarrow as pa
+    from sklearn.metrics import roc_auc_score
+    from rankmetrics_duckdb import evaluate
+    run, judgments = impressions_data(seed)
+    scores = {(u, i): s for u, i, s in run}
+    per_user = {}
+    for u, i, label in judgments:
+        if (u, i) in scores:
+            per_user.setdefault(u, ([], []))
+            per_user[u][0].append(label), per_user[u][1].append(scores[(u, i)])
+    aucs = {u: (roc_auc_score(y, s), len(y)) for u, (y, s) in per_user.items() if len(set(y)) == 2}
+    assert 10 < len(aucs) < len(per_user)
+    weighted = sum(a * w for a, w in aucs.values()) / sum(w for _, w in aucs.values())
+    plain = sum(a for a, _ in aucs.values()) / len(aucs)
+    got = evaluate(pa.table({"query_id": [j[0] for j in judgments], "item_id": [j[1] for j in judgments],
+                             "relevance": [j[2] for j in judgments]}),
+                   pa.table({"query_id": [r[0] for r in run], "item_id": [r[1] for r in run],
+                             "score": [r[2] for r in run]}), ["GAUC", "GAUC(weighted=false)"])
+    assert got["GAUC"] == pytest.approx(weighted, abs=1e-12)
+    assert got["GAUC(weighted=false)"] == pytest.approx(plain, abs=1e-12)
+
+
+def personalization_recmetrics(predicted):
+    """recmetrics' personalization (recmetrics/metrics.py, personalization), transcribed:
+        rec_matrix: one row per user, one column per item, 1 where the user's list holds the item
+        similarity = cosine_similarity(X=rec_matrix_sparse, dense_output=False)
+        dim = similarity.shape[0]
+        personalization = (similarity.sum() - dim) / (dim * (dim - 1))
+        return 1 - personalization"""
+    import numpy as np
+    from sklearn.metrics.pairwise import cosine_similarity
+    items = sorted({i for lst in predicted for i in lst})
+    matrix = np.array([[1.0 if i in set(lst) else 0.0 for i in items] for lst in predicted])
+    similarity = cosine_similarity(matrix)
+    dim = similarity.shape[0]
+    return 1 - (similarity.sum() - dim) / (dim * (dim - 1))
+
+
+@pytest.mark.parametrize("model", ["popularity", "itemknn", "random"])
+def test_personalization_equals_recmetrics(model):
+    reco = read_run(os.path.join(RECSYS, f"{model}.run"))
+    test = read_qrels(os.path.join(RECSYS, "test.qrels"))
+    for k in (3, 10):
+        lists = {}
+        for u, i, rank, _ in reco:
+            if rank <= k:
+                lists.setdefault(u, []).append(i)
+        means, per_query = ours(reco, test, [f"Personalization@{k}"])
+        assert means[f"Personalization@{k}"] == pytest.approx(personalization_recmetrics(list(lists.values())),
+                                                              abs=1e-12)
+        assert per_query[f"Personalization@{k}"] == {}
+
+
+def test_hand_computed_gauc_and_personalization():
+    # GAUC: q's impressions a (relevant, score 4), b (not, 3), c (relevant, 3): a beats b, c ties b (1/2): AUC
+    # 1.5/2 = 0.75 over 3 impressions; p's a (not, 3), c (relevant, 1): 0 over 2; d is scored but not judged (no
+    # impression). Weighted (3 x 0.75 + 2 x 0)/5 = 0.45; plain (0.75 + 0)/2 = 0.375.
+    # Personalization@2: q's top 2 is a, then c before b (tied scores, item id descending): {a, c}; p's {a, b}:
+    # cosine 1/sqrt(2 x 2) = 1/2, personalization 1 - 1/2.
+    reco = [("q", "a", 1, 4.0), ("q", "c", 2, 3.0), ("q", "b", 3, 3.0), ("q", "d", 4, 1.0),
+            ("p", "a", 1, 3.0), ("p", "b", 2, 2.0), ("p", "c", 3, 1.0)]
+    import pyarrow as pa
+    from rankmetrics_duckdb import evaluate
+    run = pa.table({"query_id": [r[0] for r in reco], "item_id": [r[1] for r in reco],
+                    "score": [r[3] for r in reco]})
+    judged = [("q", "a", 1), ("q", "b", 0), ("q", "c", 1), ("p", "a", 0), ("p", "c", 1)]
+    qrels = pa.table({"query_id": [j[0] for j in judged], "item_id": [j[1] for j in judged],
+                      "relevance": [j[2] for j in judged]})
+    got = evaluate(qrels, run, ["GAUC", "GAUC(weighted=false)", "Personalization@2"])
+    assert got == pytest.approx({"GAUC": 0.45, "GAUC(weighted=false)": 0.375, "Personalization@2": 0.5}, abs=1e-12)
