@@ -108,15 +108,16 @@ HAVING rm_in_query_set(f.kind, queries);
 -- neg_tied: those scored equal to it.
 CREATE OR REPLACE MACRO rm_impression_auc(grade, neg_upto, neg_tied, lvl) AS
     rm_ratio(SUM(CASE WHEN grade >= lvl THEN neg_upto - 0.5 * neg_tied ELSE 0 END),
-             CAST(SUM(CASE WHEN grade >= lvl THEN 1 ELSE 0 END) AS DOUBLE) * SUM(CASE WHEN grade < lvl THEN 1 ELSE 0 END));
+             CAST(SUM(CASE WHEN grade >= lvl THEN 1 ELSE 0 END) AS DOUBLE)
+                 * SUM(CASE WHEN grade < lvl THEN 1 ELSE 0 END));
 
 CREATE OR REPLACE MACRO gauc(run, judgments, rel := 1, weighted := 'true',
         ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
         query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
         relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
-    rm_ratio(SUM(CASE WHEN weighted = 'true' THEN q.impressions ELSE 1 END * q.auc),
-             SUM(CASE WHEN q.auc IS NULL THEN 0 WHEN weighted = 'true' THEN q.impressions ELSE 1 END)) AS value
+    rm_ratio(SUM(CASE WHEN weighted = 'true' THEN i.impressions ELSE 1 END * i.auc),
+             SUM(CASE WHEN i.auc IS NULL THEN 0 WHEN weighted = 'true' THEN i.impressions ELSE 1 END)) AS value
 FROM (
     SELECT f.query_id, COUNT(*) AS impressions, rm_impression_auc(f.grade, f.neg_upto, f.neg_tied, rel) AS auc
     FROM (
@@ -131,7 +132,7 @@ FROM (
         WHERE s.kind = 'R' AND s.grade IS NOT NULL
     ) AS f
     GROUP BY f.query_id
-) AS q
+) AS i
 CROSS JOIN (SELECT rm_valid_rel('gauc', rel)
         AND rm_valid(weighted IN ('false', 'true'), 'gauc', 'weighted', '''false'' or ''true''', weighted)
         AND rm_valid(len("by") = 0, 'gauc', 'by', 'empty (metrics of the whole run take no groups yet)', "by")
