@@ -207,6 +207,8 @@ PARAMS = {
                        "share of all training interactions (true)", ("false", "true")),
     "weighted": Param("weighted", "choice", "GAUC: each query's AUC weighted by its impressions (true) or not",
                       ("false", "true")),
+    "share": Param("share", "choice", "APLT: the long-tail items' share of the top k (true) or their count (false: "
+                   "ACLT)", ("false", "true")),
     "distance": Param("distance", "choice", "IntraListDiversity's distance", conventions.PARAMETERS["distance"][0]),
     "head_share": Param("head_share", "fraction", "APLT, ACLT: the share of the training (user, item) pairs the "
                         "short head of the most popular items covers (Elliot's pop_ratio)"),
@@ -261,11 +263,9 @@ METRICS = {m.name: m for m in (
     Metric("Serendipity", "serendipity", "RecTools Serendipity: mean over the top k of max((n + 1 - rank) / n - "
            "(n + 1 - popularity rank) / n, 0) for relevant items, n the catalog's size", ("rel",), reads="all",
            tables=("interactions",)),
-    Metric("APLT", "aplt", "average percentage of long tail items (Elliot APLT): share of the top k outside the "
-           "short head of the training interactions (the most popular items covering head_share of them)",
-           ("head_share",), reads="all", tables=("interactions",)),
-    Metric("ACLT", "aclt", "average coverage of long tail items (Elliot ACLT): long-tail items in the top k (APLT's "
-           "long tail)", ("head_share",), reads="all", tables=("interactions",)),
+    Metric("APLT", "long_tail", "average percentage of long tail items (Elliot APLT): share of the top k outside "
+           "the short head of the training interactions (the most popular items covering head_share of them); "
+           "share=false: their count (Elliot ACLT)", ("head_share", "share"), reads="all", tables=("interactions",)),
     Metric("IntraListDiversity", "intra_list_diversity", "RecTools IntraListDiversity: mean distance between the "
            "pairs of the top k items' vectors (the catalog's embedding column; distance cosine or hamming)",
            ("distance",), reads="all", tables=("vectors",)),
@@ -376,6 +376,7 @@ RECSYS_NAMES = {
     "itemcoverage": ("CatalogCoverage", {"normalize": "false"}), "item_coverage": ("CatalogCoverage", {"normalize": "false"}),
     "gini_index": ("Gini", {}), "giniindex": ("Gini", {}), "shannon_entropy": ("Entropy", {}),
     "distributional_coverage": ("Entropy", {}), "ild": ("IntraListDiversity", {}),
+    "aclt": ("APLT", {"share": "false"}),
     "intra_list_diversity": ("IntraListDiversity", {}),
 }
 

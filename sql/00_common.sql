@@ -121,10 +121,6 @@ CREATE OR REPLACE MACRO rm_valid(ok, macro, param, rule, value) AS
 
 CREATE OR REPLACE MACRO rm_valid_number(x) AS isfinite(TRY_CAST(x AS DOUBLE));
 
--- head_share (APLT, ACLT): the share of the training (user, item) pairs the short head covers, from 0 to 1
-CREATE OR REPLACE MACRO rm_valid_head_share(macro, head_share) AS
-    rm_valid(rm_valid_number(head_share) AND TRY_CAST(head_share AS DOUBLE) BETWEEN 0 AND 1, macro, 'head_share',
-             'a share from 0 to 1', head_share);
 
 CREATE OR REPLACE MACRO rm_valid_k(macro, k) AS
     rm_valid(k IS NULL OR (rm_valid_number(k) AND TRY_CAST(k AS DOUBLE) >= 1

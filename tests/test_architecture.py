@@ -426,7 +426,7 @@ def test_each_metrics_defaults_are_its_macros_signature():
                     ("NERR11", "min_rel"): 0, ("NERR11", "max_rel"): None, ("INSQ", "t"): 1.0,
                     ("INSQ", "min_rel"): 0, ("INSQ", "max_rel"): None, ("SufficientReco", "deep"): "false",
                     ("AvgRecPopularity", "normalize"): "false", ("CatalogCoverage", "normalize"): "false",
-                    ("APLT", "head_share"): 0.8, ("ACLT", "head_share"): 0.8,
+                    ("APLT", "head_share"): 0.8, ("APLT", "share"): "true",
                     ("GAUC", "weighted"): "true"}
     # measures.py writes no default again (a `defaults=` keyword, or a dict literal of p / max_grade)
     source = open(os.path.join(PACKAGE, "measures.py"), encoding="utf-8").read()
