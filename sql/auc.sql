@@ -123,10 +123,10 @@ FROM (
     FROM (
         SELECT s.*,
             SUM(CASE WHEN s.grade < rel THEN 1 ELSE 0 END) OVER (
-                PARTITION BY s.query_id ORDER BY COALESCE(s.score, CAST(-s.pos AS DOUBLE))
+                PARTITION BY s.query_id ORDER BY COALESCE(s.score, -CAST(s.pos AS DOUBLE))
                 RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS neg_upto,
             SUM(CASE WHEN s.grade < rel THEN 1 ELSE 0 END) OVER (
-                PARTITION BY s.query_id, COALESCE(s.score, CAST(-s.pos AS DOUBLE))) AS neg_tied
+                PARTITION BY s.query_id, COALESCE(s.score, -CAST(s.pos AS DOUBLE))) AS neg_tied
         FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
             rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
         WHERE s.kind = 'R' AND s.grade IS NOT NULL
