@@ -104,8 +104,9 @@ HAVING rm_in_query_set(f.kind, queries);
 -- items were not shown), as scikit-learn's roc_auc_score on them (a tied positive and negative count 1/2; scores
 -- as given, or minus the rank for a run without scores), then one value for the whole run: the mean weighted by
 -- each query's impressions (weighted := 'true') or the plain mean ('false'). A query with only positives or only
--- negatives has no AUC and is left out (of the weights too). neg_upto: the negatives scored at or below the row;
--- neg_tied: those scored equal to it.
+-- negatives has no AUC and is left out (of the weights too). neg_upto: the negatives scored at or below the row
+-- (the default frame of an ordered window, RANGE ... CURRENT ROW, holds the rows tied with it); neg_tied: those
+-- scored equal to it.
 CREATE OR REPLACE MACRO rm_impression_auc(grade, neg_upto, neg_tied, lvl) AS
     rm_ratio(SUM(CASE WHEN grade >= lvl THEN neg_upto - 0.5 * neg_tied ELSE 0 END),
              CAST(SUM(CASE WHEN grade >= lvl THEN 1 ELSE 0 END) AS DOUBLE)
@@ -123,8 +124,7 @@ FROM (
     FROM (
         SELECT s.*,
             SUM(CASE WHEN s.grade < rel THEN 1 ELSE 0 END) OVER (
-                PARTITION BY s.query_id ORDER BY COALESCE(s.score, -CAST(s.pos AS DOUBLE))
-                RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS neg_upto,
+                PARTITION BY s.query_id ORDER BY COALESCE(s.score, -CAST(s.pos AS DOUBLE)) NULLS LAST) AS neg_upto,
             SUM(CASE WHEN s.grade < rel THEN 1 ELSE 0 END) OVER (
                 PARTITION BY s.query_id, COALESCE(s.score, -CAST(s.pos AS DOUBLE))) AS neg_tied
         FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,

@@ -108,8 +108,8 @@ FROM (
     SELECT f.item_id, SUM(f.inv_sqrt) AS w, SUM(f.inv_sqrt * f.inv_sqrt) AS w2,
         SUM(CASE WHEN f.pos = 1 THEN 1 ELSE 0 END) AS firsts
     FROM (
-        SELECT s.*, 1 / SQRT(CAST(SUM(CASE WHEN rm_within(s.pos, k) THEN 1 ELSE 0 END)
-                                  OVER (PARTITION BY s.query_id) AS DOUBLE)) AS inv_sqrt
+        SELECT s.*, rm_ratio(1, SQRT(CAST(SUM(CASE WHEN rm_within(s.pos, k) THEN 1 ELSE 0 END)
+                                          OVER (PARTITION BY s.query_id) AS DOUBLE))) AS inv_sqrt
         FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
             rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
         WHERE s.kind = 'R'
