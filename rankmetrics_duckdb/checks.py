@@ -80,13 +80,22 @@ def is_number_type(t: str, floats: bool = False) -> bool:
 
 
 # The side tables some metrics read (the training interactions; the catalog): their columns, and their checks.
-SIDE_COLUMNS = {"interactions": ("user_id", "item_id"), "catalog": ("item_id",)}
+SIDE_COLUMNS = {"interactions": ("user_id", "item_id"), "catalog": ("item_id",), "vectors": ("item_id", "embedding")}
+SIDE_LISTS = ("embedding",)  # a list of numbers per row (read as DOUBLE[]), not an id
 
 
 def side_check_sql(name: str) -> list[CheckSQL]:
-    """The checks of a side table (SIDE_COLUMNS[name]), over rows t: not empty, no missing or empty id."""
+    """The checks of a side table (SIDE_COLUMNS[name]), over rows t: not empty, no missing or empty id; a list
+    (SIDE_LISTS) present, of finite numbers, of one length in every row, and one row per item."""
     out = [CheckSQL("empty", None, "CASE WHEN count(*) = 0 THEN 1 ELSE 0 END")]
     for col in SIDE_COLUMNS[name]:
+        if col in SIDE_LISTS:
+            out.append(CheckSQL("missing list", col, f"sum(CASE WHEN t.{col} IS NULL OR len(t.{col}) = 0 OR "
+                                                     f"NOT list_bool_and(list_transform(t.{col}, lambda x: isfinite(x))) "
+                                                     f"THEN 1 ELSE 0 END)"))
+            out.append(CheckSQL("list lengths", col, f"count(DISTINCT len(t.{col})) - 1"))
+            out.append(CheckSQL("duplicate item", "item_id", "count(*) - count(DISTINCT t.item_id)"))
+            continue
         out.append(CheckSQL("missing id", col, f"sum(CASE WHEN t.{col} IS NULL OR trim(CAST(t.{col} AS VARCHAR)) = '' "
                                                f"THEN 1 ELSE 0 END)"))
     return out

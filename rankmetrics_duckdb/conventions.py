@@ -35,6 +35,10 @@ PARAMETERS = {
     "judged_count": (("unj", "any"),
                      "how Judged@k counts: 1 - trec_eval 10's unj_k (a grade >= 0 is judged; over k) or ir_measures' "
                      "(any judgment, a negative grade too; over the items ranked within k)"),
+    "distance": (("cosine", "hamming"),
+                 "IntraListDiversity's distance between two items' vectors (the catalog's embedding column): 1 - "
+                 "their cosine similarity (Recommenders), or the positions at which they differ (RecTools' Hamming "
+                 "over item features)"),
     "iprec_rounding": (("nearest", "v9"),
                        "how iprec_at_recall turns a recall level into a count of relevant items: rounded to the "
                        "nearest (trec_eval 10's lround) or trec_eval 9's level x |G| + 0.9 truncated (pytrec_eval)"),
@@ -42,7 +46,7 @@ PARAMETERS = {
 
 BASE = dict(ties="item_desc", gain="linear", ideal="judgments", denominator="judged", empty="zero",
             queries="both", rel=1, judged_only=False, log_base=2, level_for_gain=False, grades="as_given",
-            scores="double", iprec_rounding="nearest", num_docs=0, judged_count="unj")
+            scores="double", iprec_rounding="nearest", num_docs=0, judged_count="unj", distance="cosine")
 
 PRESETS = {
     # trec_eval 10: score then item id descending, linear gain, ideal from all judgments, AP over
@@ -72,8 +76,9 @@ PRESETS = {
     # RecTools (rectools.metrics): the recommendations' own rank column, binary relevance (every test interaction
     # is a positive), each metric over its own users: the accuracy metrics over the test users (a user without
     # recommendations 0), the recommendation-only ones (SufficientReco, ...) over the users recommended to (NULL,
-    # and left out, elsewhere).
-    "rectools": dict(BASE, ties="input", gain="binary", level_for_gain=True, queries="all", empty="nan"),
+    # and left out, elsewhere); IntraListDiversity with its Hamming distance over item features.
+    "rectools": dict(BASE, ties="input", gain="binary", level_for_gain=True, queries="all", empty="nan",
+                     distance="hamming"),
 }
 
 

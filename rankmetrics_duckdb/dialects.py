@@ -167,6 +167,8 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("trino", "trino", dbt_adapter="trino", fail="fail({msg})"),
     Dialect("presto", "presto", fail="fail({msg})"),
     Dialect("redshift", "redshift", dbt_adapter="redshift",
+            lacks={"IntraListDiversity": "sqlglot writes Redshift's unnesting of a list without the element's "
+                                         "position, which pairs the items' vectors dimension by dimension"},
             note="Redshift has no locale collations: comparisons are byte-wise"),
     Dialect("tsql", "tsql", dbt_adapter="sqlserver", bytewise="Latin1_General_BIN2", nulls_in_windows=False,
             text_type="NVARCHAR(4000)", lists=None, concat_function=True,
@@ -377,8 +379,8 @@ def _lists(tree: exp.Expression, d: Dialect) -> exp.Expression:
     if not joins or d.lists == "unnest":
         return tree
     if d.lists is None:
-        raise UsageError(f"{d.name} has no list (array) type: list columns (run_lists, judgment_lists) cannot be "
-                         f"read there; give the tables one row per item")
+        raise UsageError(f"{d.name} has no list (array) type: list columns (run_lists, judgment_lists, the catalog's "
+                         f"embedding) cannot be read there; give the tables one row per item")
     for join in joins:  # array_join
         unnest = join.this
         alias = unnest.args["alias"]

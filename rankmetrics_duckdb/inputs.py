@@ -292,12 +292,21 @@ class Reader:
             raise InputError(f"{label}: the {name} need the column{'s' if len(missing) > 1 else ''} "
                              f"{', '.join(missing)} (found: {', '.join(found)})")
         table = self._name(name)
-        run_sql(self.con, f"CREATE TEMP TABLE {quoted(table)} AS SELECT "
-                + ", ".join(f"CAST({quoted(lower[c])} AS VARCHAR) AS {c}" for c in wanted) + f" FROM {source}")
+        try:
+            run_sql(self.con, f"CREATE TEMP TABLE {quoted(table)} AS SELECT " + ", ".join(
+                f"CAST({quoted(lower[c])} AS {'DOUBLE[]' if c in checks.SIDE_LISTS else 'VARCHAR'}) AS {c}"
+                for c in wanted) + f" FROM {source}")
+        except duckdb.Error as e:
+            raise InputError(f"{label}: the {name} column {', '.join(c for c in wanted if c in checks.SIDE_LISTS)} "
+                             f"must be a list of numbers per row ({str(e).splitlines()[0]})") from None
         for check in checks.side_check_sql(name):
             bad = run_sql(self.con, f"SELECT {check.count} FROM {quoted(table)} AS t").fetchone()[0]
             if bad:
-                what = "has no rows" if check.column is None else f"{bad} row(s) without a {check.column}"
+                what = {"empty": "has no rows",
+                        "missing list": f"{bad} row(s) without a {check.column} list of finite numbers",
+                        "list lengths": f"{check.column} lists of {bad + 1} different lengths (give one length)",
+                        "duplicate item": f"{bad} repeated {check.column}(s) (one row per item)",
+                        }.get(check.name, f"{bad} row(s) without a {check.column}")
                 raise InputError(f"{label}: the {name} table {what}")
         return exp.to_table(table)
 

@@ -205,6 +205,13 @@ PARAMS = {
                   "the list fills (true)", ("false", "true")),
     "normalize": Param("normalize", "choice", "AvgRecPopularity: training interactions as counts (false) or as a "
                        "share of all training interactions (true)", ("false", "true")),
+    "weighted": Param("weighted", "choice", "GAUC: each query's AUC weighted by its impressions (true) or not",
+                      ("false", "true")),
+    "share": Param("share", "choice", "APLT: the long-tail items' share of the top k (true) or their count (false: "
+                   "ACLT)", ("false", "true")),
+    "distance": Param("distance", "choice", "IntraListDiversity's distance", conventions.PARAMETERS["distance"][0]),
+    "head_share": Param("head_share", "fraction", "APLT, ACLT: the share of the training (user, item) pairs the "
+                        "short head of the most popular items covers (Elliot's pop_ratio)"),
     "scale": Param("scale", "choice", "RBP gain of a grade: grade / the query's top judged grade (max: trec_eval, "
                    "ir_measures) or the grade itself, grades >= rel counting (raw: ranx)", ("max", "raw")),
 }
@@ -256,6 +263,12 @@ METRICS = {m.name: m for m in (
     Metric("Serendipity", "serendipity", "RecTools Serendipity: mean over the top k of max((n + 1 - rank) / n - "
            "(n + 1 - popularity rank) / n, 0) for relevant items, n the catalog's size", ("rel",), reads="all",
            tables=("interactions",)),
+    Metric("APLT", "long_tail", "average percentage of long tail items (Elliot APLT): share of the top k outside "
+           "the short head of the training interactions (the most popular items covering head_share of them); "
+           "share=false: their count (Elliot ACLT)", ("head_share", "share"), reads="all", tables=("interactions",)),
+    Metric("IntraListDiversity", "intra_list_diversity", "RecTools IntraListDiversity: mean distance between the "
+           "pairs of the top k items' vectors (the catalog's embedding column; distance cosine or hamming)",
+           ("distance",), reads="all", tables=("vectors",)),
     Metric("CatalogCoverage", "catalog_coverage", "catalog-wide: distinct items recommended in the top k (RecTools "
            "CatalogCoverage; normalize=true: / the catalog's size)", ("normalize",), reads="all", tables=("catalog",),
            scope="catalog", per_query_line=False),
@@ -263,6 +276,12 @@ METRICS = {m.name: m for m in (
            "(RecBole GiniIndex)", (), reads="all", tables=("catalog",), scope="catalog", per_query_line=False),
     Metric("Entropy", "entropy", "catalog-wide: Shannon entropy (bits) of how often each item is recommended in the "
            "top k (Recommenders distributional_coverage)", (), reads="all", tables=("catalog",), scope="catalog",
+           per_query_line=False),
+    Metric("GAUC", "gauc", "run-wide: group AUC, each query's AUC over its impressions (judged items the run scores; "
+           "scikit-learn's roc_auc_score) averaged weighted by its impressions (weighted=false: plainly)",
+           ("rel", "weighted"), cutoff="none", reads="all", scope="catalog", per_query_line=False),
+    Metric("Personalization", "personalization", "run-wide: 1 - the mean cosine similarity between every two "
+           "queries' top k lists (recmetrics personalization)", (), reads="all", scope="catalog",
            per_query_line=False),
     Metric("CoveredUsers", "covered_users", "1 when a judged query has a recommendation in the top k (RecTools "
            "CoveredUsers)", (), reads="judged_if_cut"),
@@ -350,11 +369,15 @@ RANX_NAMES = {
 RECSYS_NAMES = {
     "hitrate": ("Success", {}), "hit_rate": ("Success", {}), "partial_auc": ("PartialAUC", {}),
     "pauc": ("PartialAUC", {}), "sufficient_reco": ("SufficientReco", {}), "covered_users": ("CoveredUsers", {}),
-    "fall_out": ("Fallout", {}), "gauc": ("AUC", {}), "miuf": ("MeanInvUserFreq", {}),
+    "fall_out": ("Fallout", {}), "miuf": ("MeanInvUserFreq", {}),
     "mean_inv_user_freq": ("MeanInvUserFreq", {}), "arp": ("AvgRecPopularity", {}),
     "avg_rec_popularity": ("AvgRecPopularity", {}), "catalog_coverage": ("CatalogCoverage", {}),
+    # Elliot's ItemCoverage@k: the distinct items recommended in the top k, CatalogCoverage unnormalized
+    "itemcoverage": ("CatalogCoverage", {"normalize": "false"}), "item_coverage": ("CatalogCoverage", {"normalize": "false"}),
     "gini_index": ("Gini", {}), "giniindex": ("Gini", {}), "shannon_entropy": ("Entropy", {}),
-    "distributional_coverage": ("Entropy", {}),
+    "distributional_coverage": ("Entropy", {}), "ild": ("IntraListDiversity", {}),
+    "aclt": ("APLT", {"share": "false"}),
+    "intra_list_diversity": ("IntraListDiversity", {}),
 }
 
 # trec_eval's interpolated precision levels (m_iprec_at_recall.c), printed as iprec_at_recall_0.10
@@ -1016,12 +1039,17 @@ def side_inputs(measures, interactions, items) -> dict:
     if "interactions" in tables and interactions is None:
         raise UsageError(f"{names('interactions')}: computed from the training interactions (a table of user_id, "
                          f"item_id); give them (--interactions FILE; in Python interactions=)")
+    if "vectors" in tables and items is None:
+        raise UsageError(f"{names('vectors')}: computed from the items' vectors; give the catalog with an embedding "
+                         f"column, a list of numbers per item (--items FILE; in Python items=)")
     if "catalog" in tables and interactions is None and items is None:
         raise UsageError(f"{names('catalog')}: computed over the catalog; give it (--items FILE, a table with an "
                          f"item_id column, or --interactions FILE for the items of the training interactions)")
     out = {}
     if "interactions" in tables:
         out["interactions"] = interactions
+    if "vectors" in tables:
+        out["vectors"] = items
     if tables and items is not None:
         out["catalog"] = items
     elif "catalog" in tables and "interactions" not in tables:

@@ -39,8 +39,9 @@ def metric_macros() -> list[str]:
     """The metric table macros of sql/ (ndcg, ap, precision, ...): those of the metric specs (measures.METRICS;
     not the file readers, rm_* pieces or fuse), in file order. Not yet those that read side tables
     (Metric.tables: MeanInvUserFreq, ...): their native objects would take the interactions and the catalog too;
-    other engines get them through `rankmetrics sql` (to_sql) and DuckDB through sql/ as it is."""
-    specs = {m.macro for m in measures.METRICS.values() if not m.tables}
+    other engines get them through `rankmetrics sql` (to_sql) and DuckDB through sql/ as it is; nor the run-wide
+    ones (Metric.scope 'catalog': GAUC, Personalization)."""
+    specs = {m.macro for m in measures.METRICS.values() if not m.tables and m.scope == "query"}
     return [name for name, m in sqlsource.macros().items() if m.is_table and name in specs]
 
 

@@ -16,7 +16,8 @@ RUN_PLACEHOLDER = "rankmetrics_placeholder_run_5f1e"
 JUDGMENTS_PLACEHOLDER = "rankmetrics_placeholder_judgments_5f1e"
 # the side tables some metrics read (sqlgen.SIDE_CTES: the training interactions, the catalog)
 SIDE_PLACEHOLDERS = {"interactions": "rankmetrics_placeholder_interactions_5f1e",
-                     "catalog": "rankmetrics_placeholder_catalog_5f1e"}
+                     "catalog": "rankmetrics_placeholder_catalog_5f1e",
+                     "vectors": "rankmetrics_placeholder_vectors_5f1e"}
 _MEMORY: dict[str, tuple[str, str]] = {}
 _VERSION: list[str] = []
 

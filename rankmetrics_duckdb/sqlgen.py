@@ -324,6 +324,34 @@ def item_stream_ctes(conv: dict, interactions: Source, catalog: Source | None) -
     return ctes
 
 
+VECTORLESS_STREAM = "rm_vectorless_stream"  # the stream before the item vectors' sums are joined (vector_stream_ctes)
+
+
+def vector_stream_ctes(ctes: list, vectors: Source) -> list:
+    """ctes (ending with the STREAM CTE) with the stream of sql/01_stream.sql's rm_vector_stream in its place: the
+    items' vectors one row per position (item_vectors: the embedding list unnested), and the stream (STREAM) with
+    each retrieved row's sums against the rows ranked above it, over the stream before them (VECTORLESS_STREAM)."""
+    name, last = ctes[-1]
+    if name != STREAM:
+        raise ValueError("sqlgen.vector_stream_ctes: the CTEs must end with the stream")
+    unnest = exp.Unnest(expressions=[vectors.column("v", "embedding")],
+                        alias=exp.TableAlias(this=exp.to_identifier(LIST), columns=[exp.to_identifier("rm_item")]),
+                        offset=exp.to_identifier("rm_pos"))
+    item_vectors = exp.select(exp.alias_(_cast(vectors.column("v", "item_id"), "VARCHAR"), "vec_item_id"),
+                              exp.alias_(_column(LIST, "rm_pos"), "vec_dim"),
+                              exp.alias_(_cast(_column(LIST, "rm_item"), "DOUBLE"), "vec_value")).from_(
+        _source(vectors, "v")).join(unnest, join_type="cross")
+
+    def read(node):
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
+            table = {"rm_stream": VECTORLESS_STREAM, "rm_item_vectors": "item_vectors"}.get(node.this.name.lower())
+            if table:
+                return exp.Table(this=exp.to_identifier(table), alias=node.args.get("alias"))
+        return node
+    body = sqlsource.expand(sqlsource.macros()["rm_vector_stream"].body.copy().transform(read))
+    return ctes[:-1] + [(VECTORLESS_STREAM, last), ("item_vectors", item_vectors), (STREAM, body)]
+
+
 def _kind_of(select: exp.Expression) -> str | None:
     """The literal kind ('R' or 'J') a branch of the stream's UNION ALL gives its rows, or None."""
     if not isinstance(select, exp.Select):
@@ -392,9 +420,9 @@ class Plan:
 
 
 def catalog_part(measure: Measure, conv: dict) -> exp.Select:
-    """A catalog-wide measure's row (measure, query_id NULL, value): its macro (sql/catalog.sql) with the
-    parameters bound, reading the stream with the catalog's size (the STREAM CTE, never pruned) in place of its
-    rm_catalog_stream(...) subquery, without its argument checks."""
+    """A catalog-wide measure's row (measure, query_id NULL, value): its macro (sql/catalog.sql, auc.sql's gauc)
+    with the parameters bound, reading the stream (the STREAM CTE, never pruned: with the catalog's size when the
+    catalog is given) in place of its rm_catalog_stream(...) or rm_stream(...), without its argument checks."""
     macro = sqlsource.macros()[measure.metric.macro]
     bindings = {p.lower(): d for p, d in macro.defaults.items()}
     for key, val in {**conv, **measure.values(conv)}.items():
@@ -402,8 +430,9 @@ def catalog_part(measure: Measure, conv: dict) -> exp.Select:
             bindings[key] = _bind_value(val)
 
     def stream_table(node):
-        if isinstance(node, exp.Subquery) and node.alias_or_name == "f":
-            return exp.Table(this=exp.to_identifier(STREAM), alias=exp.TableAlias(this=exp.to_identifier("f")))
+        if (isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous)
+                and node.this.name.lower() in ("rm_catalog_stream", "rm_stream")):
+            return exp.Table(this=exp.to_identifier(STREAM), alias=node.args.get("alias"))
         return node
     body = _prepare(sqlsource.unchecked(macro.body).transform(stream_table), bindings)
     return exp.select(exp.alias_(exp.Literal.string(measure.requested), "measure"),
@@ -509,7 +538,7 @@ def _split_features(conv: dict, kept: list, values: list, keep, depth: int | Non
 def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
          per_query: bool = True, means: bool = True, split_kinds: bool = False, top_n: bool = False,
          by: tuple = (), checks: bool = False, interactions: Source | None = None,
-         catalog: Source | None = None) -> Plan:
+         catalog: Source | None = None, vectors: Source | None = None) -> Plan:
     """The fused query. split_kinds (for DuckDB; see the module docstring) computes the features read only on 'R'
     rows over the retrieved rows alone. It is off by default, so the SQL rendered for other engines keeps the
     one-stream shape: on Spark 4.x the split shape (a UNION ALL of two halves both hash-partitioned by query_id
@@ -528,25 +557,35 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     tables nobody checked before (to_sql, rankmetrics sql); the careful path has checked its inputs already.
 
     interactions and catalog: the side tables of the metrics that read them (Metric.tables: MeanInvUserFreq, ...):
-    the stream then carries item statistics (item_stream_ctes), and the split_kinds shape is not used."""
+    the stream then carries item statistics (item_stream_ctes), and the split_kinds shape is not used.
+    vectors: the catalog with its embedding column (IntraListDiversity): the stream then carries each row's sums
+    against the rows above it (vector_stream_ctes)."""
     by = tuple(by)
     tables = {t for m in measures for t in m.metric.tables}
     if "interactions" in tables and interactions is None:
         raise UsageError(", ".join(m.requested for m in measures if "interactions" in m.metric.tables)
                          + ": read the training interactions; give them (--interactions FILE, or interactions= in "
                            "Python)")
-    if not tables:
-        interactions = catalog = None
-    elif "interactions" not in tables:
+    if "vectors" in tables and vectors is None:
+        raise UsageError(", ".join(m.requested for m in measures if "vectors" in m.metric.tables)
+                         + ": read the items' vectors; give the catalog with an embedding column (--items FILE, or "
+                           "items= in Python)")
+    if "vectors" not in tables:
+        vectors = None
+    if "interactions" in tables:
+        pass
+    elif "catalog" in tables:
         catalog, interactions = catalog if catalog is not None else interactions, None
         if catalog is None:
-            raise UsageError(", ".join(m.requested for m in measures if m.metric.tables)
+            raise UsageError(", ".join(m.requested for m in measures if "catalog" in m.metric.tables)
                              + ": read the catalog; give it (--items FILE, or items= in Python)")
+    else:
+        interactions = catalog = None
     whole = [m for m in measures if m.metric.scope == "catalog"]
     if whole and by:
         raise UsageError(f"{', '.join(m.requested for m in whole)}: catalog-wide metrics take no groups (by) yet")
     all_measures, measures = measures, [m for m in measures if m.metric.scope != "catalog"]
-    split_kinds = split_kinds and not tables
+    split_kinds = split_kinds and not tables and not whole  # catalog_part reads the one stream
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
     feature_exprs: list[tuple[str, exp.Expression]] = []
     values: list[exp.Expression] = []
@@ -599,6 +638,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         ctes = items + (item_stream_ctes(conv, interactions, catalog) if interactions is not None
                         else catalog_stream_ctes(conv, catalog) if catalog is not None
                         else [(STREAM, stream(conv))])
+        if vectors is not None:
+            ctes = vector_stream_ctes(ctes, vectors)
         if keep is not None:  # the judged rows all stay
             keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right)
         if kept or keep is not None:

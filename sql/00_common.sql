@@ -121,6 +121,7 @@ CREATE OR REPLACE MACRO rm_valid(ok, macro, param, rule, value) AS
 
 CREATE OR REPLACE MACRO rm_valid_number(x) AS isfinite(TRY_CAST(x AS DOUBLE));
 
+
 CREATE OR REPLACE MACRO rm_valid_k(macro, k) AS
     rm_valid(k IS NULL OR (rm_valid_number(k) AND TRY_CAST(k AS DOUBLE) >= 1
                            AND TRY_CAST(k AS DOUBLE) = FLOOR(TRY_CAST(k AS DOUBLE))),

@@ -194,14 +194,19 @@ CREATE OR REPLACE MACRO rm_valid_inputs(run, judgments, grades, query_column, it
 -- read the stream with item statistics beside each row: from a table of interactions (user_id, item_id; one
 -- row per interaction, the training log), per item the users who interacted with it (item_users), its
 -- interactions (item_count) and its popularity rank (pop_rank: 1 for the most interactions, equal counts
--- sharing a rank, as RecTools' Serendipity ranks them); NULL for an item without interactions. (The item's id
+-- sharing a rank, as RecTools' Serendipity ranks them), the users of the items more popular than it (users_before:
+-- items ordered by item_users descending, then by id; APLT and ACLT's head) and the users summed over all items
+-- (pair_count, the distinct (user, item) pairs); NULL for an item without interactions. (The item's id
 -- is stats_item_id: a second item_id in the join would make ClickHouse rename the stream's s.* columns.)
 CREATE OR REPLACE MACRO rm_item_stats(interactions) AS TABLE
 SELECT
     c.stats_item_id,
     c.item_users,
     c.item_count,
-    DENSE_RANK() OVER (ORDER BY c.item_count DESC) AS pop_rank
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC) AS pop_rank,
+    SUM(c.item_users) OVER (ORDER BY c.item_users DESC, rm_bytewise(c.stats_item_id) ASC NULLS LAST
+                            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - c.item_users AS users_before,
+    SUM(c.item_users) OVER () AS pair_count
 FROM (
     SELECT CAST(i.item_id AS VARCHAR) AS stats_item_id, COUNT(DISTINCT CAST(i.user_id AS VARCHAR)) AS item_users,
         COUNT(*) AS item_count
@@ -221,7 +226,7 @@ FROM query_table(interactions) AS i;
 
 CREATE OR REPLACE MACRO rm_item_stream(run, judgments, interactions, catalog, ties, judged_only, grades, query_column,
         item_column, score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS TABLE
-SELECT s.*, st.item_users, st.item_count, st.pop_rank, t.train_users, t.train_count, t.catalog_size
+SELECT s.*, st.item_users, st.item_count, st.pop_rank, st.users_before, st.pair_count, t.train_users, t.train_count, t.catalog_size
 FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column, rank_column,
         relevance_column, "by", run_lists, judgment_lists) AS s
 LEFT JOIN rm_item_stats(interactions) AS st ON rm_bytewise(st.stats_item_id) = rm_bytewise(s.item_id)
@@ -380,3 +385,41 @@ LEFT JOIN rm_subtopic_ideal(judgments, grades, rel, alpha, depth, query_column, 
         subtopic_column) AS i
     ON i.query_id = x.query_id AND i.item_id = x.item_id
 ) AS u;
+
+-- IntraListDiversity reads the stream with, on each retrieved row whose item has a vector in the catalog
+-- (vectors: a table of item_id and embedding, a list of numbers per item, all of one length), the vector's length
+-- (dims), the sum of its cosine similarities to the items with a vector ranked above it (sim_above) and the
+-- positions at which it equals them, summed over them (same_above): the sums over the pairs of a query's top k
+-- are the sums of these over its top k rows. NULL on the rows of items without a vector; read on 'R' rows only.
+-- rm_item_vectors: one row per item and position (vec_dim) of its vector, the value vec_value.
+CREATE OR REPLACE MACRO rm_item_vectors(vectors) AS TABLE
+SELECT CAST(v.item_id AS VARCHAR) AS vec_item_id, GENERATE_SUBSCRIPTS(v.embedding, 1) AS vec_dim,
+    CAST(UNNEST(v.embedding) AS DOUBLE) AS vec_value
+FROM query_table(vectors) AS v;
+
+CREATE OR REPLACE MACRO rm_vector_stream(run, judgments, vectors, ties, judged_only, grades, query_column, item_column,
+        score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS TABLE
+SELECT s.*, a.dims, a.sim_above, a.same_above
+FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column, rank_column,
+        relevance_column, "by", run_lists, judgment_lists) AS s
+LEFT JOIN (
+    SELECT e.query_id, e.pos, COUNT(*) AS dims, SUM(e.unit * e.unit_above) AS sim_above,
+        SUM(e.same_above) AS same_above
+    FROM (
+        SELECT r.query_id, r.pos, u.unit,
+            SUM(u.unit) OVER (PARTITION BY r.query_id, u.vec_dim ORDER BY r.pos
+                              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - u.unit AS unit_above,
+            COUNT(*) OVER (PARTITION BY r.query_id, u.vec_dim, u.vec_value ORDER BY r.pos
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - 1 AS same_above
+        FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+                rank_column, relevance_column, "by", run_lists, judgment_lists) AS r
+        JOIN (
+            SELECT iv.vec_item_id, iv.vec_dim, iv.vec_value,
+                iv.vec_value / NULLIF(SQRT(SUM(iv.vec_value * iv.vec_value) OVER (PARTITION BY iv.vec_item_id)), 0)
+                    AS unit
+            FROM rm_item_vectors(vectors) AS iv
+        ) AS u ON rm_bytewise(u.vec_item_id) = rm_bytewise(r.item_id)
+        WHERE r.kind = 'R'
+    ) AS e
+    GROUP BY e.query_id, e.pos
+) AS a ON a.query_id = s.query_id AND a.pos = s.pos;

@@ -91,3 +91,37 @@ CROSS JOIN (SELECT rm_valid_k('entropy', k)
             relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('entropy', empty) AS ok) AS valid
 WHERE valid.ok;
+
+-- Personalization@k (recmetrics' personalization, recmetrics/metrics.py): 1 - the mean cosine similarity between
+-- the top k lists of every two users recommended to, as 0/1 vectors over the items: cos(u, v) = |L_u n L_v| /
+-- sqrt(|L_u| |L_v|). Summed over the ordered pairs u != v it is, item by item, (sum of w)^2 - sum of w^2 over the
+-- users recommending the item, w = 1 / sqrt(|L_u|) (inv_sqrt); the users are counted by their first row. Over
+-- U users: 1 - that / (U (U - 1)). 0: everyone gets the same list; 1: no two lists share an item. Reads no
+-- catalog.
+CREATE OR REPLACE MACRO personalization(run, judgments, k := NULL,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
+SELECT
+    1 - rm_ratio(SUM(i.w * i.w - i.w2), CAST(SUM(i.firsts) AS DOUBLE) * (SUM(i.firsts) - 1)) AS value
+FROM (
+    SELECT f.item_id, SUM(f.inv_sqrt) AS w, SUM(f.inv_sqrt * f.inv_sqrt) AS w2,
+        SUM(CASE WHEN f.pos = 1 THEN 1 ELSE 0 END) AS firsts
+    FROM (
+        SELECT s.*, rm_ratio(1, SQRT(CAST(SUM(CASE WHEN rm_within(s.pos, k) THEN 1 ELSE 0 END)
+                                          OVER (PARTITION BY s.query_id) AS DOUBLE))) AS inv_sqrt
+        FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+            rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
+        WHERE s.kind = 'R'
+    ) AS f
+    WHERE rm_within(f.pos, k)
+    GROUP BY f.item_id
+) AS i
+CROSS JOIN (SELECT rm_valid_k('personalization', k)
+        AND rm_valid(len("by") = 0, 'personalization', 'by', 'empty (metrics of the whole run take no groups yet)',
+            "by")
+        AND rm_valid_stream('personalization', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists)
+        AND rm_valid_empty('personalization', empty) AS ok) AS valid
+WHERE valid.ok;

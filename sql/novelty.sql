@@ -86,3 +86,39 @@ CROSS JOIN (SELECT rm_valid_k('serendipity', k)
 WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
+
+-- APLT@k and ACLT@k (Elliot's popularity_bias APLT and ACLT; Abdollahpouri et al. 2019): the share (APLT) and
+-- the count (ACLT: share := 'false') of the top k items that are in the long tail. As Elliot's Popularity (popularity_utils): an
+-- item's popularity is the users who interacted with it in training; the short head is the most popular items,
+-- taken one by one until they cover head_share of the (user, item) pairs (the one that crosses the line
+-- included; Elliot's pop_ratio 0.8), and the long tail every other item of the interactions (an item nobody
+-- interacted with is in neither). Items of equal popularity are taken in item id order (Elliot: its own index).
+CREATE OR REPLACE MACRO rm_long_tail(item_users, users_before, pair_count, head_share) AS
+    CASE WHEN item_users IS NOT NULL AND users_before >= CAST(head_share AS DOUBLE) * pair_count THEN 1 ELSE 0 END;
+
+CREATE OR REPLACE MACRO long_tail(run, judgments, k := NULL, head_share := 0.8, share := 'true',
+        interactions := 'interactions', catalog := NULL,
+        ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
+        query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
+        relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
+SELECT
+    UNNEST(f.query_id),
+    CASE WHEN share = 'true'
+         THEN AVG(CASE WHEN f.kind = 'R' AND rm_within(f.pos, k)
+                       THEN CAST(rm_long_tail(f.item_users, f.users_before, f.pair_count, head_share) AS DOUBLE) END)
+         ELSE CAST(SUM(CASE WHEN f.kind = 'R' AND rm_within(f.pos, k)
+                            THEN rm_long_tail(f.item_users, f.users_before, f.pair_count, head_share) END) AS DOUBLE)
+    END AS value
+FROM (SELECT s.* FROM rm_item_stream(run, judgments, interactions, catalog, ties, judged_only, grades, query_column,
+        item_column, score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
+CROSS JOIN (SELECT rm_valid_k('long_tail', k)
+        AND rm_valid(rm_valid_number(head_share) AND TRY_CAST(head_share AS DOUBLE) BETWEEN 0 AND 1,
+                     'long_tail', 'head_share', 'a share from 0 to 1', head_share)
+        AND rm_valid(share IN ('false', 'true'), 'long_tail', 'share', '''false'' or ''true''', share)
+        AND rm_valid_stream('long_tail', ties, judged_only, queries, grades)
+        AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
+            relevance_column, "by", run_lists, judgment_lists)
+        AND rm_valid_empty('long_tail', empty) AS ok) AS valid
+WHERE valid.ok
+GROUP BY f.query_id
+HAVING rm_in_query_set(f.kind, queries);

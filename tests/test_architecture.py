@@ -425,7 +425,9 @@ def test_each_metrics_defaults_are_its_macros_signature():
                     ("NERR9", "min_rel"): 0, ("NERR9", "max_rel"): None, ("NERR11", "t"): 1.0,
                     ("NERR11", "min_rel"): 0, ("NERR11", "max_rel"): None, ("INSQ", "t"): 1.0,
                     ("INSQ", "min_rel"): 0, ("INSQ", "max_rel"): None, ("SufficientReco", "deep"): "false",
-                    ("AvgRecPopularity", "normalize"): "false", ("CatalogCoverage", "normalize"): "false"}
+                    ("AvgRecPopularity", "normalize"): "false", ("CatalogCoverage", "normalize"): "false",
+                    ("APLT", "head_share"): 0.8, ("APLT", "share"): "true",
+                    ("GAUC", "weighted"): "true"}
     # measures.py writes no default again (a `defaults=` keyword, or a dict literal of p / max_grade)
     source = open(os.path.join(PACKAGE, "measures.py"), encoding="utf-8").read()
     assert "defaults=" not in source and '"max_grade": 4' not in source and '"p": 0.8' not in source

@@ -34,7 +34,7 @@ METRICS = ["nDCG@10", "nDCG", "AP", "AP@100", "P@10", "R@100", "RR", "RR@10", "D
            "nDCG(gains={0:1,1:3,2:9},ideal=judgments)@10", "Accuracy@10", "Accuracy", "F1(beta=2)@10",
            "NERR8(max_rel=4)@10", "NERR10(p=0.8,max_rel=3)", "NERR9(max_rel=4)@10", "NERR11(T=2.0,max_rel=3)",
            "INSQ(max_rel=4)", "AUC", "PartialAUC@3", "PAP@3", "Fallout@10", "SufficientReco@10",
-           "SufficientReco(deep=true)@20", "CoveredUsers@5"]
+           "SufficientReco(deep=true)@20", "CoveredUsers@5", "GAUC", "GAUC(weighted=false)", "Personalization@10"]
 
 # name: (convention, overrides, run columns given to the SQL)
 VARIANTS = {
@@ -378,7 +378,8 @@ def test_internal_names_are_no_keyword_of_any_dialect():
 
 RECSYS = os.path.join(os.path.dirname(TREC), "recsys")
 SIDE_METRICS = ["MeanInvUserFreq@10", "AvgRecPopularity@10", "AvgRecPopularity(normalize=true)@5", "Serendipity@10",
-                "PartialAUC@5", "P@10", "CatalogCoverage(normalize=true)@10", "Gini@10", "Entropy@5"]
+                "PartialAUC@5", "P@10", "CatalogCoverage(normalize=true)@10", "Gini@10", "Entropy@5",
+                "APLT@10", "ACLT(head_share=0.5)@5"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -475,3 +476,41 @@ def test_preference_measures_on_every_engine(engine):
     assert len(want) == 14 * 24
     for key, value in want.items():
         assert f"{got[key]:.4f}" == value or (key[0] in measures.PREFS_COUNTS and got[key] == float(value)), key
+
+
+def test_engine_intra_list_diversity_equals_eval(engine):
+    # the catalog's embedding lists unnested by the engine (refused with one message where it has no lists);
+    # values equal to evaluate(), whose numbers equal RecTools' (test_parity_rectools.py)
+    import pyarrow.parquet as pq
+    run, judgments, _, _ = recsys_tables()
+    items = pq.read_table(os.path.join(RECSYS, "items.parquet")).select(["item_id", "embedding"])
+    names_ = ["IntraListDiversity@10", "IntraListDiversity(distance=hamming)@3", "P@5"]
+    d = dialects.get(engine.engine.dialect)
+    if d.lists is None or "IntraListDiversity" in d.lacks:
+        with pytest.raises(rm.UsageError, match=f"{d.name} has no list|{d.name} dialect cannot compute"):
+            rm.to_sql(names_, dialect=d.name, run="r", judgments="j", items="i", convention="rectools",
+                      run_columns="score,rank")
+        return
+    if d.name in ("snowflake", "databricks"):
+        # sqlglot cannot read their positional unnesting back into DuckDB: the rendered form is checked here (the
+        # same SQL as Spark's runs on Spark in this test)
+        sql = rm.to_sql(names_, dialect=d.name, run="r", judgments="j", items="i", convention="rectools",
+                        run_columns="score,rank", pretty=False)
+        assert {"snowflake": "FLATTEN(INPUT => v.embedding)) AS rm_list(seq, key, path, rm_pos, rm_item, this)",
+                "databricks": "POSEXPLODE(v.embedding) rm_list AS rm_pos, rm_item"}[d.name] in sql
+        return
+    names = {}
+    for name, table in (("run", run), ("judgments", judgments), ("items", items)):
+        key = ("recsys", name + "_vectors")
+        if key not in engine.tables:
+            engine.tables[key] = engine.engine.load(f"recsys_v{name}", table)
+        names[name] = engine.tables[key]
+    sql = rm.to_sql(names_, dialect=d.name, run=names["run"], judgments=names["judgments"], per_query=True,
+                    convention="rectools", run_columns="score,rank", items=names["items"])
+    want = {}
+    for measure, values in rm.evaluate(judgments, run, names_, convention="rectools", per_query=True,
+                                       items=items).items():
+        want[measure] = {q: (math.nan if v is None else v) for q, v in values.items()}
+    for measure, mean in rm.evaluate(judgments, run, names_, convention="rectools", items=items).items():
+        want[measure][None] = mean
+    check_rows(engine.engine.rows(sql), want, f"{d.name}/recsys vectors")

@@ -64,10 +64,12 @@ def read_catalog():
     return pq.read_table(os.path.join(RECSYS, "items.parquet")).column("item_id").to_pylist()
 
 
-def ours(reco, test, names, train=None, catalog=None):
+def ours(reco, test, names, train=None, catalog=None, vectors=None):
     sides = {} if train is None else {"interactions": pa.table({"user_id": [u for u, _ in train],
                                                                 "item_id": [i for _, i in train]})}
-    if catalog is not None:
+    if vectors is not None:  # the catalog with its items' vectors
+        sides["items"] = pa.table({"item_id": list(vectors), "embedding": list(vectors.values())})
+    elif catalog is not None:
         sides["items"] = pa.table({"item_id": catalog})
     run = pa.table({"query_id": [r[0] for r in reco], "item_id": [r[1] for r in reco],
                     "rank": [r[2] for r in reco], "score": [r[3] for r in reco]})
@@ -79,11 +81,11 @@ def ours(reco, test, names, train=None, catalog=None):
             evaluate(qrels, run, names, convention="rectools", ideal="judgments", per_query=True, **sides))
 
 
-def check(reco, test, specs, train=None, catalog=None):
+def check(reco, test, specs, train=None, catalog=None, vectors=None):
     expected = rectools_env.run({"reco": [[u, i, r] for u, i, r, _ in reco], "interactions": [list(t) for t in test],
                                  "prev_interactions": [list(t) for t in train or []], "catalog": catalog or [],
-                                 "metrics": {name: [cls, kw] for name, cls, kw in specs}})
-    means, per_query = ours(reco, test, [name for name, _, _ in specs], train, catalog)
+                                 "vectors": vectors or {}, "metrics": {name: [cls, kw] for name, cls, kw in specs}})
+    means, per_query = ours(reco, test, [name for name, _, _ in specs], train, catalog, vectors)
     checked = 0
     for name, _, _ in specs:
         got, mean = per_query[name], means[name]
@@ -257,3 +259,79 @@ def test_catalog_wide_metrics_are_refused_where_they_have_no_meaning():
 def rm_usage_error():
     from rankmetrics_duckdb import UsageError
     return UsageError
+
+
+# IntraListDiversity: RecTools' own (its pairs, its mean, its users) with its Hamming calculator over item
+# features, and with a cosine calculator (1 - u.v / (|u| |v|), rectools_runner.CosineDistanceCalculator) over
+# the embeddings; under the rectools preset the distance is Hamming
+DIVERSITY = [
+    ("IntraListDiversity@10", "IntraListDiversity", {"k": 10, "distance": "hamming"}),
+    ("IntraListDiversity@3", "IntraListDiversity", {"k": 3, "distance": "hamming"}),
+    ("IntraListDiversity(distance=cosine)@10", "IntraListDiversity", {"k": 10, "distance": "cosine"}),
+    ("ild(distance=cosine)@2", "IntraListDiversity", {"k": 2, "distance": "cosine"}),
+]
+
+
+def read_vectors():
+    """The bundled catalog's embeddings (items.parquet), and features made from them for the Hamming distance:
+    the genre's number and, per embedding dimension, whether it exceeds 0.5 (few distinct values, many ties)."""
+    import pyarrow.parquet as pq
+    t = pq.read_table(os.path.join(RECSYS, "items.parquet"))
+    genres = sorted(set(t.column("genre").to_pylist()))
+    embeddings, features = {}, {}
+    for item, genre, vector in zip(t.column("item_id").to_pylist(), t.column("genre").to_pylist(),
+                                   t.column("embedding").to_pylist()):
+        embeddings[item] = vector
+        features[item] = [float(genres.index(genre))] + [float(x > 0.5) for x in vector]
+    return embeddings, features
+
+
+@pytest.mark.parametrize("model", ["popularity", "itemknn", "random"])
+def test_intra_list_diversity_equals_rectools(model):
+    reco = read_run(os.path.join(RECSYS, f"{model}.run"))
+    test = read_qrels(os.path.join(RECSYS, "test.qrels"))
+    embeddings, features = read_vectors()
+    hamming = [s for s in DIVERSITY if s[2]["distance"] == "hamming"]
+    cosine = [s for s in DIVERSITY if s[2]["distance"] == "cosine"]
+    assert check(reco, test, hamming, vectors=features) == 2 * 150
+    assert check(reco, test, cosine, vectors=embeddings) == 2 * 150
+
+
+def test_intra_list_diversity_short_lists_and_missing_vectors_equal_rectools():
+    # u1: a list of 5 (one item, x, without a vector: left out of the pairs); u2: one item (0); u3: two items,
+    # one without a vector (no pair left: NaN in RecTools, left out of the mean); u4: in the test set only
+    reco = [("u1", i, n, 6.0 - n) for n, i in enumerate(["a", "b", "x", "c", "d"], 1)]
+    reco += [("u2", "a", 1, 1.0), ("u3", "b", 1, 2.0), ("u3", "y", 2, 1.0)]
+    test = [("u1", "a"), ("u4", "b")]
+    vectors = {"a": [1.0, 0.0, 2.0], "b": [0.0, 1.0, 2.0], "c": [1.0, 1.0, 0.0], "d": [1.0, 0.0, 2.0]}
+    assert check(reco, test, DIVERSITY, vectors=vectors) >= 6
+
+
+def test_hand_computed_intra_list_diversity():
+    # vectors a (1, 0), b (0, 1), c (1, 1). Cosine distances: a-b 1, a-c and b-c 1 - 1/sqrt(2); mean over the 3
+    # pairs (1 + 2 (1 - 1/sqrt(2))) / 3. Hamming: a-b 2, a-c 1, b-c 1: 4/3. At k = 2 only a-b: 1 and 2.
+    vectors = {"a": [1.0, 0.0], "b": [0.0, 1.0], "c": [1.0, 1.0]}
+    reco = [("q", "a", 1, 3.0), ("q", "b", 2, 2.0), ("q", "c", 3, 1.0)]
+    names = ["IntraListDiversity(distance=cosine)@3", "IntraListDiversity(distance=hamming)@3",
+             "IntraListDiversity(distance=cosine)@2", "IntraListDiversity@2"]
+    _, per_query = ours(reco, [("q", "a")], names, vectors=vectors)
+    got = {name: values["q"] for name, values in per_query.items()}
+    assert got == pytest.approx({names[0]: (1 + 2 * (1 - 2 ** -0.5)) / 3, names[1]: 4 / 3, names[2]: 1.0,
+                                 names[3]: 2.0}, abs=1e-12)
+
+
+def test_intra_list_diversity_needs_the_vectors(tmp_path):
+    qrels, run = os.path.join(RECSYS, "test.qrels"), os.path.join(RECSYS, "itemknn.run")
+    p = cli("eval", qrels, run, "-m", "IntraListDiversity@10", check=False)
+    assert p.returncode == 2 and "--items" in p.stderr and p.stderr.count("\n") == 1
+    p = cli("eval", qrels, run, "-m", "IntraListDiversity@10", "--items", os.path.join(RECSYS, "items.csv"),
+            check=False)
+    assert p.returncode == 1 and "embedding" in p.stderr and p.stderr.count("\n") == 1
+    ragged = tmp_path / "items.parquet"
+    import pyarrow.parquet as pq
+    pq.write_table(pa.table({"item_id": ["a", "b"], "embedding": [[1.0, 2.0], [1.0]]}), ragged)
+    p = cli("eval", qrels, run, "-m", "IntraListDiversity@10", "--items", str(ragged), check=False)
+    assert p.returncode == 1 and "different lengths" in p.stderr and p.stderr.count("\n") == 1
+    p = cli("eval", qrels, run, "-m", "IntraListDiversity@10", "--items", os.path.join(RECSYS, "items.parquet"),
+            "--convention", "rectools", "--distance", "cosine")
+    assert p.returncode == 0 and "IntraListDiversity@10" in p.stdout

@@ -3,16 +3,34 @@ tests with the interpreter of a virtual environment holding RecTools, which pins
 
 stdin: {"reco": [[user, item, rank], ...], "interactions": [[user, item], ...],
         "prev_interactions": [[user, item], ...], "catalog": [item, ...],
+        "vectors": {item: [number, ...], ...},
         "metrics": {"label": ["ClassName", {kwargs}], ...}}
+IntraListDiversity's kwargs name its distance ("distance": "hamming" or "cosine") instead of a calculator: RecTools'
+PairwiseHammingDistanceCalculator over the vectors as feature columns, or CosineDistanceCalculator below (RecTools
+has no cosine calculator; its IntraListDiversity takes any PairwiseDistanceCalculator).
 stdout: {"label": {"mean": x, "per_user": {user: value}}}  (per_user absent for catalog-wide metrics)
 """
 import json
 import math
 import sys
 
+import numpy as np
 import pandas as pd
 import rectools.metrics as rm
 from rectools import Columns
+from rectools.metrics.distances import PairwiseDistanceCalculator, PairwiseHammingDistanceCalculator
+
+
+class CosineDistanceCalculator(PairwiseDistanceCalculator):
+    """1 - cos(u, v) = 1 - u.v / (|u| |v|) between the two items' vectors (rows of a DataFrame indexed by item);
+    NaN for an item without one, as RecTools' Hamming calculator."""
+
+    def __init__(self, vectors: pd.DataFrame) -> None:
+        self.vectors = vectors
+
+    def _get_distances_for_item_pairs(self, items_0, items_1):
+        a, b = self.vectors.reindex(items_0).values, self.vectors.reindex(items_1).values
+        return 1 - np.sum(a * b, axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
 
 
 def main():
@@ -21,14 +39,18 @@ def main():
     inter = pd.DataFrame(data.get("interactions", []), columns=[Columns.User, Columns.Item])
     prev = pd.DataFrame(data.get("prev_interactions", []), columns=[Columns.User, Columns.Item])
     catalog = data.get("catalog", [])
+    vectors = pd.DataFrame.from_dict(data.get("vectors", {}), orient="index")
     out = {}
     for label, (name, kwargs) in data["metrics"].items():
+        if name == "IntraListDiversity":
+            calculator = {"hamming": PairwiseHammingDistanceCalculator, "cosine": CosineDistanceCalculator}
+            kwargs = {"k": kwargs["k"], "distance_calculator": calculator[kwargs["distance"]](vectors)}
         metric = getattr(rm, name)(**kwargs)
         if name in ("PartialAUC", "PAP", "HitRate", "MRR", "Precision", "Recall", "NDCG", "MAP", "CoveredUsers"):
             per_user = metric.calc_per_user(reco, inter)
         elif name in ("MeanInvUserFreq", "AvgRecPopularity"):
             per_user = metric.calc_per_user(reco, prev)
-        elif name in ("SufficientReco",):
+        elif name in ("SufficientReco", "IntraListDiversity"):
             per_user = metric.calc_per_user(reco)
         elif name == "Serendipity":
             per_user = metric.calc_per_user(reco, inter, prev, catalog)
