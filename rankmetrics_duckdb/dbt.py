@@ -114,7 +114,7 @@ def _render(macro_name: str, d: dialects.Dialect, by: tuple, judgments_by: tuple
 def _piece(dialect: str, name: str, by: tuple, judgments_by: tuple, run_lists: bool, judgment_lists: str) -> str:
     """The body of the CTE run_items or judgment_items for one shape of the tables: the same for every metric
     (body() checks that it is), so rendered once per dialect and shape."""
-    text = _render(native.metric_macros()[0], dialects.get(dialect), by, judgments_by, run_lists, judgment_lists)
+    text = _render(native.metric_macros(side_tables=False)[0], dialects.get(dialect), by, judgments_by, run_lists, judgment_lists)
     start, end = _cte(text, name)
     return text[start:end]
 
@@ -489,7 +489,7 @@ _MEANS = {"avg": "AVG(rm_m.value)", "sum": "SUM(rm_m.value)",
 
 
 def _evaluate_file() -> str:
-    macros = native.metric_macros()
+    macros = native.metric_macros(side_tables=False)
     params = {m: [n for n, _, _ in native.parameters(m)] for m in macros}
     names = _names()
     if {n[2] for n in names.values()} - set(_MEANS):
@@ -701,7 +701,7 @@ packages:
 ```
 
 Every metric is a macro returning `(<by columns>, query_id, value)`, one row per query (and group) the `queries`
-convention keeps: {", ".join(f"`{m}`" for m in native.metric_macros())}. Arguments: the run and judgments
+convention keeps: {", ".join(f"`{m}`" for m in native.metric_macros(side_tables=False))}. Arguments: the run and judgments
 relations; `k` (none: no cutoff) and the metric's conventions (`gain`, `ties`, `queries`, ...), each none by
 default, which takes the value of `preset` (`{"`, `".join(conventions.PRESETS)}`; default `trec_eval`, whose
 values are the defaults of the package's SQL); the column names (`query_column`, `item_column`, `score_column`,
@@ -734,7 +734,7 @@ def write(folder: str) -> list[str]:
     os.makedirs(os.path.join(folder, "macros"), exist_ok=True)
     files = {"dbt_project.yml": _project(), "README.md": _readme(),
              os.path.join("macros", "_rankmetrics.sql"): _HELPERS}
-    for name in native.metric_macros():
+    for name in native.metric_macros(side_tables=False):
         files[os.path.join("macros", f"{name}.sql")] = _metric_file(name)
     files[os.path.join("macros", "_shape.sql")] = _shape_file()
     files[os.path.join("macros", "evaluate.sql")] = _evaluate_file()
