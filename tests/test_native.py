@@ -317,9 +317,12 @@ def _py(e: exp.Expression):
 # The tables are named as engines.ReadBack stores them (a BigQuery-like project.dataset.table).
 GOLDEN_CASES = [
     ("bigquery", ["--schema", "metrics", "--run", "my-project.rm.native_run",
-                  "--judgments", "my-project.rm.native_judgments", "--run-columns", "score,rank"]),
-    ("snowflake", ["--run", "rm.native_run", "--judgments", "rm.native_judgments", "--run-columns", "score,rank"]),
-    ("databricks", ["--run", "rm.native_run", "--judgments", "rm.native_judgments", "--run-columns", "score,rank"]),
+                  "--judgments", "my-project.rm.native_judgments", "--run-columns", "score,rank",
+                  "--interactions", "my-project.rm.native_interactions", "--items", "my-project.rm.native_items"]),
+    ("snowflake", ["--run", "rm.native_run", "--judgments", "rm.native_judgments", "--run-columns", "score,rank",
+                   "--interactions", "rm.native_interactions", "--items", "rm.native_items"]),
+    ("databricks", ["--run", "rm.native_run", "--judgments", "rm.native_judgments", "--run-columns", "score,rank",
+                    "--interactions", "rm.native_interactions", "--items", "rm.native_items"]),
 ]
 GOLDEN_OPTIONS = dict(GOLDEN_CASES)
 
@@ -359,19 +362,31 @@ def test_golden_read_back_into_duckdb(dialect):
         bodies = _read_back(dialect, fh.read())
     back = engines.ReadBack(dialect)
     try:
-        back.load("native_run", RUN_TABLE)
-        back.load("native_judgments", JUDGMENTS_TABLE)
+        tables = {"native_run": RUN_TABLE, "native_judgments": JUDGMENTS_TABLE,
+                  "native_interactions": INTERACTIONS_TABLE, "native_items": ITEMS_TABLE}
+        for name, table in tables.items():
+            back.load(name, table)
         if dialect != "bigquery":  # rm.native_run: the schema rm of DuckDB's default catalog
-            back.con.execute('CREATE SCHEMA rm; CREATE VIEW rm.native_run AS SELECT * FROM "my-project".rm.native_run; '
-                             'CREATE VIEW rm.native_judgments AS SELECT * FROM "my-project".rm.native_judgments')
-        for vid, preset, switches, metric in CASES:
+            back.con.execute("CREATE SCHEMA rm; " + "; ".join(
+                f'CREATE VIEW rm.{name} AS SELECT * FROM "my-project".rm.{name}' for name in tables))
+        recsys = {}  # the recommender metrics' objects too (test_recommender_objects_equal_eval's numbers)
+        per_query = evaluate(JUDGMENTS_TABLE, RUN_TABLE, RECSYS_METRICS, convention="rectools", per_query=True,
+                             interactions=INTERACTIONS_TABLE, items=ITEMS_TABLE)
+        means = evaluate(JUDGMENTS_TABLE, RUN_TABLE, RECSYS_METRICS, convention="rectools",
+                         interactions=INTERACTIONS_TABLE, items=ITEMS_TABLE)
+        for metric in RECSYS_METRICS:
+            catalog_wide = measures.parse(metric)[0].metric.scope == "catalog"
+            recsys[metric] = {"None": means[metric]} if catalog_wide else per_query[metric]
+        cases = [(vid, preset, switches, metric, EXPECTED[(vid, metric)]) for vid, preset, switches, metric in CASES]
+        cases += [("rectools", "rectools", {}, metric, recsys[metric]) for metric in RECSYS_METRICS]
+        for vid, preset, switches, metric, want in cases:
             macro, args = call_args(metric, preset, switches)
             body = bodies[native.PREFIX + macro].copy()
             params = next(cte for cte in body.args["with_"].expressions if cte.alias_or_name.lower() == "params")
             params.this.set("expressions", [exp.alias_(sqlsource.literal(args[a.alias_or_name.lower()]),
                                                        a.alias_or_name) for a in params.this.expressions])
             got = _rows_to_dict(back.rows(body.sql(dialect=dialect)))
-            _compare(got, EXPECTED[(vid, metric)], f"{dialect} read back {vid} {metric}")
+            _compare(got, want, f"{dialect} read back {vid} {metric}")
     finally:
         back.close()
 

@@ -2,8 +2,8 @@
 -- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum; gm_map and gm_bpref: exp(avg(ln(max(value, 0.00001))))).
 -- Reads the run table `my-project`.rm.native_run (query_id, item_id, score and rank)
 -- and the judgments table `my-project`.rm.native_judgments (query_id, item_id, relevance); the
--- recommender metrics also read the training interactions interactions (user_id,
--- item_id) and the catalog: the items of the interactions; the catalog-wide ones return one row, query_id NULL.
+-- recommender metrics also read the training interactions `my-project`.rm.native_interactions (user_id,
+-- item_id) and the catalog `my-project`.rm.native_items (item_id); the catalog-wide ones return one row, query_id NULL.
 -- Call with every argument, in order (BigQuery table functions have no defaults); NULL means the default;
 -- k NULL means no cutoff. For example:
 --   SELECT query_id, value FROM metrics.rm_ndcg(10, 'linear', 1, 2, 'judgments', '', 'item_desc', FALSE, 'both', 'zero', 'truncate');
@@ -1926,7 +1926,7 @@ WITH params AS (
 ), catalog_items AS (
   SELECT
     x.item_id AS item_id
-  FROM interactions AS x
+  FROM `my-project`.rm.native_items AS x
 ), catalog_totals AS (
   SELECT
     COUNT(DISTINCT CAST(c.item_id AS STRING)) AS catalog_size
@@ -2184,7 +2184,7 @@ WITH params AS (
 ), catalog_items AS (
   SELECT
     x.item_id AS item_id
-  FROM interactions AS x
+  FROM `my-project`.rm.native_items AS x
 ), catalog_totals AS (
   SELECT
     COUNT(DISTINCT CAST(c.item_id AS STRING)) AS catalog_size
@@ -2435,7 +2435,7 @@ WITH params AS (
 ), catalog_items AS (
   SELECT
     x.item_id AS item_id
-  FROM interactions AS x
+  FROM `my-project`.rm.native_items AS x
 ), catalog_totals AS (
   SELECT
     COUNT(DISTINCT CAST(c.item_id AS STRING)) AS catalog_size
@@ -10769,7 +10769,11 @@ WITH params AS (
   SELECT
     x.user_id AS user_id,
     x.item_id AS item_id
-  FROM interactions AS x
+  FROM `my-project`.rm.native_interactions AS x
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM `my-project`.rm.native_items AS x
 ), item_stats AS (
   SELECT
     c.stats_item_id,
@@ -10792,7 +10796,7 @@ WITH params AS (
     (
       SELECT
         COUNT(DISTINCT CAST(c.item_id AS STRING))
-      FROM interaction_items AS c
+      FROM catalog_items AS c
     ) AS catalog_size
   FROM interaction_items AS i
 ), rm_plain_stream AS (
@@ -11048,7 +11052,11 @@ WITH params AS (
   SELECT
     x.user_id AS user_id,
     x.item_id AS item_id
-  FROM interactions AS x
+  FROM `my-project`.rm.native_interactions AS x
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM `my-project`.rm.native_items AS x
 ), item_stats AS (
   SELECT
     c.stats_item_id,
@@ -11071,7 +11079,7 @@ WITH params AS (
     (
       SELECT
         COUNT(DISTINCT CAST(c.item_id AS STRING))
-      FROM interaction_items AS c
+      FROM catalog_items AS c
     ) AS catalog_size
   FROM interaction_items AS i
 ), rm_plain_stream AS (
@@ -11338,7 +11346,11 @@ WITH params AS (
   SELECT
     x.user_id AS user_id,
     x.item_id AS item_id
-  FROM interactions AS x
+  FROM `my-project`.rm.native_interactions AS x
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM `my-project`.rm.native_items AS x
 ), item_stats AS (
   SELECT
     c.stats_item_id,
@@ -11361,7 +11373,7 @@ WITH params AS (
     (
       SELECT
         COUNT(DISTINCT CAST(c.item_id AS STRING))
-      FROM interaction_items AS c
+      FROM catalog_items AS c
     ) AS catalog_size
   FROM interaction_items AS i
 ), rm_plain_stream AS (

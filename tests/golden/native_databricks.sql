@@ -2,8 +2,8 @@
 -- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum; gm_map and gm_bpref: exp(avg(ln(max(value, 0.00001))))).
 -- Reads the run table rm.native_run (query_id, item_id, score and rank)
 -- and the judgments table rm.native_judgments (query_id, item_id, relevance); the
--- recommender metrics also read the training interactions interactions (user_id,
--- item_id) and the catalog: the items of the interactions; the catalog-wide ones return one row, query_id NULL.
+-- recommender metrics also read the training interactions rm.native_interactions (user_id,
+-- item_id) and the catalog rm.native_items (item_id); the catalog-wide ones return one row, query_id NULL.
 -- Call with arguments by position or by name (k => 10); left out, they take the defaults of sql/;
 -- k NULL means no cutoff. For example:
 --   SELECT query_id, value FROM rm_ndcg(k => 10);
@@ -1920,7 +1920,7 @@ WITH params AS (
 ), catalog_items AS (
   SELECT
     x.item_id AS item_id
-  FROM interactions AS x
+  FROM rm.native_items AS x
 ), catalog_totals AS (
   SELECT
     COUNT(DISTINCT CAST(c.item_id AS STRING)) AS catalog_size
@@ -2175,7 +2175,7 @@ WITH params AS (
 ), catalog_items AS (
   SELECT
     x.item_id AS item_id
-  FROM interactions AS x
+  FROM rm.native_items AS x
 ), catalog_totals AS (
   SELECT
     COUNT(DISTINCT CAST(c.item_id AS STRING)) AS catalog_size
@@ -2423,7 +2423,7 @@ WITH params AS (
 ), catalog_items AS (
   SELECT
     x.item_id AS item_id
-  FROM interactions AS x
+  FROM rm.native_items AS x
 ), catalog_totals AS (
   SELECT
     COUNT(DISTINCT CAST(c.item_id AS STRING)) AS catalog_size
@@ -10729,7 +10729,11 @@ WITH params AS (
   SELECT
     x.user_id AS user_id,
     x.item_id AS item_id
-  FROM interactions AS x
+  FROM rm.native_interactions AS x
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM rm.native_items AS x
 ), item_stats AS (
   SELECT
     c.stats_item_id,
@@ -10752,7 +10756,7 @@ WITH params AS (
     (
       SELECT
         COUNT(DISTINCT CAST(c.item_id AS STRING))
-      FROM interaction_items AS c
+      FROM catalog_items AS c
     ) AS catalog_size
   FROM interaction_items AS i
 ), rm_plain_stream AS (
@@ -11007,7 +11011,11 @@ WITH params AS (
   SELECT
     x.user_id AS user_id,
     x.item_id AS item_id
-  FROM interactions AS x
+  FROM rm.native_interactions AS x
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM rm.native_items AS x
 ), item_stats AS (
   SELECT
     c.stats_item_id,
@@ -11030,7 +11038,7 @@ WITH params AS (
     (
       SELECT
         COUNT(DISTINCT CAST(c.item_id AS STRING))
-      FROM interaction_items AS c
+      FROM catalog_items AS c
     ) AS catalog_size
   FROM interaction_items AS i
 ), rm_plain_stream AS (
@@ -11296,7 +11304,11 @@ WITH params AS (
   SELECT
     x.user_id AS user_id,
     x.item_id AS item_id
-  FROM interactions AS x
+  FROM rm.native_interactions AS x
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM rm.native_items AS x
 ), item_stats AS (
   SELECT
     c.stats_item_id,
@@ -11319,7 +11331,7 @@ WITH params AS (
     (
       SELECT
         COUNT(DISTINCT CAST(c.item_id AS STRING))
-      FROM interaction_items AS c
+      FROM catalog_items AS c
     ) AS catalog_size
   FROM interaction_items AS i
 ), rm_plain_stream AS (
