@@ -345,32 +345,50 @@ def _dialect(name) -> dialects.Dialect:
 
 
 def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_columns: str, schema,
-            interactions: exp.Table, catalog: exp.Table | None) -> str:
+            interactions: exp.Table | None, catalog: exp.Table | None) -> str:
     columns = "score and rank" if run_columns == "score,rank" else run_columns
-    items = (f"the catalog {catalog.sql(dialect=d.sqlglot)} (item_id)" if catalog is not None
-             else "the catalog: the items of the interactions")
+    if interactions is None and catalog is None:
+        sides = ["-- The recommender metrics that read the training interactions or the catalog are left out: give",
+                 "-- their tables (--interactions TABLE, --items TABLE) to create them too."]
+    else:
+        what = (f"the catalog {catalog.sql(dialect=d.sqlglot)} (item_id)" if catalog is not None
+                else "the catalog: the items of the interactions")
+        if interactions is not None:
+            what = f"the training interactions {interactions.sql(dialect=d.sqlglot)} (user_id, item_id) and {what}"
+        sides = [f"-- The recommender metrics also read {what};",
+                 "-- the catalog-wide ones return one row, query_id NULL" + (
+                     "" if interactions is not None else " (those of the interactions are left out)") + "."]
     examples = [call("ndcg", d.name, {"k": 10}, schema=schema),
                 call("ap", d.name, {"k": 100, "rel": 2}, schema=schema)]
     return "\n".join([
         f"-- rankmetrics for {d.name}: every metric as {d.native.kind} returning (query_id, value), one row per",
         f"-- query that the queries convention keeps ({measures.aggregates_phrase()}).",
         f"-- Reads the run table {run.sql(dialect=d.sqlglot)} (query_id, item_id, {columns})",
-        f"-- and the judgments table {judgments.sql(dialect=d.sqlglot)} (query_id, item_id, relevance); the",
-        f"-- recommender metrics also read the training interactions {interactions.sql(dialect=d.sqlglot)} (user_id,",
-        f"-- item_id) and {items}; the catalog-wide ones return one row, query_id NULL.",
+        f"-- and the judgments table {judgments.sql(dialect=d.sqlglot)} (query_id, item_id, relevance).",
+        *sides,
         f"-- Call with {d.native.arguments};",
         "-- k NULL means no cutoff. For example:",
         *[f"--   {e};" for e in examples],
     ]) + "\n"
 
 
+def _creatable(macro_name: str, sides: dict) -> bool:
+    """Whether the side tables the metric reads were given (an object over a missing table cannot be created:
+    PostgreSQL checks a function's body when it is created)."""
+    tables = _metric_of(macro_name).tables
+    if "interactions" in tables:
+        return sides["interactions"] is not None
+    return "catalog" not in tables or sides["catalog"] is not None or sides["interactions"] is not None
+
+
 def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: str | None = None,
            schema: str | None = None, run_columns: str | None = None, form: shape.Shape | None = None,
            interactions: str | None = None, items: str | None = None) -> str:
     """The DDL creating every metric as a native object of the dialect (DuckDB: the macros script). run,
-    judgments (default: run, judgments), run_columns (default: score), the side tables (interactions, default
-    interactions; items, the catalog, default: the interactions' items) and schema are for the other dialects. A
-    dialect without native objects whose SQL calls a helper function (MySQL's rm_fail) gets that helper."""
+    judgments (default: run, judgments), run_columns (default: score), the side tables (interactions; items, the
+    catalog, default: the interactions' items: the recommender metrics that read them are left out without them)
+    and schema are for the other dialects. A dialect without native objects whose SQL calls a helper function
+    (MySQL's rm_fail) gets that helper."""
     given = [name for name, value in (("schema", schema), ("run", run), ("judgments", judgments),
                                       ("run columns", run_columns), ("interactions", interactions),
                                       ("items", items)) if value is not None]
@@ -404,13 +422,13 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
                             lists=form.run_lists)
     judgments_src = sqlgen.Source(dialects.table(judgments, d.name, "judgments table"), columns=form.columns,
                                   groups=form.judgments_by, lists=form.judgment_lists)
-    sides = {"interactions": sqlgen.Source(dialects.table(interactions or "interactions", d.name,
-                                                           "interactions table")),
-             "catalog": None if items is None else sqlgen.Source(dialects.table(items, d.name, "items table"))}
+    sides = {name: None if table is None else sqlgen.Source(dialects.table(table, d.name, f"{label} table"))
+             for name, label, table in (("interactions", "interactions", interactions), ("catalog", "items", items))}
     parts = [_header(d, run_src.expression, judgments_src.expression, run_columns, schema,
-                     sides["interactions"].expression, sides["catalog"] and sides["catalog"].expression)]
+                     *[sides[name] and sides[name].expression for name in ("interactions", "catalog")])]
     for name in metric_macros():
-        parts.append(ddl(name, d.name, run_src, judgments_src, schema, form.by, **sides))
+        if _creatable(name, sides):
+            parts.append(ddl(name, d.name, run_src, judgments_src, schema, form.by, **sides))
     return "\n".join(parts)
 
 

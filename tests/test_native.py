@@ -440,3 +440,19 @@ def test_arguments_outside_their_range_fail(installed, macro, args, message):
     the object, the parameter and the value (the DuckDB macros with error(), the others through rm_checks)."""
     with pytest.raises(Exception, match=message):
         installed.call(macro, args)
+
+
+def test_recommender_objects_need_their_tables():
+    """Without --interactions or --items the objects of the metrics that read them are left out (PostgreSQL
+    would refuse a function over a missing table), and the header says how to create them; with the catalog
+    alone, only the catalog-wide ones are created."""
+    def functions(text):
+        return {s.split("(")[0].split(".")[-1] for s in statements(text) if s.startswith("CREATE OR REPLACE FUNCTION")}
+    plain = native.script("postgres", schema="rm")
+    assert "--interactions TABLE, --items TABLE" in plain
+    assert not functions(plain) & {"rm_gini", "rm_catalog_coverage", "rm_mean_inv_user_freq", "rm_serendipity"}
+    catalog_only = functions(native.script("postgres", schema="rm", items="catalog"))
+    assert {"rm_gini", "rm_catalog_coverage", "rm_entropy"} <= catalog_only
+    assert not catalog_only & {"rm_mean_inv_user_freq", "rm_avg_rec_popularity", "rm_serendipity"}
+    both = functions(native.script("postgres", schema="rm", interactions="train"))
+    assert {"rm_gini", "rm_mean_inv_user_freq", "rm_avg_rec_popularity", "rm_serendipity"} <= both

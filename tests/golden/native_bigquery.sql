@@ -1,9 +1,9 @@
 -- rankmetrics for bigquery: every metric as table functions returning (query_id, value), one row per
 -- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum; gm_map and gm_bpref: exp(avg(ln(max(value, 0.00001))))).
 -- Reads the run table `my-project`.rm.native_run (query_id, item_id, score and rank)
--- and the judgments table `my-project`.rm.native_judgments (query_id, item_id, relevance); the
--- recommender metrics also read the training interactions `my-project`.rm.native_interactions (user_id,
--- item_id) and the catalog `my-project`.rm.native_items (item_id); the catalog-wide ones return one row, query_id NULL.
+-- and the judgments table `my-project`.rm.native_judgments (query_id, item_id, relevance).
+-- The recommender metrics also read the training interactions `my-project`.rm.native_interactions (user_id, item_id) and the catalog `my-project`.rm.native_items (item_id);
+-- the catalog-wide ones return one row, query_id NULL.
 -- Call with every argument, in order (BigQuery table functions have no defaults); NULL means the default;
 -- k NULL means no cutoff. For example:
 --   SELECT query_id, value FROM metrics.rm_ndcg(10, 'linear', 1, 2, 'judgments', '', 'item_desc', FALSE, 'both', 'zero', 'truncate');

@@ -1,9 +1,9 @@
 -- rankmetrics for snowflake: every metric as SQL UDTFs returning (query_id, value), one row per
 -- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum; gm_map and gm_bpref: exp(avg(ln(max(value, 0.00001))))).
 -- Reads the run table rm.native_run (query_id, item_id, score and rank)
--- and the judgments table rm.native_judgments (query_id, item_id, relevance); the
--- recommender metrics also read the training interactions rm.native_interactions (user_id,
--- item_id) and the catalog rm.native_items (item_id); the catalog-wide ones return one row, query_id NULL.
+-- and the judgments table rm.native_judgments (query_id, item_id, relevance).
+-- The recommender metrics also read the training interactions rm.native_interactions (user_id, item_id) and the catalog rm.native_items (item_id);
+-- the catalog-wide ones return one row, query_id NULL.
 -- Call with arguments by position or by name (k => 10); left out, they take the defaults of sql/;
 -- k NULL means no cutoff. For example:
 --   SELECT query_id, value FROM TABLE(rm_ndcg(k => 10));
