@@ -7,6 +7,9 @@ recs, labels      the example warehouse tables (datasets/warehouse): three model
 recs_lists        recs_lists.parquet, each list of movies written as text '3|1|2' (the model recs_lists makes
                   it an array again, as CSV has no lists)
 labels_mixed      labels under mixed-case column names (UserID, MovieID, Rating)
+recsys_recs       the three recommendation models of datasets/recsys in one table (model, user_id, item_id, rank,
+                  score), recsys_test their test set (relevance 1), recsys_train the training interactions
+                  (user_id, item_id), recsys_items the catalog (item_id)
 """
 import csv
 import os
@@ -45,6 +48,20 @@ def main(project=HERE):
     lists = pq.read_table(os.path.join(DATA, "warehouse", "recs_lists.parquet")).to_pylist()
     _write(folder, "recs_lists_text", ["model_version", "segment", "user_id", "movie_ids"],
            [(r["model_version"], r["segment"], r["user_id"], "|".join(map(str, r["movie_id"]))) for r in lists])
+
+    recsys = os.path.join(DATA, "recsys")
+    rows = []
+    for model in ("popularity", "itemknn", "random"):
+        with open(os.path.join(recsys, f"{model}.run")) as fh:
+            rows += [(model, u, i, rank, score) for u, _, i, rank, score, _ in (line.split() for line in fh)]
+    _write(folder, "recsys_recs", ["model", "user_id", "item_id", "rank", "score"], rows)
+    with open(os.path.join(recsys, "test.qrels")) as fh:
+        _write(folder, "recsys_test", ["user_id", "item_id", "relevance"],
+               [(u, i, 1) for u, _, i, _ in (line.split() for line in fh)])
+    train = pq.read_table(os.path.join(recsys, "train.parquet")).to_pylist()
+    _write(folder, "recsys_train", ["user_id", "item_id"], [(r["user_id"], r["item_id"]) for r in train])
+    items = pq.read_table(os.path.join(recsys, "items.parquet")).to_pylist()
+    _write(folder, "recsys_items", ["item_id"], [(r["item_id"],) for r in items])
 
 
 if __name__ == "__main__":

@@ -26,12 +26,15 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def macros_sql(dialect: str = "duckdb", *, run: str | None = None, judgments: str | None = None, schema=None,
-               run_columns: str | None = None) -> str:
+               run_columns: str | None = None, interactions: str | None = None, items: str | None = None) -> str:
     """The SQL that installs every metric once, for use without Python: DuckDB table macros (the default), or
     for another dialect its native objects (PostgreSQL functions, Spark/BigQuery table functions, Snowflake
-    UDTFs, ClickHouse parameterized views) reading the tables run and judgments; see native.py."""
+    UDTFs, ClickHouse parameterized views) reading the tables run and judgments (and the recommender metrics'
+    training interactions, default interactions, and catalog, items: default the interactions' items); see
+    native.py."""
     from . import native
-    return native.script(dialect, run=run, judgments=judgments, schema=schema, run_columns=run_columns)
+    return native.script(dialect, run=run, judgments=judgments, schema=schema, run_columns=run_columns,
+                         interactions=interactions, items=items)
 
 
 class Evaluation:

@@ -113,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "ties='input' needs rank")
     m.add_argument("--schema", metavar="NAME", help="create the objects in this schema (BigQuery: the dataset)")
     _add_shape(m, tables=True)
+    _add_sides(m, tables=True)
     b = sub.add_parser("dbt", help="write the metrics as a dbt package (macros for every adapter)",
                        description="Write a dbt package named rankmetrics into DIR: dbt_project.yml, a README and one "
                                    "macro file per metric, with an implementation per dbt adapter "
@@ -338,7 +339,7 @@ def cmd_macros(args) -> int:
     from . import native
     from .shape import Shape
     sys.stdout.write(native.script(args.dialect, run=args.run, judgments=args.judgments, schema=args.schema,
-                                   run_columns=args.run_columns, form=Shape(**_shape(args))))
+                                   run_columns=args.run_columns, form=Shape(**_shape(args)), **_sides(args)))
     return 0
 
 

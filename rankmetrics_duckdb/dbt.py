@@ -44,6 +44,9 @@ PACKAGE = "rankmetrics"
 _P = "rm_dbt_p_"        # a parameter's placeholder: rm_dbt_p_k
 _C = "rm_dbt_c_"        # a column name's placeholder: rm_dbt_c_query_id
 _RUN, _JUDGMENTS = "rm_dbt_run", "rm_dbt_judgments"
+# the side tables of the recommender metrics (Metric.tables): the training interactions and the catalog (the
+# macro's items, else the interactions: their items are then the catalog)
+_SIDES = {"interactions": "rm_dbt_interactions", "catalog": "rm_dbt_catalog"}
 SHAPE_ARGS = (("query_column", "query_id"), ("item_column", "item_id"), ("score_column", "score"),
               ("rank_column", None), ("relevance_column", "relevance"))
 
@@ -103,8 +106,11 @@ def _render(macro_name: str, d: dialects.Dialect, by: tuple, judgments_by: tuple
 
     def ref(name, kind):  # the parameter's placeholder, cast to its type as the native objects declare it
         return exp.Cast(this=exp.column(_P + name), to=exp.DataType.build(native._type(kind, d), dialect=d.sqlglot))
+    sides = {}
+    if _metric(macro_name).tables:
+        sides = {name: sqlgen.Source(exp.to_table(table)) for name, table in _SIDES.items()}
     text = dialects.render(native.query(macro_name, d.name, run, judgments, None, by=by, ref=ref,
-                                        group_text=False), d.name)
+                                        group_text=False, **sides), d.name)
     if any(t in text for t in ("{{", "{%", "{#")):
         raise ValueError(f"{macro_name} for {d.name}: the SQL holds a Jinja delimiter")
     return text
@@ -114,7 +120,8 @@ def _render(macro_name: str, d: dialects.Dialect, by: tuple, judgments_by: tuple
 def _piece(dialect: str, name: str, by: tuple, judgments_by: tuple, run_lists: bool, judgment_lists: str) -> str:
     """The body of the CTE run_items or judgment_items for one shape of the tables: the same for every metric
     (body() checks that it is), so rendered once per dialect and shape."""
-    text = _render(native.metric_macros()[0], dialects.get(dialect), by, judgments_by, run_lists, judgment_lists)
+    text = _render(native.metric_macros(side_tables=False)[0], dialects.get(dialect), by, judgments_by, run_lists,
+                   judgment_lists)
     start, end = _cte(text, name)
     return text[start:end]
 
@@ -233,6 +240,8 @@ def _finish(text: str, what: str) -> str:
     text = re.sub(r"\b" + _P + r"(\w+)\b", lambda m: "{{ rankmetrics.literal(" + m[1] + ") }}", text)
     text = re.sub(r"\b" + _RUN + r"\b", "{{ run }}", text)
     text = re.sub(r"\b" + _JUDGMENTS + r"\b", "{{ judgments }}", text)
+    for name, table in _SIDES.items():
+        text = re.sub(r"\b" + table + r"\b", "{{ %s }}" % name, text)
     if any(t in text for t in (_P, _C, _RUN, _JUDGMENTS, "rm_dbt_")):
         raise ValueError(f"{what}: a placeholder is left in the SQL")
     return text
@@ -318,19 +327,29 @@ def _metric_file(macro_name: str) -> str:
     names = [name for name, _, _ in params]
     presets = _presets(macro_name, params)
     shape = [name for name, _ in SHAPE_ARGS] + [name for name, _ in GROUP_ARGS]
-    signature = ", ".join(["run", "judgments"] + [f"{n}=none" for n in names] + ["preset='trec_eval'"]
-                          + [f"{n}={_jinja(v)}" for n, v in SHAPE_ARGS] + [f"{n}={v}" for n, v in GROUP_ARGS])
-    impl_args = ", ".join(["run", "judgments"] + names + shape)
     metric = _metric(macro_name)
+    tables = ["interactions", "items"] if metric.tables else []  # the recommender metrics' side tables
+    signature = ", ".join(["run", "judgments"] + [f"{n}=none" for n in tables + names] + ["preset='trec_eval'"]
+                          + [f"{n}={_jinja(v)}" for n, v in SHAPE_ARGS] + [f"{n}={v}" for n, v in GROUP_ARGS])
+    impl_args = ", ".join(["run", "judgments"] + list(_SIDES if metric.tables else ()) + names + shape)
+    returns = ("Returns (<by columns>, query_id, value): one row (per group), query_id NULL, for the whole run."
+               if metric.scope == "catalog" else None)
+    reads = {("interactions",): "the training interactions (interactions: user_id, item_id; items, the catalog: "
+                                "item_id, by default the interactions' items)",
+             ("catalog",): "the catalog (items: item_id; or the items of interactions)"}.get(tuple(metric.tables))
+    sides = []
+    if metric.tables:
+        needed = "interactions is none" if "interactions" in metric.tables else "interactions is none and items is none"
+        sides = [f"  {{%- if {needed} -%}}{{{{ exceptions.raise_compiler_error("
+                 f"{_jinja(f'rankmetrics.{macro_name} reads {reads}: give them')}) }}}}{{%- endif -%}}",
+                 "  {%- set catalog = items if items is not none else interactions -%}"]
     preset_dict = "{" + ", ".join(f"{_jinja(p)}: {{" + ", ".join(f"{_jinja(n)}: {_jinja(v)}"
                                                                    for n, v in values.items()) + "}"
                                    for p, values in presets.items()) + "}"
     resolved = ["k" if n == "k" else f"({n} if {n} is not none else p[{_jinja(n)}])" for n in names]
     lines = [
         f"{{# rankmetrics {__version__}: generated by `rankmetrics dbt` from sql/{macro_name}.sql. Do not edit. #}}",
-        f"{{# {metric.name}: {metric.description}. Returns (<by columns>, query_id, value), one row per query (and",
-        "   group) the queries convention keeps. A parameter left out (none) takes the preset's value (trec_eval:",
-        "   sql/'s defaults). See the package's README for the arguments. #}",
+        *_header_lines(metric, returns, reads),
         f"{{% macro {macro_name}({signature}) %}}",
         f"  {{%- set presets = {preset_dict} -%}}",
         "  {%- if preset not in presets -%}",
@@ -342,11 +361,12 @@ def _metric_file(macro_name: str) -> str:
           f"{{{{ exceptions.raise_compiler_error({_jinja(f'rankmetrics.{macro_name} under preset {preset}: ' + gaps[metric.name][1])}) }}}}"
           "{%- endif -%}"
           for preset, gaps in conventions.GAPS.items() if metric.name in gaps and gaps[metric.name][0] in names],
+        *sides,
         "  {%- set p = presets[preset] -%}",
         f"  {{%- set shape = rankmetrics.rm_shape({_jinja('rankmetrics.' + macro_name)}, judgments, score_column, "
         "rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) -%}",
         f"  {{{{ return(adapter.dispatch({_jinja(macro_name)}, 'rankmetrics')(run, judgments, "
-        f"{', '.join(resolved)}, query_column, item_column, score_column, rank_column, relevance_column, "
+        f"{''.join(n + ', ' for n in (_SIDES if metric.tables else ()))}{', '.join(resolved)}, query_column, item_column, score_column, rank_column, relevance_column, "
         "shape.by, shape.judgments_by, run_lists, judgment_lists)) }}",
         "{% endmacro %}",
         "",
@@ -354,6 +374,22 @@ def _metric_file(macro_name: str) -> str:
     lines += _implementations(macro_name, impl_args, {a: _lacking(metric, d) or body(macro_name, d.name)
                                                       for a, d in adapters()})
     return "\n".join(lines)
+
+
+def _header_lines(metric: measures.Metric, returns: str | None, reads: str | None) -> list[str]:
+    """The comment heading a metric's macro file: what it returns (one row per query, or per group for a
+    catalog-wide metric) and which side tables it reads."""
+    if returns is None and reads is None:
+        return [f"{{# {metric.name}: {metric.description}. Returns (<by columns>, query_id, value), one row per "
+                "query (and",
+                "   group) the queries convention keeps. A parameter left out (none) takes the preset's value "
+                "(trec_eval:",
+                "   sql/'s defaults). See the package's README for the arguments. #}"]
+    returns = returns or "Returns (<by columns>, query_id, value), one row per query (and group) the queries " \
+                         "convention keeps."
+    return [f"{{# {metric.name}: {metric.description}. {returns}",
+            f"   Reads {reads}. A parameter left out (none) takes the preset's value (trec_eval: sql/'s defaults).",
+            "   See the package's README for the arguments. #}"]
 
 
 def _lacking(metric: measures.Metric, d: dialects.Dialect) -> str | None:
@@ -475,7 +511,7 @@ def _names() -> dict:
             parsed = measures.parse(spelling + form.replace("#", "7"))
         except UsageError:
             continue
-        # (not the metrics that read side tables: they have no native objects yet, native.metric_macros)
+        # (not the metrics that read side tables: evaluate passes none; their own macros take them)
         if len(parsed) == 1 and parsed[0].k == (7 if form else None) and not parsed[0].metric.tables:
             m = parsed[0]
             out[spelling + form] = [m.metric.macro, dict(m.params), m.metric.mean.name]
@@ -489,7 +525,7 @@ _MEANS = {"avg": "AVG(rm_m.value)", "sum": "SUM(rm_m.value)",
 
 
 def _evaluate_file() -> str:
-    macros = native.metric_macros()
+    macros = native.metric_macros(side_tables=False)
     params = {m: [n for n, _, _ in native.parameters(m)] for m in macros}
     names = _names()
     if {n[2] for n in names.values()} - set(_MEANS):
@@ -701,7 +737,7 @@ packages:
 ```
 
 Every metric is a macro returning `(<by columns>, query_id, value)`, one row per query (and group) the `queries`
-convention keeps: {", ".join(f"`{m}`" for m in native.metric_macros())}. Arguments: the run and judgments
+convention keeps: {", ".join(f"`{m}`" for m in native.metric_macros(side_tables=False))}. Arguments: the run and judgments
 relations; `k` (none: no cutoff) and the metric's conventions (`gain`, `ties`, `queries`, ...), each none by
 default, which takes the value of `preset` (`{"`, `".join(conventions.PRESETS)}`; default `trec_eval`, whose
 values are the defaults of the package's SQL); the column names (`query_column`, `item_column`, `score_column`,

@@ -126,7 +126,9 @@ class Dialect:
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("duckdb", "duckdb", dbt_adapter="default", fail="error({msg})", note="the reference engine",
             native=Native("table macros", 0, sql_macros=True, named_arg="{name} := {value}")),
+    # NORMALIZE is a column-name keyword of PostgreSQL: no function argument may be called normalize unquoted
     Dialect("postgres", "postgres", dbt_adapter="postgres", bytewise='"C"', note='item ids compared with COLLATE "C"',
+            keywords=("normalize",),
             native=Native("SQL functions returning TABLE", 1, _BY_NAME, param_ref="function.name",
                           types=(("VARCHAR", "TEXT"),), body_quote="$rankmetrics$",
                           ddl=_SQL_FUNCTION + "{groups}query_id TEXT, value DOUBLE PRECISION) LANGUAGE sql STABLE AS "

@@ -35,14 +35,25 @@ RUN_COLUMNS = ("score", "rank", "score,rank")
 STREAM = sqlgen.STREAM  # not "stream": FROM STREAM is Spark 4's syntax for a streaming read
 
 
-def metric_macros() -> list[str]:
+def metric_macros(side_tables: bool = True) -> list[str]:
     """The metric table macros of sql/ (ndcg, ap, precision, ...): those of the metric specs (measures.METRICS;
-    not the file readers, rm_* pieces or fuse), in file order. Not yet those that read side tables
-    (Metric.tables: MeanInvUserFreq, ...): their native objects would take the interactions and the catalog too;
-    other engines get them through `rankmetrics sql` (to_sql) and DuckDB through sql/ as it is; nor the run-wide
-    ones (Metric.scope 'catalog': GAUC, Personalization)."""
-    specs = {m.macro for m in measures.METRICS.values() if not m.tables and m.scope == "query"}
+    not the file readers, rm_* pieces or fuse), in file order. side_tables=False leaves out those that read
+    tables beside the run and the judgments (Metric.tables: MeanInvUserFreq, ..., the catalog-wide metrics).
+    Not yet those that read the items' vectors (IntraListDiversity: rm_vector_stream unnests the catalog's lists,
+    which the native objects do not write; `rankmetrics sql` does)."""
+    specs = {m.macro for m in measures.METRICS.values()
+             if (side_tables or not m.tables) and "vectors" not in m.tables}
     return [name for name, m in sqlsource.macros().items() if m.is_table and name in specs]
+
+
+# The macros' parameters naming a side table (sql/01_stream.sql's rm_item_stream, rm_catalog_stream): the native
+# objects read the tables given when they are generated (--interactions, --items), as they do the run's.
+SIDE_PARAMS = ("interactions", "catalog")
+
+
+def is_catalog_wide(macro_name: str) -> bool:
+    """The macro returns one value for the whole run (Metric.scope 'catalog'), not one per query."""
+    return _metric_of(macro_name).scope == "catalog"
 
 
 def parameters(macro_name: str) -> list[tuple[str, str, exp.Expression]]:
@@ -52,7 +63,7 @@ def parameters(macro_name: str) -> list[tuple[str, str, exp.Expression]]:
     macro = sqlsource.macros()[macro_name]
     out = []
     for p in macro.params:
-        if p.lower() in ("run", "judgments") or p.strip('"').lower() in shape.MACRO_PARAMS:
+        if p.lower() in ("run", "judgments", *SIDE_PARAMS) or p.strip('"').lower() in shape.MACRO_PARAMS:
             continue
         default = macro.defaults.get(p, exp.Null())
         if isinstance(default, exp.Neg) and isinstance(default.this, exp.Literal):  # utility_b := -1.0
@@ -106,6 +117,10 @@ def _join_params(tree: exp.Expression) -> exp.Expression:
         if group is not None:
             for name in used:
                 group.append("expressions", _prm(name))
+        elif any(a.find_ancestor(exp.Select) is select and not isinstance(a.parent, exp.Window)
+                 for a in select.find_all(exp.AggFunc)):
+            # an aggregate over every row (a catalog-wide value) grouped by the one row of parameters
+            select.group_by(*[_prm(name) for name in used], copy=False)
     return tree
 
 
@@ -115,13 +130,21 @@ def _stream(bindings: dict) -> exp.Select:
     return sqlgen.stream_body(bindings)
 
 
+STREAMS = ("rm_stream", "rm_item_stream", "rm_catalog_stream")  # what a metric macro reads (sql/01_stream.sql)
+
+
 def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
-          function: exp.Table | None, by: tuple = (), ref=None, group_text: bool = True) -> exp.Select:
+          function: exp.Table | None, by: tuple = (), ref=None, group_text: bool = True,
+          interactions: sqlgen.Source | None = None, catalog: sqlgen.Source | None = None) -> exp.Select:
     """The body of the native object of one metric: WITH params, run_items, judgment_items, item_stream, then the
     metric's own SELECT (query_id, value). ref(name, kind): how the params CTE reads each parameter, for a
     template that fills them in (the dbt package); by default the dialect's Native.param_ref. group_text: the
     group columns are returned as text (the objects declare their result types without seeing the tables);
-    False keeps them as the run has them (the dbt package)."""
+    False keeps them as the run has them (the dbt package).
+
+    interactions, catalog: the side tables of the metrics that read them (Metric.tables), read as sqlgen reads
+    them (item_stream_ctes, catalog_stream_ctes; the catalog, else the interactions' items). A catalog-wide
+    metric (sql/catalog.sql) returns one row, its query_id NULL (per group with by: sqlgen.per_group)."""
     d = dialects.get(dialect)
     macro = sqlsource.macros()[macro_name]
     params = parameters(macro_name)
@@ -130,16 +153,25 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     # sql/01_stream.sql) into columns; here the key is the query id itself
     body = body.transform(lambda n: n.this if isinstance(n, exp.Explode) and isinstance(n.this, exp.Column)
                           and n.this.name == "query_id" else n)
-    features = body.args["from_"].this
-    call = features.this.args["from_"].this
-    if not (isinstance(call, exp.Table) and isinstance(call.this, exp.Anonymous)
-            and call.this.name.lower() == "rm_stream"):
-        raise ValueError(f"macro {macro_name}: expected FROM (SELECT ... FROM rm_stream(...) AS s) AS f")
-    stream_params = sqlsource.macros()["rm_stream"].params
-    stream_bindings = {p.lower(): a for p, a in zip(stream_params, call.this.expressions)
-                       if p.lower() not in ("run", "judgments")}
-    call.replace(exp.Table(this=exp.to_identifier(STREAM), alias=call.args.get("alias")))
-    body = _join_params(sqlsource.expand(body))
+    calls = [t for t in body.find_all(exp.Table) if isinstance(t.this, exp.Anonymous)
+             and t.this.name.lower() in STREAMS]
+    if len(calls) != 1:
+        raise ValueError(f"macro {macro_name}: expected one read of {', '.join(STREAMS)}")
+    call = calls[0]
+    kind = call.this.name.lower()
+    plain_params = sqlsource.macros()["rm_stream"].params
+    stream_bindings = {p.lower(): a for p, a in zip(sqlsource.macros()[kind].params, call.this.expressions)
+                       if p.lower() not in ("run", "judgments") and p in plain_params}
+    catalog_wide = kind == "rm_catalog_stream"
+    if catalog_wide:  # (SELECT s.* FROM rm_catalog_stream(...) AS s) AS f: the stream itself, as f
+        call.find_ancestor(exp.Subquery).replace(exp.Table(this=exp.to_identifier(STREAM),
+                                                           alias=exp.TableAlias(this=exp.to_identifier("f"))))
+    else:
+        call.replace(exp.Table(this=exp.to_identifier(STREAM), alias=call.args.get("alias")))
+    body = sqlsource.expand(body)
+    if catalog_wide and by:
+        body = sqlgen.per_group(body, macro_name)
+    body = _join_params(body)
     stream = _join_params(_stream(stream_bindings))
 
     def param(name, kind, default):
@@ -152,11 +184,30 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     params_select = exp.select(*[param(name, kind, default) for name, kind, default in params])
     out = body
     ctes = [("params", params_select), ("run_items", sqlgen.run_items(run, by=by)),
-            ("judgment_items", _join_params(sqlgen.judgment_items(judgments, grades=_prm("grades"), by=by))),
-            (STREAM, stream)]
-    if by:  # the rows gain the group columns
+            ("judgment_items", _join_params(sqlgen.judgment_items(judgments, grades=_prm("grades"), by=by)))]
+    if kind == "rm_item_stream":
+        if interactions is None:
+            raise UsageError(f"{macro_name} reads the training interactions: give their table (--interactions)")
+        ctes += sqlgen.item_stream_ctes({}, interactions, catalog, plain=stream)
+    elif catalog_wide:
+        if catalog is None and interactions is None:
+            raise UsageError(f"{macro_name} reads the catalog: give its table (--items, or --interactions)")
+        ctes += sqlgen.catalog_stream_ctes({}, catalog if catalog is not None else interactions, plain=stream)
+    else:
+        ctes.append((STREAM, stream))
+    b = exp.TableAlias(this=exp.to_identifier("b"))
+    if catalog_wide:  # one row (per group), query_id NULL
+        null_id = exp.alias_(exp.Cast(this=exp.Null(), to=exp.DataType.build("VARCHAR")), "query_id")
+        out = exp.select(*sqlgen.group_columns(by, text=group_text), null_id, exp.column("value", table="b")).from_(
+            exp.Subquery(this=body, alias=b))
+        if by:
+            out = out.join(exp.Table(this=exp.to_identifier("rm_groups"), alias=exp.TableAlias(
+                this=exp.to_identifier("g"))), on=exp.EQ(this=exp.column("group_key", table="g"),
+                                                         expression=exp.column("group_key", table="b")))
+            ctes.insert(1, ("rm_groups", sqlgen.groups_cte(run, by)))
+    elif by:  # the rows gain the group columns
         out, query_id = sqlgen.ungroup(exp.select(*sqlgen.group_columns(by, text=group_text)).from_(
-            exp.Subquery(this=body, alias=exp.TableAlias(this=exp.to_identifier("b")))), "b", by)
+            exp.Subquery(this=body, alias=b)), "b", by)
         out = out.select(exp.alias_(query_id, "query_id"), exp.column("value", table="b"))
         ctes.insert(1, ("rm_groups", sqlgen.groups_cte(run, by)))
     # a duplicate item or judgment, or an argument outside its range, fails the call with the engine's error
@@ -248,6 +299,11 @@ def _type(kind: str, d: dialects.Dialect) -> str:
     return dict(d.native.types if d.native else ()).get(kind) or exp.DataType.build(kind).sql(dialect=d.sqlglot)
 
 
+def _arg_name(name: str, d: dialects.Dialect) -> str:
+    """An argument's name as the dialect writes it: quoted when it is a keyword there (Dialect.keywords)."""
+    return exp.to_identifier(name, quoted=name in d.keywords).sql(dialect=d.sqlglot)
+
+
 def _quote_body(body: str, d: dialects.Dialect, what: str) -> str:
     tag = d.native.body_quote
     if tag is None:
@@ -258,17 +314,19 @@ def _quote_body(body: str, d: dialects.Dialect, what: str) -> str:
 
 
 def ddl(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
-        schema: str | None = None, by: tuple = ()) -> str:
+        schema: str | None = None, by: tuple = (), interactions: sqlgen.Source | None = None,
+        catalog: sqlgen.Source | None = None) -> str:
     """CREATE statement of the native object of one metric macro."""
     d = dialects.get(dialect)
     if d.native is None or d.native.sql_macros:
         raise UsageError(f"no native objects for dialect '{dialect}'")
     function = _function_name(macro_name, schema, dialect)
     fn_sql = function.sql(dialect=d.sqlglot)
-    body = dialects.render(query(macro_name, dialect, run, judgments, function, by), dialect)
+    body = dialects.render(query(macro_name, dialect, run, judgments, function, by, interactions=interactions,
+                                 catalog=catalog), dialect)
     args = []
     for name, kind, default in parameters(macro_name):
-        text = f"{exp.to_identifier(name).sql(dialect=d.sqlglot)} {_type(kind, d)}"
+        text = f"{_arg_name(name, d)} {_type(kind, d)}"
         if d.native.arg_defaults:
             text += f" DEFAULT {default.sql(dialect=d.sqlglot)}"
         args.append(text)
@@ -289,8 +347,20 @@ def _dialect(name) -> dialects.Dialect:
     raise UsageError(f"unknown SQL dialect '{name}'; macros exist for: {', '.join(DIALECTS)}")
 
 
-def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_columns: str, schema) -> str:
+def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_columns: str, schema,
+            interactions: exp.Table | None, catalog: exp.Table | None) -> str:
     columns = "score and rank" if run_columns == "score,rank" else run_columns
+    if interactions is None and catalog is None:
+        sides = ["-- The recommender metrics that read the training interactions or the catalog are left out: give",
+                 "-- their tables (--interactions TABLE, --items TABLE) to create them too."]
+    else:
+        what = (f"the catalog {catalog.sql(dialect=d.sqlglot)} (item_id)" if catalog is not None
+                else "the catalog: the items of the interactions")
+        if interactions is not None:
+            what = f"the training interactions {interactions.sql(dialect=d.sqlglot)} (user_id, item_id) and {what}"
+        sides = [f"-- The recommender metrics also read {what};",
+                 "-- the catalog-wide ones return one row, query_id NULL" + (
+                     "" if interactions is not None else " (those of the interactions are left out)") + "."]
     examples = [call("ndcg", d.name, {"k": 10}, schema=schema),
                 call("ap", d.name, {"k": 100, "rel": 2}, schema=schema)]
     return "\n".join([
@@ -298,19 +368,33 @@ def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_colum
         f"-- query that the queries convention keeps ({measures.aggregates_phrase()}).",
         f"-- Reads the run table {run.sql(dialect=d.sqlglot)} (query_id, item_id, {columns})",
         f"-- and the judgments table {judgments.sql(dialect=d.sqlglot)} (query_id, item_id, relevance).",
+        *sides,
         f"-- Call with {d.native.arguments};",
         "-- k NULL means no cutoff. For example:",
         *[f"--   {e};" for e in examples],
     ]) + "\n"
 
 
+def _creatable(macro_name: str, sides: dict) -> bool:
+    """Whether the side tables the metric reads were given (an object over a missing table cannot be created:
+    PostgreSQL checks a function's body when it is created)."""
+    tables = _metric_of(macro_name).tables
+    if "interactions" in tables:
+        return sides["interactions"] is not None
+    return "catalog" not in tables or sides["catalog"] is not None or sides["interactions"] is not None
+
+
 def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: str | None = None,
-           schema: str | None = None, run_columns: str | None = None, form: shape.Shape | None = None) -> str:
+           schema: str | None = None, run_columns: str | None = None, form: shape.Shape | None = None,
+           interactions: str | None = None, items: str | None = None) -> str:
     """The DDL creating every metric as a native object of the dialect (DuckDB: the macros script). run,
-    judgments (default: run, judgments), run_columns (default: score) and schema are for the other dialects. A
-    dialect without native objects whose SQL calls a helper function (MySQL's rm_fail) gets that helper."""
+    judgments (default: run, judgments), run_columns (default: score), the side tables (interactions; items, the
+    catalog, default: the interactions' items: the recommender metrics that read them are left out without them)
+    and schema are for the other dialects. A dialect without native objects whose SQL calls a helper function
+    (MySQL's rm_fail) gets that helper."""
     given = [name for name, value in (("schema", schema), ("run", run), ("judgments", judgments),
-                                      ("run columns", run_columns)) if value is not None]
+                                      ("run columns", run_columns), ("interactions", interactions),
+                                      ("items", items)) if value is not None]
     helper = dialects.DIALECTS.get(str(dialect or dialects.DEFAULT).strip().lower())
     if helper is not None and helper.native is None and helper.helper:
         if given or form:
@@ -341,16 +425,22 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
                             lists=form.run_lists)
     judgments_src = sqlgen.Source(dialects.table(judgments, d.name, "judgments table"), columns=form.columns,
                                   groups=form.judgments_by, lists=form.judgment_lists)
-    parts = [_header(d, run_src.expression, judgments_src.expression, run_columns, schema)]
+    sides = {name: None if table is None else sqlgen.Source(dialects.table(table, d.name, f"{label} table"))
+             for name, label, table in (("interactions", "interactions", interactions), ("catalog", "items", items))}
+    parts = [_header(d, run_src.expression, judgments_src.expression, run_columns, schema,
+                     *[sides[name] and sides[name].expression for name in ("interactions", "catalog")])]
     for name in metric_macros():
-        parts.append(ddl(name, d.name, run_src, judgments_src, schema, form.by))
+        if _creatable(name, sides):
+            parts.append(ddl(name, d.name, run_src, judgments_src, schema, form.by, **sides))
     return "\n".join(parts)
 
 
 def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None, run: str = "run",
-         judgments: str = "judgments") -> str:
+         judgments: str = "judgments", interactions: str = "interactions", catalog: str | None = None) -> str:
     """A SELECT (query_id, value) calling the native object of a metric with the given arguments, in the way
-    the dialect calls it (named arguments where the dialect has them; BigQuery: every argument, in order)."""
+    the dialect calls it (named arguments where the dialect has them; BigQuery: every argument, in order).
+    DuckDB's macros take the tables as arguments (interactions and catalog: those the macro reads; a
+    catalog-wide macro's one row gets query_id NULL)."""
     d = _dialect(dialect)
     params = parameters(macro_name)
     unknown = set(args) - {name for name, _, _ in params}
@@ -363,11 +453,17 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
     if d.native.sql_macros:  # sql/'s macros, under their own names (precision is a keyword), the tables first
         fn = exp.to_identifier(macro_name, quoted=True).sql(dialect=d.sqlglot)
         values = [exp.Literal.string(run).sql(dialect=d.sqlglot), exp.Literal.string(judgments).sql(dialect=d.sqlglot)]
+        takes = [p.lower() for p in sqlsource.macros()[macro_name].params]
+        sides = {"interactions": interactions, "catalog": catalog if catalog is not None else interactions}
+        values += [f"{name} := {exp.Literal.string(sides[name]).sql(dialect=d.sqlglot)}" for name in SIDE_PARAMS
+                   if name in takes]
     else:
         fn = _function_name(macro_name, schema, d.name).sql(dialect=d.sqlglot)
         values = []
     if d.native.named_arg is None:
         values += [lit(args[name]) if name in args else default.sql(dialect=d.sqlglot) for name, _, default in params]
     else:
-        values += [d.native.named_arg.format(name=name, value=lit(args[name])) for name, _, _ in params if name in args]
-    return "SELECT query_id, value FROM " + d.native.call.format(fn=fn, args=", ".join(values))
+        values += [d.native.named_arg.format(name=_arg_name(name, d), value=lit(args[name])) for name, _, _ in params
+                   if name in args]
+    query_id = "CAST(NULL AS VARCHAR) AS query_id" if d.native.sql_macros and is_catalog_wide(macro_name) else "query_id"
+    return f"SELECT {query_id}, value FROM " + d.native.call.format(fn=fn, args=", ".join(values))

@@ -310,16 +310,18 @@ def _side_tables(tree: exp.Expression, catalog: bool) -> exp.Expression:
 PLAIN_STREAM = "rm_plain_stream"  # the stream before the item statistics are joined (item_stream)
 
 
-def item_stream_ctes(conv: dict, interactions: Source, catalog: Source | None) -> list:
+def item_stream_ctes(conv: dict, interactions: Source, catalog: Source | None,
+                     plain: exp.Expression | None = None) -> list:
     """The CTEs of the stream with item statistics (sql/01_stream.sql's rm_item_stream): the side tables, the
-    statistics, the plain stream, and the stream (STREAM) with the statistics beside each row."""
+    statistics, the plain stream (stream(conv), or the given one: native.py's, with parameters), and the stream
+    (STREAM) with the statistics beside each row."""
     macros = sqlsource.macros()
     ctes = [(SIDE_CTES["interactions"], side_items("interactions", interactions))]
     if catalog is not None:
         ctes.append((SIDE_CTES["catalog"], side_items("catalog", catalog)))
     for name, macro in (("item_stats", "rm_item_stats"), ("train_totals", "rm_train_totals")):
         ctes.append((name, sqlsource.expand(_side_tables(macros[macro].body.copy(), catalog is not None))))
-    ctes.append((PLAIN_STREAM, stream(conv)))
+    ctes.append((PLAIN_STREAM, stream(conv) if plain is None else plain))
     ctes.append((STREAM, sqlsource.expand(_side_tables(macros["rm_item_stream"].body.copy(), catalog is not None))))
     return ctes
 
@@ -419,10 +421,13 @@ class Plan:
     query: exp.Select          # the whole query, rows (measure, query_id, value)
 
 
-def catalog_part(measure: Measure, conv: dict) -> exp.Select:
-    """A catalog-wide measure's row (measure, query_id NULL, value): its macro (sql/catalog.sql, auc.sql's gauc)
-    with the parameters bound, reading the stream (the STREAM CTE, never pruned: with the catalog's size when the
-    catalog is given) in place of its rm_catalog_stream(...) or rm_stream(...), without its argument checks."""
+def catalog_part(measure: Measure, conv: dict, by: tuple = ()) -> exp.Select:
+    """A catalog-wide measure's rows (measure, [group columns], query_id NULL, value): its macro (sql/catalog.sql,
+    auc.sql's gauc, ...) with the parameters bound, reading the stream (the STREAM CTE, never pruned: with the
+    catalog's size when the catalog is given) in place of its rm_catalog_stream(...) or rm_stream(...), without
+    its argument checks. With groups (by), one row per group: the per-item subquery (i) is keyed by the group's
+    key as well (its GROUP BY, and the PARTITION BY of its windows), the value is aggregated per group, and
+    rm_groups gives the group's columns back (see GROUP_SEPARATOR)."""
     macro = sqlsource.macros()[measure.metric.macro]
     bindings = {p.lower(): d for p, d in macro.defaults.items()}
     for key, val in {**conv, **measure.values(conv)}.items():
@@ -435,15 +440,41 @@ def catalog_part(measure: Measure, conv: dict) -> exp.Select:
             return exp.Table(this=exp.to_identifier(STREAM), alias=node.args.get("alias"))
         return node
     body = _prepare(sqlsource.unchecked(macro.body).transform(stream_table), bindings)
-    return exp.select(exp.alias_(exp.Literal.string(measure.requested), "measure"),
-                      exp.alias_(_cast(exp.Null(), "VARCHAR"), "query_id"),
-                      exp.alias_(_cast(_column("c", "value"), "DOUBLE"), "value")).from_(
+    if by:
+        body = per_group(body, measure.metric.macro)
+    select = exp.select(exp.alias_(exp.Literal.string(measure.requested), "measure"), *group_columns(by),
+                        exp.alias_(_cast(exp.Null(), "VARCHAR"), "query_id"),
+                        exp.alias_(_cast(_column("c", "value"), "DOUBLE"), "value")).from_(
         exp.Subquery(this=body, alias=exp.TableAlias(this=exp.to_identifier("c"))))
+    if by:
+        select = select.join(exp.Table(this=exp.to_identifier("rm_groups"), alias=exp.TableAlias(
+            this=exp.to_identifier("g"))), on=exp.EQ(this=_column("g", "group_key"), expression=_column("c", "group_key")))
+    return select
 
 
-def catalog_stream_ctes(conv: dict, catalog: Source) -> list:
+def per_group(body: exp.Select, macro_name: str) -> exp.Select:
+    """A catalog-wide macro's body (SELECT <aggregate over i> AS value FROM (SELECT f.item_id, ... FROM STREAM AS f
+    ... GROUP BY f.item_id) AS i) computed per group of the run: the group's key (the prefix of f.query_id) is
+    a column of i, leads its GROUP BY and partitions its windows, and the outer aggregate is grouped by it."""
+    inner = body.args["from_"].this
+    if not (isinstance(inner, exp.Subquery) and inner.alias_or_name == "i" and isinstance(inner.this, exp.Select)
+            and inner.this.args.get("group")):
+        raise ValueError(f"macro {macro_name}: expected SELECT ... AS value FROM (SELECT f.item_id, ... GROUP BY "
+                         f"f.item_id) AS i")
+    items = inner.this
+    key = key_parts(_column("f", "query_id"))[0]
+    for window in items.find_all(exp.Window):
+        window.set("partition_by", [key.copy(), *(window.args.get("partition_by") or [])])
+    items.set("expressions", [exp.alias_(key.copy(), "group_key"), *items.expressions])
+    items.set("group", exp.Group(expressions=[key.copy(), *items.args["group"].expressions]))
+    body.set("expressions", [_column("i", "group_key"), *body.expressions])
+    return body.group_by(_column("i", "group_key"), copy=False)
+
+
+def catalog_stream_ctes(conv: dict, catalog: Source, plain: exp.Expression | None = None) -> list:
     """The CTEs of the stream with the catalog's size (sql/01_stream.sql's rm_catalog_stream): the catalog, its
-    size, the plain stream, and the stream (STREAM) with the size beside each row."""
+    size, the plain stream (stream(conv), or the given one), and the stream (STREAM) with the size beside each
+    row."""
     macros = sqlsource.macros()
 
     def read(node):
@@ -455,7 +486,7 @@ def catalog_stream_ctes(conv: dict, catalog: Source) -> list:
         return node
     return [(SIDE_CTES["catalog"], side_items("catalog", catalog)),
             ("catalog_totals", sqlsource.expand(macros["rm_catalog_totals"].body.copy().transform(read))),
-            (PLAIN_STREAM, stream(conv)),
+            (PLAIN_STREAM, stream(conv) if plain is None else plain),
             (STREAM, sqlsource.expand(macros["rm_catalog_stream"].body.copy().transform(read)))]
 
 
@@ -582,8 +613,6 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     else:
         interactions = catalog = None
     whole = [m for m in measures if m.metric.scope == "catalog"]
-    if whole and by:
-        raise UsageError(f"{', '.join(m.requested for m in whole)}: catalog-wide metrics take no groups (by) yet")
     all_measures, measures = measures, [m for m in measures if m.metric.scope != "catalog"]
     split_kinds = split_kinds and not tables and not whole  # catalog_part reads the one stream
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
@@ -703,7 +732,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
                                                *([_column("g", "group_no")] + [_column("g", _group(i)) for i in range(len(by))]
                                                  if by else [])))
     if means:
-        parts += [catalog_part(m, conv) for m in whole]
+        parts += [catalog_part(m, conv, by) for m in whole]
     if not parts:
         raise ValueError("sqlgen.plan: no rows asked for (catalog-wide measures have no per-query rows)")
     query = parts[0]

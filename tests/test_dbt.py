@@ -11,6 +11,7 @@ wheel while it is built, which fails without network; 1.11 installs offline.
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -43,6 +44,15 @@ MODELS = {
     "ndcg_10_by_model": ("nDCG@10", "trec_eval", "recs"),
     "ap_lists_by_model": ("AP", "trec_eval", "recs_lists"),
     "ndcg_10_mixed_case": ("nDCG@10", "trec_eval", "recs_v1_app"),
+}
+# the recommender metrics (side tables: the training interactions, the catalog) on datasets/recsys's three models in
+# one table (integration_tests/seeds.py): model -> (measure, by model or not, the side tables given); equal to
+# `rankmetrics eval`, whose numbers are RecTools', RecBole's and Recommenders' (test_parity_rectools.py)
+RECSYS_MODELS = {
+    "gini_10_by_model": ("Gini@10", True, ("items",)),
+    "catalog_coverage_norm_5_by_model": ("CatalogCoverage(normalize=true)@5", True, ("interactions",)),
+    "mean_inv_user_freq_10_by_model": ("MeanInvUserFreq@10", True, ("interactions",)),
+    "serendipity_10": ("Serendipity@10", False, ("interactions", "items")),
 }
 # pytrec_eval's (measure, result key) for the models under trec_eval's conventions on trec_eval's test data
 PYTREC = {"ndcg_10": ("ndcg_cut.10", "ndcg_cut_10"), "ap": ("map", "map"), "p_5": ("P.5", "P_5"),
@@ -153,6 +163,37 @@ def _expected(name):
     return {(*g, _key(q)): v for g, cell in grouped.items() for q, v in cell[measure].items()}
 
 
+def _recsys_expected(name):
+    """{(model or nothing, query_id or None): value} of a recommender model, from evaluate() under RecTools'
+    conventions (a catalog-wide metric: one row per model, query_id None)."""
+    measure, by, given = RECSYS_MODELS[name]
+    recsys = os.path.join(DATA, "recsys")
+    rows = []
+    for model in ("popularity", "itemknn", "random"):
+        with open(os.path.join(recsys, f"{model}.run")) as fh:
+            rows += [(model, u, i, int(r), float(s)) for u, _, i, r, s, _ in (line.split() for line in fh)]
+    if not by:
+        rows = [r for r in rows if r[0] == "itemknn"]
+    run = pa.table({"model": [r[0] for r in rows], "query_id": [r[1] for r in rows], "item_id": [r[2] for r in rows],
+                    "rank": [r[3] for r in rows], "score": [r[4] for r in rows]})
+    with open(os.path.join(recsys, "test.qrels")) as fh:
+        test = [(u, i) for u, _, i, _ in (line.split() for line in fh)]
+    judgments = pa.table({"query_id": [t[0] for t in test], "item_id": [t[1] for t in test],
+                          "relevance": [1] * len(test)})
+    sides = {"interactions": pq.read_table(os.path.join(recsys, "train.parquet")).select(["user_id", "item_id"]),
+             "items": pq.read_table(os.path.join(recsys, "items.parquet")).select(["item_id"])}
+    sides = {k: v for k, v in sides.items() if k in given}
+    catalog_wide = rm.parse_metric(measure)[0].metric.scope == "catalog"
+    kw = dict(convention="rectools", per_query=not catalog_wide, **sides)
+    if by:
+        grouped = rm.evaluate(judgments, run, [measure], by=["model"], **kw)
+        if catalog_wide:
+            return {(g[0], "None"): cell[measure] for g, cell in grouped.items()}
+        return {(g[0], q): v for g, cell in grouped.items() for q, v in cell[measure].items()}
+    values = rm.evaluate(judgments, run.drop(["model"]), [measure], **kw)[measure]
+    return {("None",): values} if catalog_wide else {(q,): v for q, v in values.items()}
+
+
 @pytest.fixture(scope="module", params=["duckdb", "postgres"])
 def built(request, project):
     """`dbt build` of the integration project (the must_fail tests aside) on one target."""
@@ -170,6 +211,17 @@ def test_dbt_models_give_evals_numbers(built, name):
     got = {tuple(_key(x) for x in r[:-1]): float(r[-1]) for r in _rows(target, root, pg, f"SELECT {cols} FROM s.{name}")}
     assert len(want) >= 3 and any(v > 0 for v in want.values()), name  # a real comparison, not of nothing
     assert got == pytest.approx(want, abs=1e-9), (target, name)
+
+
+@pytest.mark.parametrize("name", list(RECSYS_MODELS))
+def test_dbt_recommender_models_give_evals_numbers(built, name):
+    target, (proj, env, root, pg) = built
+    want = _recsys_expected(name)
+    cols = ", ".join((["model"] if RECSYS_MODELS[name][1] else []) + ["query_id", "value"])
+    got = {tuple(_key(x) for x in r[:-1]): (math.nan if r[-1] is None else float(r[-1]))
+           for r in _rows(target, root, pg, f"SELECT {cols} FROM s.{name}")}
+    assert len(want) >= 3 and any(v > 0 for v in want.values()), name
+    assert got == pytest.approx(want, abs=1e-9, nan_ok=True), (target, name)
 
 
 def test_grouped_model_equals_pytrec_eval_per_group(built):
@@ -370,6 +422,9 @@ def test_generated_macro_matches_its_golden_file(project):
      "rankmetrics.ap: judgments_by: user_id is not a group column (by)"),
     ("rankmetrics.ap(ref('run'), ref('qrels'), score_column=none)",
      "rankmetrics.ap: the run needs a score_column or a rank_column"),
+    ("rankmetrics.mean_inv_user_freq(ref('run'), ref('qrels'), k=10)",
+     "rankmetrics.mean_inv_user_freq reads the training interactions"),
+    ("rankmetrics.gini(ref('run'), ref('qrels'), k=10)", "rankmetrics.gini reads the catalog"),
 ])
 def test_bad_call_fails_the_compile(project, call, message):
     proj, env, root, pg = project

@@ -514,3 +514,82 @@ def test_engine_intra_list_diversity_equals_eval(engine):
     for measure, mean in rm.evaluate(judgments, run, names_, convention="rectools", items=items).items():
         want[measure][None] = mean
     check_rows(engine.engine.rows(sql), want, f"{d.name}/recsys vectors")
+
+
+# The catalog-wide metrics per group of one recommendation table (by, with the run's columns named by columns=),
+# the catalog from --items only; and the side-table metrics without a catalog (its size then from the training
+# interactions' items). Each rendered query on the engine equals evaluate() on the same tables, whose numbers
+# equal RecTools', RecBole's and Recommenders' per model (test_parity_rectools.py).
+GROUPED_METRICS = ["CatalogCoverage@10", "CatalogCoverage(normalize=true)@3", "Gini@10", "Entropy@5", "P@10"]
+GROUPED_COLUMNS = {"query_id": "uid", "item_id": "movie", "score": "pred", "rank": "pos"}
+
+
+@functools.lru_cache(maxsize=None)
+def stacked_recsys():
+    """The three bundled models in one table: model, uid, movie, pos, pred (user is a keyword of PostgreSQL)."""
+    cols = {"model": [], "uid": [], "movie": [], "pos": [], "pred": []}
+    for model in ("popularity", "itemknn", "random"):
+        with open(os.path.join(RECSYS, f"{model}.run")) as fh:
+            for line in fh:
+                user, _, item, rank, score, _ = line.split()
+                for name, v in zip(cols, (model, user, item, int(rank), float(score))):
+                    cols[name].append(v)
+    return pa.table(cols)
+
+
+def _recsys_names(engine):
+    run, judgments, train, items = recsys_tables()
+    names = {}
+    for name, table in (("run", run), ("judgments", judgments), ("interactions", train), ("items", items),
+                        ("stacked", stacked_recsys()), ("test", recsys_tables()[1].rename_columns(
+                            ["uid", "movie", "relevance"]))):
+        key = ("recsys", name)
+        if key not in engine.tables:
+            engine.tables[key] = engine.engine.load(f"recsys_{name}", table)
+        names[name] = engine.tables[key]
+    return names
+
+
+def test_engine_catalog_wide_metrics_per_group(engine):
+    names = _recsys_names(engine)
+    _, judgments, _, items = recsys_tables()
+    sql = rm.to_sql(GROUPED_METRICS, dialect=engine.engine.dialect, run=names["stacked"],
+                    judgments=names["test"], convention="rectools", run_columns="score,rank",
+                    columns=GROUPED_COLUMNS, by=["model"], items=names["items"])
+    qrels = judgments.rename_columns(["uid", "movie", "relevance"])
+    want = rm.evaluate(qrels, stacked_recsys(), GROUPED_METRICS, convention="rectools", columns=GROUPED_COLUMNS,
+                       by=["model"], items=items)
+    got = {}
+    for measure, model, query_id, value in engine.engine.rows(sql):
+        assert query_id is None, (measure, model, query_id)
+        assert (model, measure) not in got, f"{engine.engine.dialect}: duplicate row {model} {measure}"
+        got[(model, measure)] = float(value)
+    assert set(got) == {(g[0], m) for g in want for m in GROUPED_METRICS}
+    for (model, measure), value in got.items():
+        assert value == pytest.approx(want[(model,)][measure], rel=1e-9, abs=1e-9), (engine.engine.dialect, model,
+                                                                                      measure)
+
+
+def test_engine_side_tables_without_a_catalog_equal_eval(engine):
+    # no items: Serendipity's n and CatalogCoverage's catalog are the training interactions' items
+    names = _recsys_names(engine)
+    run, judgments, train, _ = recsys_tables()
+    sql = rm.to_sql(SIDE_METRICS, dialect=engine.engine.dialect, run=names["run"], judgments=names["judgments"],
+                    per_query=True, convention="rectools", run_columns="score,rank", interactions=names["interactions"])
+    want = {}
+    for measure, values in rm.evaluate(judgments, run, SIDE_METRICS, convention="rectools", per_query=True,
+                                       interactions=train).items():
+        want[measure] = {q: (math.nan if v is None else v) for q, v in values.items()}
+    for measure, mean in rm.evaluate(judgments, run, SIDE_METRICS, convention="rectools",
+                                     interactions=train).items():
+        want[measure][None] = mean
+    check_rows(engine.engine.rows(sql), want, f"{engine.engine.dialect}/recsys without items")
+
+
+def test_cli_sql_with_side_tables_and_groups_prints_to_sql():
+    p = cli("sql", "--dialect", "postgres", "-m", "Gini@10", "-m", "Serendipity@10", "--run", "recs",
+            "--judgments", "test", "--interactions", "train", "--items", "catalog", "--by", "model",
+            "--query-column", "user", "--convention", "rectools", "--run-columns", "score,rank")
+    assert p.stdout == rm.to_sql(["Gini@10", "Serendipity@10"], dialect="postgres", run="recs", judgments="test",
+                                 interactions="train", items="catalog", by=["model"], columns={"query_id": "user"},
+                                 convention="rectools", run_columns="score,rank")

@@ -54,6 +54,11 @@ def _data():
 
 
 JUDGMENTS, RUN = _data()
+# the recommender metrics' side tables: training interactions (the judged pairs with a positive grade, some
+# items by several users, one pair twice) and a catalog holding every item and a few never recommended
+INTERACTIONS_TABLE = pa.table({"user_id": [r[0] for r in JUDGMENTS if r[2] > 0] + ["bytes0"],
+                               "item_id": [r[1] for r in JUDGMENTS if r[2] > 0] + [JUDGMENTS[0][1]]})
+ITEMS_TABLE = pa.table({"item_id": sorted({r[1] for r in JUDGMENTS} | {x[1] for x in RUN} | {"never1", "never2"})})
 JUDGMENTS_TABLE = pa.table({"query_id": [r[0] for r in JUDGMENTS], "item_id": [r[1] for r in JUDGMENTS],
                             "relevance": [r[2] for r in JUDGMENTS]})
 RUN_TABLE = pa.table({"query_id": [x[0] for x in RUN], "item_id": [x[1] for x in RUN],
@@ -98,16 +103,19 @@ CASES = [(vid, preset, switches, m) for vid, preset, switches in VARIANTS for m 
 # ---------------------------------------------------------------- engines: DDL installed, functions called
 
 def _install(engine, dialect, execute, schema=None):
-    """Load the two tables on the engine, print the DDL for them with the command line, run each statement."""
+    """Load the tables on the engine, print the DDL for them with the command line, run each statement."""
     run = engine.load("native_run", RUN_TABLE)
     judgments = engine.load("native_judgments", JUDGMENTS_TABLE)
+    interactions = engine.load("native_interactions", INTERACTIONS_TABLE)
+    items = engine.load("native_items", ITEMS_TABLE)
     options = ["--schema", schema] if schema else []
     if not dialects.get(dialect).native.sql_macros:  # DuckDB's macros take the tables as arguments instead
-        options += ["--run", run, "--judgments", judgments, "--run-columns", "score,rank"]
+        options += ["--run", run, "--judgments", judgments, "--run-columns", "score,rank",
+                    "--interactions", interactions, "--items", items]
     ddl = cli("macros", "--dialect", dialect, *options).stdout
     for statement in statements(ddl):
         execute(statement)
-    return run, judgments
+    return run, judgments, interactions, items
 
 
 def statements(text: str) -> list[str]:
@@ -129,7 +137,7 @@ class Native:
 
     def __init__(self, engine, dialect, execute, schema=None, close=True):
         self.engine, self.dialect, self.schema, self._close = engine, dialect, schema, close
-        self.run, self.judgments = _install(engine, dialect, execute, schema)
+        self.run, self.judgments, self.interactions, self.items = _install(engine, dialect, execute, schema)
 
     def call(self, macro, args):
         return self.call_many({"one": (macro, args)})["one"]
@@ -139,7 +147,8 @@ class Native:
         and runs one job instead of one per call."""
         parts = []
         for tag, (macro, args) in calls.items():
-            sql = native.call(macro, self.dialect, args, schema=self.schema, run=self.run, judgments=self.judgments)
+            sql = native.call(macro, self.dialect, args, schema=self.schema, run=self.run, judgments=self.judgments,
+                              interactions=self.interactions, catalog=self.items)
             parts.append(f"SELECT {sqlsource.literal(tag).sql(dialect=self.dialect)} AS tag, x.query_id, x.value "
                          f"FROM ({sql}) AS x")
         out = {tag: {} for tag in calls}
@@ -215,6 +224,8 @@ def test_every_metric_equals_the_duckdb_macro(installed):
     con.execute(sqlsource.script())
     con.register("run_in", RUN_TABLE)
     con.register("judgments_in", JUDGMENTS_TABLE)
+    con.register("interactions_in", INTERACTIONS_TABLE)
+    con.register("items_in", ITEMS_TABLE)
     required = {p for p, spec in measures.PARAMS.items() if spec.required}  # no default (NERR's max_rel): 4
     # k has no default where it is not a rank cutoff (PartialAUC@k, PAP@k, SufficientReco@k): 5
     needs_k = {m.macro for m in measures.METRICS.values() if m.cutoff == "required"}
@@ -223,9 +234,72 @@ def test_every_metric_equals_the_duckdb_macro(installed):
              for macro in native.metric_macros()}
     got = installed.call_many(calls)
     for macro, (_, args) in calls.items():
-        want = _rows_to_dict(con.execute(native.call(macro, "duckdb", args, run="run_in", judgments="judgments_in"))
-                             .fetchall())
+        want = _rows_to_dict(con.execute(native.call(macro, "duckdb", args, run="run_in", judgments="judgments_in",
+                                                     interactions="interactions_in", catalog="items_in")).fetchall())
         _compare(got[macro], want, f"{installed.dialect} {macro}")
+
+
+# the recommender metrics that read the side tables, per query, and the catalog-wide ones (one row, query_id NULL)
+RECSYS_METRICS = ["MeanInvUserFreq@10", "AvgRecPopularity(normalize=true)@5", "Serendipity@10",
+                  "CatalogCoverage(normalize=true)@10", "Gini@10", "Entropy@5"]
+
+
+def test_recommender_objects_equal_eval(installed):
+    """The native objects of the metrics that read the training interactions and the catalog give evaluate()'s
+    numbers (pinned to RecTools, RecBole and Recommenders by test_parity_rectools.py) under RecTools'
+    conventions: per query, and the catalog-wide metrics as one row whose query_id is NULL."""
+    sides = dict(interactions=INTERACTIONS_TABLE, items=ITEMS_TABLE)
+    per_query = evaluate(JUDGMENTS_TABLE, RUN_TABLE, RECSYS_METRICS, convention="rectools", per_query=True, **sides)
+    means = evaluate(JUDGMENTS_TABLE, RUN_TABLE, RECSYS_METRICS, convention="rectools", **sides)
+    got = installed.call_many({metric: call_args(metric, "rectools", {}) for metric in RECSYS_METRICS})
+    for metric in RECSYS_METRICS:
+        if measures.parse(metric)[0].metric.scope == "catalog":
+            assert per_query[metric] == {}
+            _compare(got[metric], {"None": means[metric]}, f"{installed.dialect} {metric}")
+        else:
+            _compare(got[metric], per_query[metric], f"{installed.dialect} {metric}")
+
+
+def test_recommender_objects_per_group_with_mapped_columns():
+    """Generated for a warehouse table (--by model, the columns named by --query-column and the like), the
+    objects of the recommender metrics return one row per group and query (MeanInvUserFreq) or per group (the
+    catalog-wide Gini, CatalogCoverage): evaluate(by=...)'s numbers, themselves those of each group alone."""
+    reverse = RUN_TABLE.set_column(2, "score", pa.array([-x for x in RUN_TABLE.column("score").to_pylist()]))
+    reverse = reverse.set_column(3, "rank", pa.array([None] * reverse.num_rows, pa.int64()))
+    stacked = pa.concat_tables([t.append_column("model", pa.array([m] * t.num_rows)) for m, t in
+                                (("first", RUN_TABLE), ("second", reverse.cast(RUN_TABLE.schema)))])
+    names = {"query_id": "uid", "item_id": "movie", "score": "pred", "rank": "pos"}
+    stacked = stacked.rename_columns([names.get(c, c) for c in stacked.column_names])
+    judgments = JUDGMENTS_TABLE.rename_columns([names.get(c, c) for c in JUDGMENTS_TABLE.column_names])
+    metrics = ["MeanInvUserFreq@10", "Gini@10", "CatalogCoverage(normalize=true)@5"]
+    sides = dict(interactions=INTERACTIONS_TABLE, items=ITEMS_TABLE)
+    want = evaluate(judgments, stacked, metrics, columns=names, by=["model"], per_query=True, **sides)
+    means = evaluate(judgments, stacked, metrics, columns=names, by=["model"], **sides)
+    for model, run in (("first", RUN_TABLE), ("second", reverse)):  # each group alone
+        alone = evaluate(JUDGMENTS_TABLE, run, metrics, **sides)
+        assert means[(model,)] == pytest.approx(alone, abs=1e-12)
+    e = engines.Postgres()
+    try:
+        tables = {name: e.load(f"grouped_{name}", t) for name, t in (("run", stacked), ("judgments", judgments),
+                                                                      ("interactions", INTERACTIONS_TABLE),
+                                                                      ("items", ITEMS_TABLE))}
+        ddl = cli("macros", "--dialect", "postgres", "--schema", "rm", "--run", tables["run"], "--judgments",
+                  tables["judgments"], "--run-columns", "score,rank", "--interactions", tables["interactions"],
+                  "--items", tables["items"], "--by", "model", "--query-column", "uid", "--item-column", "movie",
+                  "--score-column", "pred", "--rank-column", "pos").stdout
+        for statement in statements(ddl):
+            e.con.execute(statement)
+        for metric in metrics:
+            macro, args = call_args(metric, "trec_eval", {})
+            sql = native.call(macro, "postgres", args, schema="rm").replace("SELECT query_id", "SELECT model, query_id")
+            got = {(m, q): v for m, q, v in e.rows(sql)}
+            if measures.parse(metric)[0].metric.scope == "catalog":
+                assert got == pytest.approx({(m[0], None): means[m][metric] for m in means}, abs=1e-9), metric
+            else:
+                assert got == pytest.approx({(m[0], q): v for m in want for q, v in want[m][metric].items()},
+                                            abs=1e-9, nan_ok=True), metric
+    finally:
+        e.close()
 
 
 def _py(e: exp.Expression):
@@ -243,9 +317,12 @@ def _py(e: exp.Expression):
 # The tables are named as engines.ReadBack stores them (a BigQuery-like project.dataset.table).
 GOLDEN_CASES = [
     ("bigquery", ["--schema", "metrics", "--run", "my-project.rm.native_run",
-                  "--judgments", "my-project.rm.native_judgments", "--run-columns", "score,rank"]),
-    ("snowflake", ["--run", "rm.native_run", "--judgments", "rm.native_judgments", "--run-columns", "score,rank"]),
-    ("databricks", ["--run", "rm.native_run", "--judgments", "rm.native_judgments", "--run-columns", "score,rank"]),
+                  "--judgments", "my-project.rm.native_judgments", "--run-columns", "score,rank",
+                  "--interactions", "my-project.rm.native_interactions", "--items", "my-project.rm.native_items"]),
+    ("snowflake", ["--run", "rm.native_run", "--judgments", "rm.native_judgments", "--run-columns", "score,rank",
+                   "--interactions", "rm.native_interactions", "--items", "rm.native_items"]),
+    ("databricks", ["--run", "rm.native_run", "--judgments", "rm.native_judgments", "--run-columns", "score,rank",
+                    "--interactions", "rm.native_interactions", "--items", "rm.native_items"]),
 ]
 GOLDEN_OPTIONS = dict(GOLDEN_CASES)
 
@@ -285,19 +362,31 @@ def test_golden_read_back_into_duckdb(dialect):
         bodies = _read_back(dialect, fh.read())
     back = engines.ReadBack(dialect)
     try:
-        back.load("native_run", RUN_TABLE)
-        back.load("native_judgments", JUDGMENTS_TABLE)
+        tables = {"native_run": RUN_TABLE, "native_judgments": JUDGMENTS_TABLE,
+                  "native_interactions": INTERACTIONS_TABLE, "native_items": ITEMS_TABLE}
+        for name, table in tables.items():
+            back.load(name, table)
         if dialect != "bigquery":  # rm.native_run: the schema rm of DuckDB's default catalog
-            back.con.execute('CREATE SCHEMA rm; CREATE VIEW rm.native_run AS SELECT * FROM "my-project".rm.native_run; '
-                             'CREATE VIEW rm.native_judgments AS SELECT * FROM "my-project".rm.native_judgments')
-        for vid, preset, switches, metric in CASES:
+            back.con.execute("CREATE SCHEMA rm; " + "; ".join(
+                f'CREATE VIEW rm.{name} AS SELECT * FROM "my-project".rm.{name}' for name in tables))
+        recsys = {}  # the recommender metrics' objects too (test_recommender_objects_equal_eval's numbers)
+        per_query = evaluate(JUDGMENTS_TABLE, RUN_TABLE, RECSYS_METRICS, convention="rectools", per_query=True,
+                             interactions=INTERACTIONS_TABLE, items=ITEMS_TABLE)
+        means = evaluate(JUDGMENTS_TABLE, RUN_TABLE, RECSYS_METRICS, convention="rectools",
+                         interactions=INTERACTIONS_TABLE, items=ITEMS_TABLE)
+        for metric in RECSYS_METRICS:
+            catalog_wide = measures.parse(metric)[0].metric.scope == "catalog"
+            recsys[metric] = {"None": means[metric]} if catalog_wide else per_query[metric]
+        cases = [(vid, preset, switches, metric, EXPECTED[(vid, metric)]) for vid, preset, switches, metric in CASES]
+        cases += [("rectools", "rectools", {}, metric, recsys[metric]) for metric in RECSYS_METRICS]
+        for vid, preset, switches, metric, want in cases:
             macro, args = call_args(metric, preset, switches)
             body = bodies[native.PREFIX + macro].copy()
             params = next(cte for cte in body.args["with_"].expressions if cte.alias_or_name.lower() == "params")
             params.this.set("expressions", [exp.alias_(sqlsource.literal(args[a.alias_or_name.lower()]),
                                                        a.alias_or_name) for a in params.this.expressions])
             got = _rows_to_dict(back.rows(body.sql(dialect=dialect)))
-            _compare(got, EXPECTED[(vid, metric)], f"{dialect} read back {vid} {metric}")
+            _compare(got, want, f"{dialect} read back {vid} {metric}")
     finally:
         back.close()
 
@@ -351,3 +440,19 @@ def test_arguments_outside_their_range_fail(installed, macro, args, message):
     the object, the parameter and the value (the DuckDB macros with error(), the others through rm_checks)."""
     with pytest.raises(Exception, match=message):
         installed.call(macro, args)
+
+
+def test_recommender_objects_need_their_tables():
+    """Without --interactions or --items the objects of the metrics that read them are left out (PostgreSQL
+    would refuse a function over a missing table), and the header says how to create them; with the catalog
+    alone, only the catalog-wide ones are created."""
+    def functions(text):
+        return {s.split("(")[0].split(".")[-1] for s in statements(text) if s.startswith("CREATE OR REPLACE FUNCTION")}
+    plain = native.script("postgres", schema="rm")
+    assert "--interactions TABLE, --items TABLE" in plain
+    assert not functions(plain) & {"rm_gini", "rm_catalog_coverage", "rm_mean_inv_user_freq", "rm_serendipity"}
+    catalog_only = functions(native.script("postgres", schema="rm", items="catalog"))
+    assert {"rm_gini", "rm_catalog_coverage", "rm_entropy"} <= catalog_only
+    assert not catalog_only & {"rm_mean_inv_user_freq", "rm_avg_rec_popularity", "rm_serendipity"}
+    both = functions(native.script("postgres", schema="rm", interactions="train"))
+    assert {"rm_gini", "rm_mean_inv_user_freq", "rm_avg_rec_popularity", "rm_serendipity"} <= both

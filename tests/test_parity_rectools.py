@@ -250,10 +250,85 @@ def test_catalog_wide_metrics_are_refused_where_they_have_no_meaning():
     assert p.returncode == 2 and "catalog-wide" in p.stderr and p.stderr.count("\n") == 1
     p = cli("eval", qrels, run, "-m", "Gini@10", check=False)
     assert p.returncode == 2 and "--items" in p.stderr
-    with pytest.raises(rm_usage_error(), match="no groups"):
-        evaluate(pa.table({"query_id": ["q"], "item_id": ["d"], "relevance": [1]}),
-                 pa.table({"m": ["x"], "query_id": ["q"], "item_id": ["d"], "score": [1.0]}), ["Gini@10"],
-                 by=["m"], items=pa.table({"item_id": ["d"]}))
+
+
+# --- catalog-wide metrics per group (by): one value per group of one recommendation table ------------------------
+
+MODELS = ("popularity", "itemknn", "random")
+GROUPED = ["CatalogCoverage@10", "CatalogCoverage(normalize=true)@3", "Gini@10", "Entropy@5", "Gini@3", "P@10"]
+
+
+def stacked_models():
+    """The three bundled models in one warehouse-shaped table: model, user, movie, pos, pred (column mapping; the
+    popularity model's tied scores are ranked by the rank column, as RecTools does, under --convention rectools)."""
+    rows = [(model, *r) for model in MODELS for r in read_run(os.path.join(RECSYS, f"{model}.run"))]
+    return pa.table({"model": [r[0] for r in rows], "user": [r[1] for r in rows], "movie": [r[2] for r in rows],
+                     "pos": [r[3] for r in rows], "pred": [r[4] for r in rows]})
+
+
+def test_catalog_wide_metrics_per_group_equal_each_group_alone_and_the_references(tmp_path):
+    import pyarrow.parquet as pq
+    test = read_qrels(os.path.join(RECSYS, "test.qrels"))
+    qrels = pa.table({"user": [q for q, _ in test], "movie": [i for _, i in test], "relevance": [1] * len(test)})
+    catalog = read_catalog()
+    items = pa.table({"item_id": catalog})
+    columns = {"query_id": "user", "item_id": "movie", "score": "pred", "rank": "pos"}
+    grouped = evaluate(qrels, stacked_models(), GROUPED, convention="rectools", columns=columns, by=["model"],
+                       items=items)
+    assert set(grouped) == {(m,) for m in MODELS}
+    # RecTools' CatalogCoverage on each model's own recommendations
+    rectools = {m: rectools_env.run({"reco": [[u, i, r] for u, i, r, _ in read_run(os.path.join(RECSYS, f"{m}.run"))],
+                                     "catalog": catalog, "metrics": {name: [cls, kw] for name, cls, kw in POPULARITY
+                                                                     if cls == "CatalogCoverage"}})
+                for m in MODELS}
+    for model in MODELS:
+        reco = read_run(os.path.join(RECSYS, f"{model}.run"))
+        alone, _ = ours(reco, test, GROUPED, catalog=catalog)
+        got = grouped[(model,)]
+        assert got == pytest.approx(alone, abs=1e-12), model
+        for name in ("CatalogCoverage@10", "CatalogCoverage(normalize=true)@3"):
+            assert got[name] == pytest.approx(rectools[model][name]["mean"], abs=1e-9), (model, name)
+        for name, k in (("Gini@10", 10), ("Gini@3", 3), ("Entropy@5", 5)):
+            counts = {}
+            for _, item, rank, _ in reco:
+                if rank <= k:
+                    counts[item] = counts.get(item, 0) + 1
+            want = (gini_recbole(list(counts.values()), len(catalog)) if name.startswith("Gini")
+                    else entropy_recommenders(list(counts.values())))
+            assert got[name] == pytest.approx(want, abs=1e-12), (model, name)
+    # the command line: the same table as Parquet, --by and the column options; one row per model and measure
+    pq.write_table(stacked_models(), tmp_path / "recs.parquet")
+    pq.write_table(qrels, tmp_path / "test.parquet")
+    pq.write_table(items, tmp_path / "items.parquet")
+    p = cli("eval", str(tmp_path / "test.parquet"), str(tmp_path / "recs.parquet"), "-m", "Gini@10", "-m",
+            "Entropy@5", "--by", "model", "--query-column", "user", "--item-column", "movie", "--score-column",
+            "pred", "--rank-column", "pos", "--convention", "rectools", "--items", str(tmp_path / "items.parquet"), "--format", "json")
+    import json
+    rows = json.loads(p.stdout)
+    assert len(rows) == 2 * len(MODELS)
+    for row in rows:
+        assert row["value"] == pytest.approx(grouped[(row["model"],)][row["measure"]], abs=1e-12), row
+
+
+def test_hand_computed_catalog_wide_metrics_per_group():
+    # group A: users u1 (a, b) and u2 (a, c) in their top 2: a twice, b and c once, d never, T = 4, n = 4.
+    #   Gini (0, 1, 1, 2 at i = 1..4): ((2-5)*0 + (4-5)*1 + (6-5)*1 + (8-5)*2) / (4*4) = 6/16
+    #   Entropy: p = 2/4, 1/4, 1/4: -(1/2 log2 1/2 + 2 * 1/4 log2 1/4) = 1/2 + 1 = 1.5; CatalogCoverage 3
+    # group B: u1 (d, b), u2 (d, b): d twice, b twice, T = 4: Gini (0, 0, 2, 2): ((2-5)*0 + (4-5)*0 + (6-5)*2
+    #   + (8-5)*2) / 16 = 8/16; Entropy 1; CatalogCoverage 2 (normalized 2/4)
+    # A's item d and B's item a are in the other group only: a group alone must not see them.
+    rows = [("A", "u1", "a", 2.0), ("A", "u1", "b", 1.0), ("A", "u2", "a", 2.0), ("A", "u2", "c", 1.0),
+            ("B", "u1", "d", 2.0), ("B", "u1", "b", 1.0), ("B", "u2", "d", 2.0), ("B", "u2", "b", 1.0),
+            ("B", "u2", "a", 0.5)]
+    run = pa.table({"m": [r[0] for r in rows], "query_id": [r[1] for r in rows], "item_id": [r[2] for r in rows],
+                    "score": [r[3] for r in rows]})
+    names = ["Gini@2", "Entropy@2", "CatalogCoverage@2", "CatalogCoverage(normalize=true)@2"]
+    got = evaluate(pa.table({"query_id": ["u1"], "item_id": ["a"], "relevance": [1]}), run, names, by=["m"],
+                   items=pa.table({"item_id": ["a", "b", "c", "d"]}))
+    assert got[("A",)] == pytest.approx({"Gini@2": 6 / 16, "Entropy@2": 1.5, "CatalogCoverage@2": 3,
+                                         "CatalogCoverage(normalize=true)@2": 3 / 4}, abs=1e-12)
+    assert got[("B",)] == pytest.approx({"Gini@2": 8 / 16, "Entropy@2": 1.0, "CatalogCoverage@2": 2,
+                                         "CatalogCoverage(normalize=true)@2": 2 / 4}, abs=1e-12)
 
 
 def rm_usage_error():

@@ -2,6 +2,8 @@
 -- query that the queries convention keeps (the mean is avg(value); trec_eval's counts sum; gm_map and gm_bpref: exp(avg(ln(max(value, 0.00001))))).
 -- Reads the run table rm.native_run (query_id, item_id, score and rank)
 -- and the judgments table rm.native_judgments (query_id, item_id, relevance).
+-- The recommender metrics also read the training interactions rm.native_interactions (user_id, item_id) and the catalog rm.native_items (item_id);
+-- the catalog-wide ones return one row, query_id NULL.
 -- Call with arguments by position or by name (k => 10); left out, they take the defaults of sql/;
 -- k NULL means no cutoff. For example:
 --   SELECT query_id, value FROM rm_ndcg(k => 10);
@@ -1871,6 +1873,756 @@ FROM (
       THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
       ELSE TRUE
     END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_catalog_coverage(k INT DEFAULT NULL, normalize STRING DEFAULT 'false', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_catalog_coverage.k AS k,
+    rm_catalog_coverage.normalize AS normalize,
+    rm_catalog_coverage.ties AS ties,
+    rm_catalog_coverage.judged_only AS judged_only,
+    rm_catalog_coverage.queries AS queries,
+    rm_catalog_coverage.empty AS empty,
+    rm_catalog_coverage.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM rm.native_items AS x
+), catalog_totals AS (
+  SELECT
+    COUNT(DISTINCT CAST(c.item_id AS STRING)) AS catalog_size
+  FROM catalog_items AS c
+), rm_plain_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), item_stream AS (
+  SELECT
+    s.*,
+    t.catalog_size
+  FROM rm_plain_stream AS s
+  CROSS JOIN catalog_totals AS t
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_catalog_coverage: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.normalize IN ('false', 'true')
+          THEN CONCAT(
+            'rankmetrics: rm_catalog_coverage: normalize must be one of false, true, not ',
+            COALESCE(CAST(prm.normalize AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_catalog_coverage: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_catalog_coverage: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_catalog_coverage: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_catalog_coverage: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    CAST(NULL AS STRING) AS query_id,
+    b.value
+  FROM (
+    SELECT
+      (
+        CAST(COUNT(i.recs) AS DOUBLE) / NULLIF(CASE WHEN prm.normalize = 'true' THEN MIN(i.catalog_size) ELSE 1 END, 0)
+      ) AS value
+    FROM (
+      SELECT
+        f.item_id,
+        COUNT(*) AS recs,
+        ROW_NUMBER() OVER (ORDER BY COUNT(*) NULLS LAST, f.item_id NULLS LAST) AS rho,
+        MIN(f.catalog_size) AS catalog_size
+      FROM item_stream AS f
+      CROSS JOIN params AS prm
+      WHERE
+        f.kind = 'R' AND (
+          prm.k IS NULL OR f.pos <= prm.k
+        )
+      GROUP BY
+        f.item_id,
+        prm.k
+    ) AS i
+    CROSS JOIN params AS prm
+    GROUP BY
+      prm.normalize
+  ) AS b
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_gini(k INT DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_gini.k AS k,
+    rm_gini.ties AS ties,
+    rm_gini.judged_only AS judged_only,
+    rm_gini.queries AS queries,
+    rm_gini.empty AS empty,
+    rm_gini.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM rm.native_items AS x
+), catalog_totals AS (
+  SELECT
+    COUNT(DISTINCT CAST(c.item_id AS STRING)) AS catalog_size
+  FROM catalog_items AS c
+), rm_plain_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), item_stream AS (
+  SELECT
+    s.*,
+    t.catalog_size
+  FROM rm_plain_stream AS s
+  CROSS JOIN catalog_totals AS t
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_gini: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_gini: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_gini: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_gini: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_gini: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    CAST(NULL AS STRING) AS query_id,
+    b.value
+  FROM (
+    SELECT
+      (
+        CAST((
+          (
+            MIN(i.catalog_size) - 2 * COUNT(i.recs) - 1
+          ) * CAST(SUM(i.recs) AS DOUBLE) + 2 * SUM(i.rho * i.recs)
+        ) AS DOUBLE) / NULLIF((
+          CAST(MIN(i.catalog_size) AS DOUBLE) * SUM(i.recs)
+        ), 0)
+      ) AS value
+    FROM (
+      SELECT
+        f.item_id,
+        COUNT(*) AS recs,
+        ROW_NUMBER() OVER (ORDER BY COUNT(*) NULLS LAST, f.item_id NULLS LAST) AS rho,
+        MIN(f.catalog_size) AS catalog_size
+      FROM item_stream AS f
+      CROSS JOIN params AS prm
+      WHERE
+        f.kind = 'R' AND (
+          prm.k IS NULL OR f.pos <= prm.k
+        )
+      GROUP BY
+        f.item_id,
+        prm.k
+    ) AS i
+  ) AS b
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_entropy(k INT DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_entropy.k AS k,
+    rm_entropy.ties AS ties,
+    rm_entropy.judged_only AS judged_only,
+    rm_entropy.queries AS queries,
+    rm_entropy.empty AS empty,
+    rm_entropy.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM rm.native_items AS x
+), catalog_totals AS (
+  SELECT
+    COUNT(DISTINCT CAST(c.item_id AS STRING)) AS catalog_size
+  FROM catalog_items AS c
+), rm_plain_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), item_stream AS (
+  SELECT
+    s.*,
+    t.catalog_size
+  FROM rm_plain_stream AS s
+  CROSS JOIN catalog_totals AS t
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_entropy: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_entropy: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_entropy: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_entropy: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_entropy: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    CAST(NULL AS STRING) AS query_id,
+    b.value
+  FROM (
+    SELECT
+      (
+        (
+          LN(CAST(SUM(i.recs) AS DOUBLE)) - (
+            CAST(SUM(i.recs * LN(CAST(i.recs AS DOUBLE))) AS DOUBLE) / NULLIF(SUM(i.recs), 0)
+          )
+        ) / NULLIF(LN(2), 0)
+      ) AS value
+    FROM (
+      SELECT
+        f.item_id,
+        COUNT(*) AS recs,
+        ROW_NUMBER() OVER (ORDER BY COUNT(*) NULLS LAST, f.item_id NULLS LAST) AS rho,
+        MIN(f.catalog_size) AS catalog_size
+      FROM item_stream AS f
+      CROSS JOIN params AS prm
+      WHERE
+        f.kind = 'R' AND (
+          prm.k IS NULL OR f.pos <= prm.k
+        )
+      GROUP BY
+        f.item_id,
+        prm.k
+    ) AS i
+  ) AS b
 ) AS results
 WHERE
   (
@@ -9919,6 +10671,870 @@ FROM (
     prm.min_rel,
     prm.queries,
     prm.t
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_mean_inv_user_freq(k INT DEFAULT NULL, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_mean_inv_user_freq.k AS k,
+    rm_mean_inv_user_freq.ties AS ties,
+    rm_mean_inv_user_freq.judged_only AS judged_only,
+    rm_mean_inv_user_freq.queries AS queries,
+    rm_mean_inv_user_freq.empty AS empty,
+    rm_mean_inv_user_freq.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), interaction_items AS (
+  SELECT
+    x.user_id AS user_id,
+    x.item_id AS item_id
+  FROM rm.native_interactions AS x
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM rm.native_items AS x
+), item_stats AS (
+  SELECT
+    c.stats_item_id,
+    c.item_users,
+    c.item_count,
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC NULLS LAST) AS pop_rank
+  FROM (
+    SELECT
+      CAST(i.item_id AS STRING) AS stats_item_id,
+      COUNT(DISTINCT CAST(i.user_id AS STRING)) AS item_users,
+      COUNT(*) AS item_count
+    FROM interaction_items AS i
+    GROUP BY
+      CAST(i.item_id AS STRING)
+  ) AS c
+), train_totals AS (
+  SELECT
+    COUNT(DISTINCT CAST(i.user_id AS STRING)) AS train_users,
+    COUNT(*) AS train_count,
+    (
+      SELECT
+        COUNT(DISTINCT CAST(c.item_id AS STRING))
+      FROM catalog_items AS c
+    ) AS catalog_size
+  FROM interaction_items AS i
+), rm_plain_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), item_stream AS (
+  SELECT
+    s.*,
+    st.item_users,
+    st.item_count,
+    st.pop_rank,
+    t.train_users,
+    t.train_count,
+    t.catalog_size
+  FROM rm_plain_stream AS s
+  LEFT JOIN item_stats AS st
+    ON st.stats_item_id = s.item_id
+  CROSS JOIN train_totals AS t
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_mean_inv_user_freq: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_mean_inv_user_freq: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_mean_inv_user_freq: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_mean_inv_user_freq: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_mean_inv_user_freq: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    AVG(
+      CASE
+        WHEN f.kind = 'R' AND (
+          prm.k IS NULL OR f.pos <= prm.k
+        )
+        THEN -LN(CAST(COALESCE(f.item_users, 1) AS DOUBLE) / NULLIF(f.train_users, 0)) / NULLIF(LN(2), 0)
+      END
+    ) AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.k,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_avg_rec_popularity(k INT DEFAULT NULL, normalize STRING DEFAULT 'false', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_avg_rec_popularity.k AS k,
+    rm_avg_rec_popularity.normalize AS normalize,
+    rm_avg_rec_popularity.ties AS ties,
+    rm_avg_rec_popularity.judged_only AS judged_only,
+    rm_avg_rec_popularity.queries AS queries,
+    rm_avg_rec_popularity.empty AS empty,
+    rm_avg_rec_popularity.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), interaction_items AS (
+  SELECT
+    x.user_id AS user_id,
+    x.item_id AS item_id
+  FROM rm.native_interactions AS x
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM rm.native_items AS x
+), item_stats AS (
+  SELECT
+    c.stats_item_id,
+    c.item_users,
+    c.item_count,
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC NULLS LAST) AS pop_rank
+  FROM (
+    SELECT
+      CAST(i.item_id AS STRING) AS stats_item_id,
+      COUNT(DISTINCT CAST(i.user_id AS STRING)) AS item_users,
+      COUNT(*) AS item_count
+    FROM interaction_items AS i
+    GROUP BY
+      CAST(i.item_id AS STRING)
+  ) AS c
+), train_totals AS (
+  SELECT
+    COUNT(DISTINCT CAST(i.user_id AS STRING)) AS train_users,
+    COUNT(*) AS train_count,
+    (
+      SELECT
+        COUNT(DISTINCT CAST(c.item_id AS STRING))
+      FROM catalog_items AS c
+    ) AS catalog_size
+  FROM interaction_items AS i
+), rm_plain_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), item_stream AS (
+  SELECT
+    s.*,
+    st.item_users,
+    st.item_count,
+    st.pop_rank,
+    t.train_users,
+    t.train_count,
+    t.catalog_size
+  FROM rm_plain_stream AS s
+  LEFT JOIN item_stats AS st
+    ON st.stats_item_id = s.item_id
+  CROSS JOIN train_totals AS t
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_avg_rec_popularity: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.normalize IN ('false', 'true')
+          THEN CONCAT(
+            'rankmetrics: rm_avg_rec_popularity: normalize must be one of false, true, not ',
+            COALESCE(CAST(prm.normalize AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_avg_rec_popularity: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_avg_rec_popularity: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_avg_rec_popularity: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_avg_rec_popularity: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    AVG(
+      CASE
+        WHEN f.kind = 'R' AND (
+          prm.k IS NULL OR f.pos <= prm.k
+        )
+        THEN CAST(COALESCE(f.item_count, 0) AS DOUBLE) / NULLIF(CASE WHEN prm.normalize = 'true' THEN f.train_count ELSE 1 END, 0)
+      END
+    ) AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.k,
+    prm.normalize,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_serendipity(k INT DEFAULT NULL, rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_serendipity.k AS k,
+    rm_serendipity.rel AS rel,
+    rm_serendipity.ties AS ties,
+    rm_serendipity.judged_only AS judged_only,
+    rm_serendipity.queries AS queries,
+    rm_serendipity.empty AS empty,
+    rm_serendipity.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), interaction_items AS (
+  SELECT
+    x.user_id AS user_id,
+    x.item_id AS item_id
+  FROM rm.native_interactions AS x
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM rm.native_items AS x
+), item_stats AS (
+  SELECT
+    c.stats_item_id,
+    c.item_users,
+    c.item_count,
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC NULLS LAST) AS pop_rank
+  FROM (
+    SELECT
+      CAST(i.item_id AS STRING) AS stats_item_id,
+      COUNT(DISTINCT CAST(i.user_id AS STRING)) AS item_users,
+      COUNT(*) AS item_count
+    FROM interaction_items AS i
+    GROUP BY
+      CAST(i.item_id AS STRING)
+  ) AS c
+), train_totals AS (
+  SELECT
+    COUNT(DISTINCT CAST(i.user_id AS STRING)) AS train_users,
+    COUNT(*) AS train_count,
+    (
+      SELECT
+        COUNT(DISTINCT CAST(c.item_id AS STRING))
+      FROM catalog_items AS c
+    ) AS catalog_size
+  FROM interaction_items AS i
+), rm_plain_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), item_stream AS (
+  SELECT
+    s.*,
+    st.item_users,
+    st.item_count,
+    st.pop_rank,
+    t.train_users,
+    t.train_count,
+    t.catalog_size
+  FROM rm_plain_stream AS s
+  LEFT JOIN item_stats AS st
+    ON st.stats_item_id = s.item_id
+  CROSS JOIN train_totals AS t
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_serendipity: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_serendipity: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_serendipity: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_serendipity: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_serendipity: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    AVG(
+      CASE
+        WHEN f.kind = 'R' AND (
+          prm.k IS NULL OR f.pos <= prm.k
+        )
+        THEN CASE
+          WHEN f.grade >= prm.rel
+          THEN GREATEST(
+            CAST(f.catalog_size + 1 - f.pos AS DOUBLE) / NULLIF(f.catalog_size, 0) - COALESCE(CAST(f.catalog_size + 1 - f.pop_rank AS DOUBLE) / NULLIF(f.catalog_size, 0), 0),
+            CAST(0 AS DOUBLE)
+          )
+          ELSE CAST(0 AS DOUBLE)
+        END
+      END
+    ) AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.k,
+    prm.queries,
+    prm.rel
   HAVING
     CASE
       WHEN prm.queries = 'both'
