@@ -162,8 +162,8 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     plain_params = sqlsource.macros()["rm_stream"].params
     stream_bindings = {p.lower(): a for p, a in zip(sqlsource.macros()[kind].params, call.this.expressions)
                        if p.lower() not in ("run", "judgments") and p in plain_params}
-    catalog_wide = kind == "rm_catalog_stream"
-    if catalog_wide:  # (SELECT s.* FROM rm_catalog_stream(...) AS s) AS f: the stream itself, as f
+    catalog_wide = is_catalog_wide(macro_name)  # one value for the run (GAUC, Personalization read rm_stream)
+    if kind == "rm_catalog_stream":  # (SELECT s.* FROM rm_catalog_stream(...) AS s) AS f: the stream itself, as f
         call.find_ancestor(exp.Subquery).replace(exp.Table(this=exp.to_identifier(STREAM),
                                                            alias=exp.TableAlias(this=exp.to_identifier("f"))))
     else:
@@ -189,7 +189,7 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
         if interactions is None:
             raise UsageError(f"{macro_name} reads the training interactions: give their table (--interactions)")
         ctes += sqlgen.item_stream_ctes({}, interactions, catalog, plain=stream)
-    elif catalog_wide:
+    elif kind == "rm_catalog_stream":
         if catalog is None and interactions is None:
             raise UsageError(f"{macro_name} reads the catalog: give its table (--items, or --interactions)")
         ctes += sqlgen.catalog_stream_ctes({}, catalog if catalog is not None else interactions, plain=stream)
@@ -430,7 +430,7 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
     parts = [_header(d, run_src.expression, judgments_src.expression, run_columns, schema,
                      *[sides[name] and sides[name].expression for name in ("interactions", "catalog")])]
     for name in metric_macros():
-        if _creatable(name, sides):
+        if _creatable(name, sides) and (not form.by or not is_catalog_wide(name) or sqlgen.groupable(name)):
             parts.append(ddl(name, d.name, run_src, judgments_src, schema, form.by, **sides))
     return "\n".join(parts)
 

@@ -452,6 +452,13 @@ def catalog_part(measure: Measure, conv: dict, by: tuple = ()) -> exp.Select:
     return select
 
 
+def groupable(macro_name: str) -> bool:
+    """Whether per_group can key a run-wide macro by group: the catalog-wide ones (reading rm_catalog_stream, their
+    per-item subquery i over the stream); not yet GAUC and Personalization, whose windows read the stream's query
+    inside i."""
+    return "rm_catalog_stream" in sqlsource.macros()[macro_name].text
+
+
 def per_group(body: exp.Select, macro_name: str) -> exp.Select:
     """A catalog-wide macro's body (SELECT <aggregate over i> AS value FROM (SELECT f.item_id, ... FROM STREAM AS f
     ... GROUP BY f.item_id) AS i) computed per group of the run: the group's key (the prefix of f.query_id) is
@@ -613,6 +620,9 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     else:
         interactions = catalog = None
     whole = [m for m in measures if m.metric.scope == "catalog"]
+    ungroupable = [m.requested for m in whole if not groupable(m.metric.macro)]
+    if by and ungroupable:
+        raise UsageError(f"{', '.join(ungroupable)}: run-wide metrics over the queries take no groups (by) yet")
     all_measures, measures = measures, [m for m in measures if m.metric.scope != "catalog"]
     split_kinds = split_kinds and not tables and not whole  # catalog_part reads the one stream
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
