@@ -233,6 +233,11 @@ METRICS = {m.name: m for m in (
            "(i + 2T))^2 (1 - gain)", ("t", "min_rel", "max_rel"), cutoff="none", reads="all"),
     Metric("INSQ", "insq", "C/W/L INSQ (Moffat et al. 2012; cwl_eval): continue with ((i + 2T - 1) / (i + 2T))^2",
            ("t", "min_rel", "max_rel"), cutoff="none", reads="all"),
+    Metric("BPM", "bpm", "C/W/L Bejeweled Player Model (Zhang et al. 2017; cwl_eval's static BPM): read ranks up to k "
+           "until the gain reaches T; the gain read over the ranks read", ("t", "min_rel", "max_rel"),
+           cutoff="required", reads="all"),
+    Metric("SDCG", "sdcg", "scaled DCG (cwl_eval's NDCG-k): DCG@k of the gains scaled to [0, 1] over the DCG of k items "
+           "of gain 1", ("min_rel", "max_rel"), cutoff="required"),
     Metric("Accuracy", "accuracy", "share of (relevant, non-relevant) pairs of the top k ranked in that order "
            "(ir_measures Accuracy; undefined without both)", ("rel",), reads="all"),
     Metric("bpref", "bpref", "binary preference (trec_eval bpref)", ("rel",), cutoff="none"),
@@ -624,6 +629,8 @@ IRM_SET_NAMES = {"SetP": "P", "SetR": "R", "SetF": "F1", "SetRelP": "RelP"}
 def _irm_dcg(metric, raw, requested):
     """ir_measures' nDCG(dcg=...): 'log2' is the linear gain (trec_eval's), 'exp-log2' 2^grade - 1."""
     value = raw.strip("'\"")
+    if metric.name == "SDCG" and value == "log2":  # SDCG's only DCG, cwl_eval's log2 discount
+        return metric, None, None
     gains = {"log2": "linear", "exp-log2": "exponential"}
     if value not in gains or "gain" not in metric.params:
         raise UsageError(f"metric '{requested}': dcg='{value}' is not one we compute; ir_measures' dcg='log2' "

@@ -225,12 +225,15 @@ def test_judged_only_in_names_must_agree():
 
 
 
-# cwl_eval (ir_measures' cwl_eval provider): its C/W/L versions of ERR, on the runs untied (cwl_eval keeps tied
+# cwl_eval (ir_measures' cwl_eval provider): its C/W/L versions of ERR, INSQ, BPM and SDCG, on the runs untied (cwl_eval keeps tied
 # items in file order) and with trec_eval's graded suite (grades -1..4) and the synthetic data (grades 0..3)
 CWL = ["NERR8(max_rel=4)@10", "NERR8(max_rel=4)@1000", "NERR8(min_rel=1,max_rel=3)@20", "NERR8(max_rel=2)@5",
        "NERR10(max_rel=4)", "NERR10(p=0.5,max_rel=2)", "NERR10(p=0.95,min_rel=1,max_rel=3)",
        "NERR9(max_rel=4)@10", "NERR9(max_rel=3)@1000", "NERR9(min_rel=1,max_rel=3)@20", "NERR11(max_rel=4)",
-       "NERR11(T=2.5,max_rel=3)", "INSQ(max_rel=4)", "INSQ(T=3.0,min_rel=1,max_rel=3)"]
+       "NERR11(T=2.5,max_rel=3)", "INSQ(max_rel=4)", "INSQ(T=3.0,min_rel=1,max_rel=3)",
+       "BPM(max_rel=4)@10", "BPM(T=2.5,max_rel=3)@20", "BPM(T=0.5,min_rel=1,max_rel=3)@1000", "BPM(max_rel=2)@5",
+       "BPM(T=3.0,max_rel=4)@2000", "SDCG(max_rel=4)@10", "SDCG(max_rel=3)@100", "SDCG(min_rel=1,max_rel=3)@20",
+       "SDCG(dcg='log2',max_rel=4)@1000", "SDCG(max_rel=2)@1", "SDCG(max_rel=4)@2000"]
 
 
 @pytest.mark.parametrize("data", sorted(DATA))
