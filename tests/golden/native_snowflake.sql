@@ -12531,6 +12531,996 @@ WHERE
   ) IS NULL
 $$;
 
+CREATE OR REPLACE FUNCTION rm_bpm(k NUMBER DEFAULT NULL, t DOUBLE DEFAULT 1.0, min_rel DOUBLE DEFAULT 0, max_rel DOUBLE DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    k AS k,
+    t AS t,
+    min_rel AS min_rel,
+    max_rel AS max_rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k IS NULL OR prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+              AND COALESCE(f.level_before, 0) < prm.t * (
+                prm.max_rel - prm.min_rel
+              )
+              THEN CASE
+                WHEN f.grade IS NULL
+                THEN CAST(0 AS DOUBLE)
+                ELSE (
+                  LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+              END
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            (
+              SUM(
+                CASE
+                  WHEN f.kind = 'R'
+                  AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                  AND COALESCE(f.level_before, 0) < prm.t * (
+                    prm.max_rel - prm.min_rel
+                  )
+                  THEN 1
+                  ELSE 0
+                END
+              ) + CASE
+                WHEN SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                    THEN CASE
+                      WHEN f.grade IS NULL
+                      THEN CAST(0 AS DOUBLE)
+                      ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                    END
+                    ELSE 0
+                  END
+                ) < prm.t * (
+                  prm.max_rel - prm.min_rel
+                )
+                THEN CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END - SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                    THEN 1
+                    ELSE 0
+                  END
+                )
+                ELSE 0
+              END
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(
+          CASE
+            WHEN s.grade IS NULL
+            THEN CAST(0 AS DOUBLE)
+            ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(s.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos ASC NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS level_before
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.max_rel,
+    prm.min_rel,
+    prm.queries,
+    prm.t
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_sdcg(k NUMBER DEFAULT NULL, min_rel DOUBLE DEFAULT 0, max_rel DOUBLE DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    k AS k,
+    min_rel AS min_rel,
+    max_rel AS max_rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k IS NULL OR prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+              THEN CASE
+                WHEN f.grade IS NULL
+                THEN CAST(0 AS DOUBLE)
+                ELSE (
+                  LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+              END / NULLIF(LN(CAST(f.pos + 1 AS DOUBLE)), 0)
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            (
+              -0.24323834289098076 + (
+                0.5772156649015329 + LN(
+                  LN(
+                    CAST((
+                      (
+                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                      ) + 12
+                    ) AS DOUBLE)
+                  )
+                ) + SQRT(
+                  CAST((
+                    (
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12
+                  ) AS DOUBLE)
+                ) * LN(
+                  CAST((
+                    (
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12
+                  ) AS DOUBLE)
+                ) * (
+                  (
+                    (
+                      (
+                        (
+                          (
+                            (
+                              (
+                                (
+                                  (
+                                    (
+                                      (
+                                        (
+                                          (
+                                            (
+                                              (
+                                                (
+                                                  (
+                                                    (
+                                                      (
+                                                        (
+                                                          (
+                                                            (
+                                                              (
+                                                                (
+                                                                  (
+                                                                    (
+                                                                      (
+                                                                        -5.623924645454731e-38
+                                                                      ) * LN(
+                                                                        CAST((
+                                                                          (
+                                                                            CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                                          ) + 12
+                                                                        ) AS DOUBLE)
+                                                                      ) + 3.14939780145465e-36
+                                                                    ) * LN(
+                                                                      CAST((
+                                                                        (
+                                                                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                                        ) + 12
+                                                                      ) AS DOUBLE)
+                                                                    ) + -1.6733052841825663e-34
+                                                                  ) * LN(
+                                                                    CAST((
+                                                                      (
+                                                                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                                      ) + 12
+                                                                    ) AS DOUBLE)
+                                                                  ) + 8.701187477749344e-33
+                                                                ) * LN(
+                                                                  CAST((
+                                                                    (
+                                                                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                                    ) + 12
+                                                                  ) AS DOUBLE)
+                                                                ) + -4.273740102557604e-31
+                                                              ) * LN(
+                                                                CAST((
+                                                                  (
+                                                                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                                  ) + 12
+                                                                ) AS DOUBLE)
+                                                              ) + 2.0513952492276501e-29
+                                                            ) * LN(
+                                                              CAST((
+                                                                (
+                                                                  CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                                ) + 12
+                                                              ) AS DOUBLE)
+                                                            ) + -9.251969419286227e-28
+                                                          ) * LN(
+                                                            CAST((
+                                                              (
+                                                                CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                              ) + 12
+                                                            ) AS DOUBLE)
+                                                          ) + 4.07086654448594e-26
+                                                        ) * LN(
+                                                          CAST((
+                                                            (
+                                                              CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                            ) + 12
+                                                          ) AS DOUBLE)
+                                                        ) + -1.6724315263067158e-24
+                                                      ) * LN(
+                                                        CAST((
+                                                          (
+                                                            CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                          ) + 12
+                                                        ) AS DOUBLE)
+                                                      ) + 6.689726105226863e-23
+                                                    ) * LN(
+                                                      CAST((
+                                                        (
+                                                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                        ) + 12
+                                                      ) AS DOUBLE)
+                                                    ) + -2.479377450392211e-21
+                                                  ) * LN(
+                                                    CAST((
+                                                      (
+                                                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                      ) + 12
+                                                    ) AS DOUBLE)
+                                                  ) + 8.925758821411961e-20
+                                                ) * LN(
+                                                  CAST((
+                                                    (
+                                                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                    ) + 12
+                                                  ) AS DOUBLE)
+                                                ) + -2.9489591328754792e-18
+                                              ) * LN(
+                                                CAST((
+                                                  (
+                                                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                  ) + 12
+                                                ) AS DOUBLE)
+                                              ) + 9.436669225201533e-17
+                                            ) * LN(
+                                              CAST((
+                                                (
+                                                  CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                                ) + 12
+                                              ) AS DOUBLE)
+                                            ) + -2.737651600912269e-15
+                                          ) * LN(
+                                            CAST((
+                                              (
+                                                CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                              ) + 12
+                                            ) AS DOUBLE)
+                                          ) + 7.665424482554353e-14
+                                        ) * LN(
+                                          CAST((
+                                            (
+                                              CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                            ) + 12
+                                          ) AS DOUBLE)
+                                        ) + -1.9145970654796514e-12
+                                      ) * LN(
+                                        CAST((
+                                          (
+                                            CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                          ) + 12
+                                        ) AS DOUBLE)
+                                      ) + 4.595032957151163e-11
+                                    ) * LN(
+                                      CAST((
+                                        (
+                                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                        ) + 12
+                                      ) AS DOUBLE)
+                                    ) + -9.619773513829401e-10
+                                  ) * LN(
+                                    CAST((
+                                      (
+                                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                      ) + 12
+                                    ) AS DOUBLE)
+                                  ) + 1.92395470276588e-08
+                                ) * LN(
+                                  CAST((
+                                    (
+                                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                    ) + 12
+                                  ) AS DOUBLE)
+                                ) + -3.2478269085411943e-07
+                              ) * LN(
+                                CAST((
+                                  (
+                                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                  ) + 12
+                                ) AS DOUBLE)
+                              ) + 5.196523053665911e-06
+                            ) * LN(
+                              CAST((
+                                (
+                                  CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                                ) + 12
+                              ) AS DOUBLE)
+                            ) + -6.655092592592593e-05
+                          ) * LN(
+                            CAST((
+                              (
+                                CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                              ) + 12
+                            ) AS DOUBLE)
+                          ) + 0.0007986111111111112
+                        ) * LN(
+                          CAST((
+                            (
+                              CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                            ) + 12
+                          ) AS DOUBLE)
+                        ) + -0.006944444444444444
+                      ) * LN(
+                        CAST((
+                          (
+                            CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                          ) + 12
+                        ) AS DOUBLE)
+                      ) + 0.05555555555555555
+                    ) * LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ) + -0.25
+                  ) * LN(
+                    CAST((
+                      (
+                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                      ) + 12
+                    ) AS DOUBLE)
+                  ) + 1.0
+                )
+              ) + 1 / NULLIF(
+                2 * LN(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS DOUBLE)
+                ),
+                0
+              ) - 1 / NULLIF(
+                12 * CAST((
+                  CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                ) + 12 AS DOUBLE) * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  2
+                ),
+                0
+              ) + (
+                POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  2
+                ) + 3 * LN(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS DOUBLE)
+                ) + 3
+              ) / NULLIF(
+                360 * POWER(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS DOUBLE),
+                  3
+                ) * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  4
+                ),
+                0
+              ) - (
+                12 * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  4
+                ) + 50 * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  3
+                ) + 105 * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  2
+                ) + 120 * LN(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS DOUBLE)
+                ) + 60
+              ) / NULLIF(
+                15120 * POWER(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS DOUBLE),
+                  5
+                ) * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  6
+                ),
+                0
+              ) - (
+                1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 1 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 2 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 3 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 4 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 5 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 6 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 7 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 8 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 9 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 10 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 11 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  0
+                )
+              )
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.max_rel,
+    prm.min_rel,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
 CREATE OR REPLACE FUNCTION rm_set_map(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
