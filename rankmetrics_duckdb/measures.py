@@ -236,6 +236,8 @@ METRICS = {m.name: m for m in (
     Metric("BPM", "bpm", "C/W/L Bejeweled Player Model (Zhang et al. 2017; cwl_eval's static BPM): read ranks up to k "
            "until the gain reaches T; the gain read over the ranks read", ("t", "min_rel", "max_rel"),
            cutoff="required", reads="all"),
+    Metric("INST", "inst", "C/W/L INST (Moffat et al. 2015; cwl_eval): continue with ((i + 2T - G_i - 1) / "
+           "(i + 2T - G_i))^2, G_i the gain to rank i", ("t", "min_rel", "max_rel"), cutoff="none", reads="all"),
     Metric("SDCG", "sdcg", "scaled DCG (cwl_eval's NDCG-k): DCG@k of the gains scaled to [0, 1] over the DCG of k items "
            "of gain 1", ("min_rel", "max_rel"), cutoff="required"),
     Metric("Accuracy", "accuracy", "share of (relevant, non-relevant) pairs of the top k ranked in that order "
@@ -654,7 +656,20 @@ def _irm_t(metric, raw, requested):
     return metric, "t", raw
 
 
-IRM_PARAMS = {"dcg": _irm_dcg, "relative": _irm_relative, "T": _irm_t}
+def _irm_rel(metric, raw, requested):
+    """ir_measures' NumRet(rel=x): the retrieved items with a grade >= x, our NumRelRet(rel=x); elsewhere rel."""
+    return (METRICS["NumRelRet"] if metric.name == "NumRet" else metric), "rel", raw
+
+
+IRM_PARAMS = {"dcg": _irm_dcg, "relative": _irm_relative, "T": _irm_t, "rel": _irm_rel}
+
+# ir_measures' measures on plain qrels that we do not compute, and why (refused in one line, not "unknown")
+IRM_NOT_COMPUTED = {
+    "Compat": "Clarke et al.'s compatibility (ir_measures' compat provider: rank-biased overlap of the run with an "
+              "ideal ranking ordered by grade, then by the run's score, then by the qrels' line order) is not "
+              "computed yet: its sum over ranks reads each item at the deeper of its two ranks, which the one-pass "
+              "windows of sql/ do not give",
+}
 
 _IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>-?[^@()\-]*))?(?:-l(?P<lvl>\d+))?$")
 
@@ -821,6 +836,8 @@ def parse(requested: str) -> list[Measure]:
     elif base.lower() in RECSYS_NAMES:
         metric_name, fixed = RECSYS_NAMES[base.lower()]
         metric = METRICS[metric_name]
+    if metric is None and base in IRM_NOT_COMPUTED:
+        raise UsageError(f"metric '{requested}': ir_measures' {base}, {IRM_NOT_COMPUTED[base]}")
     if metric is None:
         raise UsageError(f"unknown metric '{requested}'" + _suggest(name))
     params, given = dict(fixed), set()

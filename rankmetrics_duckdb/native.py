@@ -129,8 +129,7 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     # sql/01_stream.sql) into columns; here the key is the query id itself
     body = body.transform(lambda n: n.this if isinstance(n, exp.Explode) and isinstance(n.this, exp.Column)
                           and n.this.name == "query_id" else n)
-    features = body.args["from_"].this
-    call = features.this.args["from_"].this
+    call = sqlgen.stream_call(body)
     if not (isinstance(call, exp.Table) and isinstance(call.this, exp.Anonymous)
             and call.this.name.lower() == "rm_stream"):
         raise ValueError(f"macro {macro_name}: expected FROM (SELECT ... FROM rm_stream(...) AS s) AS f")

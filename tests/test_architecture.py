@@ -425,7 +425,8 @@ def test_each_metrics_defaults_are_its_macros_signature():
                     ("NERR9", "min_rel"): 0, ("NERR9", "max_rel"): None, ("NERR11", "t"): 1.0,
                     ("NERR11", "min_rel"): 0, ("NERR11", "max_rel"): None, ("INSQ", "t"): 1.0,
                     ("INSQ", "min_rel"): 0, ("INSQ", "max_rel"): None, ("BPM", "t"): 1.0, ("BPM", "min_rel"): 0,
-                    ("BPM", "max_rel"): None, ("SDCG", "min_rel"): 0, ("SDCG", "max_rel"): None, ("SufficientReco", "deep"): "false",
+                    ("BPM", "max_rel"): None, ("SDCG", "min_rel"): 0, ("SDCG", "max_rel"): None, ("INST", "t"): 1.0,
+                    ("INST", "min_rel"): 0, ("INST", "max_rel"): None, ("SufficientReco", "deep"): "false",
                     ("AvgRecPopularity", "normalize"): "false", ("CatalogCoverage", "normalize"): "false"}
     # measures.py writes no default again (a `defaults=` keyword, or a dict literal of p / max_grade)
     source = open(os.path.join(PACKAGE, "measures.py"), encoding="utf-8").read()

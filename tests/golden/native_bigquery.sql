@@ -12531,6 +12531,511 @@ WHERE
   ) IS NULL
 );
 
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_set_map(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST((
+            CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                  NULL IS NULL OR f.pos <= NULL
+                )
+                THEN 1
+                ELSE 0
+              END
+            ) AS FLOAT64) * SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                  NULL IS NULL OR f.pos <= NULL
+                )
+                THEN 1
+                ELSE 0
+              END
+            )
+          ) AS FLOAT64) / NULLIF(
+            (
+              CAST(SUM(CASE WHEN f.kind = 'R' AND (
+                NULL IS NULL OR f.pos <= NULL
+              ) THEN 1 ELSE 0 END) AS FLOAT64) * SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+            ),
+            0
+          )
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_success(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(rel, 1) AS rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_success: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_success: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_success: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_success: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_success: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        CASE
+          WHEN SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) > 0
+          THEN CAST(1 AS FLOAT64)
+          ELSE CAST(0 AS FLOAT64)
+        END,
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_bpm(k INT64, t FLOAT64, min_rel FLOAT64, max_rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
@@ -13521,11 +14026,13 @@ WHERE
   ) IS NULL
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_set_map(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_inst(t FLOAT64, min_rel FLOAT64, max_rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
-    COALESCE(rel, 1) AS rel,
+    COALESCE(t, 1.0) AS t,
+    COALESCE(min_rel, 0) AS min_rel,
+    max_rel AS max_rel,
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
@@ -13661,7 +14168,7 @@ WITH params AS (
         CASE
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
-            'rankmetrics: rm_set_map: ties must be one of item_desc, item_asc, average, input, not ',
+            'rankmetrics: rm_inst: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
           )
         END AS fault
@@ -13671,7 +14178,7 @@ WITH params AS (
         CASE
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
-            'rankmetrics: rm_set_map: queries must be one of both, judged, run, all, not ',
+            'rankmetrics: rm_inst: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
           )
         END AS fault
@@ -13681,7 +14188,7 @@ WITH params AS (
         CASE
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
-            'rankmetrics: rm_set_map: empty must be one of zero, nan, not ',
+            'rankmetrics: rm_inst: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
           )
         END AS fault
@@ -13691,7 +14198,7 @@ WITH params AS (
         CASE
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
-            'rankmetrics: rm_set_map: grades must be one of truncate, as_given, not ',
+            'rankmetrics: rm_inst: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
@@ -13708,33 +14215,740 @@ FROM (
     f.query_id,
     CASE
       WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
       THEN NULL
       ELSE COALESCE(
         (
-          CAST((
-            CAST(SUM(
-              CASE
-                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-                  NULL IS NULL OR f.pos <= NULL
-                )
-                THEN 1
-                ELSE 0
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.pos <= 1000
+              THEN CASE
+                WHEN COALESCE(f.zero_before, 0) > 0
+                THEN CAST(0 AS FLOAT64)
+                ELSE EXP(COALESCE(f.log_before, 0))
+              END * CASE
+                WHEN f.grade IS NULL
+                THEN CAST(0 AS FLOAT64)
+                ELSE (
+                  LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
               END
-            ) AS FLOAT64) * SUM(
-              CASE
-                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-                  NULL IS NULL OR f.pos <= NULL
-                )
-                THEN 1
-                ELSE 0
-              END
-            )
+              ELSE 0
+            END
           ) AS FLOAT64) / NULLIF(
             (
-              CAST(SUM(CASE WHEN f.kind = 'R' AND (
-                NULL IS NULL OR f.pos <= NULL
-              ) THEN 1 ELSE 0 END) AS FLOAT64) * SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+              SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.pos <= 1000
+                  THEN CASE
+                    WHEN COALESCE(f.zero_before, 0) > 0
+                    THEN CAST(0 AS FLOAT64)
+                    ELSE EXP(COALESCE(f.log_before, 0))
+                  END
+                  ELSE 0
+                END
+              ) + CASE
+                WHEN SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    AND f.pos <= 1000
+                    AND (
+                      f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                    ) = 1
+                    THEN 1
+                    ELSE 0
+                  END
+                ) > 0
+                THEN CAST(0 AS FLOAT64)
+                ELSE EXP(
+                  SUM(
+                    CASE
+                      WHEN f.kind = 'R' AND f.pos <= 1000
+                      THEN CASE
+                        WHEN (
+                          f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) = 1
+                        THEN CAST(0 AS FLOAT64)
+                        ELSE 2 * (
+                          LN(
+                            ABS(
+                              (
+                                f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                              ) - 1
+                            )
+                          ) - LN(
+                            (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          )
+                        )
+                      END
+                      ELSE 0
+                    END
+                  )
+                )
+              END * POWER(
+                (
+                  SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                    CASE
+                      WHEN f.kind = 'R' AND f.pos <= 1000
+                      THEN CASE
+                        WHEN f.grade IS NULL
+                        THEN CAST(0 AS FLOAT64)
+                        ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                      END
+                      ELSE 0
+                    END
+                  ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                ),
+                2
+              ) * (
+                (
+                  1 / NULLIF(
+                    CAST((
+                      SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN CASE
+                            WHEN f.grade IS NULL
+                            THEN CAST(0 AS FLOAT64)
+                            ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                          END
+                          ELSE 0
+                        END
+                      ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                    ) + 10 AS FLOAT64),
+                    0
+                  ) + 1 / NULLIF(
+                    2 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 10 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    6 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 10 AS FLOAT64),
+                      3
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 10 AS FLOAT64),
+                      5
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    42 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 10 AS FLOAT64),
+                      7
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 10 AS FLOAT64),
+                      9
+                    ),
+                    0
+                  ) + 5 / NULLIF(
+                    66 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 10 AS FLOAT64),
+                      11
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 1 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 2 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 3 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 4 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 5 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 6 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 7 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 8 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 9 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  )
+                ) - (
+                  1 / NULLIF(
+                    CAST((
+                      (
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS FLOAT64)
+                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                    ) + 10 AS FLOAT64),
+                    0
+                  ) + 1 / NULLIF(
+                    2 * POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 10 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    6 * POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 10 AS FLOAT64),
+                      3
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 10 AS FLOAT64),
+                      5
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    42 * POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 10 AS FLOAT64),
+                      7
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 10 AS FLOAT64),
+                      9
+                    ),
+                    0
+                  ) + 5 / NULLIF(
+                    66 * POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 10 AS FLOAT64),
+                      11
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 1 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 2 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 3 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 4 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 5 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 6 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 7 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 8 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS FLOAT64)
+                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 9 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  )
+                )
+              )
             ),
             0
           )
@@ -13744,266 +14958,78 @@ FROM (
     END AS value
   FROM (
     SELECT
-      s.*
-    FROM item_stream AS s
-  ) AS f
-  CROSS JOIN params AS prm
-  GROUP BY
-    f.query_id,
-    prm.empty,
-    prm.queries,
-    prm.rel
-  HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
-) AS results
-WHERE
-  (
-    SELECT
-      ERROR(c.fault)
-    FROM rm_checks AS c
-    WHERE
-      NOT c.fault IS NULL
-  ) IS NULL
-);
-
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_success(k INT64, rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
-AS (
-WITH params AS (
-  SELECT
-    k AS k,
-    COALESCE(rel, 1) AS rel,
-    COALESCE(ties, 'item_desc') AS ties,
-    COALESCE(judged_only, FALSE) AS judged_only,
-    COALESCE(queries, 'both') AS queries,
-    COALESCE(empty, 'zero') AS empty,
-    COALESCE(grades, 'truncate') AS grades
-), run_items AS (
-  SELECT
-    CAST(r.query_id AS STRING) AS query_id,
-    CAST(r.item_id AS STRING) AS item_id,
-    CAST(r.score AS FLOAT64) AS score,
-    CAST(r.rank AS FLOAT64) AS rank_in
-  FROM `my-project`.rm.native_run AS r
-), judgment_items AS (
-  SELECT
-    CAST(j.query_id AS STRING) AS query_id,
-    CAST(j.item_id AS STRING) AS item_id,
-    CASE
-      WHEN prm.grades = 'truncate'
-      THEN CAST(CASE
-        WHEN CAST(j.relevance AS FLOAT64) < 0
-        THEN CEIL(CAST(j.relevance AS FLOAT64))
-        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
-      END AS FLOAT64)
-      ELSE CAST(j.relevance AS FLOAT64)
-    END AS grade
-  FROM `my-project`.rm.native_judgments AS j
-  CROSS JOIN params AS prm
-), item_stream AS (
-  SELECT
-    ranked.query_id,
-    'R' AS kind,
-    ranked.item_id,
-    ranked.score,
-    j.grade,
-    ranked.pos,
-    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
-  FROM (
-    SELECT
-      r.query_id,
-      r.item_id,
-      r.score,
-      ROW_NUMBER() OVER (
-        PARTITION BY r.query_id
-        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
-          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
-          THEN 1
-          ELSE 0
-        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
-      ) AS pos
-    FROM (
-      SELECT
-        ri.query_id,
-        ri.item_id,
-        ri.score,
-        ri.rank_in
-      FROM run_items AS ri
-      CROSS JOIN params AS prm
-      WHERE
-        NOT prm.judged_only
-      UNION ALL
-      SELECT
-        ri.query_id,
-        ri.item_id,
-        ri.score,
-        ri.rank_in
-      FROM run_items AS ri
-      JOIN judgment_items AS jo
-        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
-      CROSS JOIN params AS prm
-      WHERE
-        prm.judged_only AND jo.grade >= 0
-    ) AS r
-    CROSS JOIN params AS prm
-  ) AS ranked
-  LEFT JOIN judgment_items AS j
-    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
-  UNION ALL
-  SELECT
-    j.query_id,
-    'J' AS kind,
-    j.item_id,
-    CAST(NULL AS FLOAT64) AS score,
-    j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
-  FROM judgment_items AS j
-), rm_checks AS (
-  SELECT
-    MIN(d.fault) AS fault
-  FROM (
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' appears ',
-        CAST(COUNT(*) AS STRING),
-        ' times for query ',
-        x.query_id,
-        ' in the run'
-      ) AS fault
-    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        x.query_id,
-        ' is judged ',
-        CAST(COUNT(*) AS STRING),
-        ' times (grades ',
-        CAST(MIN(x.grade) AS STRING),
-        ' to ',
-        CAST(MAX(x.grade) AS STRING),
-        ')'
-      ) AS fault
-    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      a.fault
-    FROM (
-      SELECT
-        CASE
-          WHEN prm.k < 1
-          THEN CONCAT(
-            'rankmetrics: rm_success: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            COALESCE(CAST(prm.k AS STRING), 'NULL')
-          )
-        END AS fault
-      FROM params AS prm
-      UNION ALL
-      SELECT
-        CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
-          THEN CONCAT(
-            'rankmetrics: rm_success: ties must be one of item_desc, item_asc, average, input, not ',
-            COALESCE(CAST(prm.ties AS STRING), 'NULL')
-          )
-        END AS fault
-      FROM params AS prm
-      UNION ALL
-      SELECT
-        CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
-          THEN CONCAT(
-            'rankmetrics: rm_success: queries must be one of both, judged, run, all, not ',
-            COALESCE(CAST(prm.queries AS STRING), 'NULL')
-          )
-        END AS fault
-      FROM params AS prm
-      UNION ALL
-      SELECT
-        CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
-          THEN CONCAT(
-            'rankmetrics: rm_success: empty must be one of zero, nan, not ',
-            COALESCE(CAST(prm.empty AS STRING), 'NULL')
-          )
-        END AS fault
-      FROM params AS prm
-      UNION ALL
-      SELECT
-        CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
-          THEN CONCAT(
-            'rankmetrics: rm_success: grades must be one of truncate, as_given, not ',
-            COALESCE(CAST(prm.grades AS STRING), 'NULL')
-          )
-        END AS fault
-      FROM params AS prm
-    ) AS a
-    WHERE
-      NOT a.fault IS NULL
-  ) AS d
-)
-SELECT
-  *
-FROM (
-  SELECT
-    f.query_id,
-    CASE
-      WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-      THEN NULL
-      ELSE COALESCE(
-        CASE
-          WHEN SUM(
-            CASE
-              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-                prm.k IS NULL OR f.pos <= prm.k
+      s.*,
+      (
+        SUM(
+          CASE
+            WHEN (
+              s.pos + 2 * CAST(prm.t AS FLOAT64) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+            ) = 1
+            THEN 1
+            ELSE 0
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS zero_before,
+      (
+        SUM(
+          CASE
+            WHEN (
+              s.pos + 2 * CAST(prm.t AS FLOAT64) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+            ) = 1
+            THEN CAST(0 AS FLOAT64)
+            ELSE 2 * (
+              LN(
+                ABS(
+                  (
+                    s.pos + 2 * CAST(prm.t AS FLOAT64) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                  ) - 1
+                )
+              ) - LN(
+                (
+                  s.pos + 2 * CAST(prm.t AS FLOAT64) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                )
               )
-              THEN 1
-              ELSE 0
+            )
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS log_before
+    FROM (
+      SELECT
+        s.*,
+        (
+          SUM(
+            CASE
+              WHEN s.grade IS NULL
+              THEN CAST(0 AS FLOAT64)
+              ELSE CAST(LEAST(GREATEST(GREATEST(s.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
             END
-          ) > 0
-          THEN CAST(1 AS FLOAT64)
-          ELSE CAST(0 AS FLOAT64)
-        END,
-        CAST(0 AS FLOAT64)
-      )
-    END AS value
-  FROM (
-    SELECT
-      s.*
-    FROM item_stream AS s
+          ) OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY s.pos
+            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+          )
+        ) AS level_upto
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
+    CROSS JOIN params AS prm
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
     prm.empty,
-    prm.k,
+    prm.max_rel,
+    prm.min_rel,
     prm.queries,
-    prm.rel
+    prm.t
   HAVING
     CASE
       WHEN prm.queries = 'both'

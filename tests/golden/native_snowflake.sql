@@ -12531,6 +12531,511 @@ WHERE
   ) IS NULL
 $$;
 
+CREATE OR REPLACE FUNCTION rm_set_map(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    rel AS rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST((
+            CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                  NULL IS NULL OR f.pos <= NULL
+                )
+                THEN 1
+                ELSE 0
+              END
+            ) AS DOUBLE) * SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                  NULL IS NULL OR f.pos <= NULL
+                )
+                THEN 1
+                ELSE 0
+              END
+            )
+          ) AS DOUBLE) / NULLIF(
+            (
+              CAST(SUM(CASE WHEN f.kind = 'R' AND (
+                NULL IS NULL OR f.pos <= NULL
+              ) THEN 1 ELSE 0 END) AS DOUBLE) * SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_success(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    k AS k,
+    rel AS rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_success: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_success: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_success: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_success: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_success: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        CASE
+          WHEN SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) > 0
+          THEN CAST(1 AS DOUBLE)
+          ELSE CAST(0 AS DOUBLE)
+        END,
+        CAST(0 AS DOUBLE)
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.queries,
+    prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
 CREATE OR REPLACE FUNCTION rm_bpm(k NUMBER DEFAULT NULL, t DOUBLE DEFAULT 1.0, min_rel DOUBLE DEFAULT 0, max_rel DOUBLE DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
@@ -13521,12 +14026,14 @@ WHERE
   ) IS NULL
 $$;
 
-CREATE OR REPLACE FUNCTION rm_set_map(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_inst(t DOUBLE DEFAULT 1.0, min_rel DOUBLE DEFAULT 0, max_rel DOUBLE DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
   SELECT
-    rel AS rel,
+    t AS t,
+    min_rel AS min_rel,
+    max_rel AS max_rel,
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
@@ -13661,7 +14168,7 @@ WITH params AS (
         CASE
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
-            'rankmetrics: rm_set_map: ties must be one of item_desc, item_asc, average, input, not ',
+            'rankmetrics: rm_inst: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -13671,7 +14178,7 @@ WITH params AS (
         CASE
           WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
           THEN CONCAT(
-            'rankmetrics: rm_set_map: queries must be one of both, judged, run, all, not ',
+            'rankmetrics: rm_inst: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -13681,7 +14188,7 @@ WITH params AS (
         CASE
           WHEN NOT prm.empty IN ('zero', 'nan')
           THEN CONCAT(
-            'rankmetrics: rm_set_map: empty must be one of zero, nan, not ',
+            'rankmetrics: rm_inst: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -13691,7 +14198,7 @@ WITH params AS (
         CASE
           WHEN NOT prm.grades IN ('truncate', 'as_given')
           THEN CONCAT(
-            'rankmetrics: rm_set_map: grades must be one of truncate, as_given, not ',
+            'rankmetrics: rm_inst: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -13708,33 +14215,740 @@ FROM (
     f.query_id,
     CASE
       WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
       THEN NULL
       ELSE COALESCE(
         (
-          CAST((
-            CAST(SUM(
-              CASE
-                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-                  NULL IS NULL OR f.pos <= NULL
-                )
-                THEN 1
-                ELSE 0
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.pos <= 1000
+              THEN CASE
+                WHEN COALESCE(f.zero_before, 0) > 0
+                THEN CAST(0 AS DOUBLE)
+                ELSE EXP(COALESCE(f.log_before, 0))
+              END * CASE
+                WHEN f.grade IS NULL
+                THEN CAST(0 AS DOUBLE)
+                ELSE (
+                  LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
               END
-            ) AS DOUBLE) * SUM(
-              CASE
-                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-                  NULL IS NULL OR f.pos <= NULL
-                )
-                THEN 1
-                ELSE 0
-              END
-            )
+              ELSE 0
+            END
           ) AS DOUBLE) / NULLIF(
             (
-              CAST(SUM(CASE WHEN f.kind = 'R' AND (
-                NULL IS NULL OR f.pos <= NULL
-              ) THEN 1 ELSE 0 END) AS DOUBLE) * SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+              SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.pos <= 1000
+                  THEN CASE
+                    WHEN COALESCE(f.zero_before, 0) > 0
+                    THEN CAST(0 AS DOUBLE)
+                    ELSE EXP(COALESCE(f.log_before, 0))
+                  END
+                  ELSE 0
+                END
+              ) + CASE
+                WHEN SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    AND f.pos <= 1000
+                    AND (
+                      f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                    ) = 1
+                    THEN 1
+                    ELSE 0
+                  END
+                ) > 0
+                THEN CAST(0 AS DOUBLE)
+                ELSE EXP(
+                  SUM(
+                    CASE
+                      WHEN f.kind = 'R' AND f.pos <= 1000
+                      THEN CASE
+                        WHEN (
+                          f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) = 1
+                        THEN CAST(0 AS DOUBLE)
+                        ELSE 2 * (
+                          LN(
+                            ABS(
+                              (
+                                f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                              ) - 1
+                            )
+                          ) - LN(
+                            (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          )
+                        )
+                      END
+                      ELSE 0
+                    END
+                  )
+                )
+              END * POWER(
+                (
+                  SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                    CASE
+                      WHEN f.kind = 'R' AND f.pos <= 1000
+                      THEN CASE
+                        WHEN f.grade IS NULL
+                        THEN CAST(0 AS DOUBLE)
+                        ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                      END
+                      ELSE 0
+                    END
+                  ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                ),
+                2
+              ) * (
+                (
+                  1 / NULLIF(
+                    CAST((
+                      SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN CASE
+                            WHEN f.grade IS NULL
+                            THEN CAST(0 AS DOUBLE)
+                            ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                          END
+                          ELSE 0
+                        END
+                      ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                    ) + 10 AS DOUBLE),
+                    0
+                  ) + 1 / NULLIF(
+                    2 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 10 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    6 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 10 AS DOUBLE),
+                      3
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 10 AS DOUBLE),
+                      5
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    42 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 10 AS DOUBLE),
+                      7
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 10 AS DOUBLE),
+                      9
+                    ),
+                    0
+                  ) + 5 / NULLIF(
+                    66 * POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 10 AS DOUBLE),
+                      11
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 1 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 2 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 3 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 4 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 5 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 6 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 7 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 8 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 9 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  )
+                ) - (
+                  1 / NULLIF(
+                    CAST((
+                      (
+                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN CASE
+                              WHEN f.grade IS NULL
+                              THEN CAST(0 AS DOUBLE)
+                              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                            END
+                            ELSE 0
+                          END
+                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                    ) + 10 AS DOUBLE),
+                    0
+                  ) + 1 / NULLIF(
+                    2 * POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 10 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    6 * POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 10 AS DOUBLE),
+                      3
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 10 AS DOUBLE),
+                      5
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    42 * POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 10 AS DOUBLE),
+                      7
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 10 AS DOUBLE),
+                      9
+                    ),
+                    0
+                  ) + 5 / NULLIF(
+                    66 * POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 10 AS DOUBLE),
+                      11
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 1 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 2 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 3 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 4 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 5 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 6 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 7 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 8 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        (
+                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
+                            CASE
+                              WHEN f.kind = 'R' AND f.pos <= 1000
+                              THEN CASE
+                                WHEN f.grade IS NULL
+                                THEN CAST(0 AS DOUBLE)
+                                ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                              END
+                              ELSE 0
+                            END
+                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      ) + 9 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  )
+                )
+              )
             ),
             0
           )
@@ -13744,266 +14958,78 @@ FROM (
     END AS "value"
   FROM (
     SELECT
-      s.*
-    FROM item_stream AS s
-  ) AS f
-  CROSS JOIN params AS prm
-  GROUP BY
-    f.query_id,
-    prm.empty,
-    prm.queries,
-    prm.rel
-  HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
-) AS results
-WHERE
-  (
-    SELECT
-      CAST(c.fault AS INT)
-    FROM rm_checks AS c
-    WHERE
-      NOT c.fault IS NULL
-  ) IS NULL
-$$;
-
-CREATE OR REPLACE FUNCTION rm_success(k NUMBER DEFAULT NULL, rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
-RETURNS TABLE (query_id VARCHAR, value DOUBLE)
-AS $$
-WITH params AS (
-  SELECT
-    k AS k,
-    rel AS rel,
-    ties AS ties,
-    judged_only AS judged_only,
-    queries AS queries,
-    empty AS empty,
-    grades AS grades
-), run_items AS (
-  SELECT
-    CAST(r.query_id AS VARCHAR) AS query_id,
-    CAST(r.item_id AS VARCHAR) AS item_id,
-    CAST(r.score AS DOUBLE) AS score,
-    CAST(r.rank AS DOUBLE) AS rank_in
-  FROM rm.native_run AS r
-), judgment_items AS (
-  SELECT
-    CAST(j.query_id AS VARCHAR) AS query_id,
-    CAST(j.item_id AS VARCHAR) AS item_id,
-    CASE
-      WHEN prm.grades = 'truncate'
-      THEN CAST(CASE
-        WHEN CAST(j.relevance AS DOUBLE) < 0
-        THEN CEIL(CAST(j.relevance AS DOUBLE))
-        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
-      END AS DOUBLE)
-      ELSE CAST(j.relevance AS DOUBLE)
-    END AS grade
-  FROM rm.native_judgments AS j
-  CROSS JOIN params AS prm
-), item_stream AS (
-  SELECT
-    ranked.query_id,
-    'R' AS kind,
-    ranked.item_id,
-    ranked.score,
-    j.grade,
-    ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
-    ) AS ipos
-  FROM (
-    SELECT
-      r.query_id,
-      r.item_id,
-      r.score,
-      ROW_NUMBER() OVER (
-        PARTITION BY r.query_id
-        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
-      ) AS pos
-    FROM (
-      SELECT
-        ri.query_id,
-        ri.item_id,
-        ri.score,
-        ri.rank_in
-      FROM run_items AS ri
-      CROSS JOIN params AS prm
-      WHERE
-        NOT prm.judged_only
-      UNION ALL
-      SELECT
-        ri.query_id,
-        ri.item_id,
-        ri.score,
-        ri.rank_in
-      FROM run_items AS ri
-      JOIN judgment_items AS jo
-        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
-      CROSS JOIN params AS prm
-      WHERE
-        prm.judged_only AND jo.grade >= 0
-    ) AS r
-    CROSS JOIN params AS prm
-  ) AS ranked
-  LEFT JOIN judgment_items AS j
-    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
-  UNION ALL
-  SELECT
-    j.query_id,
-    'J' AS kind,
-    j.item_id,
-    CAST(NULL AS DOUBLE) AS score,
-    j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
-  FROM judgment_items AS j
-), rm_checks AS (
-  SELECT
-    MIN(d.fault) AS fault
-  FROM (
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' appears ',
-        CAST(COUNT(*) AS VARCHAR),
-        ' times for query ',
-        x.query_id,
-        ' in the run'
-      ) AS fault
-    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        x.query_id,
-        ' is judged ',
-        CAST(COUNT(*) AS VARCHAR),
-        ' times (grades ',
-        CAST(MIN(x.grade) AS VARCHAR),
-        ' to ',
-        CAST(MAX(x.grade) AS VARCHAR),
-        ')'
-      ) AS fault
-    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      a.fault
-    FROM (
-      SELECT
-        CASE
-          WHEN prm.k < 1
-          THEN CONCAT(
-            'rankmetrics: rm_success: k must be a whole number >= 1, or NULL for no cutoff, not ',
-            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
-          )
-        END AS fault
-      FROM params AS prm
-      UNION ALL
-      SELECT
-        CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
-          THEN CONCAT(
-            'rankmetrics: rm_success: ties must be one of item_desc, item_asc, average, input, not ',
-            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
-          )
-        END AS fault
-      FROM params AS prm
-      UNION ALL
-      SELECT
-        CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
-          THEN CONCAT(
-            'rankmetrics: rm_success: queries must be one of both, judged, run, all, not ',
-            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
-          )
-        END AS fault
-      FROM params AS prm
-      UNION ALL
-      SELECT
-        CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
-          THEN CONCAT(
-            'rankmetrics: rm_success: empty must be one of zero, nan, not ',
-            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
-          )
-        END AS fault
-      FROM params AS prm
-      UNION ALL
-      SELECT
-        CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
-          THEN CONCAT(
-            'rankmetrics: rm_success: grades must be one of truncate, as_given, not ',
-            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
-          )
-        END AS fault
-      FROM params AS prm
-    ) AS a
-    WHERE
-      NOT a.fault IS NULL
-  ) AS d
-)
-SELECT
-  *
-FROM (
-  SELECT
-    f.query_id,
-    CASE
-      WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-      THEN NULL
-      ELSE COALESCE(
-        CASE
-          WHEN SUM(
-            CASE
-              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
-                prm.k IS NULL OR f.pos <= prm.k
+      s.*,
+      (
+        SUM(
+          CASE
+            WHEN (
+              s.pos + 2 * CAST(prm.t AS DOUBLE) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+            ) = 1
+            THEN 1
+            ELSE 0
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos ASC NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS zero_before,
+      (
+        SUM(
+          CASE
+            WHEN (
+              s.pos + 2 * CAST(prm.t AS DOUBLE) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+            ) = 1
+            THEN CAST(0 AS DOUBLE)
+            ELSE 2 * (
+              LN(
+                ABS(
+                  (
+                    s.pos + 2 * CAST(prm.t AS DOUBLE) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                  ) - 1
+                )
+              ) - LN(
+                (
+                  s.pos + 2 * CAST(prm.t AS DOUBLE) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                )
               )
-              THEN 1
-              ELSE 0
+            )
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos ASC NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS log_before
+    FROM (
+      SELECT
+        s.*,
+        (
+          SUM(
+            CASE
+              WHEN s.grade IS NULL
+              THEN CAST(0 AS DOUBLE)
+              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(s.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
             END
-          ) > 0
-          THEN CAST(1 AS DOUBLE)
-          ELSE CAST(0 AS DOUBLE)
-        END,
-        CAST(0 AS DOUBLE)
-      )
-    END AS "value"
-  FROM (
-    SELECT
-      s.*
-    FROM item_stream AS s
+          ) OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY s.pos ASC NULLS LAST
+            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+          )
+        ) AS level_upto
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
+    CROSS JOIN params AS prm
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
     prm.empty,
-    prm.k,
+    prm.max_rel,
+    prm.min_rel,
     prm.queries,
-    prm.rel
+    prm.t
   HAVING
     CASE
       WHEN prm.queries = 'both'
