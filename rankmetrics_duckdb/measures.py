@@ -204,7 +204,8 @@ PARAMS = {
     "deep": Param("deep", "choice", "SufficientReco: 1 only for a full list of k (false) or the share of k "
                   "the list fills (true)", ("false", "true")),
     "normalize": Param("normalize", "choice", "AvgRecPopularity: training interactions as counts (false) or as a "
-                       "share of all training interactions (true)", ("false", "true")),
+                       "share of all training interactions (true); CatalogCoverage: / the catalog's size (true); "
+                       "Compat: over the ideal ranking's own overlap (true) or not (false)", ("false", "true")),
     "scale": Param("scale", "choice", "RBP gain of a grade: grade / the query's top judged grade (max: trec_eval, "
                    "ir_measures) or the grade itself, grades >= rel counting (raw: ranx)", ("max", "raw")),
 }
@@ -238,6 +239,9 @@ METRICS = {m.name: m for m in (
            cutoff="required", reads="all"),
     Metric("INST", "inst", "C/W/L INST (Moffat et al. 2015; cwl_eval): continue with ((i + 2T - G_i - 1) / "
            "(i + 2T - G_i))^2, G_i the gain to rank i", ("t", "min_rel", "max_rel"), cutoff="none", reads="all"),
+    Metric("Compat", "compat", "compatibility (Clarke et al. 2021; ir_measures' compat): rank-biased overlap of the "
+           "run with the ideal ranking (grade, then the run's score), over that of the ideal with itself",
+           ("p", "normalize"), cutoff="none", reads="all"),
     Metric("SDCG", "sdcg", "scaled DCG (cwl_eval's NDCG-k): DCG@k of the gains scaled to [0, 1] over the DCG of k items "
            "of gain 1", ("min_rel", "max_rel"), cutoff="required"),
     Metric("Accuracy", "accuracy", "share of (relevant, non-relevant) pairs of the top k ranked in that order "
@@ -661,15 +665,14 @@ def _irm_rel(metric, raw, requested):
     return (METRICS["NumRelRet"] if metric.name == "NumRet" else metric), "rel", raw
 
 
-IRM_PARAMS = {"dcg": _irm_dcg, "relative": _irm_relative, "T": _irm_t, "rel": _irm_rel}
+def _irm_normalize(metric, raw, requested):
+    """ir_measures' Compat(normalize=True): Python's booleans as our choices 'true' and 'false'."""
+    value = raw.strip().strip("'\"")
+    return metric, "normalize", {"True": "true", "False": "false"}.get(value, value)
 
-# ir_measures' measures on plain qrels that we do not compute, and why (refused in one line, not "unknown")
-IRM_NOT_COMPUTED = {
-    "Compat": "Clarke et al.'s compatibility (ir_measures' compat provider: rank-biased overlap of the run with an "
-              "ideal ranking ordered by grade, then by the run's score, then by the qrels' line order) is not "
-              "computed yet: its sum over ranks reads each item at the deeper of its two ranks, which the one-pass "
-              "windows of sql/ do not give",
-}
+
+IRM_PARAMS = {"dcg": _irm_dcg, "relative": _irm_relative, "T": _irm_t, "rel": _irm_rel, "normalize": _irm_normalize}
+
 
 _IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>-?[^@()\-]*))?(?:-l(?P<lvl>\d+))?$")
 
@@ -836,8 +839,6 @@ def parse(requested: str) -> list[Measure]:
     elif base.lower() in RECSYS_NAMES:
         metric_name, fixed = RECSYS_NAMES[base.lower()]
         metric = METRICS[metric_name]
-    if metric is None and base in IRM_NOT_COMPUTED:
-        raise UsageError(f"metric '{requested}': ir_measures' {base}, {IRM_NOT_COMPUTED[base]}")
     if metric is None:
         raise UsageError(f"unknown metric '{requested}'" + _suggest(name))
     params, given = dict(fixed), set()

@@ -426,7 +426,7 @@ def test_each_metrics_defaults_are_its_macros_signature():
                     ("NERR11", "min_rel"): 0, ("NERR11", "max_rel"): None, ("INSQ", "t"): 1.0,
                     ("INSQ", "min_rel"): 0, ("INSQ", "max_rel"): None, ("BPM", "t"): 1.0, ("BPM", "min_rel"): 0,
                     ("BPM", "max_rel"): None, ("SDCG", "min_rel"): 0, ("SDCG", "max_rel"): None, ("INST", "t"): 1.0,
-                    ("INST", "min_rel"): 0, ("INST", "max_rel"): None, ("SufficientReco", "deep"): "false",
+                    ("INST", "min_rel"): 0, ("INST", "max_rel"): None, ("Compat", "p"): 0.95, ("Compat", "normalize"): "true", ("SufficientReco", "deep"): "false",
                     ("AvgRecPopularity", "normalize"): "false", ("CatalogCoverage", "normalize"): "false"}
     # measures.py writes no default again (a `defaults=` keyword, or a dict literal of p / max_grade)
     source = open(os.path.join(PACKAGE, "measures.py"), encoding="utf-8").read()

@@ -169,8 +169,7 @@ def test_judged_counts_negative_grades_as_ir_measures_does():
     ("nDCG(dcg='jarvelin')@10", "dcg='jarvelin' is not one we compute"),
     ("SetP@10", "SetP takes no cutoff"), ("SetF(beta=-1)", "beta must be a number >= 0"),
     ("RR(cutoff=10)@5", "the cutoff is given twice"), ("SetP(relative=maybe)", "relative must be True or False"),
-    ("Compat", "ir_measures' Compat, Clarke et al.'s compatibility"),
-    ("Compat(p=0.9,normalize=False)", "is not computed yet"),
+    ("Compat(normalize=maybe)", "unknown value 'maybe' for normalize"), ("Compat@10", "Compat takes no cutoff"),
     ("SDCG(dcg='exp-log2',max_rel=4)@10", "dcg='exp-log2' is not one we compute"),
     ("BPM(max_rel=4)", "BPM needs k"), ("SDCG(max_rel=4)", "SDCG needs k"), ("INST@10", "INST takes no cutoff"),
     ("INST", "max_rel has no default"), ("BPM(T=0,max_rel=4)@10", "t must be a number > 0"),
@@ -305,13 +304,12 @@ def test_bpm_compares_the_exact_gain_with_t():
 
 
 # ir_measures' diversity measures need subtopic qrels (another change adds them); every other measure of its
-# registry is computed here (the tests above name its provider) or refused in one line saying why
+# registry is computed here (the tests above name its provider)
 DIVERSITY = {"alpha_DCG", "alpha_nDCG", "α_DCG", "α_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA",
              "MAP_IA", "StRecall"}
-REFUSED = {"Compat"}
 
 
-def test_every_ir_measures_measure_on_plain_qrels_is_computed_or_refused_with_a_reason():
+def test_every_ir_measures_measure_on_plain_qrels_is_computed():
     from ir_measures.measures import registry
     for name, measure in sorted(registry.items()):
         if name in DIVERSITY:
@@ -320,9 +318,30 @@ def test_every_ir_measures_measure_on_plain_qrels_is_computed_or_refused_with_a_
         spelled = name + ("(" + ",".join(f"{k}={v}" for k, v in params.items()) + ")" if params else "")
         cutoff = measure.SUPPORTED_PARAMS.get("cutoff")
         spelled += "@10" if cutoff is not None and cutoff.required else ""
-        if name in REFUSED:
-            with pytest.raises(rm.UsageError, match=f"ir_measures' {name}, .* is not computed yet"):
-                rm.evaluate(*DATA["suite"], [spelled], convention="ir_measures")
-        else:
-            value = rm.evaluate(*DATA["suite"], spelled, convention="ir_measures")[spelled]
-            assert value == value, spelled  # a number
+        value = rm.evaluate(*DATA["suite"], spelled, convention="ir_measures")[spelled]
+        assert value == value, spelled  # a number
+
+
+@pytest.mark.parametrize("shift", [0, -20.5])
+@pytest.mark.parametrize("name", ["Compat", "Compat(p=0.8)", "Compat(normalize=False)", "Compat(p=0.5,normalize=False)"])
+def test_compat_equals_the_compat_provider(name, shift, tmp_path):
+    """ir_measures' Compat (providers/compat_provider.py, Clarke et al.'s compatibility): per query and in the mean,
+    on the runs untied (its ideal orders retrieved items of equal grade and equal score by the qrels' lines), with
+    scores above 0 and, shifted by -20.5, mostly below: an item not retrieved counts score 0 in its ideal, so it
+    follows the retrieved items of its grade above 0 and precedes those below (a score of exactly 0 ties with it,
+    hence the .5)."""
+    for data in sorted(DATA):
+        qrels_path, run_path = DATA[data]
+        run_path = _untied(run_path, str(tmp_path))
+        shifted = os.path.join(str(tmp_path), "shifted.run")
+        with open(run_path) as fh, open(shifted, "w") as out:
+            for line in fh:
+                q, z, doc, rank, score, tag = line.split()
+                out.write(f"{q} {z} {doc} {rank} {float(score) + shift} {tag}\n")
+        want_q, want_mean = _reference(name, "compat", qrels_path, shifted)
+        got = rm.evaluate(qrels_path, shifted, [name], convention="ir_measures", per_query=True)[name]
+        assert want_q
+        for q, value in want_q.items():
+            assert got[q] == pytest.approx(value, abs=1e-9), (data, name, q)
+        mean = rm.evaluate(qrels_path, shifted, name, convention="ir_measures")[name]
+        assert mean == pytest.approx(want_mean, abs=1e-9), (data, name)
