@@ -261,6 +261,14 @@ def test_cwl_measures_equal_cwl_eval(name, data, tmp_path):
 
 
 def test_cwl_measures_need_the_top_grade():
+    """max_rel has no default in ir_measures either (ParamInfo(required=True)): it refuses to compute without it."""
+    qrels = list(ir_measures.read_trec_qrels(DATA["suite"][0]))
+    run = list(ir_measures.read_trec_run(DATA["suite"][1]))
+    for name in ("NERR8@10", "NERR9@10", "NERR10", "NERR11", "INSQ", "INST", "BPM@10", "SDCG@10"):
+        with pytest.raises(AssertionError, match="invalid param max_rel"):
+            ir_measures.calc_aggregate([ir_measures.parse_measure(name)], qrels, run)
+        with pytest.raises(rm.UsageError, match=r"max_rel has no default; give it, e.g. \w+\(max_rel=4\)"):
+            rm.evaluate(*DATA["suite"], [name], convention="ir_measures")
     with pytest.raises(rm.UsageError, match=r"max_rel has no default; give it, e.g. NERR8\(max_rel=4\)"):
         rm.evaluate(*DATA["suite"], ["NERR8@10"])
     with pytest.raises(rm.UsageError, match="max_rel"):
