@@ -28,7 +28,8 @@ CREATE OR REPLACE MACRO rm_compat_count(query_id, kind, grade, which) AS
 -- the place in the ideal's block of its grade: a 'J' row's own, a retrieved item's (after the items not retrieved
 -- when its score is below 0)
 CREATE OR REPLACE MACRO rm_compat_key(kind, score, place, judged_count, retrieved_count) AS
-    CASE WHEN kind = 'R' AND score < 0 THEN place + judged_count - retrieved_count ELSE place END;
+    CASE WHEN kind = 'R' AND score < 0 THEN CAST(place + judged_count - retrieved_count AS DOUBLE)
+         ELSE CAST(place AS DOUBLE) END;  -- one type in both branches (ClickHouse would order by a Variant)
 
 CREATE OR REPLACE MACRO rm_compat_lag(query_id, kind, grade, score, place, judged_count, retrieved_count, x) AS
     LAG(x) OVER (PARTITION BY query_id, grade

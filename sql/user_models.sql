@@ -33,37 +33,23 @@ CREATE OR REPLACE MACRO rm_bpm(kind, pos, grade, level_before, k, t, min_rel, ma
 
 -- The logarithmic integral li(x) = gamma + ln ln x + sqrt(x) sum_{n >= 1} c_n (ln x)^n (Ramanujan's series,
 -- c_n = (-1)^(n-1) / (n! 2^(n-1)) sum_{j=0}^{floor((n-1)/2)} 1 / (2j + 1)), 28 terms: error below 1e-11 up to
--- x = 1100, the range SDCG reads.
+-- x = 1100, the range SDCG reads. A flat sum, not Horner's nesting: SQLite's parser overflows on deep parentheses.
 CREATE OR REPLACE MACRO rm_li(x) AS
-    0.5772156649015329 + LN(LN(CAST(x AS DOUBLE))) + SQRT(CAST(x AS DOUBLE)) * LN(CAST(x AS DOUBLE)) * (
-        (((((((((((((((((((((((((((-5.623924645454731e-38
-        ) * LN(CAST(x AS DOUBLE)) + 3.14939780145465e-36
-        ) * LN(CAST(x AS DOUBLE)) + -1.6733052841825663e-34
-        ) * LN(CAST(x AS DOUBLE)) + 8.701187477749344e-33
-        ) * LN(CAST(x AS DOUBLE)) + -4.273740102557604e-31
-        ) * LN(CAST(x AS DOUBLE)) + 2.0513952492276501e-29
-        ) * LN(CAST(x AS DOUBLE)) + -9.251969419286227e-28
-        ) * LN(CAST(x AS DOUBLE)) + 4.07086654448594e-26
-        ) * LN(CAST(x AS DOUBLE)) + -1.6724315263067158e-24
-        ) * LN(CAST(x AS DOUBLE)) + 6.689726105226863e-23
-        ) * LN(CAST(x AS DOUBLE)) + -2.479377450392211e-21
-        ) * LN(CAST(x AS DOUBLE)) + 8.925758821411961e-20
-        ) * LN(CAST(x AS DOUBLE)) + -2.9489591328754792e-18
-        ) * LN(CAST(x AS DOUBLE)) + 9.436669225201533e-17
-        ) * LN(CAST(x AS DOUBLE)) + -2.737651600912269e-15
-        ) * LN(CAST(x AS DOUBLE)) + 7.665424482554353e-14
-        ) * LN(CAST(x AS DOUBLE)) + -1.9145970654796514e-12
-        ) * LN(CAST(x AS DOUBLE)) + 4.595032957151163e-11
-        ) * LN(CAST(x AS DOUBLE)) + -9.619773513829401e-10
-        ) * LN(CAST(x AS DOUBLE)) + 1.92395470276588e-08
-        ) * LN(CAST(x AS DOUBLE)) + -3.2478269085411943e-07
-        ) * LN(CAST(x AS DOUBLE)) + 5.196523053665911e-06
-        ) * LN(CAST(x AS DOUBLE)) + -6.655092592592593e-05
-        ) * LN(CAST(x AS DOUBLE)) + 0.0007986111111111112
-        ) * LN(CAST(x AS DOUBLE)) + -0.006944444444444444
-        ) * LN(CAST(x AS DOUBLE)) + 0.05555555555555555
-        ) * LN(CAST(x AS DOUBLE)) + -0.25
-        ) * LN(CAST(x AS DOUBLE)) + 1.0);
+    0.5772156649015329 + LN(LN(CAST(x AS DOUBLE))) + SQRT(CAST(x AS DOUBLE)) * (
+        1.0 * LN(CAST(x AS DOUBLE)) + -0.25 * POWER(LN(CAST(x AS DOUBLE)), 2)
+        + 0.05555555555555555 * POWER(LN(CAST(x AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST(x AS DOUBLE)), 4)
+        + 0.0007986111111111112 * POWER(LN(CAST(x AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST(x AS DOUBLE)), 6)
+        + 5.196523053665911e-06 * POWER(LN(CAST(x AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST(x AS DOUBLE)), 8)
+        + 1.92395470276588e-08 * POWER(LN(CAST(x AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST(x AS DOUBLE)), 10)
+        + 4.595032957151163e-11 * POWER(LN(CAST(x AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST(x AS DOUBLE)), 12)
+        + 7.665424482554353e-14 * POWER(LN(CAST(x AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST(x AS DOUBLE)), 14)
+        + 9.436669225201533e-17 * POWER(LN(CAST(x AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST(x AS DOUBLE)), 16)
+        + 8.925758821411961e-20 * POWER(LN(CAST(x AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST(x AS DOUBLE)), 18)
+        + 6.689726105226863e-23 * POWER(LN(CAST(x AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST(x AS DOUBLE)), 20)
+        + 4.07086654448594e-26 * POWER(LN(CAST(x AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST(x AS DOUBLE)), 22)
+        + 2.0513952492276501e-29 * POWER(LN(CAST(x AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST(x AS DOUBLE)), 24)
+        + 8.701187477749344e-33 * POWER(LN(CAST(x AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST(x AS DOUBLE)), 26)
+        + 3.14939780145465e-36 * POWER(LN(CAST(x AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST(x AS DOUBLE)), 28));
 
 -- sum_{m=2}^{n} 1 / ln(m) for n >= 1: twelve exact terms and the Euler-Maclaurin expansion at x = n + 12,
 -- -0.24323834289098076 + li(x) + f(x) / 2 + f'(x) / 12 - f'''(x) / 720 + f'''''(x) / 30240 with f = 1 / ln (its
@@ -159,11 +145,10 @@ CREATE OR REPLACE MACRO rm_inst_log_before(query_id, kind, pos, level_upto, t, m
     SUM(rm_inst_log_c(rm_inst_x(pos, level_upto, t, min_rel, max_rel)))
         OVER (PARTITION BY query_id, kind ORDER BY pos ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING);
 
--- x_n: n + 2T - G_n over the run's first 1000 ranks
-CREATE OR REPLACE MACRO rm_inst_x_end(kind, pos, grade, t, min_rel, max_rel) AS
-    SUM(CASE WHEN kind = 'R' AND pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(t AS DOUBLE)
-        - SUM(CASE WHEN kind = 'R' AND pos <= 1000 THEN rm_cwl_level(grade, min_rel, max_rel) ELSE 0 END)
-          / CAST(max_rel - min_rel AS DOUBLE);
+-- x_n: n + 2T - G_n over the run's first 1000 ranks, the largest x of them (x grows by 1 - gain a rank); read off
+-- the feature, not summed again, to keep the expression shallow (SQLite's parser has a small stack)
+CREATE OR REPLACE MACRO rm_inst_x_end(kind, pos, level_upto, t, min_rel, max_rel) AS
+    MAX(CASE WHEN kind = 'R' AND pos <= 1000 THEN rm_inst_x(pos, level_upto, t, min_rel, max_rel) END);
 
 CREATE OR REPLACE MACRO rm_inst(kind, pos, grade, level_upto, zero_before, log_before, t, min_rel, max_rel) AS
     rm_ratio(
@@ -176,10 +161,10 @@ CREATE OR REPLACE MACRO rm_inst(kind, pos, grade, level_upto, zero_before, log_b
                    ELSE EXP(SUM(CASE WHEN kind = 'R' AND pos <= 1000
                                      THEN rm_inst_log_c(rm_inst_x(pos, level_upto, t, min_rel, max_rel)) ELSE 0 END))
               END
-              * POWER(rm_inst_x_end(kind, pos, grade, t, min_rel, max_rel), 2)
-              * (rm_trigamma(rm_inst_x_end(kind, pos, grade, t, min_rel, max_rel))
-                 - rm_trigamma(rm_inst_x_end(kind, pos, grade, t, min_rel, max_rel) + 1000
-                               - SUM(CASE WHEN kind = 'R' AND pos <= 1000 THEN 1 ELSE 0 END))));
+              * POWER(rm_inst_x_end(kind, pos, level_upto, t, min_rel, max_rel), 2)
+              * (rm_trigamma(rm_inst_x_end(kind, pos, level_upto, t, min_rel, max_rel))
+                 - rm_trigamma(rm_inst_x_end(kind, pos, level_upto, t, min_rel, max_rel) + 1000
+                               - MAX(CASE WHEN kind = 'R' AND pos <= 1000 THEN pos END))));
 
 CREATE OR REPLACE MACRO inst(run, judgments, t := 1.0, min_rel := 0, max_rel := NULL,
         ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',

@@ -2203,15 +2203,15 @@ FROM (
           ORDER BY CASE
             WHEN CASE
               WHEN s.kind = 'R' AND s.score < 0
-              THEN s.place + s.judged_count - s.retrieved_count
-              ELSE s.place
+              THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+              ELSE CAST(s.place AS FLOAT64)
             END IS NULL
             THEN 1
             ELSE 0
           END ASC, CASE
             WHEN s.kind = 'R' AND s.score < 0
-            THEN s.place + s.judged_count - s.retrieved_count
-            ELSE s.place
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+            ELSE CAST(s.place AS FLOAT64)
           END, s.kind DESC
         )
       ) AS prev_kind,
@@ -2219,23 +2219,23 @@ FROM (
         LAG(
           CASE
             WHEN s.kind = 'R' AND s.score < 0
-            THEN s.place + s.judged_count - s.retrieved_count
-            ELSE s.place
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+            ELSE CAST(s.place AS FLOAT64)
           END
         ) OVER (
           PARTITION BY s.query_id, s.grade
           ORDER BY CASE
             WHEN CASE
               WHEN s.kind = 'R' AND s.score < 0
-              THEN s.place + s.judged_count - s.retrieved_count
-              ELSE s.place
+              THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+              ELSE CAST(s.place AS FLOAT64)
             END IS NULL
             THEN 1
             ELSE 0
           END ASC, CASE
             WHEN s.kind = 'R' AND s.score < 0
-            THEN s.place + s.judged_count - s.retrieved_count
-            ELSE s.place
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+            ELSE CAST(s.place AS FLOAT64)
           END, s.kind DESC
         )
       ) AS prev_key,
@@ -2245,15 +2245,15 @@ FROM (
           ORDER BY CASE
             WHEN CASE
               WHEN s.kind = 'R' AND s.score < 0
-              THEN s.place + s.judged_count - s.retrieved_count
-              ELSE s.place
+              THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+              ELSE CAST(s.place AS FLOAT64)
             END IS NULL
             THEN 1
             ELSE 0
           END ASC, CASE
             WHEN s.kind = 'R' AND s.score < 0
-            THEN s.place + s.judged_count - s.retrieved_count
-            ELSE s.place
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+            ELSE CAST(s.place AS FLOAT64)
           END, s.kind DESC
         )
       ) AS prev_pos,
@@ -2263,15 +2263,15 @@ FROM (
           ORDER BY CASE
             WHEN CASE
               WHEN s.kind = 'R' AND s.score < 0
-              THEN s.place + s.judged_count - s.retrieved_count
-              ELSE s.place
+              THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+              ELSE CAST(s.place AS FLOAT64)
             END IS NULL
             THEN 1
             ELSE 0
           END ASC, CASE
             WHEN s.kind = 'R' AND s.score < 0
-            THEN s.place + s.judged_count - s.retrieved_count
-            ELSE s.place
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+            ELSE CAST(s.place AS FLOAT64)
           END, s.kind DESC
         )
       ) AS prev_s
@@ -14022,230 +14022,257 @@ FROM (
                       CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
                     ) + 12
                   ) AS FLOAT64)
-                ) * LN(
-                  CAST((
-                    (
-                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                    ) + 12
-                  ) AS FLOAT64)
                 ) * (
-                  (
-                    (
-                      (
-                        (
-                          (
-                            (
-                              (
-                                (
-                                  (
-                                    (
-                                      (
-                                        (
-                                          (
-                                            (
-                                              (
-                                                (
-                                                  (
-                                                    (
-                                                      (
-                                                        (
-                                                          (
-                                                            (
-                                                              (
-                                                                (
-                                                                  (
-                                                                    (
-                                                                      (
-                                                                        -5.623924645454731e-38
-                                                                      ) * LN(
-                                                                        CAST((
-                                                                          (
-                                                                            CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                                          ) + 12
-                                                                        ) AS FLOAT64)
-                                                                      ) + 3.14939780145465e-36
-                                                                    ) * LN(
-                                                                      CAST((
-                                                                        (
-                                                                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                                        ) + 12
-                                                                      ) AS FLOAT64)
-                                                                    ) + -1.6733052841825663e-34
-                                                                  ) * LN(
-                                                                    CAST((
-                                                                      (
-                                                                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                                      ) + 12
-                                                                    ) AS FLOAT64)
-                                                                  ) + 8.701187477749344e-33
-                                                                ) * LN(
-                                                                  CAST((
-                                                                    (
-                                                                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                                    ) + 12
-                                                                  ) AS FLOAT64)
-                                                                ) + -4.273740102557604e-31
-                                                              ) * LN(
-                                                                CAST((
-                                                                  (
-                                                                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                                  ) + 12
-                                                                ) AS FLOAT64)
-                                                              ) + 2.0513952492276501e-29
-                                                            ) * LN(
-                                                              CAST((
-                                                                (
-                                                                  CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                                ) + 12
-                                                              ) AS FLOAT64)
-                                                            ) + -9.251969419286227e-28
-                                                          ) * LN(
-                                                            CAST((
-                                                              (
-                                                                CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                              ) + 12
-                                                            ) AS FLOAT64)
-                                                          ) + 4.07086654448594e-26
-                                                        ) * LN(
-                                                          CAST((
-                                                            (
-                                                              CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                            ) + 12
-                                                          ) AS FLOAT64)
-                                                        ) + -1.6724315263067158e-24
-                                                      ) * LN(
-                                                        CAST((
-                                                          (
-                                                            CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                          ) + 12
-                                                        ) AS FLOAT64)
-                                                      ) + 6.689726105226863e-23
-                                                    ) * LN(
-                                                      CAST((
-                                                        (
-                                                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                        ) + 12
-                                                      ) AS FLOAT64)
-                                                    ) + -2.479377450392211e-21
-                                                  ) * LN(
-                                                    CAST((
-                                                      (
-                                                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                      ) + 12
-                                                    ) AS FLOAT64)
-                                                  ) + 8.925758821411961e-20
-                                                ) * LN(
-                                                  CAST((
-                                                    (
-                                                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                    ) + 12
-                                                  ) AS FLOAT64)
-                                                ) + -2.9489591328754792e-18
-                                              ) * LN(
-                                                CAST((
-                                                  (
-                                                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                  ) + 12
-                                                ) AS FLOAT64)
-                                              ) + 9.436669225201533e-17
-                                            ) * LN(
-                                              CAST((
-                                                (
-                                                  CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                ) + 12
-                                              ) AS FLOAT64)
-                                            ) + -2.737651600912269e-15
-                                          ) * LN(
-                                            CAST((
-                                              (
-                                                CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                              ) + 12
-                                            ) AS FLOAT64)
-                                          ) + 7.665424482554353e-14
-                                        ) * LN(
-                                          CAST((
-                                            (
-                                              CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                            ) + 12
-                                          ) AS FLOAT64)
-                                        ) + -1.9145970654796514e-12
-                                      ) * LN(
-                                        CAST((
-                                          (
-                                            CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                          ) + 12
-                                        ) AS FLOAT64)
-                                      ) + 4.595032957151163e-11
-                                    ) * LN(
-                                      CAST((
-                                        (
-                                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                        ) + 12
-                                      ) AS FLOAT64)
-                                    ) + -9.619773513829401e-10
-                                  ) * LN(
-                                    CAST((
-                                      (
-                                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                      ) + 12
-                                    ) AS FLOAT64)
-                                  ) + 1.92395470276588e-08
-                                ) * LN(
-                                  CAST((
-                                    (
-                                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                    ) + 12
-                                  ) AS FLOAT64)
-                                ) + -3.2478269085411943e-07
-                              ) * LN(
-                                CAST((
-                                  (
-                                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                  ) + 12
-                                ) AS FLOAT64)
-                              ) + 5.196523053665911e-06
-                            ) * LN(
-                              CAST((
-                                (
-                                  CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                ) + 12
-                              ) AS FLOAT64)
-                            ) + -6.655092592592593e-05
-                          ) * LN(
-                            CAST((
-                              (
-                                CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                              ) + 12
-                            ) AS FLOAT64)
-                          ) + 0.0007986111111111112
-                        ) * LN(
-                          CAST((
-                            (
-                              CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                            ) + 12
-                          ) AS FLOAT64)
-                        ) + -0.006944444444444444
-                      ) * LN(
-                        CAST((
-                          (
-                            CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                          ) + 12
-                        ) AS FLOAT64)
-                      ) + 0.05555555555555555
-                    ) * LN(
-                      CAST((
-                        (
-                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                        ) + 12
-                      ) AS FLOAT64)
-                    ) + -0.25
-                  ) * LN(
+                  1.0 * LN(
                     CAST((
                       (
                         CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
                       ) + 12
                     ) AS FLOAT64)
-                  ) + 1.0
+                  ) + -0.25 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    2
+                  ) + 0.05555555555555555 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    3
+                  ) + -0.006944444444444444 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    4
+                  ) + 0.0007986111111111112 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    5
+                  ) + -6.655092592592593e-05 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    6
+                  ) + 5.196523053665911e-06 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    7
+                  ) + -3.2478269085411943e-07 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    8
+                  ) + 1.92395470276588e-08 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    9
+                  ) + -9.619773513829401e-10 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    10
+                  ) + 4.595032957151163e-11 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    11
+                  ) + -1.9145970654796514e-12 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    12
+                  ) + 7.665424482554353e-14 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    13
+                  ) + -2.737651600912269e-15 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    14
+                  ) + 9.436669225201533e-17 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    15
+                  ) + -2.9489591328754792e-18 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    16
+                  ) + 8.925758821411961e-20 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    17
+                  ) + -2.479377450392211e-21 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    18
+                  ) + 6.689726105226863e-23 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    19
+                  ) + -1.6724315263067158e-24 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    20
+                  ) + 4.07086654448594e-26 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    21
+                  ) + -9.251969419286227e-28 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    22
+                  ) + 2.0513952492276501e-29 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    23
+                  ) + -4.273740102557604e-31 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    24
+                  ) + 8.701187477749344e-33 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    25
+                  ) + -1.6733052841825663e-34 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    26
+                  ) + 3.14939780145465e-36 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    27
+                  ) + -5.623924645454731e-38 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    28
+                  )
                 )
               ) + 1 / NULLIF(
                 2 * LN(
@@ -14727,321 +14754,231 @@ FROM (
                   )
                 )
               END * POWER(
-                (
-                  SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                    CASE
-                      WHEN f.kind = 'R' AND f.pos <= 1000
-                      THEN CASE
-                        WHEN f.grade IS NULL
-                        THEN CAST(0 AS FLOAT64)
-                        ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                      END
-                      ELSE 0
-                    END
-                  ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                MAX(
+                  CASE
+                    WHEN f.kind = 'R' AND f.pos <= 1000
+                    THEN (
+                      f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                    )
+                  END
                 ),
                 2
               ) * (
                 (
                   1 / NULLIF(
-                    CAST((
-                      SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                        CASE
-                          WHEN f.kind = 'R' AND f.pos <= 1000
-                          THEN CASE
-                            WHEN f.grade IS NULL
-                            THEN CAST(0 AS FLOAT64)
-                            ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                          END
-                          ELSE 0
-                        END
-                      ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                    CAST(MAX(
+                      CASE
+                        WHEN f.kind = 'R' AND f.pos <= 1000
+                        THEN (
+                          f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        )
+                      END
                     ) + 10 AS FLOAT64),
                     0
                   ) + 1 / NULLIF(
                     2 * POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 10 AS FLOAT64),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     6 * POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 10 AS FLOAT64),
                       3
                     ),
                     0
                   ) - 1 / NULLIF(
                     30 * POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 10 AS FLOAT64),
                       5
                     ),
                     0
                   ) + 1 / NULLIF(
                     42 * POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 10 AS FLOAT64),
                       7
                     ),
                     0
                   ) - 1 / NULLIF(
                     30 * POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 10 AS FLOAT64),
                       9
                     ),
                     0
                   ) + 5 / NULLIF(
                     66 * POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 10 AS FLOAT64),
                       11
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) AS FLOAT64),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 1 AS FLOAT64),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 2 AS FLOAT64),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 3 AS FLOAT64),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 4 AS FLOAT64),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 5 AS FLOAT64),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 6 AS FLOAT64),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 7 AS FLOAT64),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 8 AS FLOAT64),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
                       ) + 9 AS FLOAT64),
                       2
                     ),
@@ -15050,37 +14987,27 @@ FROM (
                 ) - (
                   1 / NULLIF(
                     CAST((
-                      (
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS FLOAT64)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                      ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                     ) + 10 AS FLOAT64),
                     0
                   ) + 1 / NULLIF(
                     2 * POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 10 AS FLOAT64),
                       2
                     ),
@@ -15088,19 +15015,14 @@ FROM (
                   ) + 1 / NULLIF(
                     6 * POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 10 AS FLOAT64),
                       3
                     ),
@@ -15108,19 +15030,14 @@ FROM (
                   ) - 1 / NULLIF(
                     30 * POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 10 AS FLOAT64),
                       5
                     ),
@@ -15128,19 +15045,14 @@ FROM (
                   ) + 1 / NULLIF(
                     42 * POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 10 AS FLOAT64),
                       7
                     ),
@@ -15148,19 +15060,14 @@ FROM (
                   ) - 1 / NULLIF(
                     30 * POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 10 AS FLOAT64),
                       9
                     ),
@@ -15168,19 +15075,14 @@ FROM (
                   ) + 5 / NULLIF(
                     66 * POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 10 AS FLOAT64),
                       11
                     ),
@@ -15188,19 +15090,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) AS FLOAT64),
                       2
                     ),
@@ -15208,19 +15105,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 1 AS FLOAT64),
                       2
                     ),
@@ -15228,19 +15120,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 2 AS FLOAT64),
                       2
                     ),
@@ -15248,19 +15135,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 3 AS FLOAT64),
                       2
                     ),
@@ -15268,19 +15150,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 4 AS FLOAT64),
                       2
                     ),
@@ -15288,19 +15165,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 5 AS FLOAT64),
                       2
                     ),
@@ -15308,19 +15180,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 6 AS FLOAT64),
                       2
                     ),
@@ -15328,19 +15195,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 7 AS FLOAT64),
                       2
                     ),
@@ -15348,19 +15210,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 8 AS FLOAT64),
                       2
                     ),
@@ -15368,19 +15225,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS FLOAT64) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS FLOAT64)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 9 AS FLOAT64),
                       2
                     ),

@@ -2195,8 +2195,8 @@ FROM (
           PARTITION BY s.query_id, s.grade
           ORDER BY CASE
             WHEN s.kind = 'R' AND s.score < 0
-            THEN s.place + s.judged_count - s.retrieved_count
-            ELSE s.place
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS DOUBLE)
+            ELSE CAST(s.place AS DOUBLE)
           END NULLS LAST, s.kind DESC NULLS LAST
         )
       ) AS prev_kind,
@@ -2204,15 +2204,15 @@ FROM (
         LAG(
           CASE
             WHEN s.kind = 'R' AND s.score < 0
-            THEN s.place + s.judged_count - s.retrieved_count
-            ELSE s.place
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS DOUBLE)
+            ELSE CAST(s.place AS DOUBLE)
           END
         ) OVER (
           PARTITION BY s.query_id, s.grade
           ORDER BY CASE
             WHEN s.kind = 'R' AND s.score < 0
-            THEN s.place + s.judged_count - s.retrieved_count
-            ELSE s.place
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS DOUBLE)
+            ELSE CAST(s.place AS DOUBLE)
           END NULLS LAST, s.kind DESC NULLS LAST
         )
       ) AS prev_key,
@@ -2221,8 +2221,8 @@ FROM (
           PARTITION BY s.query_id, s.grade
           ORDER BY CASE
             WHEN s.kind = 'R' AND s.score < 0
-            THEN s.place + s.judged_count - s.retrieved_count
-            ELSE s.place
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS DOUBLE)
+            ELSE CAST(s.place AS DOUBLE)
           END NULLS LAST, s.kind DESC NULLS LAST
         )
       ) AS prev_pos,
@@ -2231,8 +2231,8 @@ FROM (
           PARTITION BY s.query_id, s.grade
           ORDER BY CASE
             WHEN s.kind = 'R' AND s.score < 0
-            THEN s.place + s.judged_count - s.retrieved_count
-            ELSE s.place
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS DOUBLE)
+            ELSE CAST(s.place AS DOUBLE)
           END NULLS LAST, s.kind DESC NULLS LAST
         )
       ) AS prev_s
@@ -13944,230 +13944,257 @@ FROM (
                       CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
                     ) + 12
                   ) AS DOUBLE)
-                ) * LN(
-                  CAST((
-                    (
-                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                    ) + 12
-                  ) AS DOUBLE)
                 ) * (
-                  (
-                    (
-                      (
-                        (
-                          (
-                            (
-                              (
-                                (
-                                  (
-                                    (
-                                      (
-                                        (
-                                          (
-                                            (
-                                              (
-                                                (
-                                                  (
-                                                    (
-                                                      (
-                                                        (
-                                                          (
-                                                            (
-                                                              (
-                                                                (
-                                                                  (
-                                                                    (
-                                                                      (
-                                                                        -5.623924645454731e-38
-                                                                      ) * LN(
-                                                                        CAST((
-                                                                          (
-                                                                            CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                                          ) + 12
-                                                                        ) AS DOUBLE)
-                                                                      ) + 3.14939780145465e-36
-                                                                    ) * LN(
-                                                                      CAST((
-                                                                        (
-                                                                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                                        ) + 12
-                                                                      ) AS DOUBLE)
-                                                                    ) + -1.6733052841825663e-34
-                                                                  ) * LN(
-                                                                    CAST((
-                                                                      (
-                                                                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                                      ) + 12
-                                                                    ) AS DOUBLE)
-                                                                  ) + 8.701187477749344e-33
-                                                                ) * LN(
-                                                                  CAST((
-                                                                    (
-                                                                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                                    ) + 12
-                                                                  ) AS DOUBLE)
-                                                                ) + -4.273740102557604e-31
-                                                              ) * LN(
-                                                                CAST((
-                                                                  (
-                                                                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                                  ) + 12
-                                                                ) AS DOUBLE)
-                                                              ) + 2.0513952492276501e-29
-                                                            ) * LN(
-                                                              CAST((
-                                                                (
-                                                                  CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                                ) + 12
-                                                              ) AS DOUBLE)
-                                                            ) + -9.251969419286227e-28
-                                                          ) * LN(
-                                                            CAST((
-                                                              (
-                                                                CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                              ) + 12
-                                                            ) AS DOUBLE)
-                                                          ) + 4.07086654448594e-26
-                                                        ) * LN(
-                                                          CAST((
-                                                            (
-                                                              CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                            ) + 12
-                                                          ) AS DOUBLE)
-                                                        ) + -1.6724315263067158e-24
-                                                      ) * LN(
-                                                        CAST((
-                                                          (
-                                                            CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                          ) + 12
-                                                        ) AS DOUBLE)
-                                                      ) + 6.689726105226863e-23
-                                                    ) * LN(
-                                                      CAST((
-                                                        (
-                                                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                        ) + 12
-                                                      ) AS DOUBLE)
-                                                    ) + -2.479377450392211e-21
-                                                  ) * LN(
-                                                    CAST((
-                                                      (
-                                                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                      ) + 12
-                                                    ) AS DOUBLE)
-                                                  ) + 8.925758821411961e-20
-                                                ) * LN(
-                                                  CAST((
-                                                    (
-                                                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                    ) + 12
-                                                  ) AS DOUBLE)
-                                                ) + -2.9489591328754792e-18
-                                              ) * LN(
-                                                CAST((
-                                                  (
-                                                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                  ) + 12
-                                                ) AS DOUBLE)
-                                              ) + 9.436669225201533e-17
-                                            ) * LN(
-                                              CAST((
-                                                (
-                                                  CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                                ) + 12
-                                              ) AS DOUBLE)
-                                            ) + -2.737651600912269e-15
-                                          ) * LN(
-                                            CAST((
-                                              (
-                                                CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                              ) + 12
-                                            ) AS DOUBLE)
-                                          ) + 7.665424482554353e-14
-                                        ) * LN(
-                                          CAST((
-                                            (
-                                              CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                            ) + 12
-                                          ) AS DOUBLE)
-                                        ) + -1.9145970654796514e-12
-                                      ) * LN(
-                                        CAST((
-                                          (
-                                            CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                          ) + 12
-                                        ) AS DOUBLE)
-                                      ) + 4.595032957151163e-11
-                                    ) * LN(
-                                      CAST((
-                                        (
-                                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                        ) + 12
-                                      ) AS DOUBLE)
-                                    ) + -9.619773513829401e-10
-                                  ) * LN(
-                                    CAST((
-                                      (
-                                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                      ) + 12
-                                    ) AS DOUBLE)
-                                  ) + 1.92395470276588e-08
-                                ) * LN(
-                                  CAST((
-                                    (
-                                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                    ) + 12
-                                  ) AS DOUBLE)
-                                ) + -3.2478269085411943e-07
-                              ) * LN(
-                                CAST((
-                                  (
-                                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                  ) + 12
-                                ) AS DOUBLE)
-                              ) + 5.196523053665911e-06
-                            ) * LN(
-                              CAST((
-                                (
-                                  CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                                ) + 12
-                              ) AS DOUBLE)
-                            ) + -6.655092592592593e-05
-                          ) * LN(
-                            CAST((
-                              (
-                                CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                              ) + 12
-                            ) AS DOUBLE)
-                          ) + 0.0007986111111111112
-                        ) * LN(
-                          CAST((
-                            (
-                              CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                            ) + 12
-                          ) AS DOUBLE)
-                        ) + -0.006944444444444444
-                      ) * LN(
-                        CAST((
-                          (
-                            CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                          ) + 12
-                        ) AS DOUBLE)
-                      ) + 0.05555555555555555
-                    ) * LN(
-                      CAST((
-                        (
-                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
-                        ) + 12
-                      ) AS DOUBLE)
-                    ) + -0.25
-                  ) * LN(
+                  1.0 * LN(
                     CAST((
                       (
                         CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
                       ) + 12
                     ) AS DOUBLE)
-                  ) + 1.0
+                  ) + -0.25 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    2
+                  ) + 0.05555555555555555 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    3
+                  ) + -0.006944444444444444 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    4
+                  ) + 0.0007986111111111112 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    5
+                  ) + -6.655092592592593e-05 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    6
+                  ) + 5.196523053665911e-06 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    7
+                  ) + -3.2478269085411943e-07 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    8
+                  ) + 1.92395470276588e-08 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    9
+                  ) + -9.619773513829401e-10 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    10
+                  ) + 4.595032957151163e-11 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    11
+                  ) + -1.9145970654796514e-12 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    12
+                  ) + 7.665424482554353e-14 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    13
+                  ) + -2.737651600912269e-15 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    14
+                  ) + 9.436669225201533e-17 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    15
+                  ) + -2.9489591328754792e-18 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    16
+                  ) + 8.925758821411961e-20 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    17
+                  ) + -2.479377450392211e-21 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    18
+                  ) + 6.689726105226863e-23 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    19
+                  ) + -1.6724315263067158e-24 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    20
+                  ) + 4.07086654448594e-26 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    21
+                  ) + -9.251969419286227e-28 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    22
+                  ) + 2.0513952492276501e-29 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    23
+                  ) + -4.273740102557604e-31 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    24
+                  ) + 8.701187477749344e-33 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    25
+                  ) + -1.6733052841825663e-34 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    26
+                  ) + 3.14939780145465e-36 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    27
+                  ) + -5.623924645454731e-38 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    28
+                  )
                 )
               ) + 1 / NULLIF(
                 2 * LN(
@@ -14648,321 +14675,231 @@ FROM (
                   )
                 )
               END * POWER(
-                (
-                  SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                    CASE
-                      WHEN f.kind = 'R' AND f.pos <= 1000
-                      THEN CASE
-                        WHEN f.grade IS NULL
-                        THEN CAST(0 AS DOUBLE)
-                        ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                      END
-                      ELSE 0
-                    END
-                  ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                MAX(
+                  CASE
+                    WHEN f.kind = 'R' AND f.pos <= 1000
+                    THEN (
+                      f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                    )
+                  END
                 ),
                 2
               ) * (
                 (
                   1 / NULLIF(
-                    CAST((
-                      SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                        CASE
-                          WHEN f.kind = 'R' AND f.pos <= 1000
-                          THEN CASE
-                            WHEN f.grade IS NULL
-                            THEN CAST(0 AS DOUBLE)
-                            ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                          END
-                          ELSE 0
-                        END
-                      ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                    CAST(MAX(
+                      CASE
+                        WHEN f.kind = 'R' AND f.pos <= 1000
+                        THEN (
+                          f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        )
+                      END
                     ) + 10 AS DOUBLE),
                     0
                   ) + 1 / NULLIF(
                     2 * POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 10 AS DOUBLE),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     6 * POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 10 AS DOUBLE),
                       3
                     ),
                     0
                   ) - 1 / NULLIF(
                     30 * POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 10 AS DOUBLE),
                       5
                     ),
                     0
                   ) + 1 / NULLIF(
                     42 * POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 10 AS DOUBLE),
                       7
                     ),
                     0
                   ) - 1 / NULLIF(
                     30 * POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 10 AS DOUBLE),
                       9
                     ),
                     0
                   ) + 5 / NULLIF(
                     66 * POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 10 AS DOUBLE),
                       11
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) AS DOUBLE),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 1 AS DOUBLE),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 2 AS DOUBLE),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 3 AS DOUBLE),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 4 AS DOUBLE),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 5 AS DOUBLE),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 6 AS DOUBLE),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 7 AS DOUBLE),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 8 AS DOUBLE),
                       2
                     ),
                     0
                   ) + 1 / NULLIF(
                     POWER(
-                      CAST((
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
                       ) + 9 AS DOUBLE),
                       2
                     ),
@@ -14971,37 +14908,27 @@ FROM (
                 ) - (
                   1 / NULLIF(
                     CAST((
-                      (
-                        SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                          CASE
-                            WHEN f.kind = 'R' AND f.pos <= 1000
-                            THEN CASE
-                              WHEN f.grade IS NULL
-                              THEN CAST(0 AS DOUBLE)
-                              ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                            END
-                            ELSE 0
-                          END
-                        ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                      ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                      MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                     ) + 10 AS DOUBLE),
                     0
                   ) + 1 / NULLIF(
                     2 * POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 10 AS DOUBLE),
                       2
                     ),
@@ -15009,19 +14936,14 @@ FROM (
                   ) + 1 / NULLIF(
                     6 * POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 10 AS DOUBLE),
                       3
                     ),
@@ -15029,19 +14951,14 @@ FROM (
                   ) - 1 / NULLIF(
                     30 * POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 10 AS DOUBLE),
                       5
                     ),
@@ -15049,19 +14966,14 @@ FROM (
                   ) + 1 / NULLIF(
                     42 * POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 10 AS DOUBLE),
                       7
                     ),
@@ -15069,19 +14981,14 @@ FROM (
                   ) - 1 / NULLIF(
                     30 * POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 10 AS DOUBLE),
                       9
                     ),
@@ -15089,19 +14996,14 @@ FROM (
                   ) + 5 / NULLIF(
                     66 * POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 10 AS DOUBLE),
                       11
                     ),
@@ -15109,19 +15011,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) AS DOUBLE),
                       2
                     ),
@@ -15129,19 +15026,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 1 AS DOUBLE),
                       2
                     ),
@@ -15149,19 +15041,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 2 AS DOUBLE),
                       2
                     ),
@@ -15169,19 +15056,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 3 AS DOUBLE),
                       2
                     ),
@@ -15189,19 +15071,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 4 AS DOUBLE),
                       2
                     ),
@@ -15209,19 +15086,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 5 AS DOUBLE),
                       2
                     ),
@@ -15229,19 +15101,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 6 AS DOUBLE),
                       2
                     ),
@@ -15249,19 +15116,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 7 AS DOUBLE),
                       2
                     ),
@@ -15269,19 +15131,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 8 AS DOUBLE),
                       2
                     ),
@@ -15289,19 +15146,14 @@ FROM (
                   ) + 1 / NULLIF(
                     POWER(
                       CAST((
-                        (
-                          SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END) + 2 * CAST(prm.t AS DOUBLE) - SUM(
-                            CASE
-                              WHEN f.kind = 'R' AND f.pos <= 1000
-                              THEN CASE
-                                WHEN f.grade IS NULL
-                                THEN CAST(0 AS DOUBLE)
-                                ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
-                              END
-                              ELSE 0
-                            END
-                          ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
-                        ) + 1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
                       ) + 9 AS DOUBLE),
                       2
                     ),
