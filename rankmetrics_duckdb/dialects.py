@@ -127,6 +127,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("duckdb", "duckdb", dbt_adapter="default", fail="error({msg})", note="the reference engine",
             native=Native("table macros", 0, sql_macros=True, named_arg="{name} := {value}")),
     Dialect("postgres", "postgres", dbt_adapter="postgres", bytewise='"C"', note='item ids compared with COLLATE "C"',
+            keywords=("normalize",),  # Compat's parameter: a keyword of PostgreSQL's grammar (NORMALIZE(text))
             native=Native("SQL functions returning TABLE", 1, _BY_NAME, param_ref="function.name",
                           types=(("VARCHAR", "TEXT"),), body_quote="$rankmetrics$",
                           ddl=_SQL_FUNCTION + "{groups}query_id TEXT, value DOUBLE PRECISION) LANGUAGE sql STABLE AS "

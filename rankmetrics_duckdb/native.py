@@ -266,7 +266,8 @@ def ddl(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Sou
     body = dialects.render(query(macro_name, dialect, run, judgments, function, by), dialect)
     args = []
     for name, kind, default in parameters(macro_name):
-        text = f"{exp.to_identifier(name).sql(dialect=d.sqlglot)} {_type(kind, d)}"
+        quoted = name.lower() in d.keywords  # as dialects.render quotes it in the body
+        text = f"{exp.to_identifier(name, quoted=quoted).sql(dialect=d.sqlglot)} {_type(kind, d)}"
         if d.native.arg_defaults:
             text += f" DEFAULT {default.sql(dialect=d.sqlglot)}"
         args.append(text)
@@ -367,5 +368,6 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
     if d.native.named_arg is None:
         values += [lit(args[name]) if name in args else default.sql(dialect=d.sqlglot) for name, _, default in params]
     else:
-        values += [d.native.named_arg.format(name=name, value=lit(args[name])) for name, _, _ in params if name in args]
+        values += [d.native.named_arg.format(name=exp.to_identifier(name, quoted=name.lower() in d.keywords).sql(
+            dialect=d.sqlglot), value=lit(args[name])) for name, _, _ in params if name in args]
     return "SELECT query_id, value FROM " + d.native.call.format(fn=fn, args=", ".join(values))
