@@ -204,7 +204,8 @@ PARAMS = {
     "deep": Param("deep", "choice", "SufficientReco: 1 only for a full list of k (false) or the share of k "
                   "the list fills (true)", ("false", "true")),
     "normalize": Param("normalize", "choice", "AvgRecPopularity: training interactions as counts (false) or as a "
-                       "share of all training interactions (true)", ("false", "true")),
+                       "share of all training interactions (true); CatalogCoverage: / the catalog's size (true); "
+                       "Compat: over the ideal ranking's own overlap (true) or not (false)", ("false", "true")),
     "weighted": Param("weighted", "choice", "GAUC: each query's AUC weighted by its impressions (true) or not",
                       ("false", "true")),
     "share": Param("share", "choice", "APLT: the long-tail items' share of the top k (true) or their count (false: "
@@ -240,6 +241,16 @@ METRICS = {m.name: m for m in (
            "(i + 2T))^2 (1 - gain)", ("t", "min_rel", "max_rel"), cutoff="none", reads="all"),
     Metric("INSQ", "insq", "C/W/L INSQ (Moffat et al. 2012; cwl_eval): continue with ((i + 2T - 1) / (i + 2T))^2",
            ("t", "min_rel", "max_rel"), cutoff="none", reads="all"),
+    Metric("BPM", "bpm", "C/W/L Bejeweled Player Model (Zhang et al. 2017; cwl_eval's static BPM): read ranks up to k "
+           "until the gain reaches T; the gain read over the ranks read", ("t", "min_rel", "max_rel"),
+           cutoff="required", reads="all"),
+    Metric("INST", "inst", "C/W/L INST (Moffat et al. 2015; cwl_eval): continue with ((i + 2T - G_i - 1) / "
+           "(i + 2T - G_i))^2, G_i the gain to rank i", ("t", "min_rel", "max_rel"), cutoff="none", reads="all"),
+    Metric("Compat", "compat", "compatibility (Clarke et al. 2021; ir_measures' compat): rank-biased overlap of the "
+           "run with the ideal ranking (grade, then the run's score), over that of the ideal with itself",
+           ("p", "normalize"), cutoff="none", reads="all"),
+    Metric("SDCG", "sdcg", "scaled DCG (cwl_eval's NDCG-k): DCG@k of the gains scaled to [0, 1] over the DCG of k items "
+           "of gain 1", ("min_rel", "max_rel"), cutoff="required"),
     Metric("Accuracy", "accuracy", "share of (relevant, non-relevant) pairs of the top k ranked in that order "
            "(ir_measures Accuracy; undefined without both)", ("rel",), reads="all"),
     Metric("bpref", "bpref", "binary preference (trec_eval bpref)", ("rel",), cutoff="none"),
@@ -675,6 +686,8 @@ IRM_SET_NAMES = {"SetP": "P", "SetR": "R", "SetF": "F1", "SetRelP": "RelP"}
 def _irm_dcg(metric, raw, requested):
     """ir_measures' nDCG(dcg=...): 'log2' is the linear gain (trec_eval's), 'exp-log2' 2^grade - 1."""
     value = raw.strip("'\"")
+    if metric.name == "SDCG" and value == "log2":  # SDCG's only DCG, cwl_eval's log2 discount
+        return metric, None, None
     gains = {"log2": "linear", "exp-log2": "exponential"}
     if value not in gains or "gain" not in metric.params:
         raise UsageError(f"metric '{requested}': dcg='{value}' is not one we compute; ir_measures' dcg='log2' "
@@ -698,7 +711,19 @@ def _irm_t(metric, raw, requested):
     return metric, "t", raw
 
 
-IRM_PARAMS = {"dcg": _irm_dcg, "relative": _irm_relative, "T": _irm_t}
+def _irm_rel(metric, raw, requested):
+    """ir_measures' NumRet(rel=x): the retrieved items with a grade >= x, our NumRelRet(rel=x); elsewhere rel."""
+    return (METRICS["NumRelRet"] if metric.name == "NumRet" else metric), "rel", raw
+
+
+def _irm_normalize(metric, raw, requested):
+    """ir_measures' Compat(normalize=True): Python's booleans as our choices 'true' and 'false'."""
+    value = raw.strip().strip("'\"")
+    return metric, "normalize", {"True": "true", "False": "false"}.get(value, value)
+
+
+IRM_PARAMS = {"dcg": _irm_dcg, "relative": _irm_relative, "T": _irm_t, "rel": _irm_rel, "normalize": _irm_normalize}
+
 
 _IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>-?[^@()\-]*))?(?:-l(?P<lvl>\d+))?$")
 

@@ -153,11 +153,10 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     # sql/01_stream.sql) into columns; here the key is the query id itself
     body = body.transform(lambda n: n.this if isinstance(n, exp.Explode) and isinstance(n.this, exp.Column)
                           and n.this.name == "query_id" else n)
-    calls = [t for t in body.find_all(exp.Table) if isinstance(t.this, exp.Anonymous)
-             and t.this.name.lower() in STREAMS]
-    if len(calls) != 1:
-        raise ValueError(f"macro {macro_name}: expected one read of {', '.join(STREAMS)}")
-    call = calls[0]
+    call = sqlgen.stream_call(body)  # the innermost FROM (a macro may nest features over features: INST)
+    if not (isinstance(call, exp.Table) and isinstance(call.this, exp.Anonymous)
+            and call.this.name.lower() in STREAMS):
+        raise ValueError(f"macro {macro_name}: expected FROM (SELECT ... FROM one of {', '.join(STREAMS)}) AS f")
     kind = call.this.name.lower()
     plain_params = sqlsource.macros()["rm_stream"].params
     stream_bindings = {p.lower(): a for p, a in zip(sqlsource.macros()[kind].params, call.this.expressions)

@@ -498,15 +498,36 @@ def catalog_stream_ctes(conv: dict, catalog: Source, plain: exp.Expression | Non
 
 
 def _macro_parts(macro_name: str):
+    """A metric macro's features as (name, expression, stage), its value and its HAVING. Stage 0 are the windows
+    over the stream (FROM (SELECT s.*, ... FROM rm_stream(...) AS s) AS f); a macro whose windows read other
+    windows (INST: a running sum of a function of the running gain) nests one more SELECT s.*, ... around it,
+    stage 1, reading the stage-0 features as s.<name>."""
     body = sqlsource.macros()[macro_name].body
     inner = body.args["from_"].this
     if not isinstance(inner, exp.Subquery):
         raise ValueError(f"macro {macro_name}: expected FROM (SELECT s.*, ... FROM rm_stream(...) AS s) AS f")
-    features = [(a.alias, a.this) for a in inner.this.expressions if isinstance(a, exp.Alias)]
+    stages, select = [], inner.this
+    while True:
+        stages.insert(0, [(a.alias, a.this) for a in select.expressions if isinstance(a, exp.Alias)])
+        source = select.args["from_"].this
+        if not isinstance(source, exp.Subquery):
+            break
+        select = source.this
+    if len(stages) > 2:
+        raise ValueError(f"macro {macro_name}: features nest two SELECTs deep at most")
+    features = [(alias, e, stage) for stage, named in enumerate(stages) for alias, e in named]
     values = [a.this for a in body.expressions if isinstance(a, exp.Alias) and a.alias == "value"]
     if len(values) != 1:
         raise ValueError(f"macro {macro_name}: expected exactly one projection named value")
     return features, values[0], body.args.get("having")
+
+
+def stream_call(body: exp.Select) -> exp.Table:
+    """The rm_stream(...) call a metric macro's features read: the FROM of its innermost SELECT s.*, ... ."""
+    select = body.args["from_"].this.this
+    while isinstance(select.args["from_"].this, exp.Subquery):
+        select = select.args["from_"].this.this
+    return select.args["from_"].this
 
 
 def _prune_ranking(retrieved: exp.Select, k: int, top_n: bool) -> exp.Select:
@@ -550,14 +571,17 @@ def keep_rows(measures: list[Measure], conv: dict) -> exp.Expression | None:
     return exp.or_(exp.EQ(this=s("pos"), expression=exp.Literal.number(1)), exp.Paren(this=read))
 
 
-def _split_features(conv: dict, kept: list, values: list, keep, depth: int | None, top_n: bool) -> list:
-    """The CTEs retrieved, judged and features of the split_kinds shape (see plan)."""
+def _split_features(conv: dict, kept: list, values: list, keep, depth: int | None, top_n: bool,
+                    read_later: set = frozenset()) -> list:
+    """The CTEs retrieved, judged and features of the split_kinds shape (see plan). read_later: the features that
+    features of stage 1 read (computed over both kinds)."""
     retrieved, judged = stream_parts(conv)
     if depth is not None:
         retrieved = _prune_ranking(retrieved, depth, top_n)
     # features: the retrieved rows (pruned, with the features read on them only) UNION ALL the judged rows, then
     # the features whose windows need both kinds
-    own = [(name, e) for name, e in kept if _within_kind(e) and _read_on_retrieved_only(name, values)]
+    own = [(name, e) for name, e in kept
+           if _within_kind(e) and _read_on_retrieved_only(name, values) and name not in read_later]
     both = [(name, e) for name, e in kept if name not in dict(own)]
     columns = [_column("s", e.alias_or_name) for e in retrieved.expressions]
     retrieved_rows = exp.select(*columns, *[exp.alias_(e, name) for name, e in own]).from_("retrieved AS s")
@@ -641,12 +665,15 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
                 if key in macro.params:
                     bindings[key] = _bind_value(val)
             renames = {}
-            for alias, fexpr in features:
+            for alias, fexpr, stage in features:
                 prepared = _prepare(fexpr, bindings)
-                key = prepared.sql(dialect="duckdb")
+                if stage:  # reads the stage-0 features as s.<name>: their fused names
+                    prepared = prepared.transform(lambda n, r=dict(renames): _column("s", r[n.name]) if isinstance(
+                        n, exp.Column) and n.table == "s" and n.name in r else n)
+                key = f"{stage}:{prepared.sql(dialect='duckdb')}"
                 if key not in feature_sql:
                     feature_sql[key] = f"{alias}_{len(feature_exprs) + 1}"
-                    feature_exprs.append((feature_sql[key], prepared))
+                    feature_exprs.append((feature_sql[key], prepared, stage))
                 renames[alias] = feature_sql[key]
 
             def rename(node, renames=renames):
@@ -663,7 +690,9 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
             this=exp.Paren(this=total), expression=exp.Literal.number(len(parts))))
 
     used = {c.name for v in values for c in v.find_all(exp.Column) if c.table == "f"}
-    kept = [(name, e) for name, e in feature_exprs if name in used]
+    later = [(name, e) for name, e, stage in feature_exprs if stage and name in used]
+    read_later = {c.name for _, e in later for c in e.find_all(exp.Column) if c.table == "s"}
+    kept = [(name, e) for name, e, stage in feature_exprs if not stage and name in used | read_later]
 
     keep = keep_rows(measures, conv)
     items = [("run_items", run_items(run, conv, by)), ("judgment_items", judgment_items(judgments, conv, by=by))]
@@ -671,7 +700,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         items.insert(0, ("rm_groups", groups_cte(run, by)))
     if split_kinds:
         ctes = list(items)
-        ctes += _split_features(conv, kept, values, keep, cutoff_depth(measures, conv), top_n)
+        ctes += _split_features(conv, kept, values, keep, cutoff_depth(measures, conv), top_n, read_later)
         feature_table = "features"
     else:
         ctes = items + (item_stream_ctes(conv, interactions, catalog) if interactions is not None
@@ -690,6 +719,11 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
             feature_table = "features"
         else:
             feature_table = STREAM
+    if later:  # the features of stage 1, over those of stage 0
+        ctes.append(("features_later", exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")),
+                                                  *[exp.alias_(e, name) for name, e in later]).from_(
+            exp.Table(this=exp.to_identifier(feature_table), alias=exp.TableAlias(this=exp.to_identifier("s"))))))
+        feature_table = "features_later"
     parts = []
     if measures:  # the per-query measures (the catalog-wide ones are catalog_part's)
         wide = exp.select(_column("f", "query_id"), *[exp.alias_(v, f"m_{i + 1}") for i, v in enumerate(values)])

@@ -158,6 +158,43 @@ def query_metric(name, k, p, judged, scores, ranks, c):
         best = best if k is None else best[:k]
         idcg = sum(gain_of(g, gain, glvl) * disc(i + 1) for i, g in enumerate(best))
         return finish(ratio(dcg, idcg), sum(1 for g in judged.values() if g >= glvl), empty)
+    if name in ("INST", "BPM", "SDCG"):  # cwl_eval's C/W/L measures over its 1000 ranks (cwl/ruler/measures)
+        lo, hi, t = p.get("min_rel", 0), p["max_rel"], p.get("t", 1.0)
+        levels = [0 if g is None else min(max(g, 0, lo), hi) - lo for g in grade[:1000]]
+        levels += [0] * (1000 - len(levels))
+        gains = [v / (hi - lo) for v in levels]
+        cont, so_far = [], 0
+        for i in range(1000):  # C(i) of rank i + 1
+            so_far += levels[i]
+            if name == "INST":
+                x = i + 1 + 2 * t - so_far / (hi - lo)
+                cont.append(((x - 1) / x) ** 2)
+            elif name == "BPM":  # the gain so far compared with T exactly: levels are whole for whole grades
+                cont.append(1.0 if so_far < t * (hi - lo) and i + 1 < k else 0.0)
+            else:
+                cont.append(math.log(i + 2) / math.log(i + 3) if i + 1 < k else 0.0)
+        weights = [1.0]
+        for i in range(999):
+            weights.append(weights[-1] * cont[i])
+        value = sum(w * g for w, g in zip(weights, gains)) / sum(weights)
+        return finish(value, sum(1 for g in judged.values() if g >= 1), empty)
+    if name == "Compat":  # Clarke et al.'s compatibility as ir_measures' compat provider, with our tie rules
+        q, where = p.get("p", 0.95), {d: i for i, d in enumerate(ranked)}
+
+        def place(d):  # after the grade: retrieved with a score >= 0, then not retrieved, then below 0
+            if d not in where:
+                return (1, 0)
+            return (0 if scores[d] >= 0 else 2, where[d])
+        ideal = sorted([d for d, g in judged.items() if g > 0], key=lambda d: (-judged[d], place(d)))
+        depth = max(n, len(ideal))
+
+        def rbo(a, b):
+            return sum(q ** i * len(set(a[:i + 1]) & set(b[:i + 1])) / (i + 1) for i in range(depth))
+        total = sum(q ** i for i in range(depth))
+        value = None if total == 0 else rbo(ranked, ideal) / total
+        if p.get("normalize", "true") == "true" and total > 0 and rbo(ideal, ideal) > 0:
+            value = rbo(ranked, ideal) / rbo(ideal, ideal)
+        return finish(value, sum(1 for g in judged.values() if g >= 1), empty)
     raise KeyError(name)
 
 

@@ -424,7 +424,10 @@ def test_each_metrics_defaults_are_its_macros_signature():
                     ("NERR10", "p"): 0.9, ("NERR10", "min_rel"): 0, ("NERR10", "max_rel"): None,
                     ("NERR9", "min_rel"): 0, ("NERR9", "max_rel"): None, ("NERR11", "t"): 1.0,
                     ("NERR11", "min_rel"): 0, ("NERR11", "max_rel"): None, ("INSQ", "t"): 1.0,
-                    ("INSQ", "min_rel"): 0, ("INSQ", "max_rel"): None, ("SufficientReco", "deep"): "false",
+                    ("INSQ", "min_rel"): 0, ("INSQ", "max_rel"): None, ("BPM", "t"): 1.0, ("BPM", "min_rel"): 0,
+                    ("BPM", "max_rel"): None, ("SDCG", "min_rel"): 0, ("SDCG", "max_rel"): None, ("INST", "t"): 1.0,
+                    ("INST", "min_rel"): 0, ("INST", "max_rel"): None, ("Compat", "p"): 0.95,
+                    ("Compat", "normalize"): "true", ("SufficientReco", "deep"): "false",
                     ("AvgRecPopularity", "normalize"): "false", ("CatalogCoverage", "normalize"): "false",
                     ("APLT", "head_share"): 0.8, ("APLT", "share"): "true",
                     ("GAUC", "weighted"): "true"}

@@ -33,7 +33,8 @@ METRICS = ["nDCG@10", "nDCG", "AP", "AP@100", "P@10", "R@100", "RR", "RR@10", "D
            "RBPResid", "IdealDCG@10", "G", "nDCGRel", "RnDCG",
            "nDCG(gains={0:1,1:3,2:9},ideal=judgments)@10", "Accuracy@10", "Accuracy", "F1(beta=2)@10",
            "NERR8(max_rel=4)@10", "NERR10(p=0.8,max_rel=3)", "NERR9(max_rel=4)@10", "NERR11(T=2.0,max_rel=3)",
-           "INSQ(max_rel=4)", "AUC", "PartialAUC@3", "PAP@3", "Fallout@10", "SufficientReco@10",
+           "INSQ(max_rel=4)", "BPM(T=2.5,max_rel=3)@10", "INST(T=2.0,max_rel=3)", "Compat(p=0.8)",
+           "SDCG(max_rel=4)@20", "AUC", "PartialAUC@3", "PAP@3", "Fallout@10", "SufficientReco@10",
            "SufficientReco(deep=true)@20", "CoveredUsers@5", "GAUC", "GAUC(weighted=false)", "Personalization@10"]
 
 # name: (convention, overrides, run columns given to the SQL)

@@ -28,6 +28,7 @@ CASES = [  # (ir_measures' name, the provider computing the reference)
     ("NumRel", "pytrec_eval"), ("NumRelRet", "pytrec_eval"), ("NumQ", "pytrec_eval"),
     ("nDCG(gains={0:0,1:1,2:3,3:3,4:3})@10", "pytrec_eval"), ("nDCG(gains={0:1,1:2,2:9,3:3,4:2})", "pytrec_eval"),
     ("nDCG(gains={1:0,2:5})@20", "pytrec_eval"),
+    ("NumRet(rel=2)", "pytrec_eval"), ("NumRet(rel=1)", "pytrec_eval"),
     ("Judged@10", "judged"), ("Judged@5", "judged"), ("Judged", "judged"), ("RR(cutoff=10)", "msmarco"),
     ("RR(cutoff=10,rel=2)", "msmarco"),
 ]
@@ -168,6 +169,10 @@ def test_judged_counts_negative_grades_as_ir_measures_does():
     ("nDCG(dcg='jarvelin')@10", "dcg='jarvelin' is not one we compute"),
     ("SetP@10", "SetP takes no cutoff"), ("SetF(beta=-1)", "beta must be a number >= 0"),
     ("RR(cutoff=10)@5", "the cutoff is given twice"), ("SetP(relative=maybe)", "relative must be True or False"),
+    ("Compat(normalize=maybe)", "unknown value 'maybe' for normalize"), ("Compat@10", "Compat takes no cutoff"),
+    ("SDCG(dcg='exp-log2',max_rel=4)@10", "dcg='exp-log2' is not one we compute"),
+    ("BPM(max_rel=4)", "BPM needs k"), ("SDCG(max_rel=4)", "SDCG needs k"), ("INST@10", "INST takes no cutoff"),
+    ("INST", "max_rel has no default"), ("BPM(T=0,max_rel=4)@10", "t must be a number > 0"),
 ])
 def test_ir_measures_spellings_we_refuse_say_why(name, message):
     with pytest.raises(rm.UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -225,12 +230,18 @@ def test_judged_only_in_names_must_agree():
 
 
 
-# cwl_eval (ir_measures' cwl_eval provider): its C/W/L versions of ERR, on the runs untied (cwl_eval keeps tied
+# cwl_eval (ir_measures' cwl_eval provider): its C/W/L versions of ERR, INSQ, INST, BPM and SDCG, on the runs untied (cwl_eval keeps tied
 # items in file order) and with trec_eval's graded suite (grades -1..4) and the synthetic data (grades 0..3)
 CWL = ["NERR8(max_rel=4)@10", "NERR8(max_rel=4)@1000", "NERR8(min_rel=1,max_rel=3)@20", "NERR8(max_rel=2)@5",
        "NERR10(max_rel=4)", "NERR10(p=0.5,max_rel=2)", "NERR10(p=0.95,min_rel=1,max_rel=3)",
        "NERR9(max_rel=4)@10", "NERR9(max_rel=3)@1000", "NERR9(min_rel=1,max_rel=3)@20", "NERR11(max_rel=4)",
-       "NERR11(T=2.5,max_rel=3)", "INSQ(max_rel=4)", "INSQ(T=3.0,min_rel=1,max_rel=3)"]
+       "NERR11(T=2.5,max_rel=3)", "INSQ(max_rel=4)", "INSQ(T=3.0,min_rel=1,max_rel=3)",
+       "BPM(max_rel=4)@10", "BPM(T=2.5,max_rel=3)@20", "BPM(T=0.5,min_rel=1,max_rel=3)@1000", "BPM(max_rel=2)@5",
+       "BPM(T=3.0,max_rel=4)@2000", "SDCG(max_rel=4)@10", "SDCG(max_rel=3)@100", "SDCG(min_rel=1,max_rel=3)@20",
+       "SDCG(dcg='log2',max_rel=4)@1000", "SDCG(max_rel=2)@1", "SDCG(max_rel=4)@2000", "INST(max_rel=4)",
+       "INST(T=0.5,max_rel=2)", "INST(T=2.5,min_rel=1,max_rel=3)", "INST(T=0.25,max_rel=3)",
+       # the trec_eval measures cwl_eval also computes (binary, rel= the level), the same numbers as pytrec_eval's
+       "P@10", "P(rel=2)@5", "RR", "RR(rel=2)", "RBP(rel=1)", "RBP(rel=2,p=0.5)"]
 
 
 @pytest.mark.parametrize("data", sorted(DATA))
@@ -250,9 +261,95 @@ def test_cwl_measures_equal_cwl_eval(name, data, tmp_path):
 
 
 def test_cwl_measures_need_the_top_grade():
+    """max_rel has no default in ir_measures either (ParamInfo(required=True)): it refuses to compute without it."""
+    qrels = list(ir_measures.read_trec_qrels(DATA["suite"][0]))
+    run = list(ir_measures.read_trec_run(DATA["suite"][1]))
+    for name in ("NERR8@10", "NERR9@10", "NERR10", "NERR11", "INSQ", "INST", "BPM@10", "SDCG@10"):
+        with pytest.raises(AssertionError, match="invalid param max_rel"):
+            ir_measures.calc_aggregate([ir_measures.parse_measure(name)], qrels, run)
+        with pytest.raises(rm.UsageError, match=r"max_rel has no default; give it, e.g. \w+\(max_rel=4\)"):
+            rm.evaluate(*DATA["suite"], [name], convention="ir_measures")
     with pytest.raises(rm.UsageError, match=r"max_rel has no default; give it, e.g. NERR8\(max_rel=4\)"):
         rm.evaluate(*DATA["suite"], ["NERR8@10"])
     with pytest.raises(rm.UsageError, match="max_rel"):
         rm.evaluate(*DATA["suite"], ["NERR10(max_rel=-1)"])
     with pytest.raises(rm.UsageError, match=r"max_rel must be above min_rel \(2 <= 3\)"):
         rm.evaluate(*DATA["suite"], ["NERR8(min_rel=3,max_rel=2)@10"])
+
+
+def test_cwl_eval_ap_is_ap_over_the_relevant_retrieved(tmp_path):
+    """ir_measures' AP from its cwl_eval provider (cwl's APCWLMetric, Harman's AP) divides by the relevant items
+    retrieved (in cwl_eval's 1000 ranks), not by |G| as its default provider (pytrec_eval) does: that is our
+    AP(denominator=retrieved). `AP` itself follows ir_measures' default provider (the CASES above)."""
+    for data in sorted(DATA):
+        qrels_path, run_path = DATA[data]
+        run_path = _untied(run_path, str(tmp_path))
+        for level in (1, 2):
+            name = "AP" if level == 1 else f"AP(rel={level})"
+            want_q, want_mean = _reference(name, "cwl_eval", qrels_path, run_path)
+            ours = f"AP(denominator=retrieved,rel={level})"
+            got = rm.evaluate(qrels_path, run_path, [ours], convention="ir_measures", per_query=True)[ours]
+            assert want_q
+            for q, value in want_q.items():
+                assert got[q] == pytest.approx(value, abs=1e-9), (data, name, q)
+            assert rm.evaluate(qrels_path, run_path, ours, convention="ir_measures")[ours] == pytest.approx(
+                want_mean, abs=1e-9)
+
+
+def test_bpm_compares_the_exact_gain_with_t():
+    """BPM by hand (Zhang et al. 2017, static, unit costs; the definition in sql/user_models.sql): grades 0 2 3 1 0
+    with max_rel 3 are gains 0, 2/3, 1, 1/3, 0. With T = 2 the gain summed reaches 2 exactly at rank 4, so the
+    user reads ranks 1-4 (the gain above each is below 2) and BPM@10 = 2 / 4 = 0.5. cwl_eval sums in floating
+    point, 2/3 + 1 + 1/3 = 1.9999999999999998 < 2, and reads on to rank 10: 2 / 10 (docs/conventions.md). With
+    T = 2.5 the user reads all 10 ranks (5 ranks past the run's end): 2 / 10 = 0.2."""
+    import pyarrow as pa
+    run = pa.table({"query_id": ["a"] * 5, "item_id": list("vwxyz"), "score": [5.0, 4, 3, 2, 1]})
+    qrels = pa.table({"query_id": ["a"] * 5, "item_id": list("vwxyz"), "relevance": [0, 2, 3, 1, 0]})
+    got = rm.evaluate(qrels, run, ["BPM(T=2.0,max_rel=3)@10", "BPM(T=2.5,max_rel=3)@10", "BPM(T=1.0,max_rel=3)@2"])
+    assert got["BPM(T=2.0,max_rel=3)@10"] == pytest.approx(0.5, abs=1e-12)
+    assert got["BPM(T=2.5,max_rel=3)@10"] == pytest.approx(0.2, abs=1e-12)
+    assert got["BPM(T=1.0,max_rel=3)@2"] == pytest.approx((0 + 2 / 3) / 2, abs=1e-12)  # k = 2 stops at rank 2
+
+
+# ir_measures' diversity measures need subtopic qrels (another change adds them); every other measure of its
+# registry is computed here (the tests above name its provider)
+DIVERSITY = {"alpha_DCG", "alpha_nDCG", "α_DCG", "α_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA",
+             "MAP_IA", "StRecall"}
+
+
+def test_every_ir_measures_measure_on_plain_qrels_is_computed():
+    from ir_measures.measures import registry
+    for name, measure in sorted(registry.items()):
+        if name in DIVERSITY:
+            continue
+        params = {"max_rel": 4} if "max_rel" in measure.SUPPORTED_PARAMS else {}
+        spelled = name + ("(" + ",".join(f"{k}={v}" for k, v in params.items()) + ")" if params else "")
+        cutoff = measure.SUPPORTED_PARAMS.get("cutoff")
+        spelled += "@10" if cutoff is not None and cutoff.required else ""
+        value = rm.evaluate(*DATA["suite"], spelled, convention="ir_measures")[spelled]
+        assert value == value, spelled  # a number
+
+
+@pytest.mark.parametrize("shift", [0, -20.5])
+@pytest.mark.parametrize("name", ["Compat", "Compat(p=0.8)", "Compat(normalize=False)", "Compat(p=0.5,normalize=False)"])
+def test_compat_equals_the_compat_provider(name, shift, tmp_path):
+    """ir_measures' Compat (providers/compat_provider.py, Clarke et al.'s compatibility): per query and in the mean,
+    on the runs untied (its ideal orders retrieved items of equal grade and equal score by the qrels' lines), with
+    scores above 0 and, shifted by -20.5, mostly below: an item not retrieved counts score 0 in its ideal, so it
+    follows the retrieved items of its grade above 0 and precedes those below (a score of exactly 0 ties with it,
+    hence the .5)."""
+    for data in sorted(DATA):
+        qrels_path, run_path = DATA[data]
+        run_path = _untied(run_path, str(tmp_path))
+        shifted = os.path.join(str(tmp_path), "shifted.run")
+        with open(run_path) as fh, open(shifted, "w") as out:
+            for line in fh:
+                q, z, doc, rank, score, tag = line.split()
+                out.write(f"{q} {z} {doc} {rank} {float(score) + shift} {tag}\n")
+        want_q, want_mean = _reference(name, "compat", qrels_path, shifted)
+        got = rm.evaluate(qrels_path, shifted, [name], convention="ir_measures", per_query=True)[name]
+        assert want_q
+        for q, value in want_q.items():
+            assert got[q] == pytest.approx(value, abs=1e-9), (data, name, q)
+        mean = rm.evaluate(qrels_path, shifted, name, convention="ir_measures")[name]
+        assert mean == pytest.approx(want_mean, abs=1e-9), (data, name)

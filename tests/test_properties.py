@@ -134,6 +134,11 @@ MEASURES = [  # (our name, metric, k, parameters written in the name)
     ("Judged", "Judged", None, {}), ("Judged@3", "Judged", 3, {}),
     ("NumQ", "NumQ", None, {}), ("NumRet", "NumRet", None, {}), ("NumRel", "NumRel", None, {}),
     ("NumRelRet", "NumRelRet", None, {}),
+    ("INST(max_rel=3)", "INST", None, {"max_rel": 3}), ("INST(T=0.5,max_rel=2)", "INST", None, {"t": 0.5, "max_rel": 2}),
+    ("BPM(T=1.5,max_rel=2)@4", "BPM", 4, {"t": 1.5, "max_rel": 2}),
+    ("BPM(min_rel=1,max_rel=3)@20", "BPM", 20, {"min_rel": 1, "max_rel": 3}),
+    ("SDCG(max_rel=3)@3", "SDCG", 3, {"max_rel": 3}), ("SDCG(min_rel=1,max_rel=2)@20", "SDCG", 20, {"min_rel": 1, "max_rel": 2}),
+    ("Compat", "Compat", None, {}), ("Compat(p=0.5,normalize=false)", "Compat", None, {"p": 0.5, "normalize": "false"}),
 ]
 
 

@@ -24,7 +24,8 @@ METRICS = ["nDCG@10", "nDCG", "AP", "AP@100", "P@10", "R@100", "RR", "RR@10", "D
            "nDCG(ideal=retrieved)@5", "NumQ", "NumRet", "NumRel", "NumRelRet", "IPrec@0.3", "GMAP", "RelP@10", "RelP", "SetAP",
            "RprecMult(mult=0.4)", "IPrecAvg11", "binG", "Utility", "Unjudged@10", "NumNonrelJudgedRet", "infAP",
            "RBPResid", "IdealDCG@10", "G", "nDCGRel", "RnDCG", "AUC", "PartialAUC@3", "PAP@3", "Fallout@10",
-           "SufficientReco(deep=true)@20", "CoveredUsers@5"]
+           "SufficientReco(deep=true)@20", "CoveredUsers@5",
+           "BPM(T=2.5,max_rel=3)@10", "INST(T=2.0,max_rel=3)", "Compat(p=0.8)", "SDCG(max_rel=4)@20"]
 # measure sets whose retrieved rows get pruned (every measure reads judged rows within a cutoff) or not
 SETS = [METRICS, ["nDCG@10", "AP", "P@10", "R@1000", "RR"], ["AP@100", "bpref", "ERR@20", "Rprec"],
         ["nDCG(ideal=retrieved)@5", "P@5"],

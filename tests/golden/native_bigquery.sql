@@ -1385,6 +1385,264 @@ WHERE
   ) IS NULL
 );
 
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_gauc(rel FLOAT64, weighted STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    COALESCE(rel, 1) AS rel,
+    COALESCE(weighted, 'true') AS weighted,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.weighted IN ('false', 'true')
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: weighted must be one of false, true, not ',
+            COALESCE(CAST(prm.weighted AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    CAST(NULL AS STRING) AS query_id,
+    b.value
+  FROM (
+    SELECT
+      (
+        CAST(SUM(CASE WHEN prm.weighted = 'true' THEN i.impressions ELSE 1 END * i.auc) AS FLOAT64) / NULLIF(
+          SUM(
+            CASE
+              WHEN i.auc IS NULL
+              THEN 0
+              WHEN prm.weighted = 'true'
+              THEN i.impressions
+              ELSE 1
+            END
+          ),
+          0
+        )
+      ) AS value
+    FROM (
+      SELECT
+        f.query_id,
+        COUNT(*) AS impressions,
+        (
+          CAST(SUM(CASE WHEN f.grade >= prm.rel THEN f.neg_upto - 0.5 * f.neg_tied ELSE 0 END) AS FLOAT64) / NULLIF(
+            (
+              CAST(SUM(CASE WHEN f.grade >= prm.rel THEN 1 ELSE 0 END) AS FLOAT64) * SUM(CASE WHEN f.grade < prm.rel THEN 1 ELSE 0 END)
+            ),
+            0
+          )
+        ) AS auc
+      FROM (
+        SELECT
+          s.*,
+          SUM(CASE WHEN s.grade < prm.rel THEN 1 ELSE 0 END) OVER (
+            PARTITION BY s.query_id
+            ORDER BY CASE WHEN COALESCE(s.score, -CAST(s.pos AS FLOAT64)) IS NULL THEN 1 ELSE 0 END ASC, COALESCE(s.score, -CAST(s.pos AS FLOAT64))
+          ) AS neg_upto,
+          SUM(CASE WHEN s.grade < prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id, COALESCE(s.score, -CAST(s.pos AS FLOAT64))) AS neg_tied
+        FROM item_stream AS s
+        CROSS JOIN params AS prm
+        WHERE
+          s.kind = 'R' AND NOT s.grade IS NULL
+      ) AS f
+      CROSS JOIN params AS prm
+      GROUP BY
+        f.query_id,
+        prm.rel
+    ) AS i
+    CROSS JOIN params AS prm
+    GROUP BY
+      prm.weighted
+  ) AS b
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
 CREATE OR REPLACE TABLE FUNCTION metrics.rm_bin_g(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
@@ -2638,6 +2896,695 @@ FROM (
         prm.k
     ) AS i
   ) AS b
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_personalization(k INT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_personalization: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_personalization: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_personalization: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_personalization: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_personalization: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    CAST(NULL AS STRING) AS query_id,
+    b.value
+  FROM (
+    SELECT
+      1 - (
+        CAST(SUM(i.w * i.w - i.w2) AS FLOAT64) / NULLIF((
+          CAST(SUM(i.firsts) AS FLOAT64) * (
+            SUM(i.firsts) - 1
+          )
+        ), 0)
+      ) AS value
+    FROM (
+      SELECT
+        f.item_id,
+        SUM(f.inv_sqrt) AS w,
+        SUM(f.inv_sqrt * f.inv_sqrt) AS w2,
+        SUM(CASE WHEN f.pos = 1 THEN 1 ELSE 0 END) AS firsts
+      FROM (
+        SELECT
+          s.*,
+          (
+            CAST(1 AS FLOAT64) / NULLIF(
+              SQRT(
+                CAST(SUM(CASE WHEN (
+                  prm.k IS NULL OR s.pos <= prm.k
+                ) THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id) AS FLOAT64)
+              ),
+              0
+            )
+          ) AS inv_sqrt
+        FROM item_stream AS s
+        CROSS JOIN params AS prm
+        WHERE
+          s.kind = 'R'
+      ) AS f
+      CROSS JOIN params AS prm
+      WHERE
+        (
+          prm.k IS NULL OR f.pos <= prm.k
+        )
+      GROUP BY
+        f.item_id,
+        prm.k
+    ) AS i
+  ) AS b
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_compat(p FLOAT64, normalize STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    COALESCE(p, 0.95) AS p,
+    COALESCE(normalize, 'true') AS normalize,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.p <= 0 OR prm.p >= 1
+          THEN CONCAT(
+            'rankmetrics: rm_compat: p must be a number between 0 and 1 (exclusive), not ',
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.normalize IN ('false', 'true')
+          THEN CONCAT(
+            'rankmetrics: rm_compat: normalize must be one of false, true, not ',
+            COALESCE(CAST(prm.normalize AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_compat: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_compat: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_compat: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_compat: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST((
+            SUM(
+              CASE
+                WHEN f.kind = 'J' AND f.grade > 0 AND f.prev_kind = 'R' AND f.prev_key = f.place
+                THEN 1
+                ELSE 0
+              END
+            ) * CASE
+              WHEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) >= SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
+              THEN SUM(
+                CASE
+                  WHEN f.kind = 'R' AND (
+                    'R' = 'R' OR f.grade > 0
+                  )
+                  THEN POWER(CAST(prm.p AS FLOAT64), f.pos - 1) / NULLIF(f.pos, 0)
+                  ELSE 0
+                END
+              )
+              ELSE SUM(
+                CASE
+                  WHEN f.kind = 'J' AND (
+                    'J' = 'R' OR f.grade > 0
+                  )
+                  THEN POWER(CAST(prm.p AS FLOAT64), f.pos - 1) / NULLIF(f.pos, 0)
+                  ELSE 0
+                END
+              )
+            END - SUM(
+              CASE
+                WHEN f.kind = 'J' AND f.grade > 0 AND f.prev_kind = 'R' AND f.prev_key = f.place
+                THEN CASE
+                  WHEN f.prev_pos > f.pos
+                  THEN COALESCE(f.prev_s, 0)
+                  ELSE COALESCE(f.s_before, 0)
+                END
+                ELSE 0
+              END
+            )
+          ) AS FLOAT64) / NULLIF(
+            CASE
+              WHEN prm.normalize = 'true'
+              AND SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END) > 0
+              THEN (
+                1 - POWER(
+                  CAST(prm.p AS FLOAT64),
+                  SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
+                )
+              ) / NULLIF(1 - prm.p, 0) + SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END) * (
+                CASE
+                  WHEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) >= SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
+                  THEN SUM(
+                    CASE
+                      WHEN f.kind = 'R' AND (
+                        'R' = 'R' OR f.grade > 0
+                      )
+                      THEN POWER(CAST(prm.p AS FLOAT64), f.pos - 1) / NULLIF(f.pos, 0)
+                      ELSE 0
+                    END
+                  )
+                  ELSE SUM(
+                    CASE
+                      WHEN f.kind = 'J' AND (
+                        'J' = 'R' OR f.grade > 0
+                      )
+                      THEN POWER(CAST(prm.p AS FLOAT64), f.pos - 1) / NULLIF(f.pos, 0)
+                      ELSE 0
+                    END
+                  )
+                END - SUM(
+                  CASE
+                    WHEN f.kind = 'J' AND (
+                      'J' = 'R' OR f.grade > 0
+                    )
+                    THEN POWER(CAST(prm.p AS FLOAT64), f.pos - 1) / NULLIF(f.pos, 0)
+                    ELSE 0
+                  END
+                )
+              )
+              ELSE (
+                1 - POWER(
+                  CAST(prm.p AS FLOAT64),
+                  GREATEST(
+                    SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END),
+                    SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
+                  )
+                )
+              ) / NULLIF(1 - prm.p, 0)
+            END,
+            0
+          )
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        LAG(s.kind) OVER (
+          PARTITION BY s.query_id, s.grade
+          ORDER BY CASE
+            WHEN CASE
+              WHEN s.kind = 'R' AND s.score < 0
+              THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+              ELSE CAST(s.place AS FLOAT64)
+            END IS NULL
+            THEN 1
+            ELSE 0
+          END ASC, CASE
+            WHEN s.kind = 'R' AND s.score < 0
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+            ELSE CAST(s.place AS FLOAT64)
+          END, s.kind DESC
+        )
+      ) AS prev_kind,
+      (
+        LAG(
+          CASE
+            WHEN s.kind = 'R' AND s.score < 0
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+            ELSE CAST(s.place AS FLOAT64)
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.grade
+          ORDER BY CASE
+            WHEN CASE
+              WHEN s.kind = 'R' AND s.score < 0
+              THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+              ELSE CAST(s.place AS FLOAT64)
+            END IS NULL
+            THEN 1
+            ELSE 0
+          END ASC, CASE
+            WHEN s.kind = 'R' AND s.score < 0
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+            ELSE CAST(s.place AS FLOAT64)
+          END, s.kind DESC
+        )
+      ) AS prev_key,
+      (
+        LAG(s.pos) OVER (
+          PARTITION BY s.query_id, s.grade
+          ORDER BY CASE
+            WHEN CASE
+              WHEN s.kind = 'R' AND s.score < 0
+              THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+              ELSE CAST(s.place AS FLOAT64)
+            END IS NULL
+            THEN 1
+            ELSE 0
+          END ASC, CASE
+            WHEN s.kind = 'R' AND s.score < 0
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+            ELSE CAST(s.place AS FLOAT64)
+          END, s.kind DESC
+        )
+      ) AS prev_pos,
+      (
+        LAG(s.s_before) OVER (
+          PARTITION BY s.query_id, s.grade
+          ORDER BY CASE
+            WHEN CASE
+              WHEN s.kind = 'R' AND s.score < 0
+              THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+              ELSE CAST(s.place AS FLOAT64)
+            END IS NULL
+            THEN 1
+            ELSE 0
+          END ASC, CASE
+            WHEN s.kind = 'R' AND s.score < 0
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS FLOAT64)
+            ELSE CAST(s.place AS FLOAT64)
+          END, s.kind DESC
+        )
+      ) AS prev_s
+    FROM (
+      SELECT
+        s.*,
+        (
+          ROW_NUMBER() OVER (PARTITION BY s.query_id, s.kind, s.grade ORDER BY s.pos)
+        ) AS place,
+        (
+          SUM(CASE WHEN s.kind = 'J' THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id, s.grade)
+        ) AS judged_count,
+        (
+          SUM(CASE WHEN s.kind = 'R' THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id, s.grade)
+        ) AS retrieved_count,
+        (
+          SUM(POWER(CAST(prm.p AS FLOAT64), s.pos - 1) / NULLIF(s.pos, 0)) OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY s.pos
+            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+          )
+        ) AS s_before
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.normalize,
+    prm.p,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
 ) AS results
 WHERE
   (
@@ -10779,7 +11726,12 @@ WITH params AS (
     c.stats_item_id,
     c.item_users,
     c.item_count,
-    DENSE_RANK() OVER (ORDER BY c.item_count DESC) AS pop_rank
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC) AS pop_rank,
+    SUM(c.item_users) OVER (
+      ORDER BY c.item_users DESC, CASE WHEN c.stats_item_id IS NULL THEN 1 ELSE 0 END ASC, c.stats_item_id ASC
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - c.item_users AS users_before,
+    SUM(c.item_users) OVER () AS pair_count
   FROM (
     SELECT
       CAST(i.item_id AS STRING) AS stats_item_id,
@@ -10864,6 +11816,8 @@ WITH params AS (
     st.item_users,
     st.item_count,
     st.pop_rank,
+    st.users_before,
+    st.pair_count,
     t.train_users,
     t.train_count,
     t.catalog_size
@@ -11062,7 +12016,12 @@ WITH params AS (
     c.stats_item_id,
     c.item_users,
     c.item_count,
-    DENSE_RANK() OVER (ORDER BY c.item_count DESC) AS pop_rank
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC) AS pop_rank,
+    SUM(c.item_users) OVER (
+      ORDER BY c.item_users DESC, CASE WHEN c.stats_item_id IS NULL THEN 1 ELSE 0 END ASC, c.stats_item_id ASC
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - c.item_users AS users_before,
+    SUM(c.item_users) OVER () AS pair_count
   FROM (
     SELECT
       CAST(i.item_id AS STRING) AS stats_item_id,
@@ -11147,6 +12106,8 @@ WITH params AS (
     st.item_users,
     st.item_count,
     st.pop_rank,
+    st.users_before,
+    st.pair_count,
     t.train_users,
     t.train_count,
     t.catalog_size
@@ -11356,7 +12317,12 @@ WITH params AS (
     c.stats_item_id,
     c.item_users,
     c.item_count,
-    DENSE_RANK() OVER (ORDER BY c.item_count DESC) AS pop_rank
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC) AS pop_rank,
+    SUM(c.item_users) OVER (
+      ORDER BY c.item_users DESC, CASE WHEN c.stats_item_id IS NULL THEN 1 ELSE 0 END ASC, c.stats_item_id ASC
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - c.item_users AS users_before,
+    SUM(c.item_users) OVER () AS pair_count
   FROM (
     SELECT
       CAST(i.item_id AS STRING) AS stats_item_id,
@@ -11441,6 +12407,8 @@ WITH params AS (
     st.item_users,
     st.item_count,
     st.pop_rank,
+    st.users_before,
+    st.pair_count,
     t.train_users,
     t.train_count,
     t.catalog_size
@@ -11578,6 +12546,330 @@ FROM (
     prm.k,
     prm.queries,
     prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_long_tail(k INT64, head_share FLOAT64, share STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(head_share, 0.8) AS head_share,
+    COALESCE(share, 'true') AS share,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), interaction_items AS (
+  SELECT
+    x.user_id AS user_id,
+    x.item_id AS item_id
+  FROM `my-project`.rm.native_interactions AS x
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM `my-project`.rm.native_items AS x
+), item_stats AS (
+  SELECT
+    c.stats_item_id,
+    c.item_users,
+    c.item_count,
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC) AS pop_rank,
+    SUM(c.item_users) OVER (
+      ORDER BY c.item_users DESC, CASE WHEN c.stats_item_id IS NULL THEN 1 ELSE 0 END ASC, c.stats_item_id ASC
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - c.item_users AS users_before,
+    SUM(c.item_users) OVER () AS pair_count
+  FROM (
+    SELECT
+      CAST(i.item_id AS STRING) AS stats_item_id,
+      COUNT(DISTINCT CAST(i.user_id AS STRING)) AS item_users,
+      COUNT(*) AS item_count
+    FROM interaction_items AS i
+    GROUP BY
+      CAST(i.item_id AS STRING)
+  ) AS c
+), train_totals AS (
+  SELECT
+    COUNT(DISTINCT CAST(i.user_id AS STRING)) AS train_users,
+    COUNT(*) AS train_count,
+    (
+      SELECT
+        COUNT(DISTINCT CAST(c.item_id AS STRING))
+      FROM catalog_items AS c
+    ) AS catalog_size
+  FROM interaction_items AS i
+), rm_plain_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), item_stream AS (
+  SELECT
+    s.*,
+    st.item_users,
+    st.item_count,
+    st.pop_rank,
+    st.users_before,
+    st.pair_count,
+    t.train_users,
+    t.train_count,
+    t.catalog_size
+  FROM rm_plain_stream AS s
+  LEFT JOIN item_stats AS st
+    ON st.stats_item_id = s.item_id
+  CROSS JOIN train_totals AS t
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.share IN ('false', 'true')
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: share must be one of false, true, not ',
+            COALESCE(CAST(prm.share AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.share = 'true'
+      THEN AVG(
+        CASE
+          WHEN f.kind = 'R' AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          )
+          THEN CAST(CASE
+            WHEN NOT f.item_users IS NULL
+            AND f.users_before >= CAST(prm.head_share AS FLOAT64) * f.pair_count
+            THEN 1
+            ELSE 0
+          END AS FLOAT64)
+        END
+      )
+      ELSE CAST(SUM(
+        CASE
+          WHEN f.kind = 'R' AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          )
+          THEN CASE
+            WHEN NOT f.item_users IS NULL
+            AND f.users_before >= CAST(prm.head_share AS FLOAT64) * f.pair_count
+            THEN 1
+            ELSE 0
+          END
+        END
+      ) AS FLOAT64)
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.head_share,
+    prm.k,
+    prm.queries,
+    prm.share
   HAVING
     CASE
       WHEN prm.queries = 'both'
@@ -14642,6 +15934,1874 @@ FROM (
     prm.k,
     prm.queries,
     prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_bpm(k INT64, t FLOAT64, min_rel FLOAT64, max_rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(t, 1.0) AS t,
+    COALESCE(min_rel, 0) AS min_rel,
+    max_rel AS max_rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k IS NULL OR prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+              AND COALESCE(f.level_before, 0) < prm.t * (
+                prm.max_rel - prm.min_rel
+              )
+              THEN CASE
+                WHEN f.grade IS NULL
+                THEN CAST(0 AS FLOAT64)
+                ELSE (
+                  LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+              END
+              ELSE 0
+            END
+          ) AS FLOAT64) / NULLIF(
+            (
+              SUM(
+                CASE
+                  WHEN f.kind = 'R'
+                  AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                  AND COALESCE(f.level_before, 0) < prm.t * (
+                    prm.max_rel - prm.min_rel
+                  )
+                  THEN 1
+                  ELSE 0
+                END
+              ) + CASE
+                WHEN SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                    THEN CASE
+                      WHEN f.grade IS NULL
+                      THEN CAST(0 AS FLOAT64)
+                      ELSE CAST(LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+                    END
+                    ELSE 0
+                  END
+                ) < prm.t * (
+                  prm.max_rel - prm.min_rel
+                )
+                THEN CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END - SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                    THEN 1
+                    ELSE 0
+                  END
+                )
+                ELSE 0
+              END
+            ),
+            0
+          )
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(
+          CASE
+            WHEN s.grade IS NULL
+            THEN CAST(0 AS FLOAT64)
+            ELSE CAST(LEAST(GREATEST(GREATEST(s.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS level_before
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.max_rel,
+    prm.min_rel,
+    prm.queries,
+    prm.t
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_sdcg(k INT64, min_rel FLOAT64, max_rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    k AS k,
+    COALESCE(min_rel, 0) AS min_rel,
+    max_rel AS max_rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k IS NULL OR prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+              THEN CASE
+                WHEN f.grade IS NULL
+                THEN CAST(0 AS FLOAT64)
+                ELSE (
+                  LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+              END / NULLIF(LN(CAST(f.pos + 1 AS FLOAT64)), 0)
+              ELSE 0
+            END
+          ) AS FLOAT64) / NULLIF(
+            (
+              -0.24323834289098076 + (
+                0.5772156649015329 + LN(
+                  LN(
+                    CAST((
+                      (
+                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                      ) + 12
+                    ) AS FLOAT64)
+                  )
+                ) + SQRT(
+                  CAST((
+                    (
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12
+                  ) AS FLOAT64)
+                ) * (
+                  1.0 * LN(
+                    CAST((
+                      (
+                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                      ) + 12
+                    ) AS FLOAT64)
+                  ) + -0.25 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    2
+                  ) + 0.05555555555555555 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    3
+                  ) + -0.006944444444444444 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    4
+                  ) + 0.0007986111111111112 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    5
+                  ) + -6.655092592592593e-05 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    6
+                  ) + 5.196523053665911e-06 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    7
+                  ) + -3.2478269085411943e-07 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    8
+                  ) + 1.92395470276588e-08 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    9
+                  ) + -9.619773513829401e-10 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    10
+                  ) + 4.595032957151163e-11 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    11
+                  ) + -1.9145970654796514e-12 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    12
+                  ) + 7.665424482554353e-14 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    13
+                  ) + -2.737651600912269e-15 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    14
+                  ) + 9.436669225201533e-17 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    15
+                  ) + -2.9489591328754792e-18 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    16
+                  ) + 8.925758821411961e-20 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    17
+                  ) + -2.479377450392211e-21 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    18
+                  ) + 6.689726105226863e-23 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    19
+                  ) + -1.6724315263067158e-24 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    20
+                  ) + 4.07086654448594e-26 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    21
+                  ) + -9.251969419286227e-28 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    22
+                  ) + 2.0513952492276501e-29 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    23
+                  ) + -4.273740102557604e-31 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    24
+                  ) + 8.701187477749344e-33 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    25
+                  ) + -1.6733052841825663e-34 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    26
+                  ) + 3.14939780145465e-36 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    27
+                  ) + -5.623924645454731e-38 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS FLOAT64)
+                    ),
+                    28
+                  )
+                )
+              ) + 1 / NULLIF(
+                2 * LN(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS FLOAT64)
+                ),
+                0
+              ) - 1 / NULLIF(
+                12 * CAST((
+                  CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                ) + 12 AS FLOAT64) * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS FLOAT64)
+                  ),
+                  2
+                ),
+                0
+              ) + (
+                POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS FLOAT64)
+                  ),
+                  2
+                ) + 3 * LN(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS FLOAT64)
+                ) + 3
+              ) / NULLIF(
+                360 * POWER(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS FLOAT64),
+                  3
+                ) * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS FLOAT64)
+                  ),
+                  4
+                ),
+                0
+              ) - (
+                12 * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS FLOAT64)
+                  ),
+                  4
+                ) + 50 * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS FLOAT64)
+                  ),
+                  3
+                ) + 105 * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS FLOAT64)
+                  ),
+                  2
+                ) + 120 * LN(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS FLOAT64)
+                ) + 60
+              ) / NULLIF(
+                15120 * POWER(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS FLOAT64),
+                  5
+                ) * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS FLOAT64)
+                  ),
+                  6
+                ),
+                0
+              ) - (
+                1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 1 AS FLOAT64)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 2 AS FLOAT64)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 3 AS FLOAT64)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 4 AS FLOAT64)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 5 AS FLOAT64)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 6 AS FLOAT64)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 7 AS FLOAT64)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 8 AS FLOAT64)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 9 AS FLOAT64)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 10 AS FLOAT64)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 11 AS FLOAT64)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS FLOAT64)
+                  ),
+                  0
+                )
+              )
+            ),
+            0
+          )
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.max_rel,
+    prm.min_rel,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+);
+
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_inst(t FLOAT64, min_rel FLOAT64, max_rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+AS (
+WITH params AS (
+  SELECT
+    COALESCE(t, 1.0) AS t,
+    COALESCE(min_rel, 0) AS min_rel,
+    max_rel AS max_rel,
+    COALESCE(ties, 'item_desc') AS ties,
+    COALESCE(judged_only, FALSE) AS judged_only,
+    COALESCE(queries, 'both') AS queries,
+    COALESCE(empty, 'zero') AS empty,
+    COALESCE(grades, 'truncate') AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS FLOAT64) AS score,
+    CAST(r.rank AS FLOAT64) AS rank_in
+  FROM `my-project`.rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS FLOAT64) < 0
+        THEN CEIL(CAST(j.relevance AS FLOAT64))
+        ELSE FLOOR(CAST(j.relevance AS FLOAT64))
+      END AS FLOAT64)
+      ELSE CAST(j.relevance AS FLOAT64)
+    END AS grade
+  FROM `my-project`.rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (PARTITION BY ranked.query_id ORDER BY COALESCE(j.grade, 0) DESC, ranked.pos ASC) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN CASE WHEN prm.ties = 'input' THEN r.rank_in END IS NULL THEN 1 ELSE 0 END ASC, CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC, r.score DESC, CASE
+          WHEN CASE WHEN prm.ties = 'item_asc' THEN r.item_id END IS NULL
+          THEN 1
+          ELSE 0
+        END ASC, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC, r.item_id DESC
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_inst: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_inst: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_inst: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_inst: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.pos <= 1000
+              THEN CASE
+                WHEN COALESCE(f.zero_before, 0) > 0
+                THEN CAST(0 AS FLOAT64)
+                ELSE EXP(COALESCE(f.log_before, 0))
+              END * CASE
+                WHEN f.grade IS NULL
+                THEN CAST(0 AS FLOAT64)
+                ELSE (
+                  LEAST(GREATEST(GREATEST(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+              END
+              ELSE 0
+            END
+          ) AS FLOAT64) / NULLIF(
+            (
+              SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.pos <= 1000
+                  THEN CASE
+                    WHEN COALESCE(f.zero_before, 0) > 0
+                    THEN CAST(0 AS FLOAT64)
+                    ELSE EXP(COALESCE(f.log_before, 0))
+                  END
+                  ELSE 0
+                END
+              ) + CASE
+                WHEN SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    AND f.pos <= 1000
+                    AND (
+                      f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                    ) = 1
+                    THEN 1
+                    ELSE 0
+                  END
+                ) > 0
+                THEN CAST(0 AS FLOAT64)
+                ELSE EXP(
+                  SUM(
+                    CASE
+                      WHEN f.kind = 'R' AND f.pos <= 1000
+                      THEN CASE
+                        WHEN (
+                          f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        ) = 1
+                        THEN CAST(0 AS FLOAT64)
+                        ELSE 2 * (
+                          LN(
+                            ABS(
+                              (
+                                f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                              ) - 1
+                            )
+                          ) - LN(
+                            (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          )
+                        )
+                      END
+                      ELSE 0
+                    END
+                  )
+                )
+              END * POWER(
+                MAX(
+                  CASE
+                    WHEN f.kind = 'R' AND f.pos <= 1000
+                    THEN (
+                      f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                    )
+                  END
+                ),
+                2
+              ) * (
+                (
+                  1 / NULLIF(
+                    CAST(MAX(
+                      CASE
+                        WHEN f.kind = 'R' AND f.pos <= 1000
+                        THEN (
+                          f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                        )
+                      END
+                    ) + 10 AS FLOAT64),
+                    0
+                  ) + 1 / NULLIF(
+                    2 * POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 10 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    6 * POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 10 AS FLOAT64),
+                      3
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 10 AS FLOAT64),
+                      5
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    42 * POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 10 AS FLOAT64),
+                      7
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 10 AS FLOAT64),
+                      9
+                    ),
+                    0
+                  ) + 5 / NULLIF(
+                    66 * POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 10 AS FLOAT64),
+                      11
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 1 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 2 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 3 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 4 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 5 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 6 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 7 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 8 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 9 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  )
+                ) - (
+                  1 / NULLIF(
+                    CAST((
+                      MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                          )
+                        END
+                      ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                    ) + 10 AS FLOAT64),
+                    0
+                  ) + 1 / NULLIF(
+                    2 * POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 10 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    6 * POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 10 AS FLOAT64),
+                      3
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 10 AS FLOAT64),
+                      5
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    42 * POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 10 AS FLOAT64),
+                      7
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 10 AS FLOAT64),
+                      9
+                    ),
+                    0
+                  ) + 5 / NULLIF(
+                    66 * POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 10 AS FLOAT64),
+                      11
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 1 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 2 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 3 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 4 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 5 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 6 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 7 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 8 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS FLOAT64) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 9 AS FLOAT64),
+                      2
+                    ),
+                    0
+                  )
+                )
+              )
+            ),
+            0
+          )
+        ),
+        CAST(0 AS FLOAT64)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(
+          CASE
+            WHEN (
+              s.pos + 2 * CAST(prm.t AS FLOAT64) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+            ) = 1
+            THEN 1
+            ELSE 0
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS zero_before,
+      (
+        SUM(
+          CASE
+            WHEN (
+              s.pos + 2 * CAST(prm.t AS FLOAT64) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+            ) = 1
+            THEN CAST(0 AS FLOAT64)
+            ELSE 2 * (
+              LN(
+                ABS(
+                  (
+                    s.pos + 2 * CAST(prm.t AS FLOAT64) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                  ) - 1
+                )
+              ) - LN(
+                (
+                  s.pos + 2 * CAST(prm.t AS FLOAT64) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS FLOAT64), 0)
+                )
+              )
+            )
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS log_before
+    FROM (
+      SELECT
+        s.*,
+        (
+          SUM(
+            CASE
+              WHEN s.grade IS NULL
+              THEN CAST(0 AS FLOAT64)
+              ELSE CAST(LEAST(GREATEST(GREATEST(s.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS FLOAT64)
+            END
+          ) OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY s.pos
+            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+          )
+        ) AS level_upto
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.max_rel,
+    prm.min_rel,
+    prm.queries,
+    prm.t
   HAVING
     CASE
       WHEN prm.queries = 'both'

@@ -1385,6 +1385,264 @@ WHERE
   ) IS NULL
 $$;
 
+CREATE OR REPLACE FUNCTION rm_gauc(rel DOUBLE DEFAULT 1, weighted VARCHAR DEFAULT 'true', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    rel AS rel,
+    weighted AS weighted,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.weighted IN ('false', 'true')
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: weighted must be one of false, true, not ',
+            COALESCE(CAST(prm.weighted AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    CAST(NULL AS VARCHAR) AS "query_id",
+    b.value
+  FROM (
+    SELECT
+      (
+        CAST(SUM(CASE WHEN prm.weighted = 'true' THEN i.impressions ELSE 1 END * i.auc) AS DOUBLE) / NULLIF(
+          SUM(
+            CASE
+              WHEN i.auc IS NULL
+              THEN 0
+              WHEN prm.weighted = 'true'
+              THEN i.impressions
+              ELSE 1
+            END
+          ),
+          0
+        )
+      ) AS value
+    FROM (
+      SELECT
+        f.query_id,
+        COUNT(*) AS impressions,
+        (
+          CAST(SUM(CASE WHEN f.grade >= prm.rel THEN f.neg_upto - 0.5 * f.neg_tied ELSE 0 END) AS DOUBLE) / NULLIF(
+            (
+              CAST(SUM(CASE WHEN f.grade >= prm.rel THEN 1 ELSE 0 END) AS DOUBLE) * SUM(CASE WHEN f.grade < prm.rel THEN 1 ELSE 0 END)
+            ),
+            0
+          )
+        ) AS auc
+      FROM (
+        SELECT
+          s.*,
+          SUM(CASE WHEN s.grade < prm.rel THEN 1 ELSE 0 END) OVER (
+            PARTITION BY s.query_id
+            ORDER BY COALESCE(s.score, -CAST(s.pos AS DOUBLE)) ASC NULLS LAST
+          ) AS neg_upto,
+          SUM(CASE WHEN s.grade < prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id, COALESCE(s.score, -CAST(s.pos AS DOUBLE))) AS neg_tied
+        FROM item_stream AS s
+        CROSS JOIN params AS prm
+        WHERE
+          s.kind = 'R' AND NOT s.grade IS NULL
+      ) AS f
+      CROSS JOIN params AS prm
+      GROUP BY
+        f.query_id,
+        prm.rel
+    ) AS i
+    CROSS JOIN params AS prm
+    GROUP BY
+      prm.weighted
+  ) AS b
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
 CREATE OR REPLACE FUNCTION rm_bin_g(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
@@ -2632,6 +2890,663 @@ FROM (
         prm.k
     ) AS i
   ) AS b
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_personalization(k NUMBER DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    k AS k,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_personalization: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_personalization: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_personalization: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_personalization: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_personalization: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    CAST(NULL AS VARCHAR) AS "query_id",
+    b.value
+  FROM (
+    SELECT
+      1 - (
+        CAST(SUM(i.w * i.w - i.w2) AS DOUBLE) / NULLIF((
+          CAST(SUM(i.firsts) AS DOUBLE) * (
+            SUM(i.firsts) - 1
+          )
+        ), 0)
+      ) AS value
+    FROM (
+      SELECT
+        f.item_id,
+        SUM(f.inv_sqrt) AS w,
+        SUM(f.inv_sqrt * f.inv_sqrt) AS w2,
+        SUM(CASE WHEN f.pos = 1 THEN 1 ELSE 0 END) AS firsts
+      FROM (
+        SELECT
+          s.*,
+          (
+            CAST(1 AS DOUBLE) / NULLIF(
+              SQRT(
+                CAST(SUM(CASE WHEN (
+                  prm.k IS NULL OR s.pos <= prm.k
+                ) THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id) AS DOUBLE)
+              ),
+              0
+            )
+          ) AS inv_sqrt
+        FROM item_stream AS s
+        CROSS JOIN params AS prm
+        WHERE
+          s.kind = 'R'
+      ) AS f
+      CROSS JOIN params AS prm
+      WHERE
+        (
+          prm.k IS NULL OR f.pos <= prm.k
+        )
+      GROUP BY
+        f.item_id,
+        prm.k
+    ) AS i
+  ) AS b
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_compat(p DOUBLE DEFAULT 0.95, normalize VARCHAR DEFAULT 'true', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    p AS p,
+    normalize AS normalize,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.p <= 0 OR prm.p >= 1
+          THEN CONCAT(
+            'rankmetrics: rm_compat: p must be a number between 0 and 1 (exclusive), not ',
+            COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.normalize IN ('false', 'true')
+          THEN CONCAT(
+            'rankmetrics: rm_compat: normalize must be one of false, true, not ',
+            COALESCE(CAST(prm.normalize AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_compat: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_compat: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_compat: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_compat: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST((
+            SUM(
+              CASE
+                WHEN f.kind = 'J' AND f.grade > 0 AND f.prev_kind = 'R' AND f.prev_key = f.place
+                THEN 1
+                ELSE 0
+              END
+            ) * CASE
+              WHEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) >= SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
+              THEN SUM(
+                CASE
+                  WHEN f.kind = 'R' AND (
+                    'R' = 'R' OR f.grade > 0
+                  )
+                  THEN POWER(CAST(prm.p AS DOUBLE), f.pos - 1) / NULLIF(f.pos, 0)
+                  ELSE 0
+                END
+              )
+              ELSE SUM(
+                CASE
+                  WHEN f.kind = 'J' AND (
+                    'J' = 'R' OR f.grade > 0
+                  )
+                  THEN POWER(CAST(prm.p AS DOUBLE), f.pos - 1) / NULLIF(f.pos, 0)
+                  ELSE 0
+                END
+              )
+            END - SUM(
+              CASE
+                WHEN f.kind = 'J' AND f.grade > 0 AND f.prev_kind = 'R' AND f.prev_key = f.place
+                THEN CASE
+                  WHEN f.prev_pos > f.pos
+                  THEN COALESCE(f.prev_s, 0)
+                  ELSE COALESCE(f.s_before, 0)
+                END
+                ELSE 0
+              END
+            )
+          ) AS DOUBLE) / NULLIF(
+            CASE
+              WHEN prm.normalize = 'true'
+              AND SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END) > 0
+              THEN (
+                1 - POWER(
+                  CAST(prm.p AS DOUBLE),
+                  SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
+                )
+              ) / NULLIF(1 - prm.p, 0) + SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END) * (
+                CASE
+                  WHEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) >= SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
+                  THEN SUM(
+                    CASE
+                      WHEN f.kind = 'R' AND (
+                        'R' = 'R' OR f.grade > 0
+                      )
+                      THEN POWER(CAST(prm.p AS DOUBLE), f.pos - 1) / NULLIF(f.pos, 0)
+                      ELSE 0
+                    END
+                  )
+                  ELSE SUM(
+                    CASE
+                      WHEN f.kind = 'J' AND (
+                        'J' = 'R' OR f.grade > 0
+                      )
+                      THEN POWER(CAST(prm.p AS DOUBLE), f.pos - 1) / NULLIF(f.pos, 0)
+                      ELSE 0
+                    END
+                  )
+                END - SUM(
+                  CASE
+                    WHEN f.kind = 'J' AND (
+                      'J' = 'R' OR f.grade > 0
+                    )
+                    THEN POWER(CAST(prm.p AS DOUBLE), f.pos - 1) / NULLIF(f.pos, 0)
+                    ELSE 0
+                  END
+                )
+              )
+              ELSE (
+                1 - POWER(
+                  CAST(prm.p AS DOUBLE),
+                  GREATEST_IGNORE_NULLS(
+                    SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END),
+                    SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
+                  )
+                )
+              ) / NULLIF(1 - prm.p, 0)
+            END,
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*,
+      (
+        LAG(s.kind) OVER (
+          PARTITION BY s.query_id, s.grade
+          ORDER BY CASE
+            WHEN s.kind = 'R' AND s.score < 0
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS DOUBLE)
+            ELSE CAST(s.place AS DOUBLE)
+          END ASC NULLS LAST, s.kind DESC NULLS LAST
+        )
+      ) AS prev_kind,
+      (
+        LAG(
+          CASE
+            WHEN s.kind = 'R' AND s.score < 0
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS DOUBLE)
+            ELSE CAST(s.place AS DOUBLE)
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.grade
+          ORDER BY CASE
+            WHEN s.kind = 'R' AND s.score < 0
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS DOUBLE)
+            ELSE CAST(s.place AS DOUBLE)
+          END ASC NULLS LAST, s.kind DESC NULLS LAST
+        )
+      ) AS prev_key,
+      (
+        LAG(s.pos) OVER (
+          PARTITION BY s.query_id, s.grade
+          ORDER BY CASE
+            WHEN s.kind = 'R' AND s.score < 0
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS DOUBLE)
+            ELSE CAST(s.place AS DOUBLE)
+          END ASC NULLS LAST, s.kind DESC NULLS LAST
+        )
+      ) AS prev_pos,
+      (
+        LAG(s.s_before) OVER (
+          PARTITION BY s.query_id, s.grade
+          ORDER BY CASE
+            WHEN s.kind = 'R' AND s.score < 0
+            THEN CAST(s.place + s.judged_count - s.retrieved_count AS DOUBLE)
+            ELSE CAST(s.place AS DOUBLE)
+          END ASC NULLS LAST, s.kind DESC NULLS LAST
+        )
+      ) AS prev_s
+    FROM (
+      SELECT
+        s.*,
+        (
+          ROW_NUMBER() OVER (PARTITION BY s.query_id, s.kind, s.grade ORDER BY s.pos ASC NULLS LAST)
+        ) AS place,
+        (
+          SUM(CASE WHEN s.kind = 'J' THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id, s.grade)
+        ) AS judged_count,
+        (
+          SUM(CASE WHEN s.kind = 'R' THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id, s.grade)
+        ) AS retrieved_count,
+        (
+          SUM(POWER(CAST(prm.p AS DOUBLE), s.pos - 1) / NULLIF(s.pos, 0)) OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY s.pos ASC NULLS LAST
+            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+          )
+        ) AS s_before
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.normalize,
+    prm.p,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
 ) AS results
 WHERE
   (
@@ -10774,7 +11689,12 @@ WITH params AS (
     c.stats_item_id,
     c.item_users,
     c.item_count,
-    DENSE_RANK() OVER (ORDER BY c.item_count DESC NULLS LAST) AS pop_rank
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC NULLS LAST) AS pop_rank,
+    SUM(c.item_users) OVER (
+      ORDER BY c.item_users DESC NULLS LAST, c.stats_item_id ASC NULLS LAST
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - c.item_users AS users_before,
+    SUM(c.item_users) OVER () AS pair_count
   FROM (
     SELECT
       CAST(i.item_id AS VARCHAR) AS stats_item_id,
@@ -10858,6 +11778,8 @@ WITH params AS (
     st.item_users,
     st.item_count,
     st.pop_rank,
+    st.users_before,
+    st.pair_count,
     t.train_users,
     t.train_count,
     t.catalog_size
@@ -11057,7 +11979,12 @@ WITH params AS (
     c.stats_item_id,
     c.item_users,
     c.item_count,
-    DENSE_RANK() OVER (ORDER BY c.item_count DESC NULLS LAST) AS pop_rank
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC NULLS LAST) AS pop_rank,
+    SUM(c.item_users) OVER (
+      ORDER BY c.item_users DESC NULLS LAST, c.stats_item_id ASC NULLS LAST
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - c.item_users AS users_before,
+    SUM(c.item_users) OVER () AS pair_count
   FROM (
     SELECT
       CAST(i.item_id AS VARCHAR) AS stats_item_id,
@@ -11141,6 +12068,8 @@ WITH params AS (
     st.item_users,
     st.item_count,
     st.pop_rank,
+    st.users_before,
+    st.pair_count,
     t.train_users,
     t.train_count,
     t.catalog_size
@@ -11351,7 +12280,12 @@ WITH params AS (
     c.stats_item_id,
     c.item_users,
     c.item_count,
-    DENSE_RANK() OVER (ORDER BY c.item_count DESC NULLS LAST) AS pop_rank
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC NULLS LAST) AS pop_rank,
+    SUM(c.item_users) OVER (
+      ORDER BY c.item_users DESC NULLS LAST, c.stats_item_id ASC NULLS LAST
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - c.item_users AS users_before,
+    SUM(c.item_users) OVER () AS pair_count
   FROM (
     SELECT
       CAST(i.item_id AS VARCHAR) AS stats_item_id,
@@ -11435,6 +12369,8 @@ WITH params AS (
     st.item_users,
     st.item_count,
     st.pop_rank,
+    st.users_before,
+    st.pair_count,
     t.train_users,
     t.train_count,
     t.catalog_size
@@ -11572,6 +12508,330 @@ FROM (
     prm.k,
     prm.queries,
     prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_long_tail(k NUMBER DEFAULT NULL, head_share DOUBLE DEFAULT 0.8, share VARCHAR DEFAULT 'true', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    k AS k,
+    head_share AS head_share,
+    share AS share,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), interaction_items AS (
+  SELECT
+    x.user_id AS user_id,
+    x.item_id AS item_id
+  FROM rm.native_interactions AS x
+), catalog_items AS (
+  SELECT
+    x.item_id AS item_id
+  FROM rm.native_items AS x
+), item_stats AS (
+  SELECT
+    c.stats_item_id,
+    c.item_users,
+    c.item_count,
+    DENSE_RANK() OVER (ORDER BY c.item_count DESC NULLS LAST) AS pop_rank,
+    SUM(c.item_users) OVER (
+      ORDER BY c.item_users DESC NULLS LAST, c.stats_item_id ASC NULLS LAST
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - c.item_users AS users_before,
+    SUM(c.item_users) OVER () AS pair_count
+  FROM (
+    SELECT
+      CAST(i.item_id AS VARCHAR) AS stats_item_id,
+      COUNT(DISTINCT CAST(i.user_id AS VARCHAR)) AS item_users,
+      COUNT(*) AS item_count
+    FROM interaction_items AS i
+    GROUP BY
+      CAST(i.item_id AS VARCHAR)
+  ) AS c
+), train_totals AS (
+  SELECT
+    COUNT(DISTINCT CAST(i.user_id AS VARCHAR)) AS train_users,
+    COUNT(*) AS train_count,
+    (
+      SELECT
+        COUNT(DISTINCT CAST(c.item_id AS VARCHAR))
+      FROM catalog_items AS c
+    ) AS catalog_size
+  FROM interaction_items AS i
+), rm_plain_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), item_stream AS (
+  SELECT
+    s.*,
+    st.item_users,
+    st.item_count,
+    st.pop_rank,
+    st.users_before,
+    st.pair_count,
+    t.train_users,
+    t.train_count,
+    t.catalog_size
+  FROM rm_plain_stream AS s
+  LEFT JOIN item_stats AS st
+    ON st.stats_item_id = s.item_id
+  CROSS JOIN train_totals AS t
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.share IN ('false', 'true')
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: share must be one of false, true, not ',
+            COALESCE(CAST(prm.share AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.share = 'true'
+      THEN AVG(
+        CASE
+          WHEN f.kind = 'R' AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          )
+          THEN CAST(CASE
+            WHEN NOT f.item_users IS NULL
+            AND f.users_before >= CAST(prm.head_share AS DOUBLE) * f.pair_count
+            THEN 1
+            ELSE 0
+          END AS DOUBLE)
+        END
+      )
+      ELSE CAST(SUM(
+        CASE
+          WHEN f.kind = 'R' AND (
+            prm.k IS NULL OR f.pos <= prm.k
+          )
+          THEN CASE
+            WHEN NOT f.item_users IS NULL
+            AND f.users_before >= CAST(prm.head_share AS DOUBLE) * f.pair_count
+            THEN 1
+            ELSE 0
+          END
+        END
+      ) AS DOUBLE)
+    END AS "value"
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.head_share,
+    prm.k,
+    prm.queries,
+    prm.share
   HAVING
     CASE
       WHEN prm.queries = 'both'
@@ -14636,6 +15896,1874 @@ FROM (
     prm.k,
     prm.queries,
     prm.rel
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_bpm(k NUMBER DEFAULT NULL, t DOUBLE DEFAULT 1.0, min_rel DOUBLE DEFAULT 0, max_rel DOUBLE DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    k AS k,
+    t AS t,
+    min_rel AS min_rel,
+    max_rel AS max_rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k IS NULL OR prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+              AND COALESCE(f.level_before, 0) < prm.t * (
+                prm.max_rel - prm.min_rel
+              )
+              THEN CASE
+                WHEN f.grade IS NULL
+                THEN CAST(0 AS DOUBLE)
+                ELSE (
+                  LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+              END
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            (
+              SUM(
+                CASE
+                  WHEN f.kind = 'R'
+                  AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                  AND COALESCE(f.level_before, 0) < prm.t * (
+                    prm.max_rel - prm.min_rel
+                  )
+                  THEN 1
+                  ELSE 0
+                END
+              ) + CASE
+                WHEN SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                    THEN CASE
+                      WHEN f.grade IS NULL
+                      THEN CAST(0 AS DOUBLE)
+                      ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+                    END
+                    ELSE 0
+                  END
+                ) < prm.t * (
+                  prm.max_rel - prm.min_rel
+                )
+                THEN CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END - SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+                    THEN 1
+                    ELSE 0
+                  END
+                )
+                ELSE 0
+              END
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(
+          CASE
+            WHEN s.grade IS NULL
+            THEN CAST(0 AS DOUBLE)
+            ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(s.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos ASC NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS level_before
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.max_rel,
+    prm.min_rel,
+    prm.queries,
+    prm.t
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_sdcg(k NUMBER DEFAULT NULL, min_rel DOUBLE DEFAULT 0, max_rel DOUBLE DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    k AS k,
+    min_rel AS min_rel,
+    max_rel AS max_rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k IS NULL OR prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R'
+              AND f.pos <= CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END
+              THEN CASE
+                WHEN f.grade IS NULL
+                THEN CAST(0 AS DOUBLE)
+                ELSE (
+                  LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+              END / NULLIF(LN(CAST(f.pos + 1 AS DOUBLE)), 0)
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            (
+              -0.24323834289098076 + (
+                0.5772156649015329 + LN(
+                  LN(
+                    CAST((
+                      (
+                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                      ) + 12
+                    ) AS DOUBLE)
+                  )
+                ) + SQRT(
+                  CAST((
+                    (
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12
+                  ) AS DOUBLE)
+                ) * (
+                  1.0 * LN(
+                    CAST((
+                      (
+                        CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                      ) + 12
+                    ) AS DOUBLE)
+                  ) + -0.25 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    2
+                  ) + 0.05555555555555555 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    3
+                  ) + -0.006944444444444444 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    4
+                  ) + 0.0007986111111111112 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    5
+                  ) + -6.655092592592593e-05 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    6
+                  ) + 5.196523053665911e-06 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    7
+                  ) + -3.2478269085411943e-07 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    8
+                  ) + 1.92395470276588e-08 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    9
+                  ) + -9.619773513829401e-10 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    10
+                  ) + 4.595032957151163e-11 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    11
+                  ) + -1.9145970654796514e-12 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    12
+                  ) + 7.665424482554353e-14 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    13
+                  ) + -2.737651600912269e-15 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    14
+                  ) + 9.436669225201533e-17 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    15
+                  ) + -2.9489591328754792e-18 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    16
+                  ) + 8.925758821411961e-20 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    17
+                  ) + -2.479377450392211e-21 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    18
+                  ) + 6.689726105226863e-23 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    19
+                  ) + -1.6724315263067158e-24 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    20
+                  ) + 4.07086654448594e-26 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    21
+                  ) + -9.251969419286227e-28 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    22
+                  ) + 2.0513952492276501e-29 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    23
+                  ) + -4.273740102557604e-31 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    24
+                  ) + 8.701187477749344e-33 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    25
+                  ) + -1.6733052841825663e-34 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    26
+                  ) + 3.14939780145465e-36 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    27
+                  ) + -5.623924645454731e-38 * POWER(
+                    LN(
+                      CAST((
+                        (
+                          CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                        ) + 12
+                      ) AS DOUBLE)
+                    ),
+                    28
+                  )
+                )
+              ) + 1 / NULLIF(
+                2 * LN(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS DOUBLE)
+                ),
+                0
+              ) - 1 / NULLIF(
+                12 * CAST((
+                  CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                ) + 12 AS DOUBLE) * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  2
+                ),
+                0
+              ) + (
+                POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  2
+                ) + 3 * LN(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS DOUBLE)
+                ) + 3
+              ) / NULLIF(
+                360 * POWER(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS DOUBLE),
+                  3
+                ) * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  4
+                ),
+                0
+              ) - (
+                12 * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  4
+                ) + 50 * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  3
+                ) + 105 * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  2
+                ) + 120 * LN(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS DOUBLE)
+                ) + 60
+              ) / NULLIF(
+                15120 * POWER(
+                  CAST((
+                    CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                  ) + 12 AS DOUBLE),
+                  5
+                ) * POWER(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  6
+                ),
+                0
+              ) - (
+                1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 1 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 2 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 3 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 4 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 5 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 6 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 7 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 8 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 9 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 10 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 11 AS DOUBLE)
+                  ),
+                  0
+                ) + 1 / NULLIF(
+                  LN(
+                    CAST((
+                      CASE WHEN prm.k IS NULL OR prm.k > 1000 THEN 1000 ELSE prm.k END + 1
+                    ) + 12 AS DOUBLE)
+                  ),
+                  0
+                )
+              )
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*
+    FROM item_stream AS s
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.k,
+    prm.max_rel,
+    prm.min_rel,
+    prm.queries
+  HAVING
+    CASE
+      WHEN prm.queries = 'both'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'judged'
+      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      WHEN prm.queries = 'run'
+      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      ELSE TRUE
+    END
+) AS results
+WHERE
+  (
+    SELECT
+      CAST(c.fault AS INT)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
+$$;
+
+CREATE OR REPLACE FUNCTION rm_inst(t DOUBLE DEFAULT 1.0, min_rel DOUBLE DEFAULT 0, max_rel DOUBLE DEFAULT NULL, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+RETURNS TABLE (query_id VARCHAR, value DOUBLE)
+AS $$
+WITH params AS (
+  SELECT
+    t AS t,
+    min_rel AS min_rel,
+    max_rel AS max_rel,
+    ties AS ties,
+    judged_only AS judged_only,
+    queries AS queries,
+    empty AS empty,
+    grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS VARCHAR) AS query_id,
+    CAST(r.item_id AS VARCHAR) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS VARCHAR) AS query_id,
+    CAST(j.item_id AS VARCHAR) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS VARCHAR),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS VARCHAR),
+        ' to ',
+        CAST(MAX(x.grade) AS VARCHAR),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_inst: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_inst: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_inst: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_inst: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= 1 THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.pos <= 1000
+              THEN CASE
+                WHEN COALESCE(f.zero_before, 0) > 0
+                THEN CAST(0 AS DOUBLE)
+                ELSE EXP(COALESCE(f.log_before, 0))
+              END * CASE
+                WHEN f.grade IS NULL
+                THEN CAST(0 AS DOUBLE)
+                ELSE (
+                  LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(f.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel
+                ) / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+              END
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            (
+              SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.pos <= 1000
+                  THEN CASE
+                    WHEN COALESCE(f.zero_before, 0) > 0
+                    THEN CAST(0 AS DOUBLE)
+                    ELSE EXP(COALESCE(f.log_before, 0))
+                  END
+                  ELSE 0
+                END
+              ) + CASE
+                WHEN SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    AND f.pos <= 1000
+                    AND (
+                      f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                    ) = 1
+                    THEN 1
+                    ELSE 0
+                  END
+                ) > 0
+                THEN CAST(0 AS DOUBLE)
+                ELSE EXP(
+                  SUM(
+                    CASE
+                      WHEN f.kind = 'R' AND f.pos <= 1000
+                      THEN CASE
+                        WHEN (
+                          f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        ) = 1
+                        THEN CAST(0 AS DOUBLE)
+                        ELSE 2 * (
+                          LN(
+                            ABS(
+                              (
+                                f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                              ) - 1
+                            )
+                          ) - LN(
+                            (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          )
+                        )
+                      END
+                      ELSE 0
+                    END
+                  )
+                )
+              END * POWER(
+                MAX(
+                  CASE
+                    WHEN f.kind = 'R' AND f.pos <= 1000
+                    THEN (
+                      f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                    )
+                  END
+                ),
+                2
+              ) * (
+                (
+                  1 / NULLIF(
+                    CAST(MAX(
+                      CASE
+                        WHEN f.kind = 'R' AND f.pos <= 1000
+                        THEN (
+                          f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                        )
+                      END
+                    ) + 10 AS DOUBLE),
+                    0
+                  ) + 1 / NULLIF(
+                    2 * POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 10 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    6 * POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 10 AS DOUBLE),
+                      3
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 10 AS DOUBLE),
+                      5
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    42 * POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 10 AS DOUBLE),
+                      7
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 10 AS DOUBLE),
+                      9
+                    ),
+                    0
+                  ) + 5 / NULLIF(
+                    66 * POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 10 AS DOUBLE),
+                      11
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 1 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 2 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 3 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 4 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 5 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 6 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 7 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 8 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST(MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 9 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  )
+                ) - (
+                  1 / NULLIF(
+                    CAST((
+                      MAX(
+                        CASE
+                          WHEN f.kind = 'R' AND f.pos <= 1000
+                          THEN (
+                            f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                          )
+                        END
+                      ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                    ) + 10 AS DOUBLE),
+                    0
+                  ) + 1 / NULLIF(
+                    2 * POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 10 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    6 * POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 10 AS DOUBLE),
+                      3
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 10 AS DOUBLE),
+                      5
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    42 * POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 10 AS DOUBLE),
+                      7
+                    ),
+                    0
+                  ) - 1 / NULLIF(
+                    30 * POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 10 AS DOUBLE),
+                      9
+                    ),
+                    0
+                  ) + 5 / NULLIF(
+                    66 * POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 10 AS DOUBLE),
+                      11
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 1 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 2 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 3 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 4 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 5 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 6 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 7 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 8 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  ) + 1 / NULLIF(
+                    POWER(
+                      CAST((
+                        MAX(
+                          CASE
+                            WHEN f.kind = 'R' AND f.pos <= 1000
+                            THEN (
+                              f.pos + 2 * CAST(prm.t AS DOUBLE) - f.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                            )
+                          END
+                        ) + 1000 - MAX(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN f.pos END)
+                      ) + 9 AS DOUBLE),
+                      2
+                    ),
+                    0
+                  )
+                )
+              )
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS "value"
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(
+          CASE
+            WHEN (
+              s.pos + 2 * CAST(prm.t AS DOUBLE) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+            ) = 1
+            THEN 1
+            ELSE 0
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos ASC NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS zero_before,
+      (
+        SUM(
+          CASE
+            WHEN (
+              s.pos + 2 * CAST(prm.t AS DOUBLE) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+            ) = 1
+            THEN CAST(0 AS DOUBLE)
+            ELSE 2 * (
+              LN(
+                ABS(
+                  (
+                    s.pos + 2 * CAST(prm.t AS DOUBLE) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                  ) - 1
+                )
+              ) - LN(
+                (
+                  s.pos + 2 * CAST(prm.t AS DOUBLE) - s.level_upto / NULLIF(CAST(prm.max_rel - prm.min_rel AS DOUBLE), 0)
+                )
+              )
+            )
+          END
+        ) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos ASC NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        )
+      ) AS log_before
+    FROM (
+      SELECT
+        s.*,
+        (
+          SUM(
+            CASE
+              WHEN s.grade IS NULL
+              THEN CAST(0 AS DOUBLE)
+              ELSE CAST(LEAST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(GREATEST_IGNORE_NULLS(s.grade, 0), prm.min_rel), prm.max_rel) - prm.min_rel AS DOUBLE)
+            END
+          ) OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY s.pos ASC NULLS LAST
+            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+          )
+        ) AS level_upto
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.max_rel,
+    prm.min_rel,
+    prm.queries,
+    prm.t
   HAVING
     CASE
       WHEN prm.queries = 'both'
