@@ -12,8 +12,9 @@ PARAMETERS = {
              "order of tied scores: item id descending byte-wise (trec_eval), ascending, scikit-learn's tie-averaged "
              "DCG, or the run's own rank column / input order (MLlib)"),
     "gain": (("linear", "exponential", "binary"), "DCG gain of a grade: grade, 2^grade - 1, or 1"),
-    "ideal": (("judgments", "candidates", "retrieved"),
-              "ideal ranking of nDCG: all judged items, the run's scored items, or the top k retrieved re-sorted"),
+    "ideal": (("judgments", "candidates", "retrieved", "cutoff"),
+              "ideal ranking of nDCG: all judged items, the run's scored items, the top k retrieved re-sorted, or k "
+              "items of gain 1 whatever the judgments (RecTools' default, divide_by_achievable=False)"),
     "denominator": (("judged", "capped", "retrieved"),
                     "AP denominator: |G|, min(k, |G|), or relevant items retrieved in the top k"),
     "empty": (("zero", "nan"), "queries with no relevant judgment: 0 and counted, or NaN and left out of means"),
@@ -78,17 +79,13 @@ PRESETS = {
     # recommendations 0), the recommendation-only ones (SufficientReco, ...) over the users recommended to (NULL,
     # and left out, elsewhere); IntraListDiversity with its Hamming distance over item features.
     "rectools": dict(BASE, ties="input", gain="binary", level_for_gain=True, queries="all", empty="nan",
-                     distance="hamming"),
+                     distance="hamming", ideal="cutoff"),
 }
 
 
 # Metrics a preset does not reproduce yet: refused under it (rather than a number the library would not give)
 # unless the named convention is switched explicitly. preset -> metric -> (convention parameter, reason).
-GAPS = {
-    "rectools": {"nDCG": ("ideal", "RecTools' NDCG divides by the DCG of k relevant items by default "
-                          "(divide_by_achievable=False), which is not implemented; its NDCG(divide_by_achievable="
-                          "True) is nDCG with the switch ideal=judgments (--ideal judgments)")},
-}
+GAPS: dict = {}
 
 
 def refuse_gaps(convention: str, overrides: dict, metric_names) -> None:

@@ -542,6 +542,9 @@ class Measure:
                 raise UsageError(f"metric '{self.requested}': {key}={out[key]} for this measure, {conv[key]} for "
                                  f"the evaluation; the measures of one evaluation read the run one way: set "
                                  f"{key} for the evaluation (-J, judged_only=)")
+        if out.get("ideal") == "cutoff" and not (self.k is not None and 1 <= self.k <= 1000):
+            raise UsageError(f"metric '{self.requested}': ideal cutoff (the DCG of k items of gain 1, RecTools' "
+                             f"default) needs a cutoff from 1 to 1000, e.g. nDCG@10")
         if out.get("gains") and out.get("ideal", "judgments") != "judgments":
             raise UsageError(f"metric '{self.requested}': a gain map orders the judged items by their gains; it "
                              f"applies with ideal judgments, not {out['ideal']}")

@@ -155,3 +155,39 @@ CREATE OR REPLACE MACRO rm_valid_gain(macro, gain) AS
 CREATE OR REPLACE MACRO rm_valid_log_base(macro, log_base) AS
     rm_valid(rm_valid_number(log_base) AND TRY_CAST(log_base AS DOUBLE) > 1, macro, 'log_base',
              'a finite number > 1', log_base);
+
+-- The logarithmic integral li(x) = gamma + ln ln x + sqrt(x) sum_{n >= 1} c_n (ln x)^n (Ramanujan's series,
+-- c_n = (-1)^(n-1) / (n! 2^(n-1)) sum_{j=0}^{floor((n-1)/2)} 1 / (2j + 1)), 28 terms: error below 1e-11 up to
+-- x = 1100, the range SDCG and nDCG's 'cutoff' ideal read. A flat sum, not Horner's nesting: SQLite's parser overflows on deep parentheses.
+CREATE OR REPLACE MACRO rm_li(x) AS
+    0.5772156649015329 + LN(LN(CAST(x AS DOUBLE))) + SQRT(CAST(x AS DOUBLE)) * (
+        1.0 * LN(CAST(x AS DOUBLE)) + -0.25 * POWER(LN(CAST(x AS DOUBLE)), 2)
+        + 0.05555555555555555 * POWER(LN(CAST(x AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST(x AS DOUBLE)), 4)
+        + 0.0007986111111111112 * POWER(LN(CAST(x AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST(x AS DOUBLE)), 6)
+        + 5.196523053665911e-06 * POWER(LN(CAST(x AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST(x AS DOUBLE)), 8)
+        + 1.92395470276588e-08 * POWER(LN(CAST(x AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST(x AS DOUBLE)), 10)
+        + 4.595032957151163e-11 * POWER(LN(CAST(x AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST(x AS DOUBLE)), 12)
+        + 7.665424482554353e-14 * POWER(LN(CAST(x AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST(x AS DOUBLE)), 14)
+        + 9.436669225201533e-17 * POWER(LN(CAST(x AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST(x AS DOUBLE)), 16)
+        + 8.925758821411961e-20 * POWER(LN(CAST(x AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST(x AS DOUBLE)), 18)
+        + 6.689726105226863e-23 * POWER(LN(CAST(x AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST(x AS DOUBLE)), 20)
+        + 4.07086654448594e-26 * POWER(LN(CAST(x AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST(x AS DOUBLE)), 22)
+        + 2.0513952492276501e-29 * POWER(LN(CAST(x AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST(x AS DOUBLE)), 24)
+        + 8.701187477749344e-33 * POWER(LN(CAST(x AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST(x AS DOUBLE)), 26)
+        + 3.14939780145465e-36 * POWER(LN(CAST(x AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST(x AS DOUBLE)), 28));
+
+-- sum_{m=2}^{n} 1 / ln(m) for n >= 1: twelve exact terms and the Euler-Maclaurin expansion at x = n + 12,
+-- -0.24323834289098076 + li(x) + f(x) / 2 + f'(x) / 12 - f'''(x) / 720 + f'''''(x) / 30240 with f = 1 / ln (its
+-- constant from the sum to 200000 in 50 digits; error below 1e-11 for n up to 1001).
+CREATE OR REPLACE MACRO rm_inverse_log_sum(n) AS
+    -0.24323834289098076 + rm_li(n + 12) + 1 / (2 * LN(CAST(n + 12 AS DOUBLE)))
+        - 1 / (12 * CAST(n + 12 AS DOUBLE) * POWER(LN(CAST(n + 12 AS DOUBLE)), 2))
+        + (POWER(LN(CAST(n + 12 AS DOUBLE)), 2) + 3 * LN(CAST(n + 12 AS DOUBLE)) + 3)
+          / (360 * POWER(CAST(n + 12 AS DOUBLE), 3) * POWER(LN(CAST(n + 12 AS DOUBLE)), 4))
+        - (12 * POWER(LN(CAST(n + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST(n + 12 AS DOUBLE)), 3)
+           + 105 * POWER(LN(CAST(n + 12 AS DOUBLE)), 2) + 120 * LN(CAST(n + 12 AS DOUBLE)) + 60)
+          / (15120 * POWER(CAST(n + 12 AS DOUBLE), 5) * POWER(LN(CAST(n + 12 AS DOUBLE)), 6))
+        - (1 / LN(CAST(n + 1 AS DOUBLE)) + 1 / LN(CAST(n + 2 AS DOUBLE)) + 1 / LN(CAST(n + 3 AS DOUBLE))
+           + 1 / LN(CAST(n + 4 AS DOUBLE)) + 1 / LN(CAST(n + 5 AS DOUBLE)) + 1 / LN(CAST(n + 6 AS DOUBLE))
+           + 1 / LN(CAST(n + 7 AS DOUBLE)) + 1 / LN(CAST(n + 8 AS DOUBLE)) + 1 / LN(CAST(n + 9 AS DOUBLE))
+           + 1 / LN(CAST(n + 10 AS DOUBLE)) + 1 / LN(CAST(n + 11 AS DOUBLE)) + 1 / LN(CAST(n + 12 AS DOUBLE)));

@@ -5,7 +5,8 @@
 --   log_base  base of the discount 1 / log(rank + 1); it changes DCG, never nDCG
 --   ideal     the ideal ranking: 'judgments' (all judged items by grade: trec_eval, ranx), 'candidates' (the
 --             run's own items by grade, unjudged as 0: scikit-learn) or 'retrieved' (the top k retrieved
---             items re-sorted by grade: seed note 001)
+--             items re-sorted by grade: seed note 001) or 'cutoff' (k items of gain 1, whatever the judgments:
+--             RecTools' NDCG default)
 --   ties      'average' gives tied items the mean discount of the ranks they share (scikit-learn, McSherry &
 --             Najork 2008); every other value ranks them one after the other.
 
@@ -74,6 +75,12 @@ WHERE valid.ok
 GROUP BY f.query_id
 HAVING rm_in_query_set(f.kind, queries);
 
+-- The ideal = 'cutoff' denominator (RecTools' NDCG default, divide_by_achievable=False): the DCG of k items of
+-- gain 1, sum_{r=1}^{k} log_base-discount(r) = ln(log_base) * sum_{m=2}^{k+1} 1 / ln(m), whatever the query's
+-- judgments (00_common.sql's series, exact to 1e-11 for k up to 1000, the range its check allows).
+CREATE OR REPLACE MACRO rm_cutoff_ideal_dcg(k, log_base) AS
+    LN(CAST(log_base AS DOUBLE)) * rm_inverse_log_sum(k + 1);
+
 CREATE OR REPLACE MACRO ndcg(run, judgments, k := NULL, gain := 'linear', rel := 1, log_base := 2,
         ideal := 'judgments', gains := '', ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
         query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
@@ -82,8 +89,9 @@ SELECT
     UNNEST(f.query_id),
     rm_finish(
         rm_ratio(rm_dcg(f.kind, f.pos, f.grade, f.tie_discount, k, gain, rel, log_base, ties, gains),
-                 rm_ideal_dcg(f.kind, f.pos, f.ipos, f.ideal_pos_within, f.grade, k, gain, rel, log_base, ideal, gains,
-                              f.gain_pos)),
+                 CASE WHEN ideal = 'cutoff' THEN rm_cutoff_ideal_dcg(k, log_base)
+                      ELSE rm_ideal_dcg(f.kind, f.pos, f.ipos, f.ideal_pos_within, f.grade, k, gain, rel, log_base,
+                                        ideal, gains, f.gain_pos) END),
         rm_num_rel(f.kind, f.grade, rel), empty) AS value
 FROM (
     SELECT
@@ -98,7 +106,9 @@ CROSS JOIN (SELECT rm_valid_k('ndcg', k)
         AND rm_valid_gain('ndcg', gain)
         AND rm_valid_rel('ndcg', rel)
         AND rm_valid_log_base('ndcg', log_base)
-        AND rm_valid_choice('ndcg', 'ideal', ideal, ['judgments', 'candidates', 'retrieved'])
+        AND rm_valid_choice('ndcg', 'ideal', ideal, ['judgments', 'candidates', 'retrieved', 'cutoff'])
+        AND rm_valid(ideal <> 'cutoff' OR k BETWEEN 1 AND 1000, 'ndcg', 'k',
+            'a cutoff from 1 to 1000 with ideal ''cutoff''', k)
         AND rm_valid_gains('ndcg', gains, ideal)
         AND rm_valid_stream('ndcg', ties, judged_only, queries, grades)
         AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,

@@ -21,7 +21,8 @@ ACCURACY = [
     ("PAP@3", "PAP", {"k": 3}), ("PAP@10", "PAP", {"k": 10}),
     ("HitRate@5", "HitRate", {"k": 5}), ("MRR@10", "MRR", {"k": 10}), ("Precision@10", "Precision", {"k": 10}),
     ("Recall@10", "Recall", {"k": 10}), ("MAP@10", "MAP", {"k": 10}),
-    ("NDCG@10", "NDCG", {"k": 10, "divide_by_achievable": True}),
+    ("NDCG@10", "NDCG", {"k": 10}), ("NDCG@3", "NDCG", {"k": 3}),
+    ("nDCG(ideal=judgments)@10", "NDCG", {"k": 10, "divide_by_achievable": True}),
     ("CoveredUsers@10", "CoveredUsers", {"k": 10}), ("CoveredUsers@2", "CoveredUsers", {"k": 2}),
     ("SufficientReco@10", "SufficientReco", {"k": 10}), ("SufficientReco@4", "SufficientReco", {"k": 4}),
     ("SufficientReco(deep=true)@12", "SufficientReco", {"k": 12, "deep": True}),
@@ -75,10 +76,10 @@ def ours(reco, test, names, train=None, catalog=None, vectors=None):
                     "rank": [r[2] for r in reco], "score": [r[3] for r in reco]})
     qrels = pa.table({"query_id": [t[0] for t in test], "item_id": [t[1] for t in test],
                       "relevance": [1] * len(test)})
-    # RecTools' NDCG(divide_by_achievable=True) is nDCG over the judged ideal (its default is refused: see
-    # test_rectools_default_ndcg_is_refused)
-    return (evaluate(qrels, run, names, convention="rectools", ideal="judgments", **sides),
-            evaluate(qrels, run, names, convention="rectools", ideal="judgments", per_query=True, **sides))
+    # RecTools' NDCG divides by the DCG of k relevant items (the preset's ideal 'cutoff'); with
+    # divide_by_achievable=True it is nDCG over the judged ideal (nDCG(ideal=judgments)@k)
+    return (evaluate(qrels, run, names, convention="rectools", **sides),
+            evaluate(qrels, run, names, convention="rectools", per_query=True, **sides))
 
 
 def check(reco, test, specs, train=None, catalog=None, vectors=None):
@@ -143,12 +144,19 @@ def test_hand_computed_partial_auc_and_pap():
     assert got == pytest.approx({"PartialAUC@2": 1 / 6, "PAP@2": 1 / 4, "AUC": 1 / 3}, abs=1e-12)
 
 
-def test_rectools_default_ndcg_is_refused():
-    # RecTools' NDCG divides by the DCG of k relevant items unless divide_by_achievable=True: not implemented, so
-    # refused under its preset rather than answered with the other number
-    p = cli("eval", os.path.join(RECSYS, "test.qrels"), os.path.join(RECSYS, "itemknn.run"), "--convention",
-            "rectools", "-m", "NDCG@10", check=False)
-    assert p.returncode == 2 and "divide_by_achievable" in p.stderr and p.stderr.count("\n") == 1
+def test_rectools_default_ndcg_is_the_dcg_of_k_relevant_items():
+    # RecTools' NDCG (divide_by_achievable=False) divides DCG@k by the DCG of k relevant items, whatever the user's
+    # judgments: one relevant item at rank 2 of a user with one judgment gives 1/log2(3) / (1 + 1/log2(3) + 1/2)
+    # at k = 3; without a cutoff (or above 1000) the ideal is refused with one line
+    import math as m
+    reco = [("q", i, n, 10.0 - n) for n, i in enumerate("xab", 1)]
+    _, per_query = ours(reco, [("q", "a")], ["NDCG@3", "nDCG(ideal=judgments)@3"])
+    assert per_query["NDCG@3"]["q"] == pytest.approx((1 / m.log2(3)) / (1 + 1 / m.log2(3) + 1 / m.log2(4)), abs=1e-12)
+    assert per_query["nDCG(ideal=judgments)@3"]["q"] == pytest.approx(1 / m.log2(3), abs=1e-12)
+    for name in ("NDCG", "NDCG@1001"):
+        p = cli("eval", os.path.join(RECSYS, "test.qrels"), os.path.join(RECSYS, "itemknn.run"), "--convention",
+                "rectools", "-m", name, check=False)
+        assert p.returncode == 2 and "needs a cutoff from 1 to 1000" in p.stderr and p.stderr.count("\n") == 1
 
 
 def test_hand_computed_novelty_popularity_and_serendipity():

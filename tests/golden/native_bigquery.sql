@@ -5172,9 +5172,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
+          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
+            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS STRING), 'NULL')
           )
         END AS fault
@@ -5318,40 +5318,289 @@ FROM (
               ELSE 0
             END
           ) AS FLOAT64) / NULLIF(
-            SUM(
-              CASE
-                WHEN prm.gains <> ''
-                AND f.kind = 'J'
-                AND (
-                  prm.k IS NULL OR f.gain_pos <= prm.k
+            CASE
+              WHEN prm.ideal = 'cutoff'
+              THEN (
+                LN(CAST(prm.log_base AS FLOAT64)) * (
+                  -0.24323834289098076 + (
+                    0.5772156649015329 + LN(LN(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS FLOAT64))) + SQRT(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS FLOAT64)) * (
+                      1.0 * LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)) + -0.25 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 28)
+                    )
+                  ) + 1 / NULLIF(2 * LN(CAST((
+                    prm.k + 1
+                  ) + 12 AS FLOAT64)), 0) - 1 / NULLIF(
+                    12 * CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 2),
+                    0
+                  ) + (
+                    POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 2) + 3 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)) + 3
+                  ) / NULLIF(
+                    360 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64), 3) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 4),
+                    0
+                  ) - (
+                    12 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 4) + 50 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 3) + 105 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 2) + 120 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)) + 60
+                  ) / NULLIF(
+                    15120 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64), 5) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 6),
+                    0
+                  ) - (
+                    1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 1 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 2 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 3 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 4 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 5 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 6 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 7 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 8 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 9 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 10 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 11 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 0)
+                  )
                 )
-                AND CASE
+              )
+              ELSE SUM(
+                CASE
                   WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND INSTR(',' || prm.gains, (
-                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                  )) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    INSTR(',' || prm.gains, (
+                  AND f.kind = 'J'
+                  AND (
+                    prm.k IS NULL OR f.gain_pos <= prm.k
+                  )
+                  AND CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND INSTR(',' || prm.gains, (
                       ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                    )) + LENGTH((
+                    )) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      INSTR(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )),
+                      INSTR(
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          INSTR(',' || prm.gains, (
+                            ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                          )) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                          ))
+                        ),
+                        ','
+                      ) - 1
+                    ) AS FLOAT64)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS FLOAT64)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS FLOAT64)
+                      ELSE CAST(f.grade AS FLOAT64)
+                    END
+                  END > 0
+                  THEN CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND INSTR(',' || prm.gains, (
                       ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                    )),
-                    INSTR(
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        INSTR(',' || prm.gains, (
-                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                        )) + LENGTH((
-                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                        ))
-                      ),
-                      ','
-                    ) - 1
-                  ) AS FLOAT64)
-                  ELSE CASE
+                    )) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      INSTR(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )),
+                      INSTR(
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          INSTR(',' || prm.gains, (
+                            ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                          )) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                          ))
+                        ),
+                        ','
+                      ) - 1
+                    ) AS FLOAT64)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS FLOAT64)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS FLOAT64)
+                      ELSE CAST(f.grade AS FLOAT64)
+                    END
+                  END * (
+                    LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.gain_pos AS FLOAT64) + 1), 0)
+                  )
+                  WHEN prm.gains <> ''
+                  THEN 0
+                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  )
+                  THEN CASE
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT64)
                     WHEN prm.gain = 'exponential'
@@ -5359,35 +5608,15 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS FLOAT64)
                     ELSE CAST(f.grade AS FLOAT64)
-                  END
-                END > 0
-                THEN CASE
-                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND INSTR(',' || prm.gains, (
-                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                  )) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    INSTR(',' || prm.gains, (
-                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                    )) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                    )),
-                    INSTR(
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        INSTR(',' || prm.gains, (
-                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                        )) + LENGTH((
-                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                        ))
-                      ),
-                      ','
-                    ) - 1
-                  ) AS FLOAT64)
-                  ELSE CASE
+                  END * (
+                    LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
+                  )
+                  WHEN prm.ideal = 'candidates'
+                  AND f.kind = 'R'
+                  AND (
+                    prm.k IS NULL OR f.ipos <= prm.k
+                  )
+                  THEN CASE
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT64)
                     WHEN prm.gain = 'exponential'
@@ -5395,59 +5624,27 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS FLOAT64)
                     ELSE CAST(f.grade AS FLOAT64)
-                  END
-                END * (
-                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.gain_pos AS FLOAT64) + 1), 0)
-                )
-                WHEN prm.gains <> ''
-                THEN 0
-                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT64)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT64)
-                  ELSE CAST(f.grade AS FLOAT64)
-                END * (
-                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
-                )
-                WHEN prm.ideal = 'candidates'
-                AND f.kind = 'R'
-                AND (
-                  prm.k IS NULL OR f.ipos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT64)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT64)
-                  ELSE CAST(f.grade AS FLOAT64)
-                END * (
-                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ipos AS FLOAT64) + 1), 0)
-                )
-                WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT64)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT64)
-                  ELSE CAST(f.grade AS FLOAT64)
-                END * (
-                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ideal_pos_within AS FLOAT64) + 1), 0)
-                )
-                ELSE 0
-              END
-            ),
+                  END * (
+                    LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ipos AS FLOAT64) + 1), 0)
+                  )
+                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  )
+                  THEN CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS FLOAT64)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS FLOAT64)
+                    ELSE CAST(f.grade AS FLOAT64)
+                  END * (
+                    LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ideal_pos_within AS FLOAT64) + 1), 0)
+                  )
+                  ELSE 0
+                END
+              )
+            END,
             0
           )
         ),

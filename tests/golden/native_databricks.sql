@@ -5115,9 +5115,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
+          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
+            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS STRING), 'NULL')
           )
         END AS fault
@@ -5261,40 +5261,289 @@ FROM (
               ELSE 0
             END
           ) AS DOUBLE) / NULLIF(
-            SUM(
-              CASE
-                WHEN prm.gains <> ''
-                AND f.kind = 'J'
-                AND (
-                  prm.k IS NULL OR f.gain_pos <= prm.k
+            CASE
+              WHEN prm.ideal = 'cutoff'
+              THEN (
+                LN(CAST(prm.log_base AS DOUBLE)) * (
+                  -0.24323834289098076 + (
+                    0.5772156649015329 + LN(LN(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE))) + SQRT(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE)) * (
+                      1.0 * LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 28)
+                    )
+                  ) + 1 / NULLIF(2 * LN(CAST((
+                    prm.k + 1
+                  ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
+                    12 * CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2),
+                    0
+                  ) + (
+                    POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 3
+                  ) / NULLIF(
+                    360 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4),
+                    0
+                  ) - (
+                    12 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 60
+                  ) / NULLIF(
+                    15120 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 6),
+                    0
+                  ) - (
+                    1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 0)
+                  )
                 )
-                AND CASE
+              )
+              ELSE SUM(
+                CASE
                   WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND LOCATE((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                  ), ',' || prm.gains) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    LOCATE((
+                  AND f.kind = 'J'
+                  AND (
+                    prm.k IS NULL OR f.gain_pos <= prm.k
+                  )
+                  AND CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND LOCATE((
                       ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                    ), ',' || prm.gains) + LENGTH((
+                    ), ',' || prm.gains) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      )),
+                      LOCATE(
+                        ',',
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          LOCATE((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                          ), ',' || prm.gains) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                          ))
+                        )
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END > 0
+                  THEN CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND LOCATE((
                       ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                    )),
-                    LOCATE(
-                      ',',
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        LOCATE((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                        ), ',' || prm.gains) + LENGTH((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                        ))
-                      )
-                    ) - 1
-                  ) AS DOUBLE)
-                  ELSE CASE
+                    ), ',' || prm.gains) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      )),
+                      LOCATE(
+                        ',',
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          LOCATE((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                          ), ',' || prm.gains) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                          ))
+                        )
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END * (
+                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                  )
+                  WHEN prm.gains <> ''
+                  THEN 0
+                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  )
+                  THEN CASE
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
@@ -5302,35 +5551,15 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END
-                END > 0
-                THEN CASE
-                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND LOCATE((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                  ), ',' || prm.gains) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    LOCATE((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                    ), ',' || prm.gains) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                    )),
-                    LOCATE(
-                      ',',
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        LOCATE((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                        ), ',' || prm.gains) + LENGTH((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                        ))
-                      )
-                    ) - 1
-                  ) AS DOUBLE)
-                  ELSE CASE
+                  END * (
+                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                  )
+                  WHEN prm.ideal = 'candidates'
+                  AND f.kind = 'R'
+                  AND (
+                    prm.k IS NULL OR f.ipos <= prm.k
+                  )
+                  THEN CASE
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
@@ -5338,59 +5567,27 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
-                )
-                WHEN prm.gains <> ''
-                THEN 0
-                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-                )
-                WHEN prm.ideal = 'candidates'
-                AND f.kind = 'R'
-                AND (
-                  prm.k IS NULL OR f.ipos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-                )
-                WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-                )
-                ELSE 0
-              END
-            ),
+                  END * (
+                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
+                  )
+                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  )
+                  THEN CASE
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END * (
+                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
+                  )
+                  ELSE 0
+                END
+              )
+            END,
             0
           )
         ),
