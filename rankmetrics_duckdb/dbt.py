@@ -82,7 +82,7 @@ def _presets(macro_name: str, params: list) -> dict:
     out = {}
     for preset in conventions.PRESETS:
         conv = conventions.resolve(preset)
-        values = {**conv, **measures.Measure(metric.name, metric, None, ()).values(conv)}
+        values = {**conv, **measures.Measure(metric.name, metric, None, ()).values(conv, request=False)}
         out[preset] = {n: (math.e if values[n] == "e" else values[n]) for n in names}  # log_base 'e': the number
     return out
 

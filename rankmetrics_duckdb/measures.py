@@ -520,8 +520,9 @@ class Measure:
     params: tuple  # ((name, value), ...) given in the name
     average_of: tuple = ()  # ((name, value), ...) per part: the value is the mean of the metric's at each part
 
-    def values(self, conv: dict) -> dict:
-        """All macro arguments of this measure under the conventions conv (name parameters win)."""
+    def values(self, conv: dict, request: bool = True) -> dict:
+        """All macro arguments of this measure under the conventions conv (name parameters win). request=False:
+        for a metric's defaults (the dbt package's macros), not a measure asked for: a cutoff is not required."""
         out = {"k": self.k}
         for p in self.metric.params:
             if p == "rel":
@@ -542,7 +543,7 @@ class Measure:
                 raise UsageError(f"metric '{self.requested}': {key}={out[key]} for this measure, {conv[key]} for "
                                  f"the evaluation; the measures of one evaluation read the run one way: set "
                                  f"{key} for the evaluation (-J, judged_only=)")
-        if out.get("ideal") == "cutoff" and not (self.k is not None and 1 <= self.k <= 1000):
+        if request and out.get("ideal") == "cutoff" and not (self.k is not None and 1 <= self.k <= 1000):
             raise UsageError(f"metric '{self.requested}': ideal cutoff (the DCG of k items of gain 1, RecTools' "
                              f"default) needs a cutoff from 1 to 1000, e.g. nDCG@10")
         if out.get("gains") and out.get("ideal", "judgments") != "judgments":
