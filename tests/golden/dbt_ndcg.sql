@@ -3,11 +3,10 @@
    group) the queries convention keeps. A parameter left out (none) takes the preset's value (trec_eval:
    sql/'s defaults). See the package's README for the arguments. #}
 {% macro ndcg(run, judgments, k=none, gain=none, rel=none, log_base=none, ideal=none, gains=none, ties=none, judged_only=none, queries=none, empty=none, grades=none, preset='trec_eval', query_column='query_id', item_column='item_id', score_column='score', rank_column=none, relevance_column='relevance', by=none, judgments_by=none, run_lists=false, judgment_lists=false) %}
-  {%- set presets = {'trec_eval': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'both', 'empty': 'zero', 'grades': 'truncate'}, 'ranx': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'judged', 'empty': 'zero', 'grades': 'as_given'}, 'mllib': {'gain': 'binary', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'input', 'judged_only': false, 'queries': 'all', 'empty': 'zero', 'grades': 'as_given'}, 'sklearn': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'candidates', 'gains': '', 'ties': 'average', 'judged_only': false, 'queries': 'run', 'empty': 'zero', 'grades': 'as_given'}, 'retrieved': {'gain': 'exponential', 'rel': 1, 'log_base': 2, 'ideal': 'retrieved', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'all', 'empty': 'nan', 'grades': 'as_given'}, 'pytrec_eval': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'both', 'empty': 'zero', 'grades': 'truncate'}, 'ir_measures': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'judged', 'empty': 'zero', 'grades': 'truncate'}, 'rectools': {'gain': 'binary', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'input', 'judged_only': false, 'queries': 'all', 'empty': 'nan', 'grades': 'as_given'}} -%}
+  {%- set presets = {'trec_eval': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'both', 'empty': 'zero', 'grades': 'truncate'}, 'ranx': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'judged', 'empty': 'zero', 'grades': 'as_given'}, 'mllib': {'gain': 'binary', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'input', 'judged_only': false, 'queries': 'all', 'empty': 'zero', 'grades': 'as_given'}, 'sklearn': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'candidates', 'gains': '', 'ties': 'average', 'judged_only': false, 'queries': 'run', 'empty': 'zero', 'grades': 'as_given'}, 'retrieved': {'gain': 'exponential', 'rel': 1, 'log_base': 2, 'ideal': 'retrieved', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'all', 'empty': 'nan', 'grades': 'as_given'}, 'pytrec_eval': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'both', 'empty': 'zero', 'grades': 'truncate'}, 'ir_measures': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'judged', 'empty': 'zero', 'grades': 'truncate'}, 'rectools': {'gain': 'binary', 'rel': 1, 'log_base': 2, 'ideal': 'cutoff', 'gains': '', 'ties': 'input', 'judged_only': false, 'queries': 'all', 'empty': 'nan', 'grades': 'as_given'}} -%}
   {%- if preset not in presets -%}
     {{ exceptions.raise_compiler_error("rankmetrics.ndcg: unknown preset '" ~ preset ~ "'; choose one of: trec_eval, ranx, mllib, sklearn, retrieved, pytrec_eval, ir_measures, rectools") }}
   {%- endif -%}
-  {%- if preset == 'rectools' and ideal is none -%}{{ exceptions.raise_compiler_error('rankmetrics.ndcg under preset rectools: RecTools\' NDCG divides by the DCG of k relevant items by default (divide_by_achievable=False), which is not implemented; its NDCG(divide_by_achievable=True) is nDCG with the switch ideal=judgments (--ideal judgments)') }}{%- endif -%}
   {%- set p = presets[preset] -%}
   {%- set shape = rankmetrics.rm_shape('rankmetrics.ndcg', judgments, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) -%}
   {{ return(adapter.dispatch('ndcg', 'rankmetrics')(run, judgments, k, (gain if gain is not none else p['gain']), (rel if rel is not none else p['rel']), (log_base if log_base is not none else p['log_base']), (ideal if ideal is not none else p['ideal']), (gains if gains is not none else p['gains']), (ties if ties is not none else p['ties']), (judged_only if judged_only is not none else p['judged_only']), (queries if queries is not none else p['queries']), (empty if empty is not none else p['empty']), (grades if grades is not none else p['grades']), query_column, item_column, score_column, rank_column, relevance_column, shape.by, shape.judgments_by, run_lists, judgment_lists)) }}
@@ -151,8 +150,8 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
-          THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ' || COALESCE(CAST(prm.ideal AS TEXT), 'NULL')
+          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ' || COALESCE(CAST(prm.ideal AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
@@ -206,6 +205,9 @@ FROM (
         ELSE COALESCE(
           (
             CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND prm.ties = 'average'
+                THEN CASE
 {% else %}    f.query_id,
     CASE
       WHEN prm.empty = 'nan'
@@ -296,146 +298,214 @@ FROM (
               ELSE 0
             END
           ) AS DOUBLE) / NULLIF(
-            SUM(
-{% endif %}              CASE
-{% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
-                THEN CASE
-{% else %}                WHEN prm.gains <> ''
-                AND f.kind = 'J'
-                AND (
-                  prm.k IS NULL OR f.gain_pos <= prm.k
+            CASE
+              WHEN prm.ideal = 'cutoff'
+              THEN (
+                LN(CAST(prm.log_base AS DOUBLE)) * (
+                  -0.24323834289098076 + (
+                    0.5772156649015329 + LN(LN(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE))) + SQRT(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE)) * (
+                      1.0 * LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 28)
+                    )
+                  ) + 1 / NULLIF(2 * LN(CAST((
+                    prm.k + 1
+                  ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
+                    12 * CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2),
+                    0
+                  ) + (
+                    POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 3
+                  ) / NULLIF(
+                    360 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4),
+                    0
+                  ) - (
+                    12 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 60
+                  ) / NULLIF(
+                    15120 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 6),
+                    0
+                  ) - (
+                    1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 0)
+                  )
                 )
-                AND CASE
-{% endif %}                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND STRPOS(',' || prm.gains, (
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  )) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    STRPOS(',' || prm.gains, (
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    )) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    )),
-                    STRPOS(
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        STRPOS(',' || prm.gains, (
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                        )) + LENGTH((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                        ))
-                      ),
-                      ','
-                    ) - 1
-                  ) AS DOUBLE)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-                  END
-{% if by %}                END * f.tie_discount
-                WHEN f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-{% else %}                END > 0
-{% endif %}                THEN CASE
-                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND STRPOS(',' || prm.gains, (
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  )) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    STRPOS(',' || prm.gains, (
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    )) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    )),
-                    STRPOS(
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        STRPOS(',' || prm.gains, (
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                        )) + LENGTH((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                        ))
-                      ),
-                      ','
-                    ) - 1
-                  ) AS DOUBLE)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-                  END
-                END * (
-{% if by %}{% else %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
-                )
-                WHEN prm.gains <> ''
-                THEN 0
-                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-{% endif %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-{% if by %}{% else %}                )
-                WHEN prm.ideal = 'candidates'
-                AND f.kind = 'R'
-                AND (
-                  prm.k IS NULL OR f.ipos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-                )
-                WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-{% endif %}                )
-                ELSE 0
-              END
-{% if by %}            ) AS DOUBLE) / NULLIF(
-              SUM(
+              )
+              ELSE SUM(
                 CASE
-                  WHEN prm.gains <> ''
-                  AND f.kind = 'J'
+{% endif %}                  WHEN prm.gains <> ''
+{% if by %}                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND STRPOS(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  )) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    STRPOS(',' || prm.gains, (
+{% else %}                  AND f.kind = 'J'
                   AND (
                     prm.k IS NULL OR f.gain_pos <= prm.k
                   )
@@ -444,8 +514,9 @@ FROM (
                     AND f.grade >= 0
                     AND f.grade = FLOOR(f.grade)
                     AND STRPOS(',' || prm.gains, (
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    )) > 0
+{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+{% if by %}                    )) + LENGTH((
+{% else %}                    )) > 0
                     THEN CAST(SUBSTRING(
                       ',' || prm.gains || ',',
                       STRPOS(',' || prm.gains, (
@@ -480,8 +551,22 @@ FROM (
                     AND f.grade >= 0
                     AND f.grade = FLOOR(f.grade)
                     AND STRPOS(',' || prm.gains, (
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    )) > 0
+{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+{% if by %}                    )),
+                    STRPOS(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        STRPOS(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+{% else %}                    )) > 0
                     THEN CAST(SUBSTRING(
                       ',' || prm.gains || ',',
                       STRPOS(',' || prm.gains, (
@@ -519,14 +604,46 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END * (
+{% if by %}                  END
+                END * f.tie_discount
+                WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND STRPOS(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  )) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    STRPOS(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )),
+                    STRPOS(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        STRPOS(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+{% else %}                  END * (
                     LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
                   )
                   WHEN prm.ideal = 'candidates'
@@ -535,17 +652,351 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END * (
+{% if by %}                  END
+                END * (
+                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                )
+                ELSE 0
+              END
+            ) AS DOUBLE) / NULLIF(
+              CASE
+                WHEN prm.ideal = 'cutoff'
+                THEN (
+                  LN(CAST(prm.log_base AS DOUBLE)) * (
+                    -0.24323834289098076 + (
+                      0.5772156649015329 + LN(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE))) + SQRT(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)) * (
+                        1.0 * LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 28)
+                      )
+                    ) + 1 / NULLIF(2 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
+                      12 * CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2),
+                      0
+                    ) + (
+                      POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)) + 3
+                    ) / NULLIF(
+                      360 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 4),
+                      0
+                    ) - (
+                      12 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)) + 60
+                    ) / NULLIF(
+                      15120 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 6),
+                      0
+                    ) - (
+                      1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 0)
+                    )
+{% else %}                  END * (
                     LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+{% endif %}                  )
+{% if by %}                )
+                ELSE SUM(
+                  CASE
+                    WHEN prm.gains <> ''
+                    AND f.kind = 'J'
+                    AND (
+                      prm.k IS NULL OR f.gain_pos <= prm.k
+                    )
+                    AND CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND STRPOS(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      )) > 0
+                      THEN CAST(SUBSTRING(
+                        ',' || prm.gains || ',',
+                        STRPOS(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        )),
+                        STRPOS(
+                          SUBSTRING(
+                            ',' || prm.gains || ',',
+                            STRPOS(',' || prm.gains, (
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                            )) + LENGTH((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                            ))
+                          ),
+                          ','
+                        ) - 1
+                      ) AS DOUBLE)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE)
+                        ELSE CAST(f.grade AS DOUBLE)
+                      END
+                    END > 0
+                    THEN CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND STRPOS(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      )) > 0
+                      THEN CAST(SUBSTRING(
+                        ',' || prm.gains || ',',
+                        STRPOS(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        )),
+                        STRPOS(
+                          SUBSTRING(
+                            ',' || prm.gains || ',',
+                            STRPOS(',' || prm.gains, (
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                            )) + LENGTH((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                            ))
+                          ),
+                          ','
+                        ) - 1
+                      ) AS DOUBLE)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE)
+                        ELSE CAST(f.grade AS DOUBLE)
+                      END
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.gains <> ''
+                    THEN 0
+                    WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'candidates'
+                    AND f.kind = 'R'
+                    AND (
+                      prm.k IS NULL OR f.ipos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                )
+              END,
+              0
+{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
@@ -561,9 +1012,8 @@ FROM (
                   )
                   ELSE 0
                 END
-              ),
-              0
-{% else %}            ),
+              )
+            END,
             0
           )
         ),
@@ -909,8 +1359,8 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
-          THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ' || COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
+          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ' || COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
@@ -964,6 +1414,16 @@ FROM (
         ELSE COALESCE(
           (
             CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND prm.ties = 'average'
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND POSITION((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  ) IN ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
 {% else %}    f.query_id,
     CASE
       WHEN prm.empty = 'nan'
@@ -987,10 +1447,12 @@ FROM (
                   ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
                 )) FOR POSITION(
                   ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+{% endif %}                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
                   ) IN ',' || prm.gains) + LENGTH((
                     ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  )))
+{% if by %}                  )) FOR POSITION(
+                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+{% else %}                  )))
                 ) - 1) AS DOUBLE PRECISION)
                 ELSE CASE
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -1038,127 +1500,203 @@ FROM (
               ELSE 0
             END
           ) AS DOUBLE PRECISION) / NULLIF(
-            SUM(
-{% endif %}              CASE
-{% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
-                THEN CASE
-{% else %}                WHEN prm.gains <> ''
-                AND f.kind = 'J'
-                AND (
-                  prm.k IS NULL OR f.gain_pos <= prm.k
+            CASE
+              WHEN prm.ideal = 'cutoff'
+              THEN (
+                LN(CAST(prm.log_base AS DOUBLE PRECISION)) * (
+                  -0.24323834289098076 + (
+                    0.5772156649015329 + LN(LN(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE PRECISION))) + SQRT(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE PRECISION)) * (
+                      1.0 * LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)) + -0.25 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 28)
+                    )
+                  ) + CAST(1 AS DOUBLE PRECISION) / NULLIF(2 * LN(CAST((
+                    prm.k + 1
+                  ) + 12 AS DOUBLE PRECISION)), 0) - CAST(1 AS DOUBLE PRECISION) / NULLIF(
+                    12 * CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 2),
+                    0
+                  ) + CAST((
+                    POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 2) + 3 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)) + 3
+                  ) AS DOUBLE PRECISION) / NULLIF(
+                    360 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION), 3) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 4),
+                    0
+                  ) - CAST((
+                    12 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 4) + 50 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 3) + 105 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 2) + 120 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)) + 60
+                  ) AS DOUBLE PRECISION) / NULLIF(
+                    15120 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION), 5) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 6),
+                    0
+                  ) - (
+                    CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 1 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 2 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 3 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 4 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 5 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 6 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 7 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 8 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 9 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 10 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 11 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 0)
+                  )
                 )
-                AND CASE
-{% endif %}                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND POSITION((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  ) IN ',' || prm.gains) > 0
-                  THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  ) IN ',' || prm.gains) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  )) FOR POSITION(
-                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    ) IN ',' || prm.gains) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    )))
-                  ) - 1) AS DOUBLE PRECISION)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE PRECISION)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE PRECISION)
-                    ELSE CAST(f.grade AS DOUBLE PRECISION)
-                  END
-{% if by %}                END * f.tie_discount
-                WHEN f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-{% else %}                END > 0
-{% endif %}                THEN CASE
-                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND POSITION((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  ) IN ',' || prm.gains) > 0
-                  THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  ) IN ',' || prm.gains) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  )) FOR POSITION(
-                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    ) IN ',' || prm.gains) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    )))
-                  ) - 1) AS DOUBLE PRECISION)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE PRECISION)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE PRECISION)
-                    ELSE CAST(f.grade AS DOUBLE PRECISION)
-                  END
-                END * (
-{% if by %}{% else %}                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE PRECISION) + 1), 0)
-                )
-                WHEN prm.gains <> ''
-                THEN 0
-                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE PRECISION)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE PRECISION)
-                  ELSE CAST(f.grade AS DOUBLE PRECISION)
-                END * (
-{% endif %}                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
-{% if by %}{% else %}                )
-                WHEN prm.ideal = 'candidates'
-                AND f.kind = 'R'
-                AND (
-                  prm.k IS NULL OR f.ipos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE PRECISION)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE PRECISION)
-                  ELSE CAST(f.grade AS DOUBLE PRECISION)
-                END * (
-                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ipos AS DOUBLE PRECISION) + 1), 0)
-                )
-                WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE PRECISION)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE PRECISION)
-                  ELSE CAST(f.grade AS DOUBLE PRECISION)
-                END * (
-                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE PRECISION) + 1), 0)
-{% endif %}                )
-                ELSE 0
-              END
-{% if by %}            ) AS DOUBLE PRECISION) / NULLIF(
-              SUM(
+              )
+              ELSE SUM(
                 CASE
                   WHEN prm.gains <> ''
                   AND f.kind = 'J'
@@ -1173,10 +1711,13 @@ FROM (
                       ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
                     ) IN ',' || prm.gains) > 0
                     THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
                     ) IN ',' || prm.gains) + LENGTH((
                       ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    )) FOR POSITION(
+{% if by %}                    )))
+                  ) - 1) AS DOUBLE PRECISION)
+                  ELSE CASE
+{% else %}                    )) FOR POSITION(
                       ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
                         ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
                       ) IN ',' || prm.gains) + LENGTH((
@@ -1229,14 +1770,38 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE PRECISION)
                     ELSE CAST(f.grade AS DOUBLE PRECISION)
-                  END * (
+{% if by %}                  END
+                END * f.tie_discount
+                WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND POSITION((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  ) IN ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  ) IN ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                  )) FOR POSITION(
+                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    ) IN ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )))
+                  ) - 1) AS DOUBLE PRECISION)
+                  ELSE CASE
+{% else %}                  END * (
                     CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
                   )
                   WHEN prm.ideal = 'candidates'
@@ -1245,17 +1810,335 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE PRECISION)
                     ELSE CAST(f.grade AS DOUBLE PRECISION)
-                  END * (
+{% if by %}                  END
+                END * (
+                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
+                )
+                ELSE 0
+              END
+            ) AS DOUBLE PRECISION) / NULLIF(
+              CASE
+                WHEN prm.ideal = 'cutoff'
+                THEN (
+                  LN(CAST(prm.log_base AS DOUBLE PRECISION)) * (
+                    -0.24323834289098076 + (
+                      0.5772156649015329 + LN(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION))) + SQRT(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)) * (
+                        1.0 * LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)) + -0.25 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 28)
+                      )
+                    ) + CAST(1 AS DOUBLE PRECISION) / NULLIF(2 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 0) - CAST(1 AS DOUBLE PRECISION) / NULLIF(
+                      12 * CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 2),
+                      0
+                    ) + CAST((
+                      POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 2) + 3 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)) + 3
+                    ) AS DOUBLE PRECISION) / NULLIF(
+                      360 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION), 3) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 4),
+                      0
+                    ) - CAST((
+                      12 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 4) + 50 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 3) + 105 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 2) + 120 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)) + 60
+                    ) AS DOUBLE PRECISION) / NULLIF(
+                      15120 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION), 5) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 6),
+                      0
+                    ) - (
+                      CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 1 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 2 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 3 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 4 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 5 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 6 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 7 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 8 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 9 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 10 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 11 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 0)
+                    )
+{% else %}                  END * (
                     CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ipos AS DOUBLE PRECISION) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+{% endif %}                  )
+{% if by %}                )
+                ELSE SUM(
+                  CASE
+                    WHEN prm.gains <> ''
+                    AND f.kind = 'J'
+                    AND (
+                      prm.k IS NULL OR f.gain_pos <= prm.k
+                    )
+                    AND CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND POSITION((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      ) IN ',' || prm.gains) > 0
+                      THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      ) IN ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      )) FOR POSITION(
+                        ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        ) IN ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        )))
+                      ) - 1) AS DOUBLE PRECISION)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE PRECISION)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE PRECISION)
+                        ELSE CAST(f.grade AS DOUBLE PRECISION)
+                      END
+                    END > 0
+                    THEN CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND POSITION((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      ) IN ',' || prm.gains) > 0
+                      THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      ) IN ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                      )) FOR POSITION(
+                        ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        ) IN ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                        )))
+                      ) - 1) AS DOUBLE PRECISION)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE PRECISION)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE PRECISION)
+                        ELSE CAST(f.grade AS DOUBLE PRECISION)
+                      END
+                    END * (
+                      CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE PRECISION) + 1), 0)
+                    )
+                    WHEN prm.gains <> ''
+                    THEN 0
+                    WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE PRECISION)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE PRECISION)
+                      ELSE CAST(f.grade AS DOUBLE PRECISION)
+                    END * (
+                      CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'candidates'
+                    AND f.kind = 'R'
+                    AND (
+                      prm.k IS NULL OR f.ipos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE PRECISION)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE PRECISION)
+                      ELSE CAST(f.grade AS DOUBLE PRECISION)
+                    END * (
+                      CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ipos AS DOUBLE PRECISION) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE PRECISION)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE PRECISION)
+                      ELSE CAST(f.grade AS DOUBLE PRECISION)
+                    END * (
+                      CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE PRECISION) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                )
+              END,
+              0
+{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
@@ -1271,9 +2154,8 @@ FROM (
                   )
                   ELSE 0
                 END
-              ),
-              0
-{% else %}            ),
+              )
+            END,
             0
           )
         ),
@@ -1637,10 +2519,10 @@ WITH params AS (
       SELECT
         CASE
           WHEN NOT (
-            prm.ideal IN ('judgments', 'candidates', 'retrieved')
+            prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
+            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS Nullable(String)), 'NULL')
           )
         END AS fault
@@ -1718,6 +2600,13 @@ FROM (
         ELSE COALESCE(
           (
             CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND prm.ties = 'average'
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND POSITION(
 {% else %}    f.query_id AS query_id,
     CASE
       WHEN prm.empty = 'nan'
@@ -1741,11 +2630,15 @@ FROM (
                 THEN CAST(SUBSTRING(
                   ',' || prm.gains || ',',
                   POSITION(
-                    ',' || prm.gains,
+{% endif %}                    ',' || prm.gains,
                     (
                       ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
                     )
-                  ) + CHAR_LENGTH((
+{% if by %}                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    POSITION(
+{% else %}                  ) + CHAR_LENGTH((
                     ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
                   )),
                   POSITION(
@@ -1826,161 +2719,203 @@ FROM (
               ELSE 0
             END
           ) AS Nullable(Float64)) / nullIf(
-            SUM(
-{% endif %}              CASE
-{% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
-                THEN CASE
-{% else %}                WHEN prm.gains <> ''
-                AND f.kind = 'J'
-                AND (
-                  prm.k IS NULL OR f.gain_pos <= prm.k
-                )
-                AND CASE
-{% endif %}                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND POSITION(
-                    ',' || prm.gains,
-                    (
-                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                    )
-                  ) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    POSITION(
-                      ',' || prm.gains,
+            CASE
+              WHEN prm.ideal = 'cutoff'
+              THEN (
+                LN(CAST(prm.log_base AS Nullable(Float64))) * (
+                  -0.24323834289098076 + (
+                    0.5772156649015329 + LN(LN(CAST((
                       (
-                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                      )
-                    ) + CHAR_LENGTH((
-                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                    )),
-                    POSITION(
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        POSITION(
-                          ',' || prm.gains,
-                          (
-                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                          )
-                        ) + CHAR_LENGTH((
-                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                        ))
-                      ),
-                      ','
-                    ) - 1
-                  ) AS Nullable(Float64))
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS Nullable(Float64))
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS Nullable(Float64))
-                    ELSE CAST(f.grade AS Nullable(Float64))
-                  END
-{% if by %}                END * f.tie_discount
-                WHEN f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-{% else %}                END > 0
-{% endif %}                THEN CASE
-                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND POSITION(
-                    ',' || prm.gains,
-                    (
-                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                    )
-                  ) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    POSITION(
-                      ',' || prm.gains,
+                        prm.k + 1
+                      ) + 12
+                    ) AS Nullable(Float64)))) + SQRT(CAST((
                       (
-                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                      )
-                    ) + CHAR_LENGTH((
-                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                    )),
-                    POSITION(
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        POSITION(
-                          ',' || prm.gains,
-                          (
-                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                          )
-                        ) + CHAR_LENGTH((
-                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                        ))
-                      ),
-                      ','
-                    ) - 1
-                  ) AS Nullable(Float64))
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS Nullable(Float64))
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS Nullable(Float64))
-                    ELSE CAST(f.grade AS Nullable(Float64))
-                  END
-                END * (
-{% if by %}{% else %}                  LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.gain_pos AS Nullable(Float64)) + 1), 0)
+                        prm.k + 1
+                      ) + 12
+                    ) AS Nullable(Float64))) * (
+                      1.0 * LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))) + -0.25 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))), 28)
+                    )
+                  ) + 1 / nullIf(2 * LN(CAST((
+                    prm.k + 1
+                  ) + 12 AS Nullable(Float64))), 0) - 1 / nullIf(
+                    12 * CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64)) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64))), 2),
+                    0
+                  ) + (
+                    POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64))), 2) + 3 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64))) + 3
+                  ) / nullIf(
+                    360 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64)), 3) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64))), 4),
+                    0
+                  ) - (
+                    12 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64))), 4) + 50 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64))), 3) + 105 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64))), 2) + 120 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64))) + 60
+                  ) / nullIf(
+                    15120 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64)), 5) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64))), 6),
+                    0
+                  ) - (
+                    1 / nullIf(LN(CAST((
+                      prm.k + 1
+                    ) + 1 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                      prm.k + 1
+                    ) + 2 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                      prm.k + 1
+                    ) + 3 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                      prm.k + 1
+                    ) + 4 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                      prm.k + 1
+                    ) + 5 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                      prm.k + 1
+                    ) + 6 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                      prm.k + 1
+                    ) + 7 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                      prm.k + 1
+                    ) + 8 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                      prm.k + 1
+                    ) + 9 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                      prm.k + 1
+                    ) + 10 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                      prm.k + 1
+                    ) + 11 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64))), 0)
+                  )
                 )
-                WHEN prm.gains <> ''
-                THEN 0
-                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS Nullable(Float64))
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS Nullable(Float64))
-                  ELSE CAST(f.grade AS Nullable(Float64))
-                END * (
-{% endif %}                  LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.pos AS Nullable(Float64)) + 1), 0)
-{% if by %}{% else %}                )
-                WHEN prm.ideal = 'candidates'
-                AND f.kind = 'R'
-                AND (
-                  prm.k IS NULL OR f.ipos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS Nullable(Float64))
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS Nullable(Float64))
-                  ELSE CAST(f.grade AS Nullable(Float64))
-                END * (
-                  LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.ipos AS Nullable(Float64)) + 1), 0)
-                )
-                WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS Nullable(Float64))
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS Nullable(Float64))
-                  ELSE CAST(f.grade AS Nullable(Float64))
-                END * (
-                  LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.ideal_pos_within AS Nullable(Float64)) + 1), 0)
-{% endif %}                )
-                ELSE 0
-              END
-{% if by %}            ) AS Nullable(Float64)) / nullIf(
-              SUM(
+              )
+              ELSE SUM(
                 CASE
                   WHEN prm.gains <> ''
                   AND f.kind = 'J'
@@ -1992,11 +2927,20 @@ FROM (
                     AND f.grade >= 0
                     AND f.grade = FLOOR(f.grade)
                     AND POSITION(
-                      ',' || prm.gains,
+{% endif %}                      ',' || prm.gains,
                       (
                         ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
                       )
-                    ) > 0
+{% if by %}                    ) + CHAR_LENGTH((
+                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                    )),
+                    POSITION(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        POSITION(
+                          ',' || prm.gains,
+                          (
+{% else %}                    ) > 0
                     THEN CAST(SUBSTRING(
                       ',' || prm.gains || ',',
                       POSITION(
@@ -2016,8 +2960,10 @@ FROM (
                               ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
                             )
                           ) + CHAR_LENGTH((
-                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                          ))
+{% endif %}                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+{% if by %}                          )
+                        ) + CHAR_LENGTH((
+{% else %}                          ))
                         ),
                         ','
                       ) - 1
@@ -2047,8 +2993,14 @@ FROM (
                       POSITION(
                         ',' || prm.gains,
                         (
-                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                        )
+{% endif %}                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+{% if by %}                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS Nullable(Float64))
+                  ELSE CASE
+{% else %}                        )
                       ) + CHAR_LENGTH((
                         ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
                       )),
@@ -2085,14 +3037,55 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS Nullable(Float64))
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS Nullable(Float64))
                     ELSE CAST(f.grade AS Nullable(Float64))
-                  END * (
+{% if by %}                  END
+                END * f.tie_discount
+                WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND POSITION(
+                    ',' || prm.gains,
+                    (
+                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                    )
+                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    POSITION(
+                      ',' || prm.gains,
+                      (
+                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                      )
+                    ) + CHAR_LENGTH((
+                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                    )),
+                    POSITION(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        POSITION(
+                          ',' || prm.gains,
+                          (
+                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                          )
+                        ) + CHAR_LENGTH((
+                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS Nullable(Float64))
+                  ELSE CASE
+{% else %}                  END * (
                     LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.pos AS Nullable(Float64)) + 1), 0)
                   )
                   WHEN prm.ideal = 'candidates'
@@ -2101,17 +3094,369 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS Nullable(Float64))
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS Nullable(Float64))
                     ELSE CAST(f.grade AS Nullable(Float64))
-                  END * (
+{% if by %}                  END
+                END * (
+                  LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.pos AS Nullable(Float64)) + 1), 0)
+                )
+                ELSE 0
+              END
+            ) AS Nullable(Float64)) / nullIf(
+              CASE
+                WHEN prm.ideal = 'cutoff'
+                THEN (
+                  LN(CAST(prm.log_base AS Nullable(Float64))) * (
+                    -0.24323834289098076 + (
+                      0.5772156649015329 + LN(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64)))) + SQRT(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS Nullable(Float64))) * (
+                        1.0 * LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))) + -0.25 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS Nullable(Float64))), 28)
+                      )
+                    ) + 1 / nullIf(2 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS Nullable(Float64))), 0) - 1 / nullIf(
+                      12 * CAST((
+                        prm.k + 1
+                      ) + 12 AS Nullable(Float64)) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS Nullable(Float64))), 2),
+                      0
+                    ) + (
+                      POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS Nullable(Float64))), 2) + 3 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS Nullable(Float64))) + 3
+                    ) / nullIf(
+                      360 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS Nullable(Float64)), 3) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS Nullable(Float64))), 4),
+                      0
+                    ) - (
+                      12 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS Nullable(Float64))), 4) + 50 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS Nullable(Float64))), 3) + 105 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS Nullable(Float64))), 2) + 120 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS Nullable(Float64))) + 60
+                    ) / nullIf(
+                      15120 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS Nullable(Float64)), 5) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS Nullable(Float64))), 6),
+                      0
+                    ) - (
+                      1 / nullIf(LN(CAST((
+                        prm.k + 1
+                      ) + 1 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                        prm.k + 1
+                      ) + 2 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                        prm.k + 1
+                      ) + 3 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                        prm.k + 1
+                      ) + 4 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                        prm.k + 1
+                      ) + 5 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                        prm.k + 1
+                      ) + 6 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                        prm.k + 1
+                      ) + 7 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                        prm.k + 1
+                      ) + 8 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                        prm.k + 1
+                      ) + 9 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                        prm.k + 1
+                      ) + 10 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                        prm.k + 1
+                      ) + 11 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS Nullable(Float64))), 0)
+                    )
+{% else %}                  END * (
                     LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.ipos AS Nullable(Float64)) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+{% endif %}                  )
+{% if by %}                )
+                ELSE SUM(
+                  CASE
+                    WHEN prm.gains <> ''
+                    AND f.kind = 'J'
+                    AND (
+                      prm.k IS NULL OR f.gain_pos <= prm.k
+                    )
+                    AND CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND POSITION(
+                        ',' || prm.gains,
+                        (
+                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                        )
+                      ) > 0
+                      THEN CAST(SUBSTRING(
+                        ',' || prm.gains || ',',
+                        POSITION(
+                          ',' || prm.gains,
+                          (
+                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                          )
+                        ) + CHAR_LENGTH((
+                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                        )),
+                        POSITION(
+                          SUBSTRING(
+                            ',' || prm.gains || ',',
+                            POSITION(
+                              ',' || prm.gains,
+                              (
+                                ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                              )
+                            ) + CHAR_LENGTH((
+                              ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                            ))
+                          ),
+                          ','
+                        ) - 1
+                      ) AS Nullable(Float64))
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS Nullable(Float64))
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS Nullable(Float64))
+                        ELSE CAST(f.grade AS Nullable(Float64))
+                      END
+                    END > 0
+                    THEN CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND POSITION(
+                        ',' || prm.gains,
+                        (
+                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                        )
+                      ) > 0
+                      THEN CAST(SUBSTRING(
+                        ',' || prm.gains || ',',
+                        POSITION(
+                          ',' || prm.gains,
+                          (
+                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                          )
+                        ) + CHAR_LENGTH((
+                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                        )),
+                        POSITION(
+                          SUBSTRING(
+                            ',' || prm.gains || ',',
+                            POSITION(
+                              ',' || prm.gains,
+                              (
+                                ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                              )
+                            ) + CHAR_LENGTH((
+                              ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                            ))
+                          ),
+                          ','
+                        ) - 1
+                      ) AS Nullable(Float64))
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS Nullable(Float64))
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS Nullable(Float64))
+                        ELSE CAST(f.grade AS Nullable(Float64))
+                      END
+                    END * (
+                      LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.gain_pos AS Nullable(Float64)) + 1), 0)
+                    )
+                    WHEN prm.gains <> ''
+                    THEN 0
+                    WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS Nullable(Float64))
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS Nullable(Float64))
+                      ELSE CAST(f.grade AS Nullable(Float64))
+                    END * (
+                      LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.pos AS Nullable(Float64)) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'candidates'
+                    AND f.kind = 'R'
+                    AND (
+                      prm.k IS NULL OR f.ipos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS Nullable(Float64))
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS Nullable(Float64))
+                      ELSE CAST(f.grade AS Nullable(Float64))
+                    END * (
+                      LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.ipos AS Nullable(Float64)) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS Nullable(Float64))
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS Nullable(Float64))
+                      ELSE CAST(f.grade AS Nullable(Float64))
+                    END * (
+                      LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.ideal_pos_within AS Nullable(Float64)) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                )
+              END,
+              0
+{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
@@ -2127,9 +3472,8 @@ FROM (
                   )
                   ELSE 0
                 END
-              ),
-              0
-{% else %}            ),
+              )
+            END,
             0
           )
         ),
@@ -2524,9 +3868,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
+          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
+            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS STRING), 'NULL')
           )
         END AS fault
@@ -2594,6 +3938,9 @@ FROM (
         ELSE COALESCE(
           (
             CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND prm.ties = 'average'
+                THEN CASE
 {% else %}    f.query_id,
     CASE
       WHEN prm.empty = 'nan'
@@ -2684,146 +4031,214 @@ FROM (
               ELSE 0
             END
           ) AS DOUBLE) / NULLIF(
-            SUM(
-{% endif %}              CASE
-{% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
-                THEN CASE
-{% else %}                WHEN prm.gains <> ''
-                AND f.kind = 'J'
-                AND (
-                  prm.k IS NULL OR f.gain_pos <= prm.k
+            CASE
+              WHEN prm.ideal = 'cutoff'
+              THEN (
+                LN(CAST(prm.log_base AS DOUBLE)) * (
+                  -0.24323834289098076 + (
+                    0.5772156649015329 + LN(LN(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE))) + SQRT(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE)) * (
+                      1.0 * LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 28)
+                    )
+                  ) + 1 / NULLIF(2 * LN(CAST((
+                    prm.k + 1
+                  ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
+                    12 * CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2),
+                    0
+                  ) + (
+                    POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 3
+                  ) / NULLIF(
+                    360 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4),
+                    0
+                  ) - (
+                    12 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 60
+                  ) / NULLIF(
+                    15120 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 6),
+                    0
+                  ) - (
+                    1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 0)
+                  )
                 )
-                AND CASE
-{% endif %}                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND LOCATE((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                  ), ',' || prm.gains) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    LOCATE((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                    ), ',' || prm.gains) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                    )),
-                    LOCATE(
-                      ',',
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        LOCATE((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                        ), ',' || prm.gains) + LENGTH((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                        ))
-                      )
-                    ) - 1
-                  ) AS DOUBLE)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-                  END
-{% if by %}                END * f.tie_discount
-                WHEN f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-{% else %}                END > 0
-{% endif %}                THEN CASE
-                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND LOCATE((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                  ), ',' || prm.gains) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    LOCATE((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                    ), ',' || prm.gains) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                    )),
-                    LOCATE(
-                      ',',
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        LOCATE((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                        ), ',' || prm.gains) + LENGTH((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                        ))
-                      )
-                    ) - 1
-                  ) AS DOUBLE)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-                  END
-                END * (
-{% if by %}{% else %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
-                )
-                WHEN prm.gains <> ''
-                THEN 0
-                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-{% endif %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-{% if by %}{% else %}                )
-                WHEN prm.ideal = 'candidates'
-                AND f.kind = 'R'
-                AND (
-                  prm.k IS NULL OR f.ipos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-                )
-                WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-{% endif %}                )
-                ELSE 0
-              END
-{% if by %}            ) AS DOUBLE) / NULLIF(
-              SUM(
+              )
+              ELSE SUM(
                 CASE
-                  WHEN prm.gains <> ''
-                  AND f.kind = 'J'
+{% endif %}                  WHEN prm.gains <> ''
+{% if by %}                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+{% else %}                  AND f.kind = 'J'
                   AND (
                     prm.k IS NULL OR f.gain_pos <= prm.k
                   )
@@ -2832,8 +4247,9 @@ FROM (
                     AND f.grade >= 0
                     AND f.grade = FLOOR(f.grade)
                     AND LOCATE((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                    ), ',' || prm.gains) > 0
+{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+{% if by %}                    ), ',' || prm.gains) + LENGTH((
+{% else %}                    ), ',' || prm.gains) > 0
                     THEN CAST(SUBSTRING(
                       ',' || prm.gains || ',',
                       LOCATE((
@@ -2868,8 +4284,22 @@ FROM (
                     AND f.grade >= 0
                     AND f.grade = FLOOR(f.grade)
                     AND LOCATE((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                    ), ',' || prm.gains) > 0
+{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+{% if by %}                    )),
+                    LOCATE(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        LOCATE((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+{% else %}                    ), ',' || prm.gains) > 0
                     THEN CAST(SUBSTRING(
                       ',' || prm.gains || ',',
                       LOCATE((
@@ -2907,14 +4337,46 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END * (
+{% if by %}                  END
+                END * f.tie_discount
+                WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    )),
+                    LOCATE(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        LOCATE((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+{% else %}                  END * (
                     LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
                   )
                   WHEN prm.ideal = 'candidates'
@@ -2923,14 +4385,17 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END * (
+{% if by %}                  END
+                END * (
+                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+{% else %}                  END * (
                     LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
                   )
                   WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
@@ -2949,9 +4414,8 @@ FROM (
                   )
                   ELSE 0
                 END
-              ),
-              0
-{% else %}            ),
+              )
+            END,
             0
           )
         ),
@@ -2966,10 +4430,8 @@ FROM (
           CASE
             WHEN (
               prm.k IS NULL OR s.pos <= prm.k
-{% endif %}            )
-{% if by %}          ),
-          CAST(0 AS DOUBLE)
-{% else %}            THEN (
+            )
+            THEN (
               LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
             )
             ELSE 0
@@ -2983,22 +4445,8 @@ FROM (
           PARTITION BY s.query_id, s.kind
           ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos NULLS LAST
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-{% endif %}        )
-{% if by %}      END AS value
-    FROM (
-      SELECT
-        s.*,
-        (
-          AVG(
-            CASE
-              WHEN (
-                prm.k IS NULL OR s.pos <= prm.k
-              )
-              THEN (
-                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
-              )
-              ELSE 0
-{% else %}      ) AS ideal_pos_within,
+        )
+      ) AS ideal_pos_within,
       (
         ROW_NUMBER() OVER (
           PARTITION BY s.query_id, s.kind
@@ -3025,8 +4473,342 @@ FROM (
                   ), ',' || prm.gains) + LENGTH((
                     ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
                   ))
+{% endif %}                )
+{% if by %}                ELSE 0
+              END
+            ) AS DOUBLE) / NULLIF(
+              CASE
+                WHEN prm.ideal = 'cutoff'
+                THEN (
+                  LN(CAST(prm.log_base AS DOUBLE)) * (
+                    -0.24323834289098076 + (
+                      0.5772156649015329 + LN(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE))) + SQRT(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)) * (
+                        1.0 * LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 28)
+                      )
+                    ) + 1 / NULLIF(2 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
+                      12 * CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2),
+                      0
+                    ) + (
+                      POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)) + 3
+                    ) / NULLIF(
+                      360 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 4),
+                      0
+                    ) - (
+                      12 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)) + 60
+                    ) / NULLIF(
+                      15120 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 6),
+                      0
+                    ) - (
+                      1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 0)
+                    )
+                  )
                 )
-              ) - 1
+                ELSE SUM(
+                  CASE
+                    WHEN prm.gains <> ''
+                    AND f.kind = 'J'
+                    AND (
+                      prm.k IS NULL OR f.gain_pos <= prm.k
+                    )
+                    AND CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) > 0
+                      THEN CAST(SUBSTRING(
+                        ',' || prm.gains || ',',
+                        LOCATE((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        )),
+                        LOCATE(
+                          ',',
+                          SUBSTRING(
+                            ',' || prm.gains || ',',
+                            LOCATE((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                            ), ',' || prm.gains) + LENGTH((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                            ))
+                          )
+                        ) - 1
+                      ) AS DOUBLE)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE)
+                        ELSE CAST(f.grade AS DOUBLE)
+                      END
+                    END > 0
+                    THEN CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) > 0
+                      THEN CAST(SUBSTRING(
+                        ',' || prm.gains || ',',
+                        LOCATE((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        )),
+                        LOCATE(
+                          ',',
+                          SUBSTRING(
+                            ',' || prm.gains || ',',
+                            LOCATE((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                            ), ',' || prm.gains) + LENGTH((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                            ))
+                          )
+                        ) - 1
+                      ) AS DOUBLE)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE)
+                        ELSE CAST(f.grade AS DOUBLE)
+                      END
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.gains <> ''
+                    THEN 0
+                    WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'candidates'
+                    AND f.kind = 'R'
+                    AND (
+                      prm.k IS NULL OR f.ipos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                )
+              END,
+              0
+            )
+          ),
+          CAST(0 AS DOUBLE)
+{% else %}              ) - 1
             ) AS DOUBLE)
             ELSE CASE
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
@@ -3036,8 +4818,25 @@ FROM (
               WHEN prm.gain = 'binary'
               THEN CAST(1 AS DOUBLE)
               ELSE CAST(s.grade AS DOUBLE)
-{% endif %}            END
-{% if by %}          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+            END
+          END DESC NULLS LAST
+{% endif %}        )
+{% if by %}      END AS value
+    FROM (
+      SELECT
+        s.*,
+        (
+          AVG(
+            CASE
+              WHEN (
+                prm.k IS NULL OR s.pos <= prm.k
+              )
+              THEN (
+                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+              )
+              ELSE 0
+            END
+          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
         ) AS tie_discount,
         (
           SUM(CASE WHEN (
@@ -3092,9 +4891,7 @@ FROM (
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}          END DESC NULLS LAST
-        )
-      ) AS gain_pos
+{% else %}      ) AS gain_pos
     FROM item_stream AS s
 {% endif %}    CROSS JOIN params AS prm
 {% if by %}    GROUP BY
@@ -3335,9 +5132,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
+          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
+            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS STRING), 'NULL')
           )
         END AS fault
@@ -3405,6 +5202,9 @@ FROM (
         ELSE COALESCE(
           (
             CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND prm.ties = 'average'
+                THEN CASE
 {% else %}    f.query_id,
     CASE
       WHEN prm.empty = 'nan'
@@ -3495,146 +5295,214 @@ FROM (
               ELSE 0
             END
           ) AS FLOAT64) / NULLIF(
-            SUM(
-{% endif %}              CASE
-{% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
-                THEN CASE
-{% else %}                WHEN prm.gains <> ''
-                AND f.kind = 'J'
-                AND (
-                  prm.k IS NULL OR f.gain_pos <= prm.k
+            CASE
+              WHEN prm.ideal = 'cutoff'
+              THEN (
+                LN(CAST(prm.log_base AS FLOAT64)) * (
+                  -0.24323834289098076 + (
+                    0.5772156649015329 + LN(LN(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS FLOAT64))) + SQRT(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS FLOAT64)) * (
+                      1.0 * LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)) + -0.25 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)), 28)
+                    )
+                  ) + 1 / NULLIF(2 * LN(CAST((
+                    prm.k + 1
+                  ) + 12 AS FLOAT64)), 0) - 1 / NULLIF(
+                    12 * CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 2),
+                    0
+                  ) + (
+                    POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 2) + 3 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)) + 3
+                  ) / NULLIF(
+                    360 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64), 3) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 4),
+                    0
+                  ) - (
+                    12 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 4) + 50 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 3) + 105 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 2) + 120 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)) + 60
+                  ) / NULLIF(
+                    15120 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64), 5) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 6),
+                    0
+                  ) - (
+                    1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 1 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 2 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 3 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 4 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 5 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 6 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 7 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 8 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 9 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 10 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 11 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 0)
+                  )
                 )
-                AND CASE
-{% endif %}                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND INSTR(',' || prm.gains, (
-                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                  )) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    INSTR(',' || prm.gains, (
-                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                    )) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                    )),
-                    INSTR(
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        INSTR(',' || prm.gains, (
-                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                        )) + LENGTH((
-                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                        ))
-                      ),
-                      ','
-                    ) - 1
-                  ) AS FLOAT64)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS FLOAT64)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS FLOAT64)
-                    ELSE CAST(f.grade AS FLOAT64)
-                  END
-{% if by %}                END * f.tie_discount
-                WHEN f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-{% else %}                END > 0
-{% endif %}                THEN CASE
-                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND INSTR(',' || prm.gains, (
-                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                  )) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    INSTR(',' || prm.gains, (
-                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                    )) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                    )),
-                    INSTR(
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        INSTR(',' || prm.gains, (
-                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                        )) + LENGTH((
-                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                        ))
-                      ),
-                      ','
-                    ) - 1
-                  ) AS FLOAT64)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS FLOAT64)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS FLOAT64)
-                    ELSE CAST(f.grade AS FLOAT64)
-                  END
-                END * (
-{% if by %}{% else %}                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.gain_pos AS FLOAT64) + 1), 0)
-                )
-                WHEN prm.gains <> ''
-                THEN 0
-                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT64)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT64)
-                  ELSE CAST(f.grade AS FLOAT64)
-                END * (
-{% endif %}                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
-{% if by %}{% else %}                )
-                WHEN prm.ideal = 'candidates'
-                AND f.kind = 'R'
-                AND (
-                  prm.k IS NULL OR f.ipos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT64)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT64)
-                  ELSE CAST(f.grade AS FLOAT64)
-                END * (
-                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ipos AS FLOAT64) + 1), 0)
-                )
-                WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT64)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT64)
-                  ELSE CAST(f.grade AS FLOAT64)
-                END * (
-                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ideal_pos_within AS FLOAT64) + 1), 0)
-{% endif %}                )
-                ELSE 0
-              END
-{% if by %}            ) AS FLOAT64) / NULLIF(
-              SUM(
+              )
+              ELSE SUM(
                 CASE
-                  WHEN prm.gains <> ''
-                  AND f.kind = 'J'
+{% endif %}                  WHEN prm.gains <> ''
+{% if by %}                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    INSTR(',' || prm.gains, (
+{% else %}                  AND f.kind = 'J'
                   AND (
                     prm.k IS NULL OR f.gain_pos <= prm.k
                   )
@@ -3643,8 +5511,9 @@ FROM (
                     AND f.grade >= 0
                     AND f.grade = FLOOR(f.grade)
                     AND INSTR(',' || prm.gains, (
-                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                    )) > 0
+{% endif %}                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+{% if by %}                    )) + LENGTH((
+{% else %}                    )) > 0
                     THEN CAST(SUBSTRING(
                       ',' || prm.gains || ',',
                       INSTR(',' || prm.gains, (
@@ -3679,8 +5548,22 @@ FROM (
                     AND f.grade >= 0
                     AND f.grade = FLOOR(f.grade)
                     AND INSTR(',' || prm.gains, (
-                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                    )) > 0
+{% endif %}                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+{% if by %}                    )),
+                    INSTR(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        INSTR(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS FLOAT64)
+                  ELSE CASE
+{% else %}                    )) > 0
                     THEN CAST(SUBSTRING(
                       ',' || prm.gains || ',',
                       INSTR(',' || prm.gains, (
@@ -3718,14 +5601,46 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT64)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS FLOAT64)
                     ELSE CAST(f.grade AS FLOAT64)
-                  END * (
+{% if by %}                  END
+                END * f.tie_discount
+                WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                  )) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    INSTR(',' || prm.gains, (
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )),
+                    INSTR(
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        INSTR(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        ))
+                      ),
+                      ','
+                    ) - 1
+                  ) AS FLOAT64)
+                  ELSE CASE
+{% else %}                  END * (
                     LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
                   )
                   WHEN prm.ideal = 'candidates'
@@ -3734,17 +5649,351 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT64)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS FLOAT64)
                     ELSE CAST(f.grade AS FLOAT64)
-                  END * (
+{% if by %}                  END
+                END * (
+                  LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
+                )
+                ELSE 0
+              END
+            ) AS FLOAT64) / NULLIF(
+              CASE
+                WHEN prm.ideal = 'cutoff'
+                THEN (
+                  LN(CAST(prm.log_base AS FLOAT64)) * (
+                    -0.24323834289098076 + (
+                      0.5772156649015329 + LN(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64))) + SQRT(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT64)) * (
+                        1.0 * LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)) + -0.25 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT64)), 28)
+                      )
+                    ) + 1 / NULLIF(2 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT64)), 0) - 1 / NULLIF(
+                      12 * CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT64) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT64)), 2),
+                      0
+                    ) + (
+                      POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT64)), 2) + 3 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT64)) + 3
+                    ) / NULLIF(
+                      360 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT64), 3) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT64)), 4),
+                      0
+                    ) - (
+                      12 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT64)), 4) + 50 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT64)), 3) + 105 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT64)), 2) + 120 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT64)) + 60
+                    ) / NULLIF(
+                      15120 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT64), 5) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT64)), 6),
+                      0
+                    ) - (
+                      1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 1 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 2 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 3 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 4 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 5 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 6 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 7 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 8 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 9 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 10 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 11 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT64)), 0)
+                    )
+{% else %}                  END * (
                     LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ipos AS FLOAT64) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+{% endif %}                  )
+{% if by %}                )
+                ELSE SUM(
+                  CASE
+                    WHEN prm.gains <> ''
+                    AND f.kind = 'J'
+                    AND (
+                      prm.k IS NULL OR f.gain_pos <= prm.k
+                    )
+                    AND CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND INSTR(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )) > 0
+                      THEN CAST(SUBSTRING(
+                        ',' || prm.gains || ',',
+                        INSTR(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        )),
+                        INSTR(
+                          SUBSTRING(
+                            ',' || prm.gains || ',',
+                            INSTR(',' || prm.gains, (
+                              ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                            )) + LENGTH((
+                              ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                            ))
+                          ),
+                          ','
+                        ) - 1
+                      ) AS FLOAT64)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS FLOAT64)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS FLOAT64)
+                        ELSE CAST(f.grade AS FLOAT64)
+                      END
+                    END > 0
+                    THEN CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND INSTR(',' || prm.gains, (
+                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                      )) > 0
+                      THEN CAST(SUBSTRING(
+                        ',' || prm.gains || ',',
+                        INSTR(',' || prm.gains, (
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        )) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                        )),
+                        INSTR(
+                          SUBSTRING(
+                            ',' || prm.gains || ',',
+                            INSTR(',' || prm.gains, (
+                              ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                            )) + LENGTH((
+                              ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                            ))
+                          ),
+                          ','
+                        ) - 1
+                      ) AS FLOAT64)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS FLOAT64)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS FLOAT64)
+                        ELSE CAST(f.grade AS FLOAT64)
+                      END
+                    END * (
+                      LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.gain_pos AS FLOAT64) + 1), 0)
+                    )
+                    WHEN prm.gains <> ''
+                    THEN 0
+                    WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS FLOAT64)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS FLOAT64)
+                      ELSE CAST(f.grade AS FLOAT64)
+                    END * (
+                      LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'candidates'
+                    AND f.kind = 'R'
+                    AND (
+                      prm.k IS NULL OR f.ipos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS FLOAT64)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS FLOAT64)
+                      ELSE CAST(f.grade AS FLOAT64)
+                    END * (
+                      LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ipos AS FLOAT64) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS FLOAT64)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS FLOAT64)
+                      ELSE CAST(f.grade AS FLOAT64)
+                    END * (
+                      LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ideal_pos_within AS FLOAT64) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                )
+              END,
+              0
+{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
@@ -3760,9 +6009,8 @@ FROM (
                   )
                   ELSE 0
                 END
-              ),
-              0
-{% else %}            ),
+              )
+            END,
             0
           )
         ),
@@ -4141,9 +6389,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
+          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
+            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -4211,6 +6459,9 @@ FROM (
         ELSE COALESCE(
           (
             CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND prm.ties = 'average'
+                THEN CASE
 {% else %}    f.query_id,
     CASE
       WHEN prm.empty = 'nan'
@@ -4301,146 +6552,214 @@ FROM (
               ELSE 0
             END
           ) AS DOUBLE) / NULLIF(
-            SUM(
-{% endif %}              CASE
-{% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
-                THEN CASE
-{% else %}                WHEN prm.gains <> ''
-                AND f.kind = 'J'
-                AND (
-                  prm.k IS NULL OR f.gain_pos <= prm.k
+            CASE
+              WHEN prm.ideal = 'cutoff'
+              THEN (
+                LN(CAST(prm.log_base AS DOUBLE)) * (
+                  -0.24323834289098076 + (
+                    0.5772156649015329 + LN(LN(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE))) + SQRT(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE)) * (
+                      1.0 * LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 28)
+                    )
+                  ) + 1 / NULLIF(2 * LN(CAST((
+                    prm.k + 1
+                  ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
+                    12 * CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2),
+                    0
+                  ) + (
+                    POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 3
+                  ) / NULLIF(
+                    360 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4),
+                    0
+                  ) - (
+                    12 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 60
+                  ) / NULLIF(
+                    15120 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 6),
+                    0
+                  ) - (
+                    1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 0)
+                  )
                 )
-                AND CASE
-{% endif %}                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND CHARINDEX((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                  ), ',' || prm.gains) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    CHARINDEX((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                    ), ',' || prm.gains) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                    )),
-                    CHARINDEX(
-                      ',',
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        CHARINDEX((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                        ), ',' || prm.gains) + LENGTH((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                        ))
-                      )
-                    ) - 1
-                  ) AS DOUBLE)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-                  END
-{% if by %}                END * f.tie_discount
-                WHEN f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-{% else %}                END > 0
-{% endif %}                THEN CASE
-                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND CHARINDEX((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                  ), ',' || prm.gains) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    CHARINDEX((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                    ), ',' || prm.gains) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                    )),
-                    CHARINDEX(
-                      ',',
-                      SUBSTRING(
-                        ',' || prm.gains || ',',
-                        CHARINDEX((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                        ), ',' || prm.gains) + LENGTH((
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                        ))
-                      )
-                    ) - 1
-                  ) AS DOUBLE)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-                  END
-                END * (
-{% if by %}{% else %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
-                )
-                WHEN prm.gains <> ''
-                THEN 0
-                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-{% endif %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-{% if by %}{% else %}                )
-                WHEN prm.ideal = 'candidates'
-                AND f.kind = 'R'
-                AND (
-                  prm.k IS NULL OR f.ipos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-                )
-                WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-{% endif %}                )
-                ELSE 0
-              END
-{% if by %}            ) AS DOUBLE) / NULLIF(
-              SUM(
+              )
+              ELSE SUM(
                 CASE
-                  WHEN prm.gains <> ''
-                  AND f.kind = 'J'
+{% endif %}                  WHEN prm.gains <> ''
+{% if by %}                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND CHARINDEX((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    CHARINDEX((
+{% else %}                  AND f.kind = 'J'
                   AND (
                     prm.k IS NULL OR f.gain_pos <= prm.k
                   )
@@ -4449,8 +6768,9 @@ FROM (
                     AND f.grade >= 0
                     AND f.grade = FLOOR(f.grade)
                     AND CHARINDEX((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                    ), ',' || prm.gains) > 0
+{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+{% if by %}                    ), ',' || prm.gains) + LENGTH((
+{% else %}                    ), ',' || prm.gains) > 0
                     THEN CAST(SUBSTRING(
                       ',' || prm.gains || ',',
                       CHARINDEX((
@@ -4485,8 +6805,22 @@ FROM (
                     AND f.grade >= 0
                     AND f.grade = FLOOR(f.grade)
                     AND CHARINDEX((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                    ), ',' || prm.gains) > 0
+{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+{% if by %}                    )),
+                    CHARINDEX(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        CHARINDEX((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+{% else %}                    ), ',' || prm.gains) > 0
                     THEN CAST(SUBSTRING(
                       ',' || prm.gains || ',',
                       CHARINDEX((
@@ -4524,14 +6858,46 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END * (
+{% if by %}                  END
+                END * f.tie_discount
+                WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND CHARINDEX((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    CHARINDEX((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    )),
+                    CHARINDEX(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        CHARINDEX((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+{% else %}                  END * (
                     LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
                   )
                   WHEN prm.ideal = 'candidates'
@@ -4540,14 +6906,17 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END * (
+{% if by %}                  END
+                END * (
+                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+{% else %}                  END * (
                     LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
                   )
                   WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
@@ -4566,9 +6935,8 @@ FROM (
                   )
                   ELSE 0
                 END
-              ),
-              0
-{% else %}            ),
+              )
+            END,
             0
           )
         ),
@@ -4583,10 +6951,8 @@ FROM (
           CASE
             WHEN (
               prm.k IS NULL OR s.pos <= prm.k
-{% endif %}            )
-{% if by %}          ),
-          CAST(0 AS DOUBLE)
-{% else %}            THEN (
+            )
+            THEN (
               LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
             )
             ELSE 0
@@ -4600,22 +6966,8 @@ FROM (
           PARTITION BY s.query_id, s.kind
           ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-{% endif %}        )
-{% if by %}      END AS value
-    FROM (
-      SELECT
-        s.*,
-        (
-          AVG(
-            CASE
-              WHEN (
-                prm.k IS NULL OR s.pos <= prm.k
-              )
-              THEN (
-                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
-              )
-              ELSE 0
-{% else %}      ) AS ideal_pos_within,
+        )
+      ) AS ideal_pos_within,
       (
         ROW_NUMBER() OVER (
           PARTITION BY s.query_id, s.kind
@@ -4642,8 +6994,342 @@ FROM (
                   ), ',' || prm.gains) + LENGTH((
                     ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
                   ))
+{% endif %}                )
+{% if by %}                ELSE 0
+              END
+            ) AS DOUBLE) / NULLIF(
+              CASE
+                WHEN prm.ideal = 'cutoff'
+                THEN (
+                  LN(CAST(prm.log_base AS DOUBLE)) * (
+                    -0.24323834289098076 + (
+                      0.5772156649015329 + LN(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE))) + SQRT(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)) * (
+                        1.0 * LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 28)
+                      )
+                    ) + 1 / NULLIF(2 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
+                      12 * CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2),
+                      0
+                    ) + (
+                      POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)) + 3
+                    ) / NULLIF(
+                      360 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 4),
+                      0
+                    ) - (
+                      12 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)) + 60
+                    ) / NULLIF(
+                      15120 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 6),
+                      0
+                    ) - (
+                      1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 0)
+                    )
+                  )
                 )
-              ) - 1
+                ELSE SUM(
+                  CASE
+                    WHEN prm.gains <> ''
+                    AND f.kind = 'J'
+                    AND (
+                      prm.k IS NULL OR f.gain_pos <= prm.k
+                    )
+                    AND CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND CHARINDEX((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      ), ',' || prm.gains) > 0
+                      THEN CAST(SUBSTRING(
+                        ',' || prm.gains || ',',
+                        CHARINDEX((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        )),
+                        CHARINDEX(
+                          ',',
+                          SUBSTRING(
+                            ',' || prm.gains || ',',
+                            CHARINDEX((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                            ), ',' || prm.gains) + LENGTH((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                            ))
+                          )
+                        ) - 1
+                      ) AS DOUBLE)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE)
+                        ELSE CAST(f.grade AS DOUBLE)
+                      END
+                    END > 0
+                    THEN CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND CHARINDEX((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                      ), ',' || prm.gains) > 0
+                      THEN CAST(SUBSTRING(
+                        ',' || prm.gains || ',',
+                        CHARINDEX((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                        )),
+                        CHARINDEX(
+                          ',',
+                          SUBSTRING(
+                            ',' || prm.gains || ',',
+                            CHARINDEX((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                            ), ',' || prm.gains) + LENGTH((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                            ))
+                          )
+                        ) - 1
+                      ) AS DOUBLE)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE)
+                        ELSE CAST(f.grade AS DOUBLE)
+                      END
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.gains <> ''
+                    THEN 0
+                    WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'candidates'
+                    AND f.kind = 'R'
+                    AND (
+                      prm.k IS NULL OR f.ipos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                )
+              END,
+              0
+            )
+          ),
+          CAST(0 AS DOUBLE)
+{% else %}              ) - 1
             ) AS DOUBLE)
             ELSE CASE
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
@@ -4653,8 +7339,25 @@ FROM (
               WHEN prm.gain = 'binary'
               THEN CAST(1 AS DOUBLE)
               ELSE CAST(s.grade AS DOUBLE)
-{% endif %}            END
-{% if by %}          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+            END
+          END DESC NULLS LAST
+{% endif %}        )
+{% if by %}      END AS value
+    FROM (
+      SELECT
+        s.*,
+        (
+          AVG(
+            CASE
+              WHEN (
+                prm.k IS NULL OR s.pos <= prm.k
+              )
+              THEN (
+                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+              )
+              ELSE 0
+            END
+          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
         ) AS tie_discount,
         (
           SUM(CASE WHEN (
@@ -4709,9 +7412,7 @@ FROM (
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}          END DESC NULLS LAST
-        )
-      ) AS gain_pos
+{% else %}      ) AS gain_pos
     FROM item_stream AS s
 {% endif %}    CROSS JOIN params AS prm
 {% if by %}    GROUP BY
@@ -4950,9 +7651,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
+          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
+            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -5020,6 +7721,13 @@ FROM (
         ELSE COALESCE(
           (
             CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND prm.ties = 'average'
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND STRPOS(
 {% else %}    f.query_id,
     CASE
       WHEN prm.empty = 'nan'
@@ -5043,11 +7751,15 @@ FROM (
                 THEN CAST(SUBSTR(
                   CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
                   STRPOS(
-                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+{% endif %}                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
                     (
                       CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
                     )
-                  ) + LENGTH(
+{% if by %}                  ) > 0
+                  THEN CAST(SUBSTR(
+                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                    STRPOS(
+{% else %}                  ) + LENGTH(
                     (
                       CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
                     )
@@ -5136,169 +7848,203 @@ FROM (
               ELSE 0
             END
           ) AS DOUBLE) / NULLIF(
-            SUM(
-{% endif %}              CASE
-{% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
-                THEN CASE
-{% else %}                WHEN prm.gains <> ''
-                AND f.kind = 'J'
-                AND (
-                  prm.k IS NULL OR f.gain_pos <= prm.k
-                )
-                AND CASE
-{% endif %}                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND STRPOS(
-                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                    (
-                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+            CASE
+              WHEN prm.ideal = 'cutoff'
+              THEN (
+                LN(CAST(prm.log_base AS DOUBLE)) * (
+                  -0.24323834289098076 + (
+                    0.5772156649015329 + LN(LN(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE))) + SQRT(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE)) * (
+                      1.0 * LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 28)
                     )
-                  ) > 0
-                  THEN CAST(SUBSTR(
-                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                    STRPOS(
-                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                      (
-                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                      )
-                    ) + LENGTH(
-                      (
-                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                      )
-                    ),
-                    STRPOS(
-                      SUBSTR(
-                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                        STRPOS(
-                          CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                          (
-                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                          )
-                        ) + LENGTH(
-                          (
-                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                          )
-                        )
-                      ),
-                      ','
-                    ) - 1
-                  ) AS DOUBLE)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-                  END
-{% if by %}                END * f.tie_discount
-                WHEN f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
+                  ) + CAST(1 AS DOUBLE) / NULLIF(2 * LN(CAST((
+                    prm.k + 1
+                  ) + 12 AS DOUBLE)), 0) - CAST(1 AS DOUBLE) / NULLIF(
+                    12 * CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2),
+                    0
+                  ) + CAST((
+                    POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 3
+                  ) AS DOUBLE) / NULLIF(
+                    360 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4),
+                    0
+                  ) - CAST((
+                    12 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 60
+                  ) AS DOUBLE) / NULLIF(
+                    15120 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 6),
+                    0
+                  ) - (
+                    CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 1 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 2 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 3 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 4 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 5 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 6 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 7 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 8 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 9 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 10 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 11 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 0)
+                  )
                 )
-{% else %}                END > 0
-{% endif %}                THEN CASE
-                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND STRPOS(
-                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                    (
-                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                    )
-                  ) > 0
-                  THEN CAST(SUBSTR(
-                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                    STRPOS(
-                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                      (
-                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                      )
-                    ) + LENGTH(
-                      (
-                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                      )
-                    ),
-                    STRPOS(
-                      SUBSTR(
-                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                        STRPOS(
-                          CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                          (
-                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                          )
-                        ) + LENGTH(
-                          (
-                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                          )
-                        )
-                      ),
-                      ','
-                    ) - 1
-                  ) AS DOUBLE)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-                  END
-                END * (
-{% if by %}{% else %}                  CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
-                )
-                WHEN prm.gains <> ''
-                THEN 0
-                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-{% endif %}                  CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-{% if by %}{% else %}                )
-                WHEN prm.ideal = 'candidates'
-                AND f.kind = 'R'
-                AND (
-                  prm.k IS NULL OR f.ipos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-                  CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-                )
-                WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-                  CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-{% endif %}                )
-                ELSE 0
-              END
-{% if by %}            ) AS DOUBLE) / NULLIF(
-              SUM(
+              )
+              ELSE SUM(
                 CASE
                   WHEN prm.gains <> ''
                   AND f.kind = 'J'
@@ -5310,11 +8056,12 @@ FROM (
                     AND f.grade >= 0
                     AND f.grade = FLOOR(f.grade)
                     AND STRPOS(
-                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+{% endif %}                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
                       (
                         CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
                       )
-                    ) > 0
+{% if by %}                    ) + LENGTH(
+{% else %}                    ) > 0
                     THEN CAST(SUBSTR(
                       CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
                       STRPOS(
@@ -5360,10 +8107,23 @@ FROM (
                     AND f.grade = FLOOR(f.grade)
                     AND STRPOS(
                       CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                      (
+{% endif %}                      (
                         CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
                       )
-                    ) > 0
+{% if by %}                    ),
+                    STRPOS(
+                      SUBSTR(
+                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                        STRPOS(
+                          CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                          (
+                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                          )
+                        ) + LENGTH(
+                          (
+                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                          )
+{% else %}                    ) > 0
                     THEN CAST(SUBSTR(
                       CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
                       STRPOS(
@@ -5374,9 +8134,13 @@ FROM (
                       ) + LENGTH(
                         (
                           CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                        )
+{% endif %}                        )
                       ),
-                      STRPOS(
+{% if by %}                      ','
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+{% else %}                      STRPOS(
                         SUBSTR(
                           CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
                           STRPOS(
@@ -5411,14 +8175,59 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END * (
+{% if by %}                  END
+                END * f.tie_discount
+                WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND STRPOS(
+                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                    (
+                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                    )
+                  ) > 0
+                  THEN CAST(SUBSTR(
+                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                    STRPOS(
+                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                      (
+                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                      )
+                    ) + LENGTH(
+                      (
+                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                      )
+                    ),
+                    STRPOS(
+                      SUBSTR(
+                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                        STRPOS(
+                          CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                          (
+                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                          )
+                        ) + LENGTH(
+                          (
+                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                          )
+                        )
+                      ),
+                      ','
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+{% else %}                  END * (
                     CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
                   )
                   WHEN prm.ideal = 'candidates'
@@ -5427,17 +8236,377 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END * (
+{% if by %}                  END
+                END * (
+                  CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                )
+                ELSE 0
+              END
+            ) AS DOUBLE) / NULLIF(
+              CASE
+                WHEN prm.ideal = 'cutoff'
+                THEN (
+                  LN(CAST(prm.log_base AS DOUBLE)) * (
+                    -0.24323834289098076 + (
+                      0.5772156649015329 + LN(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE))) + SQRT(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)) * (
+                        1.0 * LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 28)
+                      )
+                    ) + CAST(1 AS DOUBLE) / NULLIF(2 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 0) - CAST(1 AS DOUBLE) / NULLIF(
+                      12 * CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2),
+                      0
+                    ) + CAST((
+                      POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)) + 3
+                    ) AS DOUBLE) / NULLIF(
+                      360 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 4),
+                      0
+                    ) - CAST((
+                      12 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)) + 60
+                    ) AS DOUBLE) / NULLIF(
+                      15120 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 6),
+                      0
+                    ) - (
+                      CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 1 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 2 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 3 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 4 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 5 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 6 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 7 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 8 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 9 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 10 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 11 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 0)
+                    )
+{% else %}                  END * (
                     CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+{% endif %}                  )
+{% if by %}                )
+                ELSE SUM(
+                  CASE
+                    WHEN prm.gains <> ''
+                    AND f.kind = 'J'
+                    AND (
+                      prm.k IS NULL OR f.gain_pos <= prm.k
+                    )
+                    AND CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND STRPOS(
+                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                        (
+                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                        )
+                      ) > 0
+                      THEN CAST(SUBSTR(
+                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                        STRPOS(
+                          CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                          (
+                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                          )
+                        ) + LENGTH(
+                          (
+                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                          )
+                        ),
+                        STRPOS(
+                          SUBSTR(
+                            CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                            STRPOS(
+                              CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                              (
+                                CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                              )
+                            ) + LENGTH(
+                              (
+                                CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                              )
+                            )
+                          ),
+                          ','
+                        ) - 1
+                      ) AS DOUBLE)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE)
+                        ELSE CAST(f.grade AS DOUBLE)
+                      END
+                    END > 0
+                    THEN CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND STRPOS(
+                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                        (
+                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                        )
+                      ) > 0
+                      THEN CAST(SUBSTR(
+                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                        STRPOS(
+                          CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                          (
+                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                          )
+                        ) + LENGTH(
+                          (
+                            CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                          )
+                        ),
+                        STRPOS(
+                          SUBSTR(
+                            CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                            STRPOS(
+                              CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                              (
+                                CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                              )
+                            ) + LENGTH(
+                              (
+                                CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                              )
+                            )
+                          ),
+                          ','
+                        ) - 1
+                      ) AS DOUBLE)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE)
+                        ELSE CAST(f.grade AS DOUBLE)
+                      END
+                    END * (
+                      CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.gains <> ''
+                    THEN 0
+                    WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'candidates'
+                    AND f.kind = 'R'
+                    AND (
+                      prm.k IS NULL OR f.ipos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                )
+              END,
+              0
+{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
@@ -5453,9 +8622,8 @@ FROM (
                   )
                   ELSE 0
                 END
-              ),
-              0
-{% else %}            ),
+              )
+            END,
             0
           )
         ),
@@ -5819,8 +8987,8 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
-          THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ' || COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
+          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ' || COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
@@ -5874,6 +9042,18 @@ FROM (
         ELSE COALESCE(
           (
             CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND prm.ties = 'average'
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND POSITION(
+                    (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    ) IN ',' || prm.gains
+                  ) > 0
+                  THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
 {% else %}    f.query_id,
     CASE
       WHEN prm.empty = 'nan'
@@ -5901,12 +9081,14 @@ FROM (
                   ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
                 )) FOR POSITION(
                   ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-                    (
+{% endif %}                    (
                       ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
                     ) IN ',' || prm.gains
                   ) + LENGTH((
                     ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                  )))
+{% if by %}                  )) FOR POSITION(
+                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+{% else %}                  )))
                 ) - 1) AS DOUBLE PRECISION)
                 ELSE CASE
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -5960,139 +9142,203 @@ FROM (
               ELSE 0
             END
           ) AS DOUBLE PRECISION) / NULLIF(
-            SUM(
-{% endif %}              CASE
-{% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
-                THEN CASE
-{% else %}                WHEN prm.gains <> ''
-                AND f.kind = 'J'
-                AND (
-                  prm.k IS NULL OR f.gain_pos <= prm.k
-                )
-                AND CASE
-{% endif %}                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND POSITION(
-                    (
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                    ) IN ',' || prm.gains
-                  ) > 0
-                  THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-                    (
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                    ) IN ',' || prm.gains
-                  ) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                  )) FOR POSITION(
-                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+            CASE
+              WHEN prm.ideal = 'cutoff'
+              THEN (
+                LN(CAST(prm.log_base AS DOUBLE PRECISION)) * (
+                  -0.24323834289098076 + (
+                    0.5772156649015329 + LN(LN(CAST((
                       (
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                      ) IN ',' || prm.gains
-                    ) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                    )))
-                  ) - 1) AS DOUBLE PRECISION)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE PRECISION)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE PRECISION)
-                    ELSE CAST(f.grade AS DOUBLE PRECISION)
-                  END
-{% if by %}                END * f.tie_discount
-                WHEN f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-{% else %}                END > 0
-{% endif %}                THEN CASE
-                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND POSITION(
-                    (
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                    ) IN ',' || prm.gains
-                  ) > 0
-                  THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-                    (
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                    ) IN ',' || prm.gains
-                  ) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                  )) FOR POSITION(
-                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE PRECISION))) + SQRT(CAST((
                       (
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                      ) IN ',' || prm.gains
-                    ) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                    )))
-                  ) - 1) AS DOUBLE PRECISION)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE PRECISION)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE PRECISION)
-                    ELSE CAST(f.grade AS DOUBLE PRECISION)
-                  END
-                END * (
-{% if by %}{% else %}                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE PRECISION) + 1), 0)
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE PRECISION)) * (
+                      1.0 * LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)) + -0.25 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)), 28)
+                    )
+                  ) + CAST(1 AS DOUBLE PRECISION) / NULLIF(2 * LN(CAST((
+                    prm.k + 1
+                  ) + 12 AS DOUBLE PRECISION)), 0) - CAST(1 AS DOUBLE PRECISION) / NULLIF(
+                    12 * CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 2),
+                    0
+                  ) + CAST((
+                    POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 2) + 3 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)) + 3
+                  ) AS DOUBLE PRECISION) / NULLIF(
+                    360 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION), 3) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 4),
+                    0
+                  ) - CAST((
+                    12 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 4) + 50 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 3) + 105 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 2) + 120 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)) + 60
+                  ) AS DOUBLE PRECISION) / NULLIF(
+                    15120 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION), 5) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 6),
+                    0
+                  ) - (
+                    CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 1 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 2 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 3 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 4 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 5 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 6 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 7 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 8 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 9 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 10 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 11 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 0)
+                  )
                 )
-                WHEN prm.gains <> ''
-                THEN 0
-                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE PRECISION)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE PRECISION)
-                  ELSE CAST(f.grade AS DOUBLE PRECISION)
-                END * (
-{% endif %}                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
-{% if by %}{% else %}                )
-                WHEN prm.ideal = 'candidates'
-                AND f.kind = 'R'
-                AND (
-                  prm.k IS NULL OR f.ipos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE PRECISION)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE PRECISION)
-                  ELSE CAST(f.grade AS DOUBLE PRECISION)
-                END * (
-                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ipos AS DOUBLE PRECISION) + 1), 0)
-                )
-                WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE PRECISION)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE PRECISION)
-                  ELSE CAST(f.grade AS DOUBLE PRECISION)
-                END * (
-                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE PRECISION) + 1), 0)
-{% endif %}                )
-                ELSE 0
-              END
-{% if by %}            ) AS DOUBLE PRECISION) / NULLIF(
-              SUM(
+              )
+              ELSE SUM(
                 CASE
                   WHEN prm.gains <> ''
                   AND f.kind = 'J'
@@ -6109,12 +9355,15 @@ FROM (
                       ) IN ',' || prm.gains
                     ) > 0
                     THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-                      (
+{% endif %}                      (
                         ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
                       ) IN ',' || prm.gains
                     ) + LENGTH((
                       ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                    )) FOR POSITION(
+{% if by %}                    )))
+                  ) - 1) AS DOUBLE PRECISION)
+                  ELSE CASE
+{% else %}                    )) FOR POSITION(
                       ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
                         (
                           ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
@@ -6175,14 +9424,44 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE PRECISION)
                     ELSE CAST(f.grade AS DOUBLE PRECISION)
-                  END * (
+{% if by %}                  END
+                END * f.tie_discount
+                WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND POSITION(
+                    (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    ) IN ',' || prm.gains
+                  ) > 0
+                  THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                    (
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    ) IN ',' || prm.gains
+                  ) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                  )) FOR POSITION(
+                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                      (
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                      ) IN ',' || prm.gains
+                    ) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                    )))
+                  ) - 1) AS DOUBLE PRECISION)
+                  ELSE CASE
+{% else %}                  END * (
                     CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
                   )
                   WHEN prm.ideal = 'candidates'
@@ -6191,17 +9470,347 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE PRECISION)
                     ELSE CAST(f.grade AS DOUBLE PRECISION)
-                  END * (
+{% if by %}                  END
+                END * (
+                  CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
+                )
+                ELSE 0
+              END
+            ) AS DOUBLE PRECISION) / NULLIF(
+              CASE
+                WHEN prm.ideal = 'cutoff'
+                THEN (
+                  LN(CAST(prm.log_base AS DOUBLE PRECISION)) * (
+                    -0.24323834289098076 + (
+                      0.5772156649015329 + LN(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION))) + SQRT(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE PRECISION)) * (
+                        1.0 * LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)) + -0.25 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE PRECISION)), 28)
+                      )
+                    ) + CAST(1 AS DOUBLE PRECISION) / NULLIF(2 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE PRECISION)), 0) - CAST(1 AS DOUBLE PRECISION) / NULLIF(
+                      12 * CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 2),
+                      0
+                    ) + CAST((
+                      POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 2) + 3 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)) + 3
+                    ) AS DOUBLE PRECISION) / NULLIF(
+                      360 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION), 3) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 4),
+                      0
+                    ) - CAST((
+                      12 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 4) + 50 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 3) + 105 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 2) + 120 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)) + 60
+                    ) AS DOUBLE PRECISION) / NULLIF(
+                      15120 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION), 5) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 6),
+                      0
+                    ) - (
+                      CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 1 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 2 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 3 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 4 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 5 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 6 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 7 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 8 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 9 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 10 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 11 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE PRECISION)), 0)
+                    )
+{% else %}                  END * (
                     CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ipos AS DOUBLE PRECISION) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+{% endif %}                  )
+{% if by %}                )
+                ELSE SUM(
+                  CASE
+                    WHEN prm.gains <> ''
+                    AND f.kind = 'J'
+                    AND (
+                      prm.k IS NULL OR f.gain_pos <= prm.k
+                    )
+                    AND CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND POSITION(
+                        (
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                        ) IN ',' || prm.gains
+                      ) > 0
+                      THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                        (
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                        ) IN ',' || prm.gains
+                      ) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                      )) FOR POSITION(
+                        ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                          (
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                          ) IN ',' || prm.gains
+                        ) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                        )))
+                      ) - 1) AS DOUBLE PRECISION)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE PRECISION)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE PRECISION)
+                        ELSE CAST(f.grade AS DOUBLE PRECISION)
+                      END
+                    END > 0
+                    THEN CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND POSITION(
+                        (
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                        ) IN ',' || prm.gains
+                      ) > 0
+                      THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                        (
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                        ) IN ',' || prm.gains
+                      ) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                      )) FOR POSITION(
+                        ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
+                          (
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                          ) IN ',' || prm.gains
+                        ) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
+                        )))
+                      ) - 1) AS DOUBLE PRECISION)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE PRECISION)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE PRECISION)
+                        ELSE CAST(f.grade AS DOUBLE PRECISION)
+                      END
+                    END * (
+                      CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE PRECISION) + 1), 0)
+                    )
+                    WHEN prm.gains <> ''
+                    THEN 0
+                    WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE PRECISION)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE PRECISION)
+                      ELSE CAST(f.grade AS DOUBLE PRECISION)
+                    END * (
+                      CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'candidates'
+                    AND f.kind = 'R'
+                    AND (
+                      prm.k IS NULL OR f.ipos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE PRECISION)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE PRECISION)
+                      ELSE CAST(f.grade AS DOUBLE PRECISION)
+                    END * (
+                      CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ipos AS DOUBLE PRECISION) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE PRECISION)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE PRECISION)
+                      ELSE CAST(f.grade AS DOUBLE PRECISION)
+                    END * (
+                      CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE PRECISION) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                )
+              END,
+              0
+{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
@@ -6217,9 +9826,8 @@ FROM (
                   )
                   ELSE 0
                 END
-              ),
-              0
-{% else %}            ),
+              )
+            END,
             0
           )
         ),
@@ -6593,9 +10201,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
+          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
+            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
@@ -6663,6 +10271,13 @@ FROM (
         ELSE COALESCE(
           (
             CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND prm.ties = 'average'
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND CHARINDEX(
 {% else %}    f.query_id AS query_id,
     CASE
       WHEN prm.empty = 'nan'
@@ -6686,11 +10301,15 @@ FROM (
                 THEN CAST(SUBSTRING(
                   CONCAT(CONCAT(',', prm.gains), ','),
                   CHARINDEX(
-                    (
+{% endif %}                    (
                       CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
                     ),
                     CONCAT(',', prm.gains)
-                  ) + LEN((
+{% if by %}                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    CONCAT(CONCAT(',', prm.gains), ','),
+                    CHARINDEX(
+{% else %}                  ) + LEN((
                     CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
                   )),
                   CHARINDEX(
@@ -6771,161 +10390,203 @@ FROM (
               ELSE 0
             END
           ) AS FLOAT) / NULLIF(
-            SUM(
-{% endif %}              CASE
-{% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
-                THEN CASE
-{% else %}                WHEN prm.gains <> ''
-                AND f.kind = 'J'
-                AND (
-                  prm.k IS NULL OR f.gain_pos <= prm.k
-                )
-                AND CASE
-{% endif %}                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND CHARINDEX(
-                    (
-                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                    ),
-                    CONCAT(',', prm.gains)
-                  ) > 0
-                  THEN CAST(SUBSTRING(
-                    CONCAT(CONCAT(',', prm.gains), ','),
-                    CHARINDEX(
+            CASE
+              WHEN prm.ideal = 'cutoff'
+              THEN (
+                LOG(CAST(prm.log_base AS FLOAT)) * (
+                  -0.24323834289098076 + (
+                    0.5772156649015329 + LOG(LOG(CAST((
                       (
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                      ),
-                      CONCAT(',', prm.gains)
-                    ) + LEN((
-                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                    )),
-                    CHARINDEX(
-                      ',',
-                      SUBSTRING(
-                        CONCAT(CONCAT(',', prm.gains), ','),
-                        CHARINDEX(
-                          (
-                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                          ),
-                          CONCAT(',', prm.gains)
-                        ) + LEN((
-                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                        ))
-                      )
-                    ) - 1
-                  ) AS FLOAT)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS FLOAT)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS FLOAT)
-                    ELSE CAST(f.grade AS FLOAT)
-                  END
-{% if by %}                END * f.tie_discount
-                WHEN f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-{% else %}                END > 0
-{% endif %}                THEN CASE
-                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND CHARINDEX(
-                    (
-                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                    ),
-                    CONCAT(',', prm.gains)
-                  ) > 0
-                  THEN CAST(SUBSTRING(
-                    CONCAT(CONCAT(',', prm.gains), ','),
-                    CHARINDEX(
+                        prm.k + 1
+                      ) + 12
+                    ) AS FLOAT))) + SQRT(CAST((
                       (
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                      ),
-                      CONCAT(',', prm.gains)
-                    ) + LEN((
-                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                    )),
-                    CHARINDEX(
-                      ',',
-                      SUBSTRING(
-                        CONCAT(CONCAT(',', prm.gains), ','),
-                        CHARINDEX(
-                          (
-                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                          ),
-                          CONCAT(',', prm.gains)
-                        ) + LEN((
-                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                        ))
-                      )
-                    ) - 1
-                  ) AS FLOAT)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS FLOAT)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS FLOAT)
-                    ELSE CAST(f.grade AS FLOAT)
-                  END
-                END * (
-{% if by %}{% else %}                  CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.gain_pos AS FLOAT) + 1), 0)
+                        prm.k + 1
+                      ) + 12
+                    ) AS FLOAT)) * (
+                      1.0 * LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)) + -0.25 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 2) + 0.05555555555555555 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 3) + -0.006944444444444444 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 4) + 0.0007986111111111112 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 5) + -6.655092592592593e-05 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 6) + 5.196523053665911e-06 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 7) + -3.2478269085411943e-07 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 8) + 1.92395470276588e-08 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 9) + -9.619773513829401e-10 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 10) + 4.595032957151163e-11 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 11) + -1.9145970654796514e-12 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 12) + 7.665424482554353e-14 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 13) + -2.737651600912269e-15 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 14) + 9.436669225201533e-17 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 15) + -2.9489591328754792e-18 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 16) + 8.925758821411961e-20 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 17) + -2.479377450392211e-21 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 18) + 6.689726105226863e-23 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 19) + -1.6724315263067158e-24 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 20) + 4.07086654448594e-26 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 21) + -9.251969419286227e-28 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 22) + 2.0513952492276501e-29 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 23) + -4.273740102557604e-31 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 24) + 8.701187477749344e-33 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 25) + -1.6733052841825663e-34 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 26) + 3.14939780145465e-36 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 27) + -5.623924645454731e-38 * POWER(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)), 28)
+                    )
+                  ) + CAST(1 AS FLOAT) / NULLIF(2 * LOG(CAST((
+                    prm.k + 1
+                  ) + 12 AS FLOAT)), 0) - CAST(1 AS FLOAT) / NULLIF(
+                    12 * CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT) * POWER(LOG(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT)), 2),
+                    0
+                  ) + CAST((
+                    POWER(LOG(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT)), 2) + 3 * LOG(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT)) + 3
+                  ) AS FLOAT) / NULLIF(
+                    360 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT), 3) * POWER(LOG(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT)), 4),
+                    0
+                  ) - CAST((
+                    12 * POWER(LOG(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT)), 4) + 50 * POWER(LOG(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT)), 3) + 105 * POWER(LOG(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT)), 2) + 120 * LOG(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT)) + 60
+                  ) AS FLOAT) / NULLIF(
+                    15120 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT), 5) * POWER(LOG(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT)), 6),
+                    0
+                  ) - (
+                    CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                      prm.k + 1
+                    ) + 1 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                      prm.k + 1
+                    ) + 2 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                      prm.k + 1
+                    ) + 3 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                      prm.k + 1
+                    ) + 4 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                      prm.k + 1
+                    ) + 5 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                      prm.k + 1
+                    ) + 6 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                      prm.k + 1
+                    ) + 7 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                      prm.k + 1
+                    ) + 8 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                      prm.k + 1
+                    ) + 9 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                      prm.k + 1
+                    ) + 10 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                      prm.k + 1
+                    ) + 11 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT)), 0)
+                  )
                 )
-                WHEN prm.gains <> ''
-                THEN 0
-                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT)
-                  ELSE CAST(f.grade AS FLOAT)
-                END * (
-{% endif %}                  CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.pos AS FLOAT) + 1), 0)
-{% if by %}{% else %}                )
-                WHEN prm.ideal = 'candidates'
-                AND f.kind = 'R'
-                AND (
-                  prm.k IS NULL OR f.ipos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT)
-                  ELSE CAST(f.grade AS FLOAT)
-                END * (
-                  CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.ipos AS FLOAT) + 1), 0)
-                )
-                WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT)
-                  ELSE CAST(f.grade AS FLOAT)
-                END * (
-                  CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.ideal_pos_within AS FLOAT) + 1), 0)
-{% endif %}                )
-                ELSE 0
-              END
-{% if by %}            ) AS FLOAT) / NULLIF(
-              SUM(
+              )
+              ELSE SUM(
                 CASE
                   WHEN prm.gains <> ''
                   AND f.kind = 'J'
@@ -6937,11 +10598,20 @@ FROM (
                     AND f.grade >= 0
                     AND f.grade = FLOOR(f.grade)
                     AND CHARINDEX(
-                      (
+{% endif %}                      (
                         CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
                       ),
                       CONCAT(',', prm.gains)
-                    ) > 0
+{% if by %}                    ) + LEN((
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                    )),
+                    CHARINDEX(
+                      ',',
+                      SUBSTRING(
+                        CONCAT(CONCAT(',', prm.gains), ','),
+                        CHARINDEX(
+                          (
+{% else %}                    ) > 0
                     THEN CAST(SUBSTRING(
                       CONCAT(CONCAT(',', prm.gains), ','),
                       CHARINDEX(
@@ -6962,8 +10632,11 @@ FROM (
                             ),
                             CONCAT(',', prm.gains)
                           ) + LEN((
-                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                          ))
+{% endif %}                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+{% if by %}                          ),
+                          CONCAT(',', prm.gains)
+                        ) + LEN((
+{% else %}                          ))
                         )
                       ) - 1
                     ) AS FLOAT)
@@ -6991,8 +10664,13 @@ FROM (
                       CONCAT(CONCAT(',', prm.gains), ','),
                       CHARINDEX(
                         (
-                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                        ),
+{% endif %}                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+{% if by %}                        ))
+                      )
+                    ) - 1
+                  ) AS FLOAT)
+                  ELSE CASE
+{% else %}                        ),
                         CONCAT(',', prm.gains)
                       ) + LEN((
                         CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
@@ -7030,14 +10708,55 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS FLOAT)
                     ELSE CAST(f.grade AS FLOAT)
-                  END * (
+{% if by %}                  END
+                END * f.tie_discount
+                WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND CHARINDEX(
+                    (
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                    ),
+                    CONCAT(',', prm.gains)
+                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    CONCAT(CONCAT(',', prm.gains), ','),
+                    CHARINDEX(
+                      (
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                      ),
+                      CONCAT(',', prm.gains)
+                    ) + LEN((
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                    )),
+                    CHARINDEX(
+                      ',',
+                      SUBSTRING(
+                        CONCAT(CONCAT(',', prm.gains), ','),
+                        CHARINDEX(
+                          (
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                          ),
+                          CONCAT(',', prm.gains)
+                        ) + LEN((
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                        ))
+                      )
+                    ) - 1
+                  ) AS FLOAT)
+                  ELSE CASE
+{% else %}                  END * (
                     CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.pos AS FLOAT) + 1), 0)
                   )
                   WHEN prm.ideal = 'candidates'
@@ -7046,17 +10765,369 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS FLOAT)
                     ELSE CAST(f.grade AS FLOAT)
-                  END * (
+{% if by %}                  END
+                END * (
+                  CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.pos AS FLOAT) + 1), 0)
+                )
+                ELSE 0
+              END
+            ) AS FLOAT) / NULLIF(
+              CASE
+                WHEN prm.ideal = 'cutoff'
+                THEN (
+                  LOG(CAST(prm.log_base AS FLOAT)) * (
+                    -0.24323834289098076 + (
+                      0.5772156649015329 + LOG(LOG(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT))) + SQRT(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS FLOAT)) * (
+                        1.0 * LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)) + -0.25 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 2) + 0.05555555555555555 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 3) + -0.006944444444444444 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 4) + 0.0007986111111111112 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 5) + -6.655092592592593e-05 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 6) + 5.196523053665911e-06 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 7) + -3.2478269085411943e-07 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 8) + 1.92395470276588e-08 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 9) + -9.619773513829401e-10 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 10) + 4.595032957151163e-11 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 11) + -1.9145970654796514e-12 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 12) + 7.665424482554353e-14 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 13) + -2.737651600912269e-15 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 14) + 9.436669225201533e-17 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 15) + -2.9489591328754792e-18 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 16) + 8.925758821411961e-20 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 17) + -2.479377450392211e-21 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 18) + 6.689726105226863e-23 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 19) + -1.6724315263067158e-24 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 20) + 4.07086654448594e-26 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 21) + -9.251969419286227e-28 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 22) + 2.0513952492276501e-29 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 23) + -4.273740102557604e-31 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 24) + 8.701187477749344e-33 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 25) + -1.6733052841825663e-34 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 26) + 3.14939780145465e-36 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 27) + -5.623924645454731e-38 * POWER(LOG(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS FLOAT)), 28)
+                      )
+                    ) + CAST(1 AS FLOAT) / NULLIF(2 * LOG(CAST((
+                      prm.k + 1
+                    ) + 12 AS FLOAT)), 0) - CAST(1 AS FLOAT) / NULLIF(
+                      12 * CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT) * POWER(LOG(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT)), 2),
+                      0
+                    ) + CAST((
+                      POWER(LOG(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT)), 2) + 3 * LOG(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT)) + 3
+                    ) AS FLOAT) / NULLIF(
+                      360 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT), 3) * POWER(LOG(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT)), 4),
+                      0
+                    ) - CAST((
+                      12 * POWER(LOG(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT)), 4) + 50 * POWER(LOG(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT)), 3) + 105 * POWER(LOG(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT)), 2) + 120 * LOG(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT)) + 60
+                    ) AS FLOAT) / NULLIF(
+                      15120 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT), 5) * POWER(LOG(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT)), 6),
+                      0
+                    ) - (
+                      CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                        prm.k + 1
+                      ) + 1 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                        prm.k + 1
+                      ) + 2 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                        prm.k + 1
+                      ) + 3 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                        prm.k + 1
+                      ) + 4 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                        prm.k + 1
+                      ) + 5 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                        prm.k + 1
+                      ) + 6 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                        prm.k + 1
+                      ) + 7 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                        prm.k + 1
+                      ) + 8 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                        prm.k + 1
+                      ) + 9 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                        prm.k + 1
+                      ) + 10 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                        prm.k + 1
+                      ) + 11 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
+                        prm.k + 1
+                      ) + 12 AS FLOAT)), 0)
+                    )
+{% else %}                  END * (
                     CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.ipos AS FLOAT) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+{% endif %}                  )
+{% if by %}                )
+                ELSE SUM(
+                  CASE
+                    WHEN prm.gains <> ''
+                    AND f.kind = 'J'
+                    AND (
+                      prm.k IS NULL OR f.gain_pos <= prm.k
+                    )
+                    AND CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND CHARINDEX(
+                        (
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                        ),
+                        CONCAT(',', prm.gains)
+                      ) > 0
+                      THEN CAST(SUBSTRING(
+                        CONCAT(CONCAT(',', prm.gains), ','),
+                        CHARINDEX(
+                          (
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                          ),
+                          CONCAT(',', prm.gains)
+                        ) + LEN((
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                        )),
+                        CHARINDEX(
+                          ',',
+                          SUBSTRING(
+                            CONCAT(CONCAT(',', prm.gains), ','),
+                            CHARINDEX(
+                              (
+                                CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                              ),
+                              CONCAT(',', prm.gains)
+                            ) + LEN((
+                              CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                            ))
+                          )
+                        ) - 1
+                      ) AS FLOAT)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS FLOAT)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS FLOAT)
+                        ELSE CAST(f.grade AS FLOAT)
+                      END
+                    END > 0
+                    THEN CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND CHARINDEX(
+                        (
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                        ),
+                        CONCAT(',', prm.gains)
+                      ) > 0
+                      THEN CAST(SUBSTRING(
+                        CONCAT(CONCAT(',', prm.gains), ','),
+                        CHARINDEX(
+                          (
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                          ),
+                          CONCAT(',', prm.gains)
+                        ) + LEN((
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                        )),
+                        CHARINDEX(
+                          ',',
+                          SUBSTRING(
+                            CONCAT(CONCAT(',', prm.gains), ','),
+                            CHARINDEX(
+                              (
+                                CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                              ),
+                              CONCAT(',', prm.gains)
+                            ) + LEN((
+                              CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                            ))
+                          )
+                        ) - 1
+                      ) AS FLOAT)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS FLOAT)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS FLOAT)
+                        ELSE CAST(f.grade AS FLOAT)
+                      END
+                    END * (
+                      CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.gain_pos AS FLOAT) + 1), 0)
+                    )
+                    WHEN prm.gains <> ''
+                    THEN 0
+                    WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS FLOAT)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS FLOAT)
+                      ELSE CAST(f.grade AS FLOAT)
+                    END * (
+                      CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.pos AS FLOAT) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'candidates'
+                    AND f.kind = 'R'
+                    AND (
+                      prm.k IS NULL OR f.ipos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS FLOAT)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS FLOAT)
+                      ELSE CAST(f.grade AS FLOAT)
+                    END * (
+                      CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.ipos AS FLOAT) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS FLOAT)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS FLOAT)
+                      ELSE CAST(f.grade AS FLOAT)
+                    END * (
+                      CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.ideal_pos_within AS FLOAT) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                )
+              END,
+              0
+{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
@@ -7072,7 +11143,8 @@ FROM (
                   )
                   ELSE 0
                 END
-{% else %}            ),
+              )
+            END,
             0
           )
         ),
@@ -7087,8 +11159,10 @@ FROM (
           CASE
             WHEN (
               prm.k IS NULL OR s.pos <= prm.k
-            )
-            THEN (
+{% endif %}            )
+{% if by %}          ),
+          CAST(0 AS FLOAT)
+{% else %}            THEN (
               CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(s.pos AS FLOAT) + 1), 0)
             )
             ELSE 0
@@ -7102,25 +11176,8 @@ FROM (
           PARTITION BY s.query_id, s.kind
           ORDER BY COALESCE(s.grade, 0) DESC, s.pos
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        )
-      ) AS ideal_pos_within,
-      (
-        ROW_NUMBER() OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY CASE
-            WHEN prm.gains <> ''
-            AND s.grade >= 0
-            AND s.grade = FLOOR(s.grade)
-            AND CHARINDEX(
-              (
-                CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-{% endif %}              ),
-{% if by %}              0
-            )
-          ),
-          CAST(0 AS FLOAT)
-        )
-      END AS value
+{% endif %}        )
+{% if by %}      END AS value
     FROM (
       SELECT
         s.*,
@@ -7154,7 +11211,19 @@ FROM (
               AND s.grade >= 0
               AND s.grade = FLOOR(s.grade)
               AND CHARINDEX(
-{% else %}              CONCAT(',', prm.gains)
+{% else %}      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND CHARINDEX(
+              (
+                CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+              ),
+              CONCAT(',', prm.gains)
             ) > 0
             THEN CAST(SUBSTRING(
               CONCAT(CONCAT(',', prm.gains), ','),
@@ -7471,9 +11540,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved')
+          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, not ',
+            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS CHAR), 'NULL')
           )
         END AS fault
@@ -7541,6 +11610,13 @@ FROM (
         ELSE COALESCE(
           (
             CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND prm.ties = 'average'
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND LOCATE(
 {% else %}    f.query_id,
     CASE
       WHEN prm.`empty` = 'nan'
@@ -7564,11 +11640,15 @@ FROM (
                 THEN CAST(SUBSTRING(
                   CONCAT(CONCAT(',', prm.gains), ','),
                   LOCATE(
-                    (
+{% endif %}                    (
                       CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
                     ),
                     CONCAT(',', prm.gains)
-                  ) + CHAR_LENGTH((
+{% if by %}                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    CONCAT(CONCAT(',', prm.gains), ','),
+                    LOCATE(
+{% else %}                  ) + CHAR_LENGTH((
                     CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
                   )),
                   LOCATE(
@@ -7649,161 +11729,203 @@ FROM (
               ELSE 0
             END
           ) AS DOUBLE) / NULLIF(
-            SUM(
-{% endif %}              CASE
-{% if by %}                WHEN f.kind = 'R' AND prm.ties = 'average'
-                THEN CASE
-{% else %}                WHEN prm.gains <> ''
-                AND f.kind = 'J'
-                AND (
-                  prm.k IS NULL OR f.gain_pos <= prm.k
-                )
-                AND CASE
-{% endif %}                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND LOCATE(
-                    (
-                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                    ),
-                    CONCAT(',', prm.gains)
-                  ) > 0
-                  THEN CAST(SUBSTRING(
-                    CONCAT(CONCAT(',', prm.gains), ','),
-                    LOCATE(
+            CASE
+              WHEN prm.ideal = 'cutoff'
+              THEN (
+                LN(CAST(prm.log_base AS DOUBLE)) * (
+                  -0.24323834289098076 + (
+                    0.5772156649015329 + LN(LN(CAST((
                       (
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                      ),
-                      CONCAT(',', prm.gains)
-                    ) + CHAR_LENGTH((
-                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                    )),
-                    LOCATE(
-                      ',',
-                      SUBSTRING(
-                        CONCAT(CONCAT(',', prm.gains), ','),
-                        LOCATE(
-                          (
-                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                          ),
-                          CONCAT(',', prm.gains)
-                        ) + CHAR_LENGTH((
-                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                        ))
-                      )
-                    ) - 1
-                  ) AS DOUBLE)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-                  END
-{% if by %}                END * f.tie_discount
-                WHEN f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-{% else %}                END > 0
-{% endif %}                THEN CASE
-                  WHEN prm.gains <> ''
-                  AND f.grade >= 0
-                  AND f.grade = FLOOR(f.grade)
-                  AND LOCATE(
-                    (
-                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                    ),
-                    CONCAT(',', prm.gains)
-                  ) > 0
-                  THEN CAST(SUBSTRING(
-                    CONCAT(CONCAT(',', prm.gains), ','),
-                    LOCATE(
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE))) + SQRT(CAST((
                       (
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                      ),
-                      CONCAT(',', prm.gains)
-                    ) + CHAR_LENGTH((
-                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                    )),
-                    LOCATE(
-                      ',',
-                      SUBSTRING(
-                        CONCAT(CONCAT(',', prm.gains), ','),
-                        LOCATE(
-                          (
-                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                          ),
-                          CONCAT(',', prm.gains)
-                        ) + CHAR_LENGTH((
-                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                        ))
-                      )
-                    ) - 1
-                  ) AS DOUBLE)
-                  ELSE CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-                  END
-                END * (
-{% if by %}{% else %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE)) * (
+                      1.0 * LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 28)
+                    )
+                  ) + 1 / NULLIF(2 * LN(CAST((
+                    prm.k + 1
+                  ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
+                    12 * CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2),
+                    0
+                  ) + (
+                    POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 3
+                  ) / NULLIF(
+                    360 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4),
+                    0
+                  ) - (
+                    12 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 60
+                  ) / NULLIF(
+                    15120 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 6),
+                    0
+                  ) - (
+                    1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 0)
+                  )
                 )
-                WHEN prm.gains <> ''
-                THEN 0
-                WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-{% endif %}                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-{% if by %}{% else %}                )
-                WHEN prm.ideal = 'candidates'
-                AND f.kind = 'R'
-                AND (
-                  prm.k IS NULL OR f.ipos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-                )
-                WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                  prm.k IS NULL OR f.pos <= prm.k
-                )
-                THEN CASE
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-{% endif %}                )
-                ELSE 0
-              END
-{% if by %}            ) AS DOUBLE) / NULLIF(
-              SUM(
+              )
+              ELSE SUM(
                 CASE
                   WHEN prm.gains <> ''
                   AND f.kind = 'J'
@@ -7815,11 +11937,20 @@ FROM (
                     AND f.grade >= 0
                     AND f.grade = FLOOR(f.grade)
                     AND LOCATE(
-                      (
+{% endif %}                      (
                         CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
                       ),
                       CONCAT(',', prm.gains)
-                    ) > 0
+{% if by %}                    ) + CHAR_LENGTH((
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                    )),
+                    LOCATE(
+                      ',',
+                      SUBSTRING(
+                        CONCAT(CONCAT(',', prm.gains), ','),
+                        LOCATE(
+                          (
+{% else %}                    ) > 0
                     THEN CAST(SUBSTRING(
                       CONCAT(CONCAT(',', prm.gains), ','),
                       LOCATE(
@@ -7840,8 +11971,11 @@ FROM (
                             ),
                             CONCAT(',', prm.gains)
                           ) + CHAR_LENGTH((
-                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                          ))
+{% endif %}                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+{% if by %}                          ),
+                          CONCAT(',', prm.gains)
+                        ) + CHAR_LENGTH((
+{% else %}                          ))
                         )
                       ) - 1
                     ) AS DOUBLE)
@@ -7869,8 +12003,13 @@ FROM (
                       CONCAT(CONCAT(',', prm.gains), ','),
                       LOCATE(
                         (
-                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                        ),
+{% endif %}                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+{% if by %}                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+{% else %}                        ),
                         CONCAT(',', prm.gains)
                       ) + CHAR_LENGTH((
                         CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
@@ -7908,14 +12047,55 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END * (
+{% if by %}                  END
+                END * f.tie_discount
+                WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND LOCATE(
+                    (
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                    ),
+                    CONCAT(',', prm.gains)
+                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    CONCAT(CONCAT(',', prm.gains), ','),
+                    LOCATE(
+                      (
+                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                      ),
+                      CONCAT(',', prm.gains)
+                    ) + CHAR_LENGTH((
+                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                    )),
+                    LOCATE(
+                      ',',
+                      SUBSTRING(
+                        CONCAT(CONCAT(',', prm.gains), ','),
+                        LOCATE(
+                          (
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                          ),
+                          CONCAT(',', prm.gains)
+                        ) + CHAR_LENGTH((
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+{% else %}                  END * (
                     LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
                   )
                   WHEN prm.ideal = 'candidates'
@@ -7924,17 +12104,369 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END * (
+{% if by %}                  END
+                END * (
+                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                )
+                ELSE 0
+              END
+            ) AS DOUBLE) / NULLIF(
+              CASE
+                WHEN prm.ideal = 'cutoff'
+                THEN (
+                  LN(CAST(prm.log_base AS DOUBLE)) * (
+                    -0.24323834289098076 + (
+                      0.5772156649015329 + LN(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE))) + SQRT(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)) * (
+                        1.0 * LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 28)
+                      )
+                    ) + 1 / NULLIF(2 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
+                      12 * CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2),
+                      0
+                    ) + (
+                      POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)) + 3
+                    ) / NULLIF(
+                      360 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 4),
+                      0
+                    ) - (
+                      12 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)) + 60
+                    ) / NULLIF(
+                      15120 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 6),
+                      0
+                    ) - (
+                      1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 0)
+                    )
+{% else %}                  END * (
                     LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+{% endif %}                  )
+{% if by %}                )
+                ELSE SUM(
+                  CASE
+                    WHEN prm.gains <> ''
+                    AND f.kind = 'J'
+                    AND (
+                      prm.k IS NULL OR f.gain_pos <= prm.k
+                    )
+                    AND CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND LOCATE(
+                        (
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                        ),
+                        CONCAT(',', prm.gains)
+                      ) > 0
+                      THEN CAST(SUBSTRING(
+                        CONCAT(CONCAT(',', prm.gains), ','),
+                        LOCATE(
+                          (
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                          ),
+                          CONCAT(',', prm.gains)
+                        ) + CHAR_LENGTH((
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                        )),
+                        LOCATE(
+                          ',',
+                          SUBSTRING(
+                            CONCAT(CONCAT(',', prm.gains), ','),
+                            LOCATE(
+                              (
+                                CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                              ),
+                              CONCAT(',', prm.gains)
+                            ) + CHAR_LENGTH((
+                              CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                            ))
+                          )
+                        ) - 1
+                      ) AS DOUBLE)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE)
+                        ELSE CAST(f.grade AS DOUBLE)
+                      END
+                    END > 0
+                    THEN CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND LOCATE(
+                        (
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                        ),
+                        CONCAT(',', prm.gains)
+                      ) > 0
+                      THEN CAST(SUBSTRING(
+                        CONCAT(CONCAT(',', prm.gains), ','),
+                        LOCATE(
+                          (
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                          ),
+                          CONCAT(',', prm.gains)
+                        ) + CHAR_LENGTH((
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                        )),
+                        LOCATE(
+                          ',',
+                          SUBSTRING(
+                            CONCAT(CONCAT(',', prm.gains), ','),
+                            LOCATE(
+                              (
+                                CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                              ),
+                              CONCAT(',', prm.gains)
+                            ) + CHAR_LENGTH((
+                              CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                            ))
+                          )
+                        ) - 1
+                      ) AS DOUBLE)
+                      ELSE CASE
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE)
+                        ELSE CAST(f.grade AS DOUBLE)
+                      END
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.gains <> ''
+                    THEN 0
+                    WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'candidates'
+                    AND f.kind = 'R'
+                    AND (
+                      prm.k IS NULL OR f.ipos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                )
+              END,
+              0
+{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
@@ -7950,7 +12482,8 @@ FROM (
                   )
                   ELSE 0
                 END
-{% else %}            ),
+              )
+            END,
             0
           )
         ),
@@ -7965,8 +12498,10 @@ FROM (
           CASE
             WHEN (
               prm.k IS NULL OR s.pos <= prm.k
-            )
-            THEN (
+{% endif %}            )
+{% if by %}          ),
+          CAST(0 AS DOUBLE)
+{% else %}            THEN (
               LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
             )
             ELSE 0
@@ -7980,25 +12515,8 @@ FROM (
           PARTITION BY s.query_id, s.kind
           ORDER BY COALESCE(s.grade, 0) DESC, s.pos
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        )
-      ) AS ideal_pos_within,
-      (
-        ROW_NUMBER() OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY CASE
-            WHEN prm.gains <> ''
-            AND s.grade >= 0
-            AND s.grade = FLOOR(s.grade)
-            AND LOCATE(
-              (
-                CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
-{% endif %}              ),
-{% if by %}              0
-            )
-          ),
-          CAST(0 AS DOUBLE)
-        )
-      END AS value
+{% endif %}        )
+{% if by %}      END AS value
     FROM (
       SELECT
         s.*,
@@ -8032,7 +12550,19 @@ FROM (
               AND s.grade >= 0
               AND s.grade = FLOOR(s.grade)
               AND LOCATE(
-{% else %}              CONCAT(',', prm.gains)
+{% else %}      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND LOCATE(
+              (
+                CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
+              ),
+              CONCAT(',', prm.gains)
             ) > 0
             THEN CAST(SUBSTRING(
               CONCAT(CONCAT(',', prm.gains), ','),
