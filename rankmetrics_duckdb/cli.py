@@ -287,11 +287,10 @@ def _eval_diversity(args, div, other) -> int:
                               ties=_overrides(args).get("ties"),
                               queries=resolve(args.convention, **_overrides(args))["queries"],
                               nan_scores=args.nan_scores)
-    text = render.render_rows(rows, args.format, set(), (), set(), None, None, False)
     if args.output:
         render.write_rows(args.output, rows, args.format, set(), (), set(), None, None, False)
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(render.render_rows(rows, args.format, set(), (), set(), None, None, False))
     return 0
 
 

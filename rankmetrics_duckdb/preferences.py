@@ -75,10 +75,9 @@ def evaluate(judgments: str, run, names=None, *, rel_format: str = "prefs", all_
         con.register("rm_prefs_judgments", prefs)
         in_run = {q for (q,) in con.sql("SELECT DISTINCT query_id FROM rm_prefs_run").fetchall()}
         limit = "NULL" if max_retrieved is None else str(int(max_retrieved))
-        result = con.sql(f"SELECT * FROM trec_prefs('rm_prefs_run', 'rm_prefs_judgments', {limit}) "
-                         f"ORDER BY query_id").fetchall()
-        columns = [c[0] for c in con.sql("DESCRIBE SELECT * FROM trec_prefs('rm_prefs_run', "
-                                         "'rm_prefs_judgments')").fetchall()]
+        relation = con.sql(f"SELECT * FROM trec_prefs('rm_prefs_run', 'rm_prefs_judgments', {limit}) "
+                           f"ORDER BY query_id")
+        columns, result = relation.columns, relation.fetchall()
     except duckdb.Error as e:
         raise InputError(str(e).strip().splitlines()[0].replace("Invalid Input Error: ", "")) from None
     finally:
