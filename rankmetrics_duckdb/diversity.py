@@ -106,14 +106,16 @@ def read_subtopic_qrels(path: str) -> pa.Table:
 
 
 def _judgments(con, judgments) -> None:
-    """The subtopic judgments as the view rm_div_judgments (query_id, subtopic, item_id, relevance)."""
-    if isinstance(judgments, str) and not _is_table(con, judgments):
+    """The subtopic judgments as the view rm_div_judgments (query_id, subtopic, item_id, relevance): a file of
+    subtopic qrels (a path; the connection is private, so a name is never one of the caller's tables), or a
+    pyarrow Table, pandas or polars DataFrame with those columns."""
+    if isinstance(judgments, str):
         table = read_subtopic_qrels(judgments)
     else:
+        module = type(judgments).__module__.split(".")[0]
         try:
-            table = con.sql(f"SELECT * FROM {judgments}").to_arrow_table() if isinstance(judgments, str) \
-                else judgments if isinstance(judgments, pa.Table) else pa.Table.from_pandas(judgments) \
-                if type(judgments).__module__.split(".")[0] == "pandas" else judgments.to_arrow()
+            table = (judgments if isinstance(judgments, pa.Table) else pa.Table.from_pandas(judgments)
+                     if module == "pandas" else judgments.to_arrow())
         except Exception as e:
             raise InputError(f"cannot read the subtopic judgments: {str(e).strip().splitlines()[0]}") from None
         missing = [c for c in ("query_id", "subtopic", "item_id", "relevance") if c not in table.column_names]
@@ -121,17 +123,6 @@ def _judgments(con, judgments) -> None:
             raise InputError(f"the subtopic judgments lack the column(s) {', '.join(missing)} (diversity measures "
                              f"read query_id, subtopic, item_id, relevance)")
     con.register("rm_div_judgments", table)
-
-
-def _is_table(con, name: str) -> bool:
-    import os
-    if os.path.exists(name):
-        return False
-    try:
-        con.sql(f"DESCRIBE {name}")
-        return True
-    except duckdb.Error:
-        return False
 
 
 def evaluate(judgments, run, names, *, per_query: bool = True, ties: str | None = None, queries: str = "both",

@@ -332,7 +332,7 @@ def test_nan_scores_last_reaches_compare_and_report(tmp_path):
 
 # --- every pair, win/tie/loss, Tukey's HSD, LaTeX: ranx's compare, run in the test ---------------------------------
 def _ranx_compare(stat_test):
-    ranx = pytest.importorskip("ranx")
+    import ranx
     from synthetic import make, to_tables
     qrels, first = make(seed=21, queries=30, depth=40, ties=False, missing=False)
     runs = [first] + [make(seed=s, queries=30, depth=40, ties=False, missing=False)[1] for s in (22, 23)]

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-ranx = pytest.importorskip("ranx")
+import ranx  # the test extra installs it: a missing one fails, never skips
 
 import rankmetrics_duckdb as rm  # noqa: E402
 from conftest import TREC, cli  # noqa: E402
@@ -83,7 +83,7 @@ def test_fuse_of_trec_eval_runs_on_the_command_line(tmp_path):
         assert {tag for *_, tag in lines} == {"both"}
         # the fused run is a run: eval reads it
         assert cli("eval", os.path.join(TREC, "qrels.test"), str(out), "-m", "map").stdout.startswith("map")
-    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow.parquet as pq
     cli("fuse", *paths, "-m", "rrf", "-o", str(tmp_path / "f.parquet"))
     table = pq.read_table(str(tmp_path / "f.parquet"))
     assert table.column_names == ["query_id", "item_id", "score"] and table.num_rows > 500
