@@ -530,3 +530,31 @@ def test_intersection_on_the_command_line(tmp_path):
     assert p.returncode == 1 and p.stderr.count("\n") == 1 and "'high' is not a number" in p.stderr
     p = cli("compare", qrels, base, run, "-m", "Intersection@10", "--reference", base, check=False)
     assert p.returncode == 2  # compare's reference is its baseline: no such option
+
+
+def test_hand_computed_intersection_per_group():
+    # groups (by seg) of a warehouse table against a reference in the same shape, each group against the
+    # reference's same group. A: run a, b, c against c, x: @2 {a, b} holds none: 0; @3 c: 1/3. B: run a, b
+    # against b, y: @2 b: 1/2; @3 the same two items: 1/2. The same from evaluate, the DuckDB macro and to_sql.
+    import duckdb
+    from rankmetrics_duckdb import register, to_sql
+    run = pa.table({"seg": ["A", "A", "A", "B", "B"], "user": ["u"] * 5, "item": ["a", "b", "c", "a", "b"],
+                    "pred": [3.0, 2.0, 1.0, 2.0, 1.0]})
+    ref = pa.table({"seg": ["A", "A", "B", "B"], "user": ["u"] * 4, "item": ["c", "x", "b", "y"],
+                    "pred": [2.0, 1.0, 2.0, 1.0]})
+    qrels = pa.table({"user": ["u"], "item": ["a"], "rel": [1]})
+    columns = {"query_id": "user", "item_id": "item", "score": "pred", "relevance": "rel"}
+    want = {("A",): {"Intersection@2": 0.0, "Intersection@3": 1 / 3},
+            ("B",): {"Intersection@2": 1 / 2, "Intersection@3": 1 / 2}}
+    got = evaluate(qrels, run, ["Intersection@2", "Intersection@3"], columns=columns, by=["seg"], reference=ref)
+    assert set(got) == set(want) and all(got[g] == pytest.approx(want[g], abs=1e-12) for g in want)
+    con = duckdb.connect()
+    register(con)
+    con.register("r", run), con.register("f", ref), con.register("j", qrels)
+    rows = con.execute("SELECT seg, value FROM intersection('r', 'j', 2, reference := 'f', query_column := 'user', "
+                       "item_column := 'item', score_column := 'pred', relevance_column := 'rel', \"by\" := ['seg'])"
+                       ).fetchall()
+    assert dict(rows) == pytest.approx({"A": 0.0, "B": 1 / 2}, abs=1e-12)
+    rows = con.execute(to_sql(["Intersection@3"], run="r", judgments="j", reference="f", columns=columns,
+                              by=["seg"])).fetchall()
+    assert {r[1]: r[-1] for r in rows} == pytest.approx({"A": 1 / 3, "B": 1 / 2}, abs=1e-12)
