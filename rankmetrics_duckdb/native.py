@@ -153,6 +153,9 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     # sql/01_stream.sql) into columns; here the key is the query id itself
     body = body.transform(lambda n: n.this if isinstance(n, exp.Explode) and isinstance(n.this, exp.Column)
                           and n.this.name == "query_id" else n)
+    catalog_wide = is_catalog_wide(macro_name)  # one value for the run (GAUC, Personalization read rm_stream)
+    if catalog_wide:  # its group key: ours with groups, none without (sqlgen.per_group)
+        body = sqlgen.per_group(body, macro_name, bool(by))
     call = sqlgen.stream_call(body)  # the innermost FROM (a macro may nest features over features: INST)
     if not (isinstance(call, exp.Table) and isinstance(call.this, exp.Anonymous)
             and call.this.name.lower() in STREAMS):
@@ -161,15 +164,12 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     plain_params = sqlsource.macros()["rm_stream"].params
     stream_bindings = {p.lower(): a for p, a in zip(sqlsource.macros()[kind].params, call.this.expressions)
                        if p.lower() not in ("run", "judgments") and p in plain_params}
-    catalog_wide = is_catalog_wide(macro_name)  # one value for the run (GAUC, Personalization read rm_stream)
     if kind == "rm_catalog_stream":  # (SELECT s.* FROM rm_catalog_stream(...) AS s) AS f: the stream itself, as f
         call.find_ancestor(exp.Subquery).replace(exp.Table(this=exp.to_identifier(STREAM),
                                                            alias=exp.TableAlias(this=exp.to_identifier("f"))))
     else:
         call.replace(exp.Table(this=exp.to_identifier(STREAM), alias=call.args.get("alias")))
     body = sqlsource.expand(body)
-    if catalog_wide and by:
-        body = sqlgen.per_group(body, macro_name)
     body = _join_params(body)
     stream = _join_params(_stream(stream_bindings))
 
@@ -429,7 +429,7 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
     parts = [_header(d, run_src.expression, judgments_src.expression, run_columns, schema,
                      *[sides[name] and sides[name].expression for name in ("interactions", "catalog")])]
     for name in metric_macros():
-        if _creatable(name, sides) and (not form.by or not is_catalog_wide(name) or sqlgen.groupable(name)):
+        if _creatable(name, sides):
             parts.append(ddl(name, d.name, run_src, judgments_src, schema, form.by, **sides))
     return "\n".join(parts)
 
@@ -439,7 +439,7 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
     """A SELECT (query_id, value) calling the native object of a metric with the given arguments, in the way
     the dialect calls it (named arguments where the dialect has them; BigQuery: every argument, in order).
     DuckDB's macros take the tables as arguments (interactions and catalog: those the macro reads; a
-    catalog-wide macro's one row gets query_id NULL)."""
+    catalog-wide macro's one row has query_id NULL, as the other dialects' objects)."""
     d = _dialect(dialect)
     params = parameters(macro_name)
     unknown = set(args) - {name for name, _, _ in params}
@@ -464,5 +464,4 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
     else:
         values += [d.native.named_arg.format(name=_arg_name(name, d), value=lit(args[name])) for name, _, _ in params
                    if name in args]
-    query_id = "CAST(NULL AS VARCHAR) AS query_id" if d.native.sql_macros and is_catalog_wide(macro_name) else "query_id"
-    return f"SELECT {query_id}, value FROM " + d.native.call.format(fn=fn, args=", ".join(values))
+    return "SELECT query_id, value FROM " + d.native.call.format(fn=fn, args=", ".join(values))

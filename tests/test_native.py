@@ -263,7 +263,8 @@ def test_recommender_objects_equal_eval(installed):
 def test_recommender_objects_per_group_with_mapped_columns():
     """Generated for a warehouse table (--by model, the columns named by --query-column and the like), the
     objects of the recommender metrics return one row per group and query (MeanInvUserFreq) or per group (the
-    catalog-wide Gini, CatalogCoverage): evaluate(by=...)'s numbers, themselves those of each group alone."""
+    catalog-wide Gini, CatalogCoverage; GAUC and Personalization, of the whole run): evaluate(by=...)'s numbers,
+    themselves those of each group alone (and pinned to the references by test_parity_recsys.py)."""
     reverse = RUN_TABLE.set_column(2, "score", pa.array([-x for x in RUN_TABLE.column("score").to_pylist()]))
     reverse = reverse.set_column(3, "rank", pa.array([None] * reverse.num_rows, pa.int64()))
     stacked = pa.concat_tables([t.append_column("model", pa.array([m] * t.num_rows)) for m, t in
@@ -271,7 +272,7 @@ def test_recommender_objects_per_group_with_mapped_columns():
     names = {"query_id": "uid", "item_id": "movie", "score": "pred", "rank": "pos"}
     stacked = stacked.rename_columns([names.get(c, c) for c in stacked.column_names])
     judgments = JUDGMENTS_TABLE.rename_columns([names.get(c, c) for c in JUDGMENTS_TABLE.column_names])
-    metrics = ["MeanInvUserFreq@10", "Gini@10", "CatalogCoverage(normalize=true)@5"]
+    metrics = ["MeanInvUserFreq@10", "Gini@10", "CatalogCoverage(normalize=true)@5", "GAUC", "Personalization@3"]
     sides = dict(interactions=INTERACTIONS_TABLE, items=ITEMS_TABLE)
     want = evaluate(judgments, stacked, metrics, columns=names, by=["model"], per_query=True, **sides)
     means = evaluate(judgments, stacked, metrics, columns=names, by=["model"], **sides)
