@@ -475,7 +475,7 @@ def per_group(body: exp.Select, macro_name: str, by: bool) -> exp.Select:
         for node in list(items.find_all(exp.Anonymous)):
             if is_key(node):
                 node.replace(key_parts(node.expressions[0])[0])
-        keys[0].replace(exp.alias_(keys[0].this.copy(), "group_key"))
+        keys[0].replace(keys[0].this.copy())  # i.group_key
         return body
     items.set("expressions", [e for e in items.expressions if e.alias_or_name != "group_key"])
     items.set("group", exp.Group(expressions=[e for e in items.args["group"].expressions if not is_key(e)]))
