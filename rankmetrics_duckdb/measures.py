@@ -1060,9 +1060,10 @@ def needs_side_tables(measures: list[Measure]) -> bool:
 
 
 def side_inputs(measures, interactions, items) -> dict:
-    """{side table name: the input given} for the side tables the measures read (Metric.tables): the training
-    interactions (required by the metrics computed from them) and the catalog (items; without it, the items of
-    the interactions, which the catalog-wide metrics then read as their catalog)."""
+    """{side table name: the input it is read from, 'interactions' or 'items'} for the side tables the measures
+    read (Metric.tables): the training interactions (required by the metrics computed from them), the items'
+    vectors (the items given) and the catalog (items; without it, the items of the interactions, which the
+    catalog-wide metrics then read as their catalog). interactions and items are the inputs given (or None)."""
     tables = {t for m in measures for t in m.metric.tables}
     names = lambda t: ", ".join(m.requested for m in measures if t in m.metric.tables)  # noqa: E731
     if "interactions" in tables and interactions is None:
@@ -1076,13 +1077,13 @@ def side_inputs(measures, interactions, items) -> dict:
                          f"item_id column, or --interactions FILE for the items of the training interactions)")
     out = {}
     if "interactions" in tables:
-        out["interactions"] = interactions
+        out["interactions"] = "interactions"
     if "vectors" in tables:
-        out["vectors"] = items
+        out["vectors"] = "items"
     if tables and items is not None:
-        out["catalog"] = items
+        out["catalog"] = "items"
     elif "catalog" in tables and "interactions" not in tables:
-        out["catalog"] = interactions  # the training interactions' items are the catalog
+        out["catalog"] = "interactions"  # the training interactions' items are the catalog
     return out
 
 

@@ -38,17 +38,16 @@ STREAM = sqlgen.STREAM  # not "stream": FROM STREAM is Spark 4's syntax for a st
 def metric_macros(side_tables: bool = True) -> list[str]:
     """The metric table macros of sql/ (ndcg, ap, precision, ...): those of the metric specs (measures.METRICS;
     not the file readers, rm_* pieces or fuse), in file order. side_tables=False leaves out those that read
-    tables beside the run and the judgments (Metric.tables: MeanInvUserFreq, ..., the catalog-wide metrics).
-    Not yet those that read the items' vectors (IntraListDiversity: rm_vector_stream unnests the catalog's lists,
-    which the native objects do not write; `rankmetrics sql` does)."""
-    specs = {m.macro for m in measures.METRICS.values()
-             if (side_tables or not m.tables) and "vectors" not in m.tables}
+    tables beside the run and the judgments (Metric.tables: MeanInvUserFreq, ..., the catalog-wide metrics,
+    IntraListDiversity)."""
+    specs = {m.macro for m in measures.METRICS.values() if side_tables or not m.tables}
     return [name for name, m in sqlsource.macros().items() if m.is_table and name in specs]
 
 
-# The macros' parameters naming a side table (sql/01_stream.sql's rm_item_stream, rm_catalog_stream): the native
-# objects read the tables given when they are generated (--interactions, --items), as they do the run's.
-SIDE_PARAMS = ("interactions", "catalog")
+# The macros' parameters naming a side table (sql/01_stream.sql's rm_item_stream, rm_catalog_stream,
+# rm_vector_stream): the native objects read the tables given when they are generated (--interactions, --items:
+# the catalog, with the items' vectors), as they do the run's.
+SIDE_PARAMS = ("interactions", "catalog", "vectors")
 
 
 def is_catalog_wide(macro_name: str) -> bool:
@@ -130,7 +129,8 @@ def _stream(bindings: dict) -> exp.Select:
     return sqlgen.stream_body(bindings)
 
 
-STREAMS = ("rm_stream", "rm_item_stream", "rm_catalog_stream")  # what a metric macro reads (sql/01_stream.sql)
+# what a metric macro reads (sql/01_stream.sql)
+STREAMS = ("rm_stream", "rm_item_stream", "rm_catalog_stream", "rm_vector_stream")
 
 
 def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
@@ -143,8 +143,9 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     False keeps them as the run has them (the dbt package).
 
     interactions, catalog: the side tables of the metrics that read them (Metric.tables), read as sqlgen reads
-    them (item_stream_ctes, catalog_stream_ctes; the catalog, else the interactions' items). A catalog-wide
-    metric (sql/catalog.sql) returns one row, its query_id NULL (per group with by: sqlgen.per_group)."""
+    them (item_stream_ctes, catalog_stream_ctes; the catalog, else the interactions' items; the items' vectors,
+    the catalog's embedding lists: vector_stream_ctes, where the dialect has lists). A catalog-wide metric
+    (sql/catalog.sql) returns one row, its query_id NULL (per group with by: sqlgen.per_group)."""
     d = dialects.get(dialect)
     macro = sqlsource.macros()[macro_name]
     params = parameters(macro_name)
@@ -164,7 +165,7 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     plain_params = sqlsource.macros()["rm_stream"].params
     stream_bindings = {p.lower(): a for p, a in zip(sqlsource.macros()[kind].params, call.this.expressions)
                        if p.lower() not in ("run", "judgments") and p in plain_params}
-    if kind == "rm_catalog_stream":  # (SELECT s.* FROM rm_catalog_stream(...) AS s) AS f: the stream itself, as f
+    if kind in ("rm_catalog_stream", "rm_vector_stream"):  # (SELECT s.* FROM ... AS s) AS f: the stream, as f
         call.find_ancestor(exp.Subquery).replace(exp.Table(this=exp.to_identifier(STREAM),
                                                            alias=exp.TableAlias(this=exp.to_identifier("f"))))
     else:
@@ -192,6 +193,11 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
         if catalog is None and interactions is None:
             raise UsageError(f"{macro_name} reads the catalog: give its table (--items, or --interactions)")
         ctes += sqlgen.catalog_stream_ctes({}, catalog if catalog is not None else interactions, plain=stream)
+    elif kind == "rm_vector_stream":
+        if catalog is None:
+            raise UsageError(f"{macro_name} reads the items' vectors: give the catalog's table, with its embedding "
+                             f"list column (--items)")
+        ctes += sqlgen.vector_stream_ctes([(STREAM, stream)], catalog)
     else:
         ctes.append((STREAM, stream))
     b = exp.TableAlias(this=exp.to_identifier("b"))
@@ -346,20 +352,27 @@ def _dialect(name) -> dialects.Dialect:
     raise UsageError(f"unknown SQL dialect '{name}'; macros exist for: {', '.join(DIALECTS)}")
 
 
-def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_columns: str, schema,
-            interactions: exp.Table | None, catalog: exp.Table | None) -> str:
+def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_columns: str, schema, sides: dict,
+            vectors: bool) -> str:
     columns = "score and rank" if run_columns == "score,rank" else run_columns
+    interactions, catalog = sides["interactions"], sides["catalog"]
+
+    def named(src: sqlgen.Source, names) -> str:  # the table and its columns as read
+        return f"{src.expression.sql(dialect=d.sqlglot)} ({', '.join(src.columns.get(n, n) for n in names)})"
     if interactions is None and catalog is None:
         sides = ["-- The recommender metrics that read the training interactions or the catalog are left out: give",
                  "-- their tables (--interactions TABLE, --items TABLE) to create them too."]
     else:
-        what = (f"the catalog {catalog.sql(dialect=d.sqlglot)} (item_id)" if catalog is not None
-                else "the catalog: the items of the interactions")
+        what = (f"the catalog {named(catalog, ('item_id', 'embedding') if vectors else ('item_id',))}"
+                if catalog is not None else "the catalog: the items of the interactions")
         if interactions is not None:
-            what = f"the training interactions {interactions.sql(dialect=d.sqlglot)} (user_id, item_id) and {what}"
+            what = f"the training interactions {named(interactions, ('user_id', 'item_id'))} and {what}"
         sides = [f"-- The recommender metrics also read {what};",
                  "-- the catalog-wide ones return one row, query_id NULL" + (
                      "" if interactions is not None else " (those of the interactions are left out)") + "."]
+        if catalog is not None and not vectors:
+            sides.append("-- IntraListDiversity is left out: name the catalog's vectors (--items-embedding-column) "
+                         "to create it.")
     examples = [call("ndcg", d.name, {"k": 10}, schema=schema),
                 call("ap", d.name, {"k": 100, "rel": 2}, schema=schema)]
     return "\n".join([
@@ -374,10 +387,14 @@ def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_colum
     ]) + "\n"
 
 
-def _creatable(macro_name: str, sides: dict) -> bool:
-    """Whether the side tables the metric reads were given (an object over a missing table cannot be created:
-    PostgreSQL checks a function's body when it is created)."""
+def _creatable(macro_name: str, sides: dict, d: dialects.Dialect, vectors: bool) -> bool:
+    """Whether the side tables the metric reads were given (an object over a missing table or column cannot be
+    created: PostgreSQL checks a function's body when it is created), and, for the items' vectors, their
+    column named (vectors) and readable there (Dialect.lists)."""
     tables = _metric_of(macro_name).tables
+    if "vectors" in tables:
+        return (vectors and sides["catalog"] is not None and d.lists is not None
+                and _metric_of(macro_name).name not in d.lacks)
     if "interactions" in tables:
         return sides["interactions"] is not None
     return "catalog" not in tables or sides["catalog"] is not None or sides["interactions"] is not None
@@ -388,15 +405,18 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
            interactions: str | None = None, items: str | None = None) -> str:
     """The DDL creating every metric as a native object of the dialect (DuckDB: the macros script). run,
     judgments (default: run, judgments), run_columns (default: score), the side tables (interactions; items, the
-    catalog, default: the interactions' items: the recommender metrics that read them are left out without them)
-    and schema are for the other dialects. A dialect without native objects whose SQL calls a helper function
-    (MySQL's rm_fail) gets that helper."""
+    catalog, default: the interactions' items: the recommender metrics that read them are left out without them;
+    their column names in form, shape.Shape's interactions_columns and items_columns: IntraListDiversity's
+    object is created only when the catalog's embedding column is named there, as a catalog without one could
+    not be created over) and schema are for the other dialects. A dialect without native objects whose SQL
+    calls a helper function (MySQL's rm_fail) gets that helper."""
     given = [name for name, value in (("schema", schema), ("run", run), ("judgments", judgments),
                                       ("run columns", run_columns), ("interactions", interactions),
                                       ("items", items)) if value is not None]
     helper = dialects.DIALECTS.get(str(dialect or dialects.DEFAULT).strip().lower())
+    sided = form is not None and any(form.sides.values())  # side inputs' column names given
     if helper is not None and helper.native is None and helper.helper:
-        if given or form:
+        if given or form or sided:
             raise UsageError(f"{helper.name} has no metric objects, only the helper function its SQL calls, "
                              f"created in the current database: {', '.join(given) or 'the table shape'} does not "
                              f"apply here (the shape is an option of `rankmetrics sql --dialect {helper.name}`)")
@@ -406,6 +426,10 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
         if form:
             raise UsageError("DuckDB's macros take the tables' shape as arguments (query_column := 'user_id', "
                              "\"by\" := ['model_version'], run_lists := true, ...), not as options")
+        if sided:
+            raise UsageError("DuckDB's macros read the side tables' columns by our names (user_id, item_id, "
+                             "embedding): give them a view with those names; the column options are for another "
+                             "--dialect")
         if given:  # DuckDB's macros take the tables as arguments and are created where the script runs
             raise UsageError(f"{' and '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to DuckDB's "
                              f"macros: they take the table names as arguments and are created in the current schema "
@@ -418,18 +442,19 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
         raise UsageError(f"unknown run columns '{run_columns}'; choose one of: {', '.join(RUN_COLUMNS)}")
     if d.native.schema_required and not schema:
         raise UsageError(d.native.schema_required)
-    form = form or shape.Shape()
+    form = form if form is not None else shape.Shape()
     run_src = sqlgen.Source(dialects.table(run, d.name, "run table"), has_score="score" in run_columns,
                             has_rank="rank" in run_columns, columns=form.columns, groups=form.by,
                             lists=form.run_lists)
     judgments_src = sqlgen.Source(dialects.table(judgments, d.name, "judgments table"), columns=form.columns,
                                   groups=form.judgments_by, lists=form.judgment_lists)
-    sides = {name: None if table is None else sqlgen.Source(dialects.table(table, d.name, f"{label} table"))
-             for name, label, table in (("interactions", "interactions", interactions), ("catalog", "items", items))}
-    parts = [_header(d, run_src.expression, judgments_src.expression, run_columns, schema,
-                     *[sides[name] and sides[name].expression for name in ("interactions", "catalog")])]
+    sides = {name: None if table is None else sqlgen.Source(dialects.table(table, d.name, f"{role} table"),
+                                                            columns=form.side_columns(role))
+             for name, role, table in (("interactions", "interactions", interactions), ("catalog", "items", items))}
+    vectors = "embedding" in form.sides["items"]  # the catalog's vectors named: IntraListDiversity is created
+    parts = [_header(d, run_src.expression, judgments_src.expression, run_columns, schema, sides, vectors)]
     for name in metric_macros():
-        if _creatable(name, sides):
+        if _creatable(name, sides, d, vectors):
             parts.append(ddl(name, d.name, run_src, judgments_src, schema, form.by, **sides))
     return "\n".join(parts)
 
@@ -453,7 +478,8 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
         fn = exp.to_identifier(macro_name, quoted=True).sql(dialect=d.sqlglot)
         values = [exp.Literal.string(run).sql(dialect=d.sqlglot), exp.Literal.string(judgments).sql(dialect=d.sqlglot)]
         takes = [p.lower() for p in sqlsource.macros()[macro_name].params]
-        sides = {"interactions": interactions, "catalog": catalog if catalog is not None else interactions}
+        sides = {"interactions": interactions, "catalog": catalog if catalog is not None else interactions,
+                 "vectors": catalog}
         values += [f"{name} := {exp.Literal.string(sides[name]).sql(dialect=d.sqlglot)}" for name in SIDE_PARAMS
                    if name in takes]
     else:
