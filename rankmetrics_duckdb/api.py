@@ -589,7 +589,8 @@ def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: boo
                        sqlgen.Source(stand_ins["run"], has_score, has_rank, dict(columns), by, run_lists),
                        sqlgen.Source(stand_ins["judgments"], True, False, dict(columns), judgments_by, judgment_lists),
                        per_query=per_query, by=by, checks=True,
-                       **{name: sqlgen.Source(stand_ins[name], columns=dict(cols)) for name, cols in sides.items()}).query
+                       **{name: sqlgen.Source(stand_ins[name], columns=dict(cols))
+                          for name, cols in sides.items()}).query
 
 
 __all__ = ["register", "to_sql", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]

@@ -389,7 +389,8 @@ def _metric_file(macro_name: str) -> str:
         f"  {{%- set shape = rankmetrics.rm_shape({_jinja('rankmetrics.' + macro_name)}, judgments, score_column, "
         "rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) -%}",
         f"  {{{{ return(adapter.dispatch({_jinja(macro_name)}, 'rankmetrics')(run, judgments, "
-        f"{''.join(n + ', ' for n in (list(_SIDES) + SIDE_ARGS if metric.tables else ()))}{', '.join(resolved)}, query_column, item_column, score_column, rank_column, relevance_column, "
+        f"{''.join(n + ', ' for n in (list(_SIDES) + SIDE_ARGS if metric.tables else ()))}{', '.join(resolved)}, "
+        "query_column, item_column, score_column, rank_column, relevance_column, "
         "shape.by, shape.judgments_by, run_lists, judgment_lists)) }}",
         "{% endmacro %}",
         "",

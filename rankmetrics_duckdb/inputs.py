@@ -305,8 +305,9 @@ class Reader:
                 f"CAST({quoted(lower[given[c].lower()])} AS {'DOUBLE[]' if c in checks.SIDE_LISTS else 'VARCHAR'}) "
                 f"AS {c}" for c in wanted) + f" FROM {source}")
         except duckdb.Error as e:
-            raise InputError(f"{label}: the {name} column {', '.join(given[c] for c in wanted if c in checks.SIDE_LISTS)} "
-                             f"must be a list of numbers per row ({str(e).splitlines()[0]})") from None
+            lists = ", ".join(given[c] for c in wanted if c in checks.SIDE_LISTS)
+            raise InputError(f"{label}: the {name} column {lists} must be a list of numbers per row "
+                             f"({str(e).splitlines()[0]})") from None
         for check in checks.side_check_sql(name):
             bad = run_sql(self.con, f"SELECT {check.count} FROM {quoted(table)} AS t").fetchone()[0]
             if bad:
