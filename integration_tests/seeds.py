@@ -9,7 +9,8 @@ recs_lists        recs_lists.parquet, each list of movies written as text '3|1|2
 labels_mixed      labels under mixed-case column names (UserID, MovieID, Rating)
 recsys_recs       the three recommendation models of datasets/recsys in one table (model, user_id, item_id, rank,
                   score), recsys_test their test set (relevance 1), recsys_train the training interactions
-                  (user_id, item_id), recsys_items the catalog (item_id)
+                  (user_id, item_id), recsys_items the catalog (item_id; embedding_text, each item's vector
+                  written as text '0.1|0.7|...', which the model recsys_items_vectors makes an array again)
 """
 import csv
 import os
@@ -61,7 +62,8 @@ def main(project=HERE):
     train = pq.read_table(os.path.join(recsys, "train.parquet")).to_pylist()
     _write(folder, "recsys_train", ["user_id", "item_id"], [(r["user_id"], r["item_id"]) for r in train])
     items = pq.read_table(os.path.join(recsys, "items.parquet")).to_pylist()
-    _write(folder, "recsys_items", ["item_id"], [(r["item_id"],) for r in items])
+    _write(folder, "recsys_items", ["item_id", "embedding_text"],
+           [(r["item_id"], "|".join(map(repr, r["embedding"]))) for r in items])
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import os
 
 import duckdb
 
-from . import conventions, diversity, measures as measures_mod, onepass, plancache, shape, textfiles
+from . import checks, conventions, diversity, measures as measures_mod, onepass, plancache, shape, textfiles
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, mean_list_length, query_overlap, run_sql
@@ -27,15 +27,21 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
 
 def macros_sql(dialect: str = "duckdb", *, run: str | None = None, judgments: str | None = None, schema=None,
                run_columns: str | None = None, interactions: str | None = None, items: str | None = None,
-               reference: str | None = None) -> str:
+               reference: str | None = None, interactions_columns: dict | None = None,
+               items_columns: dict | None = None) -> str:
     """The SQL that installs every metric once, for use without Python: DuckDB table macros (the default), or
     for another dialect its native objects (PostgreSQL functions, Spark/BigQuery table functions, Snowflake
     UDTFs, ClickHouse parameterized views) reading the tables run and judgments (and the recommender metrics'
-    training interactions, default interactions, and catalog, items: default the interactions' items; and
-    Intersection's reference run, reference, in the run's shape); see native.py."""
+    training interactions and catalog, items: default the interactions' items; their column names where they
+    differ from ours, interactions_columns and items_columns, as evaluate; IntraListDiversity's objects are
+    created when the items' embedding column is named, items_columns={'embedding': ...}; Intersection's
+    reference run, reference, in the run's shape); see native.py."""
     from . import native
+    form = None
+    if interactions_columns or items_columns:
+        form = shape.Shape(interactions_columns=interactions_columns, items_columns=items_columns)
     return native.script(dialect, run=run, judgments=judgments, schema=schema, run_columns=run_columns,
-                         interactions=interactions, items=items, reference=reference)
+                         interactions=interactions, items=items, reference=reference, form=form)
 
 
 class Evaluation:
@@ -47,19 +53,22 @@ class Evaluation:
 
     def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", memory_limit=None,
                  threads=None, progress=False, nan_scores="error", one_statement=True, columns=None, by=None,
-                 max_retrieved=None, zscores=None, interactions=None, items=None, reference=None, **overrides):
+                 max_retrieved=None, zscores=None, interactions=None, items=None, reference=None,
+                 interactions_columns=None, items_columns=None, **overrides):
         div, _ = diversity.partition(metrics)
         if div:
             raise UsageError(f"{', '.join(div)}: diversity measures read subtopic judgments; evaluate() and "
                              f"rankmetrics eval compute them (Evaluation, compare and to_sql do not take them yet)")
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
-        self._side_inputs = measures_mod.side_inputs(self.measures, interactions, items, reference)
-        reference = self._side_inputs.pop("reference", None)  # a run, read as runs are (_load_reference)
+        self._side_inputs = measures_mod.side_inputs(self.measures, interactions, items, reference)  # {name: input}
+        reference = reference if self._side_inputs.pop("reference", None) else None  # a run, read as runs are
+        self._side_objects = {"interactions": interactions, "items": items}
         self.zscores = _zscores(zscores, by)
         self._run_input = run
         conventions.refuse_gaps(convention, overrides, [m.metric.name for m in self.measures])
         self.conv = measures_mod.stream_conventions(self.measures, conventions.resolve(convention, **overrides))
-        self.form = shape.Shape(columns, by)  # warehouse shapes (warehouse.py): column names, groups, lists
+        # warehouse shapes (warehouse.py): column names, groups, lists; the side inputs' column names
+        self.form = shape.Shape(columns, by, interactions_columns=interactions_columns, items_columns=items_columns)
         self.by = self.form.by
         self.convention = convention
         private = con is None
@@ -78,7 +87,9 @@ class Evaluation:
             cut = _max_retrieved(max_retrieved, self.conv, bool(self.form), nan_scores)
             # the side tables (training interactions, catalog) of the metrics that read them: loaded and checked
             # first (a missing column is named before the run is read); the careful path then reads them
-            self.sides = {name: self.reader.load_side(obj, name) for name, obj in self._side_inputs.items()}
+            self.sides = {name: self.reader.load_side(self._side_objects[role], name, role,
+                                                      self.form.side_columns(role))
+                          for name, role in self._side_inputs.items()}
             if reference is not None:
                 self.reference = _load_reference(self.reader, reference, self.form)
             done = (onepass.evaluate(self.reader, self.measures, self.conv, judgments, run, shaped=bool(self.form))
@@ -436,7 +447,8 @@ def _max_retrieved(value, conv: dict, shaped: bool, nan_scores: str) -> int | No
 
 
 def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", per_query=False, memory_limit=None,
-             threads=None, columns=None, by=None, interactions=None, items=None, reference=None, **overrides):
+             threads=None, columns=None, by=None, interactions=None, items=None, reference=None,
+             interactions_columns=None, items_columns=None, **overrides):
     """Evaluate a run against judgments.
 
     judgments, run: a file path, a table or view name on con, a DuckDB relation, or a pandas/polars DataFrame
@@ -449,7 +461,9 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     memory_limit ('4GB') and threads bound DuckDB's resources (a larger run spills to a temporary folder).
     interactions, items: the tables the recommender metrics MeanInvUserFreq, AvgRecPopularity and Serendipity
     read beside the run: the training interactions (user_id, item_id) and the catalog (item_id; without it, the
-    items of the interactions), each a file (Parquet, CSV), a table name, a relation or a frame.
+    items of the interactions; IntraListDiversity: with an embedding column), each a file (Parquet, CSV), a table
+    name, a relation or a frame; interactions_columns={'user_id': 'uid', 'item_id': 'iid'} and
+    items_columns={'item_id': 'movie_id', 'embedding': 'vec'} name their columns where they differ.
     reference: the second run Intersection compares the run with (another model's recommendations), in the run's
     shape and read as runs are (a file, a table name, a relation or a frame).
     Returns {measure: mean}, or {measure: {query_id: value}} with per_query=True (NaN for excluded queries; the
@@ -466,7 +480,8 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     div, other = diversity.partition(metrics)
     if div:  # the diversity measures read subtopic judgments: their own route (diversity.py)
         diversity.refuse_mixed(div, other)
-        if con is not None or columns or by or interactions is not None or items is not None or reference is not None:
+        if (con is not None or columns or by or interactions is not None or items is not None
+                or reference is not None or interactions_columns or items_columns):
             raise UsageError("diversity measures take files, frames or Arrow tables, without con=, columns=, by= "
                              "or side tables (not yet)")
         nan_scores = overrides.pop("nan_scores", "error")
@@ -477,7 +492,8 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
             return {m: {q: v for m_, q, v in rows if m_ == m and q is not None} for m in dict.fromkeys(div)}
         return {m: v for m, q, v in rows if q is None}
     ev = Evaluation(judgments, run, metrics, con=con, convention=convention, memory_limit=memory_limit,
-                    threads=threads, columns=columns, by=by, interactions=interactions, items=items, reference=reference,
+                    threads=threads, columns=columns, by=by, interactions=interactions, items=items,
+                    reference=reference, interactions_columns=interactions_columns, items_columns=items_columns,
                     **overrides)
     try:
         rows = ev.rows()
@@ -526,7 +542,8 @@ def _run_columns(run_columns) -> tuple[bool, bool]:
 
 def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, convention="trec_eval",
            run_columns="score", pretty=True, columns=None, by=None, judgments_by=None, run_lists=False,
-           judgment_lists=False, interactions=None, items=None, reference=None, **overrides) -> str:
+           judgment_lists=False, interactions=None, items=None, reference=None, interactions_columns=None,
+           items_columns=None, **overrides) -> str:
     """One self-contained SELECT in the SQL dialect that returns rows (measure, query_id, value) computed from
     the tables run and judgments: the means with query_id NULL, and one row per query with per_query=True.
 
@@ -542,7 +559,8 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     (the run's in rank order; the judgments' with their grades in a parallel list when columns names a
     relevance column, else grade 1).
     interactions, items: the tables the recommender metrics MeanInvUserFreq, AvgRecPopularity and Serendipity
-    read (training interactions: user_id, item_id; the catalog: item_id), as table names.
+    read (training interactions: user_id, item_id; the catalog: item_id, and embedding for IntraListDiversity),
+    as table names; interactions_columns, items_columns: their column names where they differ (as evaluate).
     reference: the table of the second run Intersection compares the run with, in the run's shape (the same
     run_columns, columns, by and run_lists); its duplicates fail the query as the run's do."""
     from . import dialects
@@ -560,8 +578,9 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     tables = {"run": dialects.table(run, d.name, "run table"),
               "judgments": dialects.table(judgments, d.name, "judgments table")}
     sides = measures_mod.side_inputs(measures, interactions, items, reference)
-    for name, table in sides.items():
-        tables[name] = dialects.table(table, d.name, f"{name} table")
+    for name, role in sides.items():
+        tables[name] = dialects.table({"interactions": interactions, "items": items, "reference": reference}[role],
+                                      d.name, f"{role} table")
 
     def put_tables(node):
         if isinstance(node, exp.Table) and node.meta.get("rm_input") in tables:
@@ -569,11 +588,14 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
             table.set("alias", node.args.get("alias"))
             return table
         return node
-    form = shape.Shape(columns, by, judgments_by, run_lists, judgment_lists)
+    form = shape.Shape(columns, by, judgments_by, run_lists, judgment_lists, interactions_columns, items_columns)
+    side_columns = tuple((name, () if role == "reference" else  # the reference: the run's columns
+                          tuple(sorted(form.side_columns(role, checks.SIDE_COLUMNS[name]).items())))
+                         for name, role in sorted(sides.items()))
     query = _table_free_plan(tuple(m.requested for m in measures), tuple(sorted(conv.items())), has_score,
                              has_rank, bool(per_query), tuple(sorted(form.columns.items())), form.by,
                              form.judgments_by, form.run_lists, form.judgment_lists,
-                             tuple(sorted(sides))).transform(put_tables)
+                             side_columns).transform(put_tables)
     text = dialects.render(query, d.name, pretty=pretty) + "\n"
     if d.helper:  # the SQL calls a helper function that `rankmetrics macros --dialect D` creates
         text = (f"-- fails through rm_fail(message), a function to create once: rankmetrics macros --dialect "
@@ -585,8 +607,10 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
 def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: bool, per_query: bool,
                      columns: tuple = (), by: tuple = (), judgments_by: tuple = (), run_lists: bool = False,
                      judgment_lists: bool = False, sides: tuple = ()) -> exp.Select:
-    """The fused query with stand-ins for the two tables (tagged meta rm_input), so that the same request on
-    other tables or for other dialects is planned once."""
+    """The fused query with stand-ins for the two tables and the side tables (tagged meta rm_input), so that the
+    same request on other tables or for other dialects is planned once. sides: (side table name, its column
+    names where they differ, as (ours, theirs) pairs)."""
+    sides = dict(sides)
     stand_ins = {}
     for role in ("run", "judgments", *sides):
         stand_ins[role] = exp.Table(this=exp.to_identifier(f"rm_{role}_table"))
@@ -598,7 +622,8 @@ def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: boo
                        sqlgen.Source(stand_ins["run"], has_score, has_rank, dict(columns), by, run_lists),
                        sqlgen.Source(stand_ins["judgments"], True, False, dict(columns), judgments_by, judgment_lists),
                        per_query=per_query, by=by, checks=True, reference=reference,
-                       **{name: sqlgen.Source(stand_ins[name]) for name in sides if name != "reference"}).query
+                       **{name: sqlgen.Source(stand_ins[name], columns=dict(cols))
+                          for name, cols in sides.items() if name != "reference"}).query
 
 
 __all__ = ["register", "to_sql", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]

@@ -186,23 +186,38 @@ def _add_shape(p, tables: bool = False) -> None:
 
 def _add_sides(p, tables: bool = False, reference: bool = True) -> None:
     """The side tables of the recommender metrics that read them (MeanInvUserFreq, AvgRecPopularity,
-    Serendipity; Intersection's reference run, not for compare and report, whose Intersection is against the
-    baseline): files for eval, compare and report; table names for sql and macros."""
+    Serendipity, the catalog-wide metrics, IntraListDiversity; Intersection's reference run, not for compare and
+    report, whose Intersection is against the baseline): files for eval, compare and report; table names for sql
+    and macros; and their column names (shape.SIDE_PARAMS)."""
+    from .shape import SIDE_PARAMS
     what = "TABLE" if tables else "FILE"
     g = p.add_argument_group("tables beside the run (recommender metrics)")
     g.add_argument("--interactions", metavar=what,
                    help="the training interactions (user_id, item_id; Parquet or CSV with a header): item "
                         "popularity and novelty are computed from them")
     g.add_argument("--items", metavar=what,
-                   help="the catalog (item_id): its size for Serendipity (default: the items of --interactions)")
+                   help="the catalog (item_id; with an embedding list column for IntraListDiversity): its size for "
+                        "Serendipity and the catalog-wide metrics (default: the items of --interactions)")
     if reference:
         g.add_argument("--reference", metavar=what,
                        help="Intersection's reference run (another model's recommendations, in the run's shape"
                             + (" and run columns" if tables else "; any run format") + ")")
+    for role, params in SIDE_PARAMS.items():
+        for ours, param in params.items():
+            g.add_argument("--" + param.replace("_", "-"), dest=param, metavar="NAME",
+                           help=f"the column of --{role} holding the {ours.replace('_', ' ')} (default: {ours})")
 
 
 def _sides(args) -> dict:
-    return {name: getattr(args, name) for name in ("interactions", "items", "reference") if getattr(args, name, None)}
+    """The side tables and their column names as keyword arguments of the library (interactions=, items=,
+    reference=, interactions_columns=, items_columns=)."""
+    from .shape import SIDE_PARAMS
+    out = {name: getattr(args, name) for name in ("interactions", "items", "reference") if getattr(args, name, None)}
+    for role, params in SIDE_PARAMS.items():
+        given = {ours: getattr(args, param) for ours, param in params.items() if getattr(args, param, None)}
+        if given:
+            out[f"{role}_columns"] = given
+    return out
 
 
 def _shape(args) -> dict:
@@ -342,8 +357,10 @@ def cmd_fuse(args) -> int:
 def cmd_macros(args) -> int:
     from . import native
     from .shape import Shape
+    sides = _sides(args)
+    form = Shape(**_shape(args), **{key: sides.pop(key) for key in list(sides) if key.endswith("_columns")})
     sys.stdout.write(native.script(args.dialect, run=args.run, judgments=args.judgments, schema=args.schema,
-                                   run_columns=args.run_columns, form=Shape(**_shape(args)), **_sides(args)))
+                                   run_columns=args.run_columns, form=form, **sides))
     return 0
 
 

@@ -180,15 +180,16 @@ def _union(selects):
 
 def per_query_values(judgments, runs, metrics=None, *, con=None, convention="trec_eval", nan_scores="error",
                      columns=None, by=None, baseline=None, interactions=None, items=None, reference=None,
-                     **overrides):
+                     interactions_columns=None, items_columns=None, **overrides):
     """(measures, labels, conv, per_query, means) for several runs, from one DuckDB query. With by (group
     columns), runs is one table whose groups are compared (baseline: the group's value, else the first in sort
-    order); columns names the tables' columns (warehouse.py). Intersection's reference run is the baseline: each
-    run's values are its intersection with the baseline (the baseline's own, with itself)."""
+    order); columns names the tables' columns (warehouse.py); interactions_columns and items_columns the side
+    inputs' (as evaluate). Intersection's reference run is the baseline: each run's values are its intersection
+    with the baseline (the baseline's own, with itself)."""
     if reference is not None:
         raise UsageError("compare computes Intersection against the baseline (the first run, or group): it takes "
                          "no reference (that is for eval and evaluate)")
-    form = Shape(columns, by)
+    form = Shape(columns, by, interactions_columns=interactions_columns, items_columns=items_columns)
     if form.by:
         if isinstance(runs, (list, tuple)):
             if len(runs) != 1:
@@ -221,7 +222,9 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
     con = duckdb.connect() if private else con
     reader = Reader(con, private, nan_scores)
     try:
-        sides = {name: sqlgen.Source(reader.load_side(obj, name)) for name, obj in side_inputs.items()}
+        given = {"interactions": interactions, "items": items}
+        sides = {name: sqlgen.Source(reader.load_side(given[role], name, role, form.side_columns(role)))
+                 for name, role in side_inputs.items()}
         if form.by:
             labels, loaded, judged = _groups_as_runs(con, reader, judgments, runs, form, baseline)
             objs = loaded

@@ -32,7 +32,7 @@ import math
 import os
 import re
 
-from . import conventions, dialects, measures, native, sqlgen
+from . import conventions, dialects, measures, native, shape, sqlgen
 from ._version import __version__
 from .errors import UsageError
 
@@ -45,9 +45,15 @@ _P = "rm_dbt_p_"        # a parameter's placeholder: rm_dbt_p_k
 _C = "rm_dbt_c_"        # a column name's placeholder: rm_dbt_c_query_id
 _RUN, _JUDGMENTS = "rm_dbt_run", "rm_dbt_judgments"
 # the side tables of the recommender metrics (Metric.tables): the training interactions and the catalog (the
-# macro's items, else the interactions: their items are then the catalog); Intersection's reference run, in the
-# run's shape (read by rm_run_items as the run is)
+# macro's items, else the interactions: their items are then the catalog; with the items' vectors);
+# Intersection's reference run, in the run's shape (read by rm_run_items as the run is)
 _SIDES = {"interactions": "rm_dbt_interactions", "catalog": "rm_dbt_catalog", "reference": "rm_dbt_reference"}
+# their columns' placeholders -> the implementation's argument naming the column: the interactions' (as the
+# macro's interactions_user_column, ...: shape.SIDE_PARAMS) and the catalog's (the items', else the interactions')
+_SIDE_COLUMNS = {"interactions": {ours: f"interactions_{ours.split('_')[0]}_column"
+                                  for ours in shape.SIDE_COLUMNS["interactions"]},
+                 "catalog": {ours: f"catalog_{ours.split('_')[0]}_column" for ours in shape.SIDE_COLUMNS["items"]}}
+SIDE_ARGS = [arg for columns in _SIDE_COLUMNS.values() for arg in columns.values()]
 
 
 def _sides_of(metric: measures.Metric) -> list[str]:
@@ -115,8 +121,10 @@ def _render(macro_name: str, d: dialects.Dialect, by: tuple, judgments_by: tuple
 
     def ref(name, kind):  # the parameter's placeholder, cast to its type as the native objects declare it
         return exp.Cast(this=exp.column(_P + name), to=exp.DataType.build(native._type(kind, d), dialect=d.sqlglot))
-    sides = {name: sqlgen.Source(exp.to_table(_SIDES[name])) for name in _sides_of(_metric(macro_name))}
-    if "reference" in sides:  # the run's shape
+    sides = {name: sqlgen.Source(exp.to_table(_SIDES[name]), columns={ours: _C + arg for ours, arg in
+                                                                      _SIDE_COLUMNS[name].items()})
+             for name in _sides_of(_metric(macro_name)) if name != "reference"}
+    if "reference" in _sides_of(_metric(macro_name)):  # the run's shape
         sides["reference"] = sqlgen.Source(exp.to_table(_SIDES["reference"]), has_score=True, has_rank=True,
                                            columns=columns, groups=by, lists=run_lists)
     text = dialects.render(native.query(macro_name, d.name, run, judgments, None, by=by, ref=ref,
@@ -220,6 +228,8 @@ def _columns(text: str, what: str) -> str:
                                    f"AS {m[2]}){{% else %}}CAST(NULL AS {m[2]}){{% endif %}}"), text)
     if (n, m) not in ((0, 0), (1, 1)):
         raise ValueError(f"{what}: expected one score and one rank expression, not {n} and {m}")
+    text = re.sub(r"\b" + _C + "(" + "|".join(SIDE_ARGS) + r")\b",  # the side tables' columns
+                  lambda m: "{{ rankmetrics.column(" + m[1] + ") }}", text)
     return re.sub(r"\b" + _C + r"(query_id|item_id|relevance)\b",
                   lambda m: "{{ rankmetrics.column(" + {"query_id": "query_column", "item_id": "item_column",
                                                          "relevance": "relevance_column"}[m[1]] + ") }}", text)
@@ -321,6 +331,18 @@ def body(macro_name: str, dialect: str) -> str:
 
 
 GROUP_ARGS = (("by", "none"), ("judgments_by", "none"), ("run_lists", "false"), ("judgment_lists", "false"))
+# the side tables' column names, as the macros of the metrics that read them take them (shape.SIDE_PARAMS), with
+# their defaults: our names
+SIDE_SIGNATURE = [(param, ours) for params in shape.SIDE_PARAMS.values() for ours, param in params.items()]
+# what a metric's side tables are (Metric.tables), and the Jinja test of their missing
+_READS = {("interactions",): "the training interactions (interactions: user_id, item_id; items, the catalog: "
+                             "item_id, by default the interactions' items)",
+          ("catalog",): "the catalog (items: item_id; or the items of interactions)",
+          ("vectors",): "the items' vectors (items: item_id, embedding, a list of numbers per item)",
+          ("reference",): "a reference run (reference: another model's recommendations, in the run's shape and "
+                          "column names)"}
+_NEEDED = {("interactions",): "interactions is none", ("catalog",): "interactions is none and items is none",
+           ("vectors",): "items is none", ("reference",): "reference is none"}
 
 
 def _implementations(name: str, args: str, texts: dict) -> list[str]:
@@ -346,27 +368,29 @@ def _metric_file(macro_name: str) -> str:
     shape = [name for name, _ in SHAPE_ARGS] + [name for name, _ in GROUP_ARGS]
     metric = _metric(macro_name)
     sides_taken = _sides_of(metric)
+    side_tables = sides_taken != ["reference"] and bool(sides_taken)  # the interactions and the catalog
     # the recommender metrics' side tables, as the call names them (the catalog: items)
     tables = [{"catalog": "items"}.get(n, n) for n in sides_taken]
+    side_columns = SIDE_SIGNATURE if side_tables else []  # their column names
     signature = ", ".join(["run", "judgments"] + [f"{n}=none" for n in tables + names] + ["preset='trec_eval'"]
-                          + [f"{n}={_jinja(v)}" for n, v in SHAPE_ARGS] + [f"{n}={v}" for n, v in GROUP_ARGS])
-    impl_args = ", ".join(["run", "judgments"] + sides_taken + names + shape)
+                          + [f"{n}={_jinja(v)}" for n, v in SHAPE_ARGS] + [f"{n}={v}" for n, v in GROUP_ARGS]
+                          + [f"{n}={_jinja(v)}" for n, v in side_columns])
+    impl_sides = sides_taken + (SIDE_ARGS if side_tables else [])
+    impl_args = ", ".join(["run", "judgments"] + impl_sides + names + shape)
     returns = ("Returns (<by columns>, query_id, value): one row (per group), query_id NULL, for the whole run."
                if metric.scope == "catalog" else None)
-    reads = {("interactions",): "the training interactions (interactions: user_id, item_id; items, the catalog: "
-                                "item_id, by default the interactions' items)",
-             ("catalog",): "the catalog (items: item_id; or the items of interactions)",
-             ("reference",): "a reference run (reference: another model's recommendations, in the run's shape and "
-                             "column names)"}.get(tuple(metric.tables))
+    reads = _READS.get(tuple(metric.tables))
     sides = []
     if "reference" in metric.tables:
         sides = [f"  {{%- if reference is none -%}}{{{{ exceptions.raise_compiler_error("
                  f"{_jinja(f'rankmetrics.{macro_name} reads {reads}: give it')}) }}}}{{%- endif -%}}"]
     elif metric.tables:
-        needed = "interactions is none" if "interactions" in metric.tables else "interactions is none and items is none"
-        sides = [f"  {{%- if {needed} -%}}{{{{ exceptions.raise_compiler_error("
+        sides = [f"  {{%- if {_NEEDED[tuple(metric.tables)]} -%}}{{{{ exceptions.raise_compiler_error("
                  f"{_jinja(f'rankmetrics.{macro_name} reads {reads}: give them')}) }}}}{{%- endif -%}}",
-                 "  {%- set catalog = items if items is not none else interactions -%}"]
+                 "  {%- set catalog = items if items is not none else interactions -%}",
+                 "  {%- set catalog_item_column = items_item_column if items is not none else "
+                 "interactions_item_column -%}",
+                 "  {%- set catalog_embedding_column = items_embedding_column -%}"]
     preset_dict = "{" + ", ".join(f"{_jinja(p)}: {{" + ", ".join(f"{_jinja(n)}: {_jinja(v)}"
                                                                    for n, v in values.items()) + "}"
                                    for p, values in presets.items()) + "}"
@@ -390,7 +414,8 @@ def _metric_file(macro_name: str) -> str:
         f"  {{%- set shape = rankmetrics.rm_shape({_jinja('rankmetrics.' + macro_name)}, judgments, score_column, "
         "rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) -%}",
         f"  {{{{ return(adapter.dispatch({_jinja(macro_name)}, 'rankmetrics')(run, judgments, "
-        f"{''.join(n + ', ' for n in sides_taken)}{', '.join(resolved)}, query_column, item_column, score_column, rank_column, relevance_column, "
+        f"{''.join(n + ', ' for n in impl_sides)}{', '.join(resolved)}, "
+        "query_column, item_column, score_column, rank_column, relevance_column, "
         "shape.by, shape.judgments_by, run_lists, judgment_lists)) }}",
         "{% endmacro %}",
         "",
@@ -417,7 +442,11 @@ def _header_lines(metric: measures.Metric, returns: str | None, reads: str | Non
 
 
 def _lacking(metric: measures.Metric, d: dialects.Dialect) -> str | None:
-    """The compile error of a metric the dialect cannot compute (Dialect.lacks), or None."""
+    """The compile error of a metric the dialect cannot compute (Dialect.lacks; the items' vectors where it has
+    no lists), or None."""
+    if "vectors" in metric.tables and d.lists is None:
+        return ("{{ exceptions.raise_compiler_error(\"rankmetrics: the %s adapter cannot compute %s: %s has no list "
+                "(array) type for the items' vectors\") }}" % (d.dbt_adapter, metric.name, d.name))
     if metric.name not in d.lacks:
         return None
     return ("{{ exceptions.raise_compiler_error(\"rankmetrics: the %s adapter cannot compute %s: %s\") }}"
@@ -517,7 +546,8 @@ _HELPERS = """\
 # --- evaluate: several measures by name, in long rows ----------------------------------------------------------
 
 def _names() -> dict:
-    """{spelling: [macro, fixed parameters, aggregate]} of the measure names `rankmetrics.evaluate` reads: every
+    """{spelling: [macro, fixed parameters, aggregate, side tables]} of the measure names `rankmetrics.evaluate`
+    reads (side tables: Metric.tables, checked by evaluate before the call): every
     spelling of measures.parse's tables (ir_measures, ranx and trec_eval names, in their usual cases), bare or
     with a cutoff written '#' (nDCG@#, ndcg_cut_#, P.#), and the names trec_eval's families with decimal
     parameters print (iprec_at_recall_0.10, Rprec_mult_0.20), each as measures.parse reads it, with the
@@ -535,10 +565,9 @@ def _names() -> dict:
             parsed = measures.parse(spelling + form.replace("#", "7"))
         except UsageError:
             continue
-        # (not the metrics that read side tables: evaluate passes none; their own macros take them)
-        if len(parsed) == 1 and parsed[0].k == (7 if form else None) and not parsed[0].metric.tables:
+        if len(parsed) == 1 and parsed[0].k == (7 if form else None):
             m = parsed[0]
-            out[spelling + form] = [m.metric.macro, dict(m.params), m.metric.mean.name]
+            out[spelling + form] = [m.metric.macro, dict(m.params), m.metric.mean.name, list(m.metric.tables)]
     return out
 
 
@@ -549,23 +578,45 @@ _MEANS = {"avg": "AVG(rm_m.value)", "sum": "SUM(rm_m.value)",
 
 
 def _evaluate_file() -> str:
-    macros = native.metric_macros(side_tables=False)
+    macros = native.metric_macros()
     params = {m: [n for n, _, _ in native.parameters(m)] for m in macros}
     names = _names()
     if {n[2] for n in names.values()} - set(_MEANS):
         raise ValueError("an aggregate without its SQL in dbt._MEANS")
+    # the side tables and their column names (the metrics that read them: Metric.tables)
+    side_args = ", ".join(["interactions=none", "items=none", "reference=none"]
+                          + [f"{n}={_jinja(v)}" for n, v in SIDE_SIGNATURE])
+    pass_tables = ", ".join(f"{n}={n}" for n in ["interactions", "items"] + [n for n, _ in SIDE_SIGNATURE])
+    pass_sides = pass_tables + ", reference=reference"
+
+    def sides_of(m):  # what rm_call passes on to the metric macro m
+        taken = _sides_of(_metric(m))
+        return "reference=reference, " if taken == ["reference"] else pass_tables + ", " if taken else ""
     shape_args = ", ".join(f"{n}={_jinja(v)}" for n, v in SHAPE_ARGS) + ", " + ", ".join(
         f"{n}={v}" for n, v in GROUP_ARGS)
     pass_shape = ", ".join(f"{n}={n}" for n, _ in SHAPE_ARGS + GROUP_ARGS)
     calls = "\n".join(f"  {{%- if macro == {_jinja(m)} -%}}{{{{ return(rankmetrics.{m}(run, judgments, preset=preset, "
-                      f"{pass_shape}, **kwargs)) }}}}{{%- endif -%}}" for m in macros)
+                      f"{pass_shape}, {sides_of(m)}**kwargs)) }}}}{{%- endif -%}}"
+                      for m in macros)
+    missing = "\n".join(
+        f"    {{%- if {_jinja(table)} in spec[3] and {test} -%}}\n"
+        f"      {{{{ exceptions.raise_compiler_error(\"rankmetrics.evaluate: measure '\" ~ text ~ \"' reads {what}: "
+        f"give {give}\") }}}}\n    {{%- endif -%}}"
+        for (table,), test in _NEEDED.items()
+        for what, give in [{"interactions": ("the training interactions", "interactions=ref(...)"),
+                            "catalog": ("the catalog", "items=ref(...) (or interactions=, whose items are then the "
+                                                       "catalog)"),
+                            "vectors": ("the items' vectors", "items=ref(...), with an embedding column"),
+                            "reference": ("a reference run", "reference=ref(...), in the run's shape")}[table]])
     return f"""{{# rankmetrics {__version__}: generated by `rankmetrics dbt`. Do not edit. #}}
 {{# Several measures by name, in long rows: (measure, <by columns>, query_id, value) with per_query=true, else
    (measure, <by columns>, value), each measure's mean over its queries (trec_eval's counts: their sum), as
    `rankmetrics eval` prints it. A name is read as `rankmetrics eval` reads it (nDCG@10, AP, P@5, ndcg_cut_10,
    recip_rank, mrr@10, ...); conventions given as keyword arguments (gain='exponential') go to every measure
-   that takes them. #}}
-{{% macro evaluate(run, judgments, metrics, per_query=true, preset='trec_eval', {shape_args}) %}}
+   that takes them. The recommender metrics read the side tables interactions= and items= (and their column
+   names), Intersection a reference run (reference=, in the run's shape); a catalog-wide one gives one row (per
+   group), query_id NULL. #}}
+{{% macro evaluate(run, judgments, metrics, per_query=true, preset='trec_eval', {shape_args}, {side_args}) %}}
   {{%- set names = {_jinja_value(names)} -%}}
   {{%- set params = {_jinja_value(params)} -%}}
   {{%- set means = {_jinja_value(_MEANS)} -%}}
@@ -589,6 +640,7 @@ def _evaluate_file() -> str:
     {{%- else -%}}
       {{{{ exceptions.raise_compiler_error("rankmetrics.evaluate: cannot read measure name '" ~ text ~ "'; write e.g. nDCG@10, AP, P@5, ndcg_cut_10 or recip_rank, one measure per name, and conventions as arguments") }}}}
     {{%- endif -%}}
+{missing}
     {{%- set args = {{}} -%}}
     {{%- for key, value in kwargs.items() if key in params[spec[0]] -%}}{{%- do args.update({{key: value}}) -%}}{{%- endfor -%}}
     {{%- do args.update(spec[1]) -%}}
@@ -597,7 +649,7 @@ def _evaluate_file() -> str:
     {{%- elif k is not none -%}}
       {{{{ exceptions.raise_compiler_error("rankmetrics.evaluate: measure '" ~ text ~ "' takes no cutoff") }}}}
     {{%- endif -%}}
-    {{%- set sql = rankmetrics.rm_call(spec[0], run, judgments, preset, {pass_shape}, **args) -%}}
+    {{%- set sql = rankmetrics.rm_call(spec[0], run, judgments, preset, {pass_shape}, {pass_sides}, **args) -%}}
     {{%- if not loop.first %}}
 UNION ALL
 {{% endif -%}}
@@ -616,7 +668,7 @@ SELECT {{{{ rankmetrics.literal(text) }}}} AS measure, {{% for g in by_list %}}r
 
 {{# The metric macro named `macro`, called (each by name, so that dbt sees every call: a test compiles with the
    macros it is seen to call). #}}
-{{% macro rm_call(macro, run, judgments, preset, {shape_args}) %}}
+{{% macro rm_call(macro, run, judgments, preset, {shape_args}, {side_args}) %}}
 {calls}
   {{{{ exceptions.raise_compiler_error("rankmetrics: no metric macro " ~ macro) }}}}
 {{% endmacro %}}
@@ -761,7 +813,7 @@ packages:
 ```
 
 Every metric is a macro returning `(<by columns>, query_id, value)`, one row per query (and group) the `queries`
-convention keeps: {", ".join(f"`{m}`" for m in native.metric_macros(side_tables=False))}. Arguments: the run and judgments
+convention keeps: {", ".join(f"`{m}`" for m in native.metric_macros())}. Arguments: the run and judgments
 relations; `k` (none: no cutoff) and the metric's conventions (`gain`, `ties`, `queries`, ...), each none by
 default, which takes the value of `preset` (`{"`, `".join(conventions.PRESETS)}`; default `trec_eval`, whose
 values are the defaults of the package's SQL); the column names (`query_column`, `item_column`, `score_column`,
@@ -772,10 +824,17 @@ order; the judgments' relevant items, their grades in a parallel array named by 
 with `relevance_column=none`). A duplicate item in a query of the run, a conflicting judgment or an argument
 outside its range fails the query with the engine's error, naming it.
 
+The recommender metrics that read tables beside the run take them as relations: `interactions` (the training
+log: `user_id`, `item_id`) and `items` (the catalog: `item_id`, by default the interactions' items; with an
+`embedding` array column for `intra_list_diversity`), their columns named by `interactions_user_column`,
+`interactions_item_column`, `items_item_column` and `items_embedding_column` where they differ. The catalog-wide
+ones (`catalog_coverage`, `gini`, `entropy`; and `gauc`, `personalization`) return one row per group, query_id NULL.
+
 `evaluate(run, judgments, metrics=['nDCG@10', 'AP'], per_query=true, ...)` returns long rows `(measure, <by
 columns>, query_id, value)`, or with `per_query=false` each measure's mean `(measure, <by columns>, value)`;
 measure names are read as `rankmetrics eval` reads them; conventions given as keyword arguments go to every
-measure that takes them.
+measure that takes them; the side tables and their column names as above (`interactions=ref('train'),
+items=ref('items')`), a measure that needs a missing one failing the compile.
 
 Generic tests on the relation holding the run: `metric_at_least` (judgments, metric, threshold, by, column
 names: fails with each group whose mean is below the threshold) and `no_regression` (judgments, metric,

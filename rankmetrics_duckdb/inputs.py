@@ -20,7 +20,7 @@ from . import checks, paths
 from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, overlap_counts  # noqa: F401
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
-from .shape import ALIASES
+from .shape import ALIASES, SIDE_PARAMS
 from .textfiles import (NUMBER, TREC_SPACE, char_name, csv_shape_fault, first_line_number, header_delimiter, is_special_file, is_stream, is_trec_line, line_of, peek, read_fault, refuse_binary, strict_delimiter, strict_trec_select)
 
 exp = LazyModule("sqlglot.expressions")  # sqlglot, imported on first use (_lazy.py)
@@ -253,11 +253,14 @@ class Reader:
         raise InputError(f"cannot read the {kind} from a {type(obj).__name__}; give a file path, a table name, "
                          f"a DuckDB relation, or a pandas, polars or pyarrow table")
 
-    def load_side(self, obj, name: str) -> exp.Expression:
-        """A side table (checks.SIDE_COLUMNS: the training interactions, the catalog) from a file (Parquet, or CSV
-        / TSV with a header), a table name, a DuckDB relation or a frame: copied into a private temporary table
-        of its standard columns (ids as text), checked (checks.side_check_sql). Returns the table."""
+    def load_side(self, obj, name: str, role: str, columns: dict | None = None) -> exp.Expression:
+        """A side table (checks.SIDE_COLUMNS: the training interactions, the catalog, the items' vectors) from a
+        file (Parquet, or CSV / TSV with a header), a table name, a DuckDB relation or a frame: copied into a
+        private temporary table of its standard columns (ids as text), checked (checks.side_check_sql). role: the
+        input it is read from ('interactions' or 'items', shape.SIDE_COLUMNS); columns: {our name: the input's
+        column} where they differ (shape.Shape.side_columns). Returns the table."""
         wanted = checks.SIDE_COLUMNS[name]
+        columns = columns or {}
         label = f"the {name}"
         if isinstance(obj, (str, os.PathLike)) and (os.path.exists(os.fspath(obj)) or not self.is_table(os.fspath(obj))):
             path = os.fspath(obj)
@@ -287,26 +290,33 @@ class Reader:
         except duckdb.Error as e:
             raise InputError(f"{label}: cannot read it as a table ({str(e).splitlines()[0]})") from None
         lower = {c.lower(): c for c in found}
-        missing = [c for c in wanted if c not in lower]
+        given = {c: columns.get(c, c) for c in wanted}  # our name -> the input's
+        missing = [c for c in wanted if given[c].lower() not in lower]
         if missing:
-            raise InputError(f"{label}: the {name} need the column{'s' if len(missing) > 1 else ''} "
-                             f"{', '.join(missing)} (found: {', '.join(found)})")
+            named = ", ".join(given[c] if given[c] == c else f"{given[c]} (the {c})" for c in missing)
+            options = ", ".join("--" + SIDE_PARAMS[role][c].replace("_", "-") for c in missing)
+            mapping = ", ".join(f"'{c}': ..." for c in missing)
+            raise InputError(f"{label}: the {name} need the column{'s' if len(missing) > 1 else ''} {named} "
+                             f"(found: {', '.join(found)}; name yours with {options}, or {role}_columns="
+                             f"{{{mapping}}} in Python)")
         table = self._name(name)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {quoted(table)} AS SELECT " + ", ".join(
-                f"CAST({quoted(lower[c])} AS {'DOUBLE[]' if c in checks.SIDE_LISTS else 'VARCHAR'}) AS {c}"
-                for c in wanted) + f" FROM {source}")
+                f"CAST({quoted(lower[given[c].lower()])} AS {'DOUBLE[]' if c in checks.SIDE_LISTS else 'VARCHAR'}) "
+                f"AS {c}" for c in wanted) + f" FROM {source}")
         except duckdb.Error as e:
-            raise InputError(f"{label}: the {name} column {', '.join(c for c in wanted if c in checks.SIDE_LISTS)} "
-                             f"must be a list of numbers per row ({str(e).splitlines()[0]})") from None
+            lists = ", ".join(given[c] for c in wanted if c in checks.SIDE_LISTS)
+            raise InputError(f"{label}: the {name} column {lists} must be a list of numbers per row "
+                             f"({str(e).splitlines()[0]})") from None
         for check in checks.side_check_sql(name):
             bad = run_sql(self.con, f"SELECT {check.count} FROM {quoted(table)} AS t").fetchone()[0]
             if bad:
+                column = given.get(check.column, check.column)  # as the input names it
                 what = {"empty": "has no rows",
-                        "missing list": f"{bad} row(s) without a {check.column} list of finite numbers",
-                        "list lengths": f"{check.column} lists of {bad + 1} different lengths (give one length)",
-                        "duplicate item": f"{bad} repeated {check.column}(s) (one row per item)",
-                        }.get(check.name, f"{bad} row(s) without a {check.column}")
+                        "missing list": f"{bad} row(s) without a {column} list of finite numbers",
+                        "list lengths": f"{column} lists of {bad + 1} different lengths (give one length)",
+                        "duplicate item": f"{bad} repeated {column}(s) (one row per item)",
+                        }.get(check.name, f"{bad} row(s) without a {column}")
                 raise InputError(f"{label}: the {name} table {what}")
         return exp.to_table(table)
 

@@ -1071,10 +1071,11 @@ def needs_side_tables(measures: list[Measure]) -> bool:
 
 
 def side_inputs(measures, interactions, items, reference=None) -> dict:
-    """{side table name: the input given} for the side tables the measures read (Metric.tables): the training
-    interactions (required by the metrics computed from them), the catalog (items; without it, the items of
-    the interactions, which the catalog-wide metrics then read as their catalog) and the reference run
-    (Intersection). A table given that no measure reads is left out."""
+    """{side table name: the input it is read from, 'interactions', 'items' or 'reference'} for the side tables
+    the measures read (Metric.tables): the training interactions (required by the metrics computed from them),
+    the items' vectors (the items given), the catalog (items; without it, the items of the interactions, which
+    the catalog-wide metrics then read as their catalog) and the reference run (Intersection). interactions,
+    items and reference are the inputs given (or None); a table given that no measure reads is left out."""
     tables = {t for m in measures for t in m.metric.tables}
     names = lambda t: ", ".join(m.requested for m in measures if t in m.metric.tables)  # noqa: E731
     if "interactions" in tables and interactions is None:
@@ -1091,15 +1092,15 @@ def side_inputs(measures, interactions, items, reference=None) -> dict:
                          f"recommendations, in the run's shape); give it (--reference FILE; in Python reference=)")
     out = {}
     if "interactions" in tables:
-        out["interactions"] = interactions
+        out["interactions"] = "interactions"
     if "vectors" in tables:
-        out["vectors"] = items
+        out["vectors"] = "items"
     if tables - {"reference"} and items is not None:
-        out["catalog"] = items
+        out["catalog"] = "items"
     elif "catalog" in tables and "interactions" not in tables:
-        out["catalog"] = interactions  # the training interactions' items are the catalog
+        out["catalog"] = "interactions"  # the training interactions' items are the catalog
     if "reference" in tables:
-        out["reference"] = reference
+        out["reference"] = "reference"
     return out
 
 

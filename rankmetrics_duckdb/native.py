@@ -38,18 +38,16 @@ STREAM = sqlgen.STREAM  # not "stream": FROM STREAM is Spark 4's syntax for a st
 def metric_macros(side_tables: bool = True) -> list[str]:
     """The metric table macros of sql/ (ndcg, ap, precision, ...): those of the metric specs (measures.METRICS;
     not the file readers, rm_* pieces or fuse), in file order. side_tables=False leaves out those that read
-    tables beside the run and the judgments (Metric.tables: MeanInvUserFreq, ..., the catalog-wide metrics).
-    Not yet those that read the items' vectors (IntraListDiversity: rm_vector_stream unnests the catalog's lists,
-    which the native objects do not write; `rankmetrics sql` does)."""
-    specs = {m.macro for m in measures.METRICS.values()
-             if (side_tables or not m.tables) and "vectors" not in m.tables}
+    tables beside the run and the judgments (Metric.tables: MeanInvUserFreq, ..., the catalog-wide metrics,
+    IntraListDiversity)."""
+    specs = {m.macro for m in measures.METRICS.values() if side_tables or not m.tables}
     return [name for name, m in sqlsource.macros().items() if m.is_table and name in specs]
 
 
 # The macros' parameters naming a side table (sql/01_stream.sql's rm_item_stream, rm_catalog_stream,
-# rm_reference_stream): the native objects read the tables given when they are generated (--interactions, --items,
-# --reference), as they do the run's.
-SIDE_PARAMS = ("interactions", "catalog", "reference")
+# rm_vector_stream, rm_reference_stream): the native objects read the tables given when they are generated
+# (--interactions, --items: the catalog, with the items' vectors; --reference), as they do the run's.
+SIDE_PARAMS = ("interactions", "catalog", "vectors", "reference")
 
 
 def is_catalog_wide(macro_name: str) -> bool:
@@ -132,7 +130,7 @@ def _stream(bindings: dict) -> exp.Select:
 
 
 # what a metric macro reads (sql/01_stream.sql)
-STREAMS = ("rm_stream", "rm_item_stream", "rm_catalog_stream", "rm_reference_stream")
+STREAMS = ("rm_stream", "rm_item_stream", "rm_catalog_stream", "rm_vector_stream", "rm_reference_stream")
 
 
 def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
@@ -146,8 +144,9 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     False keeps them as the run has them (the dbt package).
 
     interactions, catalog: the side tables of the metrics that read them (Metric.tables), read as sqlgen reads
-    them (item_stream_ctes, catalog_stream_ctes; the catalog, else the interactions' items). A catalog-wide
-    metric (sql/catalog.sql) returns one row, its query_id NULL (per group with by: sqlgen.per_group).
+    them (item_stream_ctes, catalog_stream_ctes; the catalog, else the interactions' items; the items' vectors,
+    the catalog's embedding lists: vector_stream_ctes, where the dialect has lists). A catalog-wide metric
+    (sql/catalog.sql) returns one row, its query_id NULL (per group with by: sqlgen.per_group).
     reference: Intersection's reference run, in the run's shape (sqlgen.reference_stream_ctes), ranked by the same
     parameters as the run."""
     d = dialects.get(dialect)
@@ -158,6 +157,9 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     # sql/01_stream.sql) into columns; here the key is the query id itself
     body = body.transform(lambda n: n.this if isinstance(n, exp.Explode) and isinstance(n.this, exp.Column)
                           and n.this.name == "query_id" else n)
+    catalog_wide = is_catalog_wide(macro_name)  # one value for the run (GAUC, Personalization read rm_stream)
+    if catalog_wide:  # its group key: ours with groups, none without (sqlgen.per_group)
+        body = sqlgen.per_group(body, macro_name, bool(by))
     call = sqlgen.stream_call(body)  # the innermost FROM (a macro may nest features over features: INST)
     if not (isinstance(call, exp.Table) and isinstance(call.this, exp.Anonymous)
             and call.this.name.lower() in STREAMS):
@@ -166,15 +168,12 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     plain_params = sqlsource.macros()["rm_stream"].params
     stream_bindings = {p.lower(): a for p, a in zip(sqlsource.macros()[kind].params, call.this.expressions)
                        if p.lower() not in ("run", "judgments") and p in plain_params}
-    catalog_wide = is_catalog_wide(macro_name)  # one value for the run (GAUC, Personalization read rm_stream)
-    if kind == "rm_catalog_stream":  # (SELECT s.* FROM rm_catalog_stream(...) AS s) AS f: the stream itself, as f
+    if kind in ("rm_catalog_stream", "rm_vector_stream"):  # (SELECT s.* FROM ... AS s) AS f: the stream, as f
         call.find_ancestor(exp.Subquery).replace(exp.Table(this=exp.to_identifier(STREAM),
                                                            alias=exp.TableAlias(this=exp.to_identifier("f"))))
     else:
         call.replace(exp.Table(this=exp.to_identifier(STREAM), alias=call.args.get("alias")))
     body = sqlsource.expand(body)
-    if catalog_wide and by:
-        body = sqlgen.per_group(body, macro_name)
     body = _join_params(body)
     stream = _join_params(_stream(stream_bindings))
 
@@ -197,6 +196,11 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
         if catalog is None and interactions is None:
             raise UsageError(f"{macro_name} reads the catalog: give its table (--items, or --interactions)")
         ctes += sqlgen.catalog_stream_ctes({}, catalog if catalog is not None else interactions, plain=stream)
+    elif kind == "rm_vector_stream":
+        if catalog is None:
+            raise UsageError(f"{macro_name} reads the items' vectors: give the catalog's table, with its embedding "
+                             f"list column (--items)")
+        ctes += sqlgen.vector_stream_ctes([(STREAM, stream)], catalog)
     elif kind == "rm_reference_stream":
         if reference is None:
             raise UsageError(f"{macro_name} reads a reference run: give its table (--reference)")
@@ -360,23 +364,30 @@ def _dialect(name) -> dialects.Dialect:
     raise UsageError(f"unknown SQL dialect '{name}'; macros exist for: {', '.join(DIALECTS)}")
 
 
-def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_columns: str, schema,
-            interactions: exp.Table | None, catalog: exp.Table | None, reference: exp.Table | None = None) -> str:
+def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_columns: str, schema, sides: dict,
+            vectors: bool) -> str:
     columns = "score and rank" if run_columns == "score,rank" else run_columns
+    interactions, catalog, reference = sides["interactions"], sides["catalog"], sides["reference"]
+
+    def named(src: sqlgen.Source, names) -> str:  # the table and its columns as read
+        return f"{src.expression.sql(dialect=d.sqlglot)} ({', '.join(src.columns.get(n, n) for n in names)})"
     if interactions is None and catalog is None:
         sides = ["-- The recommender metrics that read the training interactions or the catalog are left out: give",
                  "-- their tables (--interactions TABLE, --items TABLE) to create them too."]
     else:
-        what = (f"the catalog {catalog.sql(dialect=d.sqlglot)} (item_id)" if catalog is not None
-                else "the catalog: the items of the interactions")
+        what = (f"the catalog {named(catalog, ('item_id', 'embedding') if vectors else ('item_id',))}"
+                if catalog is not None else "the catalog: the items of the interactions")
         if interactions is not None:
-            what = f"the training interactions {interactions.sql(dialect=d.sqlglot)} (user_id, item_id) and {what}"
+            what = f"the training interactions {named(interactions, ('user_id', 'item_id'))} and {what}"
         sides = [f"-- The recommender metrics also read {what};",
                  "-- the catalog-wide ones return one row, query_id NULL" + (
                      "" if interactions is not None else " (those of the interactions are left out)") + "."]
+        if catalog is not None and not vectors:
+            sides.append("-- IntraListDiversity is left out: name the catalog's vectors (--items-embedding-column) "
+                         "to create it.")
     sides.append("-- Intersection is left out: give the table of its reference run (--reference TABLE)." if reference is None
-                 else f"-- Intersection compares the run with the reference run {reference.sql(dialect=d.sqlglot)}, "
-                      f"in the run's shape.")
+                 else f"-- Intersection compares the run with the reference run "
+                      f"{reference.expression.sql(dialect=d.sqlglot)}, in the run's shape.")
     examples = [call("ndcg", d.name, {"k": 10}, schema=schema),
                 call("ap", d.name, {"k": 100, "rel": 2}, schema=schema)]
     return "\n".join([
@@ -391,12 +402,16 @@ def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_colum
     ]) + "\n"
 
 
-def _creatable(macro_name: str, sides: dict) -> bool:
-    """Whether the side tables the metric reads were given (an object over a missing table cannot be created:
-    PostgreSQL checks a function's body when it is created)."""
+def _creatable(macro_name: str, sides: dict, d: dialects.Dialect, vectors: bool) -> bool:
+    """Whether the side tables the metric reads were given (an object over a missing table or column cannot be
+    created: PostgreSQL checks a function's body when it is created), and, for the items' vectors, their
+    column named (vectors) and readable there (Dialect.lists)."""
     tables = _metric_of(macro_name).tables
     if "reference" in tables:
         return sides["reference"] is not None
+    if "vectors" in tables:
+        return (vectors and sides["catalog"] is not None and d.lists is not None
+                and _metric_of(macro_name).name not in d.lacks)
     if "interactions" in tables:
         return sides["interactions"] is not None
     return "catalog" not in tables or sides["catalog"] is not None or sides["interactions"] is not None
@@ -407,16 +422,19 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
            interactions: str | None = None, items: str | None = None, reference: str | None = None) -> str:
     """The DDL creating every metric as a native object of the dialect (DuckDB: the macros script). run,
     judgments (default: run, judgments), run_columns (default: score), the side tables (interactions; items, the
-    catalog, default: the interactions' items: the recommender metrics that read them are left out without them),
-    the reference run (Intersection's, in the run's shape: left out without it) and schema are for the other
-    dialects. A dialect without native objects whose SQL calls a helper function
-    (MySQL's rm_fail) gets that helper."""
+    catalog, default: the interactions' items: the recommender metrics that read them are left out without them;
+    their column names in form, shape.Shape's interactions_columns and items_columns: IntraListDiversity's
+    object is created only when the catalog's embedding column is named there, as a catalog without one could
+    not be created over), the reference run (Intersection's, in the run's shape: left out without it) and schema
+    are for the other dialects. A dialect without native objects whose SQL calls a helper function (MySQL's
+    rm_fail) gets that helper."""
     given = [name for name, value in (("schema", schema), ("run", run), ("judgments", judgments),
                                       ("run columns", run_columns), ("interactions", interactions),
                                       ("items", items), ("reference", reference)) if value is not None]
     helper = dialects.DIALECTS.get(str(dialect or dialects.DEFAULT).strip().lower())
+    sided = form is not None and any(form.sides.values())  # side inputs' column names given
     if helper is not None and helper.native is None and helper.helper:
-        if given or form:
+        if given or form or sided:
             raise UsageError(f"{helper.name} has no metric objects, only the helper function its SQL calls, "
                              f"created in the current database: {', '.join(given) or 'the table shape'} does not "
                              f"apply here (the shape is an option of `rankmetrics sql --dialect {helper.name}`)")
@@ -426,6 +444,10 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
         if form:
             raise UsageError("DuckDB's macros take the tables' shape as arguments (query_column := 'user_id', "
                              "\"by\" := ['model_version'], run_lists := true, ...), not as options")
+        if sided:
+            raise UsageError("DuckDB's macros read the side tables' columns by our names (user_id, item_id, "
+                             "embedding): give them a view with those names; the column options are for another "
+                             "--dialect")
         if given:  # DuckDB's macros take the tables as arguments and are created where the script runs
             raise UsageError(f"{' and '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to DuckDB's "
                              f"macros: they take the table names as arguments and are created in the current schema "
@@ -438,22 +460,23 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
         raise UsageError(f"unknown run columns '{run_columns}'; choose one of: {', '.join(RUN_COLUMNS)}")
     if d.native.schema_required and not schema:
         raise UsageError(d.native.schema_required)
-    form = form or shape.Shape()
+    form = form if form is not None else shape.Shape()
     run_src = sqlgen.Source(dialects.table(run, d.name, "run table"), has_score="score" in run_columns,
                             has_rank="rank" in run_columns, columns=form.columns, groups=form.by,
                             lists=form.run_lists)
     judgments_src = sqlgen.Source(dialects.table(judgments, d.name, "judgments table"), columns=form.columns,
                                   groups=form.judgments_by, lists=form.judgment_lists)
-    sides = {name: None if table is None else sqlgen.Source(dialects.table(table, d.name, f"{label} table"))
-             for name, label, table in (("interactions", "interactions", interactions), ("catalog", "items", items))}
+    sides = {name: None if table is None else sqlgen.Source(dialects.table(table, d.name, f"{role} table"),
+                                                            columns=form.side_columns(role))
+             for name, role, table in (("interactions", "interactions", interactions), ("catalog", "items", items))}
     # the reference run (Intersection's) has the run's shape
     sides["reference"] = None if reference is None else sqlgen.Source(
         dialects.table(reference, d.name, "reference table"), has_score=run_src.has_score, has_rank=run_src.has_rank,
         columns=form.columns, groups=form.by, lists=form.run_lists)
-    parts = [_header(d, run_src.expression, judgments_src.expression, run_columns, schema,
-                     *[sides[name] and sides[name].expression for name in ("interactions", "catalog", "reference")])]
+    vectors = "embedding" in form.sides["items"]  # the catalog's vectors named: IntraListDiversity is created
+    parts = [_header(d, run_src.expression, judgments_src.expression, run_columns, schema, sides, vectors)]
     for name in metric_macros():
-        if _creatable(name, sides) and (not form.by or not is_catalog_wide(name) or sqlgen.groupable(name)):
+        if _creatable(name, sides, d, vectors):
             parts.append(ddl(name, d.name, run_src, judgments_src, schema, form.by, **sides))
     return "\n".join(parts)
 
@@ -464,7 +487,7 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
     """A SELECT (query_id, value) calling the native object of a metric with the given arguments, in the way
     the dialect calls it (named arguments where the dialect has them; BigQuery: every argument, in order).
     DuckDB's macros take the tables as arguments (interactions, catalog and reference: those the macro reads; a
-    catalog-wide macro's one row gets query_id NULL)."""
+    catalog-wide macro's one row has query_id NULL, as the other dialects' objects)."""
     d = _dialect(dialect)
     params = parameters(macro_name)
     unknown = set(args) - {name for name, _, _ in params}
@@ -479,7 +502,7 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
         values = [exp.Literal.string(run).sql(dialect=d.sqlglot), exp.Literal.string(judgments).sql(dialect=d.sqlglot)]
         takes = [p.lower() for p in sqlsource.macros()[macro_name].params]
         sides = {"interactions": interactions, "catalog": catalog if catalog is not None else interactions,
-                 "reference": reference}
+                 "vectors": catalog, "reference": reference}
         values += [f"{name} := {exp.Literal.string(sides[name]).sql(dialect=d.sqlglot)}" for name in SIDE_PARAMS
                    if name in takes]
     else:
@@ -490,5 +513,4 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
     else:
         values += [d.native.named_arg.format(name=_arg_name(name, d), value=lit(args[name])) for name, _, _ in params
                    if name in args]
-    query_id = "CAST(NULL AS VARCHAR) AS query_id" if d.native.sql_macros and is_catalog_wide(macro_name) else "query_id"
-    return f"SELECT {query_id}, value FROM " + d.native.call.format(fn=fn, args=", ".join(values))
+    return "SELECT query_id, value FROM " + d.native.call.format(fn=fn, args=", ".join(values))

@@ -28,6 +28,16 @@ COLUMN_PARAMS = {name: ("query" if name == "query_id" else "item" if name == "it
 # every parameter of sql/'s metric macros that describes the input tables (grouping and list columns included)
 MACRO_PARAMS = tuple(COLUMN_PARAMS.values()) + ("by", "run_lists", "judgment_lists")
 
+# The tables beside the run and the judgments that the recommender metrics read (Metric.tables), by the input
+# holding them: the training interactions (interactions=, --interactions) and the items (items=, --items: the
+# catalog, with the items' vectors for IntraListDiversity); our names for their columns. measures.side_inputs
+# says which input each side table of a metric (interactions, catalog, vectors) is read from.
+SIDE_COLUMNS = {"interactions": ("user_id", "item_id"), "items": ("item_id", "embedding")}
+# input -> our column name -> the option naming the input's column (--interactions-user-column; dbt's
+# interactions_user_column=); Python takes them as a mapping, interactions_columns={'user_id': 'uid'}
+SIDE_PARAMS = {role: {ours: f"{role}_{ours.split('_')[0]}_column" for ours in names}
+               for role, names in SIDE_COLUMNS.items()}
+
 
 def _names(value, what: str) -> tuple:
     if value is None:
@@ -40,12 +50,32 @@ def _names(value, what: str) -> tuple:
     return names
 
 
+def _side_columns(role: str, value) -> dict:
+    """The mapping {our name: the input's column} of a side input (SIDE_COLUMNS), checked."""
+    what = f"{role}_columns"
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise UsageError(f"{what} must map our column names ({', '.join(SIDE_COLUMNS[role])}) to yours, not "
+                         f"{value!r}")
+    unknown = sorted(set(value) - set(SIDE_COLUMNS[role]))
+    if unknown:
+        raise UsageError(f"{what}: unknown key(s) {', '.join(map(repr, unknown))}; the keys are our column names: "
+                         f"{', '.join(SIDE_COLUMNS[role])}")
+    for key, name in value.items():
+        if not isinstance(name, str) or not name.strip():
+            raise UsageError(f"{what}: {key} must name a column, not {name!r}")
+    return dict(value)
+
+
 class Shape:
     """How the input tables hold the data: their column names (columns: {our name: theirs}), the run's group
     columns (by; judgments_by: those the judgments have too, for the SQL routes, which do not look at the tables)
-    and whether the item columns are lists (run_lists, judgment_lists). Every route checks these here."""
+    and whether the item columns are lists (run_lists, judgment_lists); the side inputs' column names
+    (interactions_columns, items_columns: {our name: theirs}, SIDE_COLUMNS). Every route checks these here."""
 
-    def __init__(self, columns=None, by=None, judgments_by=None, run_lists=False, judgment_lists=False):
+    def __init__(self, columns=None, by=None, judgments_by=None, run_lists=False, judgment_lists=False,
+                 interactions_columns=None, items_columns=None):
         columns = dict(columns or {})
         unknown = sorted(set(columns) - set(COLUMNS))
         if unknown:
@@ -68,9 +98,17 @@ class Shape:
         clash = [g for g in self.by if g in used]
         if clash:
             raise UsageError(f"by: {', '.join(clash)} is one of the run's id, score or rank columns")
+        # as given (a name given equal to ours still says the input has that column: native.script's vectors)
+        self.sides = {"interactions": _side_columns("interactions", interactions_columns),
+                      "items": _side_columns("items", items_columns)}
+
+    def side_columns(self, role: str, names=None) -> dict:
+        """{our name: the input's column} of the side input role ('interactions' or 'items') where they differ,
+        for our columns names (default: all of SIDE_COLUMNS[role])."""
+        return {k: v for k, v in self.sides[role].items() if v != k and (names is None or k in names)}
 
     def column(self, name: str) -> str:
         return self.columns.get(name, name)
 
-    def __bool__(self):
+    def __bool__(self):  # the run's and the judgments' shape (the side inputs are read apart: inputs.load_side)
         return bool(self.columns or self.by or self.run_lists or self.judgment_lists)

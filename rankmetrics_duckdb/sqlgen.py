@@ -462,9 +462,8 @@ def catalog_part(measure: Measure, conv: dict, by: tuple = ()) -> exp.Select:
     """A catalog-wide measure's rows (measure, [group columns], query_id NULL, value): its macro (sql/catalog.sql,
     auc.sql's gauc, ...) with the parameters bound, reading the stream (the STREAM CTE, never pruned: with the
     catalog's size when the catalog is given) in place of its rm_catalog_stream(...) or rm_stream(...), without
-    its argument checks. With groups (by), one row per group: the per-item subquery (i) is keyed by the group's
-    key as well (its GROUP BY, and the PARTITION BY of its windows), the value is aggregated per group, and
-    rm_groups gives the group's columns back (see GROUP_SEPARATOR)."""
+    its argument checks. With groups (by), one row per group: the macro's group key (rm_group_of, per_group) is
+    the grouped query id's prefix, and rm_groups gives the group's columns back (see GROUP_SEPARATOR)."""
     macro = sqlsource.macros()[measure.metric.macro]
     bindings = {p.lower(): d for p, d in macro.defaults.items()}
     for key, val in {**conv, **measure.values(conv)}.items():
@@ -476,9 +475,8 @@ def catalog_part(measure: Measure, conv: dict, by: tuple = ()) -> exp.Select:
                 and node.this.name.lower() in ("rm_catalog_stream", "rm_stream")):
             return exp.Table(this=exp.to_identifier(STREAM), alias=node.args.get("alias"))
         return node
-    body = _prepare(sqlsource.unchecked(macro.body).transform(stream_table), bindings)
-    if by:
-        body = per_group(body, measure.metric.macro)
+    body = _prepare(per_group(sqlsource.unchecked(macro.body).transform(stream_table), measure.metric.macro,
+                              bool(by)), bindings)
     select = exp.select(exp.alias_(exp.Literal.string(measure.requested), "measure"), *group_columns(by),
                         exp.alias_(_cast(exp.Null(), "VARCHAR"), "query_id"),
                         exp.alias_(_cast(_column("c", "value"), "DOUBLE"), "value")).from_(
@@ -489,30 +487,43 @@ def catalog_part(measure: Measure, conv: dict, by: tuple = ()) -> exp.Select:
     return select
 
 
-def groupable(macro_name: str) -> bool:
-    """Whether per_group can key a run-wide macro by group: the catalog-wide ones (reading rm_catalog_stream, their
-    per-item subquery i over the stream); not yet GAUC and Personalization, whose windows read the stream's query
-    inside i."""
-    return "rm_catalog_stream" in sqlsource.macros()[macro_name].text
+GROUP_OF = "rm_group_of"  # sql/01_stream.sql: the group of a DuckDB key, by which the run-wide macros group
 
 
-def per_group(body: exp.Select, macro_name: str) -> exp.Select:
-    """A catalog-wide macro's body (SELECT <aggregate over i> AS value FROM (SELECT f.item_id, ... FROM STREAM AS f
-    ... GROUP BY f.item_id) AS i) computed per group of the run: the group's key (the prefix of f.query_id) is
-    a column of i, leads its GROUP BY and partitions its windows, and the outer aggregate is grouped by it."""
+def per_group(body: exp.Select, macro_name: str, by: bool) -> exp.Select:
+    """A run-wide macro's body (the shape of sql/catalog.sql: SELECT UNNEST(i.group_key), <aggregate over i> AS
+    value FROM (SELECT rm_group_of(f.query_id) AS group_key, ... GROUP BY rm_group_of(f.query_id), ...) AS i
+    GROUP BY i.group_key) with its group key made ours, before its macros are expanded. With groups (by), the
+    group's key is the prefix of the grouped query id (key_parts), and the body returns it as group_key beside
+    the value, one row per group; without, the key goes, and the value is over the whole run (one row)."""
     inner = body.args["from_"].this
-    if not (isinstance(inner, exp.Subquery) and inner.alias_or_name == "i" and isinstance(inner.this, exp.Select)
-            and inner.this.args.get("group")):
-        raise ValueError(f"macro {macro_name}: expected SELECT ... AS value FROM (SELECT f.item_id, ... GROUP BY "
-                         f"f.item_id) AS i")
-    items = inner.this
-    key = key_parts(_column("f", "query_id"))[0]
+    items = inner.this if isinstance(inner, exp.Subquery) and inner.alias_or_name == "i" else None
+    keys = [e for e in body.expressions if isinstance(e, exp.Explode)]
+    group = body.args.get("group")
+    if (not isinstance(items, exp.Select) or not items.args.get("group") or len(keys) != 1 or group is None
+            or [e.alias_or_name for e in items.expressions if e.alias_or_name == "group_key"] != ["group_key"]):
+        raise ValueError(f"macro {macro_name}: expected SELECT UNNEST(i.group_key), ... AS value FROM (SELECT "
+                         f"{GROUP_OF}(f.query_id) AS group_key, ... GROUP BY {GROUP_OF}(f.query_id), ...) AS i ... "
+                         f"GROUP BY i.group_key")
+
+    def is_key(node) -> bool:
+        return isinstance(node, exp.Anonymous) and node.name.lower() == GROUP_OF
+    if by:
+        for node in list(items.find_all(exp.Anonymous)):
+            if is_key(node):
+                node.replace(key_parts(node.expressions[0])[0])
+        keys[0].replace(keys[0].this.copy())  # i.group_key
+        return body
+    items.set("expressions", [e for e in items.expressions if e.alias_or_name != "group_key"])
+    items.set("group", exp.Group(expressions=[e for e in items.args["group"].expressions if not is_key(e)]))
     for window in items.find_all(exp.Window):
-        window.set("partition_by", [key.copy(), *(window.args.get("partition_by") or [])])
-    items.set("expressions", [exp.alias_(key.copy(), "group_key"), *items.expressions])
-    items.set("group", exp.Group(expressions=[key.copy(), *items.args["group"].expressions]))
-    body.set("expressions", [_column("i", "group_key"), *body.expressions])
-    return body.group_by(_column("i", "group_key"), copy=False)
+        partition = [e for e in window.args.get("partition_by") or [] if not is_key(e)]
+        window.set("partition_by", partition or None)
+    body.set("expressions", [e for e in body.expressions if e is not keys[0]])
+    body.set("group", None)
+    if any(is_key(n) for n in body.find_all(exp.Anonymous)):
+        raise ValueError(f"macro {macro_name}: {GROUP_OF} read outside i's select list, GROUP BY and windows")
+    return body
 
 
 def catalog_stream_ctes(conv: dict, catalog: Source, plain: exp.Expression | None = None) -> list:
@@ -689,9 +700,6 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     else:
         interactions = catalog = None
     whole = [m for m in measures if m.metric.scope == "catalog"]
-    ungroupable = [m.requested for m in whole if not groupable(m.metric.macro)]
-    if by and ungroupable:
-        raise UsageError(f"{', '.join(ungroupable)}: run-wide metrics over the queries take no groups (by) yet")
     all_measures, measures = measures, [m for m in measures if m.metric.scope != "catalog"]
     split_kinds = split_kinds and not tables and not whole  # catalog_part reads the one stream
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name

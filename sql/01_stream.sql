@@ -19,6 +19,11 @@
 -- Inside the stream, query_id is a STRUCT of the group columns and the query id as text (field query_id): every
 -- window, join and GROUP BY of the metrics keys on it, and each metric's result unnests it into columns.
 
+-- The group of a key: the key with its query id NULL (a STRUCT of the group columns and query_id NULL). The
+-- metrics of the whole run (sql/catalog.sql, auc.sql's gauc) group by it, one row per group of the run; without
+-- groups there is one. sqlgen.py and native.py read it as their own group key, or drop it without groups.
+CREATE OR REPLACE MACRO rm_group_of(key) AS struct_update(key, query_id := CAST(NULL AS VARCHAR));
+
 -- The run, normalized: the key (above), the item id as text, a score (higher is better; -rank when the run only
 -- has ranks, or the list position) and the given rank (for ties = 'input').
 CREATE OR REPLACE MACRO rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS TABLE

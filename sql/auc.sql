@@ -102,11 +102,11 @@ HAVING rm_in_query_set(f.kind, queries);
 -- GAUC (group AUC; Zhou et al. 2018, "Deep Interest Network", section 6.2): each query's AUC over its
 -- impressions, the judged items the run scores (positives: grade >= rel, negatives: judged below it; unjudged
 -- items were not shown), as scikit-learn's roc_auc_score on them (a tied positive and negative count 1/2; scores
--- as given, or minus the rank for a run without scores), then one value for the whole run: the mean weighted by
--- each query's impressions (weighted := 'true') or the plain mean ('false'). A query with only positives or only
--- negatives has no AUC and is left out (of the weights too). neg_upto: the negatives scored at or below the row
--- (the default frame of an ordered window, RANGE ... CURRENT ROW, holds the rows tied with it); neg_tied: those
--- scored equal to it.
+-- as given, or minus the rank for a run without scores), then one value for the whole run (per group with "by"):
+-- the mean weighted by each query's impressions (weighted := 'true') or the plain mean ('false'). A query with
+-- only positives or only negatives has no AUC and is left out (of the weights too). neg_upto: the negatives
+-- scored at or below the row (the default frame of an ordered window, RANGE ... CURRENT ROW, holds the rows tied
+-- with it); neg_tied: those scored equal to it.
 CREATE OR REPLACE MACRO rm_impression_auc(grade, neg_upto, neg_tied, lvl) AS
     rm_ratio(SUM(CASE WHEN grade >= lvl THEN neg_upto - 0.5 * neg_tied ELSE 0 END),
              CAST(SUM(CASE WHEN grade >= lvl THEN 1 ELSE 0 END) AS DOUBLE)
@@ -117,10 +117,12 @@ CREATE OR REPLACE MACRO gauc(run, judgments, rel := 1, weighted := 'true',
         query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
         relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
+    UNNEST(i.group_key),
     rm_ratio(SUM(CASE WHEN weighted = 'true' THEN i.impressions ELSE 1 END * i.auc),
              SUM(CASE WHEN i.auc IS NULL THEN 0 WHEN weighted = 'true' THEN i.impressions ELSE 1 END)) AS value
 FROM (
-    SELECT f.query_id, COUNT(*) AS impressions, rm_impression_auc(f.grade, f.neg_upto, f.neg_tied, rel) AS auc
+    SELECT rm_group_of(f.query_id) AS group_key, f.query_id, COUNT(*) AS impressions,
+        rm_impression_auc(f.grade, f.neg_upto, f.neg_tied, rel) AS auc
     FROM (
         SELECT s.*,
             SUM(CASE WHEN s.grade < rel THEN 1 ELSE 0 END) OVER (
@@ -131,13 +133,13 @@ FROM (
             rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
         WHERE s.kind = 'R' AND s.grade IS NOT NULL
     ) AS f
-    GROUP BY f.query_id
+    GROUP BY rm_group_of(f.query_id), f.query_id
 ) AS i
 CROSS JOIN (SELECT rm_valid_rel('gauc', rel)
         AND rm_valid(weighted IN ('false', 'true'), 'gauc', 'weighted', '''false'' or ''true''', weighted)
-        AND rm_valid(len("by") = 0, 'gauc', 'by', 'empty (metrics of the whole run take no groups yet)', "by")
         AND rm_valid_stream('gauc', ties, judged_only, queries, grades)
         AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
             relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('gauc', empty) AS ok) AS valid
-WHERE valid.ok;
+WHERE valid.ok
+GROUP BY i.group_key;

@@ -3,7 +3,8 @@
 -- recommendation table). Each reads the stream with the catalog's size (rm_catalog_stream in 01_stream.sql;
 -- catalog names a table of the catalog's items, item_id) and aggregates per item first: recs is how many
 -- queries recommend the item in their top k, rho its rank by recs (ascending; ties in any order, which changes
--- no sum below). Groups ("by") are not supported yet.
+-- no sum below). With groups ("by"), one row per group: the items are counted per group (rm_group_of), and the
+-- row holds the group columns (and query_id NULL) beside the value.
 
 -- CatalogCoverage@k (RecTools CatalogCoverage): the distinct items recommended in the top k; normalize := 'true'
 -- divides by the catalog's size (Recommenders' catalog_coverage, whose catalog is the training items).
@@ -15,25 +16,26 @@ CREATE OR REPLACE MACRO catalog_coverage(run, judgments, k := NULL, normalize :=
         query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
         relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
+    UNNEST(i.group_key),
     rm_catalog_coverage(i.recs, i.catalog_size, normalize) AS value
 FROM (
-    SELECT f.item_id, COUNT(*) AS recs, ROW_NUMBER() OVER (ORDER BY COUNT(*), f.item_id) AS rho,
+    SELECT rm_group_of(f.query_id) AS group_key, f.item_id, COUNT(*) AS recs,
+        ROW_NUMBER() OVER (PARTITION BY rm_group_of(f.query_id) ORDER BY COUNT(*), f.item_id) AS rho,
         MIN(f.catalog_size) AS catalog_size
     FROM (SELECT s.* FROM rm_catalog_stream(run, judgments, catalog, ties, judged_only, grades, query_column,
             item_column, score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
     WHERE f.kind = 'R' AND rm_within(f.pos, k)
-    GROUP BY f.item_id
+    GROUP BY rm_group_of(f.query_id), f.item_id
 ) AS i
 CROSS JOIN (SELECT rm_valid_k('catalog_coverage', k)
         AND rm_valid(normalize IN ('false', 'true'), 'catalog_coverage', 'normalize', '''false'' or ''true''',
             normalize)
-        AND rm_valid(len("by") = 0, 'catalog_coverage', 'by', 'empty (catalog-wide metrics take no groups yet)',
-            "by")
         AND rm_valid_stream('catalog_coverage', ties, judged_only, queries, grades)
         AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
             relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('catalog_coverage', empty) AS ok) AS valid
-WHERE valid.ok;
+WHERE valid.ok
+GROUP BY i.group_key;
 
 -- Gini@k (RecBole's GiniIndex, recbole/evaluator/metrics.py): the Gini index of the recommendation counts over
 -- the whole catalog of n items, the m items never recommended counting 0: sorted ascending, the i-th count c
@@ -48,22 +50,24 @@ CREATE OR REPLACE MACRO gini(run, judgments, k := NULL, catalog := 'items',
         query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
         relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
+    UNNEST(i.group_key),
     rm_gini(i.recs, i.rho, i.catalog_size) AS value
 FROM (
-    SELECT f.item_id, COUNT(*) AS recs, ROW_NUMBER() OVER (ORDER BY COUNT(*), f.item_id) AS rho,
+    SELECT rm_group_of(f.query_id) AS group_key, f.item_id, COUNT(*) AS recs,
+        ROW_NUMBER() OVER (PARTITION BY rm_group_of(f.query_id) ORDER BY COUNT(*), f.item_id) AS rho,
         MIN(f.catalog_size) AS catalog_size
     FROM (SELECT s.* FROM rm_catalog_stream(run, judgments, catalog, ties, judged_only, grades, query_column,
             item_column, score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
     WHERE f.kind = 'R' AND rm_within(f.pos, k)
-    GROUP BY f.item_id
+    GROUP BY rm_group_of(f.query_id), f.item_id
 ) AS i
 CROSS JOIN (SELECT rm_valid_k('gini', k)
-        AND rm_valid(len("by") = 0, 'gini', 'by', 'empty (catalog-wide metrics take no groups yet)', "by")
         AND rm_valid_stream('gini', ties, judged_only, queries, grades)
         AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
             relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('gini', empty) AS ok) AS valid
-WHERE valid.ok;
+WHERE valid.ok
+GROUP BY i.group_key;
 
 -- Entropy@k (Shannon entropy of the recommendations, in bits; Recommenders' distributional_coverage, after
 -- Shani & Gunawardana's formula 21): -sum(p log2 p), p = recs / T, written log2 T - sum(recs log2 recs) / T.
@@ -75,22 +79,24 @@ CREATE OR REPLACE MACRO entropy(run, judgments, k := NULL, catalog := 'items',
         query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
         relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
+    UNNEST(i.group_key),
     rm_entropy(i.recs) AS value
 FROM (
-    SELECT f.item_id, COUNT(*) AS recs, ROW_NUMBER() OVER (ORDER BY COUNT(*), f.item_id) AS rho,
+    SELECT rm_group_of(f.query_id) AS group_key, f.item_id, COUNT(*) AS recs,
+        ROW_NUMBER() OVER (PARTITION BY rm_group_of(f.query_id) ORDER BY COUNT(*), f.item_id) AS rho,
         MIN(f.catalog_size) AS catalog_size
     FROM (SELECT s.* FROM rm_catalog_stream(run, judgments, catalog, ties, judged_only, grades, query_column,
             item_column, score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
     WHERE f.kind = 'R' AND rm_within(f.pos, k)
-    GROUP BY f.item_id
+    GROUP BY rm_group_of(f.query_id), f.item_id
 ) AS i
 CROSS JOIN (SELECT rm_valid_k('entropy', k)
-        AND rm_valid(len("by") = 0, 'entropy', 'by', 'empty (catalog-wide metrics take no groups yet)', "by")
         AND rm_valid_stream('entropy', ties, judged_only, queries, grades)
         AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
             relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('entropy', empty) AS ok) AS valid
-WHERE valid.ok;
+WHERE valid.ok
+GROUP BY i.group_key;
 
 -- Personalization@k (recmetrics' personalization, recmetrics/metrics.py): 1 - the mean cosine similarity between
 -- the top k lists of every two users recommended to, as 0/1 vectors over the items: cos(u, v) = |L_u n L_v| /
@@ -103,9 +109,11 @@ CREATE OR REPLACE MACRO personalization(run, judgments, k := NULL,
         query_column := 'query_id', item_column := 'item_id', score_column := 'score', rank_column := 'rank',
         relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
+    UNNEST(i.group_key),
     1 - rm_ratio(SUM(i.w * i.w - i.w2), CAST(SUM(i.firsts) AS DOUBLE) * (SUM(i.firsts) - 1)) AS value
 FROM (
-    SELECT f.item_id, SUM(f.inv_sqrt) AS w, SUM(f.inv_sqrt * f.inv_sqrt) AS w2,
+    SELECT rm_group_of(f.query_id) AS group_key, f.item_id, SUM(f.inv_sqrt) AS w,
+        SUM(f.inv_sqrt * f.inv_sqrt) AS w2,
         SUM(CASE WHEN f.pos = 1 THEN 1 ELSE 0 END) AS firsts
     FROM (
         SELECT s.*, rm_ratio(1, SQRT(CAST(SUM(CASE WHEN rm_within(s.pos, k) THEN 1 ELSE 0 END)
@@ -115,13 +123,12 @@ FROM (
         WHERE s.kind = 'R'
     ) AS f
     WHERE rm_within(f.pos, k)
-    GROUP BY f.item_id
+    GROUP BY rm_group_of(f.query_id), f.item_id
 ) AS i
 CROSS JOIN (SELECT rm_valid_k('personalization', k)
-        AND rm_valid(len("by") = 0, 'personalization', 'by', 'empty (metrics of the whole run take no groups yet)',
-            "by")
         AND rm_valid_stream('personalization', ties, judged_only, queries, grades)
         AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
             relevance_column, "by", run_lists, judgment_lists)
         AND rm_valid_empty('personalization', empty) AS ok) AS valid
-WHERE valid.ok;
+WHERE valid.ok
+GROUP BY i.group_key;

@@ -7,14 +7,16 @@
 -- 'hamming' (the number of positions at which they differ: RecTools' PairwiseHammingDistanceCalculator, over
 -- item features). The stream with vectors (rm_vector_stream in 01_stream.sql) carries on each row its sums
 -- against the rows ranked above it, so a sum over the pairs of the top k is a sum over its rows:
--- mean cosine distance = 1 - sum(sim_above) / pairs; mean Hamming distance = dims - sum(same_above) / pairs.
+-- mean cosine distance = 1 - sum(sim_above) / pairs; mean Hamming distance = dims - sum(same_above) / pairs
+-- (the count same_above as a number like sim_above: a CASE choosing between them by a parameter needs one type).
 CREATE OR REPLACE MACRO rm_ild(kind, pos, dims, sim_above, same_above, k, distance) AS
     CASE WHEN SUM(CASE WHEN kind = 'R' AND rm_within(pos, k) THEN 1 ELSE 0 END) = 0 THEN NULL
          WHEN SUM(CASE WHEN kind = 'R' AND rm_within(pos, k) THEN 1 ELSE 0 END) < 2 THEN CAST(0 AS DOUBLE)
          ELSE CASE WHEN distance = 'hamming'
                    THEN MAX(CASE WHEN kind = 'R' AND rm_within(pos, k) THEN dims END) ELSE 1 END
               - rm_ratio(SUM(CASE WHEN kind = 'R' AND rm_within(pos, k)
-                                  THEN CASE WHEN distance = 'hamming' THEN same_above ELSE sim_above END END),
+                                  THEN CASE WHEN distance = 'hamming' THEN CAST(same_above AS DOUBLE)
+                                            ELSE sim_above END END),
                          SUM(CASE WHEN kind = 'R' AND rm_within(pos, k) AND dims IS NOT NULL THEN 1 ELSE 0 END)
                          * (SUM(CASE WHEN kind = 'R' AND rm_within(pos, k) AND dims IS NOT NULL THEN 1 ELSE 0 END)
                             - 1) / 2.0) END;

@@ -278,6 +278,39 @@ def test_evaluate_gives_long_rows_and_means(built):
     assert {tuple(r[:-1]): float(r[-1]) for r in rows} == pytest.approx(want, abs=1e-9)
 
 
+def test_evaluate_reads_the_side_tables_by_their_column_names(built):
+    """evaluate with the recommender metrics (the training interactions, the catalog, the items' vectors, each
+    under other column names: integration_tests/models/evaluate_recsys.sql) per model: evaluate()'s means under
+    RecTools' conventions, themselves pinned to RecTools, RecBole and recmetrics (test_parity_rectools.py,
+    test_parity_recsys.py), with the same column mapping."""
+    target, (proj, env, root, pg) = built
+    recsys = os.path.join(DATA, "recsys")
+    rows = []
+    for model in ("popularity", "itemknn", "random"):
+        with open(os.path.join(recsys, f"{model}.run")) as fh:
+            rows += [(model, u, i, int(r), float(s)) for u, _, i, r, s, _ in (line.split() for line in fh)]
+    run = pa.table({"model": [r[0] for r in rows], "user_id": [r[1] for r in rows], "item_id": [r[2] for r in rows],
+                    "rank": [r[3] for r in rows], "score": [r[4] for r in rows]})
+    with open(os.path.join(recsys, "test.qrels")) as fh:
+        test = [(u, i) for u, _, i, _ in (line.split() for line in fh)]
+    judgments = pa.table({"user_id": [t[0] for t in test], "item_id": [t[1] for t in test],
+                          "relevance": [1] * len(test)})
+    train = pq.read_table(os.path.join(recsys, "train.parquet")).select(["user_id", "item_id"]).rename_columns(
+        ["uid", "iid"])
+    items = pq.read_table(os.path.join(recsys, "items.parquet")).select(["item_id", "embedding"]).rename_columns(
+        ["movie", "vec"])
+    measures = ["Gini@10", "MeanInvUserFreq@10", "Serendipity@5", "IntraListDiversity@5", "Personalization@3",
+                "NDCG@10"]
+    means = rm.evaluate(judgments, run, measures, convention="rectools", by=["model"],
+                        columns={"query_id": "user_id"}, interactions=train, items=items,
+                        interactions_columns={"user_id": "uid", "item_id": "iid"},
+                        items_columns={"item_id": "movie", "embedding": "vec"})
+    want = {(m, g[0]): v for g, cell in means.items() for m, v in cell.items()}
+    got = {(r[0], r[1]): float(r[2]) for r in _rows(target, root, pg, "SELECT measure, model, value FROM s.evaluate_recsys")}
+    assert len(want) == 6 * 3 and all(v > 0 for v in want.values())
+    assert got == pytest.approx(want, abs=1e-9), target
+
+
 @pytest.mark.parametrize("target", ["duckdb", "postgres"])
 def test_failing_generic_tests_fail_the_build(project, target):
     """The tests tagged must_fail fail `dbt test`, and their failing rows are the ones eval and scipy give: the
@@ -443,6 +476,8 @@ def test_generated_macro_matches_its_golden_file(project):
      "rankmetrics.mean_inv_user_freq reads the training interactions"),
     ("rankmetrics.gini(ref('run'), ref('qrels'), k=10)", "rankmetrics.gini reads the catalog"),
     ("rankmetrics.intersection(ref('run'), ref('qrels'), k=10)", "rankmetrics.intersection reads a reference run"),
+    ("rankmetrics.evaluate(ref('run'), ref('qrels'), metrics=['P@5', 'ild@5'], interactions=ref('qrels'))",
+     "rankmetrics.evaluate: measure 'ild@5' reads the items' vectors: give items=ref(...)"),
 ])
 def test_bad_call_fails_the_compile(project, call, message):
     proj, env, root, pg = project

@@ -15,6 +15,7 @@ import os
 import re
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401 (pa.compute)
 import pytest
 
 import rankmetrics_duckdb as rm
@@ -577,7 +578,8 @@ def test_engine_intra_list_diversity_equals_eval(engine):
 # the catalog from --items only; and the side-table metrics without a catalog (its size then from the training
 # interactions' items). Each rendered query on the engine equals evaluate() on the same tables, whose numbers
 # equal RecTools', RecBole's and Recommenders' per model (test_parity_rectools.py).
-GROUPED_METRICS = ["CatalogCoverage@10", "CatalogCoverage(normalize=true)@3", "Gini@10", "Entropy@5", "P@10"]
+GROUPED_METRICS = ["CatalogCoverage@10", "CatalogCoverage(normalize=true)@3", "Gini@10", "Entropy@5", "P@10",
+                   "GAUC", "GAUC(weighted=false)", "Personalization@3"]
 GROUPED_COLUMNS = {"query_id": "uid", "item_id": "movie", "score": "pred", "rank": "pos"}
 
 
@@ -594,12 +596,53 @@ def stacked_recsys():
     return pa.table(cols)
 
 
+@functools.lru_cache(maxsize=None)
+def grouped_test():
+    """The test set (uid, movie, relevance 1) with negatives for GAUC: of the items the models recommend to a user
+    outside the test set, every second one (in item order) judged 0."""
+    positives = set(zip(*[recsys_tables()[1].column(c).to_pylist() for c in ("query_id", "item_id")]))
+    stacked = stacked_recsys()
+    shown = sorted(set(zip(stacked.column("uid").to_pylist(), stacked.column("movie").to_pylist())) - positives)
+    rows = [(u, i, 1) for u, i in sorted(positives)]
+    rows += [(u, i, 0) for n, (u, i) in enumerate(shown) if n % 2 == 0]
+    return pa.table({"uid": [r[0] for r in rows], "movie": [r[1] for r in rows], "relevance": [r[2] for r in rows]})
+
+
+@functools.lru_cache(maxsize=None)
+def grouped_references():
+    """{(model, measure): value} of GAUC (scikit-learn's roc_auc_score per user over the judged items the model
+    scores, weighted by their number, and plain) and Personalization@3 (recmetrics' formula over the top 3 by the
+    rank column, as the rectools convention ranks) for each model of stacked_recsys against grouped_test."""
+    from sklearn.metrics import roc_auc_score
+    from test_parity_recsys import personalization_recmetrics
+    test, stacked = grouped_test(), stacked_recsys()
+    labels = dict(zip(zip(test.column("uid").to_pylist(), test.column("movie").to_pylist()),
+                      test.column("relevance").to_pylist()))
+    out = {}
+    for model in ("popularity", "itemknn", "random"):
+        per_user, lists = {}, {}
+        for m, u, i, rank, score in zip(*[stacked.column(c).to_pylist() for c in ("model", "uid", "movie", "pos",
+                                                                                  "pred")]):
+            if m != model:
+                continue
+            if (u, i) in labels:
+                per_user.setdefault(u, ([], []))
+                per_user[u][0].append(labels[(u, i)]), per_user[u][1].append(score)
+            if rank <= 3:
+                lists.setdefault(u, []).append(i)
+        aucs = [(roc_auc_score(y, s), len(y)) for y, s in per_user.values() if len(set(y)) == 2]
+        assert len(aucs) > 20
+        out[(model, "GAUC")] = sum(a * w for a, w in aucs) / sum(w for _, w in aucs)
+        out[(model, "GAUC(weighted=false)")] = sum(a for a, _ in aucs) / len(aucs)
+        out[(model, "Personalization@3")] = personalization_recmetrics(list(lists.values()))
+    return out
+
+
 def _recsys_names(engine):
     run, judgments, train, items = recsys_tables()
     names = {}
     for name, table in (("run", run), ("judgments", judgments), ("interactions", train), ("items", items),
-                        ("stacked", stacked_recsys()), ("test", recsys_tables()[1].rename_columns(
-                            ["uid", "movie", "relevance"]))):
+                        ("stacked", stacked_recsys()), ("grouped_test", grouped_test())):
         key = ("recsys", name)
         if key not in engine.tables:
             engine.tables[key] = engine.engine.load(f"recsys_{name}", table)
@@ -607,24 +650,36 @@ def _recsys_names(engine):
     return names
 
 
+@functools.lru_cache(maxsize=None)
+def grouped_alone():
+    """{(model, measure): value} of each model of stacked_recsys evaluated alone (DuckDB), against grouped_test."""
+    _, _, _, items = recsys_tables()
+    stacked, out = stacked_recsys(), {}
+    for model in ("popularity", "itemknn", "random"):
+        alone = stacked.filter(pa.compute.equal(stacked.column("model"), model)).drop_columns(["model"])
+        for measure, value in rm.evaluate(grouped_test(), alone, GROUPED_METRICS, convention="rectools",
+                                          columns=GROUPED_COLUMNS, items=items).items():
+            out[(model, measure)] = value
+    return out
+
+
 def test_engine_catalog_wide_metrics_per_group(engine):
+    # every group's value equals the group evaluated alone, and GAUC's and Personalization's the references
     names = _recsys_names(engine)
-    _, judgments, _, items = recsys_tables()
     sql = rm.to_sql(GROUPED_METRICS, dialect=engine.engine.dialect, run=names["stacked"],
-                    judgments=names["test"], convention="rectools", run_columns="score,rank",
+                    judgments=names["grouped_test"], convention="rectools", run_columns="score,rank",
                     columns=GROUPED_COLUMNS, by=["model"], items=names["items"])
-    qrels = judgments.rename_columns(["uid", "movie", "relevance"])
-    want = rm.evaluate(qrels, stacked_recsys(), GROUPED_METRICS, convention="rectools", columns=GROUPED_COLUMNS,
-                       by=["model"], items=items)
     got = {}
     for measure, model, query_id, value in engine.engine.rows(sql):
         assert query_id is None, (measure, model, query_id)
         assert (model, measure) not in got, f"{engine.engine.dialect}: duplicate row {model} {measure}"
         got[(model, measure)] = float(value)
-    assert set(got) == {(g[0], m) for g in want for m in GROUPED_METRICS}
-    for (model, measure), value in got.items():
-        assert value == pytest.approx(want[(model,)][measure], rel=1e-9, abs=1e-9), (engine.engine.dialect, model,
-                                                                                      measure)
+    alone, references = grouped_alone(), grouped_references()
+    assert set(got) == set(alone)
+    for key, value in got.items():
+        assert value == pytest.approx(alone[key], rel=1e-9, abs=1e-9), (engine.engine.dialect, key)
+        if key in references:
+            assert value == pytest.approx(references[key], rel=1e-9, abs=1e-9), (engine.engine.dialect, key)
 
 
 def test_engine_side_tables_without_a_catalog_equal_eval(engine):

@@ -69,3 +69,71 @@ def test_register_creates_no_tables_or_views():
     assert c.execute("SELECT count(*) FROM duckdb_tables() WHERE NOT internal").fetchone()[0] == 0
     assert c.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()[0] == 0
     assert c.execute("SELECT count(*) FROM duckdb_functions() WHERE function_name = 'ndcg'").fetchone()[0] >= 1
+
+
+def test_run_wide_macros_by_group_equal_each_group_alone_and_the_references():
+    """The DuckDB macros of the metrics of the whole run, with "by": one row per group (its columns, query_id NULL,
+    the value), each the group's own value (the macro over that group's rows alone) and the references': Gini
+    RecBole's, Entropy Recommenders', CatalogCoverage the distinct items of the top 3 lists (counted here),
+    Personalization recmetrics', GAUC scikit-learn's roc_auc_score per user (weighted by the impressions)."""
+    from sklearn.metrics import roc_auc_score
+    from test_parity_recsys import impressions_data, personalization_recmetrics
+    from test_parity_rectools import entropy_recommenders, gini_recbole
+    from rankmetrics_duckdb import register
+    c = duckdb.connect()
+    register(c)
+    runs, judged = [], []
+    for seed in (1, 2):
+        run, judgments = impressions_data(seed)
+        runs += [(f"m{seed}", *r) for r in run]
+        judged += [(f"m{seed}", *j) for j in judgments]
+    c.execute("CREATE TABLE run (model VARCHAR, query_id VARCHAR, item_id VARCHAR, score DOUBLE)")
+    c.executemany("INSERT INTO run VALUES (?, ?, ?, ?)", runs)
+    c.execute("CREATE TABLE qrels (model VARCHAR, query_id VARCHAR, item_id VARCHAR, relevance INTEGER)")
+    c.executemany("INSERT INTO qrels VALUES (?, ?, ?, ?)", judged)
+    catalog = sorted({r[2] for r in runs} | {"never_scored", "unseen"})
+    c.execute("CREATE TABLE items AS SELECT unnest(?) AS item_id", [catalog])
+    calls = {"CatalogCoverage": "catalog_coverage('{run}', '{qrels}', 3{by})",
+             "CatalogCoverage(normalize)": "catalog_coverage('{run}', '{qrels}', 3, normalize := 'true'{by})",
+             "Gini": "gini('{run}', '{qrels}', 3{by})", "Entropy": "entropy('{run}', '{qrels}', 3{by})",
+             "Personalization": "personalization('{run}', '{qrels}', 3{by})", "GAUC": "gauc('{run}', '{qrels}'{by})",
+             "GAUC(weighted=false)": "gauc('{run}', '{qrels}', weighted := 'false'{by})"}
+    grouped = {}
+    for name, call in calls.items():
+        rel = c.execute("SELECT * FROM " + call.format(run="run", qrels="qrels", by=', "by" := [\'model\']'))
+        assert [d[0] for d in rel.description] == ["model", "query_id", "value"], name
+        rows = rel.fetchall()
+        assert sorted(r[0] for r in rows) == ["m1", "m2"] and {r[1] for r in rows} == {None}, (name, rows)
+        grouped.update({(name, r[0]): r[2] for r in rows})
+    for model in ("m1", "m2"):
+        c.execute(f"CREATE VIEW run_{model} AS SELECT query_id, item_id, score FROM run WHERE model = '{model}'")
+        c.execute(f"CREATE VIEW qrels_{model} AS SELECT query_id, item_id, relevance FROM qrels WHERE model = '{model}'")
+        # the references over the group's rows: top 3 by score, then item id descending (trec_eval's ties)
+        mine = sorted((r for r in runs if r[0] == model), key=lambda r: r[2], reverse=True)
+        lists = {}
+        for _, u, i, _ in sorted(mine, key=lambda r: (r[1], -r[3])):  # stable: tied scores keep the item order
+            if len(lists.setdefault(u, [])) < 3:
+                lists[u].append(i)
+        counts = {}
+        for items in lists.values():
+            for i in items:
+                counts[i] = counts.get(i, 0) + 1
+        scores = {(u, i): s for _, u, i, s in mine}
+        per_user = {}
+        for m, u, i, label in judged:
+            if m == model and (u, i) in scores:
+                per_user.setdefault(u, ([], []))
+                per_user[u][0].append(label), per_user[u][1].append(scores[(u, i)])
+        aucs = [(roc_auc_score(y, s), len(y)) for y, s in per_user.values() if len(set(y)) == 2]
+        want = {"CatalogCoverage": len(counts), "CatalogCoverage(normalize)": len(counts) / len(catalog),
+                "Gini": gini_recbole(list(counts.values()), len(catalog)),
+                "Entropy": entropy_recommenders(list(counts.values())),
+                "Personalization": personalization_recmetrics(list(lists.values())),
+                "GAUC": sum(a * w for a, w in aucs) / sum(w for _, w in aucs),
+                "GAUC(weighted=false)": sum(a for a, _ in aucs) / len(aucs)}
+        for name, call in calls.items():
+            (query_id, value), = c.execute("SELECT query_id, value FROM " + call.format(
+                run=f"run_{model}", qrels=f"qrels_{model}", by="")).fetchall()
+            assert query_id is None
+            assert grouped[(name, model)] == pytest.approx(value, abs=1e-12), (name, model)
+            assert grouped[(name, model)] == pytest.approx(want[name], abs=1e-12), (name, model)

@@ -180,3 +180,48 @@ def test_hand_computed_gauc_and_personalization():
                       "relevance": [j[2] for j in judged]})
     got = evaluate(qrels, run, ["GAUC", "GAUC(weighted=false)", "Personalization@2"])
     assert got == pytest.approx({"GAUC": 0.45, "GAUC(weighted=false)": 0.375, "Personalization@2": 0.5}, abs=1e-12)
+
+
+def test_gauc_and_personalization_per_group_equal_each_group_alone_and_the_references():
+    # two groups of one table (the impressions of seeds 1 and 2, each a model): per group, GAUC equals
+    # scikit-learn's roc_auc_score per user (weighted by the impressions, and plain) and Personalization@3
+    # recmetrics' formula over the group's top 3 lists; each equals the group evaluated alone
+    import pyarrow as pa
+    from sklearn.metrics import roc_auc_score
+    from rankmetrics_duckdb import evaluate
+    names = ["GAUC", "GAUC(weighted=false)", "Personalization@3"]
+    runs, judged, alone = [], [], {}
+    for seed in (1, 2):
+        run, judgments = impressions_data(seed)
+        model = f"m{seed}"
+        runs += [(model, *r) for r in run]
+        judged += [(model, *j) for j in judgments]
+        alone[model] = evaluate(pa.table({"query_id": [j[0] for j in judgments], "item_id": [j[1] for j in judgments],
+                                          "relevance": [j[2] for j in judgments]}),
+                                pa.table({"query_id": [r[0] for r in run], "item_id": [r[1] for r in run],
+                                          "score": [r[2] for r in run]}), names)
+    got = evaluate(pa.table({"model": [j[0] for j in judged], "uid": [j[1] for j in judged],
+                             "iid": [j[2] for j in judged], "label": [j[3] for j in judged]}),
+                   pa.table({"model": [r[0] for r in runs], "uid": [r[1] for r in runs], "iid": [r[2] for r in runs],
+                             "pred": [r[3] for r in runs]}), names, by=["model"],
+                   columns={"query_id": "uid", "item_id": "iid", "score": "pred", "relevance": "label"})
+    assert set(got) == {("m1",), ("m2",)}
+    for model in ("m1", "m2"):
+        scores = {(u, i): s for m, u, i, s in runs if m == model}
+        per_user = {}
+        for m, u, i, label in judged:
+            if m == model and (u, i) in scores:
+                per_user.setdefault(u, ([], []))
+                per_user[u][0].append(label), per_user[u][1].append(scores[(u, i)])
+        aucs = [(roc_auc_score(y, s), len(y)) for y, s in per_user.values() if len(set(y)) == 2]
+        # the top 3 of each user: score descending, then item id descending (the trec_eval convention's ties)
+        lists = {}
+        ranked = sorted((r for r in runs if r[0] == model), key=lambda r: r[2], reverse=True)
+        for m, u, i, s in sorted(ranked, key=lambda r: (r[1], -r[3])):  # stable: ties keep the item order
+            if len(lists.setdefault(u, [])) < 3:
+                lists[u].append(i)
+        want = {"GAUC": sum(a * w for a, w in aucs) / sum(w for _, w in aucs),
+                "GAUC(weighted=false)": sum(a for a, _ in aucs) / len(aucs),
+                "Personalization@3": personalization_recmetrics(list(lists.values()))}
+        assert got[(model,)] == pytest.approx(want, abs=1e-12), model
+        assert got[(model,)] == pytest.approx(alone[model], abs=1e-12), model

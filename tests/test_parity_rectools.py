@@ -225,6 +225,62 @@ def entropy_recommenders(counts):
     return -sum(c / total * math.log2(c / total) for c in counts)
 
 
+def test_side_tables_under_other_column_names(tmp_path):
+    # the training interactions as (uid, iid) and the catalog as (movie, vec): every route reads them through the
+    # column options. Hand computations: the training and the list a, b, c of test_hand_computed_novelty_...
+    # (MeanInvUserFreq@3 5/3, AvgRecPopularity@3 4/3); the catalog a, b, c, x, y with vectors a (1, 0), b (0, 1),
+    # c (1, 1) as in test_hand_computed_intra_list_diversity: cosine ILD@3 (1 + 2 (1 - 1/sqrt(2))) / 3; Gini@3
+    # over the 5 items, counts 0, 0, 1, 1, 1 at i = 1..5: ((2*3-6) + (2*4-6) + (2*5-6)) / (5*3) = 6/15;
+    # CatalogCoverage(normalize=true)@3 3/5
+    import duckdb
+    import json
+    import pyarrow.parquet as pq
+    import rankmetrics_duckdb as rm
+    want = {"MeanInvUserFreq@3": 5 / 3, "AvgRecPopularity@3": 4 / 3, "IntraListDiversity(distance=cosine)@3":
+            (1 + 2 * (1 - 2 ** -0.5)) / 3, "Gini@3": 6 / 15, "CatalogCoverage(normalize=true)@3": 3 / 5}
+    train = pa.table({"uid": ["u1", "u1", "u2", "u3", "u4"], "iid": ["a", "a", "a", "b", "x"]})
+    items = pa.table({"movie": ["a", "b", "c", "x", "y"],
+                      "vec": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, 1.0], [0.0, 1.0]]})
+    run = pa.table({"query_id": ["q"] * 3, "item_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    qrels = pa.table({"query_id": ["q"], "item_id": ["b"], "relevance": [1]})
+    mapping = dict(interactions_columns={"user_id": "uid", "item_id": "iid"},
+                   items_columns={"item_id": "movie", "embedding": "vec"})
+    names = list(want)
+    assert evaluate(qrels, run, names, interactions=train, items=items, **mapping) == pytest.approx(want, abs=1e-12)
+    options = ["--interactions-user-column", "uid", "--interactions-item-column", "iid", "--items-item-column",
+               "movie", "--items-embedding-column", "vec"]
+    for name, table in (("train", train), ("items", items), ("run", run), ("qrels", qrels)):
+        pq.write_table(table, tmp_path / f"{name}.parquet")
+    files = [str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet")]
+    sides = ["--interactions", str(tmp_path / "train.parquet"), "--items", str(tmp_path / "items.parquet")]
+    p = cli("eval", *files, *[a for n in names for a in ("-m", n)], *sides, *options, "--format", "json")
+    assert {r["measure"]: r["value"] for r in json.loads(p.stdout)} == pytest.approx(want, abs=1e-12)
+    # compare (per-query metrics): the run against itself, each mean the hand value
+    p = cli("compare", files[0], files[1], files[1], "-m", "MeanInvUserFreq@3", "-m",
+            "IntraListDiversity(distance=cosine)@3", *sides, *options, "--format", "json")
+    means = {(r["measure"], r["run"]): r["mean"] for r in json.loads(p.stdout) if r["versus"] is None}
+    assert means and all(v == pytest.approx(want[m], abs=1e-12) for (m, _), v in means.items())
+    # the SQL of to_sql (and of `rankmetrics sql`, the same text) over the tables as they are, run in DuckDB
+    sql = rm.to_sql(names, dialect="duckdb", run="run", judgments="qrels", interactions="train", items="items",
+                    **mapping)
+    assert cli("sql", *[a for n in names for a in ("-m", n)], "--run", "run", "--judgments", "qrels",
+               "--interactions", "train", "--items", "items", *options).stdout == sql
+    con = duckdb.connect()
+    for name, table in (("train", train), ("items", items), ("run", run), ("qrels", qrels)):
+        con.register(name, table)
+    assert {m: v for m, q, v in con.execute(sql).fetchall()} == pytest.approx(want, abs=1e-12)
+    # a column not found: one line naming it and its option; a mapping key we do not have: a usage error
+    p = cli("eval", *files, "-m", "MeanInvUserFreq@3", "--interactions", str(tmp_path / "train.parquet"),
+            "--interactions-user-column", "uid", check=False)
+    assert p.returncode == 1 and p.stderr.count("\n") == 1 and "item_id" in p.stderr
+    assert "--interactions-item-column" in p.stderr and "found: uid, iid" in p.stderr
+    p = cli("eval", *files, "-m", "Gini@3", "--items", str(tmp_path / "items.parquet"), "--items-item-column",
+            "film", check=False)
+    assert p.returncode == 1 and p.stderr.count("\n") == 1 and "film (the item_id)" in p.stderr
+    with pytest.raises(rm.UsageError, match="interactions_columns: unknown key"):
+        evaluate(qrels, run, names, interactions=train, items=items, interactions_columns={"user": "uid"})
+
+
 @pytest.mark.parametrize("model", ["popularity", "itemknn", "random"])
 def test_gini_and_entropy_equal_recbole_and_recommenders(model):
     reco = read_run(os.path.join(RECSYS, f"{model}.run"))
