@@ -26,15 +26,16 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def macros_sql(dialect: str = "duckdb", *, run: str | None = None, judgments: str | None = None, schema=None,
-               run_columns: str | None = None, interactions: str | None = None, items: str | None = None) -> str:
+               run_columns: str | None = None, interactions: str | None = None, items: str | None = None,
+               reference: str | None = None) -> str:
     """The SQL that installs every metric once, for use without Python: DuckDB table macros (the default), or
     for another dialect its native objects (PostgreSQL functions, Spark/BigQuery table functions, Snowflake
     UDTFs, ClickHouse parameterized views) reading the tables run and judgments (and the recommender metrics'
-    training interactions, default interactions, and catalog, items: default the interactions' items); see
-    native.py."""
+    training interactions, default interactions, and catalog, items: default the interactions' items; and
+    Intersection's reference run, reference, in the run's shape); see native.py."""
     from . import native
     return native.script(dialect, run=run, judgments=judgments, schema=schema, run_columns=run_columns,
-                         interactions=interactions, items=items)
+                         interactions=interactions, items=items, reference=reference)
 
 
 class Evaluation:
@@ -46,13 +47,14 @@ class Evaluation:
 
     def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", memory_limit=None,
                  threads=None, progress=False, nan_scores="error", one_statement=True, columns=None, by=None,
-                 max_retrieved=None, zscores=None, interactions=None, items=None, **overrides):
+                 max_retrieved=None, zscores=None, interactions=None, items=None, reference=None, **overrides):
         div, _ = diversity.partition(metrics)
         if div:
             raise UsageError(f"{', '.join(div)}: diversity measures read subtopic judgments; evaluate() and "
                              f"rankmetrics eval compute them (Evaluation, compare and to_sql do not take them yet)")
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
-        self._side_inputs = measures_mod.side_inputs(self.measures, interactions, items)
+        self._side_inputs = measures_mod.side_inputs(self.measures, interactions, items, reference)
+        reference = self._side_inputs.pop("reference", None)  # a run, read as runs are (_load_reference)
         self.zscores = _zscores(zscores, by)
         self._run_input = run
         conventions.refuse_gaps(convention, overrides, [m.metric.name for m in self.measures])
@@ -68,6 +70,7 @@ class Evaluation:
                              "connection you pass, use SET memory_limit / threads / enable_progress_bar")
         self.reader = None
         self.sides = {}
+        self.reference = None  # the reference run (Intersection's), loaded: inputs.Loaded
         self._plan = self._sql = self._rows = None
         try:
             self.reader = Reader(self.con, private, nan_scores)
@@ -76,8 +79,11 @@ class Evaluation:
             # the side tables (training interactions, catalog) of the metrics that read them: loaded and checked
             # first (a missing column is named before the run is read); the careful path then reads them
             self.sides = {name: self.reader.load_side(obj, name) for name, obj in self._side_inputs.items()}
+            if reference is not None:
+                self.reference = _load_reference(self.reader, reference, self.form)
             done = (onepass.evaluate(self.reader, self.measures, self.conv, judgments, run, shaped=bool(self.form))
-                    if one_statement and cut is None and not self.sides and self.measures else None)
+                    if one_statement and cut is None and not self.sides and self.reference is None and self.measures
+                    else None)
             if done:
                 self.judgments, self.run, self.summary, self._rows = done.judgments, done.run, done.summary, done.rows
                 self.path = "one statement"
@@ -108,6 +114,9 @@ class Evaluation:
                 self.measures, self.conv,
                 sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank, groups=self.run.groups),
                 sqlgen.Source(self.judgments.relation, True, False, groups=self.judgments.groups), by=self.by,
+                reference=None if self.reference is None else sqlgen.Source(
+                    self.reference.relation, self.reference.has_score, self.reference.has_rank,
+                    groups=self.reference.groups),
                 **{name: sqlgen.Source(table) for name, table in self.sides.items()})
         return self._plan
 
@@ -194,7 +203,8 @@ class Evaluation:
                 length = mean_list_length(self.con, self.run.relation.sql(dialect="duckdb"))
                 top_n = measures_mod.top_n_pays(self.measures, self.conv, length)
             self._sql = plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments, top_n, self.by,
-                                             {name: t.sql(dialect="duckdb") for name, t in self.sides.items()})
+                                             {name: t.sql(dialect="duckdb") for name, t in self.sides.items()},
+                                             self.reference)
         return self._sql
 
     def relation(self) -> duckdb.DuckDBPyRelation:
@@ -303,6 +313,18 @@ class Evaluation:
             import shutil
             shutil.rmtree(self._spill, ignore_errors=True)
             self._spill = None
+
+
+def _load_reference(reader: Reader, obj, form: shape.Shape):
+    """The reference run of Intersection, read and checked as a run is (the careful path: missing ids, numbers,
+    duplicates), in the run's shape (form: its column names, groups and lists); a fault names it."""
+    try:
+        if form:
+            from . import warehouse
+            return warehouse.load(reader, obj, RUN, form)
+        return reader.load(obj, RUN)
+    except InputError as e:
+        raise InputError(f"the reference run: {e}") from None
 
 
 def _zscores(zscores, by) -> dict | None:
@@ -414,7 +436,7 @@ def _max_retrieved(value, conv: dict, shaped: bool, nan_scores: str) -> int | No
 
 
 def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", per_query=False, memory_limit=None,
-             threads=None, columns=None, by=None, interactions=None, items=None, **overrides):
+             threads=None, columns=None, by=None, interactions=None, items=None, reference=None, **overrides):
     """Evaluate a run against judgments.
 
     judgments, run: a file path, a table or view name on con, a DuckDB relation, or a pandas/polars DataFrame
@@ -428,6 +450,8 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     interactions, items: the tables the recommender metrics MeanInvUserFreq, AvgRecPopularity and Serendipity
     read beside the run: the training interactions (user_id, item_id) and the catalog (item_id; without it, the
     items of the interactions), each a file (Parquet, CSV), a table name, a relation or a frame.
+    reference: the second run Intersection compares the run with (another model's recommendations), in the run's
+    shape and read as runs are (a file, a table name, a relation or a frame).
     Returns {measure: mean}, or {measure: {query_id: value}} with per_query=True (NaN for excluded queries; the
     queries only, a query named 'all' among them: the means come from per_query=False).
     Queries found on one side only are counted in Evaluation(...).summary and described by .note().
@@ -442,7 +466,7 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     div, other = diversity.partition(metrics)
     if div:  # the diversity measures read subtopic judgments: their own route (diversity.py)
         diversity.refuse_mixed(div, other)
-        if con is not None or columns or by or interactions is not None or items is not None:
+        if con is not None or columns or by or interactions is not None or items is not None or reference is not None:
             raise UsageError("diversity measures take files, frames or Arrow tables, without con=, columns=, by= "
                              "or side tables (not yet)")
         nan_scores = overrides.pop("nan_scores", "error")
@@ -453,7 +477,8 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
             return {m: {q: v for m_, q, v in rows if m_ == m and q is not None} for m in dict.fromkeys(div)}
         return {m: v for m, q, v in rows if q is None}
     ev = Evaluation(judgments, run, metrics, con=con, convention=convention, memory_limit=memory_limit,
-                    threads=threads, columns=columns, by=by, interactions=interactions, items=items, **overrides)
+                    threads=threads, columns=columns, by=by, interactions=interactions, items=items, reference=reference,
+                    **overrides)
     try:
         rows = ev.rows()
     finally:
@@ -501,7 +526,7 @@ def _run_columns(run_columns) -> tuple[bool, bool]:
 
 def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, convention="trec_eval",
            run_columns="score", pretty=True, columns=None, by=None, judgments_by=None, run_lists=False,
-           judgment_lists=False, interactions=None, items=None, **overrides) -> str:
+           judgment_lists=False, interactions=None, items=None, reference=None, **overrides) -> str:
     """One self-contained SELECT in the SQL dialect that returns rows (measure, query_id, value) computed from
     the tables run and judgments: the means with query_id NULL, and one row per query with per_query=True.
 
@@ -517,7 +542,9 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     (the run's in rank order; the judgments' with their grades in a parallel list when columns names a
     relevance column, else grade 1).
     interactions, items: the tables the recommender metrics MeanInvUserFreq, AvgRecPopularity and Serendipity
-    read (training interactions: user_id, item_id; the catalog: item_id), as table names."""
+    read (training interactions: user_id, item_id; the catalog: item_id), as table names.
+    reference: the table of the second run Intersection compares the run with, in the run's shape (the same
+    run_columns, columns, by and run_lists); its duplicates fail the query as the run's do."""
     from . import dialects
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -532,7 +559,7 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
                          "give run_columns='score,rank' (--run-columns score,rank) or 'rank'")
     tables = {"run": dialects.table(run, d.name, "run table"),
               "judgments": dialects.table(judgments, d.name, "judgments table")}
-    sides = measures_mod.side_inputs(measures, interactions, items)
+    sides = measures_mod.side_inputs(measures, interactions, items, reference)
     for name, table in sides.items():
         tables[name] = dialects.table(table, d.name, f"{name} table")
 
@@ -564,11 +591,14 @@ def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: boo
     for role in ("run", "judgments", *sides):
         stand_ins[role] = exp.Table(this=exp.to_identifier(f"rm_{role}_table"))
         stand_ins[role].meta["rm_input"] = role
+    # the reference run (Intersection's) has the run's shape
+    reference = (sqlgen.Source(stand_ins["reference"], has_score, has_rank, dict(columns), by, run_lists)
+                 if "reference" in sides else None)
     return sqlgen.plan(measures_mod.parse_all(list(metrics)), dict(conv),
                        sqlgen.Source(stand_ins["run"], has_score, has_rank, dict(columns), by, run_lists),
                        sqlgen.Source(stand_ins["judgments"], True, False, dict(columns), judgments_by, judgment_lists),
-                       per_query=per_query, by=by, checks=True,
-                       **{name: sqlgen.Source(stand_ins[name]) for name in sides}).query
+                       per_query=per_query, by=by, checks=True, reference=reference,
+                       **{name: sqlgen.Source(stand_ins[name]) for name in sides if name != "reference"}).query
 
 
 __all__ = ["register", "to_sql", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]

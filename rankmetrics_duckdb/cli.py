@@ -184,9 +184,10 @@ def _add_shape(p, tables: bool = False) -> None:
                             "named by --relevance-column, else 1)")
 
 
-def _add_sides(p, tables: bool = False) -> None:
+def _add_sides(p, tables: bool = False, reference: bool = True) -> None:
     """The side tables of the recommender metrics that read them (MeanInvUserFreq, AvgRecPopularity,
-    Serendipity): files for eval, compare and report; table names for sql."""
+    Serendipity; Intersection's reference run, not for compare and report, whose Intersection is against the
+    baseline): files for eval, compare and report; table names for sql and macros."""
     what = "TABLE" if tables else "FILE"
     g = p.add_argument_group("tables beside the run (recommender metrics)")
     g.add_argument("--interactions", metavar=what,
@@ -194,10 +195,14 @@ def _add_sides(p, tables: bool = False) -> None:
                         "popularity and novelty are computed from them")
     g.add_argument("--items", metavar=what,
                    help="the catalog (item_id): its size for Serendipity (default: the items of --interactions)")
+    if reference:
+        g.add_argument("--reference", metavar=what,
+                       help="Intersection's reference run (another model's recommendations, in the run's shape"
+                            + (" and run columns" if tables else "; any run format") + ")")
 
 
 def _sides(args) -> dict:
-    return {name: getattr(args, name) for name in ("interactions", "items") if getattr(args, name, None)}
+    return {name: getattr(args, name) for name in ("interactions", "items", "reference") if getattr(args, name, None)}
 
 
 def _shape(args) -> dict:
@@ -396,7 +401,7 @@ def _add_comparison_arguments(p, with_format=True) -> None:
                         "(default: holm)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks (default 0.05)")
     _add_shape(p)
-    _add_sides(p)
+    _add_sides(p, reference=False)  # Intersection: against the baseline
     p.add_argument("--baseline", metavar="VALUE", help="with --by: the group compared with the others (its value; "
                                                        "v1/app for two group columns), else the first in sort order")
     p.add_argument("--seed", type=int, default=42, help="seed of the randomization and bootstrap tests (42)")
@@ -444,8 +449,8 @@ def _inputs_and_output(args) -> None:
     -o must not name a missing folder or one of the inputs (paths.check_output)."""
     if args.command not in ("eval", "compare", "report", "fuse"):
         return
-    names = {"eval": ["judgments", "run"], "fuse": ["runs"]}.get(args.command, ["judgments", "runs"])
-    given = [v for n in names for v in (getattr(args, n) if n == "runs" else [getattr(args, n)])]
+    names = {"eval": ["judgments", "run", "reference"], "fuse": ["runs"]}.get(args.command, ["judgments", "runs"])
+    given = [v for n in names for v in (getattr(args, n) if n == "runs" else [getattr(args, n)]) if v is not None]
     if given.count("-") > 1:
         raise UsageError("'-' (standard input) can be only one of the inputs: it is read once")
     stdin = sys.stdin.buffer
@@ -453,6 +458,7 @@ def _inputs_and_output(args) -> None:
         args.judgments = stdin if args.judgments == "-" else args.judgments
     if args.command == "eval":
         args.run = stdin if args.run == "-" else args.run
+        args.reference = stdin if args.reference == "-" else args.reference
     else:
         args.runs = [stdin if r == "-" else r for r in args.runs]
     if getattr(args, "output", None):

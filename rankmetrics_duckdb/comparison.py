@@ -179,10 +179,15 @@ def _union(selects):
 
 
 def per_query_values(judgments, runs, metrics=None, *, con=None, convention="trec_eval", nan_scores="error",
-                     columns=None, by=None, baseline=None, interactions=None, items=None, **overrides):
+                     columns=None, by=None, baseline=None, interactions=None, items=None, reference=None,
+                     **overrides):
     """(measures, labels, conv, per_query, means) for several runs, from one DuckDB query. With by (group
     columns), runs is one table whose groups are compared (baseline: the group's value, else the first in sort
-    order); columns names the tables' columns (warehouse.py)."""
+    order); columns names the tables' columns (warehouse.py). Intersection's reference run is the baseline: each
+    run's values are its intersection with the baseline (the baseline's own, with itself)."""
+    if reference is not None:
+        raise UsageError("compare computes Intersection against the baseline (the first run, or group): it takes "
+                         "no reference (that is for eval and evaluate)")
     form = Shape(columns, by)
     if form.by:
         if isinstance(runs, (list, tuple)):
@@ -210,7 +215,8 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
     if whole:
         raise UsageError(f"{', '.join(whole)}: catalog-wide metrics have one value per run and none per query, so "
                          f"nothing to test query by query; give them to eval, one run at a time")
-    side_inputs = measures_mod.side_inputs(measures, interactions, items)
+    side_inputs = measures_mod.side_inputs(measures, interactions, items, reference=objs[0])
+    against_baseline = side_inputs.pop("reference", None) is not None  # Intersection: the baseline, loaded below
     private = con is None
     con = duckdb.connect() if private else con
     reader = Reader(con, private, nan_scores)
@@ -235,6 +241,9 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
                     query_overlap(con, run, judged, counted=False)
                     loaded.append(run)
         run_rel, any_rank = _stacked_runs(loaded)
+        if against_baseline:  # the baseline under every run's prefix, as the judgments are
+            ref_rel, ref_rank = _stacked_runs([loaded[0]] * len(loaded))
+            sides["reference"] = sqlgen.Source(ref_rel, True, ref_rank)
         plan = sqlgen.plan(measures, conv, sqlgen.Source(run_rel, True, any_rank),
                            sqlgen.Source(_stacked_judgments(judged, len(loaded)), True, False),
                            per_query=True, means=False, split_kinds=True, **sides)  # DuckDB only (sqlgen)

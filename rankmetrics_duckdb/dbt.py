@@ -45,8 +45,17 @@ _P = "rm_dbt_p_"        # a parameter's placeholder: rm_dbt_p_k
 _C = "rm_dbt_c_"        # a column name's placeholder: rm_dbt_c_query_id
 _RUN, _JUDGMENTS = "rm_dbt_run", "rm_dbt_judgments"
 # the side tables of the recommender metrics (Metric.tables): the training interactions and the catalog (the
-# macro's items, else the interactions: their items are then the catalog)
-_SIDES = {"interactions": "rm_dbt_interactions", "catalog": "rm_dbt_catalog"}
+# macro's items, else the interactions: their items are then the catalog); Intersection's reference run, in the
+# run's shape (read by rm_run_items as the run is)
+_SIDES = {"interactions": "rm_dbt_interactions", "catalog": "rm_dbt_catalog", "reference": "rm_dbt_reference"}
+
+
+def _sides_of(metric: measures.Metric) -> list[str]:
+    """The side tables a metric's implementations take (_SIDES' names): the reference run, or the training
+    interactions and the catalog, or none."""
+    if "reference" in metric.tables:
+        return ["reference"]
+    return ["interactions", "catalog"] if metric.tables else []
 SHAPE_ARGS = (("query_column", "query_id"), ("item_column", "item_id"), ("score_column", "score"),
               ("rank_column", None), ("relevance_column", "relevance"))
 
@@ -103,9 +112,10 @@ def _template(macro_name: str, by: tuple, judgments_by: tuple, run_lists: bool, 
                         lists=run_lists)
     judgments = sqlgen.Source(exp.to_table(_JUDGMENTS), columns=judgment_columns, groups=judgments_by,
                               lists=bool(judgment_lists))
-    sides = {}
-    if _metric(macro_name).tables:
-        sides = {name: sqlgen.Source(exp.to_table(table)) for name, table in _SIDES.items()}
+    sides = {name: sqlgen.Source(exp.to_table(_SIDES[name])) for name in _sides_of(_metric(macro_name))}
+    if "reference" in sides:  # the run's shape
+        sides["reference"] = sqlgen.Source(exp.to_table(_SIDES["reference"]), has_score=True, has_rank=True,
+                                           columns=columns, groups=by, lists=run_lists)
     return native.query_template(macro_name, run, judgments, by=by, group_text=False, **sides)
 
 
@@ -320,6 +330,13 @@ def body(macro_name: str, dialect: str) -> str:
             if text[start:end] != _piece(d.name, name, by, by, False, ""):
                 raise ValueError(f"{macro_name} for {dialect}: its {name} differs from the other metrics'")
             text = text[:start] + "\n  {{ rankmetrics.rm_%s(%s) }}\n" % (name, args) + text[end:]
+        if sqlgen.REFERENCE_ITEMS + " AS (" in text:  # Intersection's reference run: read as the run is
+            start, end = _cte(text, sqlgen.REFERENCE_ITEMS)
+            if text[start:end] != re.sub(r"\b" + _RUN + r"\b", _SIDES["reference"], _piece(d.name, "run_items", by, by,
+                                                                                        False, "")):
+                raise ValueError(f"{macro_name} for {dialect}: its reference_items differ from its run_items")
+            args = RUN_ITEMS_ARGS.replace("run, ", "reference, ", 1)
+            text = text[:start] + "\n  {{ rankmetrics.rm_run_items(%s) }}\n" % args + text[end:]
         return _columns(_loops(text, "by"), f"{macro_name} for {dialect}")
 
     return _finish(_if_else("by", whole(_GROUPS), whole(())), f"{macro_name} for {dialect}")
@@ -350,17 +367,24 @@ def _metric_file(macro_name: str) -> str:
     presets = _presets(macro_name, params)
     shape = [name for name, _ in SHAPE_ARGS] + [name for name, _ in GROUP_ARGS]
     metric = _metric(macro_name)
-    tables = ["interactions", "items"] if metric.tables else []  # the recommender metrics' side tables
+    sides_taken = _sides_of(metric)
+    # the recommender metrics' side tables, as the call names them (the catalog: items)
+    tables = [{"catalog": "items"}.get(n, n) for n in sides_taken]
     signature = ", ".join(["run", "judgments"] + [f"{n}=none" for n in tables + names] + ["preset='trec_eval'"]
                           + [f"{n}={_jinja(v)}" for n, v in SHAPE_ARGS] + [f"{n}={v}" for n, v in GROUP_ARGS])
-    impl_args = ", ".join(["run", "judgments"] + list(_SIDES if metric.tables else ()) + names + shape)
+    impl_args = ", ".join(["run", "judgments"] + sides_taken + names + shape)
     returns = ("Returns (<by columns>, query_id, value): one row (per group), query_id NULL, for the whole run."
                if metric.scope == "catalog" else None)
     reads = {("interactions",): "the training interactions (interactions: user_id, item_id; items, the catalog: "
                                 "item_id, by default the interactions' items)",
-             ("catalog",): "the catalog (items: item_id; or the items of interactions)"}.get(tuple(metric.tables))
+             ("catalog",): "the catalog (items: item_id; or the items of interactions)",
+             ("reference",): "a reference run (reference: another model's recommendations, in the run's shape and "
+                             "column names)"}.get(tuple(metric.tables))
     sides = []
-    if metric.tables:
+    if "reference" in metric.tables:
+        sides = [f"  {{%- if reference is none -%}}{{{{ exceptions.raise_compiler_error("
+                 f"{_jinja(f'rankmetrics.{macro_name} reads {reads}: give it')}) }}}}{{%- endif -%}}"]
+    elif metric.tables:
         needed = "interactions is none" if "interactions" in metric.tables else "interactions is none and items is none"
         sides = [f"  {{%- if {needed} -%}}{{{{ exceptions.raise_compiler_error("
                  f"{_jinja(f'rankmetrics.{macro_name} reads {reads}: give them')}) }}}}{{%- endif -%}}",
@@ -388,7 +412,7 @@ def _metric_file(macro_name: str) -> str:
         f"  {{%- set shape = rankmetrics.rm_shape({_jinja('rankmetrics.' + macro_name)}, judgments, score_column, "
         "rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) -%}",
         f"  {{{{ return(adapter.dispatch({_jinja(macro_name)}, 'rankmetrics')(run, judgments, "
-        f"{''.join(n + ', ' for n in (_SIDES if metric.tables else ()))}{', '.join(resolved)}, query_column, item_column, score_column, rank_column, relevance_column, "
+        f"{''.join(n + ', ' for n in sides_taken)}{', '.join(resolved)}, query_column, item_column, score_column, rank_column, relevance_column, "
         "shape.by, shape.judgments_by, run_lists, judgment_lists)) }}",
         "{% endmacro %}",
         "",

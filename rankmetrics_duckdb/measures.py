@@ -27,6 +27,7 @@ exp = LazyModule("sqlglot.expressions")  # sqlglot, imported when SQL is first w
 class Param:
     name: str
     kind: str  # 'choice' | 'level' | 'base' | 'prob' | 'grade' | 'fraction' | 'number' | 'positive' | 'nonnegative'
+    #            | 'cutoff' (a whole number >= 1)
     description: str
     choices: tuple = ()
     required: bool = False  # no default: the name must give it (ir_measures' max_rel)
@@ -160,7 +161,8 @@ class Metric:
     per_query_line: bool = True  # trec_eval -q prints its per-query values (not num_q, gm_map, gm_bpref: 'all' only)
     zscored: bool = True         # trec_eval -Z turns its values into z-scores (not num_q: the count of queries)
     # Tables beside the run and the judgments that the value reads (sqlgen.SIDE_CTES): ('interactions',) for the
-    # recommender metrics computed from the training log (MeanInvUserFreq, AvgRecPopularity, Serendipity)
+    # recommender metrics computed from the training log (MeanInvUserFreq, AvgRecPopularity, Serendipity);
+    # ('reference',) for Intersection: a second run, in the run's shape (sqlgen.reference_stream_ctes)
     tables: tuple = ()
     # 'query': a value per query, averaged by mean; 'catalog': one value for the whole run (CatalogCoverage, Gini,
     # Entropy: sqlgen.catalog_part), with no per-query values (so nothing to compare query by query)
@@ -213,6 +215,8 @@ PARAMS = {
     "distance": Param("distance", "choice", "IntraListDiversity's distance", conventions.PARAMETERS["distance"][0]),
     "head_share": Param("head_share", "fraction", "APLT, ACLT: the share of the training (user, item) pairs the "
                         "short head of the most popular items covers (Elliot's pop_ratio)"),
+    "ref_k": Param("ref_k", "cutoff", "Intersection: the depth of the reference's list the top k is looked for in "
+                   "(default: k, as RecTools)"),
     "scale": Param("scale", "choice", "RBP gain of a grade: grade / the query's top judged grade (max: trec_eval, "
                    "ir_measures) or the grade itself, grades >= rel counting (raw: ranx)", ("max", "raw")),
 }
@@ -280,6 +284,9 @@ METRICS = {m.name: m for m in (
     Metric("IntraListDiversity", "intra_list_diversity", "RecTools IntraListDiversity: mean distance between the "
            "pairs of the top k items' vectors (the catalog's embedding column; distance cosine or hamming)",
            ("distance",), reads="all", tables=("vectors",)),
+    Metric("Intersection", "intersection", "RecTools Intersection: share of the top k also in the top ref_k of a "
+           "reference run (another model's recommendations; ref_k default k); a query the reference lacks scores 0",
+           ("ref_k",), reads="all", tables=("reference",)),
     Metric("CatalogCoverage", "catalog_coverage", "catalog-wide: distinct items recommended in the top k (RecTools "
            "CatalogCoverage; normalize=true: / the catalog's size)", ("normalize",), reads="all", tables=("catalog",),
            scope="catalog", per_query_line=False),
@@ -675,6 +682,10 @@ def _param_value(metric: Metric, key: str, raw: str, requested: str):
         raise UsageError(f"metric '{requested}': {key} must be a number from 0 to 1, not {raw}")
     if spec.kind == "prob" and not 0 < number < 1:
         raise UsageError(f"metric '{requested}': {key} must be between 0 and 1 (exclusive), not {raw}")
+    if spec.kind == "cutoff":
+        if number < 1 or number != int(number):
+            raise UsageError(f"metric '{requested}': {key} must be a whole number >= 1, not {raw}")
+        return int(number)
     if spec.kind == "grade":
         if not (math.isfinite(number) and 0 < number <= GRADE_LIMIT and number == int(number)):
             raise UsageError(f"metric '{requested}': {key} must be a whole number from 1 to {GRADE_LIMIT} "
@@ -1059,10 +1070,11 @@ def needs_side_tables(measures: list[Measure]) -> bool:
     return any(m.metric.tables for m in measures)
 
 
-def side_inputs(measures, interactions, items) -> dict:
+def side_inputs(measures, interactions, items, reference=None) -> dict:
     """{side table name: the input given} for the side tables the measures read (Metric.tables): the training
-    interactions (required by the metrics computed from them) and the catalog (items; without it, the items of
-    the interactions, which the catalog-wide metrics then read as their catalog)."""
+    interactions (required by the metrics computed from them), the catalog (items; without it, the items of
+    the interactions, which the catalog-wide metrics then read as their catalog) and the reference run
+    (Intersection). A table given that no measure reads is left out."""
     tables = {t for m in measures for t in m.metric.tables}
     names = lambda t: ", ".join(m.requested for m in measures if t in m.metric.tables)  # noqa: E731
     if "interactions" in tables and interactions is None:
@@ -1074,15 +1086,20 @@ def side_inputs(measures, interactions, items) -> dict:
     if "catalog" in tables and interactions is None and items is None:
         raise UsageError(f"{names('catalog')}: computed over the catalog; give it (--items FILE, a table with an "
                          f"item_id column, or --interactions FILE for the items of the training interactions)")
+    if "reference" in tables and reference is None:
+        raise UsageError(f"{names('reference')}: compares the run with a reference run (another model's "
+                         f"recommendations, in the run's shape); give it (--reference FILE; in Python reference=)")
     out = {}
     if "interactions" in tables:
         out["interactions"] = interactions
     if "vectors" in tables:
         out["vectors"] = items
-    if tables and items is not None:
+    if tables - {"reference"} and items is not None:
         out["catalog"] = items
     elif "catalog" in tables and "interactions" not in tables:
         out["catalog"] = interactions  # the training interactions' items are the catalog
+    if "reference" in tables:
+        out["reference"] = reference
     return out
 
 

@@ -46,9 +46,10 @@ def metric_macros(side_tables: bool = True) -> list[str]:
     return [name for name, m in sqlsource.macros().items() if m.is_table and name in specs]
 
 
-# The macros' parameters naming a side table (sql/01_stream.sql's rm_item_stream, rm_catalog_stream): the native
-# objects read the tables given when they are generated (--interactions, --items), as they do the run's.
-SIDE_PARAMS = ("interactions", "catalog")
+# The macros' parameters naming a side table (sql/01_stream.sql's rm_item_stream, rm_catalog_stream,
+# rm_reference_stream): the native objects read the tables given when they are generated (--interactions, --items,
+# --reference), as they do the run's.
+SIDE_PARAMS = ("interactions", "catalog", "reference")
 
 
 def is_catalog_wide(macro_name: str) -> bool:
@@ -130,12 +131,14 @@ def _stream(bindings: dict) -> exp.Select:
     return sqlgen.stream_body(bindings)
 
 
-STREAMS = ("rm_stream", "rm_item_stream", "rm_catalog_stream")  # what a metric macro reads (sql/01_stream.sql)
+# what a metric macro reads (sql/01_stream.sql)
+STREAMS = ("rm_stream", "rm_item_stream", "rm_catalog_stream", "rm_reference_stream")
 
 
 def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
           function: exp.Table | None, by: tuple = (), group_text: bool = True,
-          interactions: sqlgen.Source | None = None, catalog: sqlgen.Source | None = None) -> exp.Select:
+          interactions: sqlgen.Source | None = None, catalog: sqlgen.Source | None = None,
+          reference: sqlgen.Source | None = None) -> exp.Select:
     """The native object's body for one dialect: query_template with the dialect's parameter references
     (Native.param_ref) and its column aliases."""
     d = dialects.get(dialect)
@@ -145,7 +148,8 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
         if not d.native.arg_defaults and not isinstance(default, exp.Null):
             value = exp.Coalesce(this=value, expressions=[default.copy()])
         return value
-    return for_dialect(query_template(macro_name, run, judgments, by, group_text, interactions, catalog), d.name,
+    return for_dialect(query_template(macro_name, run, judgments, by, group_text, interactions, catalog,
+                                      reference), d.name,
                        param)
 
 
@@ -172,7 +176,7 @@ def _params_of(template: exp.Select) -> list:
 
 def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source, by: tuple = (),
                    group_text: bool = True, interactions: sqlgen.Source | None = None,
-                   catalog: sqlgen.Source | None = None) -> exp.Select:
+                   catalog: sqlgen.Source | None = None, reference: sqlgen.Source | None = None) -> exp.Select:
     """The body of the native object of one metric: WITH params, run_items, judgment_items, item_stream, then the
     metric's own SELECT (query_id, value), each parameter read from the one-row params CTE. group_text: the
     group columns are returned as text (the objects declare their result types without seeing the tables);
@@ -181,7 +185,9 @@ def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source
     interactions, catalog: the side tables of the metrics that read them (Metric.tables), read as sqlgen reads
     them (item_stream_ctes, catalog_stream_ctes; the catalog, else the interactions' items). A catalog-wide
     metric (sql/catalog.sql) returns one row, its query_id NULL (per group with by: sqlgen.per_group).
-    The tree is the same for every dialect: each parameter is a placeholder column that for_dialect replaces.
+    reference: Intersection's reference run, in the run's shape (sqlgen.reference_stream_ctes), ranked by the same
+    parameters as the run. The tree is the same for every dialect: each parameter is a placeholder column that
+    for_dialect replaces.
     """
     macro = sqlsource.macros()[macro_name]
     params = parameters(macro_name)
@@ -223,6 +229,11 @@ def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source
         if catalog is None and interactions is None:
             raise UsageError(f"{macro_name} reads the catalog: give its table (--items, or --interactions)")
         ctes += sqlgen.catalog_stream_ctes({}, catalog if catalog is not None else interactions, plain=stream)
+    elif kind == "rm_reference_stream":
+        if reference is None:
+            raise UsageError(f"{macro_name} reads a reference run: give its table (--reference)")
+        ctes += sqlgen.reference_stream_ctes([(STREAM, stream)], reference, {}, by,
+                                             ranks=_join_params(_stream(stream_bindings)))
     else:
         ctes.append((STREAM, stream))
     b = exp.TableAlias(this=exp.to_identifier("b"))
@@ -243,7 +254,7 @@ def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source
     # a duplicate item or judgment, or an argument outside its range, fails the call with the engine's error
     # (sqlgen.input_checks, _argument_checks)
     out = sqlgen.guarded(out)
-    checks = sqlgen.input_checks(by)
+    checks = sqlgen.input_checks(by, reference=kind == "rm_reference_stream")
     faults = _argument_checks(macro_name, params)
     if faults is not None:
         inner = checks.args["from_"].this
@@ -285,6 +296,10 @@ def _argument_checks(macro_name: str, params) -> exp.Select | None:
         elif name == "k":
             bad = exp.LT(this=ref.copy(), expression=exp.Literal.number(1))
             rule = "a whole number >= 1, or NULL for no cutoff"
+        elif name == "ref_k":  # Intersection's depth of the reference, NULL: k
+            bad = exp.Or(this=exp.LT(this=ref.copy(), expression=exp.Literal.number(1)),
+                         expression=exp.NEQ(this=ref.copy(), expression=exp.Floor(this=ref.copy())))
+            rule = "a whole number >= 1, or NULL (k)"
         elif name == "log_base":
             bad = exp.LTE(this=ref.copy(), expression=exp.Literal.number(1))
             rule = "a number > 1"
@@ -342,7 +357,7 @@ def _quote_body(body: str, d: dialects.Dialect, what: str) -> str:
 
 def ddl(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
         schema: str | None = None, by: tuple = (), interactions: sqlgen.Source | None = None,
-        catalog: sqlgen.Source | None = None) -> str:
+        catalog: sqlgen.Source | None = None, reference: sqlgen.Source | None = None) -> str:
     """CREATE statement of the native object of one metric macro."""
     d = dialects.get(dialect)
     if d.native is None or d.native.sql_macros:
@@ -350,7 +365,7 @@ def ddl(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Sou
     function = _function_name(macro_name, schema, dialect)
     fn_sql = function.sql(dialect=d.sqlglot)
     body = dialects.render(query(macro_name, dialect, run, judgments, function, by, interactions=interactions,
-                                 catalog=catalog), dialect)
+                                 catalog=catalog, reference=reference), dialect)
     args = []
     for name, kind, default in parameters(macro_name):
         text = f"{_arg_name(name, d)} {_type(kind, d)}"
@@ -375,7 +390,7 @@ def _dialect(name) -> dialects.Dialect:
 
 
 def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_columns: str, schema,
-            interactions: exp.Table | None, catalog: exp.Table | None) -> str:
+            interactions: exp.Table | None, catalog: exp.Table | None, reference: exp.Table | None = None) -> str:
     columns = "score and rank" if run_columns == "score,rank" else run_columns
     if interactions is None and catalog is None:
         sides = ["-- The recommender metrics that read the training interactions or the catalog are left out: give",
@@ -388,6 +403,9 @@ def _header(d: dialects.Dialect, run: exp.Table, judgments: exp.Table, run_colum
         sides = [f"-- The recommender metrics also read {what};",
                  "-- the catalog-wide ones return one row, query_id NULL" + (
                      "" if interactions is not None else " (those of the interactions are left out)") + "."]
+    sides.append("-- Intersection is left out: give the table of its reference run (--reference TABLE)." if reference is None
+                 else f"-- Intersection compares the run with the reference run {reference.sql(dialect=d.sqlglot)}, "
+                      f"in the run's shape.")
     examples = [call("ndcg", d.name, {"k": 10}, schema=schema),
                 call("ap", d.name, {"k": 100, "rel": 2}, schema=schema)]
     return "\n".join([
@@ -406,6 +424,8 @@ def _creatable(macro_name: str, sides: dict) -> bool:
     """Whether the side tables the metric reads were given (an object over a missing table cannot be created:
     PostgreSQL checks a function's body when it is created)."""
     tables = _metric_of(macro_name).tables
+    if "reference" in tables:
+        return sides["reference"] is not None
     if "interactions" in tables:
         return sides["interactions"] is not None
     return "catalog" not in tables or sides["catalog"] is not None or sides["interactions"] is not None
@@ -413,15 +433,16 @@ def _creatable(macro_name: str, sides: dict) -> bool:
 
 def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: str | None = None,
            schema: str | None = None, run_columns: str | None = None, form: shape.Shape | None = None,
-           interactions: str | None = None, items: str | None = None) -> str:
+           interactions: str | None = None, items: str | None = None, reference: str | None = None) -> str:
     """The DDL creating every metric as a native object of the dialect (DuckDB: the macros script). run,
     judgments (default: run, judgments), run_columns (default: score), the side tables (interactions; items, the
-    catalog, default: the interactions' items: the recommender metrics that read them are left out without them)
-    and schema are for the other dialects. A dialect without native objects whose SQL calls a helper function
+    catalog, default: the interactions' items: the recommender metrics that read them are left out without them),
+    the reference run (Intersection's, in the run's shape: left out without it) and schema are for the other
+    dialects. A dialect without native objects whose SQL calls a helper function
     (MySQL's rm_fail) gets that helper."""
     given = [name for name, value in (("schema", schema), ("run", run), ("judgments", judgments),
                                       ("run columns", run_columns), ("interactions", interactions),
-                                      ("items", items)) if value is not None]
+                                      ("items", items), ("reference", reference)) if value is not None]
     helper = dialects.DIALECTS.get(str(dialect or dialects.DEFAULT).strip().lower())
     if helper is not None and helper.native is None and helper.helper:
         if given or form:
@@ -454,8 +475,12 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
                                   groups=form.judgments_by, lists=form.judgment_lists)
     sides = {name: None if table is None else sqlgen.Source(dialects.table(table, d.name, f"{label} table"))
              for name, label, table in (("interactions", "interactions", interactions), ("catalog", "items", items))}
+    # the reference run (Intersection's) has the run's shape
+    sides["reference"] = None if reference is None else sqlgen.Source(
+        dialects.table(reference, d.name, "reference table"), has_score=run_src.has_score, has_rank=run_src.has_rank,
+        columns=form.columns, groups=form.by, lists=form.run_lists)
     parts = [_header(d, run_src.expression, judgments_src.expression, run_columns, schema,
-                     *[sides[name] and sides[name].expression for name in ("interactions", "catalog")])]
+                     *[sides[name] and sides[name].expression for name in ("interactions", "catalog", "reference")])]
     for name in metric_macros():
         if _creatable(name, sides) and (not form.by or not is_catalog_wide(name) or sqlgen.groupable(name)):
             parts.append(ddl(name, d.name, run_src, judgments_src, schema, form.by, **sides))
@@ -463,10 +488,11 @@ def script(dialect: str = dialects.DEFAULT, run: str | None = None, judgments: s
 
 
 def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None, run: str = "run",
-         judgments: str = "judgments", interactions: str = "interactions", catalog: str | None = None) -> str:
+         judgments: str = "judgments", interactions: str = "interactions", catalog: str | None = None,
+         reference: str = "reference") -> str:
     """A SELECT (query_id, value) calling the native object of a metric with the given arguments, in the way
     the dialect calls it (named arguments where the dialect has them; BigQuery: every argument, in order).
-    DuckDB's macros take the tables as arguments (interactions and catalog: those the macro reads; a
+    DuckDB's macros take the tables as arguments (interactions, catalog and reference: those the macro reads; a
     catalog-wide macro's one row gets query_id NULL)."""
     d = _dialect(dialect)
     params = parameters(macro_name)
@@ -481,7 +507,8 @@ def call(macro_name: str, dialect: str, args: dict, *, schema: str | None = None
         fn = exp.to_identifier(macro_name, quoted=True).sql(dialect=d.sqlglot)
         values = [exp.Literal.string(run).sql(dialect=d.sqlglot), exp.Literal.string(judgments).sql(dialect=d.sqlglot)]
         takes = [p.lower() for p in sqlsource.macros()[macro_name].params]
-        sides = {"interactions": interactions, "catalog": catalog if catalog is not None else interactions}
+        sides = {"interactions": interactions, "catalog": catalog if catalog is not None else interactions,
+                 "reference": reference}
         values += [f"{name} := {exp.Literal.string(sides[name]).sql(dialect=d.sqlglot)}" for name in SIDE_PARAMS
                    if name in takes]
     else:

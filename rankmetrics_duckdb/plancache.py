@@ -17,7 +17,8 @@ JUDGMENTS_PLACEHOLDER = "rankmetrics_placeholder_judgments_5f1e"
 # the side tables some metrics read (sqlgen.SIDE_CTES: the training interactions, the catalog)
 SIDE_PLACEHOLDERS = {"interactions": "rankmetrics_placeholder_interactions_5f1e",
                      "catalog": "rankmetrics_placeholder_catalog_5f1e",
-                     "vectors": "rankmetrics_placeholder_vectors_5f1e"}
+                     "vectors": "rankmetrics_placeholder_vectors_5f1e",
+                     "reference": "rankmetrics_placeholder_reference_5f1e"}
 _MEMORY: dict[str, tuple[str, str]] = {}
 _VERSION: list[str] = []
 
@@ -56,13 +57,14 @@ def _folder() -> str:
 
 
 def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, by: tuple = (),
-           judged_by: tuple = (), sides: tuple = ()) -> tuple[str, str]:
+           judged_by: tuple = (), sides: tuple = (), reference: tuple | None = None) -> tuple[str, str]:
     """(the CTE list, the final SELECT) of the fused query's DuckDB text, built once and cached. by: the run's
-    group columns; judged_by: those the judgments have; sides: the side tables given (SIDE_PLACEHOLDERS)."""
+    group columns; judged_by: those the judgments have; sides: the side tables given (SIDE_PLACEHOLDERS);
+    reference: (has_score, has_rank) of the reference run (Intersection's; in the run's shape, its groups by)."""
     key = hashlib.sha256(json.dumps([
         _code_version(), [(m.requested, m.metric.name, m.k, list(m.params), list(m.average_of)) for m in measures],
         sorted((k, repr(v)) for k, v in conv.items()), has_score, has_rank, top_n, list(by), list(judged_by),
-        list(sides),
+        list(sides), reference,
     ]).encode()).hexdigest()[:32]
     parts = _MEMORY.get(key)
     path = os.path.join(_folder(), key + ".json")
@@ -80,6 +82,8 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, b
                            sqlgen.Source(exp.to_table(RUN_PLACEHOLDER), has_score, has_rank, groups=tuple(by)),
                            sqlgen.Source(exp.to_table(JUDGMENTS_PLACEHOLDER), True, False, groups=tuple(judged_by)),
                            split_kinds=True, top_n=top_n, by=tuple(by),  # DuckDB only: see sqlgen (Spark mishandles that shape)
+                           reference=None if reference is None else sqlgen.Source(
+                               exp.to_table(SIDE_PLACEHOLDERS["reference"]), *reference, groups=tuple(by)),
                            **{name: sqlgen.Source(exp.to_table(SIDE_PLACEHOLDERS[name])) for name in sides})
         query = determinism.ordered(plan.query)
         ctes = query.args["with_"].expressions
@@ -103,12 +107,18 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, b
 
 def duckdb_parts(measures, conv: dict, has_score: bool, has_rank: bool, run_sql: str,
                  judgments_sql: str, top_n: bool = False, by: tuple = (), judged_by: tuple = (),
-                 sides: dict | None = None) -> tuple[str, str]:
+                 sides: dict | None = None, reference=None) -> tuple[str, str]:
     """(CTE list, final SELECT) of the fused query reading run_sql and judgments_sql (table names or
     parenthesized subqueries), for callers that add CTEs or wrap the final SELECT (onepass.py). top_n: see
-    sqlgen.plan (the caller decides, with measures.top_n_pays)."""
-    sides = sides or {}
-    ctes, final = _parts(measures, conv, has_score, has_rank, top_n, by, judged_by, tuple(sorted(sides)))
+    sqlgen.plan (the caller decides, with measures.top_n_pays). reference: the loaded reference run
+    (inputs.Loaded), or None."""
+    sides = dict(sides or {})
+    columns = None
+    if reference is not None:
+        columns = (reference.has_score, reference.has_rank)
+        sides["reference"] = reference.relation.sql(dialect="duckdb")
+    ctes, final = _parts(measures, conv, has_score, has_rank, top_n, by, judged_by,
+                         tuple(sorted(n for n in sides if n != "reference")), columns)
     ctes = ctes.replace(RUN_PLACEHOLDER, run_sql).replace(JUDGMENTS_PLACEHOLDER, judgments_sql)
     for name, sql in sides.items():
         ctes = ctes.replace(SIDE_PLACEHOLDERS[name], sql)
@@ -116,10 +126,12 @@ def duckdb_parts(measures, conv: dict, has_score: bool, has_rank: bool, run_sql:
 
 
 def duckdb_sql(measures, conv: dict, run, judgments, top_n: bool = False, by: tuple = (),
-               sides: dict | None = None) -> str:
+               sides: dict | None = None, reference=None) -> str:
     """The fused query's DuckDB SQL for the loaded inputs run and judgments (inputs.Loaded), its floating-point
     sums in value order (determinism.ordered); by: the run's group columns (Loaded.groups); sides: the side
-    tables' names in DuckDB ({'interactions': ..., 'catalog': ...})."""
+    tables' names in DuckDB ({'interactions': ..., 'catalog': ...}); reference: the loaded reference run
+    (Intersection's), or None."""
     ctes, final = duckdb_parts(measures, conv, run.has_score, run.has_rank, run.relation.sql(dialect="duckdb"),
-                               judgments.relation.sql(dialect="duckdb"), top_n, by, judgments.groups, sides)
+                               judgments.relation.sql(dialect="duckdb"), top_n, by, judgments.groups, sides,
+                               reference)
     return f"WITH {ctes} {final}"

@@ -129,9 +129,10 @@ def group_columns(by: tuple, text: bool = False) -> list[exp.Expression]:
     return out
 
 
-def input_checks(by: tuple = ()) -> exp.Select:
+def input_checks(by: tuple = (), reference: bool = False) -> exp.Select:
     """rm_checks: one row holding the inputs' first fault as a message, NULL when they are clean: an item twice
-    in a query of the run (a table holding two models, say), or an item judged twice in a query. The careful
+    in a query of the run (a table holding two models, say), or an item judged twice in a query; with reference,
+    an item twice in a query of the reference run (REFERENCE_ITEMS, Intersection's). The careful
     path checks its inputs before the query; SQL over tables this program does not read checks them itself
     (plan's checks), so that it fails rather than count a row twice."""
     x = lambda name: _column("x", name)  # noqa: E731
@@ -152,8 +153,13 @@ def input_checks(by: tuple = ()) -> exp.Select:
                       *[q.copy() for q in query], lit(" is judged "), _cast(count.copy(), "VARCHAR"),
                       lit(" times (grades "), _cast(exp.Min(this=x("grade")), "VARCHAR"), lit(" to "),
                       _cast(exp.Max(this=x("grade")), "VARCHAR"), lit(")"))
+    faults = exp.union(run, judged, distinct=False)
+    if reference:
+        faults = exp.union(faults, repeated(REFERENCE_ITEMS, lit("rankmetrics: item "), x("item_id"), lit(" appears "),
+                                            _cast(count.copy(), "VARCHAR"), lit(" times for query "),
+                                            *[q.copy() for q in query], lit(" in the reference")), distinct=False)
     return exp.select(exp.alias_(exp.Min(this=_column("d", "fault")), "fault")).from_(
-        exp.Subquery(this=exp.union(run, judged, distinct=False), alias=exp.TableAlias(this=exp.to_identifier("d"))))
+        exp.Subquery(this=faults, alias=exp.TableAlias(this=exp.to_identifier("d"))))
 
 
 def guarded(query: exp.Expression) -> exp.Select:
@@ -352,6 +358,37 @@ def vector_stream_ctes(ctes: list, vectors: Source) -> list:
         return node
     body = sqlsource.expand(sqlsource.macros()["rm_vector_stream"].body.copy().transform(read))
     return ctes[:-1] + [(VECTORLESS_STREAM, last), ("item_vectors", item_vectors), (STREAM, body)]
+
+
+REFERENCELESS_STREAM = "rm_referenceless_stream"  # the stream before the reference's ranks are joined
+REFERENCE_ITEMS, REFERENCE_RANKS = "reference_items", "reference_ranks"
+
+
+def reference_stream_ctes(ctes: list, reference: Source, conv: dict, by: tuple = (),
+                          ranks: exp.Expression | None = None) -> list:
+    """ctes (ending with the STREAM CTE) with the stream of sql/01_stream.sql's rm_reference_stream in its place
+    (Intersection): the reference normalized as the run is (REFERENCE_ITEMS: run_items, with the run's groups),
+    ranked as the run is (REFERENCE_RANKS: the retrieved rows of rm_stream over it; `ranks` is that stream, the
+    one of stream(conv) by default, native.py's with parameters), and the stream (STREAM) with each row's item's
+    rank in the reference (ref_pos), over the stream before it (REFERENCELESS_STREAM)."""
+    name, last = ctes[-1]
+    if name != STREAM:
+        raise ValueError("sqlgen.reference_stream_ctes: the CTEs must end with the stream")
+    retrieved = (stream(conv) if ranks is None else ranks).this  # the 'R' rows (stream_parts checks the shape)
+    retrieved = retrieved.transform(lambda n: exp.Table(this=exp.to_identifier(REFERENCE_ITEMS), alias=n.args.get(
+        "alias")) if isinstance(n, exp.Table) and n.name == "run_items" else n)
+
+    def read(node):
+        if (isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous)
+                and node.this.name.lower() == "rm_stream"):
+            first = node.this.expressions[0]
+            table = REFERENCE_RANKS if isinstance(first, exp.Column) and first.name.lower() == "reference" \
+                else REFERENCELESS_STREAM
+            return exp.Table(this=exp.to_identifier(table), alias=node.args.get("alias"))
+        return node
+    body = sqlsource.expand(sqlsource.macros()["rm_reference_stream"].body.copy().transform(read))
+    return ctes[:-1] + [(REFERENCELESS_STREAM, last), (REFERENCE_ITEMS, run_items(reference, conv, by)),
+                        (REFERENCE_RANKS, retrieved), (STREAM, body)]
 
 
 def _kind_of(select: exp.Expression) -> str | None:
@@ -600,7 +637,7 @@ def _split_features(conv: dict, kept: list, values: list, keep, depth: int | Non
 def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
          per_query: bool = True, means: bool = True, split_kinds: bool = False, top_n: bool = False,
          by: tuple = (), checks: bool = False, interactions: Source | None = None,
-         catalog: Source | None = None, vectors: Source | None = None) -> Plan:
+         catalog: Source | None = None, vectors: Source | None = None, reference: Source | None = None) -> Plan:
     """The fused query. split_kinds (for DuckDB; see the module docstring) computes the features read only on 'R'
     rows over the retrieved rows alone. It is off by default, so the SQL rendered for other engines keeps the
     one-stream shape: on Spark 4.x the split shape (a UNION ALL of two halves both hash-partitioned by query_id
@@ -621,7 +658,9 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     interactions and catalog: the side tables of the metrics that read them (Metric.tables: MeanInvUserFreq, ...):
     the stream then carries item statistics (item_stream_ctes), and the split_kinds shape is not used.
     vectors: the catalog with its embedding column (IntraListDiversity): the stream then carries each row's sums
-    against the rows above it (vector_stream_ctes)."""
+    against the rows above it (vector_stream_ctes).
+    reference: the second run Intersection compares the run with, in the run's shape (its groups: by): the stream
+    then carries each item's rank in it (reference_stream_ctes)."""
     by = tuple(by)
     tables = {t for m in measures for t in m.metric.tables}
     if "interactions" in tables and interactions is None:
@@ -634,6 +673,12 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
                            "items= in Python)")
     if "vectors" not in tables:
         vectors = None
+    if "reference" in tables and reference is None:
+        raise UsageError(", ".join(m.requested for m in measures if "reference" in m.metric.tables)
+                         + ": compare the run with a reference run; give it (--reference FILE, or reference= in "
+                           "Python)")
+    if "reference" not in tables:
+        reference = None
     if "interactions" in tables:
         pass
     elif "catalog" in tables:
@@ -708,6 +753,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
                         else [(STREAM, stream(conv))])
         if vectors is not None:
             ctes = vector_stream_ctes(ctes, vectors)
+        if reference is not None:
+            ctes = reference_stream_ctes(ctes, reference, conv, by)
         if keep is not None:  # the judged rows all stay
             keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right)
         if kept or keep is not None:
@@ -783,7 +830,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     for part in parts[1:]:
         query = exp.union(query, part, distinct=False)
     if checks:
-        ctes.append(("rm_checks", input_checks(by)))
+        ctes.append(("rm_checks", input_checks(by, reference is not None)))
         query = guarded(query)
     if not isinstance(query, exp.Select):
         query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("results"))))

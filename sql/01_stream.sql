@@ -232,6 +232,32 @@ FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_col
 LEFT JOIN rm_item_stats(interactions) AS st ON rm_bytewise(st.stats_item_id) = rm_bytewise(s.item_id)
 CROSS JOIN rm_train_totals(interactions, catalog) AS t;
 
+-- Intersection (intersection.sql) compares the run with a second run, the reference (another model's
+-- recommendations: RecTools' ref_reco), and reads the stream with, beside each row, its item's rank in the reference
+-- for the same query (ref_pos; NULL for an item the reference does not have there). The reference is a table in
+-- the run's shape (the same column names, groups and lists) and is ranked exactly as the run is: by rm_stream,
+-- with the same ties, judged_only and grades. (Its ids are ref_query_id and ref_item_id: a second item_id in the
+-- join would make ClickHouse rename the stream's s.* columns; the metric reads ref_pos on 'R' rows only.)
+CREATE OR REPLACE MACRO rm_reference_stream(run, judgments, reference, ties, judged_only, grades, query_column,
+        item_column, score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS TABLE
+SELECT s.*, rf.ref_pos
+FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column, rank_column,
+        relevance_column, "by", run_lists, judgment_lists) AS s
+LEFT JOIN (
+    SELECT x.query_id AS ref_query_id, x.item_id AS ref_item_id, x.pos AS ref_pos
+    FROM rm_stream(reference, judgments, ties, judged_only, grades, query_column, item_column, score_column,
+        rank_column, relevance_column, "by", run_lists, judgment_lists) AS x
+    WHERE x.kind = 'R'
+) AS rf
+    ON rm_bytewise(rf.ref_query_id) = rm_bytewise(s.query_id) AND rm_bytewise(rf.ref_item_id) = rm_bytewise(s.item_id);
+
+-- The reference's first fault, as the run's (rm_run_fault: an item twice in a query), NULL when it is clean.
+CREATE OR REPLACE MACRO rm_valid_reference(reference, query_column, item_column, score_column, rank_column, "by",
+        run_lists) AS
+    (SELECT rm_fail(replace(MIN(r.fault), ' in the run', ' in the reference'))
+     FROM rm_run_fault(reference, query_column, item_column, score_column, rank_column, "by", run_lists) AS r
+     HAVING COUNT(*) > 0) IS NULL;
+
 -- The catalog-wide metrics (CatalogCoverage, Gini, entropy) read the stream with the catalog's size beside each
 -- row: the distinct items of the catalog table (item_id).
 CREATE OR REPLACE MACRO rm_catalog_totals(catalog) AS TABLE

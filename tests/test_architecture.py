@@ -430,7 +430,7 @@ def test_each_metrics_defaults_are_its_macros_signature():
                     ("Compat", "normalize"): "true", ("SufficientReco", "deep"): "false",
                     ("AvgRecPopularity", "normalize"): "false", ("CatalogCoverage", "normalize"): "false",
                     ("APLT", "head_share"): 0.8, ("APLT", "share"): "true",
-                    ("GAUC", "weighted"): "true"}
+                    ("GAUC", "weighted"): "true", ("Intersection", "ref_k"): None}
     # measures.py writes no default again (a `defaults=` keyword, or a dict literal of p / max_grade)
     source = open(os.path.join(PACKAGE, "measures.py"), encoding="utf-8").read()
     assert "defaults=" not in source and '"max_grade": 4' not in source and '"p": 0.8' not in source

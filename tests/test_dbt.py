@@ -241,6 +241,23 @@ def test_dbt_recommender_models_give_evals_numbers(built, name):
     assert got == pytest.approx(want, abs=1e-9, nan_ok=True), (target, name)
 
 
+def test_dbt_intersection_equals_rectools(built):
+    """intersection_10_ref_5: item-kNN against the popularity model (the reference relation), RecTools' own
+    Intersection(k=10, ref_k=5) per user (run in its environment: tests/recsys/rectools_env.py)."""
+    from recsys import rectools_env
+    target, (proj, env, root, pg) = built
+    recsys = os.path.join(DATA, "recsys")
+
+    def reco(model):
+        with open(os.path.join(recsys, f"{model}.run")) as fh:
+            return [[u, i, int(r)] for u, _, i, r, _, _ in (line.split() for line in fh)]
+    want = rectools_env.run({"reco": reco("itemknn"), "ref_reco": reco("popularity"),
+                             "metrics": {"i": ["Intersection", {"k": 10, "ref_k": 5}]}})["i"]["per_user"]
+    got = {str(q): float(v) for q, v in _rows(target, root, pg, "SELECT query_id, value FROM s.intersection_10_ref_5")
+           if v is not None}
+    assert len(want) == 150 and got == pytest.approx(want, abs=1e-9), target
+
+
 def test_grouped_model_equals_pytrec_eval_per_group(built):
     """One group of the grouped model against pytrec_eval directly (an independent source for `by`)."""
     target, (proj, env, root, pg) = built
@@ -438,6 +455,7 @@ BAD_CALLS = [
     ("rankmetrics.mean_inv_user_freq(ref('run'), ref('qrels'), k=10)",
      "rankmetrics.mean_inv_user_freq reads the training interactions"),
     ("rankmetrics.gini(ref('run'), ref('qrels'), k=10)", "rankmetrics.gini reads the catalog"),
+    ("rankmetrics.intersection(ref('run'), ref('qrels'), k=10)", "rankmetrics.intersection reads a reference run"),
 ]
 
 

@@ -451,6 +451,58 @@ def test_engine_side_tables_equal_eval(engine):
     check_rows(engine.engine.rows(sql), want, f"{engine.engine.dialect}/recsys")
 
 
+# Intersection: the item-kNN run against a reference run, the popularity model's without its first ten users
+# (whose value is then 0), in one query per engine; the numbers are RecTools' own (rectools.metrics.Intersection,
+# run in its environment: tests/recsys/rectools_env.py)
+INTERSECTION = {"Intersection@10": {"k": 10}, "Intersection(ref_k=5)@3": {"k": 3, "ref_k": 5},
+                "intersection(ref_k=20)@4": {"k": 4, "ref_k": 20}}
+
+
+@functools.lru_cache(maxsize=None)
+def intersection_reference():
+    q, i, r, s = [], [], [], []
+    with open(os.path.join(RECSYS, "popularity.run")) as fh:
+        for line in fh:
+            user, _, item, rank, score, _ = line.split()
+            if user >= "u010":
+                q.append(user), i.append(item), r.append(int(rank)), s.append(float(score))
+    return pa.table({"query_id": q, "item_id": i, "score": s, "rank": r})
+
+
+@functools.lru_cache(maxsize=None)
+def rectools_intersection() -> dict:
+    """{measure: {user, or None for the mean: value}}: RecTools' values, NaN for a query RecTools leaves out."""
+    from recsys import rectools_env
+    run, judgments, _, _ = recsys_tables()
+    ref = intersection_reference()
+    reco = [list(x) for x in zip(*[run.column(c).to_pylist() for c in ("query_id", "item_id", "rank")])]
+    ref_reco = [list(x) for x in zip(*[ref.column(c).to_pylist() for c in ("query_id", "item_id", "rank")])]
+    got = rectools_env.run({"reco": reco, "ref_reco": ref_reco,
+                            "metrics": {name: ["Intersection", kw] for name, kw in INTERSECTION.items()}})
+    queries = set(run.column("query_id").to_pylist()) | set(judgments.column("query_id").to_pylist())
+    out = {}
+    for name in INTERSECTION:
+        per_user = got[name]["per_user"]
+        assert sum(v == 0 for v in per_user.values()) >= 10  # the users the reference lacks
+        out[name] = {q: math.nan if per_user.get(q) is None else per_user[q] for q in queries}
+        out[name][None] = got[name]["mean"]
+    return out
+
+
+def test_engine_intersection_equals_rectools(engine):
+    run, judgments, _, _ = recsys_tables()
+    names = {}
+    for name, table in (("run", run), ("judgments", judgments), ("reference", intersection_reference())):
+        key = ("recsys", name)
+        if key not in engine.tables:
+            engine.tables[key] = engine.engine.load(f"recsys_{name}", table)
+        names[name] = engine.tables[key]
+    sql = rm.to_sql(list(INTERSECTION), dialect=engine.engine.dialect, run=names["run"],
+                    judgments=names["judgments"], reference=names["reference"], per_query=True,
+                    convention="rectools", run_columns="score,rank")
+    check_rows(engine.engine.rows(sql), rectools_intersection(), f"{engine.engine.dialect}/intersection")
+
+
 # --- trec_eval's preference measures (sql/prefs.sql) on every engine ----------------------------------------------
 
 @functools.lru_cache(maxsize=None)

@@ -64,6 +64,15 @@ JUDGMENTS_TABLE = pa.table({"query_id": [r[0] for r in JUDGMENTS], "item_id": [r
                             "relevance": [r[2] for r in JUDGMENTS]})
 RUN_TABLE = pa.table({"query_id": [x[0] for x in RUN], "item_id": [x[1] for x in RUN],
                       "score": [x[2] for x in RUN], "rank": [x[3] for x in RUN]})
+# Intersection's reference run: the run's items of each query in reverse order (tied scores, ranked by the rank
+# column under ties='input'), one query left out (its value 0)
+_LENGTHS = {}
+for _x in RUN:
+    _LENGTHS[_x[0]] = _LENGTHS.get(_x[0], 0) + 1
+_REFERENCE = [x for x in RUN if x[0] != RUN[0][0]]
+REFERENCE_TABLE = pa.table({"query_id": [x[0] for x in _REFERENCE], "item_id": [x[1] for x in _REFERENCE],
+                            "score": [-x[2] for x in _REFERENCE],
+                            "rank": [_LENGTHS[x[0]] + 1 - x[3] for x in _REFERENCE]})
 
 
 def _expected():
@@ -109,14 +118,15 @@ def _install(engine, dialect, execute, schema=None):
     judgments = engine.load("native_judgments", JUDGMENTS_TABLE)
     interactions = engine.load("native_interactions", INTERACTIONS_TABLE)
     items = engine.load("native_items", ITEMS_TABLE)
+    reference = engine.load("native_reference", REFERENCE_TABLE)
     options = ["--schema", schema] if schema else []
     if not dialects.get(dialect).native.sql_macros:  # DuckDB's macros take the tables as arguments instead
         options += ["--run", run, "--judgments", judgments, "--run-columns", "score,rank",
-                    "--interactions", interactions, "--items", items]
+                    "--interactions", interactions, "--items", items, "--reference", reference]
     ddl = cli("macros", "--dialect", dialect, *options).stdout
     for statement in statements(ddl):
         execute(statement)
-    return run, judgments, interactions, items
+    return run, judgments, interactions, items, reference
 
 
 def statements(text: str) -> list[str]:
@@ -138,7 +148,8 @@ class Native:
 
     def __init__(self, engine, dialect, execute, schema=None, close=True):
         self.engine, self.dialect, self.schema, self._close = engine, dialect, schema, close
-        self.run, self.judgments, self.interactions, self.items = _install(engine, dialect, execute, schema)
+        self.run, self.judgments, self.interactions, self.items, self.reference = _install(engine, dialect, execute,
+                                                                                          schema)
 
     def call(self, macro, args):
         return self.call_many({"one": (macro, args)})["one"]
@@ -149,7 +160,7 @@ class Native:
         parts = []
         for tag, (macro, args) in calls.items():
             sql = native.call(macro, self.dialect, args, schema=self.schema, run=self.run, judgments=self.judgments,
-                              interactions=self.interactions, catalog=self.items)
+                              interactions=self.interactions, catalog=self.items, reference=self.reference)
             parts.append(f"SELECT {sqlsource.literal(tag).sql(dialect=self.dialect)} AS tag, x.query_id, x.value "
                          f"FROM ({sql}) AS x")
         out = {tag: {} for tag in calls}
@@ -227,6 +238,7 @@ def test_every_metric_equals_the_duckdb_macro(installed):
     con.register("judgments_in", JUDGMENTS_TABLE)
     con.register("interactions_in", INTERACTIONS_TABLE)
     con.register("items_in", ITEMS_TABLE)
+    con.register("reference_in", REFERENCE_TABLE)
     required = {p for p, spec in measures.PARAMS.items() if spec.required}  # no default (NERR's max_rel): 4
     # k has no default where it is not a rank cutoff (PartialAUC@k, PAP@k, SufficientReco@k): 5
     needs_k = {m.macro for m in measures.METRICS.values() if m.cutoff == "required"}
@@ -236,20 +248,21 @@ def test_every_metric_equals_the_duckdb_macro(installed):
     got = installed.call_many(calls)
     for macro, (_, args) in calls.items():
         want = _rows_to_dict(con.execute(native.call(macro, "duckdb", args, run="run_in", judgments="judgments_in",
-                                                     interactions="interactions_in", catalog="items_in")).fetchall())
+                                                     interactions="interactions_in", catalog="items_in",
+                                                     reference="reference_in")).fetchall())
         _compare(got[macro], want, f"{installed.dialect} {macro}")
 
 
 # the recommender metrics that read the side tables, per query, and the catalog-wide ones (one row, query_id NULL)
 RECSYS_METRICS = ["MeanInvUserFreq@10", "AvgRecPopularity(normalize=true)@5", "Serendipity@10",
-                  "CatalogCoverage(normalize=true)@10", "Gini@10", "Entropy@5"]
+                  "CatalogCoverage(normalize=true)@10", "Gini@10", "Entropy@5", "Intersection(ref_k=8)@5"]
 
 
 def test_recommender_objects_equal_eval(installed):
     """The native objects of the metrics that read the training interactions and the catalog give evaluate()'s
     numbers (pinned to RecTools, RecBole and Recommenders by test_parity_rectools.py) under RecTools'
     conventions: per query, and the catalog-wide metrics as one row whose query_id is NULL."""
-    sides = dict(interactions=INTERACTIONS_TABLE, items=ITEMS_TABLE)
+    sides = dict(interactions=INTERACTIONS_TABLE, items=ITEMS_TABLE, reference=REFERENCE_TABLE)
     per_query = evaluate(JUDGMENTS_TABLE, RUN_TABLE, RECSYS_METRICS, convention="rectools", per_query=True, **sides)
     means = evaluate(JUDGMENTS_TABLE, RUN_TABLE, RECSYS_METRICS, convention="rectools", **sides)
     got = installed.call_many({metric: call_args(metric, "rectools", {}) for metric in RECSYS_METRICS})
@@ -319,11 +332,14 @@ def _py(e: exp.Expression):
 GOLDEN_CASES = [
     ("bigquery", ["--schema", "metrics", "--run", "my-project.rm.native_run",
                   "--judgments", "my-project.rm.native_judgments", "--run-columns", "score,rank",
-                  "--interactions", "my-project.rm.native_interactions", "--items", "my-project.rm.native_items"]),
+                  "--interactions", "my-project.rm.native_interactions", "--items", "my-project.rm.native_items",
+                  "--reference", "my-project.rm.native_reference"]),
     ("snowflake", ["--run", "rm.native_run", "--judgments", "rm.native_judgments", "--run-columns", "score,rank",
-                   "--interactions", "rm.native_interactions", "--items", "rm.native_items"]),
+                   "--interactions", "rm.native_interactions", "--items", "rm.native_items",
+                   "--reference", "rm.native_reference"]),
     ("databricks", ["--run", "rm.native_run", "--judgments", "rm.native_judgments", "--run-columns", "score,rank",
-                    "--interactions", "rm.native_interactions", "--items", "rm.native_items"]),
+                    "--interactions", "rm.native_interactions", "--items", "rm.native_items",
+                    "--reference", "rm.native_reference"]),
 ]
 GOLDEN_OPTIONS = dict(GOLDEN_CASES)
 
@@ -371,17 +387,18 @@ def test_golden_read_back_into_duckdb(dialect):
     back = engines.ReadBack(dialect)
     try:
         tables = {"native_run": RUN_TABLE, "native_judgments": JUDGMENTS_TABLE,
-                  "native_interactions": INTERACTIONS_TABLE, "native_items": ITEMS_TABLE}
+                  "native_interactions": INTERACTIONS_TABLE, "native_items": ITEMS_TABLE,
+                  "native_reference": REFERENCE_TABLE}
         for name, table in tables.items():
             back.load(name, table)
         if dialect != "bigquery":  # rm.native_run: the schema rm of DuckDB's default catalog
             back.con.execute("CREATE SCHEMA rm; " + "; ".join(
                 f'CREATE VIEW rm.{name} AS SELECT * FROM "my-project".rm.{name}' for name in tables))
         recsys = {}  # the recommender metrics' objects too (test_recommender_objects_equal_eval's numbers)
+        sides = dict(interactions=INTERACTIONS_TABLE, items=ITEMS_TABLE, reference=REFERENCE_TABLE)
         per_query = evaluate(JUDGMENTS_TABLE, RUN_TABLE, RECSYS_METRICS, convention="rectools", per_query=True,
-                             interactions=INTERACTIONS_TABLE, items=ITEMS_TABLE)
-        means = evaluate(JUDGMENTS_TABLE, RUN_TABLE, RECSYS_METRICS, convention="rectools",
-                         interactions=INTERACTIONS_TABLE, items=ITEMS_TABLE)
+                             **sides)
+        means = evaluate(JUDGMENTS_TABLE, RUN_TABLE, RECSYS_METRICS, convention="rectools", **sides)
         for metric in RECSYS_METRICS:
             catalog_wide = measures.parse(metric)[0].metric.scope == "catalog"
             recsys[metric] = {"None": means[metric]} if catalog_wide else per_query[metric]
@@ -442,6 +459,7 @@ def test_sqlite_has_no_native_objects():
     ("ndcg", {"gain": "expo"}, "gain must be one of linear, exponential, binary"),
     ("rbp", {"p": 1.5}, "p must be"),
     ("partial_auc", {}, "k must be a whole number >= 1, not NULL"),
+    ("intersection", {"k": 2, "ref_k": 1.5}, "ref_k must be a whole number >= 1"),
 ])
 def test_arguments_outside_their_range_fail(installed, macro, args, message):
     """Each engine's native objects refuse an argument outside its range with the engine's own error, naming
@@ -464,3 +482,6 @@ def test_recommender_objects_need_their_tables():
     assert not catalog_only & {"rm_mean_inv_user_freq", "rm_avg_rec_popularity", "rm_serendipity"}
     both = functions(native.script("postgres", schema="rm", interactions="train"))
     assert {"rm_gini", "rm_mean_inv_user_freq", "rm_avg_rec_popularity", "rm_serendipity"} <= both
+    # Intersection reads a reference run: created with --reference only
+    assert "--reference TABLE" in plain and "rm_intersection" not in functions(plain) | both
+    assert "rm_intersection" in functions(native.script("postgres", schema="rm", reference="other_run"))

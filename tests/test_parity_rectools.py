@@ -65,15 +65,21 @@ def read_catalog():
     return pq.read_table(os.path.join(RECSYS, "items.parquet")).column("item_id").to_pylist()
 
 
-def ours(reco, test, names, train=None, catalog=None, vectors=None):
+def run_table(reco):
+    return pa.table({"query_id": [r[0] for r in reco], "item_id": [r[1] for r in reco],
+                     "rank": [r[2] for r in reco], "score": [r[3] for r in reco]})
+
+
+def ours(reco, test, names, train=None, catalog=None, vectors=None, ref=None):
     sides = {} if train is None else {"interactions": pa.table({"user_id": [u for u, _ in train],
                                                                 "item_id": [i for _, i in train]})}
+    if ref is not None:  # Intersection's reference run (RecTools' ref_reco)
+        sides["reference"] = run_table(ref)
     if vectors is not None:  # the catalog with its items' vectors
         sides["items"] = pa.table({"item_id": list(vectors), "embedding": list(vectors.values())})
     elif catalog is not None:
         sides["items"] = pa.table({"item_id": catalog})
-    run = pa.table({"query_id": [r[0] for r in reco], "item_id": [r[1] for r in reco],
-                    "rank": [r[2] for r in reco], "score": [r[3] for r in reco]})
+    run = run_table(reco)
     qrels = pa.table({"query_id": [t[0] for t in test], "item_id": [t[1] for t in test],
                       "relevance": [1] * len(test)})
     # RecTools' NDCG divides by the DCG of k relevant items (the preset's ideal 'cutoff'); with
@@ -82,11 +88,12 @@ def ours(reco, test, names, train=None, catalog=None, vectors=None):
             evaluate(qrels, run, names, convention="rectools", per_query=True, **sides))
 
 
-def check(reco, test, specs, train=None, catalog=None, vectors=None):
+def check(reco, test, specs, train=None, catalog=None, vectors=None, ref=None):
     expected = rectools_env.run({"reco": [[u, i, r] for u, i, r, _ in reco], "interactions": [list(t) for t in test],
+                                 "ref_reco": [[u, i, r] for u, i, r, _ in ref or []],
                                  "prev_interactions": [list(t) for t in train or []], "catalog": catalog or [],
                                  "vectors": vectors or {}, "metrics": {name: [cls, kw] for name, cls, kw in specs}})
-    means, per_query = ours(reco, test, [name for name, _, _ in specs], train, catalog, vectors)
+    means, per_query = ours(reco, test, [name for name, _, _ in specs], train, catalog, vectors, ref)
     checked = 0
     for name, _, _ in specs:
         got, mean = per_query[name], means[name]
@@ -418,3 +425,136 @@ def test_intra_list_diversity_needs_the_vectors(tmp_path):
     p = cli("eval", qrels, run, "-m", "IntraListDiversity@10", "--items", os.path.join(RECSYS, "items.parquet"),
             "--convention", "rectools", "--distance", "cosine")
     assert p.returncode == 0 and "IntraListDiversity@10" in p.stdout
+
+
+# Intersection: RecTools' own (rectools/metrics/intersection.py: the share of reco's top k in ref_reco's top ref_k,
+# ref_k None meaning k; per user of reco, a user ref_reco lacks scoring 0), one model's run against another's
+INTERSECTION = [
+    ("Intersection@10", "Intersection", {"k": 10}), ("Intersection@3", "Intersection", {"k": 3}),
+    ("Intersection(ref_k=5)@10", "Intersection", {"k": 10, "ref_k": 5}),
+    ("intersection(ref_k=20)@4", "Intersection", {"k": 4, "ref_k": 20}),
+    ("Intersection(ref_k=1)@2", "Intersection", {"k": 2, "ref_k": 1}),
+]
+
+
+@pytest.mark.parametrize("model, reference", [("itemknn", "popularity"), ("random", "itemknn")])
+def test_intersection_equals_rectools(model, reference):
+    reco = read_run(os.path.join(RECSYS, f"{model}.run"))
+    ref = read_run(os.path.join(RECSYS, f"{reference}.run"))
+    test = read_qrels(os.path.join(RECSYS, "test.qrels"))
+    assert check(reco, test, INTERSECTION, ref=ref) == len(INTERSECTION) * 150
+
+
+def test_intersection_users_on_one_side_only_equal_rectools():
+    # u1: in both, lists of 6 and 4; u2: recommended to, absent from the reference (0); u3: in the reference only
+    # (no value: RecTools averages over the users of reco); u4: a list of 1 whose item is the reference's third
+    reco = [("u1", i, n, 10.0 - n) for n, i in enumerate("abcdef", 1)]
+    reco += [("u2", "a", 1, 2.0), ("u2", "b", 2, 1.0), ("u4", "z", 1, 1.0)]
+    ref = [("u1", i, n, 10.0 - n) for n, i in enumerate("dbxa", 1)]
+    ref += [("u3", "a", 1, 1.0)] + [("u4", i, n, 5.0 - n) for n, i in enumerate("xyz", 1)]
+    test = [("u1", "a"), ("u3", "b"), ("u5", "c")]
+    assert check(reco, test, INTERSECTION, ref=ref) == len(INTERSECTION) * 3
+
+
+def test_hand_computed_intersection():
+    # run a, b, c, d against the reference c, a, x: @2 {a, b} holds a of {c, a}: 1/2; (ref_k=1)@3 {a, b, c}
+    # holds c of {c}: 1/3; (ref_k=3)@4: a and c of 4: 1/2; the run against itself @3: 1
+    reco = [("q", i, n, 10.0 - n) for n, i in enumerate("abcd", 1)]
+    ref = [("q", i, n, 10.0 - n) for n, i in enumerate("cax", 1)]
+    names = ["Intersection@2", "Intersection(ref_k=1)@3", "Intersection(ref_k=3)@4"]
+    _, per_query = ours(reco, [("q", "a")], names, ref=ref)
+    assert {n: v["q"] for n, v in per_query.items()} == pytest.approx(
+        {names[0]: 1 / 2, names[1]: 1 / 3, names[2]: 1 / 2}, abs=1e-12)
+    _, itself = ours(reco, [("q", "a")], ["Intersection@3"], ref=reco)
+    assert itself["Intersection@3"]["q"] == 1.0
+
+
+def test_intersection_duckdb_macro_equals_rectools():
+    # sql/intersection.sql called as a DuckDB macro (the run's rank column ranks it: ties := 'input', as RecTools
+    # reads ranks), on item-kNN against the popularity model, per user and mean
+    import duckdb
+    from rankmetrics_duckdb import register
+    reco = read_run(os.path.join(RECSYS, "itemknn.run"))
+    ref = read_run(os.path.join(RECSYS, "popularity.run"))
+    specs = {"@10": {"k": 10}, "(ref_k=5)@3": {"k": 3, "ref_k": 5}}
+    want = rectools_env.run({"reco": [[u, i, r] for u, i, r, _ in reco], "ref_reco": [[u, i, r] for u, i, r, _ in ref],
+                             "metrics": {name: ["Intersection", kw] for name, kw in specs.items()}})
+    con = duckdb.connect()
+    register(con)
+    con.register("recs", run_table(reco))
+    con.register("baseline", run_table(ref))
+    con.register("test", pa.table({"query_id": ["u000"], "item_id": ["i000"], "relevance": [1]}))
+    for name, kw in specs.items():
+        rows = con.execute(f"SELECT query_id, value FROM intersection('recs', 'test', {kw['k']}, "
+                           f"{kw.get('ref_k', 'NULL')}, reference := 'baseline', ties := 'input', queries := 'all')"
+                           ).fetchall()
+        got = dict(rows)
+        assert got == pytest.approx(want[name]["per_user"], abs=1e-9), name
+        assert math.fsum(got.values()) / len(got) == pytest.approx(want[name]["mean"], abs=1e-9), name
+
+
+def test_intersection_on_the_command_line(tmp_path):
+    # eval --reference FILE, compare (against the baseline) and sql --reference TABLE give RecTools' numbers; a
+    # missing or faulty reference is one line naming it
+    import json
+    qrels, run, base = (os.path.join(RECSYS, f) for f in ("test.qrels", "itemknn.run", "popularity.run"))
+    want = rectools_env.run({"reco": [[u, i, r] for u, i, r, _ in read_run(run)],
+                             "ref_reco": [[u, i, r] for u, i, r, _ in read_run(base)],
+                             "metrics": {"Intersection@10": ["Intersection", {"k": 10}],
+                                         "Intersection(ref_k=5)@3": ["Intersection", {"k": 3, "ref_k": 5}]}})
+    p = cli("eval", qrels, run, "-m", "Intersection@10", "-m", "Intersection(ref_k=5)@3", "--reference", base,
+            "--convention", "rectools", "--format", "json")
+    got = {r["measure"]: r["value"] for r in json.loads(p.stdout)}
+    assert got == pytest.approx({name: v["mean"] for name, v in want.items()}, abs=1e-9)
+    p = cli("compare", qrels, base, run, "-m", "Intersection@10", "-m", "Intersection(ref_k=5)@3", "--convention",
+            "rectools", "--format", "json")
+    rows = json.loads(p.stdout)
+    assert {(r["measure"], r["versus"] is None): r["mean"] for r in rows} == pytest.approx({
+        ("Intersection@10", True): 1.0, ("Intersection(ref_k=5)@3", True): 1.0,  # the baseline against itself
+        ("Intersection@10", False): want["Intersection@10"]["mean"],
+        ("Intersection(ref_k=5)@3", False): want["Intersection(ref_k=5)@3"]["mean"]}, abs=1e-9)
+    p = cli("sql", "--dialect", "postgres", "-m", "Intersection@10", "--run", "recs", "--judgments", "test",
+            "--reference", "base", "--run-columns", "score,rank", "--convention", "rectools")
+    from rankmetrics_duckdb import to_sql
+    assert p.stdout == to_sql(["Intersection@10"], dialect="postgres", run="recs", judgments="test", reference="base",
+                              run_columns="score,rank", convention="rectools")
+    p = cli("eval", qrels, run, "-m", "Intersection@10", check=False)
+    assert p.returncode == 2 and "--reference" in p.stderr and p.stderr.count("\n") == 1
+    bad = tmp_path / "bad.run"
+    bad.write_text("u1 Q0 i1 1 2.5 x\nu1 Q0 i2 2 1.5 x\nu1 Q0 i1 3 0.5 x\n")
+    p = cli("eval", qrels, run, "-m", "Intersection@10", "--reference", str(bad), check=False)
+    assert p.returncode == 1 and p.stderr.count("\n") == 1
+    assert "reference run" in p.stderr and str(bad) in p.stderr and "item i1 appears 2 times for query u1" in p.stderr
+    bad.write_text("u1 Q0 i1 1 high x\n")
+    p = cli("eval", qrels, run, "-m", "Intersection@10", "--reference", str(bad), check=False)
+    assert p.returncode == 1 and p.stderr.count("\n") == 1 and "'high' is not a number" in p.stderr
+    p = cli("compare", qrels, base, run, "-m", "Intersection@10", "--reference", base, check=False)
+    assert p.returncode == 2  # compare's reference is its baseline: no such option
+
+
+def test_hand_computed_intersection_per_group():
+    # groups (by seg) of a warehouse table against a reference in the same shape, each group against the
+    # reference's same group. A: run a, b, c against c, x: @2 {a, b} holds none: 0; @3 c: 1/3. B: run a, b
+    # against b, y: @2 b: 1/2; @3 the same two items: 1/2. The same from evaluate, the DuckDB macro and to_sql.
+    import duckdb
+    from rankmetrics_duckdb import register, to_sql
+    run = pa.table({"seg": ["A", "A", "A", "B", "B"], "user": ["u"] * 5, "item": ["a", "b", "c", "a", "b"],
+                    "pred": [3.0, 2.0, 1.0, 2.0, 1.0]})
+    ref = pa.table({"seg": ["A", "A", "B", "B"], "user": ["u"] * 4, "item": ["c", "x", "b", "y"],
+                    "pred": [2.0, 1.0, 2.0, 1.0]})
+    qrels = pa.table({"user": ["u"], "item": ["a"], "rel": [1]})
+    columns = {"query_id": "user", "item_id": "item", "score": "pred", "relevance": "rel"}
+    want = {("A",): {"Intersection@2": 0.0, "Intersection@3": 1 / 3},
+            ("B",): {"Intersection@2": 1 / 2, "Intersection@3": 1 / 2}}
+    got = evaluate(qrels, run, ["Intersection@2", "Intersection@3"], columns=columns, by=["seg"], reference=ref)
+    assert set(got) == set(want) and all(got[g] == pytest.approx(want[g], abs=1e-12) for g in want)
+    con = duckdb.connect()
+    register(con)
+    con.register("r", run), con.register("f", ref), con.register("j", qrels)
+    rows = con.execute("SELECT seg, value FROM intersection('r', 'j', 2, reference := 'f', query_column := 'user', "
+                       "item_column := 'item', score_column := 'pred', relevance_column := 'rel', \"by\" := ['seg'])"
+                       ).fetchall()
+    assert dict(rows) == pytest.approx({"A": 0.0, "B": 1 / 2}, abs=1e-12)
+    rows = con.execute(to_sql(["Intersection@3"], run="r", judgments="j", reference="f", columns=columns,
+                              by=["seg"])).fetchall()
+    assert {r[1]: r[-1] for r in rows} == pytest.approx({"A": 1 / 3, "B": 1 / 2}, abs=1e-12)

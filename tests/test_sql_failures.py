@@ -39,6 +39,10 @@ def test_duplicate_item_fails(engine):
     e, t = engine
     with pytest.raises(Exception, match="item d1 appears 2 times for query q1 in the run"):
         e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["dup_run"], judgments=t["qrels"]))
+    # Intersection's reference run is checked as the run is (a duplicate there would join the run's row twice)
+    with pytest.raises(Exception, match="item d1 appears 2 times for query q1 in the reference"):
+        e.rows(rm.to_sql(["Intersection@2"], dialect=e.dialect, run=t["run"], judgments=t["qrels"],
+                         reference=t["dup_run"]))
 
 
 def test_conflicting_judgment_fails(engine):
@@ -70,6 +74,10 @@ def test_duckdb_macros_refuse_duplicates_and_conflicts():
         con.execute('SELECT * FROM "precision"(\'dup_run\', \'qrels\', 2)').fetchall()
     with pytest.raises(duckdb.Error, match="item d1 of query q1 is judged 2 times"):
         con.execute('SELECT * FROM ndcg(\'run\', \'conflict\', 10)').fetchall()
+    # run d1, d2 against the reference d1, d1, d2 (d1 twice): refused; against itself, 2 of 2 (hand count)
+    with pytest.raises(duckdb.Error, match="item d1 appears 2 times for query q1 in the reference"):
+        con.execute("SELECT * FROM intersection('run', 'qrels', 2, reference := 'dup_run')").fetchall()
+    assert con.execute("SELECT value FROM intersection('run', 'qrels', 2, reference := 'run')").fetchall() == [(1.0,)]
 
 
 def test_ids_are_joined_byte_wise_under_a_case_insensitive_collation():

@@ -1,7 +1,7 @@
 """Runs RecTools' own metrics on data given as JSON on stdin and prints their values as JSON (run by the parity
 tests with the interpreter of a virtual environment holding RecTools, which pins numpy < 2 and pandas < 3).
 
-stdin: {"reco": [[user, item, rank], ...], "interactions": [[user, item], ...],
+stdin: {"reco": [[user, item, rank], ...], "ref_reco": [[user, item, rank], ...], "interactions": [[user, item], ...],
         "prev_interactions": [[user, item], ...], "catalog": [item, ...],
         "vectors": {item: [number, ...], ...},
         "metrics": {"label": ["ClassName", {kwargs}], ...}}
@@ -36,6 +36,7 @@ class CosineDistanceCalculator(PairwiseDistanceCalculator):
 def main():
     data = json.load(sys.stdin)
     reco = pd.DataFrame(data["reco"], columns=[Columns.User, Columns.Item, Columns.Rank])
+    ref_reco = pd.DataFrame(data.get("ref_reco", []), columns=[Columns.User, Columns.Item, Columns.Rank])
     inter = pd.DataFrame(data.get("interactions", []), columns=[Columns.User, Columns.Item])
     prev = pd.DataFrame(data.get("prev_interactions", []), columns=[Columns.User, Columns.Item])
     catalog = data.get("catalog", [])
@@ -52,6 +53,8 @@ def main():
             per_user = metric.calc_per_user(reco, prev)
         elif name in ("SufficientReco", "IntraListDiversity"):
             per_user = metric.calc_per_user(reco)
+        elif name == "Intersection":  # the share of reco's top k in ref_reco's top ref_k
+            per_user = metric.calc_per_user(reco, ref_reco)
         elif name == "Serendipity":
             per_user = metric.calc_per_user(reco, inter, prev, catalog)
         elif name == "CatalogCoverage":
