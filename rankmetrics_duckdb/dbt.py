@@ -108,27 +108,33 @@ _H_MARK = re.compile(r"rm_dbt_h|rm_g2\b")
 _SEPARATOR = re.compile(r"\s*(,|AND)\s*")
 
 
-def _render(macro_name: str, d: dialects.Dialect, by: tuple, judgments_by: tuple, run_lists: bool,
-            judgment_lists: str) -> str:
-    """The metric's SQL for one shape of the tables, the call's values as placeholders. judgment_lists: '' (not
-    a list), 'grades' (a list with a parallel list of grades) or 'ones' (a list of relevant items, grade 1)."""
+@functools.lru_cache(maxsize=None)
+def _template(macro_name: str, by: tuple, judgments_by: tuple, run_lists: bool, judgment_lists: str):
+    """The metric's native.query_template for one shape of the tables, the same for every adapter (built once:
+    most of the package's generation time is building it), the tables and columns as placeholders."""
     columns = {ours: _C + ours for ours in ("query_id", "item_id", "score", "rank", "relevance")}
     judgment_columns = {k: v for k, v in columns.items() if k != "relevance" or judgment_lists != "ones"}
     run = sqlgen.Source(exp.to_table(_RUN), has_score=True, has_rank=True, columns=columns, groups=by,
                         lists=run_lists)
     judgments = sqlgen.Source(exp.to_table(_JUDGMENTS), columns=judgment_columns, groups=judgments_by,
                               lists=bool(judgment_lists))
-
-    def ref(name, kind):  # the parameter's placeholder, cast to its type as the native objects declare it
-        return exp.Cast(this=exp.column(_P + name), to=exp.DataType.build(native._type(kind, d), dialect=d.sqlglot))
     sides = {name: sqlgen.Source(exp.to_table(_SIDES[name]), columns={ours: _C + arg for ours, arg in
                                                                       _SIDE_COLUMNS[name].items()})
              for name in _sides_of(_metric(macro_name)) if name != "reference"}
     if "reference" in _sides_of(_metric(macro_name)):  # the run's shape
         sides["reference"] = sqlgen.Source(exp.to_table(_SIDES["reference"]), has_score=True, has_rank=True,
                                            columns=columns, groups=by, lists=run_lists)
-    text = dialects.render(native.query(macro_name, d.name, run, judgments, None, by=by, ref=ref,
-                                        group_text=False, **sides), d.name)
+    return native.query_template(macro_name, run, judgments, by=by, group_text=False, **sides)
+
+
+def _render(macro_name: str, d: dialects.Dialect, by: tuple, judgments_by: tuple, run_lists: bool,
+            judgment_lists: str) -> str:
+    """The metric's SQL for one shape of the tables, the call's values as placeholders. judgment_lists: '' (not
+    a list), 'grades' (a list with a parallel list of grades) or 'ones' (a list of relevant items, grade 1)."""
+    def ref(name, kind, default):  # the parameter's placeholder, cast to its type as the native objects declare it
+        return exp.Cast(this=exp.column(_P + name), to=exp.DataType.build(native._type(kind, d), dialect=d.sqlglot))
+    text = dialects.render(native.for_dialect(_template(macro_name, by, judgments_by, run_lists, judgment_lists),
+                                              d.name, ref), d.name)
     if any(t in text for t in ("{{", "{%", "{#")):
         raise ValueError(f"{macro_name} for {d.name}: the SQL holds a Jinja delimiter")
     return text
@@ -173,15 +179,6 @@ def _cte(text: str, name: str) -> tuple[int, int]:
     return m.end(), i - 1
 
 
-def _balanced(s: str) -> bool:
-    depth = 0
-    for c in s:
-        depth += (c == "(") - (c == ")")
-        if depth < 0:
-            return False
-    return depth == 0
-
-
 def _loops(text: str, over: str) -> str:
     """text, rendered with the two group placeholders, with each list of the two (`A, B`, `A AND B`) written
     as a Jinja loop over the list `over` ('by', or 'judgments_by': the groups the judgments have, numbered as
@@ -193,18 +190,43 @@ def _loops(text: str, over: str) -> str:
         if m is None:
             return text
         found = None
-        for b_end in range(min(len(text), m.end() + 200), m.end() - 1, -1):
-            for b_start in range(max(0, m.start() - 200), m.start() + 1):
+        lo, hi = max(0, m.start() - 200), min(len(text), m.end() + 200)
+        depth = [0]  # depth[i - lo]: parentheses open before text[i]
+        for c in text[lo:hi]:
+            depth.append(depth[-1] + (c == "(") - (c == ")"))
+        g_marks = [(g.start(), g.end()) for g in _G_MARK.finditer(text, lo, hi)]
+        starts = []  # (b_start, where A must end): B starts after a separator (`, ` or ` AND `)
+        for b_start in range(lo, m.start() + 1):
+            if text[b_start].isspace() or text[b_start] == ",":
+                continue
+            i = b_start
+            while i > 0 and text[i - 1].isspace():
+                i -= 1
+            if text[i - 1:i] == ",":
+                i -= 1
+            elif text[i - 3:i] == "AND":
+                i -= 3
+            else:
+                continue
+            while i > 0 and text[i - 1].isspace():
+                i -= 1
+            starts.append((b_start, i))
+        for b_end in range(hi, m.end() - 1, -1):
+            if text[b_end - 1].isspace() or text[b_end - 1] == ",":
+                continue
+            for b_start, a_end in starts:
+                if found and b_end - b_start <= found[1] - found[0]:
+                    break  # the later starts are shorter still
+                if any(b_start <= gs and ge <= b_end for gs, ge in g_marks):
+                    continue
+                d0 = depth[b_start - lo]
+                if depth[b_end - lo] != d0 or min(depth[b_start - lo + 1:b_end - lo + 1]) < d0:
+                    continue  # not balanced
                 b = text[b_start:b_end]
-                if (found and len(b) <= found[1] - found[0]) or b != b.strip() or b[:1] == "," or b[-1:] == ",":
-                    continue
-                if _G_MARK.search(b) or not _balanced(b):
-                    continue
                 a = b.replace("rm_dbt_h", "rm_dbt_g").replace("rm_g2", "rm_g1")
-                a_end = text.rfind(a, 0, b_start)
-                if a_end < 0 or not _SEPARATOR.fullmatch(text[a_end + len(a):b_start]):
+                if a_end < len(a) or text[a_end - len(a):a_end] != a:
                     continue
-                found = (b_start, b_end, a_end, text[a_end + len(a):b_start])
+                found = (b_start, b_end, a_end - len(a), text[a_end:b_start])
         if found is None:
             raise ValueError(f"a group column's placeholder outside a list: {text[m.start() - 80:m.end() + 80]!r}")
         b_start, b_end, a_start, sep = found

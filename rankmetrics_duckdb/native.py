@@ -134,12 +134,49 @@ STREAMS = ("rm_stream", "rm_item_stream", "rm_catalog_stream", "rm_vector_stream
 
 
 def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Source,
-          function: exp.Table | None, by: tuple = (), ref=None, group_text: bool = True,
+          function: exp.Table | None, by: tuple = (), group_text: bool = True,
           interactions: sqlgen.Source | None = None, catalog: sqlgen.Source | None = None,
           reference: sqlgen.Source | None = None) -> exp.Select:
+    """The native object's body for one dialect: query_template with the dialect's parameter references
+    (Native.param_ref) and its column aliases."""
+    d = dialects.get(dialect)
+
+    def param(name, kind, default):
+        value = _param_ref(d, function, name, kind)
+        if not d.native.arg_defaults and not isinstance(default, exp.Null):
+            value = exp.Coalesce(this=value, expressions=[default.copy()])
+        return value
+    return for_dialect(query_template(macro_name, run, judgments, by, group_text, interactions, catalog,
+                                      reference), d.name,
+                       param)
+
+
+_TEMPLATE_PARAM = "rm_template_param_"  # a parameter in query_template's params CTE, before for_dialect
+
+
+def for_dialect(template: exp.Select, dialect: str, param) -> exp.Select:
+    """A query_template (not changed: copied) for one dialect: each parameter read as param(name, kind, default)
+    gives, the select lists aliased where the dialect needs it (Native.alias_columns)."""
+    d = dialects.get(dialect)
+    kinds = {name: (kind, default) for name, kind, default in _params_of(template)}
+    out = template.transform(lambda n: param(n.name[len(_TEMPLATE_PARAM):], *kinds[n.name[len(_TEMPLATE_PARAM):]])
+                             if isinstance(n, exp.Column) and n.name.startswith(_TEMPLATE_PARAM) else n)
+    if d.native is not None and d.native.alias_columns:
+        for select in out.find_all(exp.Select):
+            select.set("expressions", [exp.alias_(e, e.name) if isinstance(e, exp.Column) and not e.is_star else e
+                                       for e in select.expressions])
+    return out
+
+
+def _params_of(template: exp.Select) -> list:
+    return template.meta["rm_params"]
+
+
+def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source, by: tuple = (),
+                   group_text: bool = True, interactions: sqlgen.Source | None = None,
+                   catalog: sqlgen.Source | None = None, reference: sqlgen.Source | None = None) -> exp.Select:
     """The body of the native object of one metric: WITH params, run_items, judgment_items, item_stream, then the
-    metric's own SELECT (query_id, value). ref(name, kind): how the params CTE reads each parameter, for a
-    template that fills them in (the dbt package); by default the dialect's Native.param_ref. group_text: the
+    metric's own SELECT (query_id, value), each parameter read from the one-row params CTE. group_text: the
     group columns are returned as text (the objects declare their result types without seeing the tables);
     False keeps them as the run has them (the dbt package).
 
@@ -148,8 +185,9 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     the catalog's embedding lists: vector_stream_ctes, where the dialect has lists). A catalog-wide metric
     (sql/catalog.sql) returns one row, its query_id NULL (per group with by: sqlgen.per_group).
     reference: Intersection's reference run, in the run's shape (sqlgen.reference_stream_ctes), ranked by the same
-    parameters as the run."""
-    d = dialects.get(dialect)
+    parameters as the run. The tree is the same for every dialect: each parameter is a placeholder column that
+    for_dialect replaces.
+    """
     macro = sqlsource.macros()[macro_name]
     params = parameters(macro_name)
     body = sqlsource.substitute(sqlsource.unchecked(macro.body), {name: _prm(name) for name, _, _ in params})
@@ -177,14 +215,8 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     body = _join_params(body)
     stream = _join_params(_stream(stream_bindings))
 
-    def param(name, kind, default):
-        if ref is not None:
-            return exp.alias_(ref(name, kind), name, quoted=False)
-        value = _param_ref(d, function, name, kind)
-        if not d.native.arg_defaults and not isinstance(default, exp.Null):
-            value = exp.Coalesce(this=value, expressions=[default.copy()])
-        return exp.alias_(value, name, quoted=False)
-    params_select = exp.select(*[param(name, kind, default) for name, kind, default in params])
+    params_select = exp.select(*[exp.alias_(exp.column(_TEMPLATE_PARAM + name), name, quoted=False)
+                                 for name, _, _ in params])
     out = body
     ctes = [("params", params_select), ("run_items", sqlgen.run_items(run, by=by)),
             ("judgment_items", _join_params(sqlgen.judgment_items(judgments, grades=_prm("grades"), by=by)))]
@@ -234,10 +266,7 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
     ctes.append(("rm_checks", checks))
     for name, cte in ctes:
         out = out.with_(name, as_=cte, copy=False)  # our own tree: no copy per CTE
-    if d.native is not None and d.native.alias_columns:
-        for select in out.find_all(exp.Select):
-            select.set("expressions", [exp.alias_(e, e.name) if isinstance(e, exp.Column) and not e.is_star else e
-                                       for e in select.expressions])
+    out.meta["rm_params"] = params
     return out
 
 

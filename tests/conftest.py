@@ -41,3 +41,17 @@ def trec():
 @pytest.fixture
 def seeds():
     return SEEDS
+
+
+# With pytest-xdist (`-n 2`, `--dist loadgroup` from pyproject.toml), the tests that share an expensive start run
+# in one process: Spark (a JVM of 1-2 GB and about 20 s to start: a session shared by every file that runs it)
+# and the dbt project (the package generated, `dbt deps`, a PostgreSQL server: module fixtures of
+# tests/test_dbt.py, which runs Spark too). Every other test is scheduled on its own.
+_GROUP = "spark_and_dbt"
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if item.nodeid.startswith("tests/test_dbt.py") or "spark" in params.values():
+            item.add_marker(pytest.mark.xdist_group(_GROUP))

@@ -106,6 +106,23 @@ def project(tmp_path_factory):
     pg.close()
 
 
+@pytest.fixture(scope="module")
+def engine_of(project):
+    """engine_of(dialect): the engine of a dialect, started once for the module (PostgreSQL: the project's
+    server); Spark's session is shared with the other files' Spark tests and stops when the process ends."""
+    proj, env, root, pg = project
+    started = {"postgres": pg}
+
+    def get(dialect):
+        if dialect not in started:
+            started[dialect] = engines.start(dialect)
+        return started[dialect]
+    yield get
+    for name, e in started.items():
+        if name not in ("postgres", "spark"):
+            e.close()
+
+
 def _run(args, cwd, env, check=True):
     p = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     if check and p.returncode != 0:
@@ -311,13 +328,11 @@ def test_evaluate_reads_the_side_tables_by_their_column_names(built):
     assert got == pytest.approx(want, abs=1e-9), target
 
 
-@pytest.mark.parametrize("target", ["duckdb", "postgres"])
-def test_failing_generic_tests_fail_the_build(project, target):
-    """The tests tagged must_fail fail `dbt test`, and their failing rows are the ones eval and scipy give: the
-    segments whose mean nDCG@10 of v2 is below 0.30, and the candidate that a two-sided paired t-test at 0.05
-    (but not at 0.01, the passing test) finds below v1."""
-    proj, env, root, pg = project
-    _run([_dbt(), "seed", "--target", target], proj, env)
+def test_failing_generic_tests_fail_the_build(built):
+    """The tests tagged must_fail fail `dbt test` (after the build of the rest: its seeds and models), and their
+    failing rows are the ones eval and scipy give: the segments whose mean nDCG@10 of v2 is below 0.30, and the
+    candidate that a two-sided paired t-test at 0.05 (but not at 0.01, the passing test) finds below v1."""
+    target, (proj, env, root, pg) = built
     p = _run([_dbt(), "test", "--target", target, "--select", "tag:must_fail", "--store-failures"], proj, env,
              check=False)
     assert p.returncode != 0, p.stdout[-3000:]
@@ -409,7 +424,7 @@ def _cases():
 
 
 @pytest.mark.parametrize("adapter,lists", _cases())
-def test_every_adapter_sql_gives_evals_numbers(project, adapter, lists):
+def test_every_adapter_sql_gives_evals_numbers(project, engine_of, adapter, lists):
     """Each adapter's nDCG@10, filled in as dbt would, with groups (by) over the three models x two segments of
     the warehouse example, its items as rows or as list columns (the run's in rank order, the judgments' with
     their grades as a parallel list), on the adapter's engine (a real one where tests/engines.py has it, else read
@@ -425,20 +440,18 @@ def test_every_adapter_sql_gives_evals_numbers(project, adapter, lists):
         import duckdb
         judged = duckdb.sql("SELECT user_id, list(movie_id ORDER BY movie_id) AS movie_id, "
                             "list(rating ORDER BY movie_id) AS rating FROM labels GROUP BY user_id").to_arrow_table()
-    e = engines.start(dialect)
-    try:
-        run = e.load("d_recs", run_table)
-        qrels = e.load("d_labels", judged)
-        if dialect in engines.READ_BACK:  # the names as the dialect writes them (BigQuery: a quoted project)
-            import sqlglot
-            run, qrels = (sqlglot.exp.to_table(t, dialect="duckdb").sql(dialect=dialect) for t in (run, qrels))
-        module = _module(package, "ndcg.sql", adapter, dialect)
-        impl = _resolve(package, "ndcg.sql", module, adapter, "ndcg")
-        sql = str(impl(run=run, judgments=qrels, **{**ARGS, "run_lists": lists, "judgment_lists": lists,
-                                                    "score_column": None if lists else "pred"}))
-        got = {(str(r[0]), str(r[1]), str(r[2])): float(r[3]) for r in e.rows(sql)}
-    finally:
-        e.close()
+    e = engine_of(dialect)
+    suffix = "_lists" if lists else ""
+    run = e.load("d_recs" + suffix, run_table)
+    qrels = e.load("d_labels" + suffix, judged)
+    if dialect in engines.READ_BACK:  # the names as the dialect writes them (BigQuery: a quoted project)
+        import sqlglot
+        run, qrels = (sqlglot.exp.to_table(t, dialect="duckdb").sql(dialect=dialect) for t in (run, qrels))
+    module = _module(package, "ndcg.sql", adapter, dialect)
+    impl = _resolve(package, "ndcg.sql", module, adapter, "ndcg")
+    sql = str(impl(run=run, judgments=qrels, **{**ARGS, "run_lists": lists, "judgment_lists": lists,
+                                                "score_column": None if lists else "pred"}))
+    got = {(str(r[0]), str(r[1]), str(r[2])): float(r[3]) for r in e.rows(sql)}
     columns = {k: v for k, v in WAREHOUSE.items() if not (lists and k == "score")}
     grouped = rm.evaluate(labels, run_table, ["nDCG@10"], per_query=True, columns=columns, by=BY)
     want = {(*g, str(q)): v for g, cell in grouped.items() for q, v in cell["nDCG@10"].items()}
@@ -462,7 +475,7 @@ def test_generated_macro_matches_its_golden_file(project):
     assert "k=none" in text and "10" not in text.split("%}", 1)[0]  # nothing baked in
 
 
-@pytest.mark.parametrize("call,message", [
+BAD_CALLS = [
     ("rankmetrics.ndcg(ref('run'), ref('qrels'), preset='ranks')", "rankmetrics.ndcg: unknown preset 'ranks'"),
     ("rankmetrics.evaluate(ref('run'), ref('qrels'), metrics=['nDGC@10'])",
      "rankmetrics.evaluate: cannot read measure name 'nDGC@10'"),
@@ -478,20 +491,34 @@ def test_generated_macro_matches_its_golden_file(project):
     ("rankmetrics.intersection(ref('run'), ref('qrels'), k=10)", "rankmetrics.intersection reads a reference run"),
     ("rankmetrics.evaluate(ref('run'), ref('qrels'), metrics=['P@5', 'ild@5'], interactions=ref('qrels'))",
      "rankmetrics.evaluate: measure 'ild@5' reads the items' vectors: give items=ref(...)"),
-])
-def test_bad_call_fails_the_compile(project, call, message):
+]
+
+
+@pytest.fixture(scope="module")
+def parsed(project):
+    """The project parsed once into a target folder of its own: each bad call below is then parsed alone (dbt's
+    partial parsing, about 3 s, where a whole parse of the package takes about 11 s), whatever target the
+    builds of the other tests used last."""
     proj, env, root, pg = project
+    _run([_dbt(), "parse", "--target-path", "target_bad_calls"], proj, env)
+    return project
+
+
+@pytest.mark.parametrize("call,message", BAD_CALLS)
+def test_bad_call_fails_the_compile(parsed, call, message):
+    proj, env, root, pg = parsed
     bad = proj / "models" / "bad_call.sql"
     bad.write_text("{{ " + call + " }}\n")
     try:
-        p = _run([_dbt(), "compile", "--select", "bad_call"], proj, env, check=False)
+        p = _run([_dbt(), "compile", "--select", "bad_call", "--target-path", "target_bad_calls"], proj, env,
+                 check=False)
     finally:
         bad.unlink()
     assert p.returncode != 0 and message in p.stdout, p.stdout[-2000:]
 
 
 @pytest.mark.parametrize("adapter", [a for a, _ in __import__("rankmetrics_duckdb.dbt").dbt.adapters()])
-def test_every_adapter_paired_t_test_flags_what_scipy_flags(project, adapter):
+def test_every_adapter_paired_t_test_flags_what_scipy_flags(project, engine_of, adapter):
     """no_regression's paired t-test (rm_paired_t of macros/tests.sql) for each adapter, on per-query values
     loaded into the adapter's engine (or read back into DuckDB): the candidates it returns are those whose mean
     is below the baseline's with a two-sided scipy.stats.ttest_rel p-value under alpha, with scipy's t; small
@@ -521,29 +548,26 @@ def test_every_adapter_paired_t_test_flags_what_scipy_flags(project, adapter):
     critical_tables = re.search(r"{%- set table = ({.*?}) -%}", tests_text).group(1)
     import ast
     critical_tables = ast.literal_eval(critical_tables)
-    e = engines.start(dialect)
-    try:
-        name = e.load("d_values", table)
-        if dialect in engines.READ_BACK:
-            import sqlglot
-            name = sqlglot.exp.to_table(name, dialect="duckdb").sql(dialect=dialect)
-        module = _module(package, "tests.sql", adapter, dialect)
-        impl = _resolve(package, "tests.sql", module, adapter, "rm_paired_t")
-        for alpha in ("0.05", "0.01"):
-            sql = str(impl(values=f"SELECT * FROM {name}", model_column="model", baseline="base",
-                           critical=critical_tables[alpha]))
-            got = {str(r[0]): (int(r[1]), float(r[3])) for r in e.rows(sql)}
-            want = {}
-            for m in values:
-                if m == "base":
-                    continue
-                common = [q for q in values[m] if q in values["base"]]
-                result = scipy.stats.ttest_rel([values[m][q] for q in common], [values["base"][q] for q in common])
-                if result.statistic < 0 and result.pvalue < float(alpha):
-                    want[m] = (len(common), result.statistic)
-            assert set(got) == set(want), (adapter, alpha, got, want)
-            for m in want:
-                assert got[m][0] == want[m][0] and got[m][1] == pytest.approx(want[m][1], rel=1e-9), (adapter, m)
-        assert "worse" in want and "big" in want and "same" not in want  # both kinds of critical value flag
-    finally:
-        e.close()
+    e = engine_of(dialect)
+    name = e.load("d_values", table)
+    if dialect in engines.READ_BACK:
+        import sqlglot
+        name = sqlglot.exp.to_table(name, dialect="duckdb").sql(dialect=dialect)
+    module = _module(package, "tests.sql", adapter, dialect)
+    impl = _resolve(package, "tests.sql", module, adapter, "rm_paired_t")
+    for alpha in ("0.05", "0.01"):
+        sql = str(impl(values=f"SELECT * FROM {name}", model_column="model", baseline="base",
+                       critical=critical_tables[alpha]))
+        got = {str(r[0]): (int(r[1]), float(r[3])) for r in e.rows(sql)}
+        want = {}
+        for m in values:
+            if m == "base":
+                continue
+            common = [q for q in values[m] if q in values["base"]]
+            result = scipy.stats.ttest_rel([values[m][q] for q in common], [values["base"][q] for q in common])
+            if result.statistic < 0 and result.pvalue < float(alpha):
+                want[m] = (len(common), result.statistic)
+        assert set(got) == set(want), (adapter, alpha, got, want)
+        for m in want:
+            assert got[m][0] == want[m][0] and got[m][1] == pytest.approx(want[m][1], rel=1e-9), (adapter, m)
+    assert "worse" in want and "big" in want and "same" not in want  # both kinds of critical value flag
