@@ -55,3 +55,31 @@ def pytest_collection_modifyitems(config, items):
         params = getattr(getattr(item, "callspec", None), "params", {})
         if item.nodeid.startswith("tests/test_dbt.py") or "spark" in params.values():
             item.add_marker(pytest.mark.xdist_group(_GROUP))
+
+
+class Started:
+    """Engines, servers and built projects started once per test process and stopped at its end. A module or
+    parametrized fixture is torn down and set up again whenever the order of the tests leaves it and comes back
+    (pytest-xdist's groups and pytest's reordering by parameters interleave modules), which restarted Spark,
+    the database servers and the dbt project several times a run; a fixture that asks this cache does not."""
+
+    def __init__(self):
+        self._objects = {}
+
+    def get(self, key, start, stop=None):
+        if key not in self._objects:
+            self._objects[key] = (start(), stop)
+        return self._objects[key][0]
+
+    def stop_all(self):
+        for obj, stop in reversed(list(self._objects.values())):
+            if stop is not None:
+                stop(obj)
+        self._objects.clear()
+
+
+@pytest.fixture(scope="session")
+def started():
+    cache = Started()
+    yield cache
+    cache.stop_all()

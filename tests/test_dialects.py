@@ -148,11 +148,11 @@ class Loaded:
         return self.tables[key], self.tables[(data, "judgments")]
 
 
-@pytest.fixture(scope="session", params=ENGINES)
-def engine(request):
-    e = engines.start(request.param)  # no skip: a missing engine fails here, naming what to install
-    yield Loaded(e)
-    e.close()
+@pytest.fixture(params=ENGINES)
+def engine(request, started):
+    # no skip: a missing engine fails here, naming what to install
+    return started.get(("dialects", request.param), lambda: Loaded(engines.start(request.param)),
+                       lambda loaded: loaded.engine.close())
 
 
 def _value(v):

@@ -192,25 +192,26 @@ def _spark_engine():
     return spark
 
 
-@pytest.fixture(scope="module", params=["duckdb", "postgres", "spark", "clickhouse"])
-def installed(request):
-    """The native objects installed on a real engine (none is skipped: an engine that cannot start fails)."""
-    name = request.param
+def _install(name):
     if name == "duckdb":
         e = engines.DuckDB()
-        n = Native(e, "duckdb", e.con.execute)
-    elif name == "postgres":
+        return Native(e, "duckdb", e.con.execute)
+    if name == "postgres":
         e = engines.Postgres()
-        n = Native(e, "postgres", e.con.execute, schema="rm")
-    elif name == "spark":
+        return Native(e, "postgres", e.con.execute, schema="rm")
+    if name == "spark":
         e = _spark_engine()
         # the session is shared with the dialect tests; it is stopped when the test process ends
-        n = Native(e, "spark", e.spark.sql, close=False)
-    else:
-        e = engines.ClickHouse()
-        n = Native(e, "clickhouse", e.session.query, schema="rm")
-    yield n
-    n.close()
+        return Native(e, "spark", e.spark.sql, close=False)
+    e = engines.ClickHouse()
+    return Native(e, "clickhouse", e.session.query, schema="rm")
+
+
+@pytest.fixture(params=["duckdb", "postgres", "spark", "clickhouse"])
+def installed(request, started):
+    """The native objects installed on a real engine once per test process (none is skipped: an engine that
+    cannot start fails)."""
+    return started.get(("native", request.param), lambda: _install(request.param), lambda n: n.close())
 
 
 def _rows_to_dict(rows):

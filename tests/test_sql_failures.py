@@ -19,13 +19,13 @@ QRELS = pa.table({"query_id": ["q1"], "item_id": ["d1"], "relevance": pa.array([
 CONFLICT = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d1"], "relevance": pa.array([1, 0], pa.int64())})
 
 
-@pytest.fixture(scope="module", params=list(engines.REAL))
-def engine(request):
-    e = engines.start(request.param)
-    names = {"dup_run": e.load("f_dup_run", RUN), "run": e.load("f_run", CLEAN_RUN), "qrels": e.load("f_qrels", QRELS),
-             "conflict": e.load("f_conflict", CONFLICT)}
-    yield e, names
-    e.close()
+@pytest.fixture(params=list(engines.REAL))
+def engine(request, started):
+    def start():
+        e = engines.start(request.param)
+        return e, {"dup_run": e.load("f_dup_run", RUN), "run": e.load("f_run", CLEAN_RUN),
+                   "qrels": e.load("f_qrels", QRELS), "conflict": e.load("f_conflict", CONFLICT)}
+    return started.get(("sql_failures", request.param), start, lambda pair: pair[0].close())
 
 
 def test_clean_tables_give_the_hand_computed_value(engine):

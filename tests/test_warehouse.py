@@ -211,18 +211,19 @@ def test_macros_without_shape_are_unchanged(duck):
 
 # --- rankmetrics sql on every real engine ---------------------------------------------------------------------
 
-@pytest.fixture(scope="module", params=list(engines.REAL))
-def engine(request):
-    e = engines.start(request.param)
-    names = {"recs": e.load("wh_recs", recs_table()), "labels": e.load("wh_labels", labels_table()),
-             "seg_labels": e.load("wh_seg_labels", labels_table(per_segment=True))}
-    if e.dialect not in NO_LISTS:
-        lrecs, llabels = list_tables()
-        _, lseg = list_tables(per_segment=True)
-        names.update(lrecs=e.load("wh_lrecs", lrecs), llabels=e.load("wh_llabels", llabels),
-                     lseg_labels=e.load("wh_lseg_labels", lseg))
-    yield e, names
-    e.close()
+@pytest.fixture(params=list(engines.REAL))
+def engine(request, started):
+    def start():
+        e = engines.start(request.param)
+        names = {"recs": e.load("wh_recs", recs_table()), "labels": e.load("wh_labels", labels_table()),
+                 "seg_labels": e.load("wh_seg_labels", labels_table(per_segment=True))}
+        if e.dialect not in NO_LISTS:
+            lrecs, llabels = list_tables()
+            _, lseg = list_tables(per_segment=True)
+            names.update(lrecs=e.load("wh_lrecs", lrecs), llabels=e.load("wh_llabels", llabels),
+                         lseg_labels=e.load("wh_lseg_labels", lseg))
+        return e, names
+    return started.get(("warehouse", request.param), start, lambda pair: pair[0].close())
 
 
 def test_sql_groups_and_column_names(engine):
