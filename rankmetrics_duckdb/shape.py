@@ -50,18 +50,17 @@ def _names(value, what: str) -> tuple:
     return names
 
 
-def _side_columns(role: str, value) -> dict:
-    """The mapping {our name: the input's column} of a side input (SIDE_COLUMNS), checked."""
-    what = f"{role}_columns"
+def _mapping(value, keys, what: str) -> dict:
+    """A mapping {our column name (one of keys): the input's column}, checked (the run's and judgments' columns,
+    a side input's)."""
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise UsageError(f"{what} must map our column names ({', '.join(SIDE_COLUMNS[role])}) to yours, not "
-                         f"{value!r}")
-    unknown = sorted(set(value) - set(SIDE_COLUMNS[role]))
+        raise UsageError(f"{what} must map our column names ({', '.join(keys)}) to yours, not {value!r}")
+    unknown = sorted(set(value) - set(keys))
     if unknown:
         raise UsageError(f"{what}: unknown key(s) {', '.join(map(repr, unknown))}; the keys are our column names: "
-                         f"{', '.join(SIDE_COLUMNS[role])}")
+                         f"{', '.join(keys)}")
     for key, name in value.items():
         if not isinstance(name, str) or not name.strip():
             raise UsageError(f"{what}: {key} must name a column, not {name!r}")
@@ -76,14 +75,7 @@ class Shape:
 
     def __init__(self, columns=None, by=None, judgments_by=None, run_lists=False, judgment_lists=False,
                  interactions_columns=None, items_columns=None):
-        columns = dict(columns or {})
-        unknown = sorted(set(columns) - set(COLUMNS))
-        if unknown:
-            raise UsageError(f"columns: unknown key(s) {', '.join(map(repr, unknown))}; the keys are our column "
-                             f"names: {', '.join(COLUMNS)}")
-        for key, name in columns.items():
-            if not isinstance(name, str) or not name.strip():
-                raise UsageError(f"columns: {key} must name a column, not {name!r}")
+        columns = _mapping(dict(columns or {}), COLUMNS, "columns")
         self.columns = {k: v for k, v in columns.items() if v != k}
         self.by = _names(by, "by")
         self.judgments_by = _names(judgments_by, "judgments_by")
@@ -99,8 +91,8 @@ class Shape:
         if clash:
             raise UsageError(f"by: {', '.join(clash)} is one of the run's id, score or rank columns")
         # as given (a name given equal to ours still says the input has that column: native.script's vectors)
-        self.sides = {"interactions": _side_columns("interactions", interactions_columns),
-                      "items": _side_columns("items", items_columns)}
+        self.sides = {role: _mapping(value, SIDE_COLUMNS[role], f"{role}_columns")
+                      for role, value in (("interactions", interactions_columns), ("items", items_columns))}
 
     def side_columns(self, role: str, names=None) -> dict:
         """{our name: the input's column} of the side input role ('interactions' or 'items') where they differ,

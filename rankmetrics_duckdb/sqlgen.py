@@ -674,22 +674,17 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     then carries each item's rank in it (reference_stream_ctes)."""
     by = tuple(by)
     tables = {t for m in measures for t in m.metric.tables}
-    if "interactions" in tables and interactions is None:
-        raise UsageError(", ".join(m.requested for m in measures if "interactions" in m.metric.tables)
-                         + ": read the training interactions; give them (--interactions FILE, or interactions= in "
-                           "Python)")
-    if "vectors" in tables and vectors is None:
-        raise UsageError(", ".join(m.requested for m in measures if "vectors" in m.metric.tables)
-                         + ": read the items' vectors; give the catalog with an embedding column (--items FILE, or "
-                           "items= in Python)")
-    if "vectors" not in tables:
-        vectors = None
-    if "reference" in tables and reference is None:
-        raise UsageError(", ".join(m.requested for m in measures if "reference" in m.metric.tables)
-                         + ": compare the run with a reference run; give it (--reference FILE, or reference= in "
-                           "Python)")
-    if "reference" not in tables:
-        reference = None
+    for table, given, what in (
+            ("interactions", interactions, "read the training interactions; give them (--interactions FILE, or "
+                                           "interactions= in Python)"),
+            ("vectors", vectors, "read the items' vectors; give the catalog with an embedding column (--items FILE, "
+                                 "or items= in Python)"),
+            ("reference", reference, "compare the run with a reference run; give it (--reference FILE, or "
+                                     "reference= in Python)")):
+        if table in tables and given is None:
+            raise UsageError(", ".join(m.requested for m in measures if table in m.metric.tables) + ": " + what)
+    vectors = vectors if "vectors" in tables else None
+    reference = reference if "reference" in tables else None
     if "interactions" in tables:
         pass
     elif "catalog" in tables:
