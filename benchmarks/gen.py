@@ -62,18 +62,26 @@ def _write(con, select: str, path: str, fmt: str) -> None:
 
 
 def workload(folder: str, queries: int, depth: int = 1000, judged: int = 200, trec: bool = True,
-             parquet: bool = True, memory_limit: str | None = None) -> dict:
-    """Write the workload's files into folder (kept and reused when already there); returns their paths."""
+             parquet: bool = True, memory_limit: str | None = None, inorder: bool = False) -> dict:
+    """Write the workload's files into folder (kept and reused when already there); returns their paths. The run
+    Parquet file is in generation order (each item position across the queries, so queries interleave); with
+    inorder, also the same rows in rank order (run_inorder_parquet)."""
     os.makedirs(folder, exist_ok=True)
     stem = os.path.join(folder, f"q{queries}_d{depth}_j{judged}")
     paths = {"run_parquet": stem + ".run.parquet", "qrels_parquet": stem + ".qrels.parquet",
-             "run_trec": stem + ".run", "qrels_trec": stem + ".qrels"}
+             "run_trec": stem + ".run", "qrels_trec": stem + ".qrels",
+             "run_inorder_parquet": stem + ".inorder.run.parquet"}
     con = _connect(memory_limit)
     try:
         if parquet and not os.path.exists(paths["qrels_parquet"]):
             _write(con, judgments_sql(queries, depth, judged), paths["qrels_parquet"], "parquet")
         if parquet and not os.path.exists(paths["run_parquet"]):
             _write(con, run_sql(queries, depth), paths["run_parquet"], "parquet")
+        if parquet and inorder and not os.path.exists(paths["run_inorder_parquet"]):
+            # the same run in rank order, as a model writes it: each query's rows together, best first, ties by
+            # item id descending (trec_eval's order)
+            _write(con, f"SELECT * FROM read_parquet({_quote(paths['run_parquet'])}) ORDER BY query_id, score DESC, "
+                        f"item_id DESC", paths["run_inorder_parquet"], "parquet")
         if trec and not os.path.exists(paths["qrels_trec"]):
             _write(con, f"SELECT j.query_id, 0, j.item_id, j.relevance FROM ({judgments_sql(queries, depth, judged)}) "
                         f"AS j ORDER BY j.query_id, j.item_id", paths["qrels_trec"], "trec")

@@ -40,32 +40,62 @@ CUT = ["nDCG@10", "P@10"]  # a cutoff-only request: each query's top 10 only (a 
 # ---- the measured tasks, each run in a child process: `python3 -m benchmarks.run --task NAME ...` -------------
 
 def task_inprocess(files, repeat):
-    """rankmetrics.evaluate() on pyarrow Tables already in memory; the best of `repeat` calls."""
-    import pyarrow.parquet as pq
-    from rankmetrics_duckdb import evaluate
-    qrels, run = pq.read_table(files["qrels_parquet"]), pq.read_table(files["run_parquet"])
-    times, means = [], None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        means = evaluate(qrels, run, OURS)
-        times.append(time.perf_counter() - t)
-    cut_times, cut_means = [], None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        cut_means = evaluate(qrels, run, CUT)
-        cut_times.append(time.perf_counter() - t)
-    # the floor of the design: DuckDB ranking the run's rows alone (one window sort), no join, no checks, no measure
+    """rankmetrics.evaluate() on pyarrow Tables already in memory; the best of `repeat` calls. The run as a model
+    writes it, in rank order (each query's rows together, best first, ties by item id descending: sorted here,
+    before any timing), and as generated (queries interleaved: ranked by the sort); then the floors."""
     import duckdb
+    import pyarrow.parquet as pq
+    from rankmetrics_duckdb import Evaluation, evaluate
+    qrels, generated = pq.read_table(files["qrels_parquet"]), pq.read_table(files["run_parquet"])
     con = duckdb.connect()
+    con.register("generated", generated)
+    run = con.sql("SELECT query_id, item_id, score FROM generated ORDER BY query_id, score DESC, item_id DESC"
+                  ).to_arrow_table()
+    con.unregister("generated")
+
+    def best(f):
+        times, out = [], None
+        for _ in range(repeat):
+            t = time.perf_counter()
+            out = f()
+            times.append(time.perf_counter() - t)
+        return min(times), times[0], out
+    seconds, first, means = best(lambda: evaluate(qrels, run, OURS))
+    cut_seconds, _, cut_means = best(lambda: evaluate(qrels, run, CUT))
+    unsorted_seconds, _, unsorted_means = best(lambda: evaluate(qrels, generated, OURS))
+    rankings = []
+    for table in (run, generated):  # which ranking each took (Evaluation.ranking), outside the timings
+        ev = Evaluation(qrels, table, OURS)
+        ev.rows()
+        rankings.append(ev.ranking)
+        ev.close()
+    # the floors: each one operation the evaluation cannot skip, alone, on the same tables
     con.register("run_table", run)
-    floor = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        con.execute("SELECT count(*), sum(r.pos) FROM (SELECT row_number() OVER (PARTITION BY t.query_id "
-                    "ORDER BY t.score DESC, t.item_id DESC) AS pos FROM run_table AS t) AS r").fetchall()
-        floor.append(time.perf_counter() - t)
-    return {"seconds": min(times), "first": times[0], "means": means, "floor_rank_seconds": min(floor),
-            "cut_seconds": min(cut_times), "cut_means": cut_means}
+    con.register("generated_table", generated)
+    con.register("judgments", qrels)
+    floors = {
+        # ranking a run in rank order: numbering its rows as they come and checking that order (streaming)
+        "rank_in_order": "SELECT count(*), sum(r.pos) FROM (SELECT s.rn - max(CASE WHEN s.first THEN s.rn END) OVER "
+                         "(ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) + 1 AS pos FROM (SELECT t.rn, "
+                         "t.pq IS DISTINCT FROM t.query_id AS first, CASE WHEN t.pq = t.query_id AND NOT (t.score < "
+                         "t.ps OR (t.score = t.ps AND t.item_id < t.pi)) THEN error('order') END AS bad FROM (SELECT "
+                         "query_id, item_id, score, row_number() OVER () AS rn, lag(query_id) OVER () AS pq, "
+                         "lag(score) OVER () AS ps, lag(item_id) OVER () AS pi FROM run_table) AS t) AS s) AS r",
+        # ranking a run that is not in rank order: one window sort
+        "rank_sort": "SELECT count(*), sum(r.pos) FROM (SELECT row_number() OVER (PARTITION BY t.query_id ORDER BY "
+                     "t.score DESC, t.item_id DESC) AS pos FROM generated_table AS t) AS r",
+        # the exact duplicate check (an item twice in a query would count twice): a hash of every (query, item)
+        "duplicates": "SELECT count(*) - count(DISTINCT hash(t.query_id, t.item_id)) FROM run_table AS t",
+        # the join of the run's rows with the judgments (each retrieved item's grade)
+        "join": "SELECT count(*), sum(j.relevance) FROM run_table AS r LEFT JOIN judgments AS j ON "
+                "j.query_id = r.query_id AND j.item_id = r.item_id",
+    }
+    floor = {}
+    for name, sql in floors.items():
+        floor[name] = best(lambda sql=sql: con.execute(sql).fetchall())[0]
+    return {"seconds": seconds, "first": first, "means": means, "cut_seconds": cut_seconds, "cut_means": cut_means,
+            "unsorted_seconds": unsorted_seconds, "unsorted_means": unsorted_means, "rankings": rankings,
+            "floors": floor, "floor_rank_seconds": floor["rank_sort"]}
 
 
 def task_warehouse(files, repeat):
@@ -120,14 +150,23 @@ def task_floor_read(files, repeat):
 
 
 def task_floor_scale(files, repeat):
-    """A floor of the Parquet runs: DuckDB (same memory limit) reading the run and ranking it (one window sort per
-    query), nothing else."""
+    """A floor of the Parquet runs: DuckDB (same memory limit) reading the run and ranking it, nothing else: the
+    run as generated by one window sort per query; the run in rank order (files["inorder"]) by numbering its rows
+    as they come and checking that order (streaming, no sort)."""
     import duckdb
     con = duckdb.connect()
     con.execute(f"SET memory_limit = '{files['memory_limit']}'")
     t = time.perf_counter()
-    con.execute("SELECT count(*), sum(r.pos) FROM (SELECT row_number() OVER (PARTITION BY t.query_id ORDER BY "
-                "t.score DESC, t.item_id DESC) AS pos FROM read_parquet(?) AS t) AS r", [files["run_parquet"]]).fetchall()
+    if files.get("inorder"):
+        con.execute("SELECT count(*), sum(r.pos) FROM (SELECT s.rn - max(CASE WHEN s.first THEN s.rn END) OVER (ROWS "
+                    "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) + 1 AS pos FROM (SELECT t.rn, t.pq IS DISTINCT FROM "
+                    "t.query_id AS first, CASE WHEN t.pq = t.query_id AND NOT (t.score < t.ps OR (t.score = t.ps AND "
+                    "t.item_id < t.pi)) THEN error('order') END AS bad FROM (SELECT query_id, item_id, score, "
+                    "row_number() OVER () AS rn, lag(query_id) OVER () AS pq, lag(score) OVER () AS ps, lag(item_id) "
+                    "OVER () AS pi FROM read_parquet(?)) AS t) AS s) AS r", [files["run_inorder_parquet"]]).fetchall()
+    else:
+        con.execute("SELECT count(*), sum(r.pos) FROM (SELECT row_number() OVER (PARTITION BY t.query_id ORDER BY "
+                    "t.score DESC, t.item_id DESC) AS pos FROM read_parquet(?) AS t) AS r", [files["run_parquet"]]).fetchall()
     return {"seconds": time.perf_counter() - t}
 
 
@@ -291,6 +330,11 @@ def agree(results, tol=1e-9):
             lines.append(f"{name} vs pytrec_eval: max |diff| {worst:.1e} over {', '.join(OURS)}")
             if worst > tol:
                 failures.append(f"{name} differs from pytrec_eval by {worst}")
+            if "unsorted_means" in results[name]:  # the same run not in rank order (ranked by the sort)
+                worst = max(abs(results[name]["unsorted_means"][m] - ref["means"][m]) for m in OURS)
+                lines.append(f"{name} (the run not in rank order) vs pytrec_eval: max |diff| {worst:.1e}")
+                if worst > tol:
+                    failures.append(f"{name} (the run not in rank order) differs from pytrec_eval by {worst}")
             if "cut_means" in results[name]:
                 worst = max(abs(results[name]["cut_means"][m] - ref["means"][m]) for m in CUT)
                 lines.append(f"{name} ({', '.join(CUT)} alone) vs pytrec_eval: max |diff| {worst:.1e}")
@@ -395,12 +439,19 @@ def main(argv=None):
     scale = []
     for n in [rows] + list(args.scale):
         q = max(1, n // args.depth)
-        sf = gen.workload(args.data, q, args.depth, args.judged, trec=False, memory_limit=args.memory_limit)
+        sf = gen.workload(args.data, q, args.depth, args.judged, trec=False, memory_limit=args.memory_limit,
+                          inorder=True)
         r = cli(sf["qrels_parquet"], sf["run_parquet"], memory_limit=args.memory_limit, threads=args.threads)
         r["floor"] = child("floor_scale", {**sf, "memory_limit": args.memory_limit}, 1)["seconds"]
+        o = cli(sf["qrels_parquet"], sf["run_inorder_parquet"], memory_limit=args.memory_limit, threads=args.threads)
+        o["floor"] = child("floor_scale", {**sf, "memory_limit": args.memory_limit, "inorder": True}, 1)["seconds"]
+        if o["means"] != r["means"]:
+            raise SystemExit(f"means disagree: the run in rank order {o['means']} and as generated {r['means']}")
+        r["inorder"] = o
         scale.append((q * args.depth, r))
-        print(f"  scale {fmt_rows(q * args.depth)} rows: {r['wall']:.2f} s, {r['rss_mb']:.0f} MB "
-              f"(floor, ranking alone: {r['floor']:.2f} s)", flush=True)
+        print(f"  scale {fmt_rows(q * args.depth)} rows: as generated {r['wall']:.2f} s, {r['rss_mb']:.0f} MB "
+              f"(floor, reading and ranking alone: {r['floor']:.2f} s); in rank order {o['wall']:.2f} s, "
+              f"{o['rss_mb']:.0f} MB (floor {o['floor']:.2f} s)", flush=True)
 
     spark = []
     for n in args.spark or []:
@@ -454,11 +505,20 @@ def report(name, results, scale, args) -> str:
     add = lambda what, secs, rss: rows.append(  # noqa: E731
         (what, f"{secs:.3f}", *[ratio(secs, pe) for pe in ("pytrec_eval", "ranx", "ranx_warm")], rss))
     add(f"rankmetrics CLI, TREC files, end to end", results["cli"]["wall"], f"{results['cli']['rss_mb']:.0f} MB")
-    add(f"rankmetrics evaluate() on Arrow tables (in process)", results["inprocess"]["seconds"],
-        f"{results['inprocess']['rss_mb']:.0f} MB (process)")
-    if "floor_rank_seconds" in results["inprocess"]:
-        add("floor: DuckDB ranking the Arrow run alone (one window sort, no join, no check)",
-            results["inprocess"]["floor_rank_seconds"], "")
+    ip = results["inprocess"]
+    rankings = ip.get("rankings", ["?", "?"])
+    add(f"rankmetrics evaluate() on Arrow tables (in process), the run in rank order (ranked: {rankings[0]})",
+        ip["seconds"], f"{ip['rss_mb']:.0f} MB (process)")
+    if "unsorted_seconds" in ip:
+        add(f"rankmetrics evaluate() on Arrow tables (in process), the run as generated, queries interleaved "
+            f"(ranked: {rankings[1]})", ip["unsorted_seconds"], "")
+    for key, what in (("rank_in_order", "floor: DuckDB numbering the run in rank order and checking that order "
+                                        "(streaming, no sort)"),
+                      ("rank_sort", "floor: DuckDB ranking the run as generated (one window sort)"),
+                      ("duplicates", "floor: DuckDB's exact duplicate check of the run (a hash of every (query, item))"),
+                      ("join", "floor: DuckDB joining the run's rows with the judgments")):
+        if key in ip.get("floors", {}):
+            add(what, ip["floors"][key], "")
     if "floor_read" in results:
         add("floor: Python, import duckdb, DuckDB reading the TREC run alone (end to end)",
             results["floor_read"]["wall"], f"{results['floor_read']['rss_mb']:.0f} MB")
@@ -477,10 +537,14 @@ def report(name, results, scale, args) -> str:
     head = ("| " + name + " | seconds | vs pytrec_eval end to end | vs ranx end to end | vs ranx warm evaluate "
             "| peak memory |\n|---|---:|---:|---:|---:|---:|\n")
     body = "\n".join("| " + " | ".join(r) + " |" for r in rows)
-    sc = ("\n\n| Parquet run rows (CLI, memory limit " + args.memory_limit + ") | seconds | seconds per M rows "
-          "| peak memory | floor: DuckDB reading and ranking the run alone, seconds |\n|---:|---:|---:|---:|---:|\n"
-          + "\n".join(f"| {fmt_rows(n)} | {r['wall']:.2f} | {r['wall'] / (n / 1e6):.3f} | {r['rss_mb']:.0f} MB | "
-                      f"{r['floor']:.2f} |" for n, r in scale))
+    sc = ("\n\n| Parquet run rows (CLI, memory limit " + args.memory_limit + ") | order of the rows | seconds | "
+          "seconds per M rows | peak memory | floor: DuckDB reading and ranking the run alone, seconds |\n"
+          "|---:|---|---:|---:|---:|---:|\n"
+          + "\n".join(f"| {fmt_rows(n)} | {label} | {x['wall']:.2f} | {x['wall'] / (n / 1e6):.3f} | "
+                      f"{x['rss_mb']:.0f} MB | {x['floor']:.2f} |"
+                      for n, r in scale for label, x in (("as generated (queries interleaved): sorted", r),
+                                                         ("in rank order: numbered as it comes", r["inorder"]))
+                      if x is not None))
     cut = ""
     if "cut_seconds" in results["inprocess"]:
         ours = results["inprocess"]["cut_seconds"]
@@ -503,7 +567,48 @@ def report(name, results, scale, args) -> str:
               f"{w['lists_seconds'] / w['by_seconds']:.3f}x of the long form | <= 1.2x: "
               f"{'holds' if w['lists_seconds'] <= 1.2 * w['by_seconds'] else 'missed'} |"
               + ("" if w["agree"] else "\n\nWARNING: the grouped means differ from the single-model means"))
-    return head + body + cut + sc + wh
+    return head + body + cut + sc + wh + goals_report(results, scale, args)
+
+
+def goals_report(results, scale, args) -> str:
+    """Issue 19's goals: each measured ratio (or time), whether it holds, and the floors measured in this run
+    that bound it (the sum of the operations the evaluation cannot skip)."""
+    rows = []
+
+    def goal(what, value, limit, unit, floor=None, floor_what=""):
+        verdict = "holds" if value <= limit else "missed"
+        fl = f"{floor:.3f}{unit} ({floor_what})" if floor is not None else ""
+        rows.append(f"| {what} | {value:.3f}{unit} | <= {limit}{unit} | {verdict} | {fl} |")
+    ip = results["inprocess"]
+    floors = ip.get("floors", {})
+    if "ranx_warm" in results:
+        base = results["ranx_warm"]["seconds"]
+        need = [floors[k] for k in ("rank_in_order", "duplicates", "join") if k in floors]
+        goal("evaluate() on Arrow, the run in rank order, vs ranx's warm evaluate", ip["seconds"] / base, 1.0, "x",
+             sum(need) / base if len(need) == 3 else None, "ranking in order + duplicate check + join, summed")
+    if "pytrec_eval" in results:
+        base = results["pytrec_eval"]["wall"]
+        need = [floors[k] for k in ("rank_in_order", "duplicates", "join") if k in floors]
+        if "floor_read" in results and len(need) == 3:
+            fl = (results["floor_read"]["wall"] + sum(need)) / base
+        else:
+            fl = None
+        goal("CLI end to end, TREC files, vs pytrec_eval", results["cli"]["wall"] / base, 0.35, "x", fl,
+             "Python + import duckdb + reading the TREC run, + ranking in order + duplicate check + join")
+    for n, r in scale:
+        if n >= 100_000_000:
+            for label, x in (("in rank order", r["inorder"]), ("as generated", r)):
+                goal(f"{fmt_rows(n)} Parquet rows ({label}) under {args.memory_limit}, seconds", x["wall"], 50, " s",
+                     x["floor"], "reading and ranking the run alone")
+    if "warehouse" in results:
+        w = results["warehouse"]
+        goal("by=model_version vs the 5 single-model evaluations", w["by_seconds"] / w["singles_seconds"], 1.2, "x")
+        goal("the run as lists vs the long form (by)", w["lists_seconds"] / w["by_seconds"], 1.2, "x")
+    if not rows:
+        return ""
+    return ("\n\n| goal (issue 19) | measured | goal | verdict | floor in this run: the same ratio for the work "
+            "that cannot be skipped |\n|---|---:|---:|---|---|\n" + "\n".join(rows)
+            + "\n\n(Spark's goals are in the Spark table, with --spark.)")
 
 
 if __name__ == "__main__":

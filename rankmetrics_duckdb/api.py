@@ -49,7 +49,8 @@ class Evaluation:
 
     path says how the inputs were taken: 'one statement' (clean inputs read, checked and evaluated by a single
     query, onepass.py) or 'careful' (loaded and checked step by step; every message about bad input comes
-    from there). one_statement=False skips the first (for a lazy relation(), which evaluates later anyway)."""
+    from there). ranking says how the rows were ranked once computed: 'input order' (a run already in rank
+    order, numbered as it comes, checked in the query) or 'sort'; the numbers are the same either way. one_statement=False skips the first (for a lazy relation(), which evaluates later anyway)."""
 
     def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", memory_limit=None,
                  threads=None, progress=False, nan_scores="error", one_statement=True, columns=None, by=None,
@@ -81,6 +82,7 @@ class Evaluation:
         self.sides = {}
         self.reference = None  # the reference run (Intersection's), loaded: inputs.Loaded
         self._plan = self._sql = self._rows = None
+        self.ranking = None  # how the rows were ranked: 'input order' (a run already in rank order) or 'sort'
         try:
             self.reader = Reader(self.con, private, nan_scores)
             # clean inputs: read, checked and evaluated in one statement; anything else: the careful path below
@@ -98,6 +100,7 @@ class Evaluation:
             if done:
                 self.judgments, self.run, self.summary, self._rows = done.judgments, done.run, done.summary, done.rows
                 self.path = "one statement"
+                self.ranking = "input order" if done.presorted else "sort"
             elif self.form:  # other column names, groups or lists: the warehouse step, then the careful path
                 from . import warehouse
                 self.path = "careful"
@@ -205,9 +208,16 @@ class Evaluation:
         """One line on the queries found on one side only and what the convention did with them, or None."""
         return query_note(self.summary, self.conv)
 
-    def sql(self) -> str:
+    def sql(self, presorted: bool = False) -> str:
+        """The fused query's DuckDB text over the loaded inputs. presorted: the run ranked in its input order
+        (sqlgen.plan's presorted), which fails with checks.PRESORTED_FAULT when the run is not in rank order;
+        rows() uses it when plancache.presorted says so, and falls back to the sort."""
         # floating-point sums in value order: the same bits from every input kind and row order (determinism.py);
         # the text is determinism.ordered(self.plan.query).sql(dialect="duckdb"), built once by plancache
+        if presorted:
+            return plancache.duckdb_sql(self.measures, self.conv, self.run, self.judgments, False, self.by,
+                                        {name: t.sql(dialect="duckdb") for name, t in self.sides.items()},
+                                        self.reference, presorted=True)
         if self._sql is None:
             top_n = False
             if measures_mod.top_n_need(self.measures, self.conv) is not None:  # else no need to scan the run
@@ -217,6 +227,21 @@ class Evaluation:
                                              {name: t.sql(dialect="duckdb") for name, t in self.sides.items()},
                                              self.reference)
         return self._sql
+
+    def _presorted_rows(self) -> list | None:
+        """The rows of the fused query ranking the run in its input order, when the run's first rows come in rank
+        order (plancache.presorted) and the query finds every row in order; None otherwise (then the sort)."""
+        if self.sides or self.reference is not None:  # their streams are not the split shape (sqlgen.plan)
+            return None
+        try:
+            if not plancache.presorted(self.con, self.conv, self.run.has_score, self.run.has_rank,
+                                       self.run.relation.sql(dialect="duckdb"), by=self.by):
+                return None
+            return self.con.execute(self.sql(presorted=True)).fetchall()
+        except duckdb.Error as e:
+            if checks.PRESORTED_FAULT in str(e):
+                return None
+            raise
 
     def relation(self) -> duckdb.DuckDBPyRelation:
         """Rows (measure, query_id, value), lazily evaluated; the means have query_id NULL. With groups (by),
@@ -238,7 +263,10 @@ class Evaluation:
         if self._rows is not None:  # computed with the checks (onepass)
             out, self._rows = self._rows, None
         else:
-            out = self.con.execute(self.sql()).fetchall()
+            out = self._presorted_rows()
+            self.ranking = "sort" if out is None else "input order"
+            if out is None:
+                out = self.con.execute(self.sql()).fetchall()
         out = [(*r[:-1], math.nan if r[-1] is None else float(r[-1])) for r in out]
         if self.zscores is not None:
             out = self._zscored(out)

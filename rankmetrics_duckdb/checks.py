@@ -17,6 +17,12 @@ def overlap_counts(run_ids: str, judged_ids: str) -> list[str]:
             f"(SELECT count(*) FROM {run_ids} AS a JOIN {judged_ids} AS b ON a.q = b.q)"]
 
 
+# The message with which the fused query fails when it ranked a run as presorted (numbering its rows in their
+# input order, sqlgen.presorted_ranking) and found it was not in rank order: the caller evaluates again with the
+# sort (onepass.evaluate, api.Evaluation.rows). Not an input error: any order is a valid run.
+PRESORTED_FAULT = "rankmetrics: the run is not in rank order"
+
+
 @dataclass(frozen=True)
 class CheckSQL:
     """One input check as SQL: its name, the column it is about (or None), and the aggregate over the input's

@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass
 
 import duckdb
-import pyarrow as pa
 
 from . import textfiles
 from .errors import InputError, UsageError
@@ -102,6 +101,7 @@ def read_subtopic_qrels(path: str) -> pa.Table:
             cols[column].append(value)
     if not cols["query_id"]:
         raise InputError(f"{path}: no judgments (an empty file)")
+    import pyarrow as pa  # here, not on import: `rankmetrics eval` of other measures needs no pyarrow (0.1 s)
     return pa.table(cols)
 
 
@@ -112,6 +112,7 @@ def _judgments(con, judgments) -> None:
     if isinstance(judgments, str):
         table = read_subtopic_qrels(judgments)
     else:
+        import pyarrow as pa
         module = type(judgments).__module__.split(".")[0]
         try:
             table = (judgments if isinstance(judgments, pa.Table) else pa.Table.from_pandas(judgments)

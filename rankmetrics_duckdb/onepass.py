@@ -151,6 +151,7 @@ class Result:
     run: inputs.Loaded
     summary: dict
     rows: list
+    presorted: bool = False  # the run was ranked in its input order (no sort; sqlgen.plan's presorted)
 
 
 def accepts(reader: inputs.Reader, conv: dict, judgments, run, shaped: bool = False) -> tuple[_Source, _Source] | None:
@@ -183,27 +184,29 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: b
         return None
     sources = list(taken)
     j, r = taken
-    ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank,
-                                         "rm_src_run", "rm_src_judgments", _top_n(reader, specs, conv, r))
-    counts_sql = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],
-                  [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
-    hint = lambda src: "NOT MATERIALIZED " if src.rescan else ""  # noqa: E731
-    sql = (f"WITH rm_src_run AS {hint(r)}({r.select}), rm_src_judgments AS {hint(j)}({j.select}), "
-           f"rm_run_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_run AS t), "
-           f"rm_judged_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_judgments AS t), {ctes} "
-           f"SELECT f.measure, f.query_id, f.value, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "
-           f"UNION ALL SELECT NULL, NULL, NULL, ["
-           + ", ".join(counts_sql[0]) + "] || (SELECT [" + ", ".join(counts_sql[1]) + "] FROM rm_src_run AS t) || ["
-           + ", ".join(checks.overlap_counts("rm_run_queries", "rm_judged_queries")) + "] "
-           "FROM rm_src_judgments AS t")
-    try:
-        params = {_param(s.kind): paths.literal(s.path) for s in sources if s.path} or None
-        out = reader.con.execute(sql, params).fetchall()
+    params = {_param(s.kind): paths.literal(s.path) for s in sources if s.path} or None
+    try:  # a run already in rank order is ranked without a sort (sqlgen's presorted; a first look decides)
+        presorted = plancache.presorted(reader.con, conv, r.has_score, r.has_rank, f"({r.select})",
+                                        {_param(r.kind): paths.literal(r.path)} if r.path else None)
     except duckdb.Error:
-        _drop(reader, sources)
-        return None
+        presorted = False
+    top_n = _top_n(reader, specs, conv, r) if not presorted else False
+    try:
+        out = reader.con.execute(_statement(specs, conv, j, r, top_n, presorted), params).fetchall()
+    except duckdb.Error as e:
+        out = None
+        if presorted and checks.PRESORTED_FAULT in str(e):  # not in rank order after all: rank with the sort
+            presorted = False
+            try:
+                out = reader.con.execute(_statement(specs, conv, j, r, _top_n(reader, specs, conv, r), False),
+                                         params).fetchall()
+            except duckdb.Error:
+                out = None
+        if out is None:
+            _drop(reader, sources)
+            return None
     counts = next((row[3] for row in out if row[0] is None), None)
-    n = len(counts_sql[0]) + len(counts_sql[1])
+    n = len(_checks(j, JUDGMENTS)) + len(_checks(r, RUN))
     if counts is None or any(counts[:n]) or counts[n + 2] == 0:
         _drop(reader, sources)
         return None
@@ -213,7 +216,25 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: b
     loaded = [inputs.Loaded(src.label, None, src.has_score, src.has_rank, ids_checked=src.strict,
                             build=lambda src=src: _relation(src)) for src in sources]
     rows = [row[:3] for row in out if row[0] is not None]
-    return Result(loaded[0], loaded[1], summary, rows)
+    return Result(loaded[0], loaded[1], summary, rows, presorted)
+
+
+def _statement(specs, conv: dict, j: _Source, r: _Source, top_n: bool, presorted: bool) -> str:
+    """The one statement: the fused query over the two sources, and one more row with every check's count and
+    the query-id overlap (see evaluate)."""
+    ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments",
+                                         top_n, presorted=presorted)
+    counts_sql = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],
+                  [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
+    hint = lambda src: "NOT MATERIALIZED " if src.rescan else ""  # noqa: E731
+    return (f"WITH rm_src_run AS {hint(r)}({r.select}), rm_src_judgments AS {hint(j)}({j.select}), "
+            f"rm_run_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_run AS t), "
+            f"rm_judged_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_judgments AS t), {ctes} "
+            f"SELECT f.measure, f.query_id, f.value, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "
+            f"UNION ALL SELECT NULL, NULL, NULL, ["
+            + ", ".join(counts_sql[0]) + "] || (SELECT [" + ", ".join(counts_sql[1]) + "] FROM rm_src_run AS t) || ["
+            + ", ".join(checks.overlap_counts("rm_run_queries", "rm_judged_queries")) + "] "
+            "FROM rm_src_judgments AS t")
 
 
 def _relation(src: _Source):

@@ -30,7 +30,7 @@ def _code_version() -> str:
         h = hashlib.sha256(_sqlglot_version().encode())
         for path in sql_files() + [os.path.join(here, f) for f in (
                 "sqlgen.py", "sqlsource.py", "measures.py", "conventions.py", "determinism.py", "plancache.py",
-                "shape.py")]:
+                "shape.py", "checks.py")]:
             with open(path, "rb") as fh:
                 h.update(path.rsplit(os.sep, 1)[-1].encode() + b"\0" + fh.read())
         _VERSION.append(h.hexdigest())
@@ -56,16 +56,9 @@ def _folder() -> str:
     return os.path.join(base, "rankmetrics-duckdb", "plans")
 
 
-def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, by: tuple = (),
-           judged_by: tuple = (), sides: tuple = (), reference: tuple | None = None) -> tuple[str, str]:
-    """(the CTE list, the final SELECT) of the fused query's DuckDB text, built once and cached. by: the run's
-    group columns; judged_by: those the judgments have; sides: the side tables given (SIDE_PLACEHOLDERS);
-    reference: (has_score, has_rank) of the reference run (Intersection's; in the run's shape, its groups by)."""
-    key = hashlib.sha256(json.dumps([
-        _code_version(), [(m.requested, m.metric.name, m.k, list(m.params), list(m.average_of)) for m in measures],
-        sorted((k, repr(v)) for k, v in conv.items()), has_score, has_rank, top_n, list(by), list(judged_by),
-        list(sides), reference,
-    ]).encode()).hexdigest()[:32]
+def _cached(key_items: list, build) -> tuple[str, ...]:
+    """The text parts build() makes, cached in memory and on disk under a key of key_items and the code version."""
+    key = hashlib.sha256(json.dumps([_code_version(), *key_items]).encode()).hexdigest()[:32]
     parts = _MEMORY.get(key)
     path = os.path.join(_folder(), key + ".json")
     use_disk = not os.environ.get("RANKMETRICS_NO_CACHE")
@@ -76,20 +69,7 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, b
         except (OSError, ValueError):
             parts = None
     if parts is None:
-        from sqlglot import exp
-        from . import determinism, sqlgen
-        plan = sqlgen.plan(measures, conv,
-                           sqlgen.Source(exp.to_table(RUN_PLACEHOLDER), has_score, has_rank, groups=tuple(by)),
-                           sqlgen.Source(exp.to_table(JUDGMENTS_PLACEHOLDER), True, False, groups=tuple(judged_by)),
-                           split_kinds=True, top_n=top_n, by=tuple(by),  # DuckDB only: see sqlgen (Spark mishandles that shape)
-                           reference=None if reference is None else sqlgen.Source(
-                               exp.to_table(SIDE_PLACEHOLDERS["reference"]), *reference, groups=tuple(by)),
-                           **{name: sqlgen.Source(exp.to_table(SIDE_PLACEHOLDERS[name])) for name in sides})
-        query = determinism.ordered(plan.query)
-        ctes = query.args["with_"].expressions
-        final = query.copy()
-        final.set("with_", None)
-        parts = (", ".join(c.sql(dialect="duckdb") for c in ctes), final.sql(dialect="duckdb"))
+        parts = build()
         if use_disk:
             try:
                 os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -100,14 +80,81 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, b
             except OSError:
                 pass
     _MEMORY[key] = parts
+    return parts
+
+
+def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, by: tuple = (),
+           judged_by: tuple = (), sides: tuple = (), reference: tuple | None = None,
+           presorted: bool = False) -> tuple[str, str]:
+    """(the CTE list, the final SELECT) of the fused query's DuckDB text, built once and cached. by: the run's
+    group columns; judged_by: those the judgments have; sides: the side tables given (SIDE_PLACEHOLDERS);
+    reference: (has_score, has_rank) of the reference run (Intersection's; in the run's shape, its groups by);
+    presorted: the run ranked in its input order (sqlgen.plan's presorted)."""
+    def build():
+        from sqlglot import exp
+        from . import determinism, sqlgen
+        plan = sqlgen.plan(measures, conv,
+                           sqlgen.Source(exp.to_table(RUN_PLACEHOLDER), has_score, has_rank, groups=tuple(by)),
+                           sqlgen.Source(exp.to_table(JUDGMENTS_PLACEHOLDER), True, False, groups=tuple(judged_by)),
+                           split_kinds=True, top_n=top_n, by=tuple(by),  # DuckDB only: see sqlgen (Spark mishandles that shape)
+                           reference=None if reference is None else sqlgen.Source(
+                               exp.to_table(SIDE_PLACEHOLDERS["reference"]), *reference, groups=tuple(by)),
+                           presorted=presorted,
+                           **{name: sqlgen.Source(exp.to_table(SIDE_PLACEHOLDERS[name])) for name in sides})
+        query = determinism.ordered(plan.query)
+        ctes = query.args["with_"].expressions
+        final = query.copy()
+        final.set("with_", None)
+        return (", ".join(c.sql(dialect="duckdb") for c in ctes), final.sql(dialect="duckdb"))
+    parts = _cached([
+        [(m.requested, m.metric.name, m.k, list(m.params), list(m.average_of)) for m in measures],
+        sorted((k, repr(v)) for k, v in conv.items()), has_score, has_rank, top_n, list(by), list(judged_by),
+        list(sides), reference, presorted], build)
     if parts[0].count(RUN_PLACEHOLDER) != 1 + bool(by) or parts[0].count(JUDGMENTS_PLACEHOLDER) != 1:
         raise RuntimeError("rankmetrics: the cached query does not have its two placeholder tables")
     return parts
 
 
+PROBE_ROWS = 4096  # the rows presorted_probe looks at: a few queries of a long run, every query of a short one
+
+
+def presortable(conv: dict) -> bool:
+    """Whether the fused query can rank a run in its input order (sqlgen.presortable), cached as the text is."""
+    def build():
+        from . import sqlgen
+        return (sqlgen.presortable(conv),)
+    return bool(_cached(["presortable", sorted((k, repr(v)) for k, v in conv.items())], build)[0])
+
+
+def presorted_probe(conv: dict, has_score: bool, has_rank: bool, run_sql: str) -> str:
+    """The DuckDB text of sqlgen.presorted_probe over run_sql (its first PROBE_ROWS rows out of rank order)."""
+    def build():
+        from sqlglot import exp
+        from . import sqlgen
+        probe = sqlgen.presorted_probe(conv, sqlgen.Source(exp.to_table(RUN_PLACEHOLDER), has_score, has_rank),
+                                       PROBE_ROWS)
+        return (probe.sql(dialect="duckdb"),)
+    text = _cached(["probe", sorted((k, repr(v)) for k, v in conv.items()), has_score, has_rank, PROBE_ROWS],
+                   build)[0]
+    if text.count(RUN_PLACEHOLDER) != 1:
+        raise RuntimeError("rankmetrics: the cached probe does not have its placeholder table")
+    return text.replace(RUN_PLACEHOLDER, run_sql)
+
+
+def presorted(con, conv: dict, has_score: bool, has_rank: bool, run_sql: str, params=None, by: tuple = ()) -> bool:
+    """Whether to rank the run (run_sql, a table name or a parenthesized subquery; params: its query's
+    parameters) in its input order: the conventions allow it, there are no groups, and its first PROBE_ROWS rows
+    come in rank order (presorted_probe). A guess only: the fused query checks every row (sqlgen.plan's
+    presorted) and fails with checks.PRESORTED_FAULT if the guess was wrong."""
+    if by or not presortable(conv):
+        return False
+    out = con.execute(presorted_probe(conv, has_score, has_rank, run_sql), params).fetchone()
+    return out is not None and out[0] == 0
+
+
 def duckdb_parts(measures, conv: dict, has_score: bool, has_rank: bool, run_sql: str,
                  judgments_sql: str, top_n: bool = False, by: tuple = (), judged_by: tuple = (),
-                 sides: dict | None = None, reference=None) -> tuple[str, str]:
+                 sides: dict | None = None, reference=None, presorted: bool = False) -> tuple[str, str]:
     """(CTE list, final SELECT) of the fused query reading run_sql and judgments_sql (table names or
     parenthesized subqueries), for callers that add CTEs or wrap the final SELECT (onepass.py). top_n: see
     sqlgen.plan (the caller decides, with measures.top_n_pays). reference: the loaded reference run
@@ -118,7 +165,7 @@ def duckdb_parts(measures, conv: dict, has_score: bool, has_rank: bool, run_sql:
         columns = (reference.has_score, reference.has_rank)
         sides["reference"] = reference.relation.sql(dialect="duckdb")
     ctes, final = _parts(measures, conv, has_score, has_rank, top_n, by, judged_by,
-                         tuple(sorted(n for n in sides if n != "reference")), columns)
+                         tuple(sorted(n for n in sides if n != "reference")), columns, presorted)
     ctes = ctes.replace(RUN_PLACEHOLDER, run_sql).replace(JUDGMENTS_PLACEHOLDER, judgments_sql)
     for name, sql in sides.items():
         ctes = ctes.replace(SIDE_PLACEHOLDERS[name], sql)
@@ -126,12 +173,12 @@ def duckdb_parts(measures, conv: dict, has_score: bool, has_rank: bool, run_sql:
 
 
 def duckdb_sql(measures, conv: dict, run, judgments, top_n: bool = False, by: tuple = (),
-               sides: dict | None = None, reference=None) -> str:
+               sides: dict | None = None, reference=None, presorted: bool = False) -> str:
     """The fused query's DuckDB SQL for the loaded inputs run and judgments (inputs.Loaded), its floating-point
     sums in value order (determinism.ordered); by: the run's group columns (Loaded.groups); sides: the side
     tables' names in DuckDB ({'interactions': ..., 'catalog': ...}); reference: the loaded reference run
     (Intersection's), or None."""
     ctes, final = duckdb_parts(measures, conv, run.has_score, run.has_rank, run.relation.sql(dialect="duckdb"),
                                judgments.relation.sql(dialect="duckdb"), top_n, by, judgments.groups, sides,
-                               reference)
+                               reference, presorted)
     return f"WITH {ctes} {final}"

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from . import sqlsource
+from .checks import PRESORTED_FAULT
 from .errors import UsageError
 from .measures import Measure, cutoff_depth, needs_side_tables, deepest, listed_aggregates, mean_sql, read_depths
 
@@ -600,6 +601,141 @@ def _prune_ranking(retrieved: exp.Select, k: int, top_n: bool) -> exp.Select:
     return retrieved
 
 
+# Presorted runs (DuckDB only, plan's presorted): a run whose rows already come in rank order (each query's rows
+# together, in the ranking's order, ties broken as the convention breaks them: TREC runs and model outputs) is
+# ranked by numbering its rows as they come, with no sort. The rows are numbered and compared with the row before
+# (ROW_NUMBER and LAG over (), DuckDB's streaming window, which keeps the input's order), and a rank is the row's
+# number minus its query's first row's. Both conditions are checked in the same query, so that a run in any other
+# order never gives a number: a row that does not come strictly after the one before it within its query fails
+# the statement at once (rm_fail(PRESORTED_FAULT), in the streaming pass), and a query whose rows are not
+# together (two rows ranked 1) fails it at the per-query aggregate. The caller then evaluates again with the sort
+# (checks.PRESORTED_FAULT is the message).
+
+
+def _after(cur: exp.Expression, prev: exp.Expression, order: exp.Ordered) -> exp.Expression:
+    """cur comes strictly after prev under one ORDER BY key (its direction and NULL placement)."""
+    later = exp.LT if order.args.get("desc") else exp.GT
+    if order.args.get("nulls_first"):
+        return exp.and_(exp.Not(this=exp.Is(this=cur, expression=exp.Null())), exp.or_(
+            exp.Is(this=prev.copy(), expression=exp.Null()), later(this=cur.copy(), expression=prev.copy())))
+    return exp.and_(exp.Not(this=exp.Is(this=prev, expression=exp.Null())), exp.or_(
+        exp.Is(this=cur.copy(), expression=exp.Null()), later(this=cur.copy(), expression=prev.copy())))
+
+
+def _ordered_run(ranked: exp.Select) -> exp.Expression | None:
+    """The relation the ranking numbers, read in its own order: the run_items CTE when the ranking reads every
+    item of the run (not judged_only, whose branch joins the judgments), else None."""
+    source = ranked.args["from_"].this
+    union = source.this if isinstance(source, exp.Subquery) else None
+    branches = []
+    while isinstance(union, exp.Union) and not union.args.get("distinct"):
+        branches.append(union.expression)
+        union = union.this
+    branches.append(union)
+    live = [b for b in branches if isinstance(b, exp.Select)
+            and not (b.args.get("where") is not None and b.args["where"].this == exp.false())]
+    if len(live) != 1 or live[0].args.get("joins") or live[0].args.get("where") is not None:
+        return None
+    table = live[0].args["from_"].this
+    if not (isinstance(table, exp.Table) and table.name == "run_items"):
+        return None
+    return exp.Table(this=exp.to_identifier("run_items"), alias=exp.TableAlias(this=exp.to_identifier("r")))
+
+
+def presorted_ranking(retrieved: exp.Select) -> exp.Select | None:
+    """The retrieved rows of the stream (stream_parts) with the ranking's sort replaced by the numbering of rows
+    in their input order, checked (see PRESORTED_FAULT); None when the ranking cannot be read that way."""
+    retrieved = retrieved.copy()
+    sub = next(s for s in retrieved.find_all(exp.Subquery) if s.alias_or_name == "ranked")
+    ranked = sub.this
+    pos = next(e for e in ranked.expressions if e.alias_or_name == "pos")
+    window = pos.this
+    if not isinstance(window, exp.Window) or not isinstance(window.this, exp.RowNumber):
+        raise ValueError("sql/01_stream.sql: the ranking must be ROW_NUMBER() OVER (...) AS pos")
+    source = _ordered_run(ranked)
+    partition = window.args.get("partition_by") or []
+    if source is None or len(partition) != 1 or not isinstance(partition[0], exp.Column):
+        return None
+    keys = window.args["order"].expressions
+    over = lambda f: exp.Window(this=f, over="OVER")  # noqa: E731  (an empty OVER (): the input's order)
+    query = partition[0]
+    carried = [e for e in ranked.expressions if e is not pos]
+    numbered = exp.select(*[c.copy() for c in carried],
+                          exp.alias_(query.copy(), "rm_query"),
+                          exp.alias_(over(exp.RowNumber()), "rm_row"),
+                          exp.alias_(over(exp.Anonymous(this="LAG", expressions=[query.copy()])), "rm_prev_query"),
+                          *[exp.alias_(k.this.copy(), f"rm_key_{i}") for i, k in enumerate(keys)],
+                          *[exp.alias_(over(exp.Anonymous(this="LAG", expressions=[k.this.copy()])), f"rm_prev_{i}")
+                            for i, k in enumerate(keys)]).from_(source)
+    n = lambda name: _column("n", name)  # noqa: E731
+    # strictly after the row before, in lexicographic order of the keys: after in key i, equal in the keys before
+    after, equal = [], []
+    for i, k in enumerate(keys):
+        after.append(exp.and_(*equal, _after(n(f"rm_key_{i}"), n(f"rm_prev_{i}"), k)) if equal
+                     else _after(n(f"rm_key_{i}"), n(f"rm_prev_{i}"), k))
+        equal.append(exp.NullSafeEQ(this=n(f"rm_key_{i}"), expression=n(f"rm_prev_{i}")))
+    same_query = exp.Paren(this=exp.NullSafeEQ(this=n("rm_query"), expression=n("rm_prev_query")))
+    fault = exp.and_(same_query, exp.Not(this=exp.Paren(this=exp.or_(*after))))
+    fail = sqlsource.expand(exp.Anonymous(this="rm_fail", expressions=[exp.Literal.string(PRESORTED_FAULT)]))
+    # the row's number, or the failure: in the value the rank is computed from, so that it is never pruned (a
+    # filter would do too, but DuckDB would estimate it selective and build the judgments' join on the run)
+    checked_row = exp.Case(ifs=[exp.If(this=fault, true=fail)], default=n("rm_row"))
+    starts = exp.select(*[n(c.alias_or_name) for c in carried], exp.alias_(checked_row, "rm_row"),
+                        exp.alias_(exp.Not(this=same_query.copy()), "rm_start")).from_(
+        exp.Subquery(this=numbered, alias=exp.TableAlias(this=exp.to_identifier("n"))))
+    o = lambda name: _column("o", name)  # noqa: E731
+    first = exp.Window(this=exp.Max(this=exp.Case(ifs=[exp.If(this=o("rm_start"), true=o("rm_row"))])), over="OVER",
+                       spec=exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW"))
+    rank = exp.Add(this=exp.Sub(this=o("rm_row"), expression=first), expression=exp.Literal.number(1))
+    sub.set("this", exp.select(*[o(c.alias_or_name) for c in carried], exp.alias_(rank, "pos")).from_(
+        exp.Subquery(this=starts, alias=exp.TableAlias(this=exp.to_identifier("o")))))
+    return retrieved
+
+
+def presorted_check() -> exp.Expression:
+    """The per-query half of the presorted ranking's check (see PRESORTED_FAULT): a query whose rows came in
+    more than one block has more than one retrieved row ranked 1 (every block's first row; each query's top row
+    is always kept, keep_rows). TRUE, or the statement fails."""
+    f = lambda name: _column("f", name)  # noqa: E731
+    firsts = exp.Sum(this=exp.Case(ifs=[exp.If(this=exp.and_(
+        exp.EQ(this=f("kind"), expression=exp.Literal.string("R")),
+        exp.EQ(this=f("pos"), expression=exp.Literal.number(1))), true=exp.Literal.number(1))],
+        default=exp.Literal.number(0)))
+    fail = sqlsource.expand(exp.Anonymous(this="rm_fail", expressions=[exp.Literal.string(PRESORTED_FAULT)]))
+    return exp.Case(ifs=[exp.If(this=exp.GT(this=firsts, expression=exp.Literal.number(1)), true=fail)],
+                    default=exp.true())
+
+
+def presortable(conv: dict) -> bool:
+    """Whether the conventions' ranking can number a presorted run (every item ranked: not judged_only)."""
+    return presorted_ranking(stream_parts(conv)[0]) is not None
+
+
+def presorted_probe(conv: dict, run: Source, rows: int) -> exp.Select | None:
+    """A cheap look at the run's first `rows` rows: the count of rows out of rank order among them (the presorted
+    ranking's check, counted instead of failing) plus the count of query blocks beyond one per query, so that a
+    run plainly not in rank order is ranked by the sort at once. None when the ranking cannot be presorted."""
+    retrieved, _ = stream_parts(conv)
+    checked = presorted_ranking(retrieved)
+    if checked is None:
+        return None
+    starts = next(s for s in checked.find_all(exp.Subquery) if s.alias_or_name == "o").this
+    in_order = next(e for e in starts.expressions if e.alias_or_name == "rm_row").this
+    numbered = starts.args["from_"].this.this
+    head = exp.select("*").from_(exp.Subquery(this=run_items(run, conv), alias=exp.TableAlias(
+        this=exp.to_identifier("h")))).limit(rows)
+    numbered.set("from_", exp.From(this=exp.Subquery(this=head, alias=exp.TableAlias(this=exp.to_identifier("r")))))
+    bad = in_order.args["ifs"][0].this
+    # out of order within a query, and queries whose rows are not together (more blocks than queries)
+    count = lambda test: exp.Sum(this=exp.Case(ifs=[exp.If(this=test, true=exp.Literal.number(1))],  # noqa: E731
+                                               default=exp.Literal.number(0)))
+    start = next(e for e in starts.expressions if e.alias_or_name == "rm_start").this
+    blocks = exp.Sub(this=count(start.copy()), expression=exp.Count(this=exp.Distinct(
+        expressions=[_column("n", "rm_query")])))
+    return exp.select(exp.alias_(exp.Add(this=count(bad), expression=blocks), "out_of_order")).from_(
+        exp.Subquery(this=numbered, alias=exp.TableAlias(this=exp.to_identifier("n"))))
+
+
 def keep_rows(measures: list[Measure], conv: dict) -> exp.Expression | None:
     """The retrieved ('R') rows the requested measures read, as a filter applied after ranking (None: every row).
 
@@ -620,11 +756,17 @@ def keep_rows(measures: list[Measure], conv: dict) -> exp.Expression | None:
 
 
 def _split_features(conv: dict, kept: list, values: list, keep, depth: int | None, top_n: bool,
-                    read_later: set = frozenset()) -> list:
+                    read_later: set = frozenset(), presorted: bool = False) -> list:
     """The CTEs retrieved, judged and features of the split_kinds shape (see plan). read_later: the features that
-    features of stage 1 read (computed over both kinds)."""
+    features of stage 1 read (computed over both kinds). presorted: the ranking numbers the rows in their input
+    order (presorted_ranking), which the caller has made sure it can."""
     retrieved, judged = stream_parts(conv)
-    if depth is not None:
+    if presorted:
+        retrieved = presorted_ranking(retrieved)
+        if depth is not None:  # the top K of each query: no heap needed, the ranks are counted as the rows come
+            ranked = next(s for s in retrieved.find_all(exp.Subquery) if s.alias_or_name == "ranked").this
+            ranked.set("qualify", exp.Qualify(this=exp.LTE(this=exp.column("pos"), expression=exp.Literal.number(depth))))
+    elif depth is not None:
         retrieved = _prune_ranking(retrieved, depth, top_n)
     # features: the retrieved rows (pruned, with the features read on them only) UNION ALL the judged rows, then
     # the features whose windows need both kinds
@@ -648,7 +790,8 @@ def _split_features(conv: dict, kept: list, values: list, keep, depth: int | Non
 def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
          per_query: bool = True, means: bool = True, split_kinds: bool = False, top_n: bool = False,
          by: tuple = (), checks: bool = False, interactions: Source | None = None,
-         catalog: Source | None = None, vectors: Source | None = None, reference: Source | None = None) -> Plan:
+         catalog: Source | None = None, vectors: Source | None = None, reference: Source | None = None,
+         presorted: bool = False) -> Plan:
     """The fused query. split_kinds (for DuckDB; see the module docstring) computes the features read only on 'R'
     rows over the retrieved rows alone. It is off by default, so the SQL rendered for other engines keeps the
     one-stream shape: on Spark 4.x the split shape (a UNION ALL of two halves both hash-partitioned by query_id
@@ -665,6 +808,10 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
 
     checks: the query fails (the engine's error, see input_checks) on a duplicate item or judgment, for SQL over
     tables nobody checked before (to_sql, rankmetrics sql); the careful path has checked its inputs already.
+
+    presorted (DuckDB only, with split_kinds; see PRESORTED_FAULT): the run is ranked by numbering its rows in
+    their input order, checked in the query, which fails with PRESORTED_FAULT when the run is not in rank order
+    (the caller then evaluates with presorted=False); presortable(conv) says whether the conventions allow it.
 
     interactions and catalog: the side tables of the metrics that read them (Metric.tables: MeanInvUserFreq, ...):
     the stream then carries item statistics (item_stream_ctes), and the split_kinds shape is not used.
@@ -697,6 +844,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     whole = [m for m in measures if m.metric.scope == "catalog"]
     all_measures, measures = measures, [m for m in measures if m.metric.scope != "catalog"]
     split_kinds = split_kinds and not tables and not whole  # catalog_part reads the one stream
+    if presorted and not (split_kinds and presortable(conv)):
+        raise ValueError("sqlgen.plan: presorted needs split_kinds and a ranking of every item (presortable)")
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
     feature_exprs: list[tuple[str, exp.Expression]] = []
     values: list[exp.Expression] = []
@@ -748,7 +897,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         items.insert(0, ("rm_groups", groups_cte(run, by)))
     if split_kinds:
         ctes = list(items)
-        ctes += _split_features(conv, kept, values, keep, cutoff_depth(measures, conv), top_n, read_later)
+        ctes += _split_features(conv, kept, values, keep, cutoff_depth(measures, conv), top_n, read_later, presorted)
         feature_table = "features"
     else:
         ctes = items + (item_stream_ctes(conv, interactions, catalog) if interactions is not None
@@ -780,7 +929,9 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         wide = wide.from_(exp.Table(this=exp.to_identifier(feature_table), alias=exp.TableAlias(this=exp.to_identifier("f"))))
         wide = wide.group_by(_column("f", "query_id"))
         if having is not None and not (isinstance(having, exp.Boolean) and having.this):
-            wide = wide.having(having)
+            wide = wide.having(exp.and_(presorted_check(), having) if presorted else having)
+        elif presorted:
+            wide = wide.having(presorted_check())
         ctes.append(("per_query", wide))
 
         # One row per (measure, query): per_query crossed with the list of measures, so that per_query is read

@@ -145,7 +145,9 @@ def test_cached_query_is_the_generated_one(tmp_path, monkeypatch):
                 assert ev.sql() == determinism.ordered(split.query).sql(dialect="duckdb")
             finally:
                 ev.close()
-    assert len(list((tmp_path / "rankmetrics-duckdb" / "plans").iterdir())) == 3
+    # three plans, each built once (beside them: the presorted ranking's plan and probe, if the run is in order)
+    plans = [json.load(open(p)) for p in (tmp_path / "rankmetrics-duckdb" / "plans").iterdir()]
+    assert sum(1 for p in plans if len(p) == 2 and "rm_prev_query" not in p[0]) == 3
 
 
 def test_cli_memory_limit_threads_and_no_progress_in_pipes():
@@ -274,3 +276,103 @@ def test_other_inputs_take_the_careful_path(tmp_path):
     (tmp_path / "dup.txt").write_text(text + text.splitlines()[0] + "\n")
     with pytest.raises(InputError, match="appears 2 times for query"):
         Evaluation(qrels, str(tmp_path / "dup.txt"), ["map"])
+
+
+# ---- presorted runs (issue 19): a run already in rank order is ranked without a sort ----------------------------
+
+PRESORTED_MEASURES = ["AP", "nDCG@10", "P@5", "RR", "R@50", "bpref"]
+
+
+def _in_rank_order(qrels_run, ties="item_desc", seed=0):
+    """synthetic's run as rows in rank order under the convention (each query's rows together, the queries in a
+    shuffled order), with a rank column of its own order (distinct ranks, as a model writes them)."""
+    import random
+    _, run = qrels_run
+    queries = list(run)
+    random.Random(seed).shuffle(queries)
+    rows = []
+    for q in queries:
+        items = sorted(run[q].items(), key=lambda x: x[0].encode(), reverse=ties != "item_asc")
+        items.sort(key=lambda x: -x[1])  # stable: ties keep the item order above
+        rows += [(q, d, s, i + 1) for i, (d, s) in enumerate(items)]
+    return rows
+
+
+def _table(rows, columns=("query_id", "item_id", "score", "rank")):
+    picked = {"query_id": 0, "item_id": 1, "score": 2, "rank": 3}
+    return pa.table({c: [r[picked[c]] for r in rows] for c in columns})
+
+
+def _rows_and_ranking(jt, run, names, **kw):
+    ev = Evaluation(jt, run, names, **kw)
+    try:
+        rows = [(m, q, repr(v)) for m, q, v in ev.rows()]  # repr: bit for bit, NaN included
+        return rows, ev.ranking, ev.path
+    finally:
+        ev.close()
+
+
+@pytest.mark.parametrize("ties,columns,kw", [
+    ("item_desc", ("query_id", "item_id", "score"), {}),                           # trec_eval
+    ("item_asc", ("query_id", "item_id", "score"), {"ties": "item_asc"}),
+    ("item_desc", ("query_id", "item_id", "score"), {"ties": "average"}),
+    ("item_desc", ("query_id", "item_id", "score", "rank"), {"ties": "input"}),
+    ("item_desc", ("query_id", "item_id", "rank"), {}),                            # ranks only: score is -rank
+    ("item_desc", ("query_id", "item_id", "score"), {"nan_scores": "last"}),        # the careful path
+])
+def test_presorted_and_shuffled_runs_give_bit_identical_rows(ties, columns, kw):
+    """The same run in rank order (ranked as it comes) and shuffled (sorted): the same rows, bit for bit, on the
+    one-statement path and the careful path; under trec_eval's conventions, pytrec_eval's numbers."""
+    import random
+    data = synthetic.make(seed=21, depth=60)
+    jt, _ = synthetic.to_tables(*data)
+    ordered = _in_rank_order(data, ties)
+    shuffled = list(ordered)
+    random.Random(5).shuffle(shuffled)
+    full = None
+    for names in (PRESORTED_MEASURES, ["nDCG@10", "P@5"]):  # the second: a cutoff-only request (top 10 kept)
+        got, ranking, path = _rows_and_ranking(jt, _table(ordered, columns), names, **kw)
+        assert ranking == "input order" and path == ("careful" if kw.get("nan_scores") else "one statement")
+        want, ranking, _ = _rows_and_ranking(jt, _table(shuffled, columns), names, **kw)
+        assert ranking == "sort"
+        assert got == want, names
+        full = full if names != PRESORTED_MEASURES else got
+    if not kw or kw.get("nan_scores"):
+        qrels, run = data
+        ref = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10", "P.5", "recip_rank", "recall.50", "bpref"}
+                                             ).evaluate(run if "score" in columns else
+                                                        {q: {d: -float(r) for qq, d, s, r in ordered if qq == q}
+                                                         for q in run})
+        keys = {"AP": "map", "nDCG@10": "ndcg_cut_10", "P@5": "P_5", "RR": "recip_rank", "R@50": "recall_50",
+                "bpref": "bpref"}
+        values = {(m, q): float(v) for m, q, v in full}
+        for q in ref:
+            for m, key in keys.items():
+                assert values[(m, q)] == pytest.approx(ref[q][key], abs=1e-9), (m, q)
+
+
+@pytest.mark.parametrize("fault", ["tied items swapped", "a query in two blocks", "scores rising"])
+@pytest.mark.parametrize("kw", [{}, {"nan_scores": "last"}])
+def test_presorted_ranking_checks_every_row(monkeypatch, fault, kw):
+    """The first rows look ranked (the probe looks at 3 only here), a later one is not: the query finds it and
+    the run is ranked by the sort, with the numbers of the shuffled run."""
+    import random
+    from rankmetrics_duckdb import plancache
+    monkeypatch.setattr(plancache, "PROBE_ROWS", 3)
+    data = synthetic.make(seed=22, depth=60)
+    jt, _ = synthetic.to_tables(*data)
+    rows = _in_rank_order(data)
+    if fault == "tied items swapped":  # two items of equal score, in ascending item order: trec_eval's is desc
+        i = next(i for i in range(len(rows) - 1, 0, -1) if rows[i][0] == rows[i - 1][0] and rows[i][2] == rows[i - 1][2])
+        rows[i - 1], rows[i] = rows[i], rows[i - 1]
+    elif fault == "a query in two blocks":  # a query's top row moved to the end of the run
+        i = next(i for i in range(10, len(rows)) if rows[i][0] != rows[i - 1][0])
+        rows.append(rows.pop(i))
+    else:  # the last query's two last rows with scores rising
+        i = next(i for i in range(len(rows) - 1, 0, -1) if rows[i][0] == rows[i - 1][0] and rows[i][2] < rows[i - 1][2])
+        rows[i - 1], rows[i] = rows[i], rows[i - 1]
+    got, ranking, _ = _rows_and_ranking(jt, _table(rows, ("query_id", "item_id", "score")), PRESORTED_MEASURES, **kw)
+    assert ranking == "sort"
+    random.Random(3).shuffle(rows)
+    want, _, _ = _rows_and_ranking(jt, _table(rows, ("query_id", "item_id", "score")), PRESORTED_MEASURES, **kw)
+    assert got == want
