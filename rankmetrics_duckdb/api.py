@@ -233,6 +233,8 @@ class Evaluation:
         order (plancache.presorted) and the query finds every row in order; None otherwise (then the sort)."""
         if self.sides or self.reference is not None:  # their streams are not the split shape (sqlgen.plan)
             return None
+        if not self.reader.private:  # the caller's connection: a failing query would abort their transaction
+            return None
         try:
             if not plancache.presorted(self.con, self.conv, self.run.has_score, self.run.has_rank,
                                        self.run.relation.sql(dialect="duckdb"), by=self.by):

@@ -376,3 +376,30 @@ def test_presorted_ranking_checks_every_row(monkeypatch, fault, kw):
     random.Random(3).shuffle(rows)
     want, _, _ = _rows_and_ranking(jt, _table(rows, ("query_id", "item_id", "score")), PRESORTED_MEASURES, **kw)
     assert got == want
+
+
+def test_callers_transaction_is_never_aborted_by_the_order_check(monkeypatch):
+    """On the caller's connection (con=), inside their open transaction, a run that looks ranked at first and is
+    not later is evaluated with the sort from the start: the presorted query, which fails on a row out of order,
+    never runs there (DuckDB aborts a transaction on an error), and the transaction goes on."""
+    import duckdb
+    from rankmetrics_duckdb import plancache
+    monkeypatch.setattr(plancache, "PROBE_ROWS", 3)
+    data = synthetic.make(seed=22, depth=60)
+    jt, _ = synthetic.to_tables(*data)
+    rows = _in_rank_order(data)
+    i = next(i for i in range(len(rows) - 1, 0, -1) if rows[i][0] == rows[i - 1][0] and rows[i][2] < rows[i - 1][2])
+    rows[i - 1], rows[i] = rows[i], rows[i - 1]  # scores rising in the last query
+    con = duckdb.connect()
+    con.execute("BEGIN TRANSACTION")
+    con.execute("CREATE TABLE mine AS SELECT 42 AS x")
+    for kw in ({}, {"nan_scores": "last"}):
+        got, ranking, _ = _rows_and_ranking(jt, _table(rows, ("query_id", "item_id", "score")), PRESORTED_MEASURES,
+                                            con=con, **kw)
+        assert ranking == "sort"
+    assert con.execute("SELECT x FROM mine").fetchall() == [(42,)]
+    con.execute("COMMIT")
+    qrels, run = data
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)  # the order of the rows changes nothing
+    values = {q: float(v) for m, q, v in got if m == "AP" and q is not None}
+    assert values == pytest.approx({q: ref[q]["map"] for q in ref}, abs=1e-9)
