@@ -50,6 +50,7 @@ def seeds():
 _GROUP = "spark_and_dbt"
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the marks into the test ids
 def pytest_collection_modifyitems(config, items):
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
