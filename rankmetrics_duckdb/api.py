@@ -236,7 +236,7 @@ class Evaluation:
         if not self.reader.private:  # the caller's connection: a failing query would abort their transaction
             return None
         try:
-            if not plancache.presorted(self.con, self.conv, self.run.has_score, self.run.has_rank,
+            if not plancache.presorted(self.con, self.measures, self.conv, self.run.has_score, self.run.has_rank,
                                        self.run.relation.sql(dialect="duckdb"), by=self.by):
                 return None
             return self.con.execute(self.sql(presorted=True)).fetchall()

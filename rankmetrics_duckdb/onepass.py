@@ -188,7 +188,7 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: b
     try:  # a run already in rank order is ranked without a sort (sqlgen's presorted; a first look decides), on
         # our own connection only: on the caller's, the query failing for a row out of order would abort their
         # transaction
-        presorted = reader.private and plancache.presorted(reader.con, conv, r.has_score, r.has_rank, f"({r.select})",
+        presorted = reader.private and plancache.presorted(reader.con, specs, conv, r.has_score, r.has_rank, f"({r.select})",
                                         {_param(r.kind): paths.literal(r.path)} if r.path else None)
     except duckdb.Error:
         presorted = False

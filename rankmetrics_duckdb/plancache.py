@@ -141,12 +141,14 @@ def presorted_probe(conv: dict, has_score: bool, has_rank: bool, run_sql: str) -
     return text.replace(RUN_PLACEHOLDER, run_sql)
 
 
-def presorted(con, conv: dict, has_score: bool, has_rank: bool, run_sql: str, params=None, by: tuple = ()) -> bool:
+def presorted(con, measures, conv: dict, has_score: bool, has_rank: bool, run_sql: str, params=None,
+              by: tuple = ()) -> bool:
     """Whether to rank the run (run_sql, a table name or a parenthesized subquery; params: its query's
-    parameters) in its input order: the conventions allow it, there are no groups, and its first PROBE_ROWS rows
-    come in rank order (presorted_probe). A guess only: the fused query checks every row (sqlgen.plan's
+    parameters) in its input order: the conventions allow it, there are no groups, no measure reads a side table
+    or is computed over the whole run (those keep the one-stream shape, which sorts), and its first PROBE_ROWS
+    rows come in rank order (presorted_probe). A guess only: the fused query checks every row (sqlgen.plan's
     presorted) and fails with checks.PRESORTED_FAULT if the guess was wrong."""
-    if by or not presortable(conv):
+    if by or any(m.metric.tables or m.metric.scope == "catalog" for m in measures) or not presortable(conv):
         return False
     out = con.execute(presorted_probe(conv, has_score, has_rank, run_sql), params).fetchone()
     return out is not None and out[0] == 0

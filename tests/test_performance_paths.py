@@ -403,3 +403,23 @@ def test_callers_transaction_is_never_aborted_by_the_order_check(monkeypatch):
     ref = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)  # the order of the rows changes nothing
     values = {q: float(v) for m, q, v in got if m == "AP" and q is not None}
     assert values == pytest.approx({q: ref[q]["map"] for q in ref}, abs=1e-9)
+
+
+def test_run_wide_measures_keep_the_sort():
+    """A request with a run-wide measure (GAUC, Personalization: one value over every query, the one-stream
+    shape) on a run in rank order is ranked by the sort, with the rows of the same run shuffled, bit for bit;
+    its per-query AP is pytrec_eval's."""
+    import random
+    data = synthetic.make(seed=21, depth=60)
+    jt, _ = synthetic.to_tables(*data)
+    ordered = _in_rank_order(data)
+    shuffled = list(ordered)
+    random.Random(5).shuffle(shuffled)
+    names = ["AP", "GAUC", "Personalization@5"]
+    got, ranking, _ = _rows_and_ranking(jt, _table(ordered, ("query_id", "item_id", "score")), names)
+    want, _, _ = _rows_and_ranking(jt, _table(shuffled, ("query_id", "item_id", "score")), names)
+    assert ranking == "sort" and got == want
+    qrels, run = data
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+    values = {q: float(v) for m, q, v in got if m == "AP" and q is not None}
+    assert values == pytest.approx({q: ref[q]["map"] for q in ref}, abs=1e-9)
