@@ -44,18 +44,18 @@ def seeds():
 
 
 # With pytest-xdist (`-n 2`, `--dist loadgroup` from pyproject.toml), the tests that share an expensive start run
-# in one process: Spark (a JVM of 1-2 GB and about 20 s to start: a session shared by every file that runs it)
-# and the dbt project (the package generated, `dbt deps`, a PostgreSQL server: module fixtures of
-# tests/test_dbt.py, which runs Spark too). Every other test is scheduled on its own.
-_GROUP = "spark_and_dbt"
-
-
+# in one process: the dbt project (the package generated, `dbt deps`, a PostgreSQL server, both builds: session
+# fixtures of tests/test_dbt.py) in one, and Spark (a JVM of 1-2 GB and about 20 s to start, shared by every
+# other file that runs it) in one, so that the two longest groups can go to the two processes. Every other test
+# is scheduled on its own.
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the marks into the test ids
 def pytest_collection_modifyitems(config, items):
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if item.nodeid.startswith("tests/test_dbt.py") or "spark" in params.values():
-            item.add_marker(pytest.mark.xdist_group(_GROUP))
+        if item.nodeid.startswith("tests/test_dbt.py"):
+            item.add_marker(pytest.mark.xdist_group("dbt"))
+        elif "spark" in params.values():
+            item.add_marker(pytest.mark.xdist_group("spark"))
 
 
 class Started:

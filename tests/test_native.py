@@ -192,7 +192,7 @@ def _spark_engine():
     return spark
 
 
-def _install(name):
+def _install_objects(name):
     if name == "duckdb":
         e = engines.DuckDB()
         return Native(e, "duckdb", e.con.execute)
@@ -211,7 +211,7 @@ def _install(name):
 def installed(request, started):
     """The native objects installed on a real engine once per test process (none is skipped: an engine that
     cannot start fails)."""
-    return started.get(("native", request.param), lambda: _install(request.param), lambda n: n.close())
+    return started.get(("native", request.param), lambda: _install_objects(request.param), lambda n: n.close())
 
 
 def _rows_to_dict(rows):
