@@ -216,12 +216,21 @@ def builds(project):
     """`dbt build` of the integration project (the must_fail tests aside) on each target, once per test process
     (session-scoped: a module fixture is built again whenever the test order leaves the module and comes back)."""
     proj, env, root, pg = project
-    for target in ("duckdb", "postgres"):
-        _run([_dbt(), "build", "--target", target, "--exclude", "tag:must_fail"], proj, env)
+    # both at once, each in its own target and log folders (its partial parse kept there for the tests below)
+    builds = {target: subprocess.Popen([_dbt(), "build", "--target", target, "--exclude", "tag:must_fail",
+                                        "--target-path", f"target_{target}", "--log-path", f"logs_{target}"],
+                                       cwd=proj, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+              for target in TARGETS}
+    for target, p in builds.items():
+        out, _ = p.communicate(timeout=900)
+        assert p.returncode == 0, f"dbt build --target {target} exited {p.returncode}:\n{out[-4000:]}"
     return project
 
 
-@pytest.fixture(params=["duckdb", "postgres"])
+TARGETS = ("duckdb", "postgres")
+
+
+@pytest.fixture(params=TARGETS)
 def built(request, builds):
     return request.param, builds
 
@@ -340,7 +349,8 @@ def test_failing_generic_tests_fail_the_build(built):
     failing rows are the ones eval and scipy give: the segments whose mean nDCG@10 of v2 is below 0.30, and the
     candidate that a two-sided paired t-test at 0.05 (but not at 0.01, the passing test) finds below v1."""
     target, (proj, env, root, pg) = built
-    p = _run([_dbt(), "test", "--target", target, "--select", "tag:must_fail", "--store-failures"], proj, env,
+    p = _run([_dbt(), "test", "--target", target, "--select", "tag:must_fail", "--store-failures",
+              "--target-path", f"target_{target}", "--log-path", f"logs_{target}"], proj, env,
              check=False)
     assert p.returncode != 0, p.stdout[-3000:]
     assert "FAIL 2 v2_ndcg_at_least_030" in p.stdout and "FAIL 1 app_not_below_v1_at_005" in p.stdout, p.stdout
@@ -502,13 +512,11 @@ BAD_CALLS = [
 
 
 @pytest.fixture(scope="session")
-def parsed(project):
-    """The project parsed once into a target folder of its own: each bad call below is then parsed alone (dbt's
-    partial parsing, about 3 s, where a whole parse of the package takes about 11 s), whatever target the
-    builds of the other tests used last."""
-    proj, env, root, pg = project
-    _run([_dbt(), "parse", "--target-path", "target_bad_calls"], proj, env)
-    return project
+def parsed(builds):
+    """The project as the DuckDB build parsed it (its target folder): each bad call below is then parsed alone
+    (dbt's partial parsing, about 3 s, where a whole parse of the package takes about 11 s); a parse that fails
+    leaves the saved one as it was."""
+    return builds
 
 
 @pytest.mark.parametrize("call,message", BAD_CALLS)
@@ -517,7 +525,8 @@ def test_bad_call_fails_the_compile(parsed, call, message):
     bad = proj / "models" / "bad_call.sql"
     bad.write_text("{{ " + call + " }}\n")
     try:
-        p = _run([_dbt(), "compile", "--select", "bad_call", "--target-path", "target_bad_calls"], proj, env,
+        p = _run([_dbt(), "compile", "--select", "bad_call", "--target", "duckdb", "--target-path", "target_duckdb",
+                  "--log-path", "logs_duckdb"], proj, env,
                  check=False)
     finally:
         bad.unlink()

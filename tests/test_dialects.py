@@ -188,7 +188,8 @@ CORE = ["nDCG@10", "nDCG", "AP", "AP@100", "P@10", "R@100", "RR@10", "DCG@10", "
         "ERR@20", "RBP(p=0.8)", "Judged@10", "nDCG(ideal=retrieved)@5", "nDCG(ideal=cutoff)@10", "NumQ", "NumRet",
         "NumRelRet", "infAP", "GMAP", "AUC", "PartialAUC@3", "SufficientReco@10", "GAUC", "Personalization@10"]
 CASES = [(e, d, v) for e in ENGINES for d in DATASETS for v in VARIANTS
-         if e in FULL_PRODUCT or d == "synthetic" or v == "trec_eval"]
+         if e in FULL_PRODUCT or d == "synthetic" or (v == "trec_eval" and (e, d) != ("spark", "trec"))]
+# (Spark leaves out trec_eval's test data, 20 s there: its ties and byte order are in the other two datasets)
 _DATA = "rmdata"  # the dataset's part of the table names in the cached text (rendered)
 
 
