@@ -305,6 +305,10 @@ class Spark:
                       .config("spark.sql.ansi.enabled", "true")
                       .config("spark.sql.session.timeZone", "UTC")
                       .config("spark.driver.bindAddress", "127.0.0.1")
+                      .config("spark.driver.host", "127.0.0.1")
+                      # one session serves every Spark test of a test process (conftest.Started): the default
+                      # 1 GB ran out of memory for aggregation late in a run
+                      .config("spark.driver.memory", "2g")
                       .getOrCreate())
         self.spark.sparkContext.setLogLevel("ERROR")
 
