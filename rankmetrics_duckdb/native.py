@@ -158,18 +158,14 @@ def for_dialect(template: exp.Select, dialect: str, param) -> exp.Select:
     """A query_template (not changed: copied) for one dialect: each parameter read as param(name, kind, default)
     gives, the select lists aliased where the dialect needs it (Native.alias_columns)."""
     d = dialects.get(dialect)
-    kinds = {name: (kind, default) for name, kind, default in _params_of(template)}
-    out = template.transform(lambda n: param(n.name[len(_TEMPLATE_PARAM):], *kinds[n.name[len(_TEMPLATE_PARAM):]])
-                             if isinstance(n, exp.Column) and n.name.startswith(_TEMPLATE_PARAM) else n)
+    placeholders = {_TEMPLATE_PARAM + name: (name, kind, default) for name, kind, default in template.meta["rm_params"]}
+    out = template.transform(lambda n: param(*placeholders[n.name])
+                             if isinstance(n, exp.Column) and n.name in placeholders else n)
     if d.native is not None and d.native.alias_columns:
         for select in out.find_all(exp.Select):
             select.set("expressions", [exp.alias_(e, e.name) if isinstance(e, exp.Column) and not e.is_star else e
                                        for e in select.expressions])
     return out
-
-
-def _params_of(template: exp.Select) -> list:
-    return template.meta["rm_params"]
 
 
 def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source, by: tuple = (),
