@@ -428,30 +428,40 @@ def transform(query: exp.Expression, dialect: str) -> exp.Expression:
 
 
 @functools.lru_cache(maxsize=None)
-def _generator_class(target: str, explicit_nulls: bool):
-    """The sqlglot generator of the target dialect, writing NULLS FIRST/LAST on every ORDER BY term."""
-    base = sqlglot.Dialect.get_or_raise(target).generator_class
-    if not explicit_nulls:
-        return base
+def _explicit_nulls(ordered_sql):
+    """An Ordered writer that adds NULLS FIRST/LAST (and ASC) where the dialect's own left them implicit."""
+    def ordered(self, expression):
+        text = ordered_sql(self, expression)
+        if not re.search(r" NULLS (FIRST|LAST)$", text):
+            if expression.args.get("desc") is None and not text.endswith((" ASC", " DESC")):
+                text += " ASC"
+            text += " NULLS FIRST" if expression.args.get("nulls_first") else " NULLS LAST"
+        return text
+    return ordered
 
-    class ExplicitNulls(base):
-        def ordered_sql(self, expression):
-            text = super().ordered_sql(expression)
-            if not re.search(r" NULLS (FIRST|LAST)$", text):
-                if expression.args.get("desc") is None and not text.endswith((" ASC", " DESC")):
-                    text += " ASC"
-                text += " NULLS FIRST" if expression.args.get("nulls_first") else " NULLS LAST"
-            return text
-    return ExplicitNulls
+
+def _generator(dialect, base, explicit_nulls: bool, pretty: bool):
+    """A generator of class base (the sqlglot dialect's) for that dialect, writing NULLS FIRST/LAST on every
+    ORDER BY term when explicit_nulls. Not a subclass: sqlglot's compiled build (`sqlglot[c]`, sqlglotc) refuses
+    to make interpreted subclasses of its generators ("interpreted classes cannot inherit from compiled"), so
+    the Ordered writer is replaced in this instance's dispatch table; sqlglot releases without that table get a
+    subclass."""
+    options = dict(dialect=dialect, pretty=pretty, unsupported_level=sqlglot.ErrorLevel.RAISE)
+    generator = base(**options)
+    if not explicit_nulls:
+        return generator
+    dispatch = getattr(generator, "_dispatch", None)
+    if isinstance(dispatch, dict) and exp.Ordered in dispatch:
+        generator._dispatch = {**dispatch, exp.Ordered: _explicit_nulls(dispatch[exp.Ordered])}
+        return generator
+    return type("ExplicitNulls", (base,), {"ordered_sql": _explicit_nulls(base.ordered_sql)})(**options)
 
 
 def generate(tree: exp.Expression, dialect: str, pretty: bool = True) -> str:
     """Write a tree already transformed for the dialect (the tree may be changed in the writing)."""
     d = get(dialect)
     target = sqlglot.Dialect.get_or_raise(d.sqlglot)
-    generator = _generator_class(d.sqlglot, d.nulls_in_windows)(
-        dialect=target, pretty=pretty, unsupported_level=sqlglot.ErrorLevel.RAISE)
-    return generator.generate(tree, copy=False)
+    return _generator(target, target.generator_class, d.nulls_in_windows, pretty).generate(tree, copy=False)
 
 
 def refuse_lacking(d: Dialect, metric_names) -> None:

@@ -725,3 +725,31 @@ def test_cli_sql_with_side_tables_and_groups_prints_to_sql():
     assert p.stdout == rm.to_sql(["Gini@10", "Serendipity@10"], dialect="postgres", run="recs", judgments="test",
                                  interactions="train", items="catalog", by=["model"], columns={"query_id": "user"},
                                  convention="rectools", run_columns="score,rank")
+
+
+def test_renders_where_sqlglot_generators_cannot_be_subclassed():
+    """sqlglot's compiled build (`pip install sqlglot[c]`, sqlglotc) refuses interpreted subclasses of its
+    generators at their first instance ("interpreted classes cannot inherit from compiled"): every route that
+    renders SQL (sql, macros, dbt) failed with that TypeError. A generator class that refuses subclasses in the
+    same way still writes NULLS FIRST/LAST on every ORDER BY term, as the golden SQL has it."""
+    import sqlglot
+    from sqlglot import tokens
+
+    target = sqlglot.Dialect.get_or_raise("postgres")
+    base = target.generator_class
+    if not tokens.SQLGLOTC_INSTALLED:  # pure-Python sqlglot: a stand-in that refuses as the compiled one does
+        def refuse(cls, *args, **kwargs):
+            if cls is not Refusing:
+                raise TypeError("interpreted classes cannot inherit from compiled")
+            return object.__new__(cls)
+        Refusing = type("Refusing", (base,), {"__new__": refuse})
+        with pytest.raises(TypeError):
+            type("Sub", (Refusing,), {})(dialect=target)
+        base = Refusing
+    tree = sqlglot.parse_one("SELECT ROW_NUMBER() OVER (ORDER BY t.a DESC, t.b) AS n FROM t ORDER BY t.c DESC",
+                             read="duckdb")
+    text = dialects._generator(target, base, True, False).generate(tree, copy=False)
+    assert text == ("SELECT ROW_NUMBER() OVER (ORDER BY t.a DESC NULLS LAST, t.b ASC NULLS LAST) AS n FROM t "
+                    "ORDER BY t.c DESC NULLS LAST")
+    # and the whole route: the golden PostgreSQL function of nDCG, rendered by the command line
+    assert "NULLS LAST" in rm.to_sql(["nDCG@10"], dialect="postgres", run="run", judgments="qrels")
