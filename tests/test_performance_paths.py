@@ -188,6 +188,21 @@ def test_benchmark_generator_and_agreement(tmp_path):
         bench.agree(results)
 
 
+def test_benchmark_spark_table():
+    """The benchmark's Spark table (--spark): ours against MLlib at each size, the goal of the size, whether the means
+    agree, and the two floors measured in the same session (no Spark started here: the rows are given)."""
+    import sys
+    sys.path.insert(0, ROOT)
+    from benchmarks import run as bench
+    row = {"seconds": 1.0, "mllib_seconds": 4.0, "agree": True, "floor_count_seconds": 0.25, "floor_rank_seconds": 0.5}
+    table = bench.spark_report([(200_000, row), (10_000_000, {**row, "seconds": 2.0, "agree": False})])
+    lines = table.strip().splitlines()
+    assert "floor: COUNT(*)" in lines[0] and len(lines) == 4
+    assert lines[2] == "| 200k | 1.00 | 4.00 | 0.250x | <= 0.5x: holds | yes | 0.25 | 0.50 |"
+    assert lines[3] == "| 10M | 2.00 | 4.00 | 0.500x | <= 0.25x: missed | NO | 0.25 | 0.50 |"
+    assert bench.spark_report([]) == ""
+
+
 def test_judged_only_ranks_judged_items_like_trec_eval_J():
     """-J: unjudged items leave the ranking before it is computed (pytrec_eval's judged_docs_only_flag)."""
     qrels, run = synthetic.make(seed=15, depth=60)
