@@ -223,33 +223,20 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: b
 
 def _statement(specs, conv: dict, j: _Source, r: _Source, top_n: bool, presorted: bool) -> str:
     """The one statement: the fused query over the two sources, and one more row with every check's count and
-    the query-id overlap (see evaluate).
-
-    Each input has three readers: the ranking (or the judgments' join), its checks and its distinct query ids. A
-    source that is cheap to scan again (rescan: Arrow, Parquet, tables) is written out as a subquery at each
-    reader, so that each reader is a pipeline of its own; the others are a CTE. DuckDB (2.0) does not inline a CTE
-    read three times even when told NOT MATERIALIZED: it fans the scan out to its readers, keeping a copy for one
-    of them (a whole copy of the run at 100M rows), and the fan-out costs more than scanning Arrow again."""
-    ctes_src, names = [], {}
-    for src, name in ((r, "rm_src_run"), (j, "rm_src_judgments")):
-        if src.rescan:
-            names[src.kind] = f"({src.select})"
-        else:
-            ctes_src.append(f"{name} AS ({src.select})")
-            names[src.kind] = name
-    run_rel, judged_rel = names[RUN], names[JUDGMENTS]
-    ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, run_rel, judged_rel,
+    the query-id overlap (see evaluate)."""
+    ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments",
                                          top_n, presorted=presorted)
     counts_sql = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],
                   [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
-    return (f"WITH {''.join(c + ', ' for c in ctes_src)}"
-            f"rm_run_queries AS (SELECT DISTINCT t.query_id AS q FROM {run_rel} AS t), "
-            f"rm_judged_queries AS (SELECT DISTINCT t.query_id AS q FROM {judged_rel} AS t), {ctes} "
+    hint = lambda src: "NOT MATERIALIZED " if src.rescan else ""  # noqa: E731
+    return (f"WITH rm_src_run AS {hint(r)}({r.select}), rm_src_judgments AS {hint(j)}({j.select}), "
+            f"rm_run_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_run AS t), "
+            f"rm_judged_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_judgments AS t), {ctes} "
             f"SELECT f.measure, f.query_id, f.value, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "
             f"UNION ALL SELECT NULL, NULL, NULL, ["
-            + ", ".join(counts_sql[0]) + "] || (SELECT [" + ", ".join(counts_sql[1]) + f"] FROM {run_rel} AS t) || ["
+            + ", ".join(counts_sql[0]) + "] || (SELECT [" + ", ".join(counts_sql[1]) + "] FROM rm_src_run AS t) || ["
             + ", ".join(checks.overlap_counts("rm_run_queries", "rm_judged_queries")) + "] "
-            f"FROM {judged_rel} AS t")
+            "FROM rm_src_judgments AS t")
 
 
 def _relation(src: _Source):
