@@ -45,17 +45,17 @@ def seeds():
 
 # With pytest-xdist (`-n 2`, `--dist loadgroup` from pyproject.toml), the tests that share an expensive start run
 # in one process: the dbt project (the package generated, `dbt deps`, a PostgreSQL server, both builds: session
-# fixtures of tests/test_dbt.py) in one, and Spark (a JVM of 1-2 GB and about 20 s to start, shared by every
-# other file that runs it) in one, so that the two longest groups can go to the two processes. Every other test
-# is scheduled on its own.
+# fixtures of tests/test_dbt.py) and Spark (a JVM of 1-2 GB, about 20 s to start and much CPU to warm up, shared
+# by every file that runs it, the dbt tests' Spark adapter included) form one group, so that one JVM serves the
+# run; the other process takes the other tests meanwhile. The suite is CPU-bound on 2 cores (both busy
+# throughout, the JVM's and the servers' CPU included): a second JVM cost more than the balance it bought. Every
+# other test is scheduled on its own.
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the marks into the test ids
 def pytest_collection_modifyitems(config, items):
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if item.nodeid.startswith("tests/test_dbt.py"):
-            item.add_marker(pytest.mark.xdist_group("dbt"))
-        elif "spark" in params.values():
-            item.add_marker(pytest.mark.xdist_group("spark"))
+        if item.nodeid.startswith("tests/test_dbt.py") or "spark" in params.values():
+            item.add_marker(pytest.mark.xdist_group("jvm"))
 
 
 class Started:

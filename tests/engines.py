@@ -309,6 +309,10 @@ class Spark:
                       # one session serves every Spark test of a test process (conftest.Started): the default
                       # 1 GB ran out of memory for aggregation late in a run
                       .config("spark.driver.memory", "2g")
+                      # the suite is CPU-bound on 2 cores and the JVM's optimizing compiler and parallel GC
+                      # cost a third of Spark's CPU on these short queries: the quick compiler and one GC thread
+                      .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 "
+                              "-XX:+UseSerialGC -XX:-UsePerfData")
                       .getOrCreate())
         self.spark.sparkContext.setLogLevel("ERROR")
 
