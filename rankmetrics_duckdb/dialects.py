@@ -27,7 +27,6 @@ cached `rankmetrics eval` imports neither sqlglot nor the query builder); sqlglo
 """
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field, replace
 
@@ -427,7 +426,6 @@ def transform(query: exp.Expression, dialect: str) -> exp.Expression:
     return tree
 
 
-@functools.lru_cache(maxsize=None)
 def _explicit_nulls(ordered_sql):
     """An Ordered writer that adds NULLS FIRST/LAST (and ASC) where the dialect's own left them implicit."""
     def ordered(self, expression):

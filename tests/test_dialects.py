@@ -751,5 +751,5 @@ def test_renders_where_sqlglot_generators_cannot_be_subclassed():
     text = dialects._generator(target, base, True, False).generate(tree, copy=False)
     assert text == ("SELECT ROW_NUMBER() OVER (ORDER BY t.a DESC NULLS LAST, t.b ASC NULLS LAST) AS n FROM t "
                     "ORDER BY t.c DESC NULLS LAST")
-    # and the whole route: the golden PostgreSQL function of nDCG, rendered by the command line
+    # and the whole route through the build installed here: to_sql for PostgreSQL
     assert "NULLS LAST" in rm.to_sql(["nDCG@10"], dialect="postgres", run="run", judgments="qrels")
