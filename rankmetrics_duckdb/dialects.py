@@ -39,6 +39,7 @@ exp = LazyModule("sqlglot.expressions")
 MARKER = "rm_marker"          # meta key set by sqlsource.expand on the expansion of a marker macro
 BYTEWISE = "rm_bytewise"      # the marker macros of sql/00_common.sql
 FAIL = "rm_fail"
+PARTITION = "rm_partition"    # meta key set by sqlgen on a subquery to partition by that column (partition_hint)
 OUTPUT_COLUMNS = ("measure", "query_id", "value")
 DEFAULT = "duckdb"
 
@@ -120,6 +121,14 @@ class Dialect:
     lacks: dict = field(default_factory=dict, compare=False)  # {metric: why}: metrics refused on this engine
     note: str = field(default="", compare=False)
     native: Native | None = None      # its native objects (`rankmetrics macros`), None: it has none
+    stream: str = "joined"            # the stream's shape in `rankmetrics sql` (sqlgen.plan's grouped):
+    #                                   "joined" (rm_stream: the run ranked, then joined with the judgments) or
+    #                                   "grouped" (rm_grouped_stream: run and judgments grouped by (query, item)
+    #                                   once, for engines that repartition rows for each join and GROUP BY)
+    partition_hint: str | None = None  # the hint that partitions a subquery's rows by a column ({column}), for
+    #                                   the grouped stream: its GROUP BY (query, item) and the windows by query
+    #                                   then share one exchange (Spark would otherwise partition by both keys,
+    #                                   then again by the query)
 
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
@@ -147,10 +156,13 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                           types=(("INT", "Nullable(UInt64)"), ("DOUBLE", "Nullable(Float64)"),
                                  ("VARCHAR", "Nullable(String)"), ("BOOLEAN", "Nullable(Bool)")),
                           ddl="CREATE OR REPLACE VIEW {fn} AS\n{body};\n", named_arg="{name}={value}")),
-    Dialect("spark", "spark", dbt_adapter="spark", fail="raise_error({msg})",
+    Dialect("spark", "spark", dbt_adapter="spark", fail="raise_error({msg})", stream="grouped",
+            partition_hint="REPARTITION({column})",
             note="ANSI mode safe: every divisor through NULLIF",
             native=replace(_SPARK, kind="SQL table functions (Spark 4)", listing=2)),
-    Dialect("databricks", "databricks", dbt_adapter="databricks", fail="raise_error({msg})", note="as spark",
+    Dialect("databricks", "databricks", dbt_adapter="databricks", fail="raise_error({msg})", stream="grouped",
+            partition_hint="REPARTITION({column})",
+            note="as spark",
             native=_SPARK),
     Dialect("bigquery", "bigquery", dbt_adapter="bigquery", nulls_in_windows=False, fail="ERROR({msg})",
             note="null order as a CASE sort key",
@@ -407,12 +419,29 @@ def _fail(tree: exp.Expression, d: Dialect) -> exp.Expression:
     return tree.transform(swap, copy=False)
 
 
+def _partition_hints(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """Each subquery that sqlgen marked (sqlgen.PARTITION) as `(SELECT /*+ hint */ alias.* FROM (...) AS alias)`
+    with the dialect's partition_hint, so that the engine partitions its rows by the marked column."""
+    def hint(node):
+        column = node.meta.get(PARTITION)
+        if not (column and isinstance(node, exp.Subquery)):
+            return node
+        alias = node.alias
+        text = d.partition_hint.format(column=exp.column(column, table=alias).sql(dialect=d.sqlglot))
+        select = exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier(alias))).from_(
+            exp.Subquery(this=node.this, alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        select.set("hint", sqlglot.parse_one(f"SELECT /*+ {text} */ 1", read=d.sqlglot).args["hint"])
+        return exp.Subquery(this=select, alias=exp.TableAlias(this=exp.to_identifier(alias)))
+    return tree.transform(hint, copy=False) if d.partition_hint else tree
+
+
 def transform(query: exp.Expression, dialect: str) -> exp.Expression:
     """The query, rewritten for the dialect (a copy; sqlglot still has to write it)."""
     d = get(dialect)
     tree = query.copy()
     tree = _lists(tree, d)
     tree = _fail(tree, d)
+    tree = _partition_hints(tree, d)
     if d.concat_function:
         tree = _concat_calls(tree)
     tree = _bytewise(tree, d)

@@ -28,6 +28,7 @@ from sqlglot import exp
 
 from . import sqlsource
 from .checks import PRESORTED_FAULT
+from .dialects import PARTITION
 from .errors import UsageError
 from .measures import Measure, cutoff_depth, needs_side_tables, deepest, listed_aggregates, mean_sql, read_depths
 
@@ -130,6 +131,55 @@ def group_columns(by: tuple, text: bool = False) -> list[exp.Expression]:
     return out
 
 
+def _fault_query(key: exp.Expression, by: tuple) -> list[exp.Expression]:
+    """The parts of a fault message that name a query: its id, and with groups the group's number in sort order
+    (rm_groups) after the id without its group's key."""
+    if not by:
+        return [key]
+    _, number, query_id = key_parts(key)
+    return [query_id, exp.Literal.string(" (group "), number, exp.Literal.string(" of the by columns, in sort order)")]
+
+
+def _run_fault(item: exp.Expression, count: exp.Expression, query: list) -> list[exp.Expression]:
+    """The parts of the message of an item found count times in a query of the run."""
+    lit = exp.Literal.string
+    return [lit("rankmetrics: item "), item, lit(" appears "), _cast(count, "VARCHAR"), lit(" times for query "),
+            *[q.copy() for q in query], lit(" in the run")]
+
+
+def _judged_fault(item: exp.Expression, count: exp.Expression, query: list, low: exp.Expression,
+                  high: exp.Expression) -> list[exp.Expression]:
+    """The parts of the message of an item judged count times in a query, with grades low to high."""
+    lit = exp.Literal.string
+    return [lit("rankmetrics: item "), item, lit(" of query "), *[q.copy() for q in query], lit(" is judged "),
+            _cast(count, "VARCHAR"), lit(" times (grades "), _cast(low, "VARCHAR"), lit(" to "),
+            _cast(high, "VARCHAR"), lit(")")]
+
+
+def grouped_fault(by: tuple = ()) -> exp.Expression:
+    """The input checks of the grouped stream (rm_grouped_stream), as an aggregate over its rows (as f): the
+    first fault's message (input_checks' messages, and the least of them as there), NULL when the inputs are
+    clean. Each of its items carries how many run rows and judgment rows it had; the checks read them on its 'R'
+    row and its 'J' row."""
+    f = lambda name: _column("f", name)  # noqa: E731
+    query = _fault_query(f("query_id"), by)
+    kind = lambda k: exp.EQ(this=f("kind"), expression=exp.Literal.string(k))  # noqa: E731
+    over = lambda name: exp.GT(this=f(name), expression=exp.Literal.number(1))  # noqa: E731
+    fault = exp.Case(ifs=[
+        exp.If(this=exp.and_(kind("R"), over("run_rows")),
+               true=exp.Concat(expressions=_run_fault(f("item_id"), f("run_rows"), query))),
+        exp.If(this=exp.and_(kind("J"), over("judgment_rows")),
+               true=exp.Concat(expressions=_judged_fault(f("item_id"), f("judgment_rows"), query, f("low_grade"),
+                                                         f("grade"))))])
+    return exp.Min(this=fault)
+
+
+def unless_fault(value: exp.Expression, fault: exp.Expression) -> exp.Expression:
+    """value, or the statement fails (rm_fail) with the message fault when it is not NULL."""
+    fail = sqlsource.expand(exp.Anonymous(this="rm_fail", expressions=[fault.copy()]))
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=fault, expression=exp.Null()), true=value)], default=fail)
+
+
 def input_checks(by: tuple = (), reference: bool = False) -> exp.Select:
     """rm_checks: one row holding the inputs' first fault as a message, NULL when they are clean: an item twice
     in a query of the run (a table holding two models, say), or an item judged twice in a query; with reference,
@@ -139,21 +189,15 @@ def input_checks(by: tuple = (), reference: bool = False) -> exp.Select:
     x = lambda name: _column("x", name)  # noqa: E731
     lit = exp.Literal.string
     count = exp.Count(this=exp.Star())
-    query = [x("query_id")]
-    if by:  # the query id without its group's key, and the group's number in sort order (rm_groups)
-        _, number, query_id = key_parts(x("query_id"))
-        query = [query_id, lit(" (group "), number, lit(" of the by columns, in sort order)")]
+    query = _fault_query(x("query_id"), by)
 
     def repeated(table: str, *message) -> exp.Select:  # the (query, item) pairs of table found more than once
         return exp.select(exp.alias_(exp.Concat(expressions=list(message)), "fault")).from_(
             exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).group_by(
             x("query_id"), x("item_id")).having(exp.GT(this=count.copy(), expression=exp.Literal.number(1)))
-    run = repeated("run_items", lit("rankmetrics: item "), x("item_id"), lit(" appears "), _cast(count, "VARCHAR"),
-                   lit(" times for query "), *[q.copy() for q in query], lit(" in the run"))
-    judged = repeated("judgment_items", lit("rankmetrics: item "), x("item_id"), lit(" of query "),
-                      *[q.copy() for q in query], lit(" is judged "), _cast(count.copy(), "VARCHAR"),
-                      lit(" times (grades "), _cast(exp.Min(this=x("grade")), "VARCHAR"), lit(" to "),
-                      _cast(exp.Max(this=x("grade")), "VARCHAR"), lit(")"))
+    run = repeated("run_items", *_run_fault(x("item_id"), count, query))
+    judged = repeated("judgment_items", *_judged_fault(x("item_id"), count, query, exp.Min(this=x("grade")),
+                                                       exp.Max(this=x("grade"))))
     faults = exp.union(run, judged, distinct=False)
     if reference:
         faults = exp.union(faults, repeated(REFERENCE_ITEMS, lit("rankmetrics: item "), x("item_id"), lit(" appears "),
@@ -261,10 +305,11 @@ def _prepare(e: exp.Expression, bindings: dict) -> exp.Expression:
     return sqlsource.fold(sqlsource.expand(sqlsource.substitute(e, bindings)))
 
 
-def stream_body(bindings: dict) -> exp.Expression:
-    """sql/01_stream.sql's rm_stream with its parameters bound to the given expressions (not folded), reading
-    the run_items and judgment_items CTEs (native.py binds them to a view's parameters)."""
-    body = sqlsource.substitute(sqlsource.macros()["rm_stream"].body, bindings)
+def stream_body(bindings: dict, macro: str = "rm_stream") -> exp.Expression:
+    """sql/01_stream.sql's rm_stream (or another stream macro of its parameters, rm_grouped_stream) with its
+    parameters bound to the given expressions (not folded), reading the run_items and judgment_items CTEs
+    (native.py binds them to a view's parameters)."""
+    body = sqlsource.substitute(sqlsource.macros()[macro].body, bindings)
 
     def inputs(node):
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
@@ -275,12 +320,20 @@ def stream_body(bindings: dict) -> exp.Expression:
     return sqlsource.expand(body.transform(inputs))
 
 
-def stream(conv: dict) -> exp.Union:
+def stream(conv: dict, grouped: bool = False) -> exp.Expression:
     """sql/01_stream.sql's rm_stream with the conventions folded in, reading the run_items and judgment_items
-    CTEs: the 'R' rows UNION ALL the 'J' rows."""
-    return sqlsource.fold(stream_body({"ties": _bind_value(conv["ties"]),
+    CTEs: the 'R' rows UNION ALL the 'J' rows; with grouped, rm_grouped_stream (the same rows and values, and the
+    rows behind each item for grouped_fault)."""
+    body = sqlsource.fold(stream_body({"ties": _bind_value(conv["ties"]),
                                        "judged_only": _bind_value(bool(conv["judged_only"])),
-                                       "grades": _bind_value(conv["grades"])}))
+                                       "grades": _bind_value(conv["grades"])},
+                                      "rm_grouped_stream" if grouped else "rm_stream"))
+    if grouped:  # the run's and the judgments' rows put together (u): partitioned by query for the dialects that
+        #          say how (Dialect.partition_hint), so that the grouping and the windows after it share one exchange
+        for sub in body.find_all(exp.Subquery):
+            if sub.alias == "u":
+                sub.meta[PARTITION] = "query_id"
+    return body
 
 
 # The tables beside the run and the judgments that some metrics read (Metric.tables): the training interactions
@@ -791,7 +844,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
          per_query: bool = True, means: bool = True, split_kinds: bool = False, top_n: bool = False,
          by: tuple = (), checks: bool = False, interactions: Source | None = None,
          catalog: Source | None = None, vectors: Source | None = None, reference: Source | None = None,
-         presorted: bool = False) -> Plan:
+         presorted: bool = False, grouped: bool = False) -> Plan:
     """The fused query. split_kinds (for DuckDB; see the module docstring) computes the features read only on 'R'
     rows over the retrieved rows alone. It is off by default, so the SQL rendered for other engines keeps the
     one-stream shape: on Spark 4.x the split shape (a UNION ALL of two halves both hash-partitioned by query_id
@@ -818,7 +871,14 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     vectors: the catalog with its embedding column (IntraListDiversity): the stream then carries each row's sums
     against the rows above it (vector_stream_ctes).
     reference: the second run Intersection compares the run with, in the run's shape (its groups: by): the stream
-    then carries each item's rank in it (reference_stream_ctes)."""
+    then carries each item's rank in it (reference_stream_ctes).
+
+    grouped (the SQL for engines that move rows between workers: dialects.Dialect.stream): the stream is
+    sql/01_stream.sql's rm_grouped_stream, the run and the judgments grouped by (query, item) once instead of the
+    run ranked, joined and checked apart, and the checks are an aggregate of per_query (grouped_fault): each
+    result row fails (rm_fail) instead of a scalar subquery over rm_checks guarding the whole (the rows of the
+    catalog-wide measures come in the same statement). Not with side tables or split_kinds, which read
+    rm_stream, nor for catalog-wide measures alone, which have no per-query rows to fail."""
     by = tuple(by)
     tables = {t for m in measures for t in m.metric.tables}
     for table, given, what in (
@@ -844,6 +904,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     whole = [m for m in measures if m.metric.scope == "catalog"]
     all_measures, measures = measures, [m for m in measures if m.metric.scope != "catalog"]
     split_kinds = split_kinds and not tables and not whole  # catalog_part reads the one stream
+    grouped = grouped and bool(measures) and not (tables or split_kinds)
     if presorted and not (split_kinds and presortable(conv)):
         raise ValueError("sqlgen.plan: presorted needs split_kinds and a ranking of every item (presortable)")
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
@@ -902,13 +963,15 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     else:
         ctes = items + (item_stream_ctes(conv, interactions, catalog) if interactions is not None
                         else catalog_stream_ctes(conv, catalog) if catalog is not None
-                        else [(STREAM, stream(conv))])
+                        else [(STREAM, stream(conv, grouped))])
         if vectors is not None:
             ctes = vector_stream_ctes(ctes, vectors)
         if reference is not None:
             ctes = reference_stream_ctes(ctes, reference, conv, by)
-        if keep is not None:  # the judged rows all stay
-            keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right)
+        if keep is not None:  # the judged rows all stay (and, grouped, the run's repeated items, for the checks)
+            keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right,
+                           *([exp.GT(this=_column("s", "run_rows"), expression=exp.Literal.number(1))]
+                             if grouped else []))
         if kept or keep is not None:
             features_select = exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")),
                                          *[exp.alias_(e, name) for name, e in kept]).from_(f"{STREAM} AS s")
@@ -928,7 +991,13 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         wide = exp.select(_column("f", "query_id"), *[exp.alias_(v, f"m_{i + 1}") for i, v in enumerate(values)])
         wide = wide.from_(exp.Table(this=exp.to_identifier(feature_table), alias=exp.TableAlias(this=exp.to_identifier("f"))))
         wide = wide.group_by(_column("f", "query_id"))
+        fault = None
+        if grouped and checks:  # the checks: each query's first fault, and a query with one is kept
+            fault = grouped_fault(by)
+            wide = wide.select(exp.alias_(fault.copy(), "rm_fault"))
         if having is not None and not (isinstance(having, exp.Boolean) and having.this):
+            if fault is not None:
+                having = exp.or_(exp.Paren(this=having), exp.Not(this=exp.Is(this=fault, expression=exp.Null())))
             wide = wide.having(exp.and_(presorted_check(), having) if presorted else having)
         elif presorted:
             wide = wide.having(presorted_check())
@@ -950,7 +1019,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
             ifs=[exp.If(this=lit.number(i + 1), true=_column("p", f"m_{i + 1}")) for i in range(len(measures))])
         ctes.append(("measure_values", exp.select(
             _column("m", "measure_no"), _column("m", "measure"), _column("m", "summed"), _column("p", "query_id"),
-            exp.alias_(value, "value")).from_("per_query AS p").join("measure_list AS m", join_type="cross")))
+            exp.alias_(value, "value"), *([_column("p", "rm_fault")] if fault is not None else [])).from_(
+            "per_query AS p").join("measure_list AS m", join_type="cross")))
         query_id = _column("v", "query_id")
 
         def with_groups(select):  # the group's number off the query id, and its columns from rm_groups
@@ -961,12 +1031,17 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         if per_query:
             select = with_groups(exp.select(exp.alias_(_column("v", "measure"), "measure"),
                                             *group_columns(by)).from_("measure_values AS v"))
-            parts.append(select.select(exp.alias_(query_id, "query_id"), exp.alias_(_column("v", "value"), "value")))
+            row_value = _column("v", "value")
+            if fault is not None:
+                row_value = unless_fault(row_value, _column("v", "rm_fault"))
+            parts.append(select.select(exp.alias_(query_id, "query_id"), exp.alias_(row_value, "value")))
         if means:
             # the column `summed` holds the measure's aggregate code (measures.Aggregate.code: 1 sum, 2 geometric)
             mean = mean_sql(_column("v", "value"),
                             lambda a: exp.EQ(this=_column("v", "summed"), expression=lit.number(a.code)),
                             listed_aggregates(measures))
+            if fault is not None:
+                mean = unless_fault(mean, exp.Min(this=_column("v", "rm_fault")))
             means_select = with_groups(exp.select(
                 exp.alias_(_column("v", "measure"), "measure"), *group_columns(by),
                 # the mean row's query_id is NULL: no query id can be mistaken for it (a query may be named 'all'),
@@ -983,7 +1058,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     query = parts[0]
     for part in parts[1:]:
         query = exp.union(query, part, distinct=False)
-    if checks:
+    if checks and not grouped:
         ctes.append(("rm_checks", input_checks(by, reference is not None)))
         query = guarded(query)
     if not isinstance(query, exp.Select):

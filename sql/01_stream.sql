@@ -166,6 +166,86 @@ SELECT
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
 FROM rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS j;
 
+-- The same stream in the shape of one exchange (the SQL for Spark: dialects.Dialect.stream = 'grouped'). rm_stream
+-- ranks the run, joins it with the judgments on (query, item) and ranks the judgments, and the input checks group
+-- the run and the judgments by (query, item) again: on an engine that moves rows between workers, each of these
+-- repartitions the run (by query, by (query, item), by query again). Here the run's rows and the judgments' rows
+-- are put together and grouped by (query, item) once: each group is one item of a query with its run row (score,
+-- given rank), its judgment (grade) and how many rows of each it had (run_rows, judgment_rows, which the checks
+-- read: sqlgen.grouped_faults), and all the windows after it partition by the query, which a partitioning by query
+-- serves (an engine may partition the grouping by query alone: Spark does). Each item then gives an 'R' row when
+-- the run has it and a 'J' row when it is judged (a join with the two kinds, not a UNION ALL of two reads, which
+-- would compute the grouping twice on engines that inline CTEs). The rows and their values are rm_stream's, on
+-- inputs without duplicates (the checks refuse the others): the same order, ties and judged_only.
+CREATE OR REPLACE MACRO rm_grouped_stream(run, judgments, ties, judged_only, grades, query_column, item_column,
+        score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS TABLE
+SELECT
+    i.query_id,
+    k.kind,
+    i.item_id,
+    CASE WHEN k.kind = 'R' THEN i.score END AS score,
+    i.grade,
+    CASE WHEN k.kind = 'R' THEN i.pos ELSE i.jpos END AS pos,
+    CASE WHEN k.kind = 'R' THEN i.ipos ELSE i.jpos END AS ipos,
+    i.run_rows,
+    i.judgment_rows,
+    i.low_grade
+FROM (
+    SELECT
+        p.*,
+        -- rm_stream's ipos: the retrieved items re-sorted by grade (the others last, where nothing reads them)
+        ROW_NUMBER() OVER (
+            PARTITION BY p.query_id
+            ORDER BY CASE WHEN p.pos IS NULL THEN 1 ELSE 0 END ASC NULLS LAST, COALESCE(p.grade, 0) DESC NULLS LAST,
+                p.pos ASC NULLS LAST
+        ) AS ipos
+    FROM (
+        SELECT
+            g.*,
+            -- the run's ranking (rm_stream's ORDER BY), over the items it ranks: those it has (judged ones with
+            -- judged_only); the others sort last and get no rank
+            CASE WHEN g.ranked = 1 THEN ROW_NUMBER() OVER (
+                PARTITION BY g.query_id
+                ORDER BY
+                    g.ranked DESC NULLS LAST,
+                    CASE WHEN ties = 'input' THEN g.rank_in END ASC NULLS LAST,
+                    g.score DESC NULLS LAST,
+                    CASE WHEN ties = 'item_asc' THEN rm_bytewise(g.item_id) END ASC NULLS LAST,
+                    rm_bytewise(g.item_id) DESC NULLS LAST
+            ) END AS pos,
+            -- the ideal ordering of the judged items, by grade alone (as rm_stream's 'J' rows)
+            CASE WHEN g.judgment_rows > 0 THEN ROW_NUMBER() OVER (
+                PARTITION BY g.query_id
+                ORDER BY CASE WHEN g.judgment_rows > 0 THEN 0 ELSE 1 END ASC NULLS LAST, g.grade DESC NULLS LAST
+            ) END AS jpos
+        FROM (
+            SELECT
+                u.query_id,
+                rm_bytewise(u.item_id) AS item_id,
+                MAX(u.score) AS score,
+                MAX(u.rank_in) AS rank_in,
+                MAX(u.grade) AS grade,
+                MIN(u.grade) AS low_grade,
+                SUM(u.run_row) AS run_rows,
+                SUM(1 - u.run_row) AS judgment_rows,
+                CASE WHEN SUM(u.run_row) > 0 AND (NOT rm_flag(judged_only) OR MAX(u.grade) >= 0) THEN 1 ELSE 0 END
+                    AS ranked
+            FROM (
+                SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in, CAST(NULL AS DOUBLE) AS grade, 1 AS run_row
+                FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS ri
+                UNION ALL
+                SELECT ji.query_id, ji.item_id, CAST(NULL AS DOUBLE) AS score, CAST(NULL AS DOUBLE) AS rank_in,
+                    ji.grade, 0 AS run_row
+                FROM rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by",
+                    judgment_lists) AS ji
+            ) AS u
+            GROUP BY u.query_id, rm_bytewise(u.item_id)
+        ) AS g
+    ) AS p
+) AS i
+JOIN (SELECT 'R' AS kind UNION ALL SELECT 'J' AS kind) AS k
+    ON (k.kind = 'R' AND i.pos IS NOT NULL) OR (k.kind = 'J' AND i.judgment_rows > 0);
+
 -- The first fault of the inputs, NULL when they are clean: an item twice in a query of the run (a table holding
 -- two models without "by", say) or an item judged twice in a query. Each metric macro refuses such inputs with
 -- error() (rm_valid_inputs): counted twice, they would give a wrong number.

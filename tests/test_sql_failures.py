@@ -17,6 +17,9 @@ RUN = pa.table({"query_id": ["q1", "q1", "q1"], "item_id": ["d1", "d1", "d2"], "
 CLEAN_RUN = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d2"], "score": [0.9, 0.1]})
 QRELS = pa.table({"query_id": ["q1"], "item_id": ["d1"], "relevance": pa.array([1], pa.int64())})
 CONFLICT = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d1"], "relevance": pa.array([1, 0], pa.int64())})
+# the conflict in a query the run does not have (no query of the results would show it)
+ELSEWHERE = pa.table({"query_id": ["q1", "q9", "q9"], "item_id": ["d1", "d7", "d7"],
+                      "relevance": pa.array([1, 2, 1], pa.int64())})
 
 
 @pytest.fixture(params=list(engines.REAL))
@@ -24,7 +27,8 @@ def engine(request, started):
     def start():
         e = engines.start(request.param)
         return e, {"dup_run": e.load("f_dup_run", RUN), "run": e.load("f_run", CLEAN_RUN),
-                   "qrels": e.load("f_qrels", QRELS), "conflict": e.load("f_conflict", CONFLICT)}
+                   "qrels": e.load("f_qrels", QRELS), "conflict": e.load("f_conflict", CONFLICT),
+                   "elsewhere": e.load("f_elsewhere", ELSEWHERE)}
     return started.get(("sql_failures", request.param), start, lambda pair: pair[0].close())
 
 
@@ -49,6 +53,8 @@ def test_conflicting_judgment_fails(engine):
     e, t = engine
     with pytest.raises(Exception, match="item d1 of query q1 is judged 2 times"):
         e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["run"], judgments=t["conflict"]))
+    with pytest.raises(Exception, match="item d7 of query q9 is judged 2 times"):
+        e.rows(rm.to_sql(["P@2", "NumQ"], dialect=e.dialect, run=t["run"], judgments=t["elsewhere"]))
 
 
 def test_postgres_functions_refuse_duplicates():

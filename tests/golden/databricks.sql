@@ -17,57 +17,93 @@ WITH run_items AS (
   FROM `my-project`.rm.trec_judgments AS j
 ), item_stream AS (
   SELECT
-    ranked.query_id,
-    'R' AS kind,
-    ranked.item_id,
-    ranked.score,
-    j.grade,
-    ranked.pos,
-    ROW_NUMBER() OVER (
-      PARTITION BY ranked.query_id
-      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
-    ) AS ipos
+    i.query_id,
+    k.kind,
+    i.item_id,
+    CASE WHEN k.kind = 'R' THEN i.score END AS score,
+    i.grade,
+    CASE WHEN k.kind = 'R' THEN i.pos ELSE i.jpos END AS pos,
+    CASE WHEN k.kind = 'R' THEN i.ipos ELSE i.jpos END AS ipos,
+    i.run_rows,
+    i.judgment_rows,
+    i.low_grade
   FROM (
     SELECT
-      r.query_id,
-      r.item_id,
-      r.score,
+      p.*,
       ROW_NUMBER() OVER (
-        PARTITION BY r.query_id
-        ORDER BY r.score DESC NULLS LAST, r.item_id DESC NULLS LAST
-      ) AS pos
+        PARTITION BY p.query_id
+        ORDER BY CASE WHEN p.pos IS NULL THEN 1 ELSE 0 END ASC NULLS LAST, COALESCE(p.grade, 0) DESC NULLS LAST, p.pos ASC NULLS LAST
+      ) AS ipos
     FROM (
       SELECT
-        ri.query_id,
-        ri.item_id,
-        ri.score,
-        ri.rank_in
-      FROM run_items AS ri
-      UNION ALL
-      SELECT
-        ri.query_id,
-        ri.item_id,
-        ri.score,
-        ri.rank_in
-      FROM run_items AS ri
-      JOIN judgment_items AS jo
-        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
-      WHERE
-        FALSE
-    ) AS r
-  ) AS ranked
-  LEFT JOIN judgment_items AS j
-    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
-  UNION ALL
-  SELECT
-    j.query_id,
-    'J' AS kind,
-    j.item_id,
-    CAST(NULL AS DOUBLE) AS score,
-    j.grade,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
-    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
-  FROM judgment_items AS j
+        g.*,
+        CASE
+          WHEN g.ranked = 1
+          THEN ROW_NUMBER() OVER (
+            PARTITION BY g.query_id
+            ORDER BY g.ranked DESC NULLS LAST, g.score DESC NULLS LAST, g.item_id DESC NULLS LAST
+          )
+        END AS pos,
+        CASE
+          WHEN g.judgment_rows > 0
+          THEN ROW_NUMBER() OVER (
+            PARTITION BY g.query_id
+            ORDER BY CASE WHEN g.judgment_rows > 0 THEN 0 ELSE 1 END ASC NULLS LAST, g.grade DESC NULLS LAST
+          )
+        END AS jpos
+      FROM (
+        SELECT
+          u.query_id,
+          u.item_id AS item_id,
+          MAX(u.score) AS score,
+          MAX(u.rank_in) AS rank_in,
+          MAX(u.grade) AS grade,
+          MIN(u.grade) AS low_grade,
+          SUM(u.run_row) AS run_rows,
+          SUM(1 - u.run_row) AS judgment_rows,
+          CASE WHEN SUM(u.run_row) > 0 THEN 1 ELSE 0 END AS ranked
+        FROM (
+          SELECT /*+ REPARTITION(u.query_id) */
+            u.*
+          FROM (
+            SELECT
+              ri.query_id,
+              ri.item_id,
+              ri.score,
+              ri.rank_in,
+              CAST(NULL AS DOUBLE) AS grade,
+              1 AS run_row
+            FROM run_items AS ri
+            UNION ALL
+            SELECT
+              ji.query_id,
+              ji.item_id,
+              CAST(NULL AS DOUBLE) AS score,
+              CAST(NULL AS DOUBLE) AS rank_in,
+              ji.grade,
+              0 AS run_row
+            FROM judgment_items AS ji
+          ) AS u
+        ) AS u
+        GROUP BY
+          u.query_id,
+          u.item_id
+      ) AS g
+    ) AS p
+  ) AS i
+  JOIN (
+    SELECT
+      'R' AS kind
+    UNION ALL
+    SELECT
+      'J' AS kind
+  ) AS k
+    ON (
+      k.kind = 'R' AND NOT i.pos IS NULL
+    )
+    OR (
+      k.kind = 'J' AND i.judgment_rows > 0
+    )
 ), features AS (
   SELECT
     s.*,
@@ -82,7 +118,7 @@ WITH run_items AS (
   WHERE
     s.kind = 'J' OR s.pos = 1 OR (
       NOT s.grade IS NULL
-    )
+    ) OR s.run_rows > 1
 ), per_query AS (
   SELECT
     f.query_id,
@@ -203,13 +239,71 @@ WITH run_items AS (
         CAST(1 AS DOUBLE) / NULLIF(MIN(CASE WHEN f.kind = 'R' AND f.grade >= 1 THEN f.pos END), 0)
       ),
       CAST(0 AS DOUBLE)
-    ) AS m_7
+    ) AS m_7,
+    MIN(
+      CASE
+        WHEN f.kind = 'R' AND f.run_rows > 1
+        THEN CONCAT(
+          'rankmetrics: item ',
+          f.item_id,
+          ' appears ',
+          CAST(f.run_rows AS STRING),
+          ' times for query ',
+          f.query_id,
+          ' in the run'
+        )
+        WHEN f.kind = 'J' AND f.judgment_rows > 1
+        THEN CONCAT(
+          'rankmetrics: item ',
+          f.item_id,
+          ' of query ',
+          f.query_id,
+          ' is judged ',
+          CAST(f.judgment_rows AS STRING),
+          ' times (grades ',
+          CAST(f.low_grade AS STRING),
+          ' to ',
+          CAST(f.grade AS STRING),
+          ')'
+        )
+      END
+    ) AS rm_fault
   FROM features AS f
   GROUP BY
     f.query_id
   HAVING
-    SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-    AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    (
+      SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+    )
+    OR NOT MIN(
+      CASE
+        WHEN f.kind = 'R' AND f.run_rows > 1
+        THEN CONCAT(
+          'rankmetrics: item ',
+          f.item_id,
+          ' appears ',
+          CAST(f.run_rows AS STRING),
+          ' times for query ',
+          f.query_id,
+          ' in the run'
+        )
+        WHEN f.kind = 'J' AND f.judgment_rows > 1
+        THEN CONCAT(
+          'rankmetrics: item ',
+          f.item_id,
+          ' of query ',
+          f.query_id,
+          ' is judged ',
+          CAST(f.judgment_rows AS STRING),
+          ' times (grades ',
+          CAST(f.low_grade AS STRING),
+          ' to ',
+          CAST(f.grade AS STRING),
+          ')'
+        )
+      END
+    ) IS NULL
 ), measure_list AS (
   SELECT
     1 AS measure_no,
@@ -266,51 +360,10 @@ WITH run_items AS (
       THEN p.m_6
       WHEN 7
       THEN p.m_7
-    END AS value
+    END AS value,
+    p.rm_fault
   FROM per_query AS p
   CROSS JOIN measure_list AS m
-), rm_checks AS (
-  SELECT
-    MIN(d.fault) AS fault
-  FROM (
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' appears ',
-        CAST(COUNT(*) AS STRING),
-        ' times for query ',
-        x.query_id,
-        ' in the run'
-      ) AS fault
-    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        x.query_id,
-        ' is judged ',
-        CAST(COUNT(*) AS STRING),
-        ' times (grades ',
-        CAST(MIN(x.grade) AS STRING),
-        ' to ',
-        CAST(MAX(x.grade) AS STRING),
-        ')'
-      ) AS fault
-    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-  ) AS d
 )
 SELECT
   *
@@ -318,18 +371,22 @@ FROM (
   SELECT
     v.measure AS measure,
     v.query_id AS query_id,
-    v.value AS value
+    CASE WHEN v.rm_fault IS NULL THEN v.value ELSE RAISE_ERROR(v.rm_fault) END AS value
   FROM measure_values AS v
   UNION ALL
   SELECT
     v.measure AS measure,
     CAST(NULL AS STRING) AS query_id,
     CAST(CASE
-      WHEN v.summed = 1
-      THEN SUM(v.value)
-      WHEN v.summed = 2
-      THEN EXP(AVG(LN(CASE WHEN v.value < 0.00001 THEN 0.00001 ELSE v.value END)))
-      ELSE AVG(v.value)
+      WHEN MIN(v.rm_fault) IS NULL
+      THEN CASE
+        WHEN v.summed = 1
+        THEN SUM(v.value)
+        WHEN v.summed = 2
+        THEN EXP(AVG(LN(CASE WHEN v.value < 0.00001 THEN 0.00001 ELSE v.value END)))
+        ELSE AVG(v.value)
+      END
+      ELSE RAISE_ERROR(MIN(v.rm_fault))
     END AS DOUBLE) AS value
   FROM measure_values AS v
   GROUP BY
@@ -337,11 +394,3 @@ FROM (
     v.measure,
     v.summed
 ) AS results
-WHERE
-  (
-    SELECT
-      RAISE_ERROR(c.fault)
-    FROM rm_checks AS c
-    WHERE
-      NOT c.fault IS NULL
-  ) IS NULL
