@@ -190,19 +190,7 @@ class Evaluation:
                         "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
 
     def _check_exponential_grades(self):
-        """A grade whose exponential gain 2^g - 1 overflows a double is an input error (not a NaN), when a
-        measure uses exponential gain (measures.exponential_gain)."""
-        names = measures_mod.exponential_gain(self.measures, self.conv)
-        if not names:
-            return
-        j = self.judgments.relation.sql(dialect="duckdb")
-        row = run_sql(self.con, f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), t.relevance "
-                                f"FROM {j} AS t WHERE CAST(t.relevance AS DOUBLE) >= {measures_mod.GRADE_LIMIT + 1} "
-                                f"ORDER BY t.relevance DESC LIMIT 1").fetchone()
-        if row:
-            raise InputError(f"{self.judgments.label}: grade {row[2]:g} (query {row[0]}, item {row[1]}) is too high for "
-                             f"exponential gain in {names[0]}: 2^grade - 1 overflows past grade "
-                             f"{measures_mod.GRADE_LIMIT}")
+        _check_exponential_grades(self.con, self.judgments, self.measures, self.conv)
 
     def note(self) -> str | None:
         """One line on the queries found on one side only and what the convention did with them, or None."""
@@ -259,7 +247,6 @@ class Evaluation:
         """(measure, query_id, value) rows: per measure as requested, queries sorted, then the mean, whose
         query_id is None (a query may be named 'all'). With groups (by): (measure, group values..., query_id,
         value), per measure and group (in sort order, NULL first)."""
-        order = {m.requested: i for i, m in enumerate(self.measures)}
         if not self.measures:  # only trec_eval's text lines (runid, relstring): no value to compute
             return []
         if self._rows is not None:  # computed with the checks (onepass)
@@ -272,10 +259,7 @@ class Evaluation:
         out = [(*r[:-1], math.nan if r[-1] is None else float(r[-1])) for r in out]
         if self.zscores is not None:
             out = self._zscored(out)
-        n = len(self.by)
-        out.sort(key=lambda r: (order[r[0]], *[(g is not None, g) for g in r[1:1 + n]], r[-2] is None,
-                                (r[-2] or "").encode()))
-        return out
+        return _ordered_rows(out, self.measures, len(self.by))
 
     def _zscored(self, rows: list[tuple]) -> list[tuple]:
         """trec_eval -Z (convert_zscores.c): each per-query value as (value - mean) / stddev with the mean and
@@ -354,6 +338,139 @@ class Evaluation:
             import shutil
             shutil.rmtree(self._spill, ignore_errors=True)
             self._spill = None
+
+
+class Prepared:
+    """Judgments and a run read and checked once, to evaluate again and again in the same process (as ranx's
+    Qrels and Run objects, built once and evaluated many times): prepare() loads and checks them as evaluate()'s
+    careful path does, and each evaluate() reads the stream (the run ranked and joined with the judgments), which
+    is computed on first use for its conventions and kept in memory, so that only the measures are computed
+    again. The numbers are evaluate()'s, bit for bit. Plain inputs only: no columns=, by=, lists or side tables.
+    Close it (or use `with`) to free the memory."""
+
+    def __init__(self, judgments, run, *, convention="trec_eval", memory_limit=None, threads=None,
+                 nan_scores="error", **overrides):
+        conventions.resolve(convention, **overrides)  # a bad convention or switch is refused now
+        self.convention, self.overrides = convention, overrides
+        self.reader, self._spill = None, None
+        self.con = _connect(memory_limit, threads, False, self)
+        self._streams = {}  # the stream's conventions (sqlgen.STREAM_CONVENTIONS) -> its table
+        try:
+            self.reader = Reader(self.con, True, nan_scores)
+            self.judgments = self.reader.load(judgments, JUDGMENTS)
+            self.run = self.reader.load(run, RUN)
+            run_queries, judged_queries, common = query_overlap(self.con, self.run, self.judgments)
+            self.summary = {"run_queries": run_queries, "judged_queries": judged_queries, "common_queries": common,
+                            "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
+            # the stream of the convention as given, made now (a request whose names set other stream conventions,
+            # judged_only say, makes its own on first use)
+            self._stream(conventions.resolve(convention, **overrides))
+        except BaseException:
+            self.close()
+            raise
+
+    def _sources(self):
+        return (sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank),
+                sqlgen.Source(self.judgments.relation, True, False))
+
+    def _stream(self, conv: dict):
+        key = tuple(conv[k] for k in sqlgen.STREAM_CONVENTIONS)
+        if key not in self._streams:
+            name = f"rm_prepared_stream_{len(self._streams) + 1}"
+            query = sqlgen.stream_select(conv, *self._sources()).sql(dialect="duckdb")
+            run_sql(self.con, f"CREATE TEMP TABLE {name} AS {query}")
+            self._streams[key] = exp.to_table(name)
+        return self._streams[key]
+
+    def rows(self, metrics=None) -> list[tuple]:
+        """(measure, query_id, value) rows as Evaluation.rows() gives them (the means' query_id is None)."""
+        from . import determinism
+        if isinstance(metrics, str):
+            metrics = [metrics]
+        div, _ = diversity.partition(metrics)
+        if div:
+            raise UsageError(f"{', '.join(div)}: evaluate() takes these, with their subtopic judgments (prepare() "
+                             f"keeps plain judgments)")
+        measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
+        side = sorted({t for m in measures for t in m.metric.tables})
+        if side:
+            raise UsageError(f"{', '.join(m.requested for m in measures if m.metric.tables)}: evaluate() takes "
+                             f"these, with their inputs (prepare() does not keep {', '.join(side)})")
+        conventions.refuse_gaps(self.convention, self.overrides, [m.metric.name for m in measures])
+        conv = measures_mod.stream_conventions(measures, conventions.resolve(self.convention, **self.overrides))
+        _check_exponential_grades(self.con, self.judgments, measures, conv)
+        if not measures:
+            return []
+        plan = sqlgen.plan(measures, conv, *self._sources(), stream_table=self._stream(conv))
+        return _ordered_rows(run_sql(self.con, determinism.ordered(plan.query).sql(dialect="duckdb")).fetchall(),
+                             measures)
+
+    def evaluate(self, metrics=None, *, per_query=False) -> dict:
+        """evaluate()'s answer for these metrics: {measure: mean}, or {measure: {query_id: value}}."""
+        rows = self.rows(metrics)
+        return _result(rows, measures_mod.parse_all([r[0] for r in rows] or metrics or DEFAULT_METRICS), per_query)
+
+    def note(self) -> str | None:
+        """One line on the queries found on one side only and what the convention did with them, or None."""
+        return query_note(self.summary, conventions.resolve(self.convention, **self.overrides))
+
+    close_spill = Evaluation.close_spill
+
+    def close(self):
+        self._streams = {}
+        self.con.close()  # its own connection: the loaded tables and the streams go with it
+        self.close_spill()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def prepare(judgments, run, *, convention="trec_eval", memory_limit=None, threads=None, nan_scores="error",
+            **overrides) -> Prepared:
+    """Judgments and a run read and checked once, to evaluate many times (Prepared.evaluate(metrics)):
+    evaluate()'s inputs (a file path, a DataFrame, a pyarrow Table, a relation), conventions and numbers."""
+    return Prepared(judgments, run, convention=convention, memory_limit=memory_limit, threads=threads,
+                    nan_scores=nan_scores, **overrides)
+
+
+def _check_exponential_grades(con, judgments, measures, conv) -> None:
+    """A grade whose exponential gain 2^g - 1 overflows a double is an input error (not a NaN), when a measure
+    uses exponential gain (measures.exponential_gain). judgments: the loaded judgments (inputs.Loaded)."""
+    names = measures_mod.exponential_gain(measures, conv)
+    if not names:
+        return
+    j = judgments.relation.sql(dialect="duckdb")
+    row = run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), t.relevance "
+                       f"FROM {j} AS t WHERE CAST(t.relevance AS DOUBLE) >= {measures_mod.GRADE_LIMIT + 1} "
+                       f"ORDER BY t.relevance DESC LIMIT 1").fetchone()
+    if row:
+        raise InputError(f"{judgments.label}: grade {row[2]:g} (query {row[0]}, item {row[1]}) is too high for "
+                         f"exponential gain in {names[0]}: 2^grade - 1 overflows past grade "
+                         f"{measures_mod.GRADE_LIMIT}")
+
+
+def _ordered_rows(rows: list, measures: list, n: int = 0) -> list:
+    """The result rows with NULL values as NaN, per measure as requested, then by group (n group columns; in sort
+    order, NULL first), queries sorted byte-wise and the mean (query_id None) last."""
+    order = {m.requested: i for i, m in enumerate(measures)}
+    out = [(*r[:-1], math.nan if r[-1] is None else float(r[-1])) for r in rows]
+    out.sort(key=lambda r: (order[r[0]], *[(g is not None, g) for g in r[1:1 + n]], r[-2] is None,
+                            (r[-2] or "").encode()))
+    return out
+
+
+def _result(rows: list, measures: list, per_query: bool) -> dict:
+    """evaluate()'s answer from ordered rows without groups: {measure: mean}, or {measure: {query_id: value}}."""
+    if per_query:
+        out = {m.requested: {} for m in measures}
+        for m, q, v in rows:
+            if q is not None:  # the mean's query_id is None: a query named 'all' is a query like any other
+                out[m][q] = v
+        return out
+    return {m: v for m, q, v in rows if q is None}
 
 
 def _load_reference(reader: Reader, obj, form: shape.Shape):
@@ -540,13 +657,7 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
             elif not per_query and q is None:
                 cell[m] = v
         return grouped
-    if per_query:
-        out = {m.requested: {} for m in ev.measures}
-        for m, q, v in rows:
-            if q is not None:  # the mean's query_id is None: a query named 'all' is a query like any other
-                out[m][q] = v
-        return out
-    return {m: v for m, q, v in rows if q is None}
+    return _result(rows, ev.measures, per_query)
 
 
 def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", threads=None, columns=None, by=None,
@@ -656,4 +767,5 @@ def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: boo
                           for name, cols in sides.items() if name != "reference"}).query
 
 
-__all__ = ["register", "to_sql", "macros_sql", "evaluate", "relation", "Evaluation", "InputError", "UsageError"]
+__all__ = ["register", "to_sql", "macros_sql", "evaluate", "relation", "Evaluation", "Prepared", "prepare",
+           "InputError", "UsageError"]

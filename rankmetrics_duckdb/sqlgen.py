@@ -336,6 +336,21 @@ def stream(conv: dict, grouped: bool = False) -> exp.Expression:
     return body
 
 
+# The conventions the stream's rows depend on (run_items, judgment_items, rm_stream): a stream made under them
+# serves every request whose conventions agree on these (api.Prepared keeps one table per combination).
+STREAM_CONVENTIONS = ("ties", "judged_only", "grades", "scores")
+
+
+def stream_select(conv: dict, run: Source, judgments: Source) -> exp.Select:
+    """The stream's rows (rm_stream over run_items and judgment_items) as one query, to be kept in a table
+    (plan's stream_table)."""
+    items = [("run_items", run_items(run, conv)), ("judgment_items", judgment_items(judgments, conv))]
+    query = exp.select("*").from_(STREAM)
+    for name, cte in items + [(STREAM, stream(conv))]:
+        query = query.with_(name, as_=cte, copy=False)
+    return query
+
+
 # The tables beside the run and the judgments that some metrics read (Metric.tables): the training interactions
 # (user_id, item_id) and the catalog (item_id), as CTEs of these names.
 SIDE_CTES = {"interactions": "interaction_items", "catalog": "catalog_items"}
@@ -844,7 +859,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
          per_query: bool = True, means: bool = True, split_kinds: bool = False, top_n: bool = False,
          by: tuple = (), checks: bool = False, interactions: Source | None = None,
          catalog: Source | None = None, vectors: Source | None = None, reference: Source | None = None,
-         presorted: bool = False, grouped: bool = False) -> Plan:
+         presorted: bool = False, grouped: bool = False, stream_table: exp.Expression | None = None) -> Plan:
     """The fused query. split_kinds (for DuckDB; see the module docstring) computes the features read only on 'R'
     rows over the retrieved rows alone. It is off by default, so the SQL rendered for other engines keeps the
     one-stream shape: on Spark 4.x the split shape (a UNION ALL of two halves both hash-partitioned by query_id
@@ -878,7 +893,11 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     run ranked, joined and checked apart, and the checks are an aggregate of per_query (grouped_fault): each
     result row fails (rm_fail) instead of a scalar subquery over rm_checks guarding the whole (the rows of the
     catalog-wide measures come in the same statement). Not with side tables or split_kinds, which read
-    rm_stream, nor for catalog-wide measures alone, which have no per-query rows to fail."""
+    rm_stream, nor for catalog-wide measures alone, which have no per-query rows to fail.
+
+    stream_table: a table holding the stream already (stream_select's rows, for the same STREAM_CONVENTIONS),
+    read in place of computing it (api.Prepared): the run and the judgments are not read, and nothing is
+    checked (they were, when the table was made). Not with groups, side tables or split_kinds."""
     by = tuple(by)
     tables = {t for m in measures for t in m.metric.tables}
     for table, given, what in (
@@ -905,6 +924,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     all_measures, measures = measures, [m for m in measures if m.metric.scope != "catalog"]
     split_kinds = split_kinds and not tables and not whole  # catalog_part reads the one stream
     grouped = grouped and bool(measures) and not (tables or split_kinds)
+    if stream_table is not None and (by or tables or split_kinds or grouped or checks):
+        raise ValueError("sqlgen.plan: stream_table reads a stream without groups, side tables, checks or split_kinds")
     if presorted and not (split_kinds and presortable(conv)):
         raise ValueError("sqlgen.plan: presorted needs split_kinds and a ranking of every item (presortable)")
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
@@ -961,9 +982,10 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         ctes += _split_features(conv, kept, values, keep, cutoff_depth(measures, conv), top_n, read_later, presorted)
         feature_table = "features"
     else:
-        ctes = items + (item_stream_ctes(conv, interactions, catalog) if interactions is not None
-                        else catalog_stream_ctes(conv, catalog) if catalog is not None
-                        else [(STREAM, stream(conv, grouped))])
+        ctes = ([(STREAM, exp.select("*").from_(stream_table.copy()))] if stream_table is not None
+                else items + (item_stream_ctes(conv, interactions, catalog) if interactions is not None
+                              else catalog_stream_ctes(conv, catalog) if catalog is not None
+                              else [(STREAM, stream(conv, grouped))]))
         if vectors is not None:
             ctes = vector_stream_ctes(ctes, vectors)
         if reference is not None:
