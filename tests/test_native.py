@@ -496,7 +496,8 @@ def test_recommender_objects_need_their_tables():
     plain = native.script("postgres", schema="rm")
     assert "--interactions TABLE, --items TABLE" in plain
     assert not functions(plain) & {"rm_gini", "rm_catalog_coverage", "rm_mean_inv_user_freq", "rm_serendipity"}
-    catalog_only = functions(native.script("postgres", schema="rm", items="catalog"))
+    catalog_text = native.script("postgres", schema="rm", items="catalog")
+    catalog_only = functions(catalog_text)
     assert {"rm_gini", "rm_catalog_coverage", "rm_entropy"} <= catalog_only
     assert not catalog_only & {"rm_mean_inv_user_freq", "rm_avg_rec_popularity", "rm_serendipity"}
     both = functions(native.script("postgres", schema="rm", interactions="train"))
@@ -506,7 +507,6 @@ def test_recommender_objects_need_their_tables():
     assert "rm_intersection" in functions(native.script("postgres", schema="rm", reference="other_run"))
     # IntraListDiversity reads the catalog's vectors: created only when their column is named (a catalog without
     # one could not be created over)
-    text = native.script("postgres", schema="rm", items="catalog")
-    assert "rm_intra_list_diversity" not in functions(text) and "--items-embedding-column" in text
+    assert "rm_intra_list_diversity" not in catalog_only and "--items-embedding-column" in catalog_text
     vectors = native.script("postgres", schema="rm", items="catalog", form=shape.Shape(items_columns={"embedding": "vec"}))
     assert "rm_intra_list_diversity" in functions(vectors) and "v.vec" in vectors
