@@ -43,6 +43,8 @@ def test_duplicate_item_fails(engine):
     e, t = engine
     with pytest.raises(Exception, match="item d1 appears 2 times for query q1 in the run"):
         e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["dup_run"], judgments=t["qrels"]))
+    with pytest.raises(Exception, match="item d1 appears 2 times for query q1 in the run"):  # the rows and the means
+        e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["dup_run"], judgments=t["qrels"], per_query=True))
     # Intersection's reference run is checked as the run is (a duplicate there would join the run's row twice)
     with pytest.raises(Exception, match="item d1 appears 2 times for query q1 in the reference"):
         e.rows(rm.to_sql(["Intersection@2"], dialect=e.dialect, run=t["run"], judgments=t["qrels"],

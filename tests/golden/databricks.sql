@@ -366,19 +366,12 @@ WITH run_items AS (
   CROSS JOIN measure_list AS m
 )
 SELECT
-  *
-FROM (
-  SELECT
-    v.measure AS measure,
-    v.query_id AS query_id,
-    CASE WHEN v.rm_fault IS NULL THEN v.value ELSE RAISE_ERROR(v.rm_fault) END AS value
-  FROM measure_values AS v
-  UNION ALL
-  SELECT
-    v.measure AS measure,
-    CAST(NULL AS STRING) AS query_id,
-    CAST(CASE
-      WHEN MIN(v.rm_fault) IS NULL
+  v.measure AS measure,
+  CASE WHEN GROUPING(v.query_id) = 1 THEN CAST(NULL AS STRING) ELSE v.query_id END AS query_id,
+  CAST(CASE
+    WHEN MIN(v.rm_fault) IS NULL
+    THEN CASE
+      WHEN GROUPING(v.query_id) = 1
       THEN CASE
         WHEN v.summed = 1
         THEN SUM(v.value)
@@ -386,11 +379,13 @@ FROM (
         THEN EXP(AVG(LN(CASE WHEN v.value < 0.00001 THEN 0.00001 ELSE v.value END)))
         ELSE AVG(v.value)
       END
-      ELSE RAISE_ERROR(MIN(v.rm_fault))
-    END AS DOUBLE) AS value
-  FROM measure_values AS v
-  GROUP BY
-    v.measure_no,
-    v.measure,
-    v.summed
-) AS results
+      ELSE MIN(v.value)
+    END
+    ELSE RAISE_ERROR(MIN(v.rm_fault))
+  END AS DOUBLE) AS value
+FROM measure_values AS v
+GROUP BY
+  GROUPING SETS (
+    (v.measure_no, v.measure, v.summed, v.query_id),
+    (v.measure_no, v.measure, v.summed)
+  )
