@@ -14,6 +14,8 @@ import rankmetrics_duckdb as rm
 from rankmetrics_duckdb import native
 
 RUN = pa.table({"query_id": ["q1", "q1", "q1"], "item_id": ["d1", "d1", "d2"], "score": [0.9, 0.8, 0.1]})
+# d2, unjudged, twice: with judged_only the ranking leaves it out, but the run holds two models all the same
+UNJUDGED_TWICE = pa.table({"query_id": ["q1", "q1", "q1"], "item_id": ["d1", "d2", "d2"], "score": [0.9, 0.8, 0.1]})
 CLEAN_RUN = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d2"], "score": [0.9, 0.1]})
 QRELS = pa.table({"query_id": ["q1"], "item_id": ["d1"], "relevance": pa.array([1], pa.int64())})
 CONFLICT = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d1"], "relevance": pa.array([1, 0], pa.int64())})
@@ -27,6 +29,7 @@ def engine(request, started):
     def start():
         e = engines.start(request.param)
         return e, {"dup_run": e.load("f_dup_run", RUN), "run": e.load("f_run", CLEAN_RUN),
+                   "unjudged_twice": e.load("f_unjudged_twice", UNJUDGED_TWICE),
                    "qrels": e.load("f_qrels", QRELS), "conflict": e.load("f_conflict", CONFLICT),
                    "elsewhere": e.load("f_elsewhere", ELSEWHERE)}
     return started.get(("sql_failures", request.param), start, lambda pair: pair[0].close())
@@ -45,6 +48,8 @@ def test_duplicate_item_fails(engine):
         e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["dup_run"], judgments=t["qrels"]))
     with pytest.raises(Exception, match="item d1 appears 2 times for query q1 in the run"):  # the rows and the means
         e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["dup_run"], judgments=t["qrels"], per_query=True))
+    with pytest.raises(Exception, match="item d2 appears 2 times for query q1 in the run"):  # unranked with -J
+        e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["unjudged_twice"], judgments=t["qrels"], judged_only=True))
     # Intersection's reference run is checked as the run is (a duplicate there would join the run's row twice)
     with pytest.raises(Exception, match="item d1 appears 2 times for query q1 in the reference"):
         e.rows(rm.to_sql(["Intersection@2"], dialect=e.dialect, run=t["run"], judgments=t["qrels"],

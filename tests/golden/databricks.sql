@@ -99,7 +99,9 @@ WITH run_items AS (
       'J' AS kind
   ) AS k
     ON (
-      k.kind = 'R' AND NOT i.pos IS NULL
+      k.kind = 'R' AND (
+        NOT i.pos IS NULL OR i.run_rows > 1
+      )
     )
     OR (
       k.kind = 'J' AND i.judgment_rows > 0
