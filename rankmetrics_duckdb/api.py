@@ -185,9 +185,7 @@ class Evaluation:
         return None
 
     def _check_overlap(self):
-        run_queries, judged_queries, common = query_overlap(self.con, self.run, self.judgments)
-        self.summary = {"run_queries": run_queries, "judged_queries": judged_queries, "common_queries": common,
-                        "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
+        self.summary = _overlap_summary(self.con, self.run, self.judgments)
 
     def _check_exponential_grades(self):
         _check_exponential_grades(self.con, self.judgments, self.measures, self.conv)
@@ -256,7 +254,7 @@ class Evaluation:
             self.ranking = "sort" if out is None else "input order"
             if out is None:
                 out = self.con.execute(self.sql()).fetchall()
-        out = [(*r[:-1], math.nan if r[-1] is None else float(r[-1])) for r in out]
+        out = _as_numbers(out)
         if self.zscores is not None:
             out = self._zscored(out)
         return _ordered_rows(out, self.measures, len(self.by))
@@ -350,7 +348,7 @@ class Prepared:
 
     def __init__(self, judgments, run, *, convention="trec_eval", memory_limit=None, threads=None,
                  nan_scores="error", **overrides):
-        conventions.resolve(convention, **overrides)  # a bad convention or switch is refused now
+        self.conv = conventions.resolve(convention, **overrides)  # a bad convention or switch is refused now
         self.convention, self.overrides = convention, overrides
         self.reader, self._spill = None, None
         self.con = _connect(memory_limit, threads, False, self)
@@ -359,12 +357,10 @@ class Prepared:
             self.reader = Reader(self.con, True, nan_scores)
             self.judgments = self.reader.load(judgments, JUDGMENTS)
             self.run = self.reader.load(run, RUN)
-            run_queries, judged_queries, common = query_overlap(self.con, self.run, self.judgments)
-            self.summary = {"run_queries": run_queries, "judged_queries": judged_queries, "common_queries": common,
-                            "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
+            self.summary = _overlap_summary(self.con, self.run, self.judgments)
             # the stream of the convention as given, made now (a request whose names set other stream conventions,
             # judged_only say, makes its own on first use)
-            self._stream(conventions.resolve(convention, **overrides))
+            self._stream(self.conv)
         except BaseException:
             self.close()
             raise
@@ -384,6 +380,14 @@ class Prepared:
 
     def rows(self, metrics=None) -> list[tuple]:
         """(measure, query_id, value) rows as Evaluation.rows() gives them (the means' query_id is None)."""
+        return self._measured(metrics)[0]
+
+    def evaluate(self, metrics=None, *, per_query=False) -> dict:
+        """evaluate()'s answer for these metrics: {measure: mean}, or {measure: {query_id: value}}."""
+        return _result(*self._measured(metrics), per_query)
+
+    def _measured(self, metrics) -> tuple[list[tuple], list]:
+        """(the rows, the measures asked for)."""
         from . import determinism
         if isinstance(metrics, str):
             metrics = [metrics]
@@ -397,22 +401,17 @@ class Prepared:
             raise UsageError(f"{', '.join(m.requested for m in measures if m.metric.tables)}: evaluate() takes "
                              f"these, with their inputs (prepare() does not keep {', '.join(side)})")
         conventions.refuse_gaps(self.convention, self.overrides, [m.metric.name for m in measures])
-        conv = measures_mod.stream_conventions(measures, conventions.resolve(self.convention, **self.overrides))
+        conv = measures_mod.stream_conventions(measures, self.conv)
         _check_exponential_grades(self.con, self.judgments, measures, conv)
         if not measures:
-            return []
+            return [], measures
         plan = sqlgen.plan(measures, conv, *self._sources(), stream_table=self._stream(conv))
-        return _ordered_rows(run_sql(self.con, determinism.ordered(plan.query).sql(dialect="duckdb")).fetchall(),
-                             measures)
-
-    def evaluate(self, metrics=None, *, per_query=False) -> dict:
-        """evaluate()'s answer for these metrics: {measure: mean}, or {measure: {query_id: value}}."""
-        rows = self.rows(metrics)
-        return _result(rows, measures_mod.parse_all([r[0] for r in rows] or metrics or DEFAULT_METRICS), per_query)
+        rows = run_sql(self.con, determinism.ordered(plan.query).sql(dialect="duckdb")).fetchall()
+        return _ordered_rows(_as_numbers(rows), measures), measures
 
     def note(self) -> str | None:
         """One line on the queries found on one side only and what the convention did with them, or None."""
-        return query_note(self.summary, conventions.resolve(self.convention, **self.overrides))
+        return query_note(self.summary, self.conv)
 
     close_spill = Evaluation.close_spill
 
@@ -452,14 +451,24 @@ def _check_exponential_grades(con, judgments, measures, conv) -> None:
                          f"{measures_mod.GRADE_LIMIT}")
 
 
+def _overlap_summary(con, run, judgments) -> dict:
+    """The queries of the loaded run and judgments, and how many are on one side only (query_note reads it)."""
+    run_queries, judged_queries, common = query_overlap(con, run, judgments)
+    return {"run_queries": run_queries, "judged_queries": judged_queries, "common_queries": common,
+            "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
+
+
+def _as_numbers(rows: list) -> list:
+    """The result rows with each value a float, NULL as NaN."""
+    return [(*r[:-1], math.nan if r[-1] is None else float(r[-1])) for r in rows]
+
+
 def _ordered_rows(rows: list, measures: list, n: int = 0) -> list:
-    """The result rows with NULL values as NaN, per measure as requested, then by group (n group columns; in sort
-    order, NULL first), queries sorted byte-wise and the mean (query_id None) last."""
+    """The result rows per measure as requested, then by group (n group columns; in sort order, NULL first),
+    queries sorted byte-wise and the mean (query_id None) last."""
     order = {m.requested: i for i, m in enumerate(measures)}
-    out = [(*r[:-1], math.nan if r[-1] is None else float(r[-1])) for r in rows]
-    out.sort(key=lambda r: (order[r[0]], *[(g is not None, g) for g in r[1:1 + n]], r[-2] is None,
-                            (r[-2] or "").encode()))
-    return out
+    return sorted(rows, key=lambda r: (order[r[0]], *[(g is not None, g) for g in r[1:1 + n]], r[-2] is None,
+                                       (r[-2] or "").encode()))
 
 
 def _result(rows: list, measures: list, per_query: bool) -> dict:

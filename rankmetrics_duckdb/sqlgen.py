@@ -140,11 +140,11 @@ def _fault_query(key: exp.Expression, by: tuple) -> list[exp.Expression]:
     return [query_id, exp.Literal.string(" (group "), number, exp.Literal.string(" of the by columns, in sort order)")]
 
 
-def _run_fault(item: exp.Expression, count: exp.Expression, query: list) -> list[exp.Expression]:
-    """The parts of the message of an item found count times in a query of the run."""
+def _run_fault(item: exp.Expression, count: exp.Expression, query: list, where: str = "run") -> list[exp.Expression]:
+    """The parts of the message of an item found count times in a query of the run (or of the reference)."""
     lit = exp.Literal.string
     return [lit("rankmetrics: item "), item, lit(" appears "), _cast(count, "VARCHAR"), lit(" times for query "),
-            *[q.copy() for q in query], lit(" in the run")]
+            *[q.copy() for q in query], lit(f" in the {where}")]
 
 
 def _judged_fault(item: exp.Expression, count: exp.Expression, query: list, low: exp.Expression,
@@ -174,10 +174,15 @@ def grouped_fault(by: tuple = ()) -> exp.Expression:
     return exp.Min(this=fault)
 
 
+def _fail(message: exp.Expression) -> exp.Expression:
+    """rm_fail(message), expanded (sql/00_common.sql; the dialect layer writes each engine's way to fail)."""
+    return sqlsource.expand(exp.Anonymous(this="rm_fail", expressions=[message]))
+
+
 def unless_fault(value: exp.Expression, fault: exp.Expression) -> exp.Expression:
     """value, or the statement fails (rm_fail) with the message fault when it is not NULL."""
-    fail = sqlsource.expand(exp.Anonymous(this="rm_fail", expressions=[fault.copy()]))
-    return exp.Case(ifs=[exp.If(this=exp.Is(this=fault, expression=exp.Null()), true=value)], default=fail)
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=fault, expression=exp.Null()), true=value)],
+                    default=_fail(fault.copy()))
 
 
 def input_checks(by: tuple = (), reference: bool = False) -> exp.Select:
@@ -200,9 +205,8 @@ def input_checks(by: tuple = (), reference: bool = False) -> exp.Select:
                                                        exp.Max(this=x("grade"))))
     faults = exp.union(run, judged, distinct=False)
     if reference:
-        faults = exp.union(faults, repeated(REFERENCE_ITEMS, lit("rankmetrics: item "), x("item_id"), lit(" appears "),
-                                            _cast(count.copy(), "VARCHAR"), lit(" times for query "),
-                                            *[q.copy() for q in query], lit(" in the reference")), distinct=False)
+        faults = exp.union(faults, repeated(REFERENCE_ITEMS, *_run_fault(x("item_id"), count.copy(), query,
+                                                                         "reference")), distinct=False)
     return exp.select(exp.alias_(exp.Min(this=_column("d", "fault")), "fault")).from_(
         exp.Subquery(this=faults, alias=exp.TableAlias(this=exp.to_identifier("d"))))
 
@@ -210,8 +214,7 @@ def input_checks(by: tuple = (), reference: bool = False) -> exp.Select:
 def guarded(query: exp.Expression) -> exp.Select:
     """query, failing (rm_fail) when rm_checks holds a fault: its rows are returned only when the scalar
     subquery over rm_checks is NULL, which it is when there is no fault; otherwise computing it fails."""
-    fail = sqlsource.expand(exp.Anonymous(this="rm_fail", expressions=[_column("c", "fault")]))
-    check = exp.select(fail).from_(exp.Table(this=exp.to_identifier("rm_checks"),
+    check = exp.select(_fail(_column("c", "fault"))).from_(exp.Table(this=exp.to_identifier("rm_checks"),
                                              alias=exp.TableAlias(this=exp.to_identifier("c")))).where(
         exp.Not(this=exp.Is(this=_column("c", "fault"), expression=exp.Null())))
     return exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("results")))
