@@ -50,7 +50,10 @@ class Evaluation:
     path says how the inputs were taken: 'one statement' (clean inputs read, checked and evaluated by a single
     query, onepass.py) or 'careful' (loaded and checked step by step; every message about bad input comes
     from there). ranking says how the rows were ranked once computed: 'input order' (a run already in rank
-    order, numbered as it comes, checked in the query) or 'sort'; the numbers are the same either way. one_statement=False skips the first (for a lazy relation(), which evaluates later anyway)."""
+    order, numbered as it comes, checked in the query) or 'sort'; the numbers are the same either way. parts: how
+    many parts of the queries the one-statement path evaluated one after the other (1; more for a run too large
+    for the memory limit, onepass._parts), again with the same numbers. one_statement=False skips the first (for a
+    lazy relation(), which evaluates later anyway)."""
 
     def __init__(self, judgments, run, metrics=None, *, con=None, convention="trec_eval", memory_limit=None,
                  threads=None, progress=False, nan_scores="error", one_statement=True, columns=None, by=None,
@@ -83,6 +86,7 @@ class Evaluation:
         self.reference = None  # the reference run (Intersection's), loaded: inputs.Loaded
         self._plan = self._sql = self._rows = None
         self.ranking = None  # how the rows were ranked: 'input order' (a run already in rank order) or 'sort'
+        self.parts = 1  # the one-statement path's parts of the queries (onepass._parts)
         try:
             self.reader = Reader(self.con, private, nan_scores)
             # clean inputs: read, checked and evaluated in one statement; anything else: the careful path below
@@ -101,6 +105,7 @@ class Evaluation:
                 self.judgments, self.run, self.summary, self._rows = done.judgments, done.run, done.summary, done.rows
                 self.path = "one statement"
                 self.ranking = "input order" if done.presorted else "sort"
+                self.parts = done.parts
             elif self.form:  # other column names, groups or lists: the warehouse step, then the careful path
                 from . import warehouse
                 self.path = "careful"

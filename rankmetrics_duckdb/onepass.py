@@ -16,9 +16,14 @@ fused query is the same text, over the same normalized columns.
 
 Inputs it does not take (CSV/TSV with a header, gzip, TREC text that is not in the strict single-delimiter
 form, numbers stored as text, nan_scores='last') go to the careful path directly.
+
+A run too large for the connection's memory limit (_parts), when it is cheap to read again (Parquet, Arrow, a
+table), is evaluated in parts instead (_in_parts): the check row first, over the whole inputs, then one
+statement per part of the queries, then the final SELECT over every part's per-query values: the same rows.
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -38,6 +43,7 @@ class _Source:
     bad_row: str = ""    # strict TREC text: the test of a row t outside the strict form
     rescan: bool = False  # cheaper to scan again for each use than to keep a copy (Parquet, Arrow, tables)
     registered: str | None = None
+    rows: int | None = None  # its row count when known without a scan (an Arrow table)
     path: str | None = None  # a file, named in select by the parameter $rm_<kind>_path (no quoting, no sqlglot)
     kind: str = RUN
 
@@ -69,6 +75,7 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
         try:
             src = _typed(reader, quoted(name), kind, label or f"{module} {type(obj).__name__}", floats=True)
             src.rescan = module == "pyarrow"  # pandas and polars are converted on each scan: keep one copy
+            src.rows = getattr(obj, "num_rows", None) if src.rescan else None
         except BaseException:
             reader.unregister(name)
             raise
@@ -79,6 +86,11 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
 
 def _param(kind: str) -> str:
     return f"rm_{kind}_path"
+
+
+def _params(*sources: _Source) -> dict | None:
+    """The parameters naming the files of sources in their select (none: None)."""
+    return {_param(s.kind): paths.literal(s.path) for s in sources if s.path} or None
 
 
 def _typed(reader, from_sql: str, kind: str, label: str, floats: bool, path: str | None = None) -> _Source:
@@ -138,8 +150,7 @@ def _top_n(reader, specs, conv, r: _Source) -> bool:
     if r.strict:
         length = textfiles.first_list_length(r.path, need)
     else:
-        length = inputs.mean_list_length(reader.con, f"({r.select})",
-                                         {_param(r.kind): paths.literal(r.path)} if r.path else None)
+        length = inputs.mean_list_length(reader.con, f"({r.select})", _params(r))
     return measures.top_n_pays(specs, conv, length)
 
 
@@ -152,6 +163,7 @@ class Result:
     summary: dict
     rows: list
     presorted: bool = False  # the run was ranked in its input order (no sort; sqlgen.plan's presorted)
+    parts: int = 1           # the statements the evaluation took, one per part of the queries (_parts)
 
 
 def accepts(reader: inputs.Reader, conv: dict, judgments, run, shaped: bool = False) -> tuple[_Source, _Source] | None:
@@ -177,48 +189,82 @@ def accepts(reader: inputs.Reader, conv: dict, judgments, run, shaped: bool = Fa
 
 def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: bool = False) -> Result | None:
     """Read, check and evaluate the measures specs under conventions conv over judgments and run (file paths,
-    tables, frames, relations) on reader's connection in one statement; None: the careful path decides (accepts
-    declined, or the statement's check counts found something)."""
+    tables, frames, relations) on reader's connection in one statement (or in parts: _parts); None: the careful
+    path decides (accepts declined, or the statement's check counts found something)."""
     taken = accepts(reader, conv, judgments, run, shaped)
     if taken is None:
         return None
     sources = list(taken)
     j, r = taken
-    params = {_param(s.kind): paths.literal(s.path) for s in sources if s.path} or None
+    params = _params(*sources)
     try:  # a run already in rank order is ranked without a sort (sqlgen's presorted; a first look decides), on
         # our own connection only: on the caller's, the query failing for a row out of order would abort their
         # transaction
         presorted = reader.private and plancache.presorted(reader.con, specs, conv, r.has_score, r.has_rank, f"({r.select})",
-                                        {_param(r.kind): paths.literal(r.path)} if r.path else None)
+                                        _params(r))
     except duckdb.Error:
         presorted = False
-    top_n = _top_n(reader, specs, conv, r) if not presorted else False
+
+    def attempt(presorted: bool) -> tuple[list, int]:  # the rows (and the check row), and the parts they took
+        if presorted:
+            return reader.con.execute(_statement(specs, conv, j, r, False, True), params).fetchall(), 1
+        top_n = _top_n(reader, specs, conv, r)
+        parts = _parts(reader, specs, conv, r, top_n)
+        if parts > 1:
+            return _in_parts(reader, specs, conv, j, r, top_n, parts, params), parts
+        return reader.con.execute(_statement(specs, conv, j, r, top_n, False), params).fetchall(), 1
     try:
-        out = reader.con.execute(_statement(specs, conv, j, r, top_n, presorted), params).fetchall()
+        out, parts = attempt(presorted)
     except duckdb.Error as e:
         out = None
         if presorted and checks.PRESORTED_FAULT in str(e):  # not in rank order after all: rank with the sort
             presorted = False
             try:
-                out = reader.con.execute(_statement(specs, conv, j, r, _top_n(reader, specs, conv, r), False),
-                                         params).fetchall()
+                out, parts = attempt(False)
             except duckdb.Error:
                 out = None
         if out is None:
             _drop(reader, sources)
             return None
     counts = next((row[3] for row in out if row[0] is None), None)
-    n = len(_checks(j, JUDGMENTS)) + len(_checks(r, RUN))
-    if counts is None or any(counts[:n]) or counts[n + 2] == 0:
+    if not _clean(counts, j, r):
         _drop(reader, sources)
         return None
-    run_queries, judged_queries, common = counts[n:]
+    run_queries, judged_queries, common = counts[-3:]
     summary = {"run_queries": run_queries, "judged_queries": judged_queries, "common_queries": common,
                "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
     loaded = [inputs.Loaded(src.label, None, src.has_score, src.has_rank, ids_checked=src.strict,
                             build=lambda src=src: _relation(src)) for src in sources]
     rows = [row[:3] for row in out if row[0] is not None]
-    return Result(loaded[0], loaded[1], summary, rows, presorted)
+    return Result(loaded[0], loaded[1], summary, rows, presorted, parts)
+
+
+def _sources_sql(j: _Source, r: _Source, part: tuple[int, int] | None = None) -> str:
+    """The two inputs as the CTEs rm_src_run and rm_src_judgments, and their distinct query ids as rm_run_queries
+    and rm_judged_queries; part (k, n): only the queries whose id hashes to k modulo n (_in_parts)."""
+    def cte(src):
+        hint = "NOT MATERIALIZED " if src.rescan else ""
+        select = src.select if part is None else \
+            f"SELECT * FROM ({src.select}) AS rm_part WHERE hash(rm_part.query_id) % {part[1]} = {part[0]}"
+        return f"{hint}({select})"
+    return (f"rm_src_run AS {cte(r)}, rm_src_judgments AS {cte(j)}, "
+            f"rm_run_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_run AS t), "
+            f"rm_judged_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_judgments AS t)")
+
+
+def _clean(counts, j: _Source, r: _Source) -> bool:
+    """Whether the check row's counts (_check_row) let the one statement's numbers stand: no check found anything
+    and the inputs share a query."""
+    n = len(_checks(j, JUDGMENTS)) + len(_checks(r, RUN))
+    return counts is not None and len(counts) == n + 3 and not any(counts[:n]) and counts[n + 2] > 0
+
+
+def _check_row(j: _Source, r: _Source) -> str:
+    """The SELECT of the one row of counts (every check of both inputs, then the query-id overlap), over the CTEs
+    of _sources_sql."""
+    counts = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)], [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
+    return ("SELECT [" + ", ".join(counts[0]) + "] || (SELECT [" + ", ".join(counts[1]) + "] FROM rm_src_run AS t) || ["
+            + ", ".join(checks.overlap_counts("rm_run_queries", "rm_judged_queries")) + "] FROM rm_src_judgments AS t")
 
 
 def _statement(specs, conv: dict, j: _Source, r: _Source, top_n: bool, presorted: bool) -> str:
@@ -226,17 +272,92 @@ def _statement(specs, conv: dict, j: _Source, r: _Source, top_n: bool, presorted
     the query-id overlap (see evaluate)."""
     ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments",
                                          top_n, presorted=presorted)
-    counts_sql = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)],
-                  [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
-    hint = lambda src: "NOT MATERIALIZED " if src.rescan else ""  # noqa: E731
-    return (f"WITH rm_src_run AS {hint(r)}({r.select}), rm_src_judgments AS {hint(j)}({j.select}), "
-            f"rm_run_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_run AS t), "
-            f"rm_judged_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_judgments AS t), {ctes} "
+    return (f"WITH {_sources_sql(j, r)}, {ctes} "
             f"SELECT f.measure, f.query_id, f.value, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "
-            f"UNION ALL SELECT NULL, NULL, NULL, ["
-            + ", ".join(counts_sql[0]) + "] || (SELECT [" + ", ".join(counts_sql[1]) + "] FROM rm_src_run AS t) || ["
-            + ", ".join(checks.overlap_counts("rm_run_queries", "rm_judged_queries")) + "] "
-            "FROM rm_src_judgments AS t")
+            f"UNION ALL SELECT NULL, NULL, NULL, rm_c.* FROM ({_check_row(j, r)}) AS rm_c")
+
+
+# A run too large for the memory limit is evaluated in parts, each a set of whole queries (their id's hash modulo
+# the number of parts), one statement each: the fused query's peak memory is about ROW_BYTES a run row (measured:
+# 2.4 GB for the 25M rows of a quarter of the benchmark's 100M-row run, ids up to 7 characters), and a part is
+# sized to take at most PART_SHARE of the limit. In one statement the ranking's window spills, and whether the
+# join's hash table still fits beside it decides between two runs of very different length (the benchmark's 100M
+# rows under 4 GB: 44 s or 62 s); in parts nothing spills. Each part reads the run again: only for inputs that are
+# cheap to scan again (Parquet, Arrow, tables: _Source.rescan).
+ROW_BYTES = 100
+PART_SHARE = 0.85
+MAX_PARTS = 16  # beyond that, reading the run again for each part costs more than the spilling it saves
+INLINE_ID = 12  # DuckDB keeps a string of up to 12 bytes inside its 16-byte value; a longer one costs its length
+LONG_ID = 64    # an id length taken as long enough to be sure a run fits without looking at its ids
+
+
+def _memory_limit(con) -> float | None:
+    """The connection's memory limit in bytes (DuckDB shows it rounded, e.g. '3.7 GiB')."""
+    text = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    units = {"bytes": 1, "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40, "pib": 2 ** 50,
+             "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "pb": 1e15}
+    number, _, unit = str(text).strip().partition(" ")
+    try:
+        return float(number) * units[unit.strip().lower()]
+    except (ValueError, KeyError):
+        return None
+
+
+def _parts(reader, specs, conv: dict, r: _Source, top_n: bool) -> int:
+    """How many parts (_in_parts) the run's evaluation takes: 1 unless the run is cheap to scan again and its rows,
+    at ROW_BYTES each (and the bytes of ids longer than DuckDB keeps inline, from its first rows), need more than
+    PART_SHARE of the memory limit; 1 too when the fused query's final SELECT reads more than the per-query values
+    (a measure over the whole catalog)."""
+    if not r.rescan:
+        return 1
+    limit = _memory_limit(reader.con)
+    rows = r.rows if r.rows is not None else \
+        reader.con.execute(f"SELECT count(*) FROM ({r.select})", _params(r)).fetchall()[0][0]
+    if not limit or rows * (ROW_BYTES + 2 * LONG_ID) <= PART_SHARE * limit:
+        return 1  # fits even with long ids: no need to look at them
+    q_len, i_len = reader.con.execute(f"SELECT avg(strlen(t.query_id)), avg(strlen(t.item_id)) FROM "
+                                      f"(SELECT * FROM ({r.select}) LIMIT 10000) AS t", _params(r)).fetchall()[0]
+    row_bytes = ROW_BYTES + sum(length for length in (q_len or 0, i_len or 0) if length > INLINE_ID)
+    parts = min(MAX_PARTS, math.ceil(rows * row_bytes / (PART_SHARE * limit)))
+    if parts <= 1 or not _final_reads_values(specs, conv, r, top_n):
+        return 1
+    return parts
+
+
+def _final_reads_values(specs, conv, r: _Source, top_n: bool) -> bool:
+    """Whether the fused query's final SELECT reads nothing but measure_values (the per-query values): then the
+    values of several parts, put together, give its rows."""
+    import sqlglot
+    _, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments", top_n)
+    names = {t.name for t in sqlglot.parse_one(final, dialect="duckdb").find_all(sqlglot.exp.Table)}
+    return names == {"measure_values"}
+
+
+def _in_parts(reader, specs, conv: dict, j: _Source, r: _Source, top_n: bool, parts: int, params) -> list:
+    """The one statement's rows, computed as: the check row over the whole inputs (one statement); then, if every
+    check passed, the per-query values (measure_values) of each part of the queries (one statement each: a query's
+    run rows and judgments are in the same part, so every per-query value is as in one statement); then the fused
+    query's final SELECT over all of them (the rows of every query and the means, the same SQL over the same
+    values: the same numbers, bit for bit)."""
+    import pyarrow as pa
+    counts = reader.con.execute(f"WITH {_sources_sql(j, r)} {_check_row(j, r)}", params).fetchall()[0][0]
+    out = [(None, None, None, counts)]
+    if not _clean(counts, j, r):
+        return out  # evaluate sends these inputs to the careful path
+    ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments", top_n)
+    values = []
+    for k in range(parts):
+        rel = reader.con.sql(f"WITH {_sources_sql(j, r, (k, parts))}, {ctes} SELECT v.measure_no, v.measure, "
+                             f"v.summed, v.query_id, v.value FROM measure_values AS v", params=params)
+        values.append(rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow())
+    con = duckdb.connect()  # not the caller's connection: the values are ours
+    try:
+        con.register("rm_part_values", pa.concat_tables(values))
+        out += [(*row, None) for row in con.execute(
+            f"WITH measure_values AS (SELECT * FROM rm_part_values) {final}").fetchall()]
+    finally:
+        con.close()
+    return out
 
 
 def _relation(src: _Source):

@@ -438,3 +438,77 @@ def test_run_wide_measures_keep_the_sort():
     ref = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
     values = {q: float(v) for m, q, v in got if m == "AP" and q is not None}
     assert values == pytest.approx({q: ref[q]["map"] for q in ref}, abs=1e-9)
+
+
+# ---- runs too large for the memory limit: evaluated in parts of the queries (issue 19) --------------------------
+
+PART_MEASURES = ["AP", "nDCG@10", "nDCG", "P@5", "RR", "R@50", "bpref", "Rprec", "GMAP", "NumRet", "NumRelRet"]
+
+
+def _in_parts(monkeypatch, judgments, run, rows, names, parts, **kw):
+    """The rows (bit for bit, as repr) and the parts of the evaluation of judgments and run (`rows` run rows),
+    with the one-statement path's estimate of a run row's memory raised so that the run needs `parts` parts under
+    a 1 GB limit (0: the estimate as it is, one part; the ids are short, so a row is ROW_BYTES)."""
+    from rankmetrics_duckdb import onepass
+    if parts:  # half a part less than parts: DuckDB shows the limit rounded (953.6 MiB)
+        monkeypatch.setattr(onepass, "ROW_BYTES", int((parts - 0.5) * onepass.PART_SHARE * 1e9 / rows))
+    ev = Evaluation(judgments, run, names, memory_limit="1GB", **kw)
+    try:
+        assert ev.path == "one statement"
+        return [(m, q, repr(v)) for m, q, v in ev.rows()], ev.parts
+    finally:
+        ev.close()
+
+
+@pytest.mark.parametrize("convention,kw", [("trec_eval", {}), ("ranx", {}), ("trec_eval", {"queries": "all"}),
+                                           ("trec_eval", {"empty": "nan"}), ("trec_eval", {"judged_only": True}),
+                                           ("trec_eval", {"ties": "average"})])
+def test_large_runs_in_parts_give_bit_identical_rows(tmp_path, monkeypatch, convention, kw):
+    """A run whose rows need more than the memory limit is evaluated in parts of its queries (each query's run
+    rows and judgments in one part, one statement each) and the means over all of them: the rows of the one
+    statement, bit for bit, under conventions that change which queries count (ranx's judged queries, every
+    query, NaN for queries without a relevant item) and how (geometric and summed aggregates); Parquet files
+    are read again for each part in place. Under trec_eval's conventions, pytrec_eval's numbers."""
+    qrels, run = synthetic.make(seed=31, depth=60)
+    del run[next(iter(run))]  # a judged query the run lacks: counted by ranx and queries='all'
+    jt, rt = synthetic.to_tables(qrels, run)
+    pq.write_table(jt, str(tmp_path / "q.parquet"))
+    pq.write_table(rt, str(tmp_path / "r.parquet"))
+    names = PART_MEASURES if convention == "trec_eval" and not kw else ["AP", "nDCG@10", "P@5", "RR", "GMAP"]
+    want, parts = _in_parts(monkeypatch, jt, rt, rt.num_rows, names, 0, convention=convention, **kw)
+    assert parts == 1
+    for j, r in ((jt, rt), (str(tmp_path / "q.parquet"), str(tmp_path / "r.parquet"))):
+        got, parts = _in_parts(monkeypatch, j, r, rt.num_rows, names, 3, convention=convention, **kw)
+        assert parts == 3 and got == want
+    if convention == "trec_eval" and not kw:
+        keys = {"AP": "map", "nDCG@10": "ndcg_cut_10", "nDCG": "ndcg", "P@5": "P_5", "RR": "recip_rank",
+                "R@50": "recall_50", "bpref": "bpref", "Rprec": "Rprec", "NumRet": "num_ret",
+                "NumRelRet": "num_rel_ret"}
+        ref = pytrec_eval.RelevanceEvaluator(qrels, set(keys.values()) | {"gm_map"}).evaluate(run)
+        values = {(m, q): float(v) for m, q, v in got}
+        for q in ref:
+            for m, key in keys.items():
+                assert values[(m, q)] == pytest.approx(ref[q][key], abs=1e-9), (m, q)
+        assert values[("GMAP", None)] == pytest.approx(
+            math.exp(sum(math.log(max(ref[q]["map"], 1e-5)) for q in ref) / len(ref)), abs=1e-9)
+        assert values[("NumRet", None)] == sum(ref[q]["num_ret"] for q in ref)  # trec_eval sums the counts
+
+
+def test_parts_check_the_whole_inputs_first(tmp_path, monkeypatch):
+    """In parts, the checks run once over the whole inputs before any part: a duplicate sends the inputs to the
+    careful path, which names it; a request with a run-wide measure (GAUC: one value over every query) stays one
+    statement, whatever the size, with its AP still pytrec_eval's."""
+    from rankmetrics_duckdb import onepass
+    qrels, run = synthetic.make(seed=32, depth=40)
+    jt, rt = synthetic.to_tables(qrels, run)
+    monkeypatch.setattr(onepass, "ROW_BYTES", int(2.5 * onepass.PART_SHARE * 1e9 / rt.num_rows))
+    dup = pa.concat_tables([rt, rt.slice(7, 1)])
+    with pytest.raises(InputError, match="appears 2 times for query"):
+        Evaluation(jt, dup, ["AP"], memory_limit="1GB")
+    ev = Evaluation(jt, rt, ["AP", "GAUC"], memory_limit="1GB")
+    assert ev.path == "one statement" and ev.parts == 1
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+    got = {q: v for m, q, v in ev.rows() if m == "AP" and q is not None}
+    assert got == pytest.approx({q: ref[q]["map"] for q in ref}, abs=1e-9)
+    ev = Evaluation(jt, rt, ["AP"], memory_limit="1GB")
+    assert ev.parts == 3
