@@ -43,17 +43,6 @@ WITH run_items AS (
         ri.score,
         ri.rank_in
       FROM run_items AS ri
-      UNION ALL
-      SELECT
-        ri.query_id,
-        ri.item_id,
-        ri.score,
-        ri.rank_in
-      FROM run_items AS ri
-      JOIN judgment_items AS jo
-        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
-      WHERE
-        FALSE
     ) AS r
   ) AS ranked
   LEFT JOIN judgment_items AS j

@@ -35,23 +35,11 @@ WITH run_items AS (
       ) AS pos
     FROM (
       SELECT
-        ri.query_id,
-        ri.item_id,
-        ri.score,
-        ri.rank_in
+        ri.query_id AS query_id,
+        ri.item_id AS item_id,
+        ri.score AS score,
+        ri.rank_in AS rank_in
       FROM run_items AS ri
-      UNION ALL
-      SELECT
-        ri.query_id,
-        ri.item_id,
-        ri.score,
-        ri.rank_in
-      FROM run_items AS ri
-      JOIN judgment_items AS jo
-        ON jo.query_id COLLATE Latin1_General_BIN2 = ri.query_id COLLATE Latin1_General_BIN2
-        AND jo.item_id COLLATE Latin1_General_BIN2 = ri.item_id COLLATE Latin1_General_BIN2
-      WHERE
-        (1 = 0)
     ) AS r
   ) AS ranked
   LEFT JOIN judgment_items AS j
