@@ -695,19 +695,13 @@ def _after(cur: exp.Expression, prev: exp.Expression, order: exp.Ordered) -> exp
 
 def _ordered_run(ranked: exp.Select) -> exp.Expression | None:
     """The relation the ranking numbers, read in its own order: the run_items CTE when the ranking reads every
-    item of the run (not judged_only, whose branch joins the judgments), else None."""
+    item of the run (not judged_only, whose branch joins the judgments), else None. The stream is folded
+    (sqlsource.fold drops the branch a convention turned off), so the ranking reads one SELECT."""
     source = ranked.args["from_"].this
-    union = source.this if isinstance(source, exp.Subquery) else None
-    branches = []
-    while isinstance(union, exp.Union) and not union.args.get("distinct"):
-        branches.append(union.expression)
-        union = union.this
-    branches.append(union)
-    live = [b for b in branches if isinstance(b, exp.Select)
-            and not (b.args.get("where") is not None and b.args["where"].this == exp.false())]
-    if len(live) != 1 or live[0].args.get("joins") or live[0].args.get("where") is not None:
+    select = source.this if isinstance(source, exp.Subquery) else None
+    if not isinstance(select, exp.Select) or select.args.get("joins") or select.args.get("where") is not None:
         return None
-    table = live[0].args["from_"].this
+    table = select.args["from_"].this
     if not (isinstance(table, exp.Table) and table.name == "run_items"):
         return None
     return exp.Table(this=exp.to_identifier("run_items"), alias=exp.TableAlias(this=exp.to_identifier("r")))
