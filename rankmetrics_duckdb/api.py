@@ -751,7 +751,7 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
                                       d.name, f"{role} table")
 
     def put_tables(node):
-        if isinstance(node, exp.Table) and node.meta.get("rm_input") in tables:
+        if isinstance(node, exp.Table) and dialects.meta_value(node, "rm_input") in tables:
             table = tables[node.meta["rm_input"]].copy()
             table.set("alias", node.args.get("alias"))
             return table
@@ -764,7 +764,7 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
                              has_rank, bool(per_query), tuple(sorted(form.columns.items())), form.by,
                              form.judgments_by, form.run_lists, form.judgment_lists,
                              side_columns, d.stream == "grouped").transform(put_tables)
-    text = dialects.render(query, d.name, pretty=pretty) + "\n"
+    text = dialects.render(query, d.name, pretty=pretty, copy=False) + "\n"  # transform's copy above
     if d.helper:  # the SQL calls a helper function that `rankmetrics macros --dialect D` creates
         text = (f"-- fails through rm_fail(message), a function to create once: rankmetrics macros --dialect "
                 f"{d.name}\n") + text

@@ -136,7 +136,7 @@ def _render(macro_name: str, d: dialects.Dialect, by: tuple, judgments_by: tuple
     def ref(name, kind, default):  # the parameter's placeholder, cast to its type as the native objects declare it
         return exp.Cast(this=exp.column(_P + name), to=exp.DataType.build(native._type(kind, d), dialect=d.sqlglot))
     text = dialects.render(native.for_dialect(_template(macro_name, by, judgments_by, run_lists, judgment_lists),
-                                              d.name, ref), d.name)
+                                              d.name, ref), d.name, copy=False)  # for_dialect's own copy
     if any(t in text for t in ("{{", "{%", "{#")):
         raise ValueError(f"{macro_name} for {d.name}: the SQL holds a Jinja delimiter")
     return text

@@ -168,9 +168,33 @@ def for_dialect(template: exp.Select, dialect: str, param) -> exp.Select:
     return out
 
 
+def _source_key(source: sqlgen.Source | None):
+    """What a Source is, as a key of _TEMPLATES (its expression written out in full: repr, quoting included)."""
+    if source is None:
+        return None
+    return (repr(source.expression), source.has_score, source.has_rank, tuple(sorted(source.columns.items())),
+            source.groups, source.lists)
+
+
+_TEMPLATES: dict = {}  # query_template's trees, the same for every dialect: built once (tens of ms each)
+
+
 def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source, by: tuple = (),
                    group_text: bool = True, interactions: sqlgen.Source | None = None,
                    catalog: sqlgen.Source | None = None, reference: sqlgen.Source | None = None) -> exp.Select:
+    """The template of _query_template (below), built once per metric and tables in a process: not to be changed
+    (for_dialect copies it)."""
+    key = (macro_name, by, group_text) + tuple(_source_key(s) for s in (run, judgments, interactions, catalog,
+                                                                       reference))
+    if key not in _TEMPLATES:
+        _TEMPLATES[key] = _query_template(macro_name, run, judgments, by, group_text, interactions, catalog,
+                                          reference)
+    return _TEMPLATES[key]
+
+
+def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source, by: tuple = (),
+                    group_text: bool = True, interactions: sqlgen.Source | None = None,
+                    catalog: sqlgen.Source | None = None, reference: sqlgen.Source | None = None) -> exp.Select:
     """The body of the native object of one metric: WITH params, run_items, judgment_items, item_stream, then the
     metric's own SELECT (query_id, value), each parameter read from the one-row params CTE. group_text: the
     group columns are returned as text (the objects declare their result types without seeing the tables);
@@ -365,7 +389,7 @@ def ddl(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.Sou
     function = _function_name(macro_name, schema, dialect)
     fn_sql = function.sql(dialect=d.sqlglot)
     body = dialects.render(query(macro_name, dialect, run, judgments, function, by, interactions=interactions,
-                                 catalog=catalog, reference=reference), dialect)
+                                 catalog=catalog, reference=reference), dialect, copy=False)  # query's own tree
     args = []
     for name, kind, default in parameters(macro_name):
         text = f"{_arg_name(name, d)} {_type(kind, d)}"
