@@ -147,6 +147,9 @@ def statements(text: str) -> list[str]:
     return [s for s in cleaned if s]
 
 
+CALLS_PER_QUERY = 15  # Native.call_many
+
+
 class Native:
     """An engine with the native objects installed, and how to call them."""
 
@@ -159,8 +162,9 @@ class Native:
         return self.call_many({"one": (macro, args)})["one"]
 
     def call_many(self, calls: dict) -> dict:
-        """{tag: (macro, args)} -> {tag: {query_id: value}}, in one query (a UNION ALL of the calls): Spark plans
-        and runs one job instead of one per call."""
+        """{tag: (macro, args)} -> {tag: {query_id: value}}, in queries of CALLS_PER_QUERY calls (a UNION ALL of
+        them): Spark plans and runs one job instead of one per call (60 calls one by one: 55 s), and a UNION ALL of
+        all 60 plans slower than four of 15 (42 s against 31-33 s)."""
         parts = []
         for tag, (macro, args) in calls.items():
             sql = native.call(macro, self.dialect, args, schema=self.schema, run=self.run, judgments=self.judgments,
@@ -168,8 +172,9 @@ class Native:
             parts.append(f"SELECT {sqlsource.literal(tag).sql(dialect=self.dialect)} AS tag, x.query_id, x.value "
                          f"FROM ({sql}) AS x")
         out = {tag: {} for tag in calls}
-        for tag, q, v in self.engine.rows("\nUNION ALL\n".join(parts)):
-            out[tag][str(q)] = None if v is None else float(v)
+        for i in range(0, len(parts), CALLS_PER_QUERY):
+            for tag, q, v in self.engine.rows("\nUNION ALL\n".join(parts[i:i + CALLS_PER_QUERY])):
+                out[tag][str(q)] = None if v is None else float(v)
         return out
 
     def close(self):
