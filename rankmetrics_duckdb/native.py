@@ -24,6 +24,8 @@ explicit null order, NULLIF divisors, ClickHouse's join_use_nulls.
 """
 from __future__ import annotations
 
+import collections
+
 from sqlglot import exp
 
 from . import dialects, measures, shape, sqlgen, sqlsource
@@ -176,7 +178,10 @@ def _source_key(source: sqlgen.Source | None):
             source.groups, source.lists)
 
 
-_TEMPLATES: dict = {}  # query_template's trees, the same for every dialect: built once (tens of ms each)
+# query_template's trees, the same for every dialect: built once (tens of ms each), the last _TEMPLATES_KEPT kept
+# (about 0.45 MB each: a script's 51 objects over the same tables, for two sets of tables)
+_TEMPLATES: collections.OrderedDict = collections.OrderedDict()
+_TEMPLATES_KEPT = 128
 
 
 def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source, by: tuple = (),
@@ -186,9 +191,13 @@ def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source
     (for_dialect copies it)."""
     key = (macro_name, by, group_text) + tuple(_source_key(s) for s in (run, judgments, interactions, catalog,
                                                                        reference))
-    if key not in _TEMPLATES:
+    if key in _TEMPLATES:
+        _TEMPLATES.move_to_end(key)
+    else:
         _TEMPLATES[key] = _query_template(macro_name, run, judgments, by, group_text, interactions, catalog,
                                           reference)
+        while len(_TEMPLATES) > _TEMPLATES_KEPT:
+            _TEMPLATES.popitem(last=False)
     return _TEMPLATES[key]
 
 
