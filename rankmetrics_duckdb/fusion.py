@@ -10,7 +10,7 @@ import duckdb
 
 from . import paths, sqlsource
 from .errors import InputError, UsageError
-from .inputs import RUN, Reader
+from .inputs import RUN, Reader, arrow_table
 
 METHODS = ("combsum", "wsum", "combmnz", "rrf", "isr", "bordafuse")
 NORMS = ("min-max", "max", "sum", "zmuv", "rank", "none")
@@ -72,7 +72,7 @@ def fuse(runs, method: str = "wsum", norm: str = "min-max", weights=None, rrf_k:
             f"SELECT f.query_id, f.item_id, f.score FROM fuse('rm_fuse_runs', method := {lit(method)}, "
             f"norm := {lit(norm)}, rrf_k := {lit(float(rrf_k))}) AS f "
             f"ORDER BY encode(f.query_id), f.score DESC, encode(f.item_id) DESC")
-        return result.to_arrow_table() if hasattr(result, "to_arrow_table") else result.arrow()
+        return arrow_table(result)
     finally:
         reader.close()
         con.close()

@@ -61,6 +61,13 @@ class Loaded:
         return Loaded(self.label, relation, self.has_score, self.has_rank, self.ids_checked, groups)
 
 
+def arrow_table(relation: duckdb.DuckDBPyRelation):
+    """A DuckDB relation's rows as one Arrow table (to_arrow_table, or arrow() in DuckDB releases without it; a
+    RecordBatchReader, which can be scanned only once, read whole)."""
+    table = relation.to_arrow_table() if hasattr(relation, "to_arrow_table") else relation.arrow()
+    return table.read_all() if hasattr(table, "read_all") else table
+
+
 def sql_string(value: str) -> str:
     return exp.Literal.string(value).sql(dialect="duckdb")
 
@@ -243,10 +250,7 @@ class Reader:
                 return self._file(text, kind)
             return self._table(text, kind)
         if isinstance(obj, duckdb.DuckDBPyRelation):
-            table = obj.to_arrow_table() if hasattr(obj, "to_arrow_table") else obj.arrow()
-            if hasattr(table, "read_all"):  # a RecordBatchReader can be scanned only once
-                table = table.read_all()
-            return self._frame(table, kind, "DuckDB relation")
+            return self._frame(arrow_table(obj), kind, "DuckDB relation")
         module = type(obj).__module__.split(".")[0]
         if module in ("pandas", "polars", "pyarrow"):
             return self._frame(obj, kind, f"{module} {type(obj).__name__}")
@@ -279,7 +283,7 @@ class Reader:
             source = table_name(obj).sql(dialect="duckdb")
         else:
             if isinstance(obj, duckdb.DuckDBPyRelation):
-                obj = obj.to_arrow_table() if hasattr(obj, "to_arrow_table") else obj.arrow()
+                obj = arrow_table(obj)
             elif type(obj).__module__.split(".")[0] not in ("pandas", "polars", "pyarrow"):
                 raise InputError(f"cannot read the {name} from a {type(obj).__name__}; give a file path, a table "
                                  f"name, a DuckDB relation, or a pandas, polars or pyarrow table")

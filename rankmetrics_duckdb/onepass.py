@@ -65,9 +65,7 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
         raise _NotHere()
     label = None
     if isinstance(obj, duckdb.DuckDBPyRelation):  # as the careful path: its rows, once, as an Arrow table
-        obj = obj.to_arrow_table() if hasattr(obj, "to_arrow_table") else obj.arrow()
-        if hasattr(obj, "read_all"):
-            obj = obj.read_all()
+        obj = inputs.arrow_table(obj)
         label = "DuckDB relation"
     module = type(obj).__module__.split(".")[0]
     if module in ("pandas", "polars", "pyarrow"):
@@ -349,7 +347,7 @@ def _in_parts(reader, specs, conv: dict, j: _Source, r: _Source, top_n: bool, pa
     for k in range(parts):
         rel = reader.con.sql(f"WITH {_sources_sql(j, r, (k, parts))}, {ctes} SELECT v.measure_no, v.measure, "
                              f"v.summed, v.query_id, v.value FROM measure_values AS v", params=params)
-        values.append(rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow())
+        values.append(inputs.arrow_table(rel))
     con = duckdb.connect()  # not the caller's connection: the values are ours
     try:
         con.register("rm_part_values", pa.concat_tables(values))
