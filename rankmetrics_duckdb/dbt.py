@@ -110,10 +110,9 @@ _H_MARK = re.compile(r"rm_dbt_h|rm_g2\b")
 _SEPARATOR = re.compile(r"\s*(,|AND)\s*")
 
 
-@functools.lru_cache(maxsize=None)
 def _template(macro_name: str, by: tuple, judgments_by: tuple, run_lists: bool, judgment_lists: str):
-    """The metric's native.query_template for one shape of the tables, the same for every adapter (built once:
-    most of the package's generation time is building it), the tables and columns as placeholders."""
+    """The metric's native.query_template for one shape of the tables, the same for every adapter (built once by
+    native.query_template, which keeps the templates it built), the tables and columns as placeholders."""
     columns = {ours: _C + ours for ours in ("query_id", "item_id", "score", "rank", "relevance")}
     judgment_columns = {k: v for k, v in columns.items() if k != "relevance" or judgment_lists != "ones"}
     run = sqlgen.Source(exp.to_table(_RUN), has_score=True, has_rank=True, columns=columns, groups=by,
