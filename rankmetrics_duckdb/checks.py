@@ -44,12 +44,13 @@ def group_sql(groups: tuple, table: str = "t") -> str:
     return "".join(f"{table}.{g}, " for g in groups)
 
 
-def check_sql(kind: str, has_score: bool, has_rank: bool, ids_checked: bool, nan_last: bool = False,
+def check_sql(kind: str, rows: str, has_score: bool, has_rank: bool, ids_checked: bool, nan_last: bool = False,
               typed: bool = False, groups: tuple = ()) -> list[CheckSQL]:
     """The checks of an input, in the order the careful path (Reader.check) reports them: the one definition
-    that Reader._checks runs and onepass counts in its statement. typed: the numbers are DOUBLE already (no
-    text to find in them); nan_last: non-finite scores are made NULL and ranked last, not refused; groups: the
-    group columns (quoted names) within which a (query, item) pair must be unique."""
+    that Reader._checks runs and onepass counts in its statement. rows: the input (a table or a parenthesized
+    SELECT), whose rows (alias t) the counts aggregate and the duplicate check reads again. typed: the numbers
+    are DOUBLE already (no text to find in them); nan_last: non-finite scores are made NULL and ranked last, not
+    refused; groups: the group columns (quoted names) within which a (query, item) pair must be unique."""
     out = [CheckSQL("empty", None, "CASE WHEN count(*) = 0 THEN 1 ELSE 0 END")]
     for col in () if ids_checked else ("query_id", "item_id"):
         text = f"CAST(t.{col} AS VARCHAR)"
@@ -65,11 +66,19 @@ def check_sql(kind: str, has_score: bool, has_rank: bool, ids_checked: bool, nan
         if c == "score" and nan_last:
             continue  # non-finite scores were made NULL: ranked last
         out.append(CheckSQL("not finite", c, f"sum(CASE WHEN {non_finite_test(c, has_score)} THEN 1 ELSE 0 END)"))
-    # Duplicates: fewer distinct hashes of (query, item) than rows means a duplicate or, very rarely, a hash
-    # collision; the exact query decides.
-    out.append(CheckSQL("duplicate", None, f"count(*) - count(DISTINCT hash({group_sql(groups)}"
-                                           f"CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR)))"))
+    out.append(CheckSQL("duplicate", None, duplicate_count(rows, groups)))
     return out
+
+
+def duplicate_count(rows: str, groups: tuple = ()) -> str:
+    """The duplicate check of an input: how many of its rows (t) repeat the hash of a row before them, (group,)
+    query and item, the hashes sorted: a duplicate or, very rarely, a hash collision (the exact query that names
+    the row decides). A scalar subquery, not an aggregate beside the other checks: sorting the hashes and
+    comparing neighbours costs less than a hash table of every distinct one (count(DISTINCT hash(...))): 6.6 s
+    against 9.1 s for 100M Parquet rows, 0.65 s against 0.79 s for 10M rows of a table."""
+    h = f"hash({group_sql(groups)}CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR))"
+    return (f"(SELECT count(*) FROM (SELECT d.h, lag(d.h) OVER (ORDER BY d.h) AS before FROM (SELECT {h} AS h "
+            f"FROM {rows} AS t) AS d) AS d WHERE d.h = d.before)")
 
 
 # Types whose CAST to DOUBLE equals the text conversion of inputs.Reader._materialize. Not FLOAT (0.1 as float32 becomes

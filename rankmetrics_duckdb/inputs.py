@@ -687,7 +687,7 @@ class Reader:
         report = {"empty": empty, "missing id": missing, "not a number": not_a_number, "not finite": not_finite,
                   "duplicate": duplicate}
         return [Check(c.count, lambda n, c=c: report[c.name](n, c.column))
-                for c in check_sql(kind, loaded.has_score, loaded.has_rank, loaded.ids_checked, groups=gq,
+                for c in check_sql(kind, src, loaded.has_score, loaded.has_rank, loaded.ids_checked, groups=gq,
                                    nan_last=kind == RUN and self.nan_scores == "last")]
 
 
