@@ -210,7 +210,7 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: b
         top_n = _top_n(reader, specs, conv, r)
         parts = _parts(reader, specs, conv, r, top_n)
         if parts > 1:
-            return _in_parts(reader, specs, conv, j, r, top_n, parts, params), parts
+            return _in_parts(reader, specs, conv, j, r, top_n, parts, params)
         return reader.con.execute(_statement(specs, conv, j, r, top_n, False), params).fetchall(), 1
     try:
         out, parts = attempt(presorted)
@@ -238,16 +238,22 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: b
     return Result(loaded[0], loaded[1], summary, rows, presorted, parts)
 
 
-def _sources_sql(j: _Source, r: _Source, part: tuple[int, int] | None = None) -> str:
-    """The two inputs as the CTEs rm_src_run and rm_src_judgments, and their distinct query ids as rm_run_queries
-    and rm_judged_queries; part (k, n): only the queries whose id hashes to k modulo n (_in_parts)."""
+def _sources_sql(j: _Source, r: _Source, part: tuple[str | None, str | None] | None = None) -> str:
+    """The two inputs as the CTEs rm_src_run and rm_src_judgments, and their query ids as rm_run_queries (with
+    each one's run rows, n) and rm_judged_queries; part (low, high): only the queries whose id is at least low and
+    less than high (None: no bound), a range of _part_bounds (_in_parts). The bounds are literals, not
+    parameters: DuckDB filters a Parquet or Arrow scan by a comparison with a constant only."""
+    within = [f"rm_part.query_id {op} {sql_string(bound)}"
+              for op, bound in zip((">=", "<"), part or ()) if bound is not None]
+
     def cte(src):
         hint = "NOT MATERIALIZED " if src.rescan else ""
-        select = src.select if part is None else \
-            f"SELECT * FROM ({src.select}) AS rm_part WHERE hash(rm_part.query_id) % {part[1]} = {part[0]}"
+        select = src.select
+        if within:
+            select = f"SELECT * FROM ({select}) AS rm_part WHERE {' AND '.join(within)}"
         return f"{hint}({select})"
     return (f"rm_src_run AS {cte(r)}, rm_src_judgments AS {cte(j)}, "
-            f"rm_run_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_run AS t), "
+            f"rm_run_queries AS (SELECT t.query_id AS q, count(*) AS n FROM rm_src_run AS t GROUP BY t.query_id), "
             f"rm_judged_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_judgments AS t)")
 
 
@@ -276,8 +282,8 @@ def _statement(specs, conv: dict, j: _Source, r: _Source, top_n: bool, presorted
             f"UNION ALL SELECT NULL, NULL, NULL, rm_c.* FROM ({_check_row(j, r)}) AS rm_c")
 
 
-# A run too large for the memory limit is evaluated in parts, each a set of whole queries (their id's hash modulo
-# the number of parts), one statement each: the fused query's peak memory is about ROW_BYTES a run row (measured:
+# A run too large for the memory limit is evaluated in parts, each a set of whole queries (a range of their ids:
+# _part_bounds), one statement each: the fused query's peak memory is about ROW_BYTES a run row (measured:
 # 2.4 GB for the 25M rows of a quarter of the benchmark's 100M-row run, ids up to 7 characters), and a part is
 # sized to take at most PART_SHARE of the limit. In one statement the ranking's window spills, and whether the
 # join's hash table still fits beside it decides between two runs of very different length (the benchmark's 100M
@@ -332,22 +338,37 @@ def _final_reads_values(specs, conv, r: _Source, top_n: bool) -> bool:
     return names == {"measure_values"}
 
 
-def _in_parts(reader, specs, conv: dict, j: _Source, r: _Source, top_n: bool, parts: int, params) -> list:
-    """The one statement's rows, computed as: the check row over the whole inputs (one statement); then, if every
-    check passed, the per-query values (measure_values) of each part of the queries (one statement each: a query's
-    run rows and judgments are in the same part, so every per-query value is as in one statement); then the fused
-    query's final SELECT over all of them (the rows of every query and the means, the same SQL over the same
-    values: the same numbers, bit for bit)."""
+def _part_bounds(parts: int) -> str:
+    """The SELECT (over _sources_sql's CTEs) of the least query id of each of about `parts` ranges of the run's
+    query ids, in order, each range holding about as many run rows (whole queries: ranges of ids, not a hash of
+    them, which DuckDB reads as a filter inside the Parquet or Arrow scan; a hash of every row's id cost 2.3 s of
+    each third of a 100M-row run). Fewer when a few queries hold most rows. Ids compare as the joins compare them
+    (the connection's collation), so each query id falls in one range, its judgments' with it."""
+    return ("SELECT list(b.low ORDER BY b.low) FROM (SELECT min(w.q) AS low FROM (SELECT r.q, coalesce(sum(r.n) OVER "
+            "(ORDER BY r.q ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before, sum(r.n) OVER () AS total "
+            f"FROM rm_run_queries AS r) AS w GROUP BY least(CAST(floor(w.before * {parts} / w.total) AS BIGINT), "
+            f"{parts - 1})) AS b")
+
+
+def _in_parts(reader, specs, conv: dict, j: _Source, r: _Source, top_n: bool, parts: int, params) -> tuple[list, int]:
+    """The one statement's rows, computed as: the check row over the whole inputs, with the ranges of query ids
+    of about `parts` parts (one statement); then, if every check passed, the per-query values (measure_values) of
+    each part (one statement each: a query's run rows and judgments are in the same part, so every per-query
+    value is as in one statement); then the fused query's final SELECT over all of them (the rows of every query
+    and the means, the same SQL over the same values: the same numbers, bit for bit). Also the parts it took."""
     import pyarrow as pa
-    counts = reader.con.execute(f"WITH {_sources_sql(j, r)} {_check_row(j, r)}", params).fetchall()[0][0]
+    counts, lows = reader.con.execute(f"WITH {_sources_sql(j, r)} SELECT ({_check_row(j, r)}), "
+                                      f"({_part_bounds(parts)})", params).fetchall()[0]
     out = [(None, None, None, counts)]
     if not _clean(counts, j, r):
-        return out  # evaluate sends these inputs to the careful path
+        return out, 1  # evaluate sends these inputs to the careful path
     ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments", top_n)
     values = []
-    for k in range(parts):
-        rel = reader.con.sql(f"WITH {_sources_sql(j, r, (k, parts))}, {ctes} SELECT v.measure_no, v.measure, "
-                             f"v.summed, v.query_id, v.value FROM measure_values AS v", params=params)
+    lows = list(lows or [None])
+    for low, high in zip(lows, lows[1:] + [None]):
+        rel = reader.con.sql(f"WITH {_sources_sql(j, r, (low if values else None, high))}, {ctes} SELECT "
+                             f"v.measure_no, v.measure, v.summed, v.query_id, v.value FROM measure_values AS v",
+                             params=params)
         values.append(inputs.arrow_table(rel))
     con = duckdb.connect()  # not the caller's connection: the values are ours
     try:
@@ -356,7 +377,7 @@ def _in_parts(reader, specs, conv: dict, j: _Source, r: _Source, top_n: bool, pa
             f"WITH measure_values AS (SELECT * FROM rm_part_values) {final}").fetchall()]
     finally:
         con.close()
-    return out
+    return out, len(values)
 
 
 def _relation(src: _Source):

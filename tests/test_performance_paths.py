@@ -512,3 +512,37 @@ def test_parts_check_the_whole_inputs_first(tmp_path, monkeypatch):
     assert got == pytest.approx({q: ref[q]["map"] for q in ref}, abs=1e-9)
     ev = Evaluation(jt, rt, ["AP"], memory_limit="1GB")
     assert ev.parts == 3
+
+
+def test_parts_are_ranges_of_query_ids_with_about_as_many_rows(monkeypatch):
+    """The parts are ranges of query ids (onepass._part_bounds), each holding whole queries and about as many run
+    rows, counted here from the run itself: every query in exactly one range, each range within one query's rows
+    of a third of the run. A query holding most of the rows makes fewer parts (it cannot be split). Either way the
+    rows are the one statement's, bit for bit, and AP pytrec_eval's."""
+    import duckdb
+    from rankmetrics_duckdb import onepass
+    qrels, run = synthetic.make(seed=33, queries=40, depth=50)
+    jt, rt = synthetic.to_tables(qrels, run)
+    con = duckdb.connect()
+    con.register("rm_src_run", rt)
+    lows = con.execute(f"WITH rm_run_queries AS (SELECT t.query_id AS q, count(*) AS n FROM rm_src_run AS t "
+                       f"GROUP BY t.query_id) {onepass._part_bounds(3)}").fetchall()[0][0]
+    sizes = {q: len(items) for q, items in run.items()}
+    ranges = list(zip(lows, lows[1:] + [None]))
+    assert len(ranges) == 3
+    for q in sizes:  # ASCII ids: Python's order of str is DuckDB's byte-wise order
+        assert sum(1 for low, high in ranges if q >= low and (high is None or q < high)) == 1
+    rows = [sum(n for q, n in sizes.items() if q >= low and (high is None or q < high)) for low, high in ranges]
+    assert sum(rows) == rt.num_rows and all(abs(r - rt.num_rows / 3) <= max(sizes.values()) for r in rows), rows
+
+    big = dict(run)
+    big["q05"] = {f"x{i:05d}": float(i % 50) for i in range(20 * rt.num_rows)}  # most of the rows, unjudged
+    qrels["q05"]["x00007"] = 2
+    jt, rt = synthetic.to_tables(qrels, big)
+    want, parts = _in_parts(monkeypatch, jt, rt, rt.num_rows, ["AP", "nDCG@10", "P@5"], 0)
+    assert parts == 1
+    got, parts = _in_parts(monkeypatch, jt, rt, rt.num_rows, ["AP", "nDCG@10", "P@5"], 3)
+    assert parts == 2 and got == want  # q05 with the queries before it (less than a third), then the others
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(big)
+    assert {q: float(v) for m, q, v in got if m == "AP" and q is not None} == pytest.approx(
+        {q: ref[q]["map"] for q in ref}, abs=1e-9)
