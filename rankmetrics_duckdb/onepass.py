@@ -23,6 +23,7 @@ statement per part of the queries, then the final SELECT over every part's per-q
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from dataclasses import dataclass
@@ -350,6 +351,29 @@ def _part_bounds(parts: int) -> str:
             f"{parts - 1})) AS b")
 
 
+# DuckDB's optimizer (2.0) splits a window over many rows into windows over two ranges of the partition key, each
+# reading the input again; a part is a range of query ids already, and the second read (of a whole Parquet run,
+# kept rows or none) cost 0.4-0.9 s of each third of the benchmark's 100M-row run. Turned off for the parts'
+# statements, on rankmetrics' own connection only (a caller's settings are theirs).
+_WINDOW_SPLIT = "partitioned_execution"
+
+
+@contextlib.contextmanager
+def _unsplit_windows(reader):
+    """The parts' statements run with _WINDOW_SPLIT off (on a private connection whose DuckDB has it)."""
+    con = reader.con
+    if not reader.private or not con.execute("SELECT count(*) FROM duckdb_optimizers() WHERE name = ?",
+                                             [_WINDOW_SPLIT]).fetchall()[0][0]:
+        yield
+        return
+    before = con.execute("SELECT current_setting('disabled_optimizers')").fetchall()[0][0]
+    con.execute(f"SET disabled_optimizers = {sql_string(','.join(filter(None, [before, _WINDOW_SPLIT])))}")
+    try:
+        yield
+    finally:
+        con.execute(f"SET disabled_optimizers = {sql_string(before)}")
+
+
 def _in_parts(reader, specs, conv: dict, j: _Source, r: _Source, top_n: bool, parts: int, params) -> tuple[list, int]:
     """The one statement's rows, computed as: the check row over the whole inputs, with the ranges of query ids
     of about `parts` parts (one statement); then, if every check passed, the per-query values (measure_values) of
@@ -365,11 +389,12 @@ def _in_parts(reader, specs, conv: dict, j: _Source, r: _Source, top_n: bool, pa
     ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments", top_n)
     values = []
     lows = list(lows or [None])
-    for low, high in zip(lows, lows[1:] + [None]):
-        rel = reader.con.sql(f"WITH {_sources_sql(j, r, (low if values else None, high))}, {ctes} SELECT "
-                             f"v.measure_no, v.measure, v.summed, v.query_id, v.value FROM measure_values AS v",
-                             params=params)
-        values.append(inputs.arrow_table(rel))
+    with _unsplit_windows(reader):
+        for low, high in zip(lows, lows[1:] + [None]):
+            rel = reader.con.sql(f"WITH {_sources_sql(j, r, (low if values else None, high))}, {ctes} SELECT "
+                                 f"v.measure_no, v.measure, v.summed, v.query_id, v.value FROM measure_values AS v",
+                                 params=params)
+            values.append(inputs.arrow_table(rel))
     con = duckdb.connect()  # not the caller's connection: the values are ours
     try:
         con.register("rm_part_values", pa.concat_tables(values))

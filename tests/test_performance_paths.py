@@ -546,3 +546,34 @@ def test_parts_are_ranges_of_query_ids_with_about_as_many_rows(monkeypatch):
     ref = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(big)
     assert {q: float(v) for m, q, v in got if m == "AP" and q is not None} == pytest.approx(
         {q: ref[q]["map"] for q in ref}, abs=1e-9)
+
+
+def test_parts_leave_the_connections_settings_as_they_were(monkeypatch):
+    """The parts' statements turn off DuckDB's splitting of a large window into two ranges (onepass._WINDOW_SPLIT:
+    a part is a range already, and the split read the input again) on rankmetrics' own connection only, and put
+    the setting back; on the caller's connection nothing is set. The rows are the same either way."""
+    import duckdb
+    from rankmetrics_duckdb import onepass
+    qrels, run = synthetic.make(seed=34, depth=40)
+    jt, rt = synthetic.to_tables(qrels, run)
+    monkeypatch.setattr(onepass, "ROW_BYTES", int(2.5 * onepass.PART_SHARE * 1e9 / rt.num_rows))
+    seen = []
+    real = onepass.inputs.arrow_table
+
+    def arrow_table(rel):  # the setting while each part's statement runs
+        seen.append(rel.query("v", "SELECT current_setting('disabled_optimizers') FROM v LIMIT 1").fetchall()[0][0])
+        return real(rel)
+    monkeypatch.setattr(onepass.inputs, "arrow_table", arrow_table)
+    ev = Evaluation(jt, rt, ["AP"], memory_limit="1GB")
+    assert ev.path == "one statement" and ev.parts == 3
+    rows = ev.rows()
+    assert seen == [onepass._WINDOW_SPLIT] * 3
+    assert ev.con.execute("SELECT current_setting('disabled_optimizers')").fetchall()[0][0] == ""
+    ev.close()
+    con = duckdb.connect()
+    con.execute("SET memory_limit = '1GB'")
+    con.execute("SET disabled_optimizers = 'top_n'")
+    seen.clear()
+    theirs = Evaluation(jt, rt, ["AP"], con=con)
+    assert theirs.parts == 3 and theirs.rows() == rows and seen == ["top_n"] * 3
+    assert con.execute("SELECT current_setting('disabled_optimizers')").fetchall()[0][0] == "top_n"
