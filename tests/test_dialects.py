@@ -239,6 +239,12 @@ def test_grouped_stream_equals_eval(data, variant, monkeypatch):
     assert "rm_fault" in sql and "rm_checks" not in sql  # the grouped shape, not rm_stream's
     want = {m: v for m, v in expected(data, variant).items() if m in metrics}
     check_rows(con.execute(sql).fetchall(), want, f"grouped/{data}/{variant}")
+    # the means alone: one aggregate row over per_query (measure_means), a row per measure off it
+    means = rm.to_sql(metrics, dialect="duckdb", run="g_run", judgments="g_judgments", convention=convention,
+                      run_columns=run_columns, **overrides)
+    assert "measure_means" in means and "measure_values" not in means
+    check_rows(con.execute(means).fetchall(), {m: {None: v[None]} for m, v in want.items()},
+               f"grouped means/{data}/{variant}")
 
 
 def test_lacking_metric_is_refused():
