@@ -305,7 +305,9 @@ def _bind_value(v):
 
 
 def _prepare(e: exp.Expression, bindings: dict) -> exp.Expression:
-    return sqlsource.fold(sqlsource.expand(sqlsource.substitute(e, bindings)))
+    """e with its parameters bound, its macros inlined and the constants folded: a new tree (substitute's copy,
+    then expanded and folded in it, not copied again)."""
+    return sqlsource.fold(sqlsource.expand(sqlsource.substitute(e, bindings), copy=False), copy=False)
 
 
 def stream_body(bindings: dict, macro: str = "rm_stream") -> exp.Expression:

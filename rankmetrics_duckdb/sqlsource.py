@@ -194,9 +194,10 @@ def _gain_map_case(args: list) -> exp.Expression | None:
 SPECIALIZED = {"rm_gain_of": _gain_map_case}
 
 
-def expand(tree: exp.Expression) -> exp.Expression:
-    """Inline every call of a scalar macro of sql/ (recursively); marker macros are tagged, see MARKERS."""
-    return _expand_in_place(tree.copy())
+def expand(tree: exp.Expression, copy: bool = True) -> exp.Expression:
+    """Inline every call of a scalar macro of sql/ (recursively); marker macros are tagged, see MARKERS. copy=False:
+    in tree itself (a tree the caller has just built)."""
+    return _expand_in_place(tree.copy() if copy else tree)
 
 
 def _expand_in_place(tree: exp.Expression) -> exp.Expression:
@@ -239,9 +240,9 @@ def _const(e):
 _NOT_CONST = object()
 
 
-def fold(tree: exp.Expression) -> exp.Expression:
+def fold(tree: exp.Expression, copy: bool = True) -> exp.Expression:
     """Simplify what the literal convention parameters decided: constant comparisons, CASE branches, NULL tests,
-    AND/OR with constants, COALESCE of a NULL, and ORDER BY terms that are constant."""
+    AND/OR with constants, COALESCE of a NULL, and ORDER BY terms that are constant. copy=False: in tree itself."""
     dirty = [True]  # set by every rewrite; the passes stop when one changes nothing
 
     def step(node):
@@ -319,7 +320,7 @@ def fold(tree: exp.Expression) -> exp.Expression:
             dirty[0] = True
         return new
 
-    current = tree.copy()
+    current = tree.copy() if copy else tree
     while dirty[0]:  # fixed point: each pass can expose new constants
         dirty[0] = False
         current = current.transform(tracked, copy=False)
