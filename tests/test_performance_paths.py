@@ -567,7 +567,9 @@ def test_parts_leave_the_connections_settings_as_they_were(monkeypatch):
     ev = Evaluation(jt, rt, ["AP"], memory_limit="1GB")
     assert ev.path == "one statement" and ev.parts == 3
     rows = ev.rows()
-    assert seen == [onepass._WINDOW_SPLIT] * 3
+    has_split = duckdb.connect().execute("SELECT count(*) FROM duckdb_optimizers() WHERE name = ?",
+                                         [onepass._WINDOW_SPLIT]).fetchall()[0][0]  # DuckDB 2.0's optimizer
+    assert seen == [onepass._WINDOW_SPLIT if has_split else ""] * 3
     assert ev.con.execute("SELECT current_setting('disabled_optimizers')").fetchall()[0][0] == ""
     ev.close()
     con = duckdb.connect()
