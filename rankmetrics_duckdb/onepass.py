@@ -388,10 +388,10 @@ def _in_parts(reader, specs, conv: dict, j: _Source, r: _Source, top_n: bool, pa
         return out, 1  # evaluate sends these inputs to the careful path
     ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments", top_n)
     values = []
-    lows = list(lows or [None])
+    inner = list(lows or [])[1:]  # the bounds between parts: the first part has no lower one, the last no upper
     with _unsplit_windows(reader):
-        for low, high in zip(lows, lows[1:] + [None]):
-            rel = reader.con.sql(f"WITH {_sources_sql(j, r, (low if values else None, high))}, {ctes} SELECT "
+        for low, high in zip([None] + inner, inner + [None]):
+            rel = reader.con.sql(f"WITH {_sources_sql(j, r, (low, high))}, {ctes} SELECT "
                                  f"v.measure_no, v.measure, v.summed, v.query_id, v.value FROM measure_values AS v",
                                  params=params)
             values.append(inputs.arrow_table(rel))
