@@ -46,6 +46,7 @@ def task_inprocess(files, repeat):
     import duckdb
     import pyarrow.parquet as pq
     from rankmetrics_duckdb import Evaluation, evaluate, prepare
+    from rankmetrics_duckdb.checks import duplicate_count
     qrels, generated = pq.read_table(files["qrels_parquet"]), pq.read_table(files["run_parquet"])
     con = duckdb.connect()
     con.register("generated", generated)
@@ -90,10 +91,9 @@ def task_inprocess(files, repeat):
         # ranking a run that is not in rank order: one window sort
         "rank_sort": "SELECT count(*), sum(r.pos) FROM (SELECT row_number() OVER (PARTITION BY t.query_id ORDER BY "
                      "t.score DESC, t.item_id DESC) AS pos FROM generated_table AS t) AS r",
-        # the exact duplicate check (an item twice in a query would count twice): the hash of every (query, item),
-        # sorted, each compared with the one before (checks.duplicate_count; cheaper than a hash table of them)
-        "duplicates": "SELECT count(*) FROM (SELECT d.h, lag(d.h) OVER (ORDER BY d.h) AS before FROM (SELECT "
-                      "hash(t.query_id, t.item_id) AS h FROM run_table AS t) AS d) AS d WHERE d.h = d.before",
+        # the exact duplicate check (an item twice in a query would count twice): the package's own, the hash of
+        # every (query, item), sorted, each compared with the one before
+        "duplicates": f"SELECT {duplicate_count('run_table')}",
         # the join of the run's rows with the judgments (each retrieved item's grade)
         "join": "SELECT count(*), sum(j.relevance) FROM run_table AS r LEFT JOIN judgments AS j ON "
                 "j.query_id = r.query_id AND j.item_id = r.item_id",
