@@ -751,8 +751,9 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
                                       d.name, f"{role} table")
 
     def put_tables(node):
-        if isinstance(node, exp.Table) and dialects.meta_value(node, "rm_input") in tables:
-            table = tables[node.meta["rm_input"]].copy()
+        role = dialects.meta_value(node, "rm_input") if isinstance(node, exp.Table) else None
+        if role in tables:
+            table = tables[role].copy()
             table.set("alias", node.args.get("alias"))
             return table
         return node
