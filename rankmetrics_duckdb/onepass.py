@@ -206,8 +206,9 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: b
         presorted = False
 
     def attempt(presorted: bool) -> tuple[list, int]:  # the rows (and the check row), and the parts they took
-        if presorted:
-            return reader.con.execute(_statement(specs, conv, j, r, False, True), params).fetchall(), 1
+        if presorted:  # its numbered rows kept (sqlgen.plan's keep_ranking) when they fit the memory limit
+            keep = r.rescan and _parts_needed(reader, r) == 1
+            return reader.con.execute(_statement(specs, conv, j, r, False, True, keep), params).fetchall(), 1
         top_n = _top_n(reader, specs, conv, r)
         parts = _parts(reader, specs, conv, r, top_n)
         if parts > 1:
@@ -273,11 +274,12 @@ def _check_row(j: _Source, r: _Source) -> str:
             + ", ".join(checks.overlap_counts("rm_run_queries", "rm_judged_queries")) + "] FROM rm_src_judgments AS t")
 
 
-def _statement(specs, conv: dict, j: _Source, r: _Source, top_n: bool, presorted: bool) -> str:
+def _statement(specs, conv: dict, j: _Source, r: _Source, top_n: bool, presorted: bool,
+               keep_ranking: bool = False) -> str:
     """The one statement: the fused query over the two sources, and one more row with every check's count and
     the query-id overlap (see evaluate)."""
     ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments",
-                                         top_n, presorted=presorted)
+                                         top_n, presorted=presorted, keep_ranking=keep_ranking)
     return (f"WITH {_sources_sql(j, r)}, {ctes} "
             f"SELECT f.measure, f.query_id, f.value, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "
             f"UNION ALL SELECT NULL, NULL, NULL, rm_c.* FROM ({_check_row(j, r)}) AS rm_c")
@@ -309,13 +311,10 @@ def _memory_limit(con) -> float | None:
         return None
 
 
-def _parts(reader, specs, conv: dict, r: _Source, top_n: bool) -> int:
-    """How many parts (_in_parts) the run's evaluation takes: 1 unless the run is cheap to scan again and its rows,
-    at ROW_BYTES each (and the bytes of ids longer than DuckDB keeps inline, from its first rows), need more than
-    PART_SHARE of the memory limit; 1 too when the fused query's final SELECT reads more than the per-query values
-    (a measure over the whole catalog)."""
-    if not r.rescan:
-        return 1
+def _parts_needed(reader, r: _Source) -> int:
+    """How many shares of PART_SHARE of the memory limit the run's rows need, at ROW_BYTES each (and the bytes of
+    ids longer than DuckDB keeps inline, from its first rows): 1 when they fit (or the limit is unknown). For a
+    run cheap to scan again (_Source.rescan: its rows counted without reading them, or known)."""
     limit = _memory_limit(reader.con)
     rows = r.rows if r.rows is not None else \
         reader.con.execute(f"SELECT count(*) FROM ({r.select})", _params(r)).fetchall()[0][0]
@@ -324,7 +323,16 @@ def _parts(reader, specs, conv: dict, r: _Source, top_n: bool) -> int:
     q_len, i_len = reader.con.execute(f"SELECT avg(strlen(t.query_id)), avg(strlen(t.item_id)) FROM "
                                       f"(SELECT * FROM ({r.select}) LIMIT 10000) AS t", _params(r)).fetchall()[0]
     row_bytes = ROW_BYTES + sum(length for length in (q_len or 0, i_len or 0) if length > INLINE_ID)
-    parts = min(MAX_PARTS, math.ceil(rows * row_bytes / (PART_SHARE * limit)))
+    return max(1, math.ceil(rows * row_bytes / (PART_SHARE * limit)))
+
+
+def _parts(reader, specs, conv: dict, r: _Source, top_n: bool) -> int:
+    """How many parts (_in_parts) the run's evaluation takes: 1 unless the run is cheap to scan again and its rows
+    need more than PART_SHARE of the memory limit (_parts_needed; at most MAX_PARTS); 1 too when the fused
+    query's final SELECT reads more than the per-query values (a measure over the whole catalog)."""
+    if not r.rescan:
+        return 1
+    parts = min(MAX_PARTS, _parts_needed(reader, r))
     if parts <= 1 or not _final_reads_values(specs, conv, r, top_n):
         return 1
     return parts

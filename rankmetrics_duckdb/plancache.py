@@ -85,11 +85,12 @@ def _cached(key_items: list, build) -> tuple[str, ...]:
 
 def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, by: tuple = (),
            judged_by: tuple = (), sides: tuple = (), reference: tuple | None = None,
-           presorted: bool = False) -> tuple[str, str]:
+           presorted: bool = False, keep_ranking: bool = False) -> tuple[str, str]:
     """(the CTE list, the final SELECT) of the fused query's DuckDB text, built once and cached. by: the run's
     group columns; judged_by: those the judgments have; sides: the side tables given (SIDE_PLACEHOLDERS);
     reference: (has_score, has_rank) of the reference run (Intersection's; in the run's shape, its groups by);
-    presorted: the run ranked in its input order (sqlgen.plan's presorted)."""
+    presorted: the run ranked in its input order (sqlgen.plan's presorted), its numbered rows kept in a
+    materialized CTE with keep_ranking (sqlgen.plan's keep_ranking)."""
     def build():
         from sqlglot import exp
         from . import determinism, sqlgen
@@ -99,7 +100,7 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, b
                            split_kinds=True, top_n=top_n, by=tuple(by),  # DuckDB only: see sqlgen (Spark mishandles that shape)
                            reference=None if reference is None else sqlgen.Source(
                                exp.to_table(SIDE_PLACEHOLDERS["reference"]), *reference, groups=tuple(by)),
-                           presorted=presorted,
+                           presorted=presorted, keep_ranking=keep_ranking,
                            **{name: sqlgen.Source(exp.to_table(SIDE_PLACEHOLDERS[name])) for name in sides})
         query = determinism.ordered(plan.query)
         ctes = query.args["with_"].expressions
@@ -109,7 +110,7 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, b
     parts = _cached([
         [(m.requested, m.metric.name, m.k, list(m.params), list(m.average_of)) for m in measures],
         sorted((k, repr(v)) for k, v in conv.items()), has_score, has_rank, top_n, list(by), list(judged_by),
-        list(sides), reference, presorted], build)
+        list(sides), reference, presorted, keep_ranking], build)
     if parts[0].count(RUN_PLACEHOLDER) != 1 + bool(by) or parts[0].count(JUDGMENTS_PLACEHOLDER) != 1:
         raise RuntimeError("rankmetrics: the cached query does not have its two placeholder tables")
     return parts
@@ -156,7 +157,8 @@ def presorted(con, measures, conv: dict, has_score: bool, has_rank: bool, run_sq
 
 def duckdb_parts(measures, conv: dict, has_score: bool, has_rank: bool, run_sql: str,
                  judgments_sql: str, top_n: bool = False, by: tuple = (), judged_by: tuple = (),
-                 sides: dict | None = None, reference=None, presorted: bool = False) -> tuple[str, str]:
+                 sides: dict | None = None, reference=None, presorted: bool = False,
+                 keep_ranking: bool = False) -> tuple[str, str]:
     """(CTE list, final SELECT) of the fused query reading run_sql and judgments_sql (table names or
     parenthesized subqueries), for callers that add CTEs or wrap the final SELECT (onepass.py). top_n: see
     sqlgen.plan (the caller decides, with measures.top_n_pays). reference: the loaded reference run
@@ -167,7 +169,7 @@ def duckdb_parts(measures, conv: dict, has_score: bool, has_rank: bool, run_sql:
         columns = (reference.has_score, reference.has_rank)
         sides["reference"] = reference.relation.sql(dialect="duckdb")
     ctes, final = _parts(measures, conv, has_score, has_rank, top_n, by, judged_by,
-                         tuple(sorted(n for n in sides if n != "reference")), columns, presorted)
+                         tuple(sorted(n for n in sides if n != "reference")), columns, presorted, keep_ranking)
     ctes = ctes.replace(RUN_PLACEHOLDER, run_sql).replace(JUDGMENTS_PLACEHOLDER, judgments_sql)
     for name, sql in sides.items():
         ctes = ctes.replace(SIDE_PLACEHOLDERS[name], sql)

@@ -759,6 +759,10 @@ def presorted_ranking(retrieved: exp.Select) -> exp.Select | None:
     return retrieved
 
 
+# The CTE of a presorted run's numbered rows when the plan keeps them (plan's keep_ranking).
+RANKED_RUN = "ranked_run"
+
+
 def presorted_check() -> exp.Expression:
     """The per-query half of the presorted ranking's check (see PRESORTED_FAULT): a query whose rows came in
     more than one block has more than one retrieved row ranked 1 (every block's first row; each query's top row
@@ -823,16 +827,23 @@ def keep_rows(measures: list[Measure], conv: dict) -> exp.Expression | None:
 
 
 def _split_features(conv: dict, kept: list, values: list, keep, depth: int | None, top_n: bool,
-                    read_later: set = frozenset(), presorted: bool = False) -> list:
+                    read_later: set = frozenset(), presorted: bool = False, keep_ranking: bool = False) -> list:
     """The CTEs retrieved, judged and features of the split_kinds shape (see plan). read_later: the features that
     features of stage 1 read (computed over both kinds). presorted: the ranking numbers the rows in their input
-    order (presorted_ranking), which the caller has made sure it can."""
+    order (presorted_ranking), which the caller has made sure it can; keep_ranking: those numbered rows are a CTE
+    of their own (RANKED_RUN, which plan materializes)."""
     retrieved, judged = stream_parts(conv)
+    kept_ranking = []
     if presorted:
         retrieved = presorted_ranking(retrieved)
+        sub = next(s for s in retrieved.find_all(exp.Subquery) if s.alias_or_name == "ranked")
         if depth is not None:  # the top K of each query: no heap needed, the ranks are counted as the rows come
-            ranked = next(s for s in retrieved.find_all(exp.Subquery) if s.alias_or_name == "ranked").this
-            ranked.set("qualify", exp.Qualify(this=exp.LTE(this=exp.column("pos"), expression=exp.Literal.number(depth))))
+            sub.this.set("qualify", exp.Qualify(this=exp.LTE(this=exp.column("pos"),
+                                                             expression=exp.Literal.number(depth))))
+        if keep_ranking:
+            kept_ranking = [(RANKED_RUN, sub.this)]
+            sub.replace(exp.Table(this=exp.to_identifier(RANKED_RUN),
+                                  alias=exp.TableAlias(this=exp.to_identifier("ranked"))))
     elif depth is not None:
         retrieved = _prune_ranking(retrieved, depth, top_n)
     # features: the retrieved rows (pruned, with the features read on them only) UNION ALL the judged rows, then
@@ -851,14 +862,15 @@ def _split_features(conv: dict, kept: list, values: list, keep, depth: int | Non
         columns += [_column("s", name) for name, _ in own]
         rows = exp.select(*[c.copy() for c in columns], *[exp.alias_(e, name) for name, e in both]).from_(
             exp.Subquery(this=rows, alias=exp.TableAlias(this=exp.to_identifier("s"))))
-    return [("retrieved", retrieved), ("judged", judged), ("features", rows)]
+    return kept_ranking + [("retrieved", retrieved), ("judged", judged), ("features", rows)]
 
 
 def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
          per_query: bool = True, means: bool = True, split_kinds: bool = False, top_n: bool = False,
          by: tuple = (), checks: bool = False, interactions: Source | None = None,
          catalog: Source | None = None, vectors: Source | None = None, reference: Source | None = None,
-         presorted: bool = False, grouped: bool = False, stream_table: exp.Expression | None = None) -> Plan:
+         presorted: bool = False, grouped: bool = False, stream_table: exp.Expression | None = None,
+         keep_ranking: bool = False) -> Plan:
     """The fused query. split_kinds (for DuckDB; see the module docstring) computes the features read only on 'R'
     rows over the retrieved rows alone. It is off by default, so the SQL rendered for other engines keeps the
     one-stream shape: on Spark 4.x the split shape (a UNION ALL of two halves both hash-partitioned by query_id
@@ -879,6 +891,10 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     presorted (DuckDB only, with split_kinds; see PRESORTED_FAULT): the run is ranked by numbering its rows in
     their input order, checked in the query, which fails with PRESORTED_FAULT when the run is not in rank order
     (the caller then evaluates with presorted=False); presortable(conv) says whether the conventions allow it.
+    keep_ranking (with presorted): the numbered rows are a MATERIALIZED CTE of their own (RANKED_RUN). The
+    numbering is a streaming window, on one thread, and without the CTE the join with the judgments and the rows'
+    way to the next windows run in its pipeline, on that thread too; kept, they run on every thread, for the
+    memory of the run's ranked rows (the caller decides: onepass, when the run fits its memory limit).
 
     interactions and catalog: the side tables of the metrics that read them (Metric.tables: MeanInvUserFreq, ...):
     the stream then carries item statistics (item_stream_ctes), and the split_kinds shape is not used.
@@ -927,6 +943,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         raise ValueError("sqlgen.plan: stream_table reads a stream without groups, side tables, checks or split_kinds")
     if presorted and not (split_kinds and presortable(conv)):
         raise ValueError("sqlgen.plan: presorted needs split_kinds and a ranking of every item (presortable)")
+    if keep_ranking and not presorted:
+        raise ValueError("sqlgen.plan: keep_ranking keeps the presorted ranking's rows (presorted)")
     feature_sql: dict[str, str] = {}   # rendered feature -> its column name
     feature_exprs: list[tuple[str, exp.Expression]] = []
     values: list[exp.Expression] = []
@@ -978,7 +996,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         items.insert(0, ("rm_groups", groups_cte(run, by)))
     if split_kinds:
         ctes = list(items)
-        ctes += _split_features(conv, kept, values, keep, cutoff_depth(measures, conv), top_n, read_later, presorted)
+        ctes += _split_features(conv, kept, values, keep, cutoff_depth(measures, conv), top_n, read_later, presorted,
+                                keep_ranking)
         feature_table = "features"
     else:
         ctes = ([(STREAM, exp.select("*").from_(stream_table.copy()))] if stream_table is not None
@@ -1128,6 +1147,6 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         query = guarded(query)
     if not isinstance(query, exp.Select):
         query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("results"))))
-    for name, cte in ctes:
-        query = query.with_(name, as_=cte, copy=False)  # our own tree: no copy per CTE
+    for name, cte in ctes:  # our own tree: no copy per CTE
+        query = query.with_(name, as_=cte, copy=False, materialized=True if name == RANKED_RUN else None)
     return Plan(all_measures, query)

@@ -327,6 +327,26 @@ def _rows_and_ranking(jt, run, names, **kw):
         ev.close()
 
 
+def _ranking_kept(monkeypatch, kept: bool) -> list:
+    """Whether the presorted statements keep their numbered rows (sqlgen.plan's keep_ranking): as onepass decides
+    (the run fits the memory limit, as these small runs do) or, with kept False, not (a run row taken as larger
+    than the whole limit: onepass.ROW_BYTES). Returns the list that collects, for each one-statement run, whether
+    its SQL had the kept CTE."""
+    from rankmetrics_duckdb import onepass, sqlgen
+    if not kept:
+        monkeypatch.setattr(onepass, "ROW_BYTES", 10 ** 15)
+    seen = []
+    real = onepass._statement
+
+    def statement(*args, **kwargs):
+        sql = real(*args, **kwargs)
+        seen.append(f"{sqlgen.RANKED_RUN} AS MATERIALIZED" in sql)
+        return sql
+    monkeypatch.setattr(onepass, "_statement", statement)
+    return seen
+
+
+@pytest.mark.parametrize("kept", [True, False])
 @pytest.mark.parametrize("ties,columns,kw", [
     ("item_desc", ("query_id", "item_id", "score"), {}),                           # trec_eval
     ("item_asc", ("query_id", "item_id", "score"), {"ties": "item_asc"}),
@@ -335,10 +355,12 @@ def _rows_and_ranking(jt, run, names, **kw):
     ("item_desc", ("query_id", "item_id", "rank"), {}),                            # ranks only: score is -rank
     ("item_desc", ("query_id", "item_id", "score"), {"nan_scores": "last"}),        # the careful path
 ])
-def test_presorted_and_shuffled_runs_give_bit_identical_rows(ties, columns, kw):
+def test_presorted_and_shuffled_runs_give_bit_identical_rows(monkeypatch, ties, columns, kw, kept):
     """The same run in rank order (ranked as it comes) and shuffled (sorted): the same rows, bit for bit, on the
-    one-statement path and the careful path; under trec_eval's conventions, pytrec_eval's numbers."""
+    one-statement path (its numbered rows kept in a CTE of their own or not) and the careful path; under
+    trec_eval's conventions, pytrec_eval's numbers."""
     import random
+    seen = _ranking_kept(monkeypatch, kept)
     data = synthetic.make(seed=21, depth=60)
     jt, _ = synthetic.to_tables(*data)
     ordered = _in_rank_order(data, ties)
@@ -348,6 +370,8 @@ def test_presorted_and_shuffled_runs_give_bit_identical_rows(ties, columns, kw):
     for names in (PRESORTED_MEASURES, ["nDCG@10", "P@5"]):  # the second: a cutoff-only request (top 10 kept)
         got, ranking, path = _rows_and_ranking(jt, _table(ordered, columns), names, **kw)
         assert ranking == "input order" and path == ("careful" if kw.get("nan_scores") else "one statement")
+        if path == "one statement":
+            assert seen[-1] == kept  # the presorted statement, with its ranking kept or not as asked
         want, ranking, _ = _rows_and_ranking(jt, _table(shuffled, columns), names, **kw)
         assert ranking == "sort"
         assert got == want, names
@@ -367,13 +391,15 @@ def test_presorted_and_shuffled_runs_give_bit_identical_rows(ties, columns, kw):
 
 
 @pytest.mark.parametrize("fault", ["tied items swapped", "a query in two blocks", "scores rising"])
-@pytest.mark.parametrize("kw", [{}, {"nan_scores": "last"}])
-def test_presorted_ranking_checks_every_row(monkeypatch, fault, kw):
-    """The first rows look ranked (the probe looks at 3 only here), a later one is not: the query finds it and
-    the run is ranked by the sort, with the numbers of the shuffled run."""
+@pytest.mark.parametrize("kw,kept", [({}, True), ({}, False), ({"nan_scores": "last"}, False)])
+def test_presorted_ranking_checks_every_row(monkeypatch, fault, kw, kept):
+    """The first rows look ranked (the probe looks at 3 only here), a later one is not: the query finds it (its
+    numbered rows kept in a CTE of their own or not) and the run is ranked by the sort, with the numbers of the
+    shuffled run."""
     import random
     from rankmetrics_duckdb import plancache
     monkeypatch.setattr(plancache, "PROBE_ROWS", 3)
+    seen = _ranking_kept(monkeypatch, kept)
     data = synthetic.make(seed=22, depth=60)
     jt, _ = synthetic.to_tables(*data)
     rows = _in_rank_order(data)
@@ -388,6 +414,8 @@ def test_presorted_ranking_checks_every_row(monkeypatch, fault, kw):
         rows[i - 1], rows[i] = rows[i], rows[i - 1]
     got, ranking, _ = _rows_and_ranking(jt, _table(rows, ("query_id", "item_id", "score")), PRESORTED_MEASURES, **kw)
     assert ranking == "sort"
+    if not kw:  # the presorted statement ran (and failed on the row out of order), then the sorted one
+        assert seen[0] == kept and seen[-1] is False
     random.Random(3).shuffle(rows)
     want, _, _ = _rows_and_ranking(jt, _table(rows, ("query_id", "item_id", "score")), PRESORTED_MEASURES, **kw)
     assert got == want
