@@ -833,7 +833,7 @@ def _split_features(conv: dict, kept: list, values: list, keep, depth: int | Non
     order (presorted_ranking), which the caller has made sure it can; keep_ranking: those numbered rows are a CTE
     of their own (RANKED_RUN, which plan materializes)."""
     retrieved, judged = stream_parts(conv)
-    kept_ranking = []
+    ranking_cte = []
     if presorted:
         retrieved = presorted_ranking(retrieved)
         sub = next(s for s in retrieved.find_all(exp.Subquery) if s.alias_or_name == "ranked")
@@ -841,7 +841,7 @@ def _split_features(conv: dict, kept: list, values: list, keep, depth: int | Non
             sub.this.set("qualify", exp.Qualify(this=exp.LTE(this=exp.column("pos"),
                                                              expression=exp.Literal.number(depth))))
         if keep_ranking:
-            kept_ranking = [(RANKED_RUN, sub.this)]
+            ranking_cte = [(RANKED_RUN, sub.this)]
             sub.replace(exp.Table(this=exp.to_identifier(RANKED_RUN),
                                   alias=exp.TableAlias(this=exp.to_identifier("ranked"))))
     elif depth is not None:
@@ -862,7 +862,7 @@ def _split_features(conv: dict, kept: list, values: list, keep, depth: int | Non
         columns += [_column("s", name) for name, _ in own]
         rows = exp.select(*[c.copy() for c in columns], *[exp.alias_(e, name) for name, e in both]).from_(
             exp.Subquery(this=rows, alias=exp.TableAlias(this=exp.to_identifier("s"))))
-    return kept_ranking + [("retrieved", retrieved), ("judged", judged), ("features", rows)]
+    return ranking_cte + [("retrieved", retrieved), ("judged", judged), ("features", rows)]
 
 
 def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
