@@ -44,7 +44,7 @@ class _Source:
     bad_row: str = ""    # strict TREC text: the test of a row t outside the strict form
     rescan: bool = False  # cheaper to scan again for each use than to keep a copy (Parquet, Arrow, tables)
     registered: str | None = None
-    rows: int | None = None  # its row count when known without a scan (an Arrow table)
+    rows: int | None = None  # its row count when known without a scan (an Arrow table, a DataFrame)
     path: str | None = None  # a file, named in select by the parameter $rm_<kind>_path (no quoting, no sqlglot)
     kind: str = RUN
 
@@ -74,7 +74,7 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
         try:
             src = _typed(reader, quoted(name), kind, label or f"{module} {type(obj).__name__}", floats=True)
             src.rescan = module == "pyarrow"  # pandas and polars are converted on each scan: keep one copy
-            src.rows = getattr(obj, "num_rows", None) if src.rescan else None
+            src.rows = obj.num_rows if src.rescan else len(obj)
         except BaseException:
             reader.unregister(name)
             raise
@@ -206,8 +206,9 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: b
         presorted = False
 
     def attempt(presorted: bool) -> tuple[list, int]:  # the rows (and the check row), and the parts they took
-        if presorted:  # its numbered rows kept (sqlgen.plan's keep_ranking) when they fit the memory limit
-            keep = r.rescan and _parts_needed(reader, r) == 1
+        if presorted:  # its numbered rows kept (sqlgen.plan's keep_ranking) when they fit the memory limit (for a
+            #            run whose row count is known or cheap to count: not a text file, read once)
+            keep = (r.rescan or r.rows is not None) and _parts_needed(reader, r) == 1
             return reader.con.execute(_statement(specs, conv, j, r, False, True, keep), params).fetchall(), 1
         top_n = _top_n(reader, specs, conv, r)
         parts = _parts(reader, specs, conv, r, top_n)
@@ -314,7 +315,7 @@ def _memory_limit(con) -> float | None:
 def _parts_needed(reader, r: _Source) -> int:
     """How many shares of PART_SHARE of the memory limit the run's rows need, at ROW_BYTES each (and the bytes of
     ids longer than DuckDB keeps inline, from its first rows): 1 when they fit (or the limit is unknown). For a
-    run cheap to scan again (_Source.rescan: its rows counted without reading them, or known)."""
+    run whose row count is known (_Source.rows) or cheap to count (_Source.rescan: Parquet's from its metadata)."""
     limit = _memory_limit(reader.con)
     rows = r.rows if r.rows is not None else \
         reader.con.execute(f"SELECT count(*) FROM ({r.select})", _params(r)).fetchall()[0][0]

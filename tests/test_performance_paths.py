@@ -390,6 +390,28 @@ def test_presorted_and_shuffled_runs_give_bit_identical_rows(monkeypatch, ties, 
                 assert values[(m, q)] == pytest.approx(ref[q][key], abs=1e-9), (m, q)
 
 
+@pytest.mark.parametrize("frame", ["pandas", "polars"])
+def test_presorted_dataframes_keep_their_ranking(monkeypatch, frame):
+    """A DataFrame run in rank order (its row count known: len) keeps its numbered rows like an Arrow table and
+    gives the Arrow run's rows, bit for bit, and the shuffled run's."""
+    import random
+    seen = _ranking_kept(monkeypatch, True)
+    data = synthetic.make(seed=23, depth=40)
+    jt, _ = synthetic.to_tables(*data)
+    ordered = _in_rank_order(data)
+    table = _table(ordered, ("query_id", "item_id", "score"))
+    import polars as pl
+    frame_run = table.to_pandas() if frame == "pandas" else pl.from_arrow(table)
+    got, ranking, path = _rows_and_ranking(jt, frame_run, PRESORTED_MEASURES)
+    assert (ranking, path) == ("input order", "one statement") and seen[-1] is True
+    want, _, _ = _rows_and_ranking(jt, table, PRESORTED_MEASURES)
+    assert got == want
+    shuffled = list(ordered)
+    random.Random(7).shuffle(shuffled)
+    want, ranking, _ = _rows_and_ranking(jt, _table(shuffled, ("query_id", "item_id", "score")), PRESORTED_MEASURES)
+    assert ranking == "sort" and got == want
+
+
 @pytest.mark.parametrize("fault", ["tied items swapped", "a query in two blocks", "scores rising"])
 @pytest.mark.parametrize("kw,kept", [({}, True), ({}, False), ({"nan_scores": "last"}, False)])
 def test_presorted_ranking_checks_every_row(monkeypatch, fault, kw, kept):
