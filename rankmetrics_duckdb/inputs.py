@@ -21,7 +21,7 @@ from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_fi
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .shape import ALIASES, SIDE_PARAMS
-from .textfiles import (NUMBER, TREC_SPACE, char_name, csv_shape_fault, first_line_number, header_delimiter, is_special_file, is_stream, is_trec_line, line_of, peek, read_fault, refuse_binary, strict_delimiter, strict_trec_select)
+from .textfiles import (NUMBER, TREC_SPACE, char_name, compression, csv_shape_fault, first_line_number, header_delimiter, is_special_file, is_stream, is_trec_line, line_of, peek, read_fault, refuse_binary, strict_form, strict_trec_select)
 
 exp = LazyModule("sqlglot.expressions")  # sqlglot, imported on first use (_lazy.py)
 
@@ -277,7 +277,8 @@ class Reader:
                 source = f"read_parquet({reader_path(path)})"
             else:
                 refuse_binary(path)
-                source = f"read_csv({reader_path(path)}, header=true, all_varchar=true, compression='auto')"
+                source = (f"read_csv({reader_path(path)}, header=true, all_varchar=true, "
+                          f"compression='{compression(path)}')")
         elif isinstance(obj, str):
             label = f"table {obj}"
             source = table_name(obj).sql(dialect="duckdb")
@@ -449,7 +450,7 @@ class Reader:
         known = {a for names in ALIASES.values() for a in names}  # a header names a known column, and no number
         if (any(h.lower() in known for h in header) and len(header) >= 2 and not is_trec_line(first, kind)
                 and not any(NUMBER.fullmatch(h) for h in header)):
-            opts = f"header=true, delim={sql_string(delim)}, all_varchar=true, compression='auto'"
+            opts = f"header=true, delim={sql_string(delim)}, all_varchar=true, compression='{compression(path)}'"
             return self._materialize(f"SELECT * FROM read_csv({reader_path(path)}, {opts})", path, kind, text=True,
                                      explain=lambda: csv_shape_fault(path, delim))
         if delim == "," and len(header) >= 2 and len(first.split()) < (4 if kind == JUDGMENTS else 6):
@@ -471,7 +472,7 @@ class Reader:
         if fast is not None:
             return fast
         lines = (f"read_csv({reader_path(path)}, columns={{'line': 'VARCHAR'}}, delim='\\x01', header=false, "
-                 f"quote='', escape='', auto_detect=false, compression='auto')")
+                 f"quote='', escape='', auto_detect=false, compression='{compression(path)}')")
         parts = "string_split_regex(trim(l.line), '\\s+')"
         split = (f"SELECT {parts} AS p, l.line AS line FROM {lines} AS l "
                  f"WHERE trim(l.line) <> '' AND NOT starts_with(ltrim(l.line), '#')")
@@ -501,11 +502,11 @@ class Reader:
         times faster than splitting lines): fields separated by one space (or one tab), exactly 4 (qrels) or 6
         (run) fields, numbers where numbers go. Anything else, or any doubt, gives None and the general reader
         (_trec) reads the file and reports the line at fault."""
-        delim = strict_delimiter(path)
-        if delim is None:
+        form = strict_form(path)
+        if form is None:
             return None
         name = quoted(self._name(kind))
-        select, bad_row = strict_trec_select(reader_path(path), delim, kind)
+        select, bad_row = strict_trec_select(reader_path(path), form, kind)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {name} AS {select}")
         except duckdb.Error:

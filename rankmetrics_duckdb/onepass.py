@@ -14,7 +14,7 @@ start, and its messages (the file, line, query, item or value at fault) are the 
 path accepts exactly the inputs the careful path accepts without a warning, and gives the same numbers: the
 fused query is the same text, over the same normalized columns.
 
-Inputs it does not take (CSV/TSV with a header, gzip, TREC text that is not in the strict single-delimiter
+Inputs it does not take (CSV/TSV with a header, TREC text (plain or gzip) that is not in the strict single-delimiter
 form, numbers stored as text, nan_scores='last') go to the careful path directly.
 
 A run too large for the connection's memory limit (_parts), when it is cheap to read again (Parquet, Arrow, a
@@ -120,15 +120,16 @@ def _file(reader, path: str, kind: str) -> _Source:
         src = _typed(reader, f"read_parquet(${_param(kind)})", kind, path, floats=False, path=path)
         src.rescan = True
         return src
-    delim = textfiles.strict_delimiter(path)
-    if delim is None:
+    form = textfiles.strict_form(path)
+    if form is None:
         raise _NotHere()
+    delim = form[0]
     want = 4 if kind == JUDGMENTS else 6
     _, lines = textfiles.peek(path, 5)
     content = [ln for ln in lines if not ln.lstrip().startswith("#")]
     if not content or len(content[0].split(delim)) != want or len(lines) != len(content):
         raise _NotHere()  # a header, a comment, another column count: the careful path decides
-    select, bad_row = textfiles.strict_trec_select(f"${_param(kind)}", delim, kind)
+    select, bad_row = textfiles.strict_trec_select(f"${_param(kind)}", form, kind)
     return _Source(path, select, True, kind == RUN, strict=True, bad_row=bad_row, path=path, kind=kind)
 
 

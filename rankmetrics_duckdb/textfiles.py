@@ -207,45 +207,64 @@ def trec_run_tag(path: str) -> str | None:
         return None
 
 
-def strict_trec_select(path_sql: str, delim: str, kind: str) -> tuple[str, str]:
+def compression(path: str) -> str:
+    """DuckDB's compression option for reading a text file: 'gzip' when its first bytes say gzip, else 'none'.
+    DuckDB's 'auto' goes by the name's extension: a gzip file named otherwise was read as text and refused."""
+    try:
+        with open(path, "rb") as fh:
+            return "gzip" if fh.read(2) == b"\x1f\x8b" else "none"
+    except OSError:
+        return "none"
+
+
+def strict_trec_select(path_sql: str, form: tuple[str, bool], kind: str) -> tuple[str, str]:
     """(the SELECT reading a strict TREC file, the test of a row t outside the strict form).
 
-    path_sql is the file name as SQL (a literal or a parameter); delim is ' ' or a tab (strict_delimiter), so
-    it is written as is. The SELECT gives query_id, item_id and the numbers as DOUBLE, plus rm_bad: an unused
-    field (iter, Q0, tag) is empty."""
+    path_sql is the file name as SQL (a literal or a parameter); form is strict_form's (delimiter, gzip): the
+    delimiter ' ' or a tab, so it is written as is. The SELECT gives query_id, item_id and the numbers as DOUBLE,
+    plus rm_bad: an unused field (iter, Q0, tag) is empty or, in a gzip file (which strict_form could not search),
+    a text field holds whitespace the general reader splits on (the other delimiter, CR, FF) or a NUL byte."""
+    delim, gz = form
     assert delim in (" ", "\t")
     n = 4 if kind == JUDGMENTS else 6
     numeric = {3: "relevance"} if kind == JUDGMENTS else {3: "rank", 4: "score"}
     types = ", ".join(f"'c{i}': '{'DOUBLE' if i in numeric else 'VARCHAR'}'" for i in range(n))
     source = (f"read_csv({path_sql}, columns={{{types}}}, delim='{delim}', header=false, quote='', escape='', "
-              f"auto_detect=false, strict_mode=true, compression='none')")
-    unused = " OR ".join(f"c{i} IS NULL" for i in range(n) if i not in numeric and i not in (0, 2))
+              f"auto_detect=false, strict_mode=true, compression='{'gzip' if gz else 'none'}')")
+    bad = [f"c{i} IS NULL" for i in range(n) if i not in numeric and i not in (0, 2)]
+    if gz:  # a number with such a character in it does not read as one: the statement fails, the careful path reads
+        text = f"concat({', '.join(f'c{i}' for i in range(n) if i not in numeric)})"
+        other = " " if delim == "\t" else "\\t"
+        bad += [f"regexp_matches({text}, '[{other}\\r\\f]')", f"contains({text}, chr(0))"]
     keep = ", ".join(["c0 AS query_id", "c2 AS item_id"] + [f"c{i} AS {c}" for i, c in numeric.items()])
     bad_row = ("t.rm_bad OR t.query_id IS NULL OR t.item_id IS NULL OR starts_with(t.query_id, '#') OR "
                + " OR ".join(f"t.{c} IS NULL" for c in numeric.values()))
-    return f"SELECT {keep}, ({unused}) AS rm_bad FROM {source}", bad_row
+    return f"SELECT {keep}, ({' OR '.join(bad)}) AS rm_bad FROM {source}", bad_row
 
 
-def strict_delimiter(path: str) -> str | None:
-    """' ' or '\\t' when an uncompressed text file can be split on that one character exactly as the general TREC
-    reader splits its lines on runs of whitespace (the regular expression \\s+: space, tab, CR, LF, FF):
-    no other of those characters occurs. None otherwise (gzip, CRLF, mixed separators, a NUL byte, which the
-    careful path refuses). Single-byte searches
-    of a memory map, so a large file costs milliseconds."""
+def strict_form(path: str) -> tuple[str, bool] | None:
+    """(delimiter, gzip) when a TREC text file can be split on one character, ' ' or '\\t', exactly as the
+    general TREC reader splits its lines on runs of whitespace (the regular expression \\s+: space, tab, CR,
+    LF, FF): no other of those characters occurs. An uncompressed file is checked here by single-byte searches
+    of a memory map (a large file costs milliseconds; None for CRLF, mixed separators, a NUL byte, which the
+    careful path refuses); a gzip file cannot be searched without decompressing it, so its delimiter is its
+    first line's and strict_trec_select's rm_bad finds the other characters row by row."""
     import mmap
     try:
         with open(path, "rb") as fh:
             if fh.read(2) == b"\x1f\x8b":
-                return None
+                with gzip.open(path, "rb") as gz:
+                    first = gz.readline()
+                return ("\t" if b"\t" in first else " "), True
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
                 line_end = m.find(b"\n")
                 delim = b"\t" if m.find(b"\t", 0, line_end if line_end >= 0 else len(m)) >= 0 else b" "
                 others = {b" ": b"\t", b"\t": b" "}[delim]
                 if any(m.find(c) >= 0 for c in (others, b"\r", b"\x0c", b"\x00")):
                     return None
-    except (OSError, ValueError):
+    except (OSError, ValueError, EOFError, gzip.BadGzipFile):
         return None
-    return delim.decode()
+    return delim.decode(), False
 
 
 def line_of(label: str, tokens) -> str:

@@ -18,7 +18,7 @@ import duckdb
 from .errors import InputError
 from .inputs import JUDGMENTS, RUN, Loaded, Reader, quoted, reader_path, run_sql, sql_string, table_name
 from .shape import ALIASES, Shape
-from .textfiles import header_delimiter, peek
+from .textfiles import compression, header_delimiter, peek
 
 
 def _source(reader: Reader, obj, kind: str) -> tuple[str, str]:
@@ -36,7 +36,8 @@ def _source(reader: Reader, obj, kind: str) -> tuple[str, str]:
             return f"read_parquet({reader_path(text)})", text
         _, lines = peek(text, 2)
         delim = header_delimiter(text, lines[0] if lines else "")
-        return f"read_csv({reader_path(text)}, header=true, delim={sql_string(delim)}, compression='auto')", text
+        return (f"read_csv({reader_path(text)}, header=true, delim={sql_string(delim)}, "
+                f"compression='{compression(text)}')", text)
     if isinstance(obj, duckdb.DuckDBPyRelation):
         table = obj.to_arrow_table()
         return quoted(reader.register(table, kind)), "DuckDB relation"

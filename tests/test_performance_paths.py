@@ -269,13 +269,14 @@ def test_clean_inputs_are_read_checked_and_evaluated_in_one_statement(tmp_path):
 
 
 def test_other_inputs_take_the_careful_path(tmp_path):
-    """What the one statement does not read as the careful path would (gzip, comments, a header, numbers as
-    text, NaN scores ranked last) is read by the careful path: trec_eval's numbers still."""
+    """What the one statement does not read as the careful path would (gzip text outside the strict form,
+    comments, a header, numbers as text, NaN scores ranked last) is read by the careful path: trec_eval's
+    numbers still."""
     import gzip
     qrels, run = _single_spaced(tmp_path)
     text = open(run).read()
     with gzip.open(tmp_path / "run.gz", "wt") as fh:
-        fh.write(text)
+        fh.write(text.replace(" ", "  "))
     (tmp_path / "commented.txt").write_text("# a run\n" + text)
     rows = [ln.split() for ln in text.splitlines()]
     (tmp_path / "run.csv").write_text("qid,docno,score\n" + "".join(f"{a[0]},{a[2]},{a[4]}\n" for a in rows))
@@ -291,6 +292,65 @@ def test_other_inputs_take_the_careful_path(tmp_path):
     (tmp_path / "dup.txt").write_text(text + text.splitlines()[0] + "\n")
     with pytest.raises(InputError, match="appears 2 times for query"):
         Evaluation(qrels, str(tmp_path / "dup.txt"), ["map"])
+
+
+@pytest.mark.parametrize("sep", [" ", "\t"])
+def test_gzip_trec_text_in_the_strict_form_takes_the_one_statement(tmp_path, sep):
+    """gzip TREC files in the strict form (one space or one tab between fields) are read by DuckDB's CSV reader
+    as the plain files are: the one statement, the plain files' rows bit for bit, trec_eval's numbers. The other
+    whitespace the general reader splits on (the other separator, CR, FF) or a NUL byte inside a field, which
+    strict_form cannot look for in a compressed file, sends the file to the careful path, as for plain text."""
+    import gzip
+    fix = lambda ls: "\n".join(sep.join(ln.split()) for ln in ls) + "\n"  # noqa: E731
+    plain = {kind: _variant(tmp_path, f"{kind}.txt", source, fix)
+             for kind, source in (("qrels", "qrels.test"), ("run", "results.test"))}
+    zipped = {}
+    for kind, path in plain.items():
+        zipped[kind] = str(tmp_path / f"{kind}.gz.bin")  # no .gz suffix: the magic bytes decide, not the name
+        with open(path, "rb") as src, gzip.open(zipped[kind], "wb") as dst:
+            dst.write(src.read())
+    ev = Evaluation(zipped["qrels"], zipped["run"], ["map", "P_10", "num_ret", "ndcg"])
+    assert ev.path == "one statement"
+    got = [(m, q, repr(v)) for m, q, v in ev.rows()]
+    ev.close()
+    want, _, path = _rows_and_ranking(plain["qrels"], plain["run"], ["map", "P_10", "num_ret", "ndcg"])
+    assert path == "one statement" and got == want
+    _trec_eval_means(Evaluation(zipped["qrels"], zipped["run"], ["map", "P_10", "num_ret"]))
+    lines = open(plain["run"]).read().splitlines()
+    other = "\t" if sep == " " else " "
+    for char in (other, "\r", "\f", "\x00"):
+        odd = list(lines)
+        fields = odd[3].split(sep)
+        fields[2] = fields[2][:1] + char + fields[2][1:]  # inside the fourth line's item id
+        odd[3] = sep.join(fields)
+        bad = tmp_path / "odd.gz.bin"
+        with gzip.open(bad, "wt", newline="") as fh:
+            fh.write("\n".join(odd) + "\n")
+        with open(tmp_path / "odd.txt", "w", newline="") as fh:
+            fh.write("\n".join(odd) + "\n")
+        outcomes = []
+        for given in (str(bad), str(tmp_path / "odd.txt")):
+            try:
+                e = Evaluation(zipped["qrels"], given, ["map"])
+                outcomes.append((e.path, [(m, q, repr(v)) for m, q, v in e.rows()]))
+                e.close()
+            except InputError as err:
+                outcomes.append(("refused", str(err).replace(str(bad), "F").replace(str(tmp_path / "odd.txt"), "F")))
+        assert outcomes[0][0] in ("careful", "refused"), repr(char)
+        assert outcomes[0] == outcomes[1], repr(char)  # as the plain file with the same lines
+
+
+def test_gzip_files_are_known_by_their_bytes_not_their_name(tmp_path):
+    """A gzip CSV named run.csv and a plain TREC file named run.gz read as what they are (DuckDB's own 'auto'
+    goes by the extension: the first was read as text and refused, the second as gzip)."""
+    import gzip
+    qrels, run = _single_spaced(tmp_path)
+    rows = [ln.split() for ln in open(run).read().splitlines()]
+    with gzip.open(tmp_path / "run.csv", "wt") as fh:
+        fh.write("qid,docno,score\n" + "".join(f"{a[0]},{a[2]},{a[4]}\n" for a in rows))
+    (tmp_path / "run.gz").write_text(open(run).read())
+    for given in (tmp_path / "run.csv", tmp_path / "run.gz"):
+        _trec_eval_means(Evaluation(qrels, str(given), ["map", "P_10", "num_ret"]))
 
 
 # ---- presorted runs (issue 19): a run already in rank order is ranked without a sort ----------------------------
