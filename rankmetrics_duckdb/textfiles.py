@@ -180,10 +180,15 @@ def trec_run_tag(path: str) -> str | None:
             return None
         if head[:2] == b"\x1f\x8b":
             last = b""
-            with gzip.open(path, "rb") as fh:
-                for line in fh:
-                    if line.strip() and not line.lstrip().startswith(b"#"):
-                        last = line
+            keep = lambda ln: ln.strip() and not ln.lstrip().startswith(b"#")  # noqa: E731
+            with gzip.open(path, "rb") as fh:  # in blocks: a line at a time cost 0.5 s for a 2M-line run
+                carry = b""
+                while chunk := fh.read(1 << 20):
+                    lines = (carry + chunk).split(b"\n")
+                    carry = lines.pop()
+                    last = next((ln for ln in reversed(lines) if keep(ln)), last)
+                if keep(carry):
+                    last = carry
         else:
             with open(path, "rb") as fh:
                 fh.seek(0, os.SEEK_END)

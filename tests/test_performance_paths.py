@@ -340,6 +340,21 @@ def test_gzip_trec_text_in_the_strict_form_takes_the_one_statement(tmp_path, sep
         assert outcomes[0] == outcomes[1], repr(char)  # as the plain file with the same lines
 
 
+def test_gzip_run_tag_is_the_last_lines_like_the_plain_files(tmp_path):
+    """trec_eval's runid is the tag of the run's last line (comments and blank lines after it skipped): a gzip
+    file read in blocks (several MB here, so the last line is found across block boundaries) gives the plain
+    file's."""
+    import gzip
+    from rankmetrics_duckdb import textfiles
+    body = "".join(f"q{i // 1000} Q0 d{i} {i % 1000 + 1} {1.0 / (i + 1):.6f} tag{i % 7}\n" for i in range(120_000))
+    for tail in ("q9 Q0 dx 1 0.5 last\n", "q9 Q0 dx 1 0.5 last", "q9 Q0 dx 1 0.5 last\n# done\n\n   \n"):
+        (tmp_path / "run.txt").write_text(body + tail)
+        with gzip.open(tmp_path / "run.gz", "wt") as fh:
+            fh.write(body + tail)
+        assert textfiles.trec_run_tag(str(tmp_path / "run.gz")) == textfiles.trec_run_tag(str(tmp_path / "run.txt")) \
+            == "last"
+
+
 def test_gzip_files_are_known_by_their_bytes_not_their_name(tmp_path):
     """A gzip CSV named run.csv and a plain TREC file named run.gz read as what they are (DuckDB's own 'auto'
     goes by the extension: the first was read as text and refused, the second as gzip)."""
