@@ -342,11 +342,11 @@ def test_gzip_trec_text_in_the_strict_form_takes_the_one_statement(tmp_path, sep
 
 def test_gzip_run_tag_is_the_last_lines_like_the_plain_files(tmp_path):
     """trec_eval's runid is the tag of the run's last line (comments and blank lines after it skipped): a gzip
-    file read in blocks (several MB here, so the last line is found across block boundaries) gives the plain
+    file read in blocks (about 2 MB here, so the last line is found across a block boundary) gives the plain
     file's."""
     import gzip
     from rankmetrics_duckdb import textfiles
-    body = "".join(f"q{i // 1000} Q0 d{i} {i % 1000 + 1} {1.0 / (i + 1):.6f} tag{i % 7}\n" for i in range(120_000))
+    body = "".join(f"q{i // 1000} Q0 d{i} {i % 1000 + 1} {1.0 / (i + 1):.6f} tag{i % 7}\n" for i in range(50_000))
     for tail in ("q9 Q0 dx 1 0.5 last\n", "q9 Q0 dx 1 0.5 last", "q9 Q0 dx 1 0.5 last\n# done\n\n   \n"):
         (tmp_path / "run.txt").write_text(body + tail)
         with gzip.open(tmp_path / "run.gz", "wt") as fh:
@@ -404,21 +404,35 @@ def _rows_and_ranking(jt, run, names, **kw):
 
 def _ranking_kept(monkeypatch, kept: bool) -> list:
     """Whether the presorted statements keep their numbered rows (sqlgen.plan's keep_ranking): as onepass decides
-    (the run fits the memory limit, as these small runs do) or, with kept False, not (a run row taken as larger
-    than the whole limit: onepass.ROW_BYTES). Returns the list that collects, for each one-statement run, whether
-    its SQL had the kept CTE."""
+    (the run fits the memory limit, as these small runs do) or, with kept False, not (the statement asked for
+    without it; test_presorted_run_too_large_for_the_limit_is_streamed has onepass decide so). Returns the list
+    that collects, for each one-statement run, whether its SQL had the kept CTE."""
     from rankmetrics_duckdb import onepass, sqlgen
-    if not kept:
-        monkeypatch.setattr(onepass, "ROW_BYTES", 10 ** 15)
     seen = []
     real = onepass._statement
 
-    def statement(*args, **kwargs):
-        sql = real(*args, **kwargs)
+    def statement(specs, conv, j, r, top_n, presorted, keep_ranking=False):
+        sql = real(specs, conv, j, r, top_n, presorted, keep_ranking and kept)
         seen.append(f"{sqlgen.RANKED_RUN} AS MATERIALIZED" in sql)
         return sql
     monkeypatch.setattr(onepass, "_statement", statement)
     return seen
+
+
+def test_presorted_run_too_large_for_the_limit_is_streamed(monkeypatch):
+    """A run in rank order whose rows would not fit the memory limit (a row taken as larger than the whole limit:
+    onepass.ROW_BYTES) is numbered as it streams, not kept: the same rows as kept, bit for bit."""
+    from rankmetrics_duckdb import onepass
+    seen = _ranking_kept(monkeypatch, True)
+    data = synthetic.make(seed=24, depth=30)
+    jt, _ = synthetic.to_tables(*data)
+    run = _table(_in_rank_order(data), ("query_id", "item_id", "score"))
+    kept_rows, ranking, _ = _rows_and_ranking(jt, run, PRESORTED_MEASURES)
+    assert ranking == "input order" and seen[-1] is True
+    monkeypatch.setattr(onepass, "ROW_BYTES", 10 ** 15)
+    streamed_rows, ranking, _ = _rows_and_ranking(jt, run, PRESORTED_MEASURES)
+    assert ranking == "input order" and seen[-1] is False
+    assert streamed_rows == kept_rows
 
 
 @pytest.mark.parametrize("kept", [True, False])
