@@ -19,11 +19,27 @@ def header_delimiter(path: str, first: str) -> str:
     return "\t" if "\t" in first and ("," not in first or path.lower().removesuffix(".gz").endswith(".tsv")) else ","
 
 
+GZIP_MAGIC = b"\x1f\x8b"  # a gzip file's first bytes: files are known as gzip by them, never by their name
+
+
+def is_gzip(path: str) -> bool:
+    """Whether the file's first bytes say gzip (OSError if it cannot be read)."""
+    with open(path, "rb") as fh:
+        return fh.read(2) == GZIP_MAGIC
+
+
+def compression(path: str) -> str:
+    """DuckDB's compression option for reading a text file: 'gzip' when its first bytes say gzip, else 'none'.
+    DuckDB's 'auto' goes by the name's extension: a gzip file named otherwise was read as text and refused."""
+    try:
+        return "gzip" if is_gzip(path) else "none"
+    except OSError:
+        return "none"
+
+
 def peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
     """(is gzip, the first n non-blank lines) of a text file."""
-    with open(path, "rb") as fh:
-        magic = fh.read(4)
-    is_gz = magic[:2] == b"\x1f\x8b"
+    is_gz = is_gzip(path)
     opener = gzip.open if is_gz else open
     lines = []
     try:
@@ -56,8 +72,7 @@ def refuse_binary(path: str) -> None:
     """A file that is neither Parquet nor text (after gunzip): a NUL byte or bytes that are not UTF-8 in its
     first 64 KiB (anywhere, for a NUL in an uncompressed file: both read paths refuse it, see text_fault)."""
     try:
-        with open(path, "rb") as fh:
-            is_gz = fh.read(2) == b"\x1f\x8b"
+        is_gz = is_gzip(path)
         with (gzip.open if is_gz else open)(path, "rb") as fh:
             chunk = fh.read(65536)
         fault = text_fault(path, chunk) or (None if is_gz else _nul_fault(path))
@@ -107,9 +122,7 @@ def _nul_fault(path: str) -> str | None:
 def read_fault(path: str) -> str | None:
     """On the error path of a text read: the first bytes that are not UTF-8 text anywhere in the file."""
     try:
-        with open(path, "rb") as fh:
-            is_gz = fh.read(2) == b"\x1f\x8b"
-        with (gzip.open if is_gz else open)(path, "rb") as fh:
+        with (gzip.open if is_gzip(path) else open)(path, "rb") as fh:
             return text_fault(path, fh.read())
     except (OSError, EOFError):
         return None
@@ -178,7 +191,7 @@ def trec_run_tag(path: str) -> str | None:
             head = fh.read(4)
         if head == b"PAR1":
             return None
-        if head[:2] == b"\x1f\x8b":
+        if head[:2] == GZIP_MAGIC:
             last = b""
             keep = lambda ln: ln.strip() and not ln.lstrip().startswith(b"#")  # noqa: E731
             with gzip.open(path, "rb") as fh:  # in blocks: a line at a time cost 0.5 s for a 2M-line run
@@ -210,16 +223,6 @@ def trec_run_tag(path: str) -> str | None:
         return fields[5].decode("utf-8")
     except UnicodeDecodeError:
         return None
-
-
-def compression(path: str) -> str:
-    """DuckDB's compression option for reading a text file: 'gzip' when its first bytes say gzip, else 'none'.
-    DuckDB's 'auto' goes by the name's extension: a gzip file named otherwise was read as text and refused."""
-    try:
-        with open(path, "rb") as fh:
-            return "gzip" if fh.read(2) == b"\x1f\x8b" else "none"
-    except OSError:
-        return "none"
 
 
 def strict_trec_select(path_sql: str, form: tuple[str, bool], kind: str) -> tuple[str, str]:
@@ -257,7 +260,7 @@ def strict_form(path: str) -> tuple[str, bool] | None:
     import mmap
     try:
         with open(path, "rb") as fh:
-            if fh.read(2) == b"\x1f\x8b":
+            if fh.read(2) == GZIP_MAGIC:
                 with gzip.open(path, "rb") as gz:
                     first = gz.readline()
                 return ("\t" if b"\t" in first else " "), True
