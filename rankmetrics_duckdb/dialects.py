@@ -130,6 +130,9 @@ class Dialect:
     #                                   the grouped stream: its GROUP BY (query, item) and the windows by query
     #                                   then share one exchange (Spark would otherwise partition by both keys,
     #                                   then again by the query)
+    values_rows: bool = False         # rows of constants (the grouped stream's kinds, the list of measures) as a
+    #                                   VALUES table, not a UNION ALL of one-row SELECTs: Spark runs a job of its
+    #                                   own to broadcast each of those to its join (0.1 s of a 0.9 s query)
 
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
@@ -158,11 +161,11 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                                  ("VARCHAR", "Nullable(String)"), ("BOOLEAN", "Nullable(Bool)")),
                           ddl="CREATE OR REPLACE VIEW {fn} AS\n{body};\n", named_arg="{name}={value}")),
     Dialect("spark", "spark", dbt_adapter="spark", fail="raise_error({msg})", stream="grouped",
-            partition_hint="REPARTITION({column})",
+            partition_hint="REPARTITION({column})", values_rows=True,
             note="ANSI mode safe: every divisor through NULLIF",
             native=replace(_SPARK, kind="SQL table functions (Spark 4)", listing=2)),
     Dialect("databricks", "databricks", dbt_adapter="databricks", fail="raise_error({msg})", stream="grouped",
-            partition_hint="REPARTITION({column})",
+            partition_hint="REPARTITION({column})", values_rows=True,
             note="as spark",
             native=_SPARK),
     Dialect("bigquery", "bigquery", dbt_adapter="bigquery", nulls_in_windows=False, fail="ERROR({msg})",
@@ -448,6 +451,49 @@ def _partition_hints(tree: exp.Expression, d: Dialect) -> exp.Expression:
     return tree.transform(hint, copy=False) if d.partition_hint else tree
 
 
+def _constant_row(select: exp.Expression) -> list | None:
+    """The (name, value) pairs of a SELECT of aliased literals without FROM, else None."""
+    if not isinstance(select, exp.Select) or any(v for k, v in select.args.items() if k != "expressions"):
+        return None
+    pairs = []
+    for e in select.expressions:
+        value = e.this if isinstance(e, exp.Alias) else None
+        inner = value.this if isinstance(value, (exp.Neg, exp.Cast)) else value
+        if not isinstance(inner, (exp.Literal, exp.Null)):
+            return None
+        pairs.append((e.alias, value))
+    return pairs
+
+
+def _constant_rows(tree: exp.Expression) -> exp.Expression:
+    """Each CTE or FROM/JOIN subquery that is one-row SELECTs of literals joined by UNION ALL (sqlgen's kinds of
+    the grouped stream and list of measures) as `SELECT t.a, ... FROM (VALUES (...), ...) AS t(a, ...)`
+    (Dialect.values_rows)."""
+    def rows_of(body):
+        if isinstance(body, exp.Union):
+            if body.args.get("distinct"):
+                return None
+            left, right = rows_of(body.this), rows_of(body.expression)
+            return left + right if left is not None and right is not None else None
+        row = _constant_row(body)
+        return None if row is None else [row]
+
+    def swap(node):
+        table = isinstance(node, exp.Subquery) and isinstance(node.parent, (exp.From, exp.Join))
+        if not (isinstance(node, exp.CTE) or table):
+            return node
+        rows = rows_of(node.this)
+        if not rows or any([n for n, _ in r] != [n for n, _ in rows[0]] for r in rows):
+            return node
+        names = [n for n, _ in rows[0]]
+        values = exp.Values(expressions=[exp.Tuple(expressions=[v.copy() for _, v in r]) for r in rows],
+                            alias=exp.TableAlias(this=exp.to_identifier("t"),
+                                                 columns=[exp.to_identifier(n) for n in names]))
+        node.set("this", exp.select(*[exp.column(n, table="t") for n in names]).from_(values))
+        return node
+    return tree.transform(swap, copy=False)
+
+
 def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Expression:
     """The query, rewritten for the dialect (a copy, or the query itself rewritten when copy is False: a tree
     the caller built for this call alone; sqlglot still has to write it)."""
@@ -456,6 +502,8 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
     tree = _lists(tree, d)
     tree = _fail(tree, d)
     tree = _partition_hints(tree, d)
+    if d.values_rows:
+        tree = _constant_rows(tree)
     if d.concat_function:
         tree = _concat_calls(tree)
     tree = _bytewise(tree, d)

@@ -1012,6 +1012,11 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
             keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right,
                            *([exp.GT(this=_column("s", "run_rows"), expression=exp.Literal.number(1))]
                              if grouped else []))
+        if keep is not None and grouped and not whole:
+            # filtered in the stream's last SELECT, where rm_grouped_stream numbers the 'J' rows: its window then
+            # sorts the rows kept (every 'J' row is), not every row (the catalog-wide measures read them all)
+            dict(ctes)[STREAM].where(keep, copy=False)
+            keep = None
         if kept or keep is not None:
             features_select = exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")),
                                          *[exp.alias_(e, name) for name, e in kept]).from_(f"{STREAM} AS s")

@@ -180,73 +180,89 @@ FROM rm_judgment_items(judgments, grades, run, query_column, item_column, releva
 CREATE OR REPLACE MACRO rm_grouped_stream(run, judgments, ties, judged_only, grades, query_column, item_column,
         score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS TABLE
 SELECT
-    i.query_id,
-    k.kind,
-    i.item_id,
-    CASE WHEN k.kind = 'R' THEN i.score END AS score,
-    i.grade,
-    CASE WHEN k.kind = 'R' THEN i.pos ELSE i.jpos END AS pos,
-    CASE WHEN k.kind = 'R' THEN i.ipos ELSE i.jpos END AS ipos,
-    i.run_rows,
-    i.judgment_rows,
-    i.low_grade
+    s.query_id,
+    s.kind,
+    s.item_id,
+    s.score,
+    s.grade,
+    -- the ideal ordering of the judged items, by grade alone (as rm_stream's 'J' rows), numbered over the 'J'
+    -- rows after the kinds are joined, not over the grouped items: sqlgen.plan gives this SELECT the filter of
+    -- the rows the measures read (keep_rows, which keeps every 'J' row), which applies before the window, and
+    -- the window's sort is of the rows kept (before, Spark sorted every item of the run, judged or not)
+    CASE WHEN s.kind = 'J' THEN ROW_NUMBER() OVER (
+        PARTITION BY s.query_id, s.kind ORDER BY s.grade DESC NULLS LAST
+    ) ELSE s.pos END AS pos,
+    CASE WHEN s.kind = 'J' THEN ROW_NUMBER() OVER (
+        PARTITION BY s.query_id, s.kind ORDER BY s.grade DESC NULLS LAST
+    ) ELSE s.ipos END AS ipos,
+    s.run_rows,
+    s.judgment_rows,
+    s.low_grade
 FROM (
     SELECT
-        p.*,
-        -- rm_stream's ipos: the retrieved items re-sorted by grade (the others last, where nothing reads them)
-        ROW_NUMBER() OVER (
-            PARTITION BY p.query_id
-            ORDER BY CASE WHEN p.pos IS NULL THEN 1 ELSE 0 END ASC NULLS LAST, COALESCE(p.grade, 0) DESC NULLS LAST,
-                p.pos ASC NULLS LAST
-        ) AS ipos
+        i.query_id,
+        k.kind,
+        i.item_id,
+        CASE WHEN k.kind = 'R' THEN i.score END AS score,
+        i.grade,
+        CASE WHEN k.kind = 'R' THEN i.pos END AS pos,
+        CASE WHEN k.kind = 'R' THEN i.ipos END AS ipos,
+        i.run_rows,
+        i.judgment_rows,
+        i.low_grade
     FROM (
         SELECT
-            g.*,
-            -- the run's ranking (rm_stream's ORDER BY), over the items it ranks: those it has (judged ones with
-            -- judged_only); the others sort last and get no rank
-            CASE WHEN g.ranked = 1 THEN ROW_NUMBER() OVER (
-                PARTITION BY g.query_id
-                ORDER BY
-                    g.ranked DESC NULLS LAST,
-                    CASE WHEN ties = 'input' THEN g.rank_in END ASC NULLS LAST,
-                    g.score DESC NULLS LAST,
-                    CASE WHEN ties = 'item_asc' THEN rm_bytewise(g.item_id) END ASC NULLS LAST,
-                    rm_bytewise(g.item_id) DESC NULLS LAST
-            ) END AS pos,
-            -- the ideal ordering of the judged items, by grade alone (as rm_stream's 'J' rows)
-            CASE WHEN g.judgment_rows > 0 THEN ROW_NUMBER() OVER (
-                PARTITION BY g.query_id
-                ORDER BY CASE WHEN g.judgment_rows > 0 THEN 0 ELSE 1 END ASC NULLS LAST, g.grade DESC NULLS LAST
-            ) END AS jpos
+            p.*,
+            -- rm_stream's ipos: the retrieved items re-sorted by grade (the others last, where nothing reads them)
+            ROW_NUMBER() OVER (
+                PARTITION BY p.query_id
+                ORDER BY CASE WHEN p.pos IS NULL THEN 1 ELSE 0 END ASC NULLS LAST, COALESCE(p.grade, 0) DESC NULLS LAST,
+                    p.pos ASC NULLS LAST
+            ) AS ipos
         FROM (
             SELECT
-                u.query_id,
-                rm_bytewise(u.item_id) AS item_id,
-                MAX(u.score) AS score,
-                MAX(u.rank_in) AS rank_in,
-                MAX(u.grade) AS grade,
-                MIN(u.grade) AS low_grade,
-                SUM(u.run_row) AS run_rows,
-                SUM(1 - u.run_row) AS judgment_rows,
-                CASE WHEN SUM(u.run_row) > 0 AND (NOT rm_flag(judged_only) OR MAX(u.grade) >= 0) THEN 1 ELSE 0 END
-                    AS ranked
+                g.*,
+                -- the run's ranking (rm_stream's ORDER BY), over the items it ranks: those it has (judged ones with
+                -- judged_only); the others sort last and get no rank
+                CASE WHEN g.ranked = 1 THEN ROW_NUMBER() OVER (
+                    PARTITION BY g.query_id
+                    ORDER BY
+                        g.ranked DESC NULLS LAST,
+                        CASE WHEN ties = 'input' THEN g.rank_in END ASC NULLS LAST,
+                        g.score DESC NULLS LAST,
+                        CASE WHEN ties = 'item_asc' THEN rm_bytewise(g.item_id) END ASC NULLS LAST,
+                        rm_bytewise(g.item_id) DESC NULLS LAST
+                ) END AS pos
             FROM (
-                SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in, CAST(NULL AS DOUBLE) AS grade, 1 AS run_row
-                FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS ri
-                UNION ALL
-                SELECT ji.query_id, ji.item_id, CAST(NULL AS DOUBLE) AS score, CAST(NULL AS DOUBLE) AS rank_in,
-                    ji.grade, 0 AS run_row
-                FROM rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by",
-                    judgment_lists) AS ji
-            ) AS u
-            GROUP BY u.query_id, rm_bytewise(u.item_id)
-        ) AS g
-    ) AS p
-) AS i
-JOIN (SELECT 'R' AS kind UNION ALL SELECT 'J' AS kind) AS k
-    -- an item twice in the run gives its 'R' row even when it is not ranked (unjudged, with judged_only): the
-    -- checks read the count there, and the statement fails on it as rm_stream's checks make it fail
-    ON (k.kind = 'R' AND (i.pos IS NOT NULL OR i.run_rows > 1)) OR (k.kind = 'J' AND i.judgment_rows > 0);
+                SELECT
+                    u.query_id,
+                    rm_bytewise(u.item_id) AS item_id,
+                    MAX(u.score) AS score,
+                    MAX(u.rank_in) AS rank_in,
+                    MAX(u.grade) AS grade,
+                    MIN(u.grade) AS low_grade,
+                    SUM(u.run_row) AS run_rows,
+                    SUM(1 - u.run_row) AS judgment_rows,
+                    CASE WHEN SUM(u.run_row) > 0 AND (NOT rm_flag(judged_only) OR MAX(u.grade) >= 0) THEN 1 ELSE 0 END
+                        AS ranked
+                FROM (
+                    SELECT ri.query_id, ri.item_id, ri.score, ri.rank_in, CAST(NULL AS DOUBLE) AS grade, 1 AS run_row
+                    FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS ri
+                    UNION ALL
+                    SELECT ji.query_id, ji.item_id, CAST(NULL AS DOUBLE) AS score, CAST(NULL AS DOUBLE) AS rank_in,
+                        ji.grade, 0 AS run_row
+                    FROM rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by",
+                        judgment_lists) AS ji
+                ) AS u
+                GROUP BY u.query_id, rm_bytewise(u.item_id)
+            ) AS g
+        ) AS p
+    ) AS i
+    JOIN (SELECT 'R' AS kind UNION ALL SELECT 'J' AS kind) AS k
+        -- an item twice in the run gives its 'R' row even when it is not ranked (unjudged, with judged_only): the
+        -- checks read the count there, and the statement fails on it as rm_stream's checks make it fail
+        ON (k.kind = 'R' AND (i.pos IS NOT NULL OR i.run_rows > 1)) OR (k.kind = 'J' AND i.judgment_rows > 0)
+) AS s;
 
 -- The first fault of the inputs, NULL when they are clean: an item twice in a query of the run (a table holding
 -- two models without "by", say) or an item judged twice in a query. Each metric macro refuses such inputs with

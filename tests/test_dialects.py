@@ -19,6 +19,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401 (pa.compute)
 import pytest
+import sqlglot
+from sqlglot import exp
 
 import rankmetrics_duckdb as rm
 from rankmetrics_duckdb import dialects
@@ -245,6 +247,40 @@ def test_grouped_stream_equals_eval(data, variant, monkeypatch):
     assert "measure_means" in means and "measure_values" not in means
     check_rows(con.execute(means).fetchall(), {m: {None: v[None]} for m, v in want.items()},
                f"grouped means/{data}/{variant}")
+
+
+def test_grouped_stream_numbers_the_judged_rows_it_keeps():
+    """The grouped stream numbers its 'J' rows (the ideal ordering) in the SELECT that filters the rows the
+    measures read (keep_rows: every 'J' row, and the retrieved rows judged or first), so that the window sorts
+    those rows alone; Spark sorted every item of the run by grade before (the numbers: the engine tests)."""
+    sql = rm.to_sql(["nDCG@10", "AP"], dialect="spark", run="run", judgments="judgments")
+    tree = sqlglot.parse_one(sql, read="spark")
+    by_grade = [w for w in tree.find_all(exp.Window)
+                if "grade DESC" in w.args["order"].sql("spark") and "kind" in w.args["partition_by"][-1].sql()]
+    assert len({w.sql("spark") for w in by_grade}) == 1, sql
+    where = by_grade[0].find_ancestor(exp.Select).args.get("where")
+    assert where is not None and "s.kind = 'J'" in where.sql("spark") and "s.pos = 1" in where.sql("spark")
+    # with a catalog-wide measure, which reads every row of the stream, the filter stays in features
+    sql = rm.to_sql(["nDCG@10", "AP", "CatalogCoverage@10"], dialect="spark", run="run", judgments="judgments",
+                    items="catalog")
+    stream = next(c for c in sqlglot.parse_one(sql, read="spark").find_all(exp.CTE) if c.alias == "item_stream")
+    assert stream.this.args.get("where") is None
+
+
+def test_constant_rows_are_values_where_the_dialect_says():
+    """Rows of constants (the grouped stream's kinds, the list of measures) are a VALUES table on Spark and
+    Databricks (Dialect.values_rows: each UNION ALL of one-row SELECTs was a broadcast job of its own), a UNION
+    ALL elsewhere; a union with a column or a UNION (distinct) is left as it is."""
+    for dialect, values in (("spark", True), ("databricks", True), ("duckdb", False), ("trino", False)):
+        sql = rm.to_sql(["nDCG@10", "AP"], dialect=dialect, run="run", judgments="judgments")
+        assert ("VALUES" in sql) == values, dialect
+        assert ("(1, 'nDCG@10', 0)" in sql) == values and ("1 AS measure_no" in sql) != values, dialect
+    left = sqlglot.parse_one("SELECT * FROM (SELECT 1 AS a UNION ALL SELECT x AS a FROM t) AS u "
+                             "JOIN (SELECT 1 AS b UNION SELECT 2 AS b) AS v ON u.a = v.b")
+    assert dialects._constant_rows(left.copy()).sql() == left.sql()
+    right = sqlglot.parse_one("SELECT * FROM (SELECT 1 AS a, 'x' AS c UNION ALL SELECT -2 AS a, NULL AS c) AS u")
+    assert dialects._constant_rows(right).sql() == (
+        "SELECT * FROM (SELECT t.a, t.c FROM (VALUES (1, 'x'), (-2, NULL)) AS t(a, c)) AS u")
 
 
 def test_lacking_metric_is_refused():

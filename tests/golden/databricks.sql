@@ -17,95 +17,113 @@ WITH run_items AS (
   FROM `my-project`.rm.trec_judgments AS j
 ), item_stream AS (
   SELECT
-    i.query_id,
-    k.kind,
-    i.item_id,
-    CASE WHEN k.kind = 'R' THEN i.score END AS score,
-    i.grade,
-    CASE WHEN k.kind = 'R' THEN i.pos ELSE i.jpos END AS pos,
-    CASE WHEN k.kind = 'R' THEN i.ipos ELSE i.jpos END AS ipos,
-    i.run_rows,
-    i.judgment_rows,
-    i.low_grade
+    s.query_id,
+    s.kind,
+    s.item_id,
+    s.score,
+    s.grade,
+    CASE
+      WHEN s.kind = 'J'
+      THEN ROW_NUMBER() OVER (PARTITION BY s.query_id, s.kind ORDER BY s.grade DESC NULLS LAST)
+      ELSE s.pos
+    END AS pos,
+    CASE
+      WHEN s.kind = 'J'
+      THEN ROW_NUMBER() OVER (PARTITION BY s.query_id, s.kind ORDER BY s.grade DESC NULLS LAST)
+      ELSE s.ipos
+    END AS ipos,
+    s.run_rows,
+    s.judgment_rows,
+    s.low_grade
   FROM (
     SELECT
-      p.*,
-      ROW_NUMBER() OVER (
-        PARTITION BY p.query_id
-        ORDER BY CASE WHEN p.pos IS NULL THEN 1 ELSE 0 END ASC NULLS LAST, COALESCE(p.grade, 0) DESC NULLS LAST, p.pos ASC NULLS LAST
-      ) AS ipos
+      i.query_id,
+      k.kind,
+      i.item_id,
+      CASE WHEN k.kind = 'R' THEN i.score END AS score,
+      i.grade,
+      CASE WHEN k.kind = 'R' THEN i.pos END AS pos,
+      CASE WHEN k.kind = 'R' THEN i.ipos END AS ipos,
+      i.run_rows,
+      i.judgment_rows,
+      i.low_grade
     FROM (
       SELECT
-        g.*,
-        CASE
-          WHEN g.ranked = 1
-          THEN ROW_NUMBER() OVER (
-            PARTITION BY g.query_id
-            ORDER BY g.ranked DESC NULLS LAST, g.score DESC NULLS LAST, g.item_id DESC NULLS LAST
-          )
-        END AS pos,
-        CASE
-          WHEN g.judgment_rows > 0
-          THEN ROW_NUMBER() OVER (
-            PARTITION BY g.query_id
-            ORDER BY CASE WHEN g.judgment_rows > 0 THEN 0 ELSE 1 END ASC NULLS LAST, g.grade DESC NULLS LAST
-          )
-        END AS jpos
+        p.*,
+        ROW_NUMBER() OVER (
+          PARTITION BY p.query_id
+          ORDER BY CASE WHEN p.pos IS NULL THEN 1 ELSE 0 END ASC NULLS LAST, COALESCE(p.grade, 0) DESC NULLS LAST, p.pos ASC NULLS LAST
+        ) AS ipos
       FROM (
         SELECT
-          u.query_id,
-          u.item_id AS item_id,
-          MAX(u.score) AS score,
-          MAX(u.rank_in) AS rank_in,
-          MAX(u.grade) AS grade,
-          MIN(u.grade) AS low_grade,
-          SUM(u.run_row) AS run_rows,
-          SUM(1 - u.run_row) AS judgment_rows,
-          CASE WHEN SUM(u.run_row) > 0 THEN 1 ELSE 0 END AS ranked
+          g.*,
+          CASE
+            WHEN g.ranked = 1
+            THEN ROW_NUMBER() OVER (
+              PARTITION BY g.query_id
+              ORDER BY g.ranked DESC NULLS LAST, g.score DESC NULLS LAST, g.item_id DESC NULLS LAST
+            )
+          END AS pos
         FROM (
-          SELECT /*+ REPARTITION(u.query_id) */
-            u.*
+          SELECT
+            u.query_id,
+            u.item_id AS item_id,
+            MAX(u.score) AS score,
+            MAX(u.rank_in) AS rank_in,
+            MAX(u.grade) AS grade,
+            MIN(u.grade) AS low_grade,
+            SUM(u.run_row) AS run_rows,
+            SUM(1 - u.run_row) AS judgment_rows,
+            CASE WHEN SUM(u.run_row) > 0 THEN 1 ELSE 0 END AS ranked
           FROM (
-            SELECT
-              ri.query_id,
-              ri.item_id,
-              ri.score,
-              ri.rank_in,
-              CAST(NULL AS DOUBLE) AS grade,
-              1 AS run_row
-            FROM run_items AS ri
-            UNION ALL
-            SELECT
-              ji.query_id,
-              ji.item_id,
-              CAST(NULL AS DOUBLE) AS score,
-              CAST(NULL AS DOUBLE) AS rank_in,
-              ji.grade,
-              0 AS run_row
-            FROM judgment_items AS ji
+            SELECT /*+ REPARTITION(u.query_id) */
+              u.*
+            FROM (
+              SELECT
+                ri.query_id,
+                ri.item_id,
+                ri.score,
+                ri.rank_in,
+                CAST(NULL AS DOUBLE) AS grade,
+                1 AS run_row
+              FROM run_items AS ri
+              UNION ALL
+              SELECT
+                ji.query_id,
+                ji.item_id,
+                CAST(NULL AS DOUBLE) AS score,
+                CAST(NULL AS DOUBLE) AS rank_in,
+                ji.grade,
+                0 AS run_row
+              FROM judgment_items AS ji
+            ) AS u
           ) AS u
-        ) AS u
-        GROUP BY
-          u.query_id,
-          u.item_id
-      ) AS g
-    ) AS p
-  ) AS i
-  JOIN (
-    SELECT
-      'R' AS kind
-    UNION ALL
-    SELECT
-      'J' AS kind
-  ) AS k
-    ON (
-      k.kind = 'R' AND (
-        NOT i.pos IS NULL OR i.run_rows > 1
+          GROUP BY
+            u.query_id,
+            u.item_id
+        ) AS g
+      ) AS p
+    ) AS i
+    JOIN (
+      SELECT
+        t.kind
+      FROM VALUES
+        ('R'),
+        ('J') AS t(kind)
+    ) AS k
+      ON (
+        k.kind = 'R' AND (
+          NOT i.pos IS NULL OR i.run_rows > 1
+        )
       )
-    )
-    OR (
-      k.kind = 'J' AND i.judgment_rows > 0
-    )
+      OR (
+        k.kind = 'J' AND i.judgment_rows > 0
+      )
+  ) AS s
+  WHERE
+    s.kind = 'J' OR s.pos = 1 OR (
+      NOT s.grade IS NULL
+    ) OR s.run_rows > 1
 ), features AS (
   SELECT
     s.*,
@@ -117,10 +135,6 @@ WITH run_items AS (
       )
     ) AS running_rel_6
   FROM item_stream AS s
-  WHERE
-    s.kind = 'J' OR s.pos = 1 OR (
-      NOT s.grade IS NULL
-    ) OR s.run_rows > 1
 ), per_query AS (
   SELECT
     f.query_id,
@@ -308,39 +322,17 @@ WITH run_items AS (
     ) IS NULL
 ), measure_list AS (
   SELECT
-    1 AS measure_no,
-    'nDCG@10' AS measure,
-    0 AS summed
-  UNION ALL
-  SELECT
-    2 AS measure_no,
-    'nDCG' AS measure,
-    0 AS summed
-  UNION ALL
-  SELECT
-    3 AS measure_no,
-    'AP' AS measure,
-    0 AS summed
-  UNION ALL
-  SELECT
-    4 AS measure_no,
-    'AP@100' AS measure,
-    0 AS summed
-  UNION ALL
-  SELECT
-    5 AS measure_no,
-    'P@10' AS measure,
-    0 AS summed
-  UNION ALL
-  SELECT
-    6 AS measure_no,
-    'R@100' AS measure,
-    0 AS summed
-  UNION ALL
-  SELECT
-    7 AS measure_no,
-    'RR' AS measure,
-    0 AS summed
+    t.measure_no,
+    t.measure,
+    t.summed
+  FROM VALUES
+    (1, 'nDCG@10', 0),
+    (2, 'nDCG', 0),
+    (3, 'AP', 0),
+    (4, 'AP@100', 0),
+    (5, 'P@10', 0),
+    (6, 'R@100', 0),
+    (7, 'RR', 0) AS t(measure_no, measure, summed)
 ), measure_values AS (
   SELECT
     m.measure_no,
