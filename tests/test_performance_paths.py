@@ -190,16 +190,22 @@ def test_benchmark_generator_and_agreement(tmp_path):
 
 def test_benchmark_spark_table():
     """The benchmark's Spark table (--spark): ours against MLlib at each size, the goal of the size, whether the means
-    agree, and the two floors measured in the same session (no Spark started here: the rows are given)."""
+    agree, and the three floors measured in the same session, the checked evaluation's with its ratio to MLlib (no
+    Spark started here: the rows are given; a row of an older JSON without that floor leaves its cell empty)."""
     import sys
     sys.path.insert(0, ROOT)
     from benchmarks import run as bench
-    row = {"seconds": 1.0, "mllib_seconds": 4.0, "agree": True, "floor_count_seconds": 0.25, "floor_rank_seconds": 0.5}
-    table = bench.spark_report([(200_000, row), (10_000_000, {**row, "seconds": 2.0, "agree": False})])
+    row = {"seconds": 1.0, "mllib_seconds": 4.0, "agree": True, "floor_count_seconds": 0.25, "floor_rank_seconds": 0.5,
+           "floor_checked_seconds": 1.5}
+    old = {k: v for k, v in row.items() if k != "floor_checked_seconds"}
+    table = bench.spark_report([(200_000, row), (10_000_000, {**row, "seconds": 2.0, "agree": False}),
+                                (2_000_000, old)])
     lines = table.strip().splitlines()
-    assert "floor: COUNT(*)" in lines[0] and len(lines) == 4
-    assert lines[2] == "| 200k | 1.00 | 4.00 | 0.250x | <= 0.5x: holds | yes | 0.25 | 0.50 |"
-    assert lines[3] == "| 10M | 2.00 | 4.00 | 0.500x | <= 0.25x: missed | NO | 0.25 | 0.50 |"
+    assert "floor: COUNT(*)" in lines[0] and "checked" in lines[0] and len(lines) == 5
+    assert lines[1].count("|") == lines[0].count("|") == lines[2].count("|") == lines[4].count("|")
+    assert lines[2] == "| 200k | 1.00 | 4.00 | 0.250x | <= 0.5x: holds | yes | 0.25 | 0.50 | 1.50 (0.375x) |"
+    assert lines[3] == "| 10M | 2.00 | 4.00 | 0.500x | <= 0.25x: missed | NO | 0.25 | 0.50 | 1.50 (0.375x) |"
+    assert lines[4] == "| 2M | 1.00 | 4.00 | 0.250x |  | yes | 0.25 | 0.50 |  |"
     assert bench.spark_report([]) == ""
 
 
