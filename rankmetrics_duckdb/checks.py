@@ -54,9 +54,11 @@ def check_sql(kind: str, rows: str, has_score: bool, has_rank: bool, ids_checked
     out = [CheckSQL("empty", None, "CASE WHEN count(*) = 0 THEN 1 ELSE 0 END")]
     for col in () if ids_checked else ("query_id", "item_id"):
         text = f"CAST(t.{col} AS VARCHAR)"
-        # trim(x) = '' only for x empty or all spaces, so only rows starting with a space need the trim
-        out.append(CheckSQL("missing id", col, f"sum(CASE WHEN t.{col} IS NULL OR {text} = '' OR "
-                                                f"(starts_with({text}, ' ') AND trim({text}) = '') THEN 1 ELSE 0 END)"))
+        # trim(x) = '' only for x empty or all spaces, which sort (byte-wise, as DuckDB compares text) before '!':
+        # only those rows need the trim. One comparison of the string's first bytes costs less than x = '' and
+        # starts_with(x, ' ') (W2M's 2M ids on Arrow: 0.013 s against 0.024 s a column, issue 19, round 9)
+        out.append(CheckSQL("missing id", col, f"sum(CASE WHEN t.{col} IS NULL OR "
+                                                f"({text} < '!' AND trim({text}) = '') THEN 1 ELSE 0 END)"))
     numeric = ["relevance"] if kind == JUDGMENTS else [c for c, has in (("score", has_score), ("rank", has_rank))
                                                          if has]
     for c in () if typed else numeric:  # text in a numeric column of a table or frame (files: named on reading)

@@ -274,6 +274,45 @@ def test_clean_inputs_are_read_checked_and_evaluated_in_one_statement(tmp_path):
     assert con.execute(state).fetchall() == before
 
 
+def test_id_checks_hold_at_their_bounds(tmp_path):
+    """The missing-id check looks at the trim of an id only when it sorts before '!' (an empty or all-space id
+    does), and the strict TREC reader finds a comment line by a query id from '#' up to '$': ids on either side
+    of those bounds are ids like any other (pytrec_eval's numbers, in one statement), and the blank ones and the
+    comment line take the careful path, as before."""
+    odd = [" a", "!", "\x1fb", "\t", "a ", "\"1", "$1", "#"]  # valid ids beside the bounds (trim() trims spaces only)
+    qrels = {q: {d: (i + k) % 3 for k, d in enumerate(odd)} for i, q in enumerate(odd)}
+    run = {q: {d: float(len(odd) - k + i) for k, d in enumerate(odd)} for i, q in enumerate(odd)}
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P_5"}).evaluate(run)
+    jt = pa.table({"query_id": [q for q in qrels for d in qrels[q]], "item_id": [d for q in qrels for d in qrels[q]],
+                   "relevance": [qrels[q][d] for q in qrels for d in qrels[q]]})
+    rt = pa.table({"query_id": [q for q in run for d in run[q]], "item_id": [d for q in run for d in run[q]],
+                   "score": [run[q][d] for q in run for d in run[q]]})
+    ev = Evaluation(jt, rt, ["map", "P_5"])
+    assert ev.path == "one statement"
+    got = {(m, q): v for m, q, v in ev.rows() if q is not None}
+    ev.close()
+    assert got == pytest.approx({(m, q): want[q][m] for q in want for m in ("map", "P_5")}, abs=1e-12)
+    for blank in ("", " ", "   "):  # empty or all spaces: refused, by the careful path, with the count
+        with pytest.raises(InputError, match="1 row\\(s\\) with an empty or NULL item_id in the run"):
+            evaluate(jt, rt.set_column(1, "item_id", pa.array([blank] + rt["item_id"].to_pylist()[1:])), ["map"])
+    # TREC text: query ids '"1' and '$1' (either side of '#') are read in one statement; a line whose query id
+    # starts with '#' is a comment, which the careful path skips
+    text = "".join(f"{q} Q0 d{k} {k + 1} {10 - k} t\n" for q in ('"1', "$1") for k in range(4))
+    qtext = "".join(f"{q} 0 d{k} {k % 2}\n" for q in ('"1', "$1") for k in range(4))
+    (tmp_path / "q.txt").write_text(qtext)
+    (tmp_path / "r.txt").write_text(text)
+    (tmp_path / "c.txt").write_text(text + "#1 Q0 d9 1 10 t\n")
+    want = pytrec_eval.RelevanceEvaluator({q: {f"d{k}": k % 2 for k in range(4)} for q in ('"1', "$1")},
+                                          {"map"}).evaluate({q: {f"d{k}": 10.0 - k for k in range(4)}
+                                                             for q in ('"1', "$1")})
+    for name, path in (("one statement", "r.txt"), ("careful", "c.txt")):
+        ev = Evaluation(str(tmp_path / "q.txt"), str(tmp_path / path), ["map"])
+        assert ev.path == name
+        got = {q: v for m, q, v in ev.rows() if q is not None}
+        ev.close()
+        assert got == pytest.approx({q: want[q]["map"] for q in want}, abs=1e-12)
+
+
 def test_other_inputs_take_the_careful_path(tmp_path):
     """What the one statement does not read as the careful path would (gzip text outside the strict form,
     comments, a header, numbers as text, NaN scores ranked last) is read by the careful path: trec_eval's
