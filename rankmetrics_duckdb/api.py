@@ -8,7 +8,7 @@ import os
 
 import duckdb
 
-from . import checks, conventions, diversity, measures as measures_mod, onepass, plancache, shape, textfiles
+from . import checks, connections, conventions, diversity, measures as measures_mod, onepass, plancache, shape, textfiles
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, mean_list_length, query_overlap, run_sql
@@ -287,7 +287,7 @@ class Evaluation:
             exp.column("value", "v"), lambda a: exp.EQ(this=exp.column("summed", "v"), expression=exp.Literal.number(a.code)),
             measures_mod.listed_aggregates(self.measures)).sql(dialect="duckdb")
         missing = measures_mod.MISSING_ZSCORE
-        con = duckdb.connect()
+        con = connections.private()
         try:
             con.register("rm_rows", table)
             con.register("rm_zscores", z)
@@ -572,9 +572,10 @@ def check_threads(threads) -> int:
 
 
 def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnection:
-    """A private in-memory connection. memory_limit ('4GB') and threads bound its resources; with a memory
-    limit it spills to a temporary folder of its own (removed on close), not to DuckDB's default '.tmp' in the
-    working directory. progress shows DuckDB's progress bar on the terminal during long queries."""
+    """A private in-memory connection: a cursor of the process's database (connections.private), or, when
+    memory_limit ('4GB') or threads bound its resources, a database of its own; with a memory limit it spills to
+    a temporary folder of its own (removed on close), not to DuckDB's default '.tmp' in the working directory.
+    progress shows DuckDB's progress bar on the terminal during long queries."""
     import tempfile
     config = {}
     if memory_limit:
@@ -582,7 +583,7 @@ def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnectio
     if threads is not None:
         config["threads"] = check_threads(threads)
     try:
-        con = duckdb.connect(config=config)
+        con = duckdb.connect(config=config) if config else connections.private()
     except duckdb.Error as e:
         first = str(e).strip().splitlines()[0]
         raise UsageError(f"invalid memory limit or thread count ({memory_limit!r}, {threads!r}): {first}") from None

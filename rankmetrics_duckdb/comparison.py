@@ -23,9 +23,8 @@ import os
 import warnings
 from dataclasses import dataclass, field
 
-import duckdb
 
-from . import conventions, measures as measures_mod, stats
+from . import connections, conventions, measures as measures_mod, stats
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, query_overlap, run_sql
@@ -219,7 +218,7 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
     side_inputs = measures_mod.side_inputs(measures, interactions, items, reference=objs[0])
     against_baseline = side_inputs.pop("reference", None) is not None  # Intersection: the baseline, loaded below
     private = con is None
-    con = duckdb.connect() if private else con
+    con = connections.private() if private else con
     reader = Reader(con, private, nan_scores)
     try:
         given = {"interactions": interactions, "items": items}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from . import textfiles
+from . import connections, textfiles
 from .errors import InputError, UsageError
 from .inputs import RUN, Reader
 
@@ -133,7 +133,7 @@ def evaluate(judgments, run, names, *, per_query: bool = True, ties: str | None 
     of the run and the judgments) or 'judged' (ir_measures: a judged query the run lacks scores 0)."""
     from . import sqlsource
     wanted = [parse(n) for n in names]
-    con = duckdb.connect()
+    con = connections.private()
     reader = Reader(con, True, nan_scores)
     rows: list[tuple] = []
     try:

@@ -6,9 +6,8 @@ from __future__ import annotations
 import math
 import os
 
-import duckdb
 
-from . import paths, sqlsource
+from . import connections, paths, sqlsource
 from .errors import InputError, UsageError
 from .inputs import RUN, Reader, arrow_table
 
@@ -55,7 +54,7 @@ def fuse(runs, method: str = "wsum", norm: str = "min-max", weights=None, rrf_k:
         raise UsageError(f"weights apply to wsum only, not {method}")
     if isinstance(rrf_k, bool) or not isinstance(rrf_k, (int, float)) or not (math.isfinite(rrf_k) and rrf_k >= 0):
         raise UsageError(f"rrf_k must be a number >= 0, not {rrf_k!r}")
-    con = duckdb.connect()
+    con = connections.private()
     reader = Reader(con, True, nan_scores)
     try:
         parts = []

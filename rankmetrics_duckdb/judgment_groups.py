@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import math
 
-import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from . import measures, textfiles
+from . import connections, measures, textfiles
 from .api import Evaluation
 from .errors import InputError, UsageError
 from .inputs import RUN, Reader
@@ -53,7 +52,7 @@ def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", 
     qrels_jg set): per query, then the mean over queries (query_id None); num_q when asked for."""
     wanted = measures.judgment_group_measures(names)
     qrels = read_qrels_jg(judgments)
-    con = duckdb.connect()
+    con = connections.private()
     reader = Reader(con, True, nan_scores)
     try:
         loaded = reader.load(run, RUN)

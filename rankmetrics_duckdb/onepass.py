@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from . import checks, inputs, measures, paths, plancache, textfiles
+from . import checks, connections, inputs, measures, paths, plancache, textfiles
 from .inputs import JUDGMENTS, RUN, map_columns, quoted, sql_string
 
 
@@ -376,12 +376,13 @@ def _unsplit_windows(reader):
                                              [_WINDOW_SPLIT]).fetchall()[0][0]:
         yield
         return
-    before = con.execute("SELECT current_setting('disabled_optimizers')").fetchall()[0][0]
-    con.execute(f"SET disabled_optimizers = {sql_string(','.join(filter(None, [before, _WINDOW_SPLIT])))}")
-    try:
-        yield
-    finally:
-        con.execute(f"SET disabled_optimizers = {sql_string(before)}")
+    with connections.GLOBAL_SETTINGS:  # a global setting: other cursors of the database see it
+        before = con.execute("SELECT current_setting('disabled_optimizers')").fetchall()[0][0]
+        con.execute(f"SET disabled_optimizers = {sql_string(','.join(filter(None, [before, _WINDOW_SPLIT])))}")
+        try:
+            yield
+        finally:
+            con.execute(f"SET disabled_optimizers = {sql_string(before)}")
 
 
 def _in_parts(reader, specs, conv: dict, j: _Source, r: _Source, top_n: bool, parts: int, params) -> tuple[list, int]:
@@ -405,7 +406,7 @@ def _in_parts(reader, specs, conv: dict, j: _Source, r: _Source, top_n: bool, pa
                                  f"v.measure_no, v.measure, v.summed, v.query_id, v.value FROM measure_values AS v",
                                  params=params)
             values.append(inputs.arrow_table(rel))
-    con = duckdb.connect()  # not the caller's connection: the values are ours
+    con = connections.private()  # not the caller's connection: the values are ours
     try:
         con.register("rm_part_values", pa.concat_tables(values))
         out += [(*row, None) for row in con.execute(

@@ -12,7 +12,7 @@ import math
 import duckdb
 import pyarrow as pa
 
-from . import measures, textfiles
+from . import connections, measures, textfiles
 from .api import register
 from .errors import InputError, UsageError
 from .inputs import RUN, Reader
@@ -64,7 +64,7 @@ def evaluate(judgments: str, run, names=None, *, rel_format: str = "prefs", all_
     does); num_q when asked for. all_queries (-c): every judged query, a query the run lacks at 0."""
     wanted = measures.prefs_measures(names)
     prefs = read_prefs(judgments, rel_format)
-    con = duckdb.connect()
+    con = connections.private()
     reader = Reader(con, True, nan_scores)
     try:
         loaded = reader.load(run, RUN)

@@ -144,7 +144,7 @@ def test_no_module_outside_dialects_branches_on_a_dialect_name():
 # statement of the layering; the tests below read the imports from the source and hold them to it).
 LAYERS = (
     ("errors", "_lazy", "_version", "checks"),                      # import nothing of the package
-    ("paths", "shape", "textfiles"),                                 # files: SQL folder, literal paths, outputs
+    ("paths", "shape", "textfiles", "connections"),                  # files: SQL folder, literal paths, outputs; our connections
     ("conventions", "stats", "determinism", "inputs", "sqlsource"),  # presets, tests, order, readers, macros
     ("measures", "dialects", "warehouse", "fusion"),                 # metric specs; the dialect registry; fuse
     ("sqlgen",),                                                     # the query builder
