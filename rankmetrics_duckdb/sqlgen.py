@@ -751,7 +751,12 @@ def presorted_ranking(retrieved: exp.Select) -> exp.Select | None:
                         exp.alias_(exp.Not(this=same_query.copy()), "rm_start")).from_(
         exp.Subquery(this=numbered, alias=exp.TableAlias(this=exp.to_identifier("n"))))
     o = lambda name: _column("o", name)  # noqa: E731
-    first = exp.Window(this=exp.Max(this=exp.Case(ifs=[exp.If(this=o("rm_start"), true=o("rm_row"))])), over="OVER",
+    # the query's first row: the last start up to this row (rows numbered upwards, so MAX would do too, but
+    # DuckDB's streaming MAX updated and finalized its state on every row: W2M's 2M rows 0.129 s against 0.083 s
+    # in the one thread the numbering runs on, issue 19 round 9)
+    first = exp.Window(this=exp.IgnoreNulls(this=exp.LastValue(this=exp.Case(ifs=[exp.If(this=o("rm_start"),
+                                                                                         true=o("rm_row"))]))),
+                       over="OVER",
                        spec=exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW"))
     rank = exp.Add(this=exp.Sub(this=o("rm_row"), expression=first), expression=exp.Literal.number(1))
     sub.set("this", exp.select(*[o(c.alias_or_name) for c in carried], exp.alias_(rank, "pos")).from_(
