@@ -209,6 +209,25 @@ def test_benchmark_spark_table():
     assert bench.spark_report([]) == ""
 
 
+def test_benchmark_in_order_floor_numbers_and_checks():
+    """The benchmark's floor of ranking a run in rank order numbers each query's rows from 1 and checks the order:
+    a run out of order fails it (before round 9 of issue 19 the check was a column nothing read, which DuckDB
+    dropped, and the floor timed the numbering alone)."""
+    import sys
+    import duckdb
+    sys.path.insert(0, ROOT)
+    from benchmarks import run as bench
+    con = duckdb.connect()
+    ordered = pa.table({"query_id": ["a", "a", "a", "b", "b"], "item_id": ["x", "w", "v", "x", "y"],
+                        "score": [3.0, 2.0, 2.0, 5.0, 1.0]})  # ties by item id descending, as trec_eval
+    # ranks 1, 2, 3 and 1, 2: five rows whose ranks sum to 9
+    assert con.execute(bench.rank_in_order_sql("ordered")).fetchall() == [(5, 9)]
+    for rows in ([0, 2, 1, 3, 4], [1, 0, 2, 3, 4], [0, 1, 2, 4, 3]):  # a tie, a score, a query's last rows swapped
+        out_of_order = ordered.take(rows)  # noqa: F841 (read by name in the SQL)
+        with pytest.raises(duckdb.Error, match="order"):
+            con.execute(bench.rank_in_order_sql("out_of_order")).fetchall()
+
+
 def test_judged_only_ranks_judged_items_like_trec_eval_J():
     """-J: unjudged items leave the ranking before it is computed (pytrec_eval's judged_docs_only_flag)."""
     qrels, run = synthetic.make(seed=15, depth=60)
