@@ -520,6 +520,17 @@ def _read_on_retrieved_only(name: str, values: list[exp.Expression]) -> bool:
     return True
 
 
+def _one_kind(feature: exp.Expression) -> exp.Expression:
+    """A feature _within_kind computed over the rows of one kind (the split shape's retrieved rows): its windows
+    partitioned without kind, a constant there (the same partitions; a key fewer to hash and compare: W2M's AP
+    running count, 200k rows, 0.036 s against 0.028 s)."""
+    feature = feature.copy()
+    for w in feature.find_all(exp.Window):
+        keys = [p for p in w.args.get("partition_by") or [] if not (isinstance(p, exp.Column) and p.name == "kind")]
+        w.set("partition_by", keys)
+    return feature
+
+
 def _within_kind(feature: exp.Expression) -> bool:
     """Every window of the feature is partitioned by kind: its value on an 'R' row depends on 'R' rows only."""
     return all(any(isinstance(p, exp.Column) and p.name == "kind" for p in w.args.get("partition_by") or [])
@@ -857,7 +868,7 @@ def _split_features(conv: dict, kept: list, values: list, keep, depth: int | Non
            if _within_kind(e) and _read_on_retrieved_only(name, values) and name not in read_later]
     both = [(name, e) for name, e in kept if name not in dict(own)]
     columns = [_column("s", e.alias_or_name) for e in retrieved.expressions]
-    retrieved_rows = exp.select(*columns, *[exp.alias_(e, name) for name, e in own]).from_("retrieved AS s")
+    retrieved_rows = exp.select(*columns, *[exp.alias_(_one_kind(e), name) for name, e in own]).from_("retrieved AS s")
     if keep is not None:
         retrieved_rows = retrieved_rows.where(keep)
     judged_rows = exp.select(*[c.copy() for c in columns], *[exp.alias_(exp.Null(), name) for name, _ in own]).from_(
