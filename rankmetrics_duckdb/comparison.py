@@ -23,7 +23,6 @@ import os
 import warnings
 from dataclasses import dataclass, field
 
-
 from . import connections, conventions, measures as measures_mod, stats
 from ._lazy import LazyModule
 from .errors import InputError, UsageError

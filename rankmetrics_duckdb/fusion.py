@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import os
 
-
 from . import connections, paths, sqlsource
 from .errors import InputError, UsageError
 from .inputs import RUN, Reader, arrow_table
