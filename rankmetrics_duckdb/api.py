@@ -99,7 +99,12 @@ class Evaluation:
                           for name, role in self._side_inputs.items()}
             if reference is not None:
                 self.reference = _load_reference(self.reader, reference, self.form)
-            done = (onepass.evaluate(self.reader, self.measures, self.conv, judgments, run, shaped=bool(self.form))
+            views = None
+            if self.form:  # other column names, groups or lists: read as the standard shape (warehouse.py)
+                from . import warehouse
+                judged, (ran,) = warehouse.views_all(self.reader, judgments, [run], self.form)
+                views = (judged, ran)
+            done = (onepass.evaluate(self.reader, self.measures, self.conv, *(views or (judgments, run)))
                     if one_statement and cut is None and not self.sides and self.reference is None and self.measures
                     else None)
             if done:
@@ -107,10 +112,9 @@ class Evaluation:
                 self.path = "one statement"
                 self.ranking = "input order" if done.presorted else "sort"
                 self.parts = done.parts
-            elif self.form:  # other column names, groups or lists: the warehouse step, then the careful path
-                from . import warehouse
+            elif views:  # the warehouse views, loaded and checked by the careful path
                 self.path = "careful"
-                self.judgments, self.run = warehouse.load_pair(self.reader, judgments, run, self.form)
+                self.judgments, self.run = (warehouse.loaded(self.reader, v) for v in views)
                 self._check_overlap()
             else:
                 self.path = "careful"

@@ -61,6 +61,20 @@ class Loaded:
         return Loaded(self.label, relation, self.has_score, self.has_rank, self.ids_checked, groups)
 
 
+@dataclass(frozen=True)
+class View:
+    """A warehouse-shaped input read as the standard shape, not yet checked (warehouse.view): a temporary view of
+    the reader's connection with the standard columns and the group columns under their own names. rescan: the
+    view is cheap to scan again (over Parquet, an Arrow table or a table), not a scan that converts or unnests
+    (pandas, polars, CSV, lists). The one-statement path (onepass) reads it as a table; the careful path loads it
+    (Reader.load with its groups and label)."""
+    name: str
+    kind: str
+    label: str
+    groups: tuple = ()
+    rescan: bool = True
+
+
 def arrow_table(relation: duckdb.DuckDBPyRelation):
     """A DuckDB relation's rows as one Arrow table (to_arrow_table, or arrow() in DuckDB releases without it; a
     RecordBatchReader, which can be scanned only once, read whole)."""

@@ -47,6 +47,7 @@ class _Source:
     rows: int | None = None  # its row count when known without a scan (an Arrow table, a DataFrame)
     path: str | None = None  # a file, named in select by the parameter $rm_<kind>_path (no quoting, no sqlglot)
     kind: str = RUN
+    groups: tuple = ()       # group columns kept beside the standard ones (a warehouse view's: inputs.View)
 
 
 class _NotHere(Exception):
@@ -54,6 +55,10 @@ class _NotHere(Exception):
 
 
 def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
+    if isinstance(obj, inputs.View):  # a warehouse shape, as the standard one (warehouse.view): read as a table
+        src = _typed(reader, quoted(obj.name), kind, obj.label, floats=True, groups=obj.groups)
+        src.rescan = obj.rescan
+        return src
     if isinstance(obj, (str, os.PathLike)):
         path = os.fspath(obj)
         if os.path.isfile(path):
@@ -92,8 +97,10 @@ def _params(*sources: _Source) -> dict | None:
     return {_param(s.kind): paths.literal(s.path) for s in sources if s.path} or None
 
 
-def _typed(reader, from_sql: str, kind: str, label: str, floats: bool, path: str | None = None) -> _Source:
-    """A typed relation (table, frame, Parquet): the standard columns, numbers already of a number type."""
+def _typed(reader, from_sql: str, kind: str, label: str, floats: bool, path: str | None = None,
+           groups: tuple = ()) -> _Source:
+    """A typed relation (table, frame, Parquet): the standard columns, numbers already of a number type, and the
+    group columns as they are."""
     params = {_param(kind): paths.literal(path)} if path else None
     described = reader.con.execute(f"DESCRIBE SELECT * FROM {from_sql}", params).fetchall()
     types = {row[0]: str(row[1]).upper().split("(")[0] for row in described}
@@ -106,8 +113,9 @@ def _typed(reader, from_sql: str, kind: str, label: str, floats: bool, path: str
         raise _NotHere()
     exprs = [f"CAST({quoted(cols[c])} AS VARCHAR) AS {c}" for c in ("query_id", "item_id")]
     exprs += [f"CAST({quoted(cols[c])} AS DOUBLE) AS {c}" for c in numeric]
+    exprs += [quoted(g) for g in groups]
     return _Source(label, f"SELECT {', '.join(exprs)} FROM {from_sql}", "score" in cols or kind == JUDGMENTS,
-                   "rank" in cols, strict=False, path=path, kind=kind)
+                   "rank" in cols, strict=False, path=path, kind=kind, groups=tuple(groups))
 
 
 def _file(reader, path: str, kind: str) -> _Source:
@@ -137,7 +145,7 @@ def _checks(src: _Source, kind: str) -> list[str]:
     """The careful path's checks of this input (checks.check_sql, and _trec_strict's form) as counts over rows t."""
     rows = "rm_src_judgments" if kind == JUDGMENTS else "rm_src_run"  # _sources_sql's CTEs
     out = [c.count for c in checks.check_sql(kind, rows, src.has_score or kind == JUDGMENTS, src.has_rank, src.strict,
-                                             typed=True)]
+                                             typed=True, groups=tuple(quoted(g) for g in src.groups))]
     if src.strict:
         out.append(f"sum(CASE WHEN {src.bad_row} THEN 1 ELSE 0 END)")
     return out
@@ -167,13 +175,13 @@ class Result:
     parts: int = 1           # the statements the evaluation took, one per part of the queries (_parts)
 
 
-def accepts(reader: inputs.Reader, conv: dict, judgments, run, shaped: bool = False) -> tuple[_Source, _Source] | None:
+def accepts(reader: inputs.Reader, conv: dict, judgments, run) -> tuple[_Source, _Source] | None:
     """The one decision whether the one-statement path takes these inputs: their sources (judgments, run), or
     None when the careful path must (its messages and rewrites are needed). Not with nan_scores='last' (scores
-    rewritten), a warehouse shape (shaped: other column names, groups, lists, read by warehouse.py), an input
-    _source does not read as the careful path would, or ties='input' without a rank column. Inputs it registered
-    on the connection are unregistered when it declines."""
-    if reader.nan_scores != "error" or shaped:
+    rewritten), an input _source does not read as the careful path would, or ties='input' without a rank column.
+    A warehouse shape (other column names, groups, lists) comes as the views of warehouse.view (inputs.View).
+    Inputs it registered on the connection are unregistered when it declines."""
+    if reader.nan_scores != "error":
         return None
     sources = []
     try:
@@ -188,11 +196,12 @@ def accepts(reader: inputs.Reader, conv: dict, judgments, run, shaped: bool = Fa
     return sources[0], sources[1]
 
 
-def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: bool = False) -> Result | None:
+def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result | None:
     """Read, check and evaluate the measures specs under conventions conv over judgments and run (file paths,
-    tables, frames, relations) on reader's connection in one statement (or in parts: _parts); None: the careful
-    path decides (accepts declined, or the statement's check counts found something)."""
-    taken = accepts(reader, conv, judgments, run, shaped)
+    tables, frames, relations, warehouse views: inputs.View) on reader's connection in one statement (or in
+    parts: _parts); None: the careful path decides (accepts declined, or the statement's check counts found
+    something). With groups (a run's View.groups), rows are (measure, group values..., query_id, value)."""
+    taken = accepts(reader, conv, judgments, run)
     if taken is None:
         return None
     sources = list(taken)
@@ -202,7 +211,7 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: b
         # our own connection only: on the caller's, the query failing for a row out of order would abort their
         # transaction
         presorted = reader.private and plancache.presorted(reader.con, specs, conv, r.has_score, r.has_rank, f"({r.select})",
-                                        _params(r))
+                                                           _params(r), by=r.groups)
     except duckdb.Error:
         presorted = False
 
@@ -212,7 +221,7 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: b
             keep = (r.rescan or r.rows is not None) and _parts_needed(reader, r) == 1
             return reader.con.execute(_statement(specs, conv, j, r, False, True, keep), params).fetchall(), 1
         top_n = _top_n(reader, specs, conv, r)
-        parts = _parts(reader, specs, conv, r, top_n)
+        parts = 1 if r.groups else _parts(reader, specs, conv, r, top_n)  # parts: ranges of plain query ids
         if parts > 1:
             return _in_parts(reader, specs, conv, j, r, top_n, parts, params)
         return reader.con.execute(_statement(specs, conv, j, r, top_n, False), params).fetchall(), 1
@@ -229,16 +238,16 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run, shaped: b
         if out is None:
             _drop(reader, sources)
             return None
-    counts = next((row[3] for row in out if row[0] is None), None)
+    counts = next((row[-1] for row in out if row[0] is None), None)
     if not _clean(counts, j, r):
         _drop(reader, sources)
         return None
     run_queries, judged_queries, common = counts[-3:]
     summary = {"run_queries": run_queries, "judged_queries": judged_queries, "common_queries": common,
                "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
-    loaded = [inputs.Loaded(src.label, None, src.has_score, src.has_rank, ids_checked=src.strict,
+    loaded = [inputs.Loaded(src.label, None, src.has_score, src.has_rank, ids_checked=src.strict, groups=src.groups,
                             build=lambda src=src: _relation(src)) for src in sources]
-    rows = [row[:3] for row in out if row[0] is not None]
+    rows = [row[:-1] for row in out if row[0] is not None]
     return Result(loaded[0], loaded[1], summary, rows, presorted, parts)
 
 
@@ -281,10 +290,12 @@ def _statement(specs, conv: dict, j: _Source, r: _Source, top_n: bool, presorted
     """The one statement: the fused query over the two sources, and one more row with every check's count and
     the query-id overlap (see evaluate)."""
     ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments",
-                                         top_n, presorted=presorted, keep_ranking=keep_ranking)
+                                         top_n, by=r.groups, judged_by=j.groups, presorted=presorted,
+                                         keep_ranking=keep_ranking)
+    blanks = "NULL, " * (3 + len(r.groups))  # measure, the group columns, query_id, value
     return (f"WITH {_sources_sql(j, r)}, {ctes} "
-            f"SELECT f.measure, f.query_id, f.value, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "
-            f"UNION ALL SELECT NULL, NULL, NULL, rm_c.* FROM ({_check_row(j, r)}) AS rm_c")
+            f"SELECT f.*, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "
+            f"UNION ALL SELECT {blanks}rm_c.* FROM ({_check_row(j, r)}) AS rm_c")
 
 
 # A run too large for the memory limit is evaluated in parts, each a set of whole queries (a range of their ids:

@@ -4,9 +4,10 @@ A table, frame or Parquet/CSV file with a shape (shape.Shape: columns={'query_id
 is read as our standard shape, through a temporary view of the connection (no copy: a large table is scanned
 where it lies): text ids, the score and rank
 (a list's position for a list of items), the grade (1 for a list of relevant items without a parallel list of
-grades), and the group columns under their own names and types. The careful path (inputs.Reader) then loads
-and checks that table as any other (a duplicate is one within a group), and the fused query evaluates each
-group as a run of its own (sqlgen.plan's by). Where a column is found by name: the name given, else our name or
+grades), and the group columns under their own names and types (inputs.View). The one-statement path
+(onepass) reads that view as a table, or the careful path (inputs.Reader, warehouse.loaded) loads and checks it
+as any other (a duplicate is one within a group); the fused query evaluates each group as a run of its own
+(sqlgen.plan's by). Where a column is found by name: the name given, else our name or
 one of the usual aliases (inputs.ALIASES), case-insensitively.
 """
 from __future__ import annotations
@@ -16,34 +17,35 @@ import os
 import duckdb
 
 from .errors import InputError
-from .inputs import JUDGMENTS, RUN, Loaded, Reader, quoted, reader_path, run_sql, sql_string, table_name
+from .inputs import JUDGMENTS, RUN, Loaded, Reader, View, quoted, reader_path, run_sql, sql_string, table_name
 from .shape import ALIASES, Shape
 from .textfiles import compression, header_delimiter, peek
 
 
-def _source(reader: Reader, obj, kind: str) -> tuple[str, str]:
-    """(SQL of a FROM item reading obj, its label)."""
+def _source(reader: Reader, obj, kind: str) -> tuple[str, str, bool]:
+    """(SQL of a FROM item reading obj, its label, whether it is cheap to scan again: a table, Parquet or an Arrow
+    table, not CSV or a pandas or polars frame, converted on each scan)."""
     if isinstance(obj, (str, os.PathLike)):
         text = os.fspath(obj)
         if not os.path.exists(text) and reader.is_table(text):
-            return table_name(text).sql(dialect="duckdb"), f"table {text}"
+            return table_name(text).sql(dialect="duckdb"), f"table {text}", True
         if text == "-" or not os.path.isfile(text):
             raise InputError(f"{text}: no such file or table (a table, a frame, a Parquet or CSV file is needed "
                              f"with column names, groups or lists)")
         with open(text, "rb") as fh:
             head = fh.read(4)
         if head == b"PAR1" or text.lower().endswith(".parquet"):
-            return f"read_parquet({reader_path(text)})", text
+            return f"read_parquet({reader_path(text)})", text, True
         _, lines = peek(text, 2)
         delim = header_delimiter(text, lines[0] if lines else "")
         return (f"read_csv({reader_path(text)}, header=true, delim={sql_string(delim)}, "
-                f"compression='{compression(text)}')", text)
+                f"compression='{compression(text)}')", text, False)
     if isinstance(obj, duckdb.DuckDBPyRelation):
         table = obj.to_arrow_table()
-        return quoted(reader.register(table, kind)), "DuckDB relation"
+        return quoted(reader.register(table, kind)), "DuckDB relation", True
     module = type(obj).__module__.split(".")[0]
     if module in ("pandas", "polars", "pyarrow"):
-        return quoted(reader.register(obj, kind)), f"{module} {type(obj).__name__}"
+        return quoted(reader.register(obj, kind)), f"{module} {type(obj).__name__}", module == "pyarrow"
     raise InputError(f"cannot read the {kind} from a {type(obj).__name__}; give a table name, a Parquet or CSV file, "
                      f"a DuckDB relation, or a pandas, polars or pyarrow table")
 
@@ -89,22 +91,40 @@ def load_pair(reader: Reader, judgments, run, form: Shape) -> tuple[Loaded, Load
 
 
 def load_all(reader: Reader, judgments, runs: list, form: Shape) -> tuple[Loaded, list[Loaded]]:
-    """The judgments (loaded once) and each run, loaded by load; a query or item column named in form.columns
-    must be in one of the tables."""
+    """The judgments (loaded once) and each run: their views (views_all), then loaded and checked (loaded)."""
+    judged, viewed = views_all(reader, judgments, runs, form)
+    return loaded(reader, judged), [loaded(reader, v) for v in viewed]
+
+
+def views_all(reader: Reader, judgments, runs: list, form: Shape) -> tuple[View, list[View]]:
+    """The judgments and each run as views of the standard shape (view), not yet checked; a query or item column
+    named in form.columns must be in one of the tables."""
     used: set = set()
-    judged = load(reader, judgments, JUDGMENTS, form, used)
-    loaded = [load(reader, run, RUN, form, used) for run in runs]
+    judged = view(reader, judgments, JUDGMENTS, form, used)
+    viewed = [view(reader, run, RUN, form, used) for run in runs]
     missing = [c for c in SHARED if c in form.columns and c not in used]
     if missing:
         raise InputError(f"no column {form.columns[missing[0]]} (the {missing[0].replace('_', ' ')} column) in "
                          f"the run or the judgments")
-    return judged, loaded
+    return judged, viewed
+
+
+def loaded(reader: Reader, v: View) -> Loaded:
+    """A view of the standard shape loaded and checked by the careful path (a duplicate is one within a group)."""
+    return reader.load(v.name, v.kind, groups=v.groups, label=v.label)
 
 
 def load(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -> Loaded:
     """obj (a run or judgments of any shape) as a loaded, checked input of the standard shape with its group
     columns (Loaded.groups); used collects the names of form.columns found (see _find)."""
-    source, label = _source(reader, obj, kind)
+    return loaded(reader, view(reader, obj, kind, form, used))
+
+
+def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -> View:
+    """obj (a run or judgments of any shape) as a temporary view of the standard shape with its group columns
+    under their own names (inputs.View), not yet checked; used collects the names of form.columns found (see
+    _find)."""
+    source, label, cheap = _source(reader, obj, kind)
     try:
         described = run_sql(reader.con, f"DESCRIBE SELECT * FROM {source}").fetchall()
     except duckdb.Error as e:
@@ -155,4 +175,4 @@ def load(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
         run_sql(reader.con, f"CREATE TEMP VIEW {quoted(name)} AS SELECT {', '.join(select)} FROM {source} AS t")
     except duckdb.Error as e:
         raise InputError(f"{label}: cannot read the {kind}: {str(e).strip().splitlines()[0]}") from None
-    return reader.load(name, kind, groups=tuple(names_out), label=label)
+    return View(name, kind, label, tuple(names_out), rescan=cheap and not lists)  # lists: unnested on each scan

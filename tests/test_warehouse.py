@@ -318,6 +318,22 @@ def test_python_groups_columns_and_lists(form, tmp_path, duck):
     rows = _per_query_rows(per_query, measures)
     rows += [(m, model, segment, None, v) for (model, segment), d in means.items() for m, v in d.items()]
     check(rows, EXPECTED, f"python {form}")
+    # clean shaped inputs are read, checked and evaluated in one statement (onepass), with the careful path's
+    # rows bit for bit (the numbers above are pytrec_eval's)
+    _one_statement_as_careful(judgments, run, measures, columns=columns, by=BY, con=con)
+
+
+def _one_statement_as_careful(judgments, run, measures, **kw):
+    """Evaluation(...) takes the one statement, and its rows equal the careful path's (one_statement=False)."""
+    got = {}
+    for one in (True, False):
+        ev = rm.Evaluation(judgments, run, measures, one_statement=one, **kw)
+        try:
+            got[one] = (ev.path, ev.rows())
+        finally:
+            ev.close()
+    assert got[True][0] == "one statement" and got[False][0] == "careful"
+    assert got[True][1] == got[False][1] and len(got[True][1]) > 0
 
 
 def test_python_labels_per_segment():
@@ -327,6 +343,7 @@ def test_python_labels_per_segment():
     rows = _per_query_rows(per_query, list(MEASURES))
     rows += [(m, model, segment, None, v) for (model, segment), d in means.items() for m, v in d.items()]
     check(rows, EXPECTED_SEGMENT, "python, labels per segment")
+    _one_statement_as_careful(labels_table(per_segment=True), recs_table(), list(MEASURES), columns=COLUMNS, by=BY)
 
 
 def test_python_rows_carry_group_columns_in_their_types():
@@ -359,6 +376,25 @@ def test_python_duplicate_within_a_group_names_it():
     # grouped by model only, the two segments repeat items of a user: a duplicate within the group
     with pytest.raises(rm.InputError, match=r"appears 2 times for query \d+ \(model_version v1\) in the run"):
         rm.evaluate(labels_table(), recs_table(), ["AP"], columns=COLUMNS, by=["model_version"])
+
+
+def test_python_shaped_faults_take_the_careful_path():
+    """What the one statement counts in a shaped input (a NaN score, a missing id, judgments twice with other
+    grades) sends it to the careful path, whose message names the row."""
+    run = recs_table()
+    scores = run.column("pred").to_pylist()
+    nan = run.set_column(4, "pred", pa.array([float("nan")] + scores[1:]))
+    with pytest.raises(rm.InputError, match=rf"score (nan|NaN) for query {RECS[0][2]}, item {RECS[0][3]}"):
+        rm.evaluate(labels_table(), nan, ["AP"], columns=COLUMNS, by=BY)
+    users = run.column("user_id").to_pylist()
+    blank = run.set_column(2, "user_id", pa.array([None] + users[1:], pa.int64()))
+    with pytest.raises(rm.InputError, match="1 row\\(s\\) with an empty or NULL query_id in the run"):
+        rm.evaluate(labels_table(), blank, ["AP"], columns=COLUMNS, by=BY)
+    labels = labels_table()
+    twice = pa.concat_tables([labels, labels.slice(0, 1).set_column(
+        2, "rating", pa.array([LABELS[0][2] + 1], labels.schema.field("rating").type))])
+    with pytest.raises(rm.InputError, match=f"item {LABELS[0][1]} of query {LABELS[0][0]} is judged twice"):
+        rm.evaluate(twice, run, ["AP"], columns=COLUMNS, by=BY)
 
 
 def _cli_rows(args, tmp_path):
