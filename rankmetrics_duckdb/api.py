@@ -479,16 +479,23 @@ def _ordered_rows(rows: list, measures: list, n: int = 0) -> list:
     sorted apart, by their query ids alone (Python compares strings by code point, which is UTF-8's byte order):
     a third of the time of one sort with a composite key (500,000 rows: 0.34 s instead of 1.05 s). With groups,
     the same per measure and group, the groups sorted once (W2M's 5 models, 50,000 rows: 0.22 s with one sort)."""
-    buckets: dict = {(m.requested, ()): ([], []) for m in measures} if not n else {}
-    for r in rows:
-        key = (r[0], r[1:1 + n])
-        bucket = buckets.get(key)
-        if bucket is None:
-            bucket = buckets[key] = ([], [])
-        bucket[r[-2] is None].append(r)
-    order = {m.requested: i for i, m in enumerate(measures)}
+    if n:
+        buckets: dict = {}
+        for r in rows:
+            key = (r[0], r[1:1 + n])
+            bucket = buckets.get(key)
+            if bucket is None:
+                bucket = buckets[key] = ([], [])
+            bucket[r[-2] is None].append(r)
+        order = {m.requested: i for i, m in enumerate(measures)}
+        keys = sorted(buckets, key=lambda k: (order[k[0]], *[(g is not None, g) for g in k[1]]))
+    else:
+        buckets = {m.requested: ([], []) for m in measures}
+        for r in rows:
+            buckets[r[0]][r[1] is None].append(r)
+        keys = list(buckets)
     out = []
-    for key in sorted(buckets, key=lambda k: (order[k[0]], *[(g is not None, g) for g in k[1]])) if n else buckets:
+    for key in keys:
         queries, means = buckets[key]
         queries.sort(key=operator.itemgetter(-2))
         out += queries
