@@ -499,3 +499,29 @@ def test_mixed_case_quoted_table_in_a_schema_on_postgres():
             assert means[model] == pytest.approx(EXPECTED[(model, "app")]["AP"][None], abs=1e-9)
     finally:
         e.close()
+
+
+def test_python_grouped_rows_in_order():
+    """Evaluation.rows() with groups: per measure as requested, then the groups in sort order (NULL first), each
+    group's queries byte-wise (UTF-8), its mean last. P@2 by hand: query 'Z' has d1 relevant of its top 2 (0.5),
+    'a' has both (1.0), 'é' none (0.0); RR: 1, 1, 0 for the top row's grade in each (d1, d3, d5)."""
+    judgments = pa.table({"query_id": ["Z", "a", "a", "é"], "item_id": ["d1", "d3", "d4", "d9"],
+                          "relevance": [1, 1, 1, 1]})
+    rows = [(g, q, d, s) for g in (None, "b", "a") for q, d, s in
+            (("é", "d5", 0.9), ("é", "d6", 0.8), ("a", "d3", 0.9), ("a", "d4", 0.8), ("Z", "d1", 0.9), ("Z", "d2", 0.8))]
+    run = pa.table({"model": [r[0] for r in rows], "query_id": [r[1] for r in rows], "item_id": [r[2] for r in rows],
+                    "score": [r[3] for r in rows]})
+    per_query = {"P@2": {"Z": 0.5, "a": 1.0, "é": 0.0}, "RR": {"Z": 1.0, "a": 1.0, "é": 0.0}}
+    want = []
+    for measure in ("P@2", "RR"):
+        for group in (None, "a", "b"):
+            want += [(measure, group, q, per_query[measure][q]) for q in ("Z", "a", "é")]
+            want.append((measure, group, None, sum(per_query[measure].values()) / 3))
+    for one in (True, False):
+        ev = rm.Evaluation(judgments, run, ["P@2", "RR"], by=["model"], one_statement=one)
+        try:
+            got = ev.rows()
+        finally:
+            ev.close()
+        assert [r[:3] for r in got] == [r[:3] for r in want]
+        assert [r[3] for r in got] == pytest.approx([r[3] for r in want], abs=1e-12)
