@@ -53,6 +53,22 @@ def rank_in_order_sql(source: str) -> str:
 
 # ---- the measured tasks, each run in a child process: `python3 -m benchmarks.run --task NAME ...` -------------
 
+def best_of(f, repeat: int, warm: bool = False):
+    """(the least time of `repeat` calls of f, the time of an untimed first call when warm (else None), f's last
+    answer)."""
+    first = None
+    if warm:
+        t = time.perf_counter()
+        out = f()
+        first = time.perf_counter() - t
+    times = []
+    for _ in range(max(1, repeat)):
+        t = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - t)
+    return min(times), first, out
+
+
 def task_inprocess(files, repeat):
     """rankmetrics.evaluate() on pyarrow Tables already in memory; the best of `repeat` calls. The run as a model
     writes it, in rank order (each query's rows together, best first, ties by item id descending: sorted here,
@@ -69,16 +85,8 @@ def task_inprocess(files, repeat):
     con.unregister("generated")
 
     def best(f):  # one call untimed (kept as `first`), as ranx's warm evaluate runs once before its timed calls
-        # (numba's code loaded): the query's text built or read from the plan cache, DuckDB's database started;
-        # then the best of `repeat` calls
-        t = time.perf_counter()
-        out = f()
-        first, times = time.perf_counter() - t, []
-        for _ in range(repeat):
-            t = time.perf_counter()
-            out = f()
-            times.append(time.perf_counter() - t)
-        return min(times), first, out
+        # (numba's code loaded): the query's text built or read from the plan cache, DuckDB's database started
+        return best_of(f, repeat, warm=True)
     seconds, first, means = best(lambda: evaluate(qrels, run, OURS))
     # prepare() once (read, checked, ranked and joined: as ranx's Qrels/Run are built once), then evaluate() again
     t = time.perf_counter()
@@ -145,13 +153,9 @@ def task_warehouse(files, repeat):
         con.execute(f"COPY (SELECT model_version, query_id, list(item_id ORDER BY score DESC, item_id DESC) AS "
                     f"item_id FROM '{long}' GROUP BY ALL) TO '{lists}'")
 
-    def best(f):
-        times = []
-        for _ in range(repeat):
-            t = time.perf_counter()
-            out = f()
-            times.append(time.perf_counter() - t)
-        return min(times), out
+    def best(f):  # no untimed call: the single-model and the grouped sides are timed alike
+        seconds, _, out = best_of(f, repeat)
+        return seconds, out
     qrels = files["qrels_parquet"]
     single = [best(lambda p=p: evaluate(qrels, p, OURS)) for p in singles]
     grouped, g_means = best(lambda: evaluate(qrels, long, OURS, by=["model_version"]))
@@ -481,15 +485,23 @@ def main(argv=None):
           f"(files ready in {time.perf_counter() - t:.1f} s, in {args.data})", flush=True)
 
     results = {}
-    results["cli"] = cli(files["qrels_trec"], files["run_trec"], threads=args.threads)
-    results["inprocess"] = child("inprocess", files, args.repeat)
-    results["floor_read"] = child("floor_read", files, 1)
-    if not args.no_warehouse:
-        results["warehouse"] = child("warehouse", files, args.repeat)
     peers = [] if args.no_peers else [m for m in ("pytrec_eval", "ranx") if have(m)]
     missing = [] if args.no_peers else [m for m in ("pytrec_eval", "ranx") if not have(m)]
+    # the processes timed end to end against each other (the CLI, its floor, pytrec_eval) run in turn, `repeat`
+    # rounds, each the best of its rounds: one process each, minutes apart, moved with this machine's drift
+    processes = {"cli": lambda: cli(files["qrels_trec"], files["run_trec"], threads=args.threads),
+                 "floor_read": lambda: child("floor_read", files, 1)}
     if "pytrec_eval" in peers:
-        results["pytrec_eval"] = child("pytrec_eval", files, 1)
+        processes["pytrec_eval"] = lambda: child("pytrec_eval", files, 1)
+    rounds = {name: [] for name in processes}
+    for _ in range(max(1, args.repeat)):
+        for process, run_process in processes.items():
+            rounds[process].append(run_process())
+    for process, done in rounds.items():
+        results[process] = dict(min(done, key=lambda r: r["wall"]), rounds=[r["wall"] for r in done])
+    results["inprocess"] = child("inprocess", files, args.repeat)
+    if not args.no_warehouse:
+        results["warehouse"] = child("warehouse", files, args.repeat)
     if "ranx" in peers:
         cache = os.path.join(args.data, "numba-cache")
         if args.ranx_cold:
