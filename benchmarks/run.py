@@ -493,7 +493,7 @@ def main(argv=None):
                  "floor_read": lambda: child("floor_read", files, 1)}
     if "pytrec_eval" in peers:
         processes["pytrec_eval"] = lambda: child("pytrec_eval", files, 1)
-    rounds = {name: [] for name in processes}
+    rounds = {process: [] for process in processes}
     for _ in range(max(1, args.repeat)):
         for process, run_process in processes.items():
             rounds[process].append(run_process())
