@@ -55,13 +55,13 @@ CREATE OR REPLACE MACRO rm_compat(kind, pos, grade, place, s_before, prev_kind, 
                    ELSE 0 END),
         CASE WHEN normalize = 'true' AND SUM(CASE WHEN kind = 'J' AND grade > 0 THEN 1 ELSE 0 END) > 0
              -- RBO(I, I)'s numerator: the |I| first ranks overlap fully, the deeper ones by |I|
-             THEN (1 - POWER(CAST(p AS DOUBLE), SUM(CASE WHEN kind = 'J' AND grade > 0 THEN 1 ELSE 0 END))) / (1 - p)
+             THEN (1 - POWER(CAST(p AS DOUBLE), SUM(CASE WHEN kind = 'J' AND grade > 0 THEN 1 ELSE 0 END))) / (1 - CAST(p AS DOUBLE))
                   + SUM(CASE WHEN kind = 'J' AND grade > 0 THEN 1 ELSE 0 END)
                     * (rm_compat_depth_s(kind, pos, grade, p) - rm_compat_s_of(kind, pos, grade, p, 'J'))
              -- the weights' sum to the depth
              ELSE (1 - POWER(CAST(p AS DOUBLE), GREATEST(SUM(CASE WHEN kind = 'R' THEN 1 ELSE 0 END),
                                                          SUM(CASE WHEN kind = 'J' AND grade > 0 THEN 1 ELSE 0 END))))
-                  / (1 - p)
+                  / (1 - CAST(p AS DOUBLE))
         END);
 
 CREATE OR REPLACE MACRO compat(run, judgments, p := 0.95, normalize := 'true',

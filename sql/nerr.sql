@@ -57,7 +57,7 @@ CREATE OR REPLACE MACRO rm_nerr10(kind, pos, grade, full_before, log_before, p, 
             + rm_cwl_reach_end(kind, pos, grade, 1000, min_rel, max_rel)
               * POWER(CAST(p AS DOUBLE), SUM(CASE WHEN kind = 'R' AND pos <= 1000 THEN 1 ELSE 0 END))
               * (1 - POWER(CAST(p AS DOUBLE), 1000 - SUM(CASE WHEN kind = 'R' AND pos <= 1000 THEN 1 ELSE 0 END)))
-              / (1 - p));
+              / (1 - CAST(p AS DOUBLE)));
 
 CREATE OR REPLACE MACRO rm_valid_rel_range(macro, min_rel, max_rel) AS
     rm_valid(rm_valid_number(min_rel) AND TRY_CAST(min_rel AS DOUBLE) >= 0, macro, 'min_rel', 'a number >= 0',

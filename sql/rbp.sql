@@ -4,7 +4,7 @@
 --   scale 'max', rel = n   binary: gain 1 for a grade >= n, else 0
 --   scale 'raw'            the grade itself for a grade >= rel (1 when rel is NULL), else 0 (ranx's rbp.95)
 CREATE OR REPLACE MACRO rm_rbp(kind, pos, grade, k, p, lvl, scale) AS
-    (1 - p) * CASE
+    (1 - CAST(p AS DOUBLE)) * CASE
         WHEN scale = 'raw' THEN
             SUM(CASE WHEN kind = 'R' AND grade > 0 AND grade >= COALESCE(lvl, 1) AND rm_within(pos, k)
                      THEN grade * POWER(CAST(p AS DOUBLE), pos - 1) ELSE 0 END)
@@ -45,7 +45,7 @@ HAVING rm_in_query_set(f.kind, queries);
 CREATE OR REPLACE MACRO rm_rbp_resid(kind, pos, grade, p) AS
     CASE WHEN SUM(CASE WHEN kind = 'R' AND (grade IS NULL OR grade < 0) THEN 1 ELSE 0 END) > 0
          THEN POWER(CAST(p AS DOUBLE), rm_retrieved(kind, pos, NULL))
-              + (1 - p) * SUM(CASE WHEN kind = 'R' AND (grade IS NULL OR grade < 0)
+              + (1 - CAST(p AS DOUBLE)) * SUM(CASE WHEN kind = 'R' AND (grade IS NULL OR grade < 0)
                                    THEN POWER(CAST(p AS DOUBLE), pos - 1) ELSE 0 END)
          ELSE CAST(0 AS DOUBLE) END;
 

@@ -3417,7 +3417,7 @@ FROM (
                   CAST(prm.p AS FLOAT64),
                   SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
                 )
-              ) / NULLIF(1 - prm.p, 0) + SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END) * (
+              ) / NULLIF(1 - CAST(prm.p AS FLOAT64), 0) + SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END) * (
                 CASE
                   WHEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) >= SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
                   THEN SUM(
@@ -3456,7 +3456,7 @@ FROM (
                     SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
                   )
                 )
-              ) / NULLIF(1 - prm.p, 0)
+              ) / NULLIF(1 - CAST(prm.p AS FLOAT64), 0)
             END,
             0
           )
@@ -11014,7 +11014,7 @@ FROM (
                   CAST(prm.p AS FLOAT64),
                   1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
                 )
-              ) / NULLIF(1 - prm.p, 0)
+              ) / NULLIF(1 - CAST(prm.p AS FLOAT64), 0)
             ),
             0
           )
@@ -14509,7 +14509,7 @@ FROM (
       ELSE COALESCE(
         (
           (
-            1 - prm.p
+            1 - CAST(prm.p AS FLOAT64)
           ) * CASE
             WHEN prm.scale = 'raw'
             THEN SUM(
@@ -14793,7 +14793,7 @@ FROM (
           NULL IS NULL OR f.pos <= NULL
         ) THEN 1 ELSE 0 END)
       ) + (
-        1 - prm.p
+        1 - CAST(prm.p AS FLOAT64)
       ) * SUM(
         CASE
           WHEN f.kind = 'R' AND (

@@ -3411,7 +3411,7 @@ FROM (
                   CAST(prm.p AS DOUBLE),
                   SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
                 )
-              ) / NULLIF(1 - prm.p, 0) + SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END) * (
+              ) / NULLIF(1 - CAST(prm.p AS DOUBLE), 0) + SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END) * (
                 CASE
                   WHEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) >= SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
                   THEN SUM(
@@ -3450,7 +3450,7 @@ FROM (
                     SUM(CASE WHEN f.kind = 'J' AND f.grade > 0 THEN 1 ELSE 0 END)
                   )
                 )
-              ) / NULLIF(1 - prm.p, 0)
+              ) / NULLIF(1 - CAST(prm.p AS DOUBLE), 0)
             END,
             0
           )
@@ -10975,7 +10975,7 @@ FROM (
                   CAST(prm.p AS DOUBLE),
                   1000 - SUM(CASE WHEN f.kind = 'R' AND f.pos <= 1000 THEN 1 ELSE 0 END)
                 )
-              ) / NULLIF(1 - prm.p, 0)
+              ) / NULLIF(1 - CAST(prm.p AS DOUBLE), 0)
             ),
             0
           )
@@ -14470,7 +14470,7 @@ FROM (
       ELSE COALESCE(
         (
           (
-            1 - prm.p
+            1 - CAST(prm.p AS DOUBLE)
           ) * CASE
             WHEN prm.scale = 'raw'
             THEN SUM(
@@ -14754,7 +14754,7 @@ FROM (
           NULL IS NULL OR f.pos <= NULL
         ) THEN 1 ELSE 0 END)
       ) + (
-        1 - prm.p
+        1 - CAST(prm.p AS DOUBLE)
       ) * SUM(
         CASE
           WHEN f.kind = 'R' AND (
