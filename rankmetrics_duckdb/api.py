@@ -287,9 +287,10 @@ class Evaluation:
         codes = {m.requested: m.metric.mean.code for m in self.measures}
         kinds = pa.table({"measure": pa.array(list(codes), pa.string()),
                           "summed": pa.array(list(codes.values()), pa.int64())})
-        mean = measures_mod.mean_sql(
+        from . import determinism
+        mean = determinism.ordered(measures_mod.mean_sql(  # the z-scores added query by query, as trec_eval does
             exp.column("value", "v"), lambda a: exp.EQ(this=exp.column("summed", "v"), expression=exp.Literal.number(a.code)),
-            measures_mod.listed_aggregates(self.measures)).sql(dialect="duckdb")
+            measures_mod.listed_aggregates(self.measures))).sql(dialect="duckdb")
         missing = measures_mod.MISSING_ZSCORE
         con = connections.private()
         try:

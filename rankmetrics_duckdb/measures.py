@@ -83,10 +83,16 @@ AGGREGATES = (AVG, SUM, GMEAN)  # AVG first: the ELSE of mean_sql's CASE
 def mean_sql(value, condition: Callable, aggregates) -> exp.Expression:
     """The SQL of the 'all' row over the per-query values `value` of several measures: CASE WHEN condition(a)
     THEN a's aggregate ... ELSE AVG END, one WHEN per aggregate of `aggregates` other than AVG (in AGGREGATES
-    order); condition(a) is the SQL test that a row's measure is aggregated by a. Only AVG: AVG(value)."""
+    order); condition(a) is the SQL test that a row's measure is aggregated by a. Only AVG: AVG(value). When
+    value is a column of a relation (v.value), DuckDB adds the terms in the order of the relation's query_id
+    (determinism.in_order: trec_eval's order)."""
     whens = [exp.If(this=condition(a), true=a.sql(value.copy())) for a in AGGREGATES
              if a in set(aggregates) and a != AVG]
-    return exp.Case(ifs=whens, default=AVG.sql(value.copy())) if whens else AVG.sql(value.copy())
+    mean = exp.Case(ifs=whens, default=AVG.sql(value.copy())) if whens else AVG.sql(value.copy())
+    if isinstance(value, exp.Column) and value.table:  # the values' query ids: the order DuckDB adds them in
+        from .determinism import in_order
+        in_order(mean, exp.column("query_id", table=value.table))
+    return mean
 
 
 def listed_aggregates(measures) -> tuple:

@@ -28,6 +28,7 @@ from sqlglot import exp
 
 from . import sqlsource
 from .checks import PRESORTED_FAULT
+from .determinism import in_order
 from .dialects import PARTITION
 from .errors import UsageError
 from .measures import Measure, cutoff_depth, needs_side_tables, deepest, listed_aggregates, mean_sql, read_depths
@@ -1055,6 +1056,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         wide = exp.select(_column("f", "query_id"), *[exp.alias_(v, f"m_{i + 1}") for i, v in enumerate(values)])
         wide = wide.from_(exp.Table(this=exp.to_identifier(feature_table), alias=exp.TableAlias(this=exp.to_identifier("f"))))
         wide = wide.group_by(_column("f", "query_id"))
+        in_order(wide, _column("f", "pos"), _column("f", "kind"))  # DuckDB adds a query's terms in rank order
         fault = None
         if grouped and checks:  # the checks: each query's first fault, and a query with one is kept
             fault = grouped_fault(by)
