@@ -934,6 +934,12 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     read in place of computing it (api.Prepared): the run and the judgments are not read, and nothing is
     checked (they were, when the table was made). Not with groups, side tables or split_kinds."""
     by = tuple(by)
+    # trec_eval -J: a query of the run whose retrieved items are all unjudged keeps no 'R' row, yet trec_eval
+    # evaluates it (num_ret 0: it is in the run and in the qrels). So with judged_only the queries of 'both' are
+    # those with judgments (queries 'judged') that are in the run (run_queried, over the run's rows before -J).
+    run_queried = bool(conv.get("judged_only")) and conv.get("queries") == "both"
+    if run_queried:
+        conv = {**conv, "queries": "judged"}
     tables = {t for m in measures for t in m.metric.tables}
     for table, given, what in (
             ("interactions", interactions, "read the training interactions; give them (--interactions FILE, or "
@@ -1005,6 +1011,9 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         values.append(total if len(parts) == 1 else exp.Div(
             this=exp.Paren(this=total), expression=exp.Literal.number(len(parts))))
 
+    if run_queried and having is not None:
+        having = exp.and_(exp.Paren(this=having), sqlsource.expand(exp.condition(
+            "rm_bytewise(f.query_id) IN (SELECT rm_bytewise(r.query_id) FROM run_items AS r)", dialect="duckdb")))
     used = {c.name for v in values for c in v.find_all(exp.Column) if c.table == "f"}
     later = [(name, e) for name, e, stage in feature_exprs if stage and name in used]
     read_later = {c.name for _, e in later for c in e.find_all(exp.Column) if c.table == "s"}
@@ -1020,7 +1029,9 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
                                 keep_ranking)
         feature_table = "features"
     else:
-        ctes = ([(STREAM, exp.select("*").from_(stream_table.copy()))] if stream_table is not None
+        ctes = ([*[c for c in items if run_queried and c[0] == "run_items"],  # run_queried's IN reads it
+                 (STREAM, exp.select("*").from_(stream_table.copy()))]
+                if stream_table is not None
                 else items + (item_stream_ctes(conv, interactions, catalog) if interactions is not None
                               else catalog_stream_ctes(conv, catalog) if catalog is not None
                               else [(STREAM, stream(conv, grouped))]))

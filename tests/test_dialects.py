@@ -49,7 +49,9 @@ VARIANTS = {
     "exp_gain_l2": ("trec_eval", {"gain": "exponential", "rel": 2}, "score"),
     "sklearn": ("sklearn", {}, "score"),
     "retrieved": ("retrieved", {}, "score"),
-    "c_J": ("trec_eval", {"queries": "judged", "judged_only": True}, "score"),
+    # trec_eval -J: judged items only, over the run's judged queries (queries 'judged' and the run's query ids:
+    # sqlgen.plan), the SQL of -c -J and more
+    "J": ("trec_eval", {"judged_only": True}, "score"),
     "rank_only": ("trec_eval", {}, "rank"),
 }
 
