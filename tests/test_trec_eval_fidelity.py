@@ -1,0 +1,115 @@
+"""Cases found by comparing `rankmetrics eval` with the trec_eval 10.0 binary (built from the commit of the
+trec_eval suite in datasets/trec_eval) on random files, byte for byte.
+
+trec_eval prints 4 decimals: a value whose exact decimal lies on a rounding boundary prints as the last bit of
+trec_eval's own double arithmetic decides; each expected value below is that arithmetic written out in Python,
+term by term in trec_eval's order. And -J keeps a query of the run whose retrieved items are all unjudged."""
+import json
+
+import pytest
+
+from conftest import cli
+
+import rankmetrics_duckdb as rm
+
+
+def _write(tmp_path, qrels, run):
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_text("".join(f"{qid} 0 {doc} {rel}\n" for qid, doc, rel in qrels))
+    r.write_text("".join(f"{qid} Q0 {doc} {i + 1} {score} tag\n" for i, (qid, doc, score) in enumerate(run)))
+    return str(q), str(r)
+
+
+def _trec_line(stdout, measure, qid):
+    for line in stdout.splitlines():
+        name, q, value = line.split("\t")
+        if name.strip() == measure and q == qid:
+            return value
+    raise AssertionError(f"no {measure} {qid} line in:\n{stdout}")
+
+
+def test_rbp_on_a_rounding_boundary(tmp_path):
+    # q1: x (grade 0), a (3), b (1) retrieved in that order; c (grade 4, not retrieved) makes the query's top grade
+    # 4. m_rbp.c: gains normalized to grade / 4 (0, 0.75, 0.25), sum += gain * cur_p with cur_p = 1, 0.9, 0.9 * 0.9,
+    # value (1.0 - p) * sum: exactly 0.08775 in decimals, 0.08774999999999998 in doubles, printed 0.0877. With 1 - p
+    # computed as the decimal 0.1 the value was 0.08775000000000001, printed 0.0878.
+    q, r = _write(tmp_path, [("q1", "a", 3), ("q1", "b", 1), ("q1", "c", 4), ("q1", "x", 0)],
+                  [("q1", "x", 3), ("q1", "a", 2), ("q1", "b", 1)])
+    p = 0.9
+    total, cur_p = 0.0, 1.0
+    for gain in (0 / 4, 3 / 4, 1 / 4):
+        if gain != 0:
+            total += gain * cur_p
+        cur_p = cur_p * p
+    want = (1.0 - p) * total
+    assert "%.4f" % want == "0.0877"
+    out = cli("eval", q, r, "-m", "rbp", "-q").stdout
+    assert _trec_line(out, "rbp", "q1") == "%.4f" % want
+    assert _trec_line(out, "rbp", "all") == "%.4f" % want
+    rows = json.loads(cli("eval", q, r, "-m", "rbp", "-q", "--format", "json").stdout)
+    assert [row["value"] for row in rows if row["query_id"] == "q1"][0] == pytest.approx(want, abs=1e-15)
+
+
+def test_mean_adds_the_queries_in_trec_evals_order(tmp_path):
+    # P_200 of q1..q4 is 0/200, 1/200, 7/200, 1/200 (each query retrieves 200 items; the relevant ones among them:
+    # 0, 1, 7, 1; q1's one relevant item is not retrieved). trec_eval adds the values query by query in its qrels'
+    # id order (te_acc_meas_s) and divides by num_q (te_calc_avg_meas_s): exactly 0.01125 in decimals,
+    # 0.011249999999999998 in doubles, printed 0.0112; added in value order it was 0.011250000000000001 (0.0113).
+    relevant = {"q1": 0, "q2": 1, "q3": 7, "q4": 1}
+    qrels, run = [], []
+    for qid, n in relevant.items():
+        qrels += [(qid, f"d{i}", 1) for i in range(n)] + ([(qid, "missing", 1)] if n == 0 else [])
+        run += [(qid, f"d{i}", 1000 - i) for i in range(200)]
+    q, r = _write(tmp_path, qrels, run)
+    total = 0.0
+    for qid in sorted(relevant):
+        total += relevant[qid] / 200
+    want = total / len(relevant)
+    assert "%.4f" % want == "0.0112"
+    out = cli("eval", q, r, "-m", "P.200").stdout
+    assert _trec_line(out, "P_200", "all") == "%.4f" % want
+    # the same bits in Python, whatever the input kind
+    assert rm.evaluate(q, r, ["P_200"])["P_200"] == want
+
+
+def test_gm_map_adds_the_logs_in_trec_evals_order(tmp_path):
+    # gm_map: exp of the mean of ln(max(AP, 0.00001)) (te_calc_avg_meas_s_gm), the logs added query by query in
+    # the qrels' id order. The same four queries as above with AP 0 (floored to 0.00001), then the hand AP of each
+    # (relevant items at the top: AP 1 each).
+    relevant = {"q1": 0, "q2": 1, "q3": 7, "q4": 1}
+    qrels, run = [], []
+    for qid, n in relevant.items():
+        qrels += [(qid, f"d{i}", 1) for i in range(n)] + ([(qid, "missing", 1)] if n == 0 else [])
+        run += [(qid, f"d{i}", 1000 - i) for i in range(20)]
+    q, r = _write(tmp_path, qrels, run)
+    import math
+    ap = {"q1": 0.0, "q2": 1.0, "q3": 1.0, "q4": 1.0}  # q1 retrieves none of its relevant items; the others rank
+    logs = 0.0                                            # every relevant item first
+    for qid in sorted(ap):
+        logs += math.log(max(ap[qid], 0.00001))
+    want = math.exp(logs / len(ap))
+    assert rm.evaluate(q, r, ["gm_map"])["gm_map"] == pytest.approx(want, rel=1e-15)
+    assert _trec_line(cli("eval", q, r, "-m", "gm_map").stdout, "gm_map", "all") == "%.4f" % want
+
+
+def test_judged_only_keeps_a_run_query_with_no_judged_item_retrieved(tmp_path):
+    # trec_eval -J drops the unjudged items from each ranking (form_res_rels); a query of the run whose items are
+    # all unjudged is still evaluated, with nothing retrieved (num_ret 0), and counts in num_q and the means.
+    # q1: a (relevant) then x (unjudged): with -J, a alone: AP 1, P_5 1/5. q2: y and z, both unjudged, two relevant
+    # items c and d judged: with -J nothing retrieved: AP 0, P_5 0, num_rel 2. Means over the two: map 0.5, P_5 0.1.
+    # q3 is judged but not in the run: skipped without -c, as trec_eval skips it.
+    q, r = _write(tmp_path, [("q1", "a", 1), ("q1", "b", 0), ("q2", "c", 1), ("q2", "d", 1), ("q3", "e", 1)],
+                  [("q1", "a", 2), ("q1", "x", 1), ("q2", "y", 2), ("q2", "z", 1)])
+    out = cli("eval", q, r, "-J", "-q", "-m", "map", "-m", "P.5", "-m", "num_ret", "-m", "num_rel", "-m",
+              "num_q").stdout
+    assert _trec_line(out, "num_q", "all") == "2"
+    assert _trec_line(out, "num_ret", "q2") == "0" and _trec_line(out, "num_rel", "q2") == "2"
+    assert _trec_line(out, "map", "q2") == "0.0000" and _trec_line(out, "P_5", "q2") == "0.0000"
+    assert _trec_line(out, "map", "q1") == "1.0000" and _trec_line(out, "P_5", "q1") == "0.2000"
+    assert _trec_line(out, "map", "all") == "0.5000" and _trec_line(out, "P_5", "all") == "0.1000"
+    assert "q3" not in out
+    # the Python route and the prepared one, and with -c the judged query missing from the run too (AP 0)
+    assert rm.evaluate(q, r, ["map", "P_5"], judged_only=True) == {"map": 0.5, "P_5": pytest.approx(0.1)}
+    with rm.prepare(q, r, judged_only=True) as prepared:  # the stream kept in a table, read again
+        assert prepared.evaluate(["map", "P_5"]) == {"map": 0.5, "P_5": pytest.approx(0.1)}
+    assert rm.evaluate(q, r, ["map"], judged_only=True, queries="judged") == {"map": pytest.approx(1 / 3)}
