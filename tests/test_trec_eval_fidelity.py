@@ -50,21 +50,29 @@ def test_rbp_on_a_rounding_boundary(tmp_path):
     assert [row["value"] for row in rows if row["query_id"] == "q1"][0] == pytest.approx(want, abs=1e-15)
 
 
+RELEVANT = {"q1": 0, "q2": 1, "q3": 7, "q4": 1}  # each query's relevant items, retrieved first
+
+
+def _four_queries(tmp_path, depth):
+    """q1..q4, each retrieving `depth` items d0, d1, ... in that order, the first RELEVANT[q] of them relevant
+    (q1 has one relevant item, not retrieved)."""
+    qrels, run = [], []
+    for qid, n in RELEVANT.items():
+        qrels += [(qid, f"d{i}", 1) for i in range(n)] + ([(qid, "missing", 1)] if n == 0 else [])
+        run += [(qid, f"d{i}", 1000 - i) for i in range(depth)]
+    return _write(tmp_path, qrels, run)
+
+
 def test_mean_adds_the_queries_in_trec_evals_order(tmp_path):
     # P_200 of q1..q4 is 0/200, 1/200, 7/200, 1/200 (each query retrieves 200 items; the relevant ones among them:
     # 0, 1, 7, 1; q1's one relevant item is not retrieved). trec_eval adds the values query by query in its qrels'
     # id order (te_acc_meas_s) and divides by num_q (te_calc_avg_meas_s): exactly 0.01125 in decimals,
     # 0.011249999999999998 in doubles, printed 0.0112; added in value order it was 0.011250000000000001 (0.0113).
-    relevant = {"q1": 0, "q2": 1, "q3": 7, "q4": 1}
-    qrels, run = [], []
-    for qid, n in relevant.items():
-        qrels += [(qid, f"d{i}", 1) for i in range(n)] + ([(qid, "missing", 1)] if n == 0 else [])
-        run += [(qid, f"d{i}", 1000 - i) for i in range(200)]
-    q, r = _write(tmp_path, qrels, run)
+    q, r = _four_queries(tmp_path, 200)
     total = 0.0
-    for qid in sorted(relevant):
-        total += relevant[qid] / 200
-    want = total / len(relevant)
+    for qid in sorted(RELEVANT):
+        total += RELEVANT[qid] / 200
+    want = total / len(RELEVANT)
     assert "%.4f" % want == "0.0112"
     out = cli("eval", q, r, "-m", "P.200").stdout
     assert _trec_line(out, "P_200", "all") == "%.4f" % want
@@ -76,12 +84,7 @@ def test_gm_map_adds_the_logs_in_trec_evals_order(tmp_path):
     # gm_map: exp of the mean of ln(max(AP, 0.00001)) (te_calc_avg_meas_s_gm), the logs added query by query in
     # the qrels' id order. The same four queries as above with AP 0 (floored to 0.00001), then the hand AP of each
     # (relevant items at the top: AP 1 each).
-    relevant = {"q1": 0, "q2": 1, "q3": 7, "q4": 1}
-    qrels, run = [], []
-    for qid, n in relevant.items():
-        qrels += [(qid, f"d{i}", 1) for i in range(n)] + ([(qid, "missing", 1)] if n == 0 else [])
-        run += [(qid, f"d{i}", 1000 - i) for i in range(20)]
-    q, r = _write(tmp_path, qrels, run)
+    q, r = _four_queries(tmp_path, 20)
     import math
     ap = {"q1": 0.0, "q2": 1.0, "q3": 1.0, "q4": 1.0}  # q1 retrieves none of its relevant items; the others rank
     logs = 0.0                                            # every relevant item first
