@@ -61,10 +61,6 @@ def _integer_valued(e: exp.Expression) -> bool:
     return False
 
 
-def _by_value(arg: exp.Expression) -> exp.Order:
-    return _ordered_by(arg, ())
-
-
 def _ordered_by(arg: exp.Expression, keys) -> exp.Order:
     """arg ORDER BY keys..., arg: the keys' order, ties (and no keys) in value order."""
     return exp.Order(this=arg, expressions=[exp.Ordered(this=k.copy(), desc=False, nulls_first=False)
@@ -72,21 +68,15 @@ def _ordered_by(arg: exp.Expression, keys) -> exp.Order:
 
 
 def ordered(query: exp.Expression) -> exp.Expression:
-    """A copy of query whose floating-point sums and averages add their terms in value order."""
+    """A copy of query whose floating-point sums and averages add their terms in value order, or in in_order's."""
     query = query.copy()
     for node in list(query.find_all(exp.Sum, exp.Avg)):
         arg = node.this
         if isinstance(arg, exp.Order) or _integer_valued(arg):
             continue
-        keys = node.meta.get(TERMS_ORDER)
-        if keys:  # in_order's keys first (rank or query id), the value last
-            if isinstance(node, exp.Sum):
-                node.replace(_nonzero_sum(arg, keys))
-            else:
-                node.set("this", _ordered_by(arg, keys))
-            continue
+        keys = node.meta.get(TERMS_ORDER) or ()  # in_order's keys (rank or query id) before the value
         parent = node.parent
-        if isinstance(parent, exp.Window) and parent.this is node:
+        if not keys and isinstance(parent, exp.Window) and parent.this is node:
             if parent.args.get("order") is not None:
                 continue  # a running sum in rank order: already deterministic
             parent.set("order", exp.Order(expressions=[exp.Ordered(this=arg.copy(), desc=False, nulls_first=False)]))
@@ -94,16 +84,10 @@ def ordered(query: exp.Expression) -> exp.Expression:
                                               end="UNBOUNDED", end_side="FOLLOWING"))
             continue
         if isinstance(node, exp.Sum):
-            node.replace(_nonzero_by_value(arg))
+            node.replace(_nonzero_sum(arg, keys))
             continue
-        node.set("this", _by_value(arg))
+        node.set("this", _ordered_by(arg, keys))
     return query
-
-
-def _nonzero_by_value(arg: exp.Expression) -> exp.Expression:
-    """COALESCE(SUM(arg ORDER BY arg) FILTER (WHERE arg <> 0), SUM(arg)): the sum in value order, sorting only
-    the terms that change it."""
-    return _nonzero_sum(arg, ())
 
 
 def _nonzero_sum(arg: exp.Expression, keys) -> exp.Expression:
