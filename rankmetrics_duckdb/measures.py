@@ -772,8 +772,9 @@ def _parse_rbp(name: str, requested: str) -> list[Measure] | None:
         return [Measure(requested, metric, None, tuple(sorted({"p": p, "rel": rel, "scale": "raw"}.items())))]
     m = _RBP_TREC.fullmatch(name)
     if m:
-        p = _param_value(metric, "p", m.group("p"), requested)
-        return [Measure(requested, metric, None, tuple(sorted({**TREC_NAMES["rbp"][1], "p": p}.items())))]
+        p = _param_value(metric, "p", m.group("p"), requested)  # printed rbp_p=0.95, as trec_eval prints it
+        return [Measure(f"rbp_p={m.group('p')}", metric, None,
+                        tuple(sorted({**TREC_NAMES["rbp"][1], "p": p}.items())))]
     m = _RBP_AMBIGUOUS.fullmatch(name)
     if m and name[:3] != "RBP":
         rest = m.group("rest")

@@ -116,3 +116,14 @@ def test_judged_only_keeps_a_run_query_with_no_judged_item_retrieved(tmp_path):
     with rm.prepare(q, r, judged_only=True) as prepared:  # the stream kept in a table, read again
         assert prepared.evaluate(["map", "P_5"]) == {"map": 0.5, "P_5": pytest.approx(0.1)}
     assert rm.evaluate(q, r, ["map"], judged_only=True, queries="judged") == {"map": pytest.approx(1 / 3)}
+
+
+def test_rbp_with_its_parameter_prints_as_trec_eval_names_and_places_it(tmp_path):
+    # trec_eval prints a measure given with parameters as name_params (m_rbp.c's te_print_final_meas_s_double_p:
+    # -m rbp.p=0.8 prints rbp_p=0.8), in its measure table's order (measures.c: binG before rbp), whatever the
+    # order of -m. It printed rbp.p=0.8, first.
+    q, r = _write(tmp_path, [("q1", "a", 1), ("q1", "b", 0)], [("q1", "a", 2), ("q1", "b", 1)])
+    out = cli("eval", q, r, "-m", "rbp.p=0.8", "-m", "binG").stdout
+    assert [line.split("\t")[0].strip() for line in out.splitlines()] == ["binG", "rbp_p=0.8"]
+    # rbp: (1 - 0.8) * (1 * 1) with a's gain 1 at rank 1 (the query's top grade is 1: no normalization)
+    assert _trec_line(out, "rbp_p=0.8", "all") == "%.4f" % ((1.0 - 0.8) * 1.0)
