@@ -127,3 +127,17 @@ def test_rbp_with_its_parameter_prints_as_trec_eval_names_and_places_it(tmp_path
     assert [line.split("\t")[0].strip() for line in out.splitlines()] == ["binG", "rbp_p=0.8"]
     # rbp: (1 - 0.8) * (1 * 1) with a's gain 1 at rank 1 (the query's top grade is 1: no normalization)
     assert _trec_line(out, "rbp_p=0.8", "all") == "%.4f" % ((1.0 - 0.8) * 1.0)
+
+
+def test_judged_only_keeps_such_queries_within_each_group():
+    # by= groups are runs of their own: per model, a query whose retrieved items are all unjudged is kept with -J.
+    # m1: q1 a (relevant; x unjudged, dropped): AP 1; q2 y, z unjudged: nothing retrieved, AP 0 -> map 0.5.
+    # m2: q1 x unjudged: AP 0; q2 c (relevant, rank 1; y dropped), two relevant items: AP 1/2 -> map 0.25.
+    import pyarrow as pa
+    judgments = pa.table({"query_id": ["q1", "q1", "q2", "q2"], "item_id": ["a", "b", "c", "d"],
+                          "relevance": [1, 0, 1, 1]})
+    run = pa.table({"model": ["m1", "m1", "m1", "m1", "m2", "m2", "m2"],
+                    "query_id": ["q1", "q1", "q2", "q2", "q1", "q2", "q2"],
+                    "item_id": ["a", "x", "y", "z", "x", "c", "y"], "score": [2.0, 1.0, 2.0, 1.0, 1.0, 2.0, 1.0]})
+    got = rm.evaluate(judgments, run, ["map"], by=["model"], judged_only=True, per_query=True)
+    assert got == {("m1",): {"map": {"q1": 1.0, "q2": 0.0}}, ("m2",): {"map": {"q1": 0.0, "q2": 0.5}}}
