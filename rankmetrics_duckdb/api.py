@@ -123,7 +123,7 @@ class Evaluation:
                 if cut is not None:
                     self.run = self._top(self.run, cut)
                 self._check_overlap()
-            self._check_exponential_grades()
+            self._check_gain_grades()
         except BaseException:
             self.close()
             if private:  # nobody else holds it: close it, so that nothing more spills into the folder removed
@@ -197,8 +197,8 @@ class Evaluation:
     def _check_overlap(self):
         self.summary = _overlap_summary(self.con, self.run, self.judgments)
 
-    def _check_exponential_grades(self):
-        _check_exponential_grades(self.con, self.judgments, self.measures, self.conv)
+    def _check_gain_grades(self):
+        _check_gain_grades(self.con, self.judgments, self.measures, self.conv)
 
     def note(self) -> str | None:
         """One line on the queries found on one side only and what the convention did with them, or None."""
@@ -413,7 +413,7 @@ class Prepared:
                              f"these, with their inputs (prepare() does not keep {', '.join(side)})")
         conventions.refuse_gaps(self.convention, self.overrides, [m.metric.name for m in measures])
         conv = measures_mod.stream_conventions(measures, self.conv)
-        _check_exponential_grades(self.con, self.judgments, measures, conv)
+        _check_gain_grades(self.con, self.judgments, measures, conv)
         if not measures:
             return [], measures
         plan = sqlgen.plan(measures, conv, *self._sources(), stream_table=self._stream(conv))
@@ -446,20 +446,27 @@ def prepare(judgments, run, *, convention="trec_eval", memory_limit=None, thread
                     nan_scores=nan_scores, **overrides)
 
 
-def _check_exponential_grades(con, judgments, measures, conv) -> None:
-    """A grade whose exponential gain 2^g - 1 overflows a double is an input error (not a NaN), when a measure
-    uses exponential gain (measures.exponential_gain). judgments: the loaded judgments (inputs.Loaded)."""
+def _check_gain_grades(con, judgments, measures, conv) -> None:
+    """The grades a gain cannot take are an input error (not a NaN or a number the reference refuses): a grade
+    whose exponential gain 2^g - 1 overflows a double, when a measure uses exponential gain
+    (measures.exponential_gain); a negative grade, when nDCG uses raw gain (measures.raw_gain_ratio: scikit-learn's
+    ndcg_score refuses negative y_true). judgments: the loaded judgments (inputs.Loaded)."""
+    def first(condition, order):  # the judgment of the first grade that condition finds (the text: sqlglot)
+        j = judgments.relation.sql(dialect="duckdb")
+        return run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), t.relevance "
+                            f"FROM {j} AS t WHERE {condition} ORDER BY t.relevance {order} LIMIT 1").fetchone()
     names = measures_mod.exponential_gain(measures, conv)
-    if not names:
-        return
-    j = judgments.relation.sql(dialect="duckdb")
-    row = run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), t.relevance "
-                       f"FROM {j} AS t WHERE CAST(t.relevance AS DOUBLE) >= {measures_mod.GRADE_LIMIT + 1} "
-                       f"ORDER BY t.relevance DESC LIMIT 1").fetchone()
+    row = names and first(f"CAST(t.relevance AS DOUBLE) >= {measures_mod.GRADE_LIMIT + 1}", "DESC")
     if row:
         raise InputError(f"{judgments.label}: grade {row[2]:g} (query {row[0]}, item {row[1]}) is too high for "
                          f"exponential gain in {names[0]}: 2^grade - 1 overflows past grade "
                          f"{measures_mod.GRADE_LIMIT}")
+    names = measures_mod.raw_gain_ratio(measures, conv)
+    row = names and first("CAST(t.relevance AS DOUBLE) < 0", "ASC")
+    if row:
+        raise InputError(f"{judgments.label}: grade {row[2]:g} (query {row[0]}, item {row[1]}) is negative: "
+                         f"{names[0]} with raw gain (scikit-learn's ndcg_score) is not defined for negative grades, "
+                         f"as scikit-learn refuses them; DCG takes them, or choose another gain")
 
 
 def _overlap_summary(con, run, judgments) -> dict:

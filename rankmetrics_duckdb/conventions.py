@@ -11,7 +11,10 @@ PARAMETERS = {
     "ties": (("item_desc", "item_asc", "average", "input"),
              "order of tied scores: item id descending byte-wise (trec_eval), ascending, scikit-learn's tie-averaged "
              "DCG, or the run's own rank column / input order (MLlib)"),
-    "gain": (("linear", "exponential", "binary"), "DCG gain of a grade: grade, 2^grade - 1, or 1"),
+    "gain": (("linear", "exponential", "binary", "raw"),
+             "DCG gain of a grade: grade, 2^grade - 1, or 1 (a grade above 0 and at the gain level), or raw: the "
+             "grade as given, whatever it is (scikit-learn's y_true: 0.5 gives 0.5, a negative grade a negative "
+             "gain)"),
     "ideal": (("judgments", "candidates", "retrieved", "cutoff"),
               "ideal ranking of nDCG: all judged items, the run's scored items, the top k retrieved re-sorted, or k "
               "items of gain 1 whatever the judgments (RecTools' default, divide_by_achievable=False)"),
@@ -59,9 +62,9 @@ PRESETS = {
     # Spark MLlib RankingMetrics: the run's own order, binary relevance, MAP@k over min(k, |G|), every query of
     # either side (an empty label set or prediction list scores 0).
     "mllib": dict(BASE, ties="input", gain="binary", denominator="capped", queries="all", level_for_gain=True),
-    # scikit-learn ndcg_score / dcg_score: tie-averaged DCG, linear gain, ideal from the scored candidates,
-    # one sample per query of the run, zero-ideal rows 0.
-    "sklearn": dict(BASE, ties="average", ideal="candidates", queries="run"),
+    # scikit-learn ndcg_score / dcg_score: tie-averaged DCG, the grade itself as the gain (y_true as given: below
+    # 1 and negative too), ideal from the scored candidates, one sample per query of the run, zero-ideal rows 0.
+    "sklearn": dict(BASE, ties="average", ideal="candidates", queries="run", gain="raw"),
     # Seed note 001 ("confusion over IR metrics in RecSys"): AP over the relevant items retrieved, ideal from
     # the top k retrieved re-sorted, exponential gain, queries without relevant labels NaN and left out,
     # judged queries with an empty list 0.

@@ -1072,6 +1072,12 @@ def exponential_gain(measures: list[Measure], conv: dict) -> list[str]:
             if m.metric.macro in ("dcg", "ndcg") and m.values(conv).get("gain") == "exponential"]
 
 
+def raw_gain_ratio(measures: list[Measure], conv: dict) -> list[str]:
+    """The requested names of the nDCG measures with raw gain (the grade as given), which a negative grade leaves
+    undefined: scikit-learn's ndcg_score refuses negative y_true (its dcg_score takes them, and so does DCG)."""
+    return [m.requested for m in measures if m.metric.macro == "ndcg" and m.values(conv).get("gain") == "raw"]
+
+
 def needs_side_tables(measures: list[Measure]) -> bool:
     """Whether a measure reads a table beside the run and the judgments (Metric.tables: the training interactions)."""
     return any(m.metric.tables for m in measures)

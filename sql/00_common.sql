@@ -53,9 +53,12 @@ CREATE OR REPLACE MACRO rm_num_nonrel(kind, grade, lvl) AS
 CREATE OR REPLACE MACRO rm_ratio(num, den) AS CAST(num AS DOUBLE) / NULLIF(den, 0);
 
 -- Gain of a grade: linear (the grade), exponential (2^grade - 1) or binary (1). Grades that are missing,
--- not positive, or below the gain level glvl give no gain.
+-- not positive, or below the gain level glvl give no gain. raw: the grade as given, whatever it is (scikit-learn's
+-- dcg_score and ndcg_score take y_true as the gain: 0.5 gives 0.5, a negative grade a negative gain); none when
+-- missing.
 CREATE OR REPLACE MACRO rm_gain(grade, gain, glvl) AS
     CASE
+        WHEN gain = 'raw' THEN COALESCE(CAST(grade AS DOUBLE), CAST(0 AS DOUBLE))
         WHEN grade IS NULL OR grade <= 0 OR grade < glvl THEN CAST(0 AS DOUBLE)
         WHEN gain = 'exponential' THEN POWER(CAST(2 AS DOUBLE), grade) - 1
         WHEN gain = 'binary' THEN CAST(1 AS DOUBLE)
@@ -150,7 +153,7 @@ CREATE OR REPLACE MACRO rm_valid_stream(macro, ties, judged_only, queries, grade
 CREATE OR REPLACE MACRO rm_valid_empty(macro, empty) AS rm_valid_choice(macro, 'empty', empty, ['zero', 'nan']);
 
 CREATE OR REPLACE MACRO rm_valid_gain(macro, gain) AS
-    rm_valid_choice(macro, 'gain', gain, ['linear', 'exponential', 'binary']);
+    rm_valid_choice(macro, 'gain', gain, ['linear', 'exponential', 'binary', 'raw']);
 
 CREATE OR REPLACE MACRO rm_valid_log_base(macro, log_base) AS
     rm_valid(rm_valid_number(log_base) AND TRY_CAST(log_base AS DOUBLE) > 1, macro, 'log_base',

@@ -73,3 +73,54 @@ def test_unjudged_candidates_count_as_zero():
         want = ndcg_score(truth, score, k=10) if len(items) > 1 else None
         if want is not None:
             assert got[q] == pytest.approx(want, abs=1e-9), q
+
+
+@pytest.mark.parametrize("k", [None, 1, 3, 10])
+def test_fractional_and_negative_grades_are_the_gain(k):
+    """scikit-learn takes y_true itself as the gain: a grade of 0.5 or 0.25 counts (the linear gain of trec_eval's
+    conventions gives no gain below 1), and dcg_score takes a negative grade as a negative gain. The preset's gain
+    'raw' does the same; scikit-learn's ndcg_score refuses negative y_true, and so does nDCG here (one line)."""
+    rng = np.random.default_rng(7)
+    y_true = rng.choice([0.0, 0.25, 0.5, 0.999, 1.0, 1.5, 3.0], size=(25, 9))
+    y_true[4] = [0.5, 0, 0, 0, 0, 0, 0, 0, 0]  # a row whose only gain is below 1
+    y_score = rng.integers(0, 4, size=(25, 9)).astype(float)  # ties
+    j, r = tables(y_true.tolist(), y_score.tolist())
+    name, dname = ("nDCG", "DCG") if k is None else (f"nDCG@{k}", f"DCG@{k}")
+    got = evaluate(j, r, [name, dname], convention="sklearn", per_query=True)
+    for row in range(len(y_true)):
+        assert got[name][f"q{row}"] == pytest.approx(ndcg_score(y_true[row:row + 1], y_score[row:row + 1], k=k),
+                                                     abs=1e-9), row
+        assert got[dname][f"q{row}"] == pytest.approx(dcg_score(y_true[row:row + 1], y_score[row:row + 1], k=k),
+                                                      abs=1e-9), row
+    assert got[name]["q4"] > 0  # 0.5 is a gain
+    signed = y_true - 1.0  # negative grades: DCG as dcg_score; nDCG refused, as ndcg_score refuses them
+    j, r = tables(signed.tolist(), y_score.tolist())
+    got = evaluate(j, r, [dname], convention="sklearn", per_query=True)[dname]
+    for row in range(len(signed)):
+        assert got[f"q{row}"] == pytest.approx(dcg_score(signed[row:row + 1], y_score[row:row + 1], k=k),
+                                               abs=1e-9), row
+    with pytest.raises(ValueError, match="negative"):
+        ndcg_score(signed, y_score, k=k)
+    from rankmetrics_duckdb.errors import InputError
+    with pytest.raises(InputError, match=r"grade -1 \(query q\d+, item \d+-\d+\) is negative: " + name):
+        evaluate(j, r, [name], convention="sklearn")
+
+
+def test_negative_grade_with_raw_gain_on_the_command_line(tmp_path):
+    """The command line: one line naming the file, the grade, its query and item, and the measure; exit 1."""
+    from conftest import cli
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 -1\n")
+    (tmp_path / "run").write_text("q1 Q0 d2 1 3.0 t\nq1 Q0 d1 2 2.0 t\n")
+    p = cli("eval", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "ndcg", "--convention", "sklearn",
+            check=False)
+    assert p.returncode == 1 and p.stdout == ""
+    assert p.stderr.strip().splitlines() == [
+        f"rankmetrics: error: {tmp_path / 'qrels'}: grade -1 (query q1, item d2) is negative: ndcg with raw gain "
+        "(scikit-learn's ndcg_score) is not defined for negative grades, as scikit-learn refuses them; DCG takes "
+        "them, or choose another gain"]
+    # DCG: 1 / log2(2) * -1 + 1 / log2(3) * 1 (d2 first), as dcg_score([[-1, 1]], [[3, 2]])
+    p = cli("eval", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "dcg", "--convention", "sklearn",
+            "--format", "json", "-q")
+    value = [row["value"] for row in __import__("json").loads(p.stdout) if row["query_id"] == "q1"]
+    assert value == [pytest.approx(-1 + 1 / math.log2(3))]
+    assert value[0] == pytest.approx(dcg_score([[-1, 1]], [[3, 2]]))

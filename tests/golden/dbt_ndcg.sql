@@ -3,7 +3,7 @@
    group) the queries convention keeps. A parameter left out (none) takes the preset's value (trec_eval:
    sql/'s defaults). See the package's README for the arguments. #}
 {% macro ndcg(run, judgments, k=none, gain=none, rel=none, log_base=none, ideal=none, gains=none, ties=none, judged_only=none, queries=none, empty=none, grades=none, preset='trec_eval', query_column='query_id', item_column='item_id', score_column='score', rank_column=none, relevance_column='relevance', by=none, judgments_by=none, run_lists=false, judgment_lists=false) %}
-  {%- set presets = {'trec_eval': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'both', 'empty': 'zero', 'grades': 'truncate'}, 'ranx': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'judged', 'empty': 'zero', 'grades': 'as_given'}, 'mllib': {'gain': 'binary', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'input', 'judged_only': false, 'queries': 'all', 'empty': 'zero', 'grades': 'as_given'}, 'sklearn': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'candidates', 'gains': '', 'ties': 'average', 'judged_only': false, 'queries': 'run', 'empty': 'zero', 'grades': 'as_given'}, 'retrieved': {'gain': 'exponential', 'rel': 1, 'log_base': 2, 'ideal': 'retrieved', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'all', 'empty': 'nan', 'grades': 'as_given'}, 'pytrec_eval': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'both', 'empty': 'zero', 'grades': 'truncate'}, 'ir_measures': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'judged', 'empty': 'zero', 'grades': 'truncate'}, 'rectools': {'gain': 'binary', 'rel': 1, 'log_base': 2, 'ideal': 'cutoff', 'gains': '', 'ties': 'input', 'judged_only': false, 'queries': 'all', 'empty': 'nan', 'grades': 'as_given'}} -%}
+  {%- set presets = {'trec_eval': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'both', 'empty': 'zero', 'grades': 'truncate'}, 'ranx': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'judged', 'empty': 'zero', 'grades': 'as_given'}, 'mllib': {'gain': 'binary', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'input', 'judged_only': false, 'queries': 'all', 'empty': 'zero', 'grades': 'as_given'}, 'sklearn': {'gain': 'raw', 'rel': 1, 'log_base': 2, 'ideal': 'candidates', 'gains': '', 'ties': 'average', 'judged_only': false, 'queries': 'run', 'empty': 'zero', 'grades': 'as_given'}, 'retrieved': {'gain': 'exponential', 'rel': 1, 'log_base': 2, 'ideal': 'retrieved', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'all', 'empty': 'nan', 'grades': 'as_given'}, 'pytrec_eval': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'both', 'empty': 'zero', 'grades': 'truncate'}, 'ir_measures': {'gain': 'linear', 'rel': 1, 'log_base': 2, 'ideal': 'judgments', 'gains': '', 'ties': 'item_desc', 'judged_only': false, 'queries': 'judged', 'empty': 'zero', 'grades': 'truncate'}, 'rectools': {'gain': 'binary', 'rel': 1, 'log_base': 2, 'ideal': 'cutoff', 'gains': '', 'ties': 'input', 'judged_only': false, 'queries': 'all', 'empty': 'nan', 'grades': 'as_given'}} -%}
   {%- if preset not in presets -%}
     {{ exceptions.raise_compiler_error("rankmetrics.ndcg: unknown preset '" ~ preset ~ "'; choose one of: trec_eval, ranx, mllib, sklearn, retrieved, pytrec_eval, ir_measures, rectools") }}
   {%- endif -%}
@@ -136,8 +136,8 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
-          THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ' || COALESCE(CAST(prm.gain AS TEXT), 'NULL')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ' || COALESCE(CAST(prm.gain AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
@@ -245,6 +245,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -284,6 +286,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -537,6 +541,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -587,6 +593,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -604,7 +612,9 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
@@ -652,7 +662,9 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
@@ -898,6 +910,8 @@ FROM (
                         ) - 1
                       ) AS DOUBLE)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE)
                         WHEN prm.gain = 'exponential'
@@ -934,6 +948,8 @@ FROM (
                         ) - 1
                       ) AS DOUBLE)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE)
                         WHEN prm.gain = 'exponential'
@@ -951,6 +967,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -967,6 +985,8 @@ FROM (
                       prm.k IS NULL OR f.ipos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -981,6 +1001,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -1000,6 +1022,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
@@ -1091,6 +1115,8 @@ FROM (
               ) - 1
             ) AS DOUBLE)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'
@@ -1140,6 +1166,8 @@ FROM (
                 ) - 1
               ) AS DOUBLE)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
                 WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
                 THEN CAST(0 AS DOUBLE)
                 WHEN prm.gain = 'exponential'
@@ -1345,8 +1373,8 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
-          THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ' || COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ' || COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
@@ -1455,6 +1483,8 @@ FROM (
 {% else %}                  )))
                 ) - 1) AS DOUBLE PRECISION)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE PRECISION)
                   WHEN prm.gain = 'exponential'
@@ -1486,6 +1516,8 @@ FROM (
                   )))
                 ) - 1) AS DOUBLE PRECISION)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE PRECISION)
                   WHEN prm.gain = 'exponential'
@@ -1725,6 +1757,8 @@ FROM (
                       )))
                     ) - 1) AS DOUBLE PRECISION)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE PRECISION)
                       WHEN prm.gain = 'exponential'
@@ -1753,6 +1787,8 @@ FROM (
                       )))
                     ) - 1) AS DOUBLE PRECISION)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE PRECISION)
                       WHEN prm.gain = 'exponential'
@@ -1770,7 +1806,9 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
@@ -1810,7 +1848,9 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
@@ -2048,6 +2088,8 @@ FROM (
                         )))
                       ) - 1) AS DOUBLE PRECISION)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE PRECISION)
                         WHEN prm.gain = 'exponential'
@@ -2076,6 +2118,8 @@ FROM (
                         )))
                       ) - 1) AS DOUBLE PRECISION)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE PRECISION)
                         WHEN prm.gain = 'exponential'
@@ -2093,6 +2137,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE PRECISION)
                       WHEN prm.gain = 'exponential'
@@ -2109,6 +2155,8 @@ FROM (
                       prm.k IS NULL OR f.ipos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE PRECISION)
                       WHEN prm.gain = 'exponential'
@@ -2123,6 +2171,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE PRECISION)
                       WHEN prm.gain = 'exponential'
@@ -2142,6 +2192,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
                     WHEN prm.gain = 'exponential'
@@ -2253,6 +2305,8 @@ FROM (
                 )))
               ) - 1) AS DOUBLE PRECISION)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(s.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                 WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
                 THEN CAST(0 AS DOUBLE PRECISION)
                 WHEN prm.gain = 'exponential'
@@ -2270,6 +2324,8 @@ FROM (
 {% else %}              )))
             ) - 1) AS DOUBLE PRECISION)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS DOUBLE PRECISION)
               WHEN prm.gain = 'exponential'
@@ -2497,10 +2553,10 @@ WITH params AS (
       SELECT
         CASE
           WHEN NOT (
-            prm.gain IN ('linear', 'exponential', 'binary')
+            prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS Nullable(String)), 'NULL')
           )
         END AS fault
@@ -2657,6 +2713,8 @@ FROM (
                   ) - 1
                 ) AS Nullable(Float64))
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS Nullable(Float64))
                   WHEN prm.gain = 'exponential'
@@ -2705,6 +2763,8 @@ FROM (
                   ) - 1
                 ) AS Nullable(Float64))
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS Nullable(Float64))
                   WHEN prm.gain = 'exponential'
@@ -2969,6 +3029,8 @@ FROM (
                       ) - 1
                     ) AS Nullable(Float64))
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS Nullable(Float64))
                       WHEN prm.gain = 'exponential'
@@ -3020,6 +3082,8 @@ FROM (
                       ) - 1
                     ) AS Nullable(Float64))
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS Nullable(Float64))
                       WHEN prm.gain = 'exponential'
@@ -3037,7 +3101,9 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS Nullable(Float64))
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
@@ -3094,7 +3160,9 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS Nullable(Float64))
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
@@ -3349,6 +3417,8 @@ FROM (
                         ) - 1
                       ) AS Nullable(Float64))
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS Nullable(Float64))
                         WHEN prm.gain = 'exponential'
@@ -3394,6 +3464,8 @@ FROM (
                         ) - 1
                       ) AS Nullable(Float64))
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS Nullable(Float64))
                         WHEN prm.gain = 'exponential'
@@ -3411,6 +3483,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS Nullable(Float64))
                       WHEN prm.gain = 'exponential'
@@ -3427,6 +3501,8 @@ FROM (
                       prm.k IS NULL OR f.ipos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS Nullable(Float64))
                       WHEN prm.gain = 'exponential'
@@ -3441,6 +3517,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS Nullable(Float64))
                       WHEN prm.gain = 'exponential'
@@ -3460,6 +3538,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS Nullable(Float64))
                     WHEN prm.gain = 'exponential'
@@ -3599,6 +3679,8 @@ FROM (
                 ) - 1
               ) AS Nullable(Float64))
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(s.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
                 WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
                 THEN CAST(0 AS Nullable(Float64))
                 WHEN prm.gain = 'exponential'
@@ -3619,6 +3701,8 @@ FROM (
               ) - 1
             ) AS Nullable(Float64))
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS Nullable(Float64))
               WHEN prm.gain = 'exponential'
@@ -3848,9 +3932,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
           )
         END AS fault
@@ -3978,6 +4062,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -4017,6 +4103,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -4270,6 +4358,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -4320,6 +4410,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -4337,7 +4429,9 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
@@ -4385,7 +4479,9 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
@@ -4402,6 +4498,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
@@ -4707,6 +4805,8 @@ FROM (
                         ) - 1
                       ) AS DOUBLE)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE)
                         WHEN prm.gain = 'exponential'
@@ -4743,6 +4843,8 @@ FROM (
                         ) - 1
                       ) AS DOUBLE)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE)
                         WHEN prm.gain = 'exponential'
@@ -4760,6 +4862,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -4776,6 +4880,8 @@ FROM (
                       prm.k IS NULL OR f.ipos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -4790,6 +4896,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -4811,6 +4919,8 @@ FROM (
 {% else %}              ) - 1
             ) AS DOUBLE)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'
@@ -4877,6 +4987,8 @@ FROM (
                 ) - 1
               ) AS DOUBLE)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
                 WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
                 THEN CAST(0 AS DOUBLE)
                 WHEN prm.gain = 'exponential'
@@ -5112,9 +5224,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
           )
         END AS fault
@@ -5242,6 +5354,8 @@ FROM (
                   ) - 1
                 ) AS FLOAT64)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS FLOAT64)
                   WHEN prm.gain = 'exponential'
@@ -5281,6 +5395,8 @@ FROM (
                   ) - 1
                 ) AS FLOAT64)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS FLOAT64)
                   WHEN prm.gain = 'exponential'
@@ -5534,6 +5650,8 @@ FROM (
                       ) - 1
                     ) AS FLOAT64)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS FLOAT64)
                       WHEN prm.gain = 'exponential'
@@ -5584,6 +5702,8 @@ FROM (
                       ) - 1
                     ) AS FLOAT64)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS FLOAT64)
                       WHEN prm.gain = 'exponential'
@@ -5601,7 +5721,9 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT64)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
@@ -5649,7 +5771,9 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT64)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
@@ -5895,6 +6019,8 @@ FROM (
                         ) - 1
                       ) AS FLOAT64)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS FLOAT64)
                         WHEN prm.gain = 'exponential'
@@ -5931,6 +6057,8 @@ FROM (
                         ) - 1
                       ) AS FLOAT64)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS FLOAT64)
                         WHEN prm.gain = 'exponential'
@@ -5948,6 +6076,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS FLOAT64)
                       WHEN prm.gain = 'exponential'
@@ -5964,6 +6094,8 @@ FROM (
                       prm.k IS NULL OR f.ipos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS FLOAT64)
                       WHEN prm.gain = 'exponential'
@@ -5978,6 +6110,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS FLOAT64)
                       WHEN prm.gain = 'exponential'
@@ -5997,6 +6131,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT64)
                     WHEN prm.gain = 'exponential'
@@ -6088,6 +6224,8 @@ FROM (
               ) - 1
             ) AS FLOAT64)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS FLOAT64), CAST(0 AS FLOAT64))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS FLOAT64)
               WHEN prm.gain = 'exponential'
@@ -6137,6 +6275,8 @@ FROM (
                 ) - 1
               ) AS FLOAT64)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(s.grade AS FLOAT64), CAST(0 AS FLOAT64))
                 WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
                 THEN CAST(0 AS FLOAT64)
                 WHEN prm.gain = 'exponential'
@@ -6369,9 +6509,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -6499,6 +6639,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -6538,6 +6680,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -6791,6 +6935,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -6841,6 +6987,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -6858,7 +7006,9 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
@@ -6906,7 +7056,9 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
@@ -6923,6 +7075,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
@@ -7228,6 +7382,8 @@ FROM (
                         ) - 1
                       ) AS DOUBLE)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE)
                         WHEN prm.gain = 'exponential'
@@ -7264,6 +7420,8 @@ FROM (
                         ) - 1
                       ) AS DOUBLE)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE)
                         WHEN prm.gain = 'exponential'
@@ -7281,6 +7439,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -7297,6 +7457,8 @@ FROM (
                       prm.k IS NULL OR f.ipos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -7311,6 +7473,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -7332,6 +7496,8 @@ FROM (
 {% else %}              ) - 1
             ) AS DOUBLE)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'
@@ -7398,6 +7564,8 @@ FROM (
                 ) - 1
               ) AS DOUBLE)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
                 WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
                 THEN CAST(0 AS DOUBLE)
                 WHEN prm.gain = 'exponential'
@@ -7631,9 +7799,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -7782,6 +7950,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -7834,6 +8004,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -8092,6 +8264,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -8158,6 +8332,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -8175,7 +8351,9 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
@@ -8236,7 +8414,9 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
@@ -8495,6 +8675,8 @@ FROM (
                         ) - 1
                       ) AS DOUBLE)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE)
                         WHEN prm.gain = 'exponential'
@@ -8544,6 +8726,8 @@ FROM (
                         ) - 1
                       ) AS DOUBLE)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE)
                         WHEN prm.gain = 'exponential'
@@ -8561,6 +8745,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -8577,6 +8763,8 @@ FROM (
                       prm.k IS NULL OR f.ipos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -8591,6 +8779,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -8610,6 +8800,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
@@ -8758,6 +8950,8 @@ FROM (
                 ) - 1
               ) AS DOUBLE)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
                 WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
                 THEN CAST(0 AS DOUBLE)
                 WHEN prm.gain = 'exponential'
@@ -8776,6 +8970,8 @@ FROM (
               ) - 1
             ) AS DOUBLE)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'
@@ -8973,8 +9169,8 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
-          THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ' || COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ' || COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
@@ -9091,6 +9287,8 @@ FROM (
 {% else %}                  )))
                 ) - 1) AS DOUBLE PRECISION)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE PRECISION)
                   WHEN prm.gain = 'exponential'
@@ -9128,6 +9326,8 @@ FROM (
                   )))
                 ) - 1) AS DOUBLE PRECISION)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE PRECISION)
                   WHEN prm.gain = 'exponential'
@@ -9373,6 +9573,8 @@ FROM (
                       )))
                     ) - 1) AS DOUBLE PRECISION)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE PRECISION)
                       WHEN prm.gain = 'exponential'
@@ -9407,6 +9609,8 @@ FROM (
                       )))
                     ) - 1) AS DOUBLE PRECISION)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE PRECISION)
                       WHEN prm.gain = 'exponential'
@@ -9424,7 +9628,9 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
@@ -9470,7 +9676,9 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
@@ -9714,6 +9922,8 @@ FROM (
                         )))
                       ) - 1) AS DOUBLE PRECISION)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE PRECISION)
                         WHEN prm.gain = 'exponential'
@@ -9748,6 +9958,8 @@ FROM (
                         )))
                       ) - 1) AS DOUBLE PRECISION)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE PRECISION)
                         WHEN prm.gain = 'exponential'
@@ -9765,6 +9977,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE PRECISION)
                       WHEN prm.gain = 'exponential'
@@ -9781,6 +9995,8 @@ FROM (
                       prm.k IS NULL OR f.ipos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE PRECISION)
                       WHEN prm.gain = 'exponential'
@@ -9795,6 +10011,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE PRECISION)
                       WHEN prm.gain = 'exponential'
@@ -9814,6 +10032,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
                     WHEN prm.gain = 'exponential'
@@ -9935,6 +10155,8 @@ FROM (
                 )))
               ) - 1) AS DOUBLE PRECISION)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(s.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                 WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
                 THEN CAST(0 AS DOUBLE PRECISION)
                 WHEN prm.gain = 'exponential'
@@ -9952,6 +10174,8 @@ FROM (
 {% else %}              )))
             ) - 1) AS DOUBLE PRECISION)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS DOUBLE PRECISION)
               WHEN prm.gain = 'exponential'
@@ -10181,9 +10405,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
@@ -10328,6 +10552,8 @@ FROM (
                   ) - 1
                 ) AS FLOAT)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS FLOAT)
                   WHEN prm.gain = 'exponential'
@@ -10376,6 +10602,8 @@ FROM (
                   ) - 1
                 ) AS FLOAT)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS FLOAT)
                   WHEN prm.gain = 'exponential'
@@ -10641,6 +10869,8 @@ FROM (
                       ) - 1
                     ) AS FLOAT)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS FLOAT)
                       WHEN prm.gain = 'exponential'
@@ -10691,6 +10921,8 @@ FROM (
                       ) - 1
                     ) AS FLOAT)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS FLOAT)
                       WHEN prm.gain = 'exponential'
@@ -10708,7 +10940,9 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
@@ -10765,7 +10999,9 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
@@ -11020,6 +11256,8 @@ FROM (
                         ) - 1
                       ) AS FLOAT)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS FLOAT)
                         WHEN prm.gain = 'exponential'
@@ -11065,6 +11303,8 @@ FROM (
                         ) - 1
                       ) AS FLOAT)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS FLOAT)
                         WHEN prm.gain = 'exponential'
@@ -11082,6 +11322,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS FLOAT)
                       WHEN prm.gain = 'exponential'
@@ -11098,6 +11340,8 @@ FROM (
                       prm.k IS NULL OR f.ipos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS FLOAT)
                       WHEN prm.gain = 'exponential'
@@ -11112,6 +11356,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS FLOAT)
                       WHEN prm.gain = 'exponential'
@@ -11131,6 +11377,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT)
                     WHEN prm.gain = 'exponential'
@@ -11272,6 +11520,8 @@ FROM (
                 ) - 1
               ) AS FLOAT)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(s.grade AS FLOAT), CAST(0 AS FLOAT))
                 WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
                 THEN CAST(0 AS FLOAT)
                 WHEN prm.gain = 'exponential'
@@ -11291,6 +11541,8 @@ FROM (
               ) - 1
             ) AS FLOAT)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS FLOAT), CAST(0 AS FLOAT))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS FLOAT)
               WHEN prm.gain = 'exponential'
@@ -11520,9 +11772,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS CHAR), 'NULL')
           )
         END AS fault
@@ -11667,6 +11919,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -11715,6 +11969,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -11980,6 +12236,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -12030,6 +12288,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -12047,7 +12307,9 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
@@ -12104,7 +12366,9 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
-{% endif %}                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
                     THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
@@ -12359,6 +12623,8 @@ FROM (
                         ) - 1
                       ) AS DOUBLE)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE)
                         WHEN prm.gain = 'exponential'
@@ -12404,6 +12670,8 @@ FROM (
                         ) - 1
                       ) AS DOUBLE)
                       ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                         WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                         THEN CAST(0 AS DOUBLE)
                         WHEN prm.gain = 'exponential'
@@ -12421,6 +12689,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -12437,6 +12707,8 @@ FROM (
                       prm.k IS NULL OR f.ipos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -12451,6 +12723,8 @@ FROM (
                       prm.k IS NULL OR f.pos <= prm.k
                     )
                     THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -12470,6 +12744,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
@@ -12611,6 +12887,8 @@ FROM (
                 ) - 1
               ) AS DOUBLE)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
                 WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
                 THEN CAST(0 AS DOUBLE)
                 WHEN prm.gain = 'exponential'
@@ -12630,6 +12908,8 @@ FROM (
               ) - 1
             ) AS DOUBLE)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'

@@ -4790,9 +4790,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_dcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_dcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
           )
         END AS fault
@@ -4892,6 +4892,8 @@ FROM (
                 ) - 1
               ) AS FLOAT64)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                 WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                 THEN CAST(0 AS FLOAT64)
                 WHEN prm.gain = 'exponential'
@@ -4931,6 +4933,8 @@ FROM (
                 ) - 1
               ) AS FLOAT64)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                 WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                 THEN CAST(0 AS FLOAT64)
                 WHEN prm.gain = 'exponential'
@@ -5153,9 +5157,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
           )
         END AS fault
@@ -5266,6 +5270,8 @@ FROM (
                   ) - 1
                 ) AS FLOAT64)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS FLOAT64)
                   WHEN prm.gain = 'exponential'
@@ -5305,6 +5311,8 @@ FROM (
                   ) - 1
                 ) AS FLOAT64)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS FLOAT64)
                   WHEN prm.gain = 'exponential'
@@ -5549,6 +5557,8 @@ FROM (
                       ) - 1
                     ) AS FLOAT64)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS FLOAT64)
                       WHEN prm.gain = 'exponential'
@@ -5585,6 +5595,8 @@ FROM (
                       ) - 1
                     ) AS FLOAT64)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS FLOAT64)
                       WHEN prm.gain = 'exponential'
@@ -5602,6 +5614,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT64)
                     WHEN prm.gain = 'exponential'
@@ -5618,6 +5632,8 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT64)
                     WHEN prm.gain = 'exponential'
@@ -5632,6 +5648,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT64)
                     WHEN prm.gain = 'exponential'
@@ -5707,6 +5725,8 @@ FROM (
               ) - 1
             ) AS FLOAT64)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS FLOAT64), CAST(0 AS FLOAT64))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS FLOAT64)
               WHEN prm.gain = 'exponential'
@@ -5907,9 +5927,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_ideal_dcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_ideal_dcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
           )
         END AS fault
@@ -6013,6 +6033,8 @@ FROM (
                 ) - 1
               ) AS FLOAT64)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                 WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                 THEN CAST(0 AS FLOAT64)
                 WHEN prm.gain = 'exponential'
@@ -6049,6 +6071,8 @@ FROM (
                 ) - 1
               ) AS FLOAT64)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                 WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                 THEN CAST(0 AS FLOAT64)
                 WHEN prm.gain = 'exponential'
@@ -6068,6 +6092,8 @@ FROM (
               prm.k IS NULL OR f.pos <= prm.k
             )
             THEN CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
               WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
               THEN CAST(0 AS FLOAT64)
               WHEN prm.gain = 'exponential'
@@ -6084,6 +6110,8 @@ FROM (
               prm.k IS NULL OR f.ipos <= prm.k
             )
             THEN CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
               WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
               THEN CAST(0 AS FLOAT64)
               WHEN prm.gain = 'exponential'
@@ -6100,6 +6128,8 @@ FROM (
               prm.k IS NULL OR f.pos <= prm.k
             )
             THEN CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
               WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
               THEN CAST(0 AS FLOAT64)
               WHEN prm.gain = 'exponential'
@@ -6149,6 +6179,8 @@ FROM (
               ) - 1
             ) AS FLOAT64)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS FLOAT64), CAST(0 AS FLOAT64))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS FLOAT64)
               WHEN prm.gain = 'exponential'

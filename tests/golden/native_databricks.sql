@@ -4734,9 +4734,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_dcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_dcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
           )
         END AS fault
@@ -4836,6 +4836,8 @@ FROM (
                 ) - 1
               ) AS DOUBLE)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                 WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                 THEN CAST(0 AS DOUBLE)
                 WHEN prm.gain = 'exponential'
@@ -4875,6 +4877,8 @@ FROM (
                 ) - 1
               ) AS DOUBLE)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                 WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                 THEN CAST(0 AS DOUBLE)
                 WHEN prm.gain = 'exponential'
@@ -5096,9 +5100,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
           )
         END AS fault
@@ -5209,6 +5213,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -5248,6 +5254,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -5492,6 +5500,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -5528,6 +5538,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -5545,6 +5557,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
@@ -5561,6 +5575,8 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
@@ -5575,6 +5591,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
@@ -5650,6 +5668,8 @@ FROM (
               ) - 1
             ) AS DOUBLE)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'
@@ -5849,9 +5869,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_ideal_dcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_ideal_dcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
           )
         END AS fault
@@ -5955,6 +5975,8 @@ FROM (
                 ) - 1
               ) AS DOUBLE)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                 WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                 THEN CAST(0 AS DOUBLE)
                 WHEN prm.gain = 'exponential'
@@ -5991,6 +6013,8 @@ FROM (
                 ) - 1
               ) AS DOUBLE)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                 WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                 THEN CAST(0 AS DOUBLE)
                 WHEN prm.gain = 'exponential'
@@ -6010,6 +6034,8 @@ FROM (
               prm.k IS NULL OR f.pos <= prm.k
             )
             THEN CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'
@@ -6026,6 +6052,8 @@ FROM (
               prm.k IS NULL OR f.ipos <= prm.k
             )
             THEN CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'
@@ -6042,6 +6070,8 @@ FROM (
               prm.k IS NULL OR f.pos <= prm.k
             )
             THEN CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'
@@ -6091,6 +6121,8 @@ FROM (
               ) - 1
             ) AS DOUBLE)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'

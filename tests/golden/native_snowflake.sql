@@ -4752,9 +4752,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_dcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_dcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -4854,6 +4854,8 @@ FROM (
                 ) - 1
               ) AS DOUBLE)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                 WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                 THEN CAST(0 AS DOUBLE)
                 WHEN prm.gain = 'exponential'
@@ -4893,6 +4895,8 @@ FROM (
                 ) - 1
               ) AS DOUBLE)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                 WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                 THEN CAST(0 AS DOUBLE)
                 WHEN prm.gain = 'exponential'
@@ -5115,9 +5119,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -5228,6 +5232,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -5267,6 +5273,8 @@ FROM (
                   ) - 1
                 ) AS DOUBLE)
                 ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                   WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                   THEN CAST(0 AS DOUBLE)
                   WHEN prm.gain = 'exponential'
@@ -5511,6 +5519,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -5547,6 +5557,8 @@ FROM (
                       ) - 1
                     ) AS DOUBLE)
                     ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                       WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                       THEN CAST(0 AS DOUBLE)
                       WHEN prm.gain = 'exponential'
@@ -5564,6 +5576,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
@@ -5580,6 +5594,8 @@ FROM (
                     prm.k IS NULL OR f.ipos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
@@ -5594,6 +5610,8 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   )
                   THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
                     WHEN prm.gain = 'exponential'
@@ -5669,6 +5687,8 @@ FROM (
               ) - 1
             ) AS DOUBLE)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'
@@ -5869,9 +5889,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary')
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
           THEN CONCAT(
-            'rankmetrics: rm_ideal_dcg: gain must be one of linear, exponential, binary, not ',
+            'rankmetrics: rm_ideal_dcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -5975,6 +5995,8 @@ FROM (
                 ) - 1
               ) AS DOUBLE)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                 WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                 THEN CAST(0 AS DOUBLE)
                 WHEN prm.gain = 'exponential'
@@ -6011,6 +6033,8 @@ FROM (
                 ) - 1
               ) AS DOUBLE)
               ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                 WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                 THEN CAST(0 AS DOUBLE)
                 WHEN prm.gain = 'exponential'
@@ -6030,6 +6054,8 @@ FROM (
               prm.k IS NULL OR f.pos <= prm.k
             )
             THEN CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'
@@ -6046,6 +6072,8 @@ FROM (
               prm.k IS NULL OR f.ipos <= prm.k
             )
             THEN CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'
@@ -6062,6 +6090,8 @@ FROM (
               prm.k IS NULL OR f.pos <= prm.k
             )
             THEN CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'
@@ -6111,6 +6141,8 @@ FROM (
               ) - 1
             ) AS DOUBLE)
             ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
               WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
               THEN CAST(0 AS DOUBLE)
               WHEN prm.gain = 'exponential'
