@@ -39,6 +39,9 @@ PARAMETERS = {
     "judged_count": (("unj", "any"),
                      "how Judged@k counts: 1 - trec_eval 10's unj_k (a grade >= 0 is judged; over k) or ir_measures' "
                      "(any judgment, a negative grade too; over the items ranked within k)"),
+    "negative_grades": (("unjudged", "nonrelevant"),
+                        "a judged item's negative grade in bpref: unjudged (trec_eval: neither relevant nor one of "
+                        "bpref's judged non-relevant items) or judged non-relevant (ranx)"),
     "distance": (("cosine", "hamming"),
                  "IntraListDiversity's distance between two items' vectors (the catalog's embedding column): 1 - "
                  "their cosine similarity (Recommenders), or the positions at which they differ (RecTools' Hamming "
@@ -50,15 +53,16 @@ PARAMETERS = {
 
 BASE = dict(ties="item_desc", gain="linear", ideal="judgments", denominator="judged", empty="zero",
             queries="both", rel=1, judged_only=False, log_base=2, level_for_gain=False, grades="as_given",
-            scores="double", iprec_rounding="nearest", num_docs=0, judged_count="unj", distance="cosine")
+            scores="double", iprec_rounding="nearest", num_docs=0, judged_count="unj", distance="cosine",
+            negative_grades="unjudged")
 
 PRESETS = {
     # trec_eval 10: score then item id descending, linear gain, ideal from all judgments, AP over
     # |G|, queries in both run and judgments, -l ignored by nDCG, fractional grades truncated (atol).
     "trec_eval": dict(BASE, grades="truncate"),
-    # ranx: like trec_eval, but every judged query is evaluated (missing ones 0, make_comparable=True) and the
-    # relevance level applies to nDCG too.
-    "ranx": dict(BASE, queries="judged", level_for_gain=True),
+    # ranx: like trec_eval, but every judged query is evaluated (missing ones 0, make_comparable=True), the
+    # relevance level applies to nDCG too, and bpref counts a negative grade as judged non-relevant.
+    "ranx": dict(BASE, queries="judged", level_for_gain=True, negative_grades="nonrelevant"),
     # Spark MLlib RankingMetrics: the run's own order, binary relevance, MAP@k over min(k, |G|), every query of
     # either side (an empty label set or prediction list scores 0).
     "mllib": dict(BASE, ties="input", gain="binary", denominator="capped", queries="all", level_for_gain=True),

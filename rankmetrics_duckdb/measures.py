@@ -209,6 +209,8 @@ PARAMS = {
                    "ir_measures' gains={1:3,2:9}); other levels keep the gain convention's"),
     "judged_count": Param("judged_count", "choice", "Judged@k as trec_eval's 1 - unj_k (grades >= 0, over k) or "
                           "ir_measures' (any judgment, over min(k, retrieved))", conventions.PARAMETERS["judged_count"][0]),
+    "negative_grades": Param("negative_grades", "choice", "bpref: a negative grade is unjudged (trec_eval) or "
+                             "judged non-relevant (ranx)", conventions.PARAMETERS["negative_grades"][0]),
     "deep": Param("deep", "choice", "SufficientReco: 1 only for a full list of k (false) or the share of k "
                   "the list fills (true)", ("false", "true")),
     "normalize": Param("normalize", "choice", "AvgRecPopularity: training interactions as counts (false) or as a "
@@ -263,7 +265,7 @@ METRICS = {m.name: m for m in (
            "of gain 1", ("min_rel", "max_rel"), cutoff="required"),
     Metric("Accuracy", "accuracy", "share of (relevant, non-relevant) pairs of the top k ranked in that order "
            "(ir_measures Accuracy; undefined without both)", ("rel",), reads="all"),
-    Metric("bpref", "bpref", "binary preference (trec_eval bpref)", ("rel",), cutoff="none"),
+    Metric("bpref", "bpref", "binary preference (trec_eval bpref)", ("rel", "negative_grades"), cutoff="none"),
     Metric("AUC", "auc", "ROC AUC of the list: relevant items against the other retrieved ones, relevant items not "
            "retrieved ranked last", ("rel",), cutoff="none", reads="all"),
     Metric("PartialAUC", "partial_auc", "pAUC@k (RecTools PartialAUC): AUC of every relevant item against the k "
@@ -311,7 +313,8 @@ METRICS = {m.name: m for m in (
            "CoveredUsers)", (), reads="judged_if_cut"),
     Metric("GMAP", "ap", "AP averaged geometrically (trec_eval gm_map): exp(mean(ln(max(AP, 0.00001))))",
            ("rel", "denominator"), mean=GMEAN, per_query_line=False),
-    Metric("GMbpref", "bpref", "bpref averaged geometrically (trec_eval gm_bpref)", ("rel",), cutoff="none",
+    Metric("GMbpref", "bpref", "bpref averaged geometrically (trec_eval gm_bpref)", ("rel", "negative_grades"),
+           cutoff="none",
            mean=GMEAN, per_query_line=False),
     Metric("IPrec", "iprec_at_recall", "interpolated precision at a recall level (trec_eval iprec_at_recall_r, "
            "ir_measures IPrec@r): the highest precision at or below the rank reaching that recall",

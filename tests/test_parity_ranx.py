@@ -56,3 +56,38 @@ def test_means_over_judged_queries_missing_ones_zero():
     got = evaluate(jt, rt, ["ndcg@10", "map"], convention="ranx")
     assert got["ndcg@10"] == pytest.approx(want["ndcg@10"], abs=1e-9)
     assert got["map"] == pytest.approx(want["map"], abs=1e-9)
+
+
+@pytest.mark.parametrize("names", [["bpref"], ["bpref-l2"]])
+def test_negative_grades_are_judged_non_relevant_in_bpref(names):
+    """ranx counts a negative grade (TREC Web's -2, junk) as a judged non-relevant item in bpref (every judged
+    grade below the level); trec_eval leaves it out, as unjudged. negative_grades: the ranx preset's
+    'nonrelevant', trec_eval's 'unjudged'."""
+    qrels, run = synthetic.make(seed=11, ties=False, missing=False, grades=(-2, -1, 0, 0, 1, 1, 2, 3))
+    qrels = {q: d for q, d in qrels.items()  # ranx divides by min(R, N): a query needs both (see the docs)
+             if any(0 <= v < 2 for v in d.values()) and any(v >= 2 for v in d.values())}
+    run = {q: d for q, d in run.items() if q in qrels}
+    want = ranx_scores(qrels, run, names)[names[0]]
+    jt, rt = synthetic.to_tables(qrels, run)
+    got = evaluate(jt, rt, names, convention="ranx", per_query=True)[names[0]]
+    assert set(got) == set(want)
+    for q, v in want.items():
+        assert got[q] == pytest.approx(v, abs=1e-9), q
+    trec = evaluate(jt, rt, names, convention="ranx", negative_grades="unjudged", per_query=True)[names[0]]
+    assert sum(trec[q] != pytest.approx(want[q], abs=1e-9) for q in want) > 0  # the switch is what differs
+
+
+def test_negative_grade_in_bpref_by_hand():
+    """One query: d2 (grade -1) ranked first, then d1 (relevant), d3 (grade 0). R = 1. trec_eval: d2 is unjudged,
+    no judged non-relevant item above d1: bpref 1 (pytrec_eval gives 1). ranx: d2 is judged non-relevant, N = 2,
+    one above d1: 1 - min(1, R) / min(R, N) = 1 - 1/1 = 0."""
+    import pyarrow as pa
+    import pytrec_eval
+    judgments = pa.table({"query_id": ["q1"] * 3, "item_id": ["d1", "d2", "d3"], "relevance": [1, -1, 0]})
+    run = pa.table({"query_id": ["q1"] * 3, "item_id": ["d2", "d1", "d3"], "score": [3.0, 2.0, 1.0]})
+    assert evaluate(judgments, run, ["bpref"], convention="ranx") == {"bpref": 0.0}
+    assert evaluate(judgments, run, ["bpref"]) == {"bpref": 1.0}
+    assert ranx_scores({"q1": {"d1": 1, "d2": -1, "d3": 0}}, {"q1": {"d2": 3.0, "d1": 2.0, "d3": 1.0}},
+                       ["bpref"])["bpref"] == {"q1": 0.0}
+    ref = pytrec_eval.RelevanceEvaluator({"q1": {"d1": 1, "d2": -1, "d3": 0}}, {"bpref"})
+    assert ref.evaluate({"q1": {"d2": 3.0, "d1": 2.0, "d3": 1.0}})["q1"]["bpref"] == 1.0

@@ -1887,11 +1887,12 @@ WHERE
   ) IS NULL
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_bpref(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_bpref(rel FLOAT64, negative_grades STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
     COALESCE(rel, 1) AS rel,
+    COALESCE(negative_grades, 'unjudged') AS negative_grades,
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
@@ -2025,6 +2026,16 @@ WITH params AS (
     FROM (
       SELECT
         CASE
+          WHEN NOT prm.negative_grades IN ('unjudged', 'nonrelevant')
+          THEN CONCAT(
+            'rankmetrics: rm_bpref: negative_grades must be one of unjudged, nonrelevant, not ',
+            COALESCE(CAST(prm.negative_grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_bpref: ties must be one of item_desc, item_asc, average, input, not ',
@@ -2106,7 +2117,15 @@ FROM (
     SELECT
       s.*,
       (
-        SUM(CASE WHEN s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (
+        SUM(
+          CASE
+            WHEN s.grade < prm.rel AND (
+              s.grade >= 0 OR prm.negative_grades = 'nonrelevant'
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) OVER (
           PARTITION BY s.query_id, s.kind
           ORDER BY s.pos
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
@@ -2116,7 +2135,17 @@ FROM (
         SUM(CASE WHEN s.kind = 'J' AND s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
       ) AS query_num_rel,
       (
-        SUM(CASE WHEN s.kind = 'J' AND s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
+        SUM(
+          CASE
+            WHEN s.kind = 'J'
+            AND s.grade < prm.rel
+            AND (
+              s.grade >= 0 OR prm.negative_grades = 'nonrelevant'
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) OVER (PARTITION BY s.query_id)
       ) AS query_num_nonrel
     FROM item_stream AS s
     CROSS JOIN params AS prm

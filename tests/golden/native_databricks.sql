@@ -1880,12 +1880,13 @@ WHERE
       NOT c.fault IS NULL
   ) IS NULL;
 
-CREATE OR REPLACE FUNCTION rm_bpref(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_bpref(rel DOUBLE DEFAULT 1, negative_grades STRING DEFAULT 'unjudged', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
   SELECT
     rm_bpref.rel AS rel,
+    rm_bpref.negative_grades AS negative_grades,
     rm_bpref.ties AS ties,
     rm_bpref.judged_only AS judged_only,
     rm_bpref.queries AS queries,
@@ -2018,6 +2019,16 @@ WITH params AS (
     FROM (
       SELECT
         CASE
+          WHEN NOT prm.negative_grades IN ('unjudged', 'nonrelevant')
+          THEN CONCAT(
+            'rankmetrics: rm_bpref: negative_grades must be one of unjudged, nonrelevant, not ',
+            COALESCE(CAST(prm.negative_grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_bpref: ties must be one of item_desc, item_asc, average, input, not ',
@@ -2099,7 +2110,15 @@ FROM (
     SELECT
       s.*,
       (
-        SUM(CASE WHEN s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (
+        SUM(
+          CASE
+            WHEN s.grade < prm.rel AND (
+              s.grade >= 0 OR prm.negative_grades = 'nonrelevant'
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) OVER (
           PARTITION BY s.query_id, s.kind
           ORDER BY s.pos NULLS LAST
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
@@ -2109,7 +2128,17 @@ FROM (
         SUM(CASE WHEN s.kind = 'J' AND s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
       ) AS query_num_rel,
       (
-        SUM(CASE WHEN s.kind = 'J' AND s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
+        SUM(
+          CASE
+            WHEN s.kind = 'J'
+            AND s.grade < prm.rel
+            AND (
+              s.grade >= 0 OR prm.negative_grades = 'nonrelevant'
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) OVER (PARTITION BY s.query_id)
       ) AS query_num_nonrel
     FROM item_stream AS s
     CROSS JOIN params AS prm

@@ -1887,12 +1887,13 @@ WHERE
   ) IS NULL
 $$;
 
-CREATE OR REPLACE FUNCTION rm_bpref(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_bpref(rel DOUBLE DEFAULT 1, negative_grades VARCHAR DEFAULT 'unjudged', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
   SELECT
     rel AS rel,
+    negative_grades AS negative_grades,
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
@@ -2025,6 +2026,16 @@ WITH params AS (
     FROM (
       SELECT
         CASE
+          WHEN NOT prm.negative_grades IN ('unjudged', 'nonrelevant')
+          THEN CONCAT(
+            'rankmetrics: rm_bpref: negative_grades must be one of unjudged, nonrelevant, not ',
+            COALESCE(CAST(prm.negative_grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
           WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
           THEN CONCAT(
             'rankmetrics: rm_bpref: ties must be one of item_desc, item_asc, average, input, not ',
@@ -2106,7 +2117,15 @@ FROM (
     SELECT
       s.*,
       (
-        SUM(CASE WHEN s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (
+        SUM(
+          CASE
+            WHEN s.grade < prm.rel AND (
+              s.grade >= 0 OR prm.negative_grades = 'nonrelevant'
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) OVER (
           PARTITION BY s.query_id, s.kind
           ORDER BY s.pos ASC NULLS LAST
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
@@ -2116,7 +2135,17 @@ FROM (
         SUM(CASE WHEN s.kind = 'J' AND s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
       ) AS query_num_rel,
       (
-        SUM(CASE WHEN s.kind = 'J' AND s.grade >= 0 AND s.grade < prm.rel THEN 1 ELSE 0 END) OVER (PARTITION BY s.query_id)
+        SUM(
+          CASE
+            WHEN s.kind = 'J'
+            AND s.grade < prm.rel
+            AND (
+              s.grade >= 0 OR prm.negative_grades = 'nonrelevant'
+            )
+            THEN 1
+            ELSE 0
+          END
+        ) OVER (PARTITION BY s.query_id)
       ) AS query_num_nonrel
     FROM item_stream AS s
     CROSS JOIN params AS prm
