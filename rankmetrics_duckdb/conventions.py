@@ -61,8 +61,10 @@ PRESETS = {
     # |G|, queries in both run and judgments, -l ignored by nDCG, fractional grades truncated (atol).
     "trec_eval": dict(BASE, grades="truncate"),
     # ranx: like trec_eval, but every judged query is evaluated (missing ones 0, make_comparable=True), the
-    # relevance level applies to nDCG too, and bpref counts a negative grade as judged non-relevant.
-    "ranx": dict(BASE, queries="judged", level_for_gain=True, negative_grades="nonrelevant"),
+    # relevance level applies to nDCG too, and bpref counts a negative grade as judged non-relevant. Its grades
+    # are integers: Qrels.from_dict truncates 1.5 to 1 (toward zero, as trec_eval's atol), its TREC reader refuses
+    # fractions.
+    "ranx": dict(BASE, queries="judged", level_for_gain=True, negative_grades="nonrelevant", grades="truncate"),
     # Spark MLlib RankingMetrics: the run's own order, binary relevance, MAP@k over min(k, |G|), every query of
     # either side (an empty label set or prediction list scores 0).
     "mllib": dict(BASE, ties="input", gain="binary", denominator="capped", queries="all", level_for_gain=True),

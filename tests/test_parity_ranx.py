@@ -91,3 +91,21 @@ def test_negative_grade_in_bpref_by_hand():
                        ["bpref"])["bpref"] == {"q1": 0.0}
     ref = pytrec_eval.RelevanceEvaluator({"q1": {"d1": 1, "d2": -1, "d3": 0}}, {"bpref"})
     assert ref.evaluate({"q1": {"d2": 3.0, "d1": 2.0, "d3": 1.0}})["q1"]["bpref"] == 1.0
+
+
+def test_fractional_grades_are_truncated_as_ranx_keeps_integers():
+    """ranx keeps grades as integers: Qrels.from_dict turns 1.5 into 1, 0.9 into 0 and -1.7 into -1 (toward zero;
+    its TREC reader refuses fractions); the ranx preset truncates them the same way (grades 'truncate')."""
+    qrels, run = synthetic.make(seed=12, ties=False, missing=False, grades=(0, 0.4, 0.9, 1, 1.5, 2.7, 3.2, -1.7))
+    qrels = {q: d for q, d in qrels.items()
+             if any(0 <= v < 1 for v in d.values()) and any(v >= 1 for v in d.values())}
+    run = {q: d for q, d in run.items() if q in qrels}
+    assert Qrels.from_dict({"q": {"a": 1.5, "b": 0.9, "c": -1.7}}).to_dict()["q"] == {"a": 1, "b": 0, "c": -1}
+    names = ["ndcg@10", "ndcg", "map", "precision@10", "bpref", "dcg@10"]
+    want = ranx_scores(qrels, run, names)
+    jt, rt = synthetic.to_tables(qrels, run)
+    got = evaluate(jt, rt, names, convention="ranx", per_query=True)
+    for m in names:
+        assert set(got[m]) == set(want[m]), m
+        for q, v in want[m].items():
+            assert got[m][q] == pytest.approx(v, abs=1e-9), (m, q)
