@@ -76,7 +76,9 @@ class Shape:
     def __init__(self, columns=None, by=None, judgments_by=None, run_lists=False, judgment_lists=False,
                  interactions_columns=None, items_columns=None):
         columns = _mapping(dict(columns or {}), COLUMNS, "columns")
-        self.columns = {k: v for k, v in columns.items() if v != k}
+        # a name equal to ours is ours, but for the judgments' grades beside item lists: naming the column says
+        # the grades are a parallel list (left out, every listed item is relevant, grade 1)
+        self.columns = {k: v for k, v in columns.items() if v != k or (k == "relevance" and judgment_lists)}
         self.by = _names(by, "by")
         self.judgments_by = _names(judgments_by, "judgments_by")
         extra = [g for g in self.judgments_by if g not in self.by]

@@ -525,3 +525,29 @@ def test_python_grouped_rows_in_order():
             ev.close()
         assert [r[:3] for r in got] == [r[:3] for r in want]
         assert [r[3] for r in got] == pytest.approx([r[3] for r in want], abs=1e-12)
+
+
+def test_sql_judgment_lists_read_the_grades_list_named_relevance(tmp_path):
+    """Judgments as lists with their grades in a parallel list whose column is named relevance, our own name:
+    naming it (columns={'relevance': 'relevance'}, --relevance-column relevance) reads the grades, as naming
+    any other column does; to_sql gave every listed item grade 1 when the name equalled ours. One query, run
+    a, b, c (scores 3, 2, 1), judged [a, b, c] with grades [0, 2, 1]: DCG@3 = 0 + 2/log2(3) + 1/2, ideal
+    2 + 1/log2(3); with every grade 1 the run would be ideal (1.0)."""
+    import duckdb
+    from conftest import cli
+    want = (2 / math.log2(3) + 1 / 2) / (2 + 1 / math.log2(3))
+    con = duckdb.connect()
+    con.execute("CREATE TABLE recs AS SELECT * FROM (VALUES ('u', 'a', 3.0), ('u', 'b', 2.0), ('u', 'c', 1.0)) "
+                "AS t(user_id, item_id, score)")
+    con.execute("CREATE TABLE labels AS SELECT 'u' AS user_id, ['a', 'b', 'c'] AS item_id, [0, 2, 1] AS relevance")
+    sql = rm.to_sql(["nDCG@3"], dialect="duckdb", run="recs", judgments="labels",
+                    columns={"query_id": "user_id", "relevance": "relevance"}, judgment_lists=True)
+    assert con.execute(sql).fetchall() == [("nDCG@3", None, pytest.approx(want, abs=1e-12))]
+    printed = cli("sql", "-m", "nDCG@3", "--run", "recs", "--judgments", "labels", "--query-column", "user_id",
+                  "--relevance-column", "relevance", "--judgment-lists").stdout
+    assert con.execute(printed).fetchall() == [("nDCG@3", None, pytest.approx(want, abs=1e-12))]
+    judged = pa.table({"user_id": ["u"], "item_id": [["a", "b", "c"]], "relevance": [[0, 2, 1]]})
+    ran = con.execute("SELECT * FROM recs").to_arrow_table()
+    assert rm.evaluate(judged, ran, ["nDCG@3"], columns={"query_id": "user_id", "relevance": "relevance"}
+                       )["nDCG@3"] == pytest.approx(want, abs=1e-12)  # lists read as such
+
