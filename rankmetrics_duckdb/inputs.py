@@ -73,6 +73,7 @@ class View:
     label: str
     groups: tuple = ()
     rescan: bool = True
+    group_types: tuple = ()  # the groups' DuckDB types, in the order of groups
 
 
 def arrow_table(relation: duckdb.DuckDBPyRelation):

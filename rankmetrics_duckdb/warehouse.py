@@ -80,6 +80,17 @@ def _find(names: list[str], ours: str, form: Shape, label: str, kind: str, requi
     return None
 
 
+_NUMBERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
+            "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
+
+
+def _type_family(type_text: str) -> str:
+    """A DuckDB type's family for comparing a group column across the run and the judgments: numbers of any
+    width compare as numbers, the rest by their type name (VARCHAR, DATE, TIMESTAMP, BOOLEAN, ...)."""
+    name = type_text.split("(")[0].strip()
+    return "number" if name in _NUMBERS else name
+
+
 def _is_list(type_text: str) -> bool:
     return type_text.endswith("]")  # DuckDB's LIST (T[]) and ARRAY (T[n])
 
@@ -102,6 +113,12 @@ def views_all(reader: Reader, judgments, runs: list, form: Shape) -> tuple[View,
     used: set = set()
     judged = view(reader, judgments, JUDGMENTS, form, used)
     viewed = [view(reader, run, RUN, form, used) for run in runs]
+    judged_types = dict(zip(judged.groups, judged.group_types))
+    for v in viewed:  # a group column both sides have: text on one side and a number on the other would be
+        for g, t in zip(v.groups, v.group_types):  # matched by a cast (or fail in it): refused, named
+            if g in judged_types and _type_family(judged_types[g]) != _type_family(t):
+                raise InputError(f"group column {g}: {t} in the run ({v.label}), {judged_types[g]} in the "
+                                 f"judgments ({judged.label}); give it one type on both sides (cast one of them)")
     missing = [c for c in SHARED if c in form.columns and c not in used]
     if missing:
         raise InputError(f"no column {form.columns[missing[0]]} (the {missing[0].replace('_', ' ')} column) in "
@@ -138,6 +155,9 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
         if found is None and kind == RUN:
             raise InputError(f"{label}: no group column {g} in the run; columns: {', '.join(names)}")
         if found is not None:
+            if _is_list(types[found]) or types[found].startswith(("STRUCT", "MAP", "UNION")):
+                raise InputError(f"{label}: group column {found} is a {types[found].split('(')[0]}: group by "
+                                 f"columns of single values (text, numbers, dates)")
             groups.append(found)
     query = _find(names, "query_id", form, label, kind, True, used)
     item = _find(names, "item_id", form, label, kind, True, used)
@@ -175,4 +195,5 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
         run_sql(reader.con, f"CREATE TEMP VIEW {quoted(name)} AS SELECT {', '.join(select)} FROM {source} AS t")
     except duckdb.Error as e:
         raise InputError(f"{label}: cannot read the {kind}: {str(e).strip().splitlines()[0]}") from None
-    return View(name, kind, label, tuple(names_out), rescan=cheap and not lists)  # lists: unnested on each scan
+    return View(name, kind, label, tuple(names_out), rescan=cheap and not lists,  # lists: unnested on each scan
+                group_types=tuple(types[g] for g in groups))

@@ -551,3 +551,32 @@ def test_sql_judgment_lists_read_the_grades_list_named_relevance(tmp_path):
     assert rm.evaluate(judged, ran, ["nDCG@3"], columns={"query_id": "user_id", "relevance": "relevance"}
                        )["nDCG@3"] == pytest.approx(want, abs=1e-12)  # lists read as such
 
+
+def test_group_column_types_across_the_run_and_the_judgments(tmp_path):
+    """A group column both sides have: numbers of other widths match as numbers (int32 against int64: segment 1
+    holds user 1's movie 10, relevant and ranked first, AP 1; segment 2 ranks movie 10 and judges movie 11,
+    AP 0); text against numbers is refused in one line naming the column, both types and both inputs (a cast
+    decided the match, or failed with DuckDB's conversion error naming an internal column); a struct or list
+    group column is refused too (its rows could not be put in order)."""
+    import pyarrow.parquet as pq
+    from conftest import cli
+    cols = {"query_id": "user_id", "item_id": "movie_id", "score": "pred", "relevance": "rating"}
+    run = pa.table({"segment": pa.array([1, 1, 2], pa.int32()), "user_id": [1, 1, 1], "movie_id": [10, 11, 10],
+                    "pred": [1.0, 0.5, 0.2]})
+    labels = pa.table({"segment": pa.array([1, 2], pa.int64()), "user_id": [1, 1], "movie_id": [10, 11],
+                       "rating": [1, 1]})
+    assert rm.evaluate(labels, run, ["AP"], columns=cols, by=["segment"]) == {(1,): {"AP": 1.0}, (2,): {"AP": 0.0}}
+    text_run = run.set_column(0, "segment", pa.array(["1", "1", "2"]))
+    with pytest.raises(rm.InputError, match=r"^group column segment: VARCHAR in the run \(pyarrow Table\), BIGINT "
+                                            r"in the judgments \(pyarrow Table\); give it one type on both sides"):
+        rm.evaluate(labels, text_run, ["AP"], columns=cols, by=["segment"])
+    pq.write_table(text_run, tmp_path / "run.parquet")
+    pq.write_table(labels, tmp_path / "labels.parquet")
+    p = cli("eval", str(tmp_path / "labels.parquet"), str(tmp_path / "run.parquet"), "-m", "AP", "--query-column",
+            "user_id", "--item-column", "movie_id", "--score-column", "pred", "--relevance-column", "rating",
+            "--by", "segment", check=False)
+    assert p.returncode == 1 and p.stdout == "" and len(p.stderr.splitlines()) == 1
+    assert p.stderr.startswith(f"rankmetrics: error: group column segment: VARCHAR in the run ({tmp_path / 'run.parquet'})")
+    nested = run.set_column(0, "segment", pa.array([{"x": 1}, {"x": 1}, {"x": 2}]))
+    with pytest.raises(rm.InputError, match="group column segment is a STRUCT: group by columns of single values"):
+        rm.evaluate(labels.drop_columns(["segment"]), nested, ["AP"], columns=cols, by=["segment"])
