@@ -14,10 +14,10 @@ PRESETS = {
     "trec_eval": dict(ties="item_desc", gain="linear", ideal="judgments", denominator="judged", empty="zero",
                       queries="both", level_for_gain=False),
     "ranx": dict(ties="item_desc", gain="linear", ideal="judgments", denominator="judged", empty="zero",
-                 queries="judged", level_for_gain=True),
+                 queries="judged", level_for_gain=True, negative_grades="nonrelevant"),
     "mllib": dict(ties="input", gain="binary", ideal="judgments", denominator="capped", empty="zero",
                   queries="all", level_for_gain=True),
-    "sklearn": dict(ties="average", gain="linear", ideal="candidates", denominator="judged", empty="zero",
+    "sklearn": dict(ties="average", gain="raw", ideal="candidates", denominator="judged", empty="zero",
                     queries="run", level_for_gain=False),
     "retrieved": dict(ties="item_desc", gain="exponential", ideal="retrieved", denominator="retrieved",
                       empty="nan", queries="all", level_for_gain=False),
@@ -39,6 +39,8 @@ def log(x, base):
 
 
 def gain_of(g, gain, glvl):
+    if gain == "raw":  # the grade itself, whatever it is (scikit-learn's y_true)
+        return 0.0 if g is None else float(g)
     if g is None or g <= 0 or g < glvl:
         return 0.0
     return {"linear": float(g), "exponential": 2.0 ** g - 1, "binary": 1.0}[gain]
@@ -100,11 +102,12 @@ def query_metric(name, k, p, judged, scores, ranks, c):
                "capped": num_rel if k is None else min(k, num_rel)}[p.get("denominator", c["denominator"])]
         return finish(ratio(total, den), num_rel, empty)
     if name == "bpref":
-        nonrel = sum(1 for g in judged.values() if 0 <= g < lvl)
+        floor = -math.inf if c.get("negative_grades") == "nonrelevant" else 0  # ranx: a negative grade counts
+        nonrel = sum(1 for g in judged.values() if floor <= g < lvl)
         total, above = 0.0, 0
         for i in range(n):
             g = grade[i]
-            if g is not None and 0 <= g < lvl:
+            if g is not None and floor <= g < lvl:
                 above += 1
             elif is_rel[i]:
                 total += 1.0 if above == 0 else 1 - min(above, num_rel) / min(nonrel, num_rel)

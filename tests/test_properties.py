@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 from sklearn.metrics import dcg_score, ndcg_score
 
 import reference
-from rankmetrics_duckdb import Evaluation, evaluate
+from rankmetrics_duckdb import Evaluation, InputError, evaluate
 
 # no shrinking phase: every example is a whole evaluation, and a failing one is printed in full anyway
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
@@ -19,20 +19,23 @@ SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(H
 # ids whose byte-wise order differs from a numeric or case-insensitive one
 ITEMS = ["a", "b", "c", "d1", "d10", "d2", "D", "Z", "\u00e9", "zz"]
 GRADES = [0, 0, 1, 1, 2, 3]
+WITH_NEGATIVE = GRADES + [-1]  # bpref's negative_grades; scikit-learn's raw gain (ndcg_score refuses it)
 
 
 @st.composite
-def collections(draw, min_retrieved=1):
+def collections(draw, min_retrieved=1, grades=None):
     """(qrels, run, ranks): query q0 on both sides, the others on both, one, or the other side. Scores are
-    multiples of 0.25 (exact in pytrec_eval's float32) from a small range: many ties."""
+    multiples of 0.25 (exact in pytrec_eval's float32) from a small range: many ties. grades: the grades drawn
+    (GRADES; WITH_NEGATIVE adds -1 where the reference takes it: pytrec_eval hangs on some queries with one)."""
+    grade_choices = GRADES if grades is None else grades
     qrels, run, ranks = {}, {}, {}
     for i in range(draw(st.integers(1, 7))):
         q = f"q{i}"
         side = "both" if i == 0 else draw(st.sampled_from(["both", "both", "judged", "run"]))
         if side in ("both", "judged"):
             judged = draw(st.lists(st.sampled_from(ITEMS), min_size=1, max_size=len(ITEMS), unique=True))
-            grades = draw(st.lists(st.sampled_from(GRADES), min_size=len(judged), max_size=len(judged)))
-            qrels[q] = dict(zip(judged, grades))
+            drawn = draw(st.lists(st.sampled_from(grade_choices), min_size=len(judged), max_size=len(judged)))
+            qrels[q] = dict(zip(judged, drawn))
         if side in ("both", "run"):
             items = draw(st.lists(st.sampled_from(ITEMS), min_size=min_retrieved, max_size=len(ITEMS), unique=True))
             scores = draw(st.lists(st.integers(0, 6), min_size=len(items), max_size=len(items)))
@@ -101,18 +104,23 @@ def test_pytrec_eval_preset_iprec_equals_pytrec_eval(data, level):
 # ---- sklearn preset against scikit-learn --------------------------------------------------------------------
 
 @SETTINGS
-@given(collections(min_retrieved=2), st.sampled_from([None, 1, 2, 3, 5]))
+@given(collections(min_retrieved=2, grades=WITH_NEGATIVE), st.sampled_from([None, 1, 2, 3, 5]))
 def test_sklearn_preset_equals_scikit_learn(data, k):
     qrels, run, ranks = data
     j, r = tables(qrels, run, ranks)
     names = ["nDCG", "DCG"] if k is None else [f"nDCG@{k}", f"DCG@{k}"]
+    if any(g < 0 for docs in qrels.values() for g in docs.values()):  # ndcg_score refuses negative y_true
+        with pytest.raises(InputError, match="is negative"):
+            evaluate(j, r, names, convention="sklearn", per_query=True)
+        names = names[1:]
     got = evaluate(j, r, names, convention="sklearn", per_query=True)
-    assert set(got[names[0]]) == set(run)  # one sample per query of the run
+    assert set(got[names[-1]]) == set(run)  # one sample per query of the run
     for q, docs in run.items():
         y_true = [[qrels.get(q, {}).get(d, 0) for d in docs]]  # unjudged candidates count 0
         y_score = [list(docs.values())]
-        assert close(got[names[0]][q], ndcg_score(y_true, y_score, k=k)), (q, "ndcg")
-        assert close(got[names[1]][q], dcg_score(y_true, y_score, k=k)), (q, "dcg")
+        if len(names) == 2:
+            assert close(got[names[0]][q], ndcg_score(y_true, y_score, k=k)), (q, "ndcg")
+        assert close(got[names[-1]][q], dcg_score(y_true, y_score, k=k)), (q, "dcg")
 
 
 # ---- every preset and single switches against the reference -------------------------------------------------
@@ -157,7 +165,8 @@ def resolve(name, params, conv):
 
 SWITCHES = st.fixed_dictionaries({}, optional={
     "ties": st.sampled_from(["item_desc", "item_asc", "average", "input"]),
-    "gain": st.sampled_from(["linear", "exponential", "binary"]),
+    "gain": st.sampled_from(["linear", "exponential", "binary", "raw"]),
+    "negative_grades": st.sampled_from(["unjudged", "nonrelevant"]),
     "ideal": st.sampled_from(["judgments", "candidates", "retrieved"]),
     "denominator": st.sampled_from(["judged", "capped", "retrieved"]),
     "empty": st.sampled_from(["zero", "nan"]),
@@ -168,7 +177,7 @@ SWITCHES = st.fixed_dictionaries({}, optional={
 
 
 @SETTINGS
-@given(collections(), st.sampled_from(sorted(reference.PRESETS)), SWITCHES,
+@given(collections(grades=WITH_NEGATIVE), st.sampled_from(sorted(reference.PRESETS)), SWITCHES,
        st.lists(st.sampled_from(MEASURES), min_size=8, max_size=8, unique_by=lambda m: m[0]))
 def test_presets_and_switches_equal_the_reference(data, preset, switches, measures):
     """Each example: one preset, some single switches, eight measures (building the fused query for all of
@@ -177,6 +186,12 @@ def test_presets_and_switches_equal_the_reference(data, preset, switches, measur
     conv = dict(reference.PRESETS[preset], rel=1, log_base=2)
     conv.update(switches)
     j, r = tables(qrels, run, ranks)
+    if any(g < 0 for docs in qrels.values() for g in docs.values()):  # nDCG with raw gain refuses it (sklearn)
+        raw = [m for m in measures if m[1] == "nDCG" and m[3].get("gain", conv["gain"]) == "raw"]
+        if raw:
+            with pytest.raises(InputError, match="is negative"):
+                Evaluation(j, r, [m[0] for m in measures], convention=preset, **switches).rows()
+            measures = [m for m in measures if m not in raw]
     ev = Evaluation(j, r, [m[0] for m in measures], convention=preset, **switches)
     try:
         rows = ev.rows()

@@ -547,7 +547,7 @@ def test_sql_judgment_lists_read_the_grades_list_named_relevance(tmp_path):
                   "--relevance-column", "relevance", "--judgment-lists").stdout
     assert con.execute(printed).fetchall() == [("nDCG@3", None, pytest.approx(want, abs=1e-12))]
     judged = pa.table({"user_id": ["u"], "item_id": [["a", "b", "c"]], "relevance": [[0, 2, 1]]})
-    ran = con.execute("SELECT * FROM recs").to_arrow_table()
+    ran = con.sql("SELECT * FROM recs").to_arrow_table()
     assert rm.evaluate(judged, ran, ["nDCG@3"], columns={"query_id": "user_id", "relevance": "relevance"}
                        )["nDCG@3"] == pytest.approx(want, abs=1e-12)  # lists read as such
 
