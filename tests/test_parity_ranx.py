@@ -19,6 +19,14 @@ def ranx_scores(qrels, run, metrics):
     return per
 
 
+def assert_per_query_equal(got, want, names):
+    """Each measure's queries, and each value to 1e-9."""
+    for m in names:
+        assert set(got[m]) == set(want[m]), m
+        for q, v in want[m].items():
+            assert got[m][q] == pytest.approx(v, abs=1e-9), (m, q)
+
+
 @pytest.mark.parametrize("seed", [3, 4])
 def test_ranx_metrics_per_query(seed):
     qrels, run = synthetic.make(seed=seed, ties=False)
@@ -27,11 +35,7 @@ def test_ranx_metrics_per_query(seed):
     qrels = {q: d for q, d in qrels.items() if any(v < 1 for v in d.values()) and any(v >= 1 for v in d.values())}
     want = ranx_scores(qrels, {q: d for q, d in run.items() if q in qrels}, NAMES)
     jt, rt = synthetic.to_tables(qrels, run)
-    got = evaluate(jt, rt, NAMES, convention="ranx", per_query=True)
-    for m in NAMES:
-        assert set(got[m]) == set(want[m]), m
-        for q, v in want[m].items():
-            assert got[m][q] == pytest.approx(v, abs=1e-9), (m, q)
+    assert_per_query_equal(evaluate(jt, rt, NAMES, convention="ranx", per_query=True), want, NAMES)
 
 
 def test_relevance_level_reaches_ndcg():
@@ -104,8 +108,4 @@ def test_fractional_grades_are_truncated_as_ranx_keeps_integers():
     names = ["ndcg@10", "ndcg", "map", "precision@10", "bpref", "dcg@10"]
     want = ranx_scores(qrels, run, names)
     jt, rt = synthetic.to_tables(qrels, run)
-    got = evaluate(jt, rt, names, convention="ranx", per_query=True)
-    for m in names:
-        assert set(got[m]) == set(want[m]), m
-        for q, v in want[m].items():
-            assert got[m][q] == pytest.approx(v, abs=1e-9), (m, q)
+    assert_per_query_equal(evaluate(jt, rt, names, convention="ranx", per_query=True), want, names)
