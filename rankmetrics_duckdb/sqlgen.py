@@ -166,7 +166,12 @@ def grouped_fault(by: tuple = ()) -> exp.Expression:
     query = _fault_query(f("query_id"), by)
     kind = lambda k: exp.EQ(this=f("kind"), expression=exp.Literal.string(k))  # noqa: E731
     over = lambda name: exp.GT(this=f(name), expression=exp.Literal.number(1))  # noqa: E731
+    no_id = lambda k, where: exp.If(  # noqa: E731  (input_checks' missing)
+        this=exp.and_(kind(k), exp.or_(exp.Is(this=f("query_id"), expression=exp.Null()),
+                                       exp.Is(this=f("item_id"), expression=exp.Null()))),
+        true=exp.Literal.string(f"rankmetrics: a row of the {where} has no query id or no item id (NULL)"))
     fault = exp.Case(ifs=[
+        no_id("R", "run"), no_id("J", "judgments"),
         exp.If(this=exp.and_(kind("R"), over("run_rows")),
                true=exp.Concat(expressions=_run_fault(f("item_id"), f("run_rows"), query))),
         exp.If(this=exp.and_(kind("J"), over("judgment_rows")),
@@ -201,10 +206,19 @@ def input_checks(by: tuple = (), reference: bool = False) -> exp.Select:
         return exp.select(exp.alias_(exp.Concat(expressions=list(message)), "fault")).from_(
             exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).group_by(
             x("query_id"), x("item_id")).having(exp.GT(this=count.copy(), expression=exp.Literal.number(1)))
+    def missing(table: str, where: str) -> exp.Select:  # a row without a query id or an item id (NULL): it would
+        # be a query (or an item) of its own, and a per-query row whose query_id is NULL reads as the mean row
+        no_id = exp.or_(exp.Is(this=x("query_id"), expression=exp.Null()),
+                        exp.Is(this=x("item_id"), expression=exp.Null()))
+        return exp.select(exp.alias_(lit(f"rankmetrics: a row of the {where} has no query id or no item id (NULL)"),
+                                     "fault")).from_(
+            exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(no_id)
     run = repeated("run_items", *_run_fault(x("item_id"), count, query))
     judged = repeated("judgment_items", *_judged_fault(x("item_id"), count, query, exp.Min(this=x("grade")),
                                                        exp.Max(this=x("grade"))))
-    faults = exp.union(run, judged, distinct=False)
+    faults = exp.union(exp.union(run, judged, distinct=False),
+                       exp.union(missing("run_items", "run"), missing("judgment_items", "judgments"), distinct=False),
+                       distinct=False)
     if reference:
         faults = exp.union(faults, repeated(REFERENCE_ITEMS, *_run_fault(x("item_id"), count.copy(), query,
                                                                          "reference")), distinct=False)

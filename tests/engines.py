@@ -347,10 +347,11 @@ class ClickHouse:
             return "[" + ", ".join(ClickHouse._literal(x) for x in v) + "]"
         if isinstance(v, str):
             return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
-        return repr(v)
+        return "NULL" if v is None else repr(v)
 
     def load(self, name, table):
-        cols = _types(table, "String", "Float64", "Int64", "Array({})")
+        cols = [(c, f"Nullable({t})" if table.column(c).null_count and not t.startswith("Array") else t)
+                for c, t in _types(table, "String", "Float64", "Int64", "Array({})")]  # a NULL needs Nullable
         self.session.query(f"CREATE TABLE rm.{name} ({', '.join(f'{c} {t}' for c, t in cols)}) ENGINE = Memory")
         values = ", ".join("(" + ", ".join(self._literal(v) for v in row) + ")"
                            for row in zip(*[table.column(c).to_pylist() for c, _ in cols]))

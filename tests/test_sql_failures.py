@@ -20,6 +20,10 @@ CLEAN_RUN = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d2"], "score"
 QRELS = pa.table({"query_id": ["q1"], "item_id": ["d1"], "relevance": pa.array([1], pa.int64())})
 CONFLICT = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d1"], "relevance": pa.array([1, 0], pa.int64())})
 # the conflict in a query the run does not have (no query of the results would show it)
+# a row with no query id: without the check a query of its own (P@2 0), counted in the mean (0.25 instead of 0.5),
+# its per-query row's query_id NULL, which reads as the mean row; a judgment with no item id
+NO_QUERY = pa.table({"query_id": ["q1", "q1", None], "item_id": ["d1", "d2", "d3"], "score": [0.9, 0.1, 0.5]})
+NO_ITEM = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", None], "relevance": pa.array([1, 1], pa.int64())})
 ELSEWHERE = pa.table({"query_id": ["q1", "q9", "q9"], "item_id": ["d1", "d7", "d7"],
                       "relevance": pa.array([1, 2, 1], pa.int64())})
 
@@ -31,7 +35,8 @@ def engine(request, started):
         return e, {"dup_run": e.load("f_dup_run", RUN), "run": e.load("f_run", CLEAN_RUN),
                    "unjudged_twice": e.load("f_unjudged_twice", UNJUDGED_TWICE),
                    "qrels": e.load("f_qrels", QRELS), "conflict": e.load("f_conflict", CONFLICT),
-                   "elsewhere": e.load("f_elsewhere", ELSEWHERE)}
+                   "elsewhere": e.load("f_elsewhere", ELSEWHERE), "no_query": e.load("f_no_query", NO_QUERY),
+                   "no_item": e.load("f_no_item", NO_ITEM)}
     return started.get(("sql_failures", request.param), start, lambda pair: pair[0].close())
 
 
@@ -146,3 +151,13 @@ def test_mysql_helper_script_takes_no_table_options():
     assert "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = msg;" in script and "CREATE FUNCTION rm_fail" in script
     with pytest.raises(UsageError, match="mysql has no metric objects.*schema does not apply"):
         native.script("mysql", schema="metrics")
+
+
+def test_missing_ids_fail(engine):
+    e, t = engine
+    for per_query in (False, True):
+        with pytest.raises(Exception, match=r"a row of the run has no query id or no item id \(NULL\)"):
+            e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["no_query"], judgments=t["qrels"],
+                             per_query=per_query))
+    with pytest.raises(Exception, match=r"a row of the judgments has no query id or no item id \(NULL\)"):
+        e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["run"], judgments=t["no_item"]))

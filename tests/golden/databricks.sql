@@ -258,6 +258,14 @@ WITH run_items AS (
     ) AS m_7,
     MIN(
       CASE
+        WHEN f.kind = 'R' AND (
+          f.query_id IS NULL OR f.item_id IS NULL
+        )
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN f.kind = 'J' AND (
+          f.query_id IS NULL OR f.item_id IS NULL
+        )
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
         WHEN f.kind = 'R' AND f.run_rows > 1
         THEN CONCAT(
           'rankmetrics: item ',
@@ -294,6 +302,14 @@ WITH run_items AS (
     )
     OR NOT MIN(
       CASE
+        WHEN f.kind = 'R' AND (
+          f.query_id IS NULL OR f.item_id IS NULL
+        )
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN f.kind = 'J' AND (
+          f.query_id IS NULL OR f.item_id IS NULL
+        )
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
         WHEN f.kind = 'R' AND f.run_rows > 1
         THEN CONCAT(
           'rankmetrics: item ',

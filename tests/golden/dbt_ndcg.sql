@@ -125,6 +125,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -1362,6 +1374,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -2536,6 +2560,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault AS fault
@@ -3918,6 +3954,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -5210,6 +5258,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -6493,6 +6553,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -7783,6 +7855,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -9158,6 +9242,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -10389,6 +10485,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -11756,6 +11864,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault

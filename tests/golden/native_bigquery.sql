@@ -145,6 +145,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -421,6 +433,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -710,6 +734,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -979,6 +1015,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -1251,6 +1299,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -1521,6 +1581,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -1778,6 +1850,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -2020,6 +2104,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -2327,6 +2423,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -2585,6 +2693,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -2836,6 +2956,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -3069,6 +3201,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -3320,6 +3464,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -3758,6 +3914,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -3961,6 +4129,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -4171,6 +4351,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -4376,6 +4568,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -4593,6 +4797,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -4803,6 +5019,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -5170,6 +5398,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -5942,6 +6182,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -6391,6 +6643,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -6674,6 +6938,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -6940,6 +7216,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -7177,6 +7465,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -7444,6 +7744,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -7756,6 +8068,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -8083,6 +8407,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -8327,6 +8663,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -8670,6 +9018,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       CONCAT(
         'rankmetrics: item ',
         x.item_id,
@@ -9003,6 +9363,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -9296,6 +9668,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -9563,6 +9947,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -10017,6 +10413,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -10299,6 +10707,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -10554,6 +10974,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -10930,6 +11362,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -11299,6 +11743,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -11923,6 +12379,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -12449,6 +12917,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -12823,6 +13303,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -13111,6 +13603,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -13414,6 +13918,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -13713,6 +14229,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -13982,6 +14510,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -14240,6 +14780,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -14480,6 +15032,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -14781,6 +15345,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -15033,6 +15609,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -15280,6 +15868,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -15542,6 +16142,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -15779,6 +16391,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -16047,6 +16671,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -16288,6 +16924,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -16538,6 +17186,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -16795,6 +17455,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -17046,6 +17718,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -17359,6 +18043,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -18062,6 +18758,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -18916,6 +19624,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault

@@ -145,6 +145,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -420,6 +432,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -708,6 +732,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -976,6 +1012,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -1247,6 +1295,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -1516,6 +1576,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -1772,6 +1844,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -2013,6 +2097,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -2319,6 +2415,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -2574,6 +2682,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -2822,6 +2942,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -3052,6 +3184,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -3302,6 +3446,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -3707,6 +3863,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -3909,6 +4077,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -4118,6 +4298,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -4322,6 +4514,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -4538,6 +4742,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -4747,6 +4963,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -5113,6 +5341,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -5884,6 +6124,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -6332,6 +6584,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -6614,6 +6878,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -6879,6 +7155,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -7115,6 +7403,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -7381,6 +7681,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -7692,6 +8004,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -8018,6 +8342,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -8261,6 +8597,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -8602,6 +8950,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       CONCAT(
         'rankmetrics: item ',
         x.item_id,
@@ -8935,6 +9295,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -9227,6 +9599,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -9493,6 +9877,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -9946,6 +10342,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -10227,6 +10635,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -10481,6 +10901,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -10856,6 +11288,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -11224,6 +11668,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -11847,6 +12303,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -12372,6 +12840,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -12745,6 +13225,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -13032,6 +13524,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -13334,6 +13838,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -13632,6 +14148,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -13900,6 +14428,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -14157,6 +14697,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -14396,6 +14948,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -14696,6 +15260,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -14947,6 +15523,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -15193,6 +15781,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -15454,6 +16054,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -15690,6 +16302,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -15957,6 +16581,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -16197,6 +16833,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -16446,6 +17094,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -16702,6 +17362,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -16952,6 +17624,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -17264,6 +17948,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -17966,6 +18662,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -18819,6 +19527,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault

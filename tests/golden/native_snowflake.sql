@@ -145,6 +145,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -421,6 +433,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -710,6 +734,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -979,6 +1015,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -1251,6 +1299,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -1521,6 +1581,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -1778,6 +1850,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -2020,6 +2104,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -2327,6 +2423,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -2583,6 +2691,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -2832,6 +2952,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -3063,6 +3195,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -3314,6 +3458,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -3720,6 +3876,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -3923,6 +4091,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -4133,6 +4313,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -4338,6 +4530,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -4555,6 +4759,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -4765,6 +4981,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -5132,6 +5360,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -5904,6 +6144,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -6353,6 +6605,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -6636,6 +6900,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -6902,6 +7178,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -7139,6 +7427,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -7406,6 +7706,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -7718,6 +8030,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -8045,6 +8369,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -8289,6 +8625,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -8631,6 +8979,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       CONCAT(
         'rankmetrics: item ',
         x.item_id,
@@ -8964,6 +9324,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -9257,6 +9629,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -9524,6 +9908,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -9978,6 +10374,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -10260,6 +10668,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -10515,6 +10935,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -10891,6 +11323,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -11260,6 +11704,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -11884,6 +12340,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -12410,6 +12878,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -12784,6 +13264,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -13072,6 +13564,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -13375,6 +13879,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -13674,6 +14190,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -13943,6 +14471,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -14201,6 +14741,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -14441,6 +14993,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -14742,6 +15306,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -14994,6 +15570,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -15241,6 +15829,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -15503,6 +16103,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -15740,6 +16352,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -16008,6 +16632,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -16249,6 +16885,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -16499,6 +17147,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -16756,6 +17416,18 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
       a.fault
     FROM (
       SELECT
@@ -17007,6 +17679,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -17320,6 +18004,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -18023,6 +18719,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault
@@ -18877,6 +19585,18 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
     UNION ALL
     SELECT
       a.fault

@@ -299,6 +299,18 @@ WITH run_items AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+    FROM run_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+    FROM judgment_items AS x
+    WHERE
+      x.query_id IS NULL OR x.item_id IS NULL
   ) AS d
 )
 SELECT
