@@ -16,6 +16,7 @@ import os
 
 import duckdb
 
+from .checks import is_number_type
 from .errors import InputError
 from .inputs import JUDGMENTS, RUN, Loaded, Reader, View, quoted, reader_path, run_sql, sql_string, table_name
 from .shape import ALIASES, Shape
@@ -80,15 +81,11 @@ def _find(names: list[str], ours: str, form: Shape, label: str, kind: str, requi
     return None
 
 
-_NUMBERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
-            "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
-
-
 def _type_family(type_text: str) -> str:
     """A DuckDB type's family for comparing a group column across the run and the judgments: numbers of any
-    width compare as numbers, the rest by their type name (VARCHAR, DATE, TIMESTAMP, BOOLEAN, ...)."""
-    name = type_text.split("(")[0].strip()
-    return "number" if name in _NUMBERS else name
+    width compare as numbers (checks.is_number_type, FLOAT too), the rest by their type name (VARCHAR, DATE,
+    TIMESTAMP, BOOLEAN, ...)."""
+    return "number" if is_number_type(type_text, floats=True) else type_text.split("(")[0].strip()
 
 
 def _is_list(type_text: str) -> bool:
