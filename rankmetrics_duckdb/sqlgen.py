@@ -157,6 +157,15 @@ def _judged_fault(item: exp.Expression, count: exp.Expression, query: list, low:
             _cast(high, "VARCHAR"), lit(")")]
 
 
+def _missing_id(row: str, where: str) -> tuple[exp.Expression, exp.Expression]:
+    """(the condition, the message) of a row (its alias) of the run or the judgments (where) without a query id or
+    an item id: a query (or an item) of its own otherwise, and a per-query row whose query_id is NULL reads as the
+    mean row."""
+    condition = exp.or_(exp.Is(this=_column(row, "query_id"), expression=exp.Null()),
+                        exp.Is(this=_column(row, "item_id"), expression=exp.Null()))
+    return condition, exp.Literal.string(f"rankmetrics: a row of the {where} has no query id or no item id (NULL)")
+
+
 def grouped_fault(by: tuple = ()) -> exp.Expression:
     """The input checks of the grouped stream (rm_grouped_stream), as an aggregate over its rows (as f): the
     first fault's message (input_checks' messages, and the least of them as there), NULL when the inputs are
@@ -166,10 +175,9 @@ def grouped_fault(by: tuple = ()) -> exp.Expression:
     query = _fault_query(f("query_id"), by)
     kind = lambda k: exp.EQ(this=f("kind"), expression=exp.Literal.string(k))  # noqa: E731
     over = lambda name: exp.GT(this=f(name), expression=exp.Literal.number(1))  # noqa: E731
-    no_id = lambda k, where: exp.If(  # noqa: E731  (input_checks' missing)
-        this=exp.and_(kind(k), exp.or_(exp.Is(this=f("query_id"), expression=exp.Null()),
-                                       exp.Is(this=f("item_id"), expression=exp.Null()))),
-        true=exp.Literal.string(f"rankmetrics: a row of the {where} has no query id or no item id (NULL)"))
+    def no_id(k: str, where: str) -> exp.If:
+        condition, message = _missing_id("f", where)
+        return exp.If(this=exp.and_(kind(k), condition), true=message)
     fault = exp.Case(ifs=[
         no_id("R", "run"), no_id("J", "judgments"),
         exp.If(this=exp.and_(kind("R"), over("run_rows")),
@@ -198,7 +206,6 @@ def input_checks(by: tuple = (), reference: bool = False) -> exp.Select:
     path checks its inputs before the query; SQL over tables this program does not read checks them itself
     (plan's checks), so that it fails rather than count a row twice."""
     x = lambda name: _column("x", name)  # noqa: E731
-    lit = exp.Literal.string
     count = exp.Count(this=exp.Star())
     query = _fault_query(x("query_id"), by)
 
@@ -206,13 +213,10 @@ def input_checks(by: tuple = (), reference: bool = False) -> exp.Select:
         return exp.select(exp.alias_(exp.Concat(expressions=list(message)), "fault")).from_(
             exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).group_by(
             x("query_id"), x("item_id")).having(exp.GT(this=count.copy(), expression=exp.Literal.number(1)))
-    def missing(table: str, where: str) -> exp.Select:  # a row without a query id or an item id (NULL): it would
-        # be a query (or an item) of its own, and a per-query row whose query_id is NULL reads as the mean row
-        no_id = exp.or_(exp.Is(this=x("query_id"), expression=exp.Null()),
-                        exp.Is(this=x("item_id"), expression=exp.Null()))
-        return exp.select(exp.alias_(lit(f"rankmetrics: a row of the {where} has no query id or no item id (NULL)"),
-                                     "fault")).from_(
-            exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(no_id)
+    def missing(table: str, where: str) -> exp.Select:  # a row without a query id or an item id (_missing_id)
+        condition, message = _missing_id("x", where)
+        return exp.select(exp.alias_(message, "fault")).from_(
+            exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(condition)
     run = repeated("run_items", *_run_fault(x("item_id"), count, query))
     judged = repeated("judgment_items", *_judged_fault(x("item_id"), count, query, exp.Min(this=x("grade")),
                                                        exp.Max(this=x("grade"))))
