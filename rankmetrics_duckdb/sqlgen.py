@@ -166,6 +166,23 @@ def _missing_id(row: str, where: str) -> tuple[exp.Expression, exp.Expression]:
     return condition, exp.Literal.string(f"rankmetrics: a row of the {where} has no query id or no item id (NULL)")
 
 
+def _not_finite(value: exp.Expression) -> exp.Expression:
+    """value is NULL, NaN or infinite (sql/00_common.sql's rm_not_finite, expanded)."""
+    return sqlsource.expand(exp.Anonymous(this="rm_not_finite", expressions=[value]))
+
+
+def _number_fault(row: str, query: list, where: str) -> tuple[exp.Expression, exp.Expression]:
+    """(the condition, the message) of a row (its alias) of the run or the reference (its score, or -rank) or of
+    the judgments (where; its grade) whose number is NULL, NaN or infinite: such a score ranks where each engine
+    sorts NULL or NaN (last, or first), and such a grade counts as 0 or as relevant, where the Python routes refuse
+    both (nan_scores='error'). query: the message parts of the row's query (_fault_query)."""
+    column, what = ("grade", "a relevance grade") if where == "judgments" else ("score", "a score (or rank)")
+    lit = exp.Literal.string
+    return _not_finite(_column(row, column)), exp.Concat(expressions=[
+        lit("rankmetrics: item "), _column(row, "item_id"), lit(" of query "), *[q.copy() for q in query],
+        lit(f" has {what} that is NULL, NaN or infinite in the {where}")])
+
+
 def grouped_fault(by: tuple = ()) -> exp.Expression:
     """The input checks of the grouped stream (rm_grouped_stream), as an aggregate over its rows (as f): the
     first fault's message (input_checks' messages, and the least of them as there), NULL when the inputs are
@@ -178,8 +195,11 @@ def grouped_fault(by: tuple = ()) -> exp.Expression:
     def no_id(k: str, where: str) -> exp.If:
         condition, message = _missing_id("f", where)
         return exp.If(this=exp.and_(kind(k), condition), true=message)
+    def no_number(k: str, where: str) -> exp.If:  # the 'R' row's score, the 'J' row's grade
+        condition, message = _number_fault("f", query, where)
+        return exp.If(this=exp.and_(kind(k), condition), true=message)
     fault = exp.Case(ifs=[
-        no_id("R", "run"), no_id("J", "judgments"),
+        no_id("R", "run"), no_id("J", "judgments"), no_number("R", "run"), no_number("J", "judgments"),
         exp.If(this=exp.and_(kind("R"), over("run_rows")),
                true=exp.Concat(expressions=_run_fault(f("item_id"), f("run_rows"), query))),
         exp.If(this=exp.and_(kind("J"), over("judgment_rows")),
@@ -213,19 +233,23 @@ def input_checks(by: tuple = (), reference: bool = False) -> exp.Select:
         return exp.select(exp.alias_(exp.Concat(expressions=list(message)), "fault")).from_(
             exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).group_by(
             x("query_id"), x("item_id")).having(exp.GT(this=count.copy(), expression=exp.Literal.number(1)))
-    def missing(table: str, where: str) -> exp.Select:  # a row without a query id or an item id (_missing_id)
-        condition, message = _missing_id("x", where)
-        return exp.select(exp.alias_(message, "fault")).from_(
-            exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(condition)
+    def faulty(table: str, where: str) -> exp.Select:  # rows without an id (_missing_id) or a number (_number_fault)
+        no_id, id_message = _missing_id("x", where)
+        no_number, number_message = _number_fault("x", query, where)
+        return exp.select(exp.alias_(exp.Case(ifs=[exp.If(this=no_id, true=id_message)], default=number_message),
+                                     "fault")).from_(
+            exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(
+            exp.or_(no_id.copy(), no_number))
     run = repeated("run_items", *_run_fault(x("item_id"), count, query))
     judged = repeated("judgment_items", *_judged_fault(x("item_id"), count, query, exp.Min(this=x("grade")),
                                                        exp.Max(this=x("grade"))))
     faults = exp.union(exp.union(run, judged, distinct=False),
-                       exp.union(missing("run_items", "run"), missing("judgment_items", "judgments"), distinct=False),
+                       exp.union(faulty("run_items", "run"), faulty("judgment_items", "judgments"), distinct=False),
                        distinct=False)
     if reference:
-        faults = exp.union(faults, repeated(REFERENCE_ITEMS, *_run_fault(x("item_id"), count.copy(), query,
-                                                                         "reference")), distinct=False)
+        faults = exp.union(faults, exp.union(
+            repeated(REFERENCE_ITEMS, *_run_fault(x("item_id"), count.copy(), query, "reference")),
+            faulty(REFERENCE_ITEMS, "reference"), distinct=False), distinct=False)
     return exp.select(exp.alias_(exp.Min(this=_column("d", "fault")), "fault")).from_(
         exp.Subquery(this=faults, alias=exp.TableAlias(this=exp.to_identifier("d"))))
 
@@ -1059,8 +1083,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
             ctes = reference_stream_ctes(ctes, reference, conv, by)
         if keep is not None:  # the judged rows all stay (and, grouped, the run's repeated items, for the checks)
             keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right,
-                           *([exp.GT(this=_column("s", "run_rows"), expression=exp.Literal.number(1))]
-                             if grouped else []))
+                           *([exp.GT(this=_column("s", "run_rows"), expression=exp.Literal.number(1)),
+                              _not_finite(_column("s", "score"))] if grouped else []))
         if keep is not None and grouped and not whole:
             # filtered in the stream's last SELECT, where rm_grouped_stream numbers the 'J' rows: its window then
             # sorts the rows kept (every 'J' row is), not every row (the catalog-wide measures read them all)

@@ -20,6 +20,12 @@ CREATE OR REPLACE MACRO rm_bytewise(x) AS x;
 -- error(); the dialect layer writes each engine's own way (dialects.Dialect.fail: raise_error, throwIf, ...).
 CREATE OR REPLACE MACRO rm_fail(msg) AS error(msg);
 
+-- A number that is not finite: NULL, NaN or infinite. x - x is 0 for a finite x and NaN otherwise (NULL on an
+-- engine without NaN: SQLite), and NaN <> 0 holds both under IEEE comparison and where NaN sorts above every
+-- number (DuckDB, PostgreSQL, Spark). The input checks refuse such a score or grade (as the Python routes do):
+-- NULL and NaN have no place in a ranking that every engine agrees on.
+CREATE OR REPLACE MACRO rm_not_finite(x) AS (x - x IS NULL OR x - x <> 0);
+
 -- A flag argument (judged_only) as a boolean, NULL when it is none, so that a nonsense value ('maybe') reaches the
 -- macro's own check (rm_valid_stream) and its message: DuckDB 2 folds `NOT 'maybe'` while planning, which would
 -- fail first with a bare conversion error. The Python package checks its flags before writing SQL, so its

@@ -57,9 +57,10 @@ FROM (
 ) AS r;
 
 -- A judgment's grade: 'truncate' (trec_eval, which reads grades with atol: 1.5 is 1, -0.5 is 0) or 'as_given'.
+-- A grade that is not finite stays as it is, for the input checks to refuse (Spark's FLOOR of NaN is 0).
 CREATE OR REPLACE MACRO rm_grade(relevance, grades) AS
     CASE
-        WHEN grades = 'truncate' THEN CAST(
+        WHEN grades = 'truncate' AND NOT rm_not_finite(CAST(relevance AS DOUBLE)) THEN CAST(
             CASE WHEN CAST(relevance AS DOUBLE) < 0 THEN CEIL(CAST(relevance AS DOUBLE))
                  ELSE FLOOR(CAST(relevance AS DOUBLE)) END AS DOUBLE)
         ELSE CAST(relevance AS DOUBLE)
@@ -72,13 +73,16 @@ CREATE OR REPLACE MACRO rm_judgment_items(judgments, grades, run, query_column, 
 SELECT
     struct_update(g.key, query_id := j.query_id) AS query_id,
     j.item_id,
-    rm_grade(j.relevance, grades) AS grade
+    -- grade 1 without a relevance column (rel_columns: COLUMNS finds the dummy rm_no_rel alone); a NULL grade
+    -- (or a list of grades shorter than the items) stays NULL, which rm_input_fault refuses
+    rm_grade(COALESCE(j.relevance, CASE WHEN j.rel_columns = 1 THEN 1 END), grades) AS grade
 FROM (
     SELECT
         CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
         CAST(COLUMNS(lambda c: c = CASE WHEN judgment_lists THEN 'rm_no_item' ELSE item_column END) AS VARCHAR)
             AS item_id,
-        COALESCE(CAST(COALESCE(*COLUMNS(lambda c: c = relevance_column OR c = 'rm_no_rel')) AS DOUBLE), 1) AS relevance,
+        CAST(COALESCE(*COLUMNS(lambda c: c = relevance_column OR c = 'rm_no_rel')) AS DOUBLE) AS relevance,
+        len(list_value(*COLUMNS(lambda c: c = relevance_column OR c = 'rm_no_rel'))) AS rel_columns,
         to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_rel'))) AS groups
     FROM (SELECT *, NULL AS rm_no_rel, '' AS rm_no_item FROM query_table(judgments)) AS w
     WHERE NOT judgment_lists
@@ -87,9 +91,11 @@ FROM (
         CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
         CAST(UNNEST(COLUMNS(lambda c: c = CASE WHEN judgment_lists THEN item_column ELSE 'rm_no_list' END))
             AS VARCHAR) AS item_id,
-        COALESCE(CAST(UNNEST(COALESCE(*COLUMNS(lambda c: c = CASE WHEN judgment_lists THEN relevance_column
-                                                                  ELSE 'rm_no_list' END OR c = 'rm_no_rel'))) AS DOUBLE), 1)
+        CAST(UNNEST(COALESCE(*COLUMNS(lambda c: c = CASE WHEN judgment_lists THEN relevance_column
+                                                         ELSE 'rm_no_list' END OR c = 'rm_no_rel'))) AS DOUBLE)
             AS relevance,
+        len(list_value(*COLUMNS(lambda c: c = CASE WHEN judgment_lists THEN relevance_column ELSE 'rm_no_list' END
+                                         OR c = 'rm_no_rel'))) AS rel_columns,
         to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_rel'))) AS groups
     FROM (SELECT *, CAST(NULL AS DOUBLE[]) AS rm_no_rel, CAST([] AS DOUBLE[]) AS rm_no_list
           FROM query_table(judgments)) AS w
@@ -259,26 +265,51 @@ FROM (
         ) AS p
     ) AS i
     JOIN (SELECT 'R' AS kind UNION ALL SELECT 'J' AS kind) AS k
-        -- an item twice in the run gives its 'R' row even when it is not ranked (unjudged, with judged_only): the
-        -- checks read the count there, and the statement fails on it as rm_stream's checks make it fail
-        ON (k.kind = 'R' AND (i.pos IS NOT NULL OR i.run_rows > 1)) OR (k.kind = 'J' AND i.judgment_rows > 0)
+        -- an item twice in the run, or with a score that is NULL, NaN or infinite, gives its 'R' row even when it
+        -- is not ranked (unjudged, with judged_only): the checks read it there, and the statement fails on it as
+        -- rm_stream's checks make it fail
+        ON (k.kind = 'R' AND (i.pos IS NOT NULL OR i.run_rows > 1 OR (i.run_rows > 0 AND rm_not_finite(i.score))))
+            OR (k.kind = 'J' AND i.judgment_rows > 0)
 ) AS s;
 
--- The first fault of the inputs, NULL when they are clean: an item twice in a query of the run (a table holding
--- two models without "by", say) or an item judged twice in a query. Each metric macro refuses such inputs with
--- error() (rm_valid_inputs): counted twice, they would give a wrong number.
+-- A row without a query id or an item id, or whose score (or rank) or grade is NULL, NaN or infinite (the messages
+-- of sqlgen.py's _missing_id and _number_fault, which the SQL for other engines checks with).
+CREATE OR REPLACE MACRO rm_row_fault(query_id, item_id, number, what, input) AS
+    CASE
+        WHEN query_id IS NULL OR item_id IS NULL
+            THEN 'rankmetrics: a row of the ' || input || ' has no query id or no item id (NULL)'
+        WHEN rm_not_finite(number)
+            THEN 'rankmetrics: item ' || item_id || ' of query ' || query_id || ' has ' || what
+                 || ' that is NULL, NaN or infinite in the ' || input
+    END;
+
+-- The run's faults (an item twice in a query, a row rm_row_fault refuses), one row each.
 CREATE OR REPLACE MACRO rm_run_fault(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS TABLE
 SELECT 'rankmetrics: item ' || x.item_id || ' appears ' || CAST(COUNT(*) AS VARCHAR) || ' times for query '
     || x.query_id.query_id || ' in the run' AS fault
 FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS x
 GROUP BY x.query_id, x.item_id
-HAVING COUNT(*) > 1;
+HAVING COUNT(*) > 1
+UNION ALL
+SELECT f.fault
+FROM (
+    SELECT rm_row_fault(x.query_id.query_id, x.item_id, x.score, 'a score (or rank)', 'run') AS fault
+    FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS x
+) AS f
+WHERE f.fault IS NOT NULL;
 
+-- The first fault of the inputs, NULL when they are clean: an item twice in a query of the run (a table holding
+-- two models without "by", say), an item judged twice in a query, or a row without an id, a finite score or a
+-- finite grade. Each metric macro refuses such inputs with error() (rm_valid_inputs): counted twice, they would
+-- give a wrong number; a NULL or NaN score ranks where the engine sorts it, and a NULL grade is no grade.
 CREATE OR REPLACE MACRO rm_input_fault(run, judgments, grades, query_column, item_column, score_column, rank_column,
         relevance_column, "by", run_lists, judgment_lists) AS TABLE
 SELECT MIN(d.fault) AS fault
 FROM (
     SELECT r.fault FROM rm_run_fault(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS r
+    UNION ALL
+    SELECT rm_row_fault(x.query_id.query_id, x.item_id, x.grade, 'a relevance grade', 'judgments') AS fault
+    FROM rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS x
     UNION ALL
     SELECT 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id.query_id || ' is judged '
         || CAST(COUNT(*) AS VARCHAR) || ' times (grades ' || CAST(MIN(x.grade) AS VARCHAR) || ' to '
@@ -354,10 +385,12 @@ LEFT JOIN (
 ) AS rf
     ON rm_bytewise(rf.ref_query_id) = rm_bytewise(s.query_id) AND rm_bytewise(rf.ref_item_id) = rm_bytewise(s.item_id);
 
--- The reference's first fault, as the run's (rm_run_fault: an item twice in a query), NULL when it is clean.
+-- The reference's first fault, as the run's (rm_run_fault: an item twice in a query, a row without an id or a
+-- finite score), NULL when it is clean.
 CREATE OR REPLACE MACRO rm_valid_reference(reference, query_column, item_column, score_column, rank_column, "by",
         run_lists) AS
-    (SELECT rm_fail(replace(MIN(r.fault), ' in the run', ' in the reference'))
+    (SELECT rm_fail(replace(replace(MIN(r.fault), ' in the run', ' in the reference'), ' of the run ',
+                            ' of the reference '))
      FROM rm_run_fault(reference, query_column, item_column, score_column, rank_column, "by", run_lists) AS r
      HAVING COUNT(*) > 0) IS NULL;
 

@@ -24,6 +24,20 @@ CONFLICT = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d1"], "relevan
 # its per-query row's query_id NULL, which reads as the mean row; a judgment with no item id
 NO_QUERY = pa.table({"query_id": ["q1", "q1", None], "item_id": ["d1", "d2", "d3"], "score": [0.9, 0.1, 0.5]})
 NO_ITEM = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", None], "relevance": pa.array([1, 1], pa.int64())})
+# a score or a grade that is NULL, NaN or infinite, which eval refuses: without the check, d2's NULL score ranks
+# last (NULLS LAST: P@1 1, d1 first) and a NaN score first (above every number in DuckDB, PostgreSQL and Spark: P@1
+# 0); a NULL grade made the judgment non-relevant (and the DuckDB table macros' judgment relevant). MariaDB cannot
+# hold NaN or infinity (a DOUBLE column refuses them), SQLite reads NaN as NULL.
+def _scored(score):
+    return pa.table({"query_id": ["q1", "q1", "q1"], "item_id": ["d1", "d2", "d3"],
+                     "score": pa.array([0.9, score, 0.1], pa.float64())})
+
+
+def _graded(grade):
+    return pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d2"], "relevance": pa.array([1.0, grade], pa.float64())})
+
+
+NOT_FINITE = {"null": None, "nan": float("nan"), "inf": float("inf")}
 ELSEWHERE = pa.table({"query_id": ["q1", "q9", "q9"], "item_id": ["d1", "d7", "d7"],
                       "relevance": pa.array([1, 2, 1], pa.int64())})
 
@@ -36,7 +50,11 @@ def engine(request, started):
                    "unjudged_twice": e.load("f_unjudged_twice", UNJUDGED_TWICE),
                    "qrels": e.load("f_qrels", QRELS), "conflict": e.load("f_conflict", CONFLICT),
                    "elsewhere": e.load("f_elsewhere", ELSEWHERE), "no_query": e.load("f_no_query", NO_QUERY),
-                   "no_item": e.load("f_no_item", NO_ITEM)}
+                   "no_item": e.load("f_no_item", NO_ITEM),
+                   **{f"{name}_score": e.load(f"f_{name}_score", _scored(v)) for name, v in NOT_FINITE.items()
+                      if name == "null" or e.dialect != "mysql"},
+                   **{f"{name}_grade": e.load(f"f_{name}_grade", _graded(v)) for name, v in NOT_FINITE.items()
+                      if name == "null" or e.dialect != "mysql"}}
     return started.get(("sql_failures", request.param), start, lambda pair: pair[0].close())
 
 
@@ -161,3 +179,63 @@ def test_missing_ids_fail(engine):
                              per_query=per_query))
     with pytest.raises(Exception, match=r"a row of the judgments has no query id or no item id \(NULL\)"):
         e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["run"], judgments=t["no_item"]))
+
+
+def test_scores_and_grades_not_finite_fail(engine):
+    """A score or a grade that is NULL, NaN or infinite fails the statement, as eval refuses it (nan_scores
+    'error'): the means and the rows; an item whose NULL score ranks it below the cutoff (P@1 reads the first row
+    only) and an unjudged one that judged_only leaves unranked are found all the same."""
+    e, t = engine
+    names = [n for n in NOT_FINITE if f"{n}_score" in t]
+    assert names == (["null"] if e.dialect == "mysql" else ["null", "nan", "inf"])
+    for name in names:
+        for kwargs in ({}, {"per_query": True}, {"judged_only": True}):
+            with pytest.raises(Exception, match="item d2 of query q1 has a score \\(or rank\\) that is NULL, NaN or "
+                                                "infinite in the run"):
+                e.rows(rm.to_sql(["P@1", "map"], dialect=e.dialect, run=t[f"{name}_score"], judgments=t["qrels"],
+                                 **kwargs))
+        with pytest.raises(Exception, match="item d2 of query q1 has a relevance grade that is NULL, NaN or "
+                                            "infinite in the judgments"):
+            e.rows(rm.to_sql(["P@2", "ndcg"], dialect=e.dialect, run=t["run"], judgments=t[f"{name}_grade"]))
+
+
+def test_duckdb_macros_refuse_missing_ids_and_numbers():
+    """The DuckDB table macros check what the rendered SQL checks: a row without an id, a score or a grade that is
+    NULL, NaN or infinite (in the run, the judgments and Intersection's reference). A NULL grade is no grade:
+    before, the macros read it as grade 1, the grade of judgments without a relevance column, which stays."""
+    con = duckdb.connect()
+    rm.register(con)
+    tables = {"run": CLEAN_RUN, "qrels": QRELS, "no_query": NO_QUERY, "no_item": NO_ITEM,
+              **{f"{n}_score": _scored(v) for n, v in NOT_FINITE.items()},
+              **{f"{n}_grade": _graded(v) for n, v in NOT_FINITE.items()},
+              # judgments without a relevance column: every listed item relevant (grade 1)
+              "listed": pa.table({"query_id": ["q1"], "item_id": ["d2"]}),
+              # judgment lists whose grades list is a grade short: d2 has no grade
+              "short": pa.table({"query_id": ["q1"], "item_id": [["d1", "d2"]], "relevance": [[1.0]]}),
+              "lists": pa.table({"query_id": ["q1"], "item_id": [["d1", "d2"]], "relevance": [[0.0, 2.0]]})}
+    for name, t in tables.items():
+        con.register(name + "_in", t)
+        con.execute(f"CREATE TABLE {name} AS FROM {name}_in")
+
+    def value(sql):
+        return con.execute(sql).fetchall()
+    # run d1, d2: d2 alone relevant, P@1 = 0 / 1 and P@2 = 1 / 2 (hand count)
+    assert value("SELECT value FROM \"precision\"('run', 'listed', 2)") == [(0.5,)]
+    assert value("SELECT value FROM \"precision\"('run', 'lists', 1, judgment_lists := true)") == [(0.0,)]
+    assert value("SELECT value FROM \"precision\"('run', 'lists', 2, judgment_lists := true)") == [(0.5,)]
+    with pytest.raises(duckdb.Error, match=r"a row of the run has no query id or no item id \(NULL\)"):
+        value("SELECT * FROM \"precision\"('no_query', 'qrels', 2)")
+    with pytest.raises(duckdb.Error, match=r"a row of the judgments has no query id or no item id \(NULL\)"):
+        value("SELECT * FROM ndcg('run', 'no_item', 2)")
+    for name in NOT_FINITE:
+        with pytest.raises(duckdb.Error, match=r"item d2 of query q1 has a score \(or rank\) that is NULL, NaN or "
+                                               r"infinite in the run"):
+            value(f"SELECT * FROM \"precision\"('{name}_score', 'qrels', 1)")
+        with pytest.raises(duckdb.Error, match=r"item d2 of query q1 has a score \(or rank\) that is NULL, NaN or "
+                                               r"infinite in the reference"):
+            value(f"SELECT * FROM intersection('run', 'qrels', 2, reference := '{name}_score')")
+        with pytest.raises(duckdb.Error, match="item d2 of query q1 has a relevance grade that is NULL, NaN or "
+                                               "infinite in the judgments"):
+            value(f"SELECT * FROM ndcg('run', '{name}_grade', 2)")
+    with pytest.raises(duckdb.Error, match="item d2 of query q1 has a relevance grade that is NULL"):
+        value("SELECT * FROM \"precision\"('run', 'short', 2, judgment_lists := true)")

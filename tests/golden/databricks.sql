@@ -9,11 +9,18 @@ WITH run_items AS (
   SELECT
     CAST(j.query_id AS STRING) AS query_id,
     CAST(j.item_id AS STRING) AS item_id,
-    CAST(CASE
-      WHEN CAST(j.relevance AS DOUBLE) < 0
-      THEN CEIL(CAST(j.relevance AS DOUBLE))
-      ELSE FLOOR(CAST(j.relevance AS DOUBLE))
-    END AS DOUBLE) AS grade
+    CASE
+      WHEN NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM `my-project`.rm.trec_judgments AS j
 ), item_stream AS (
   SELECT
@@ -112,8 +119,15 @@ WITH run_items AS (
         ('J') AS t(kind)
     ) AS k
       ON (
-        k.kind = 'R' AND (
-          NOT i.pos IS NULL OR i.run_rows > 1
+        k.kind = 'R'
+        AND (
+          NOT i.pos IS NULL
+          OR i.run_rows > 1
+          OR (
+            i.run_rows > 0 AND (
+              i.score - i.score IS NULL OR i.score - i.score <> 0
+            )
+          )
         )
       )
       OR (
@@ -121,9 +135,15 @@ WITH run_items AS (
       )
   ) AS s
   WHERE
-    s.kind = 'J' OR s.pos = 1 OR (
+    s.kind = 'J'
+    OR s.pos = 1
+    OR (
       NOT s.grade IS NULL
-    ) OR s.run_rows > 1
+    )
+    OR s.run_rows > 1
+    OR (
+      s.score - s.score IS NULL OR s.score - s.score <> 0
+    )
 ), features AS (
   SELECT
     s.*,
@@ -266,6 +286,26 @@ WITH run_items AS (
           f.query_id IS NULL OR f.item_id IS NULL
         )
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN f.kind = 'R' AND (
+          f.score - f.score IS NULL OR f.score - f.score <> 0
+        )
+        THEN CONCAT(
+          'rankmetrics: item ',
+          f.item_id,
+          ' of query ',
+          f.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+        WHEN f.kind = 'J' AND (
+          f.grade - f.grade IS NULL OR f.grade - f.grade <> 0
+        )
+        THEN CONCAT(
+          'rankmetrics: item ',
+          f.item_id,
+          ' of query ',
+          f.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
         WHEN f.kind = 'R' AND f.run_rows > 1
         THEN CONCAT(
           'rankmetrics: item ',
@@ -310,6 +350,26 @@ WITH run_items AS (
           f.query_id IS NULL OR f.item_id IS NULL
         )
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN f.kind = 'R' AND (
+          f.score - f.score IS NULL OR f.score - f.score <> 0
+        )
+        THEN CONCAT(
+          'rankmetrics: item ',
+          f.item_id,
+          ' of query ',
+          f.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+        WHEN f.kind = 'J' AND (
+          f.grade - f.grade IS NULL OR f.grade - f.grade <> 0
+        )
+        THEN CONCAT(
+          'rankmetrics: item ',
+          f.item_id,
+          ' of query ',
+          f.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
         WHEN f.kind = 'R' AND f.run_rows > 1
         THEN CONCAT(
           'rankmetrics: item ',

@@ -125,16 +125,36 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+{% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
+{% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
+{% endif %}      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+{% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+{% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+{% endif %}      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -1374,16 +1394,36 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+{% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
+{% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
+{% endif %}      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+{% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+{% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+{% endif %}      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -2562,16 +2602,54 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault AS fault
@@ -3954,16 +4032,54 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -5258,16 +5374,54 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -6555,16 +6709,54 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -7857,16 +8049,54 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
+          ' (group ',
+          SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
+          ' (group ',
+          SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -9242,16 +9472,36 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+{% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
+{% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
+{% endif %}      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+{% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+{% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+{% endif %}      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -10487,16 +10737,54 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -11866,16 +12154,54 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault

@@ -422,6 +422,18 @@
     CAST(rm_list.rm_item AS TEXT) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -451,6 +463,10 @@
     CAST(rm_list.rm_item AS TEXT) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) IS NULL
+        OR CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE) < 0
         THEN CEIL(CAST(1 AS DOUBLE))
@@ -472,6 +488,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS TEXT) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -492,6 +512,18 @@
     CAST(rm_list.rm_item AS TEXT) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -517,6 +549,10 @@
     CAST(rm_list.rm_item AS TEXT) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) IS NULL
+        OR CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE) < 0
         THEN CEIL(CAST(1 AS DOUBLE))
@@ -534,6 +570,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS TEXT) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -550,6 +590,18 @@
     CAST(rm_list.rm_item AS TEXT) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -574,6 +626,10 @@
     CAST(rm_list.rm_item AS TEXT) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) IS NULL
+        OR CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE) < 0
         THEN CEIL(CAST(1 AS DOUBLE))
@@ -590,6 +646,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS TEXT) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -609,6 +669,18 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE PRECISION) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE PRECISION) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE PRECISION) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -638,6 +710,10 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE PRECISION) - CAST(1 AS DOUBLE PRECISION) IS NULL
+        OR CAST(1 AS DOUBLE PRECISION) - CAST(1 AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE PRECISION) < 0
         THEN CEIL(CAST(1 AS DOUBLE PRECISION))
@@ -659,6 +735,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION))
@@ -679,6 +759,18 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE PRECISION) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE PRECISION) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE PRECISION) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -704,6 +796,10 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE PRECISION) - CAST(1 AS DOUBLE PRECISION) IS NULL
+        OR CAST(1 AS DOUBLE PRECISION) - CAST(1 AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE PRECISION) < 0
         THEN CEIL(CAST(1 AS DOUBLE PRECISION))
@@ -721,6 +817,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION))
@@ -737,6 +837,18 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE PRECISION) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE PRECISION) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE PRECISION) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -761,6 +873,10 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE PRECISION) - CAST(1 AS DOUBLE PRECISION) IS NULL
+        OR CAST(1 AS DOUBLE PRECISION) - CAST(1 AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE PRECISION) < 0
         THEN CEIL(CAST(1 AS DOUBLE PRECISION))
@@ -777,6 +893,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION))
@@ -796,6 +916,18 @@
     CAST(rm_item AS Nullable(String)) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS Nullable(Float64)) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS Nullable(Float64)) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS Nullable(Float64)) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS Nullable(Float64)) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
@@ -826,6 +958,10 @@
     CAST(rm_item AS Nullable(String)) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS Nullable(Float64)) - CAST(1 AS Nullable(Float64)) IS NULL
+        OR CAST(1 AS Nullable(Float64)) - CAST(1 AS Nullable(Float64)) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS Nullable(Float64)) < 0
         THEN CEIL(CAST(1 AS Nullable(Float64)))
@@ -848,6 +984,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS Nullable(String)) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)))
@@ -868,6 +1008,18 @@
     CAST(rm_item AS Nullable(String)) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS Nullable(Float64)) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS Nullable(Float64)) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS Nullable(Float64)) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS Nullable(Float64)) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
@@ -894,6 +1046,10 @@
     CAST(rm_item AS Nullable(String)) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS Nullable(Float64)) - CAST(1 AS Nullable(Float64)) IS NULL
+        OR CAST(1 AS Nullable(Float64)) - CAST(1 AS Nullable(Float64)) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS Nullable(Float64)) < 0
         THEN CEIL(CAST(1 AS Nullable(Float64)))
@@ -912,6 +1068,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS Nullable(String)) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)))
@@ -928,6 +1088,18 @@
     CAST(rm_item AS Nullable(String)) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS Nullable(Float64)) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS Nullable(Float64)) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS Nullable(Float64)) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS Nullable(Float64)) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
@@ -953,6 +1125,10 @@
     CAST(rm_item AS Nullable(String)) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS Nullable(Float64)) - CAST(1 AS Nullable(Float64)) IS NULL
+        OR CAST(1 AS Nullable(Float64)) - CAST(1 AS Nullable(Float64)) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS Nullable(Float64)) < 0
         THEN CEIL(CAST(1 AS Nullable(Float64)))
@@ -970,6 +1146,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS Nullable(String)) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS Nullable(Float64)))
@@ -989,6 +1169,18 @@
     CAST(rm_list.rm_item AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -1019,6 +1211,10 @@
     CAST(rm_list.rm_item AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) IS NULL
+        OR CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE) < 0
         THEN CEIL(CAST(1 AS DOUBLE))
@@ -1041,6 +1237,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -1061,6 +1261,18 @@
     CAST(rm_list.rm_item AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -1087,6 +1299,10 @@
     CAST(rm_list.rm_item AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) IS NULL
+        OR CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE) < 0
         THEN CEIL(CAST(1 AS DOUBLE))
@@ -1105,6 +1321,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -1121,6 +1341,18 @@
     CAST(rm_list.rm_item AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -1146,6 +1378,10 @@
     CAST(rm_list.rm_item AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) IS NULL
+        OR CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE) < 0
         THEN CEIL(CAST(1 AS DOUBLE))
@@ -1163,6 +1399,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -1186,6 +1426,18 @@
     CAST(rm_item AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS FLOAT64) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS FLOAT64) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS FLOAT64) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
@@ -1215,6 +1467,10 @@
     CAST(rm_item AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS FLOAT64) - CAST(1 AS FLOAT64) IS NULL
+        OR CAST(1 AS FLOAT64) - CAST(1 AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS FLOAT64) < 0
         THEN CEIL(CAST(1 AS FLOAT64))
@@ -1236,6 +1492,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64))
@@ -1256,6 +1516,18 @@
     CAST(rm_item AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS FLOAT64) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS FLOAT64) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS FLOAT64) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
@@ -1281,6 +1553,10 @@
     CAST(rm_item AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS FLOAT64) - CAST(1 AS FLOAT64) IS NULL
+        OR CAST(1 AS FLOAT64) - CAST(1 AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS FLOAT64) < 0
         THEN CEIL(CAST(1 AS FLOAT64))
@@ -1298,6 +1574,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64))
@@ -1314,6 +1594,18 @@
     CAST(rm_item AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS FLOAT64) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS FLOAT64) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS FLOAT64) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
@@ -1338,6 +1630,10 @@
     CAST(rm_item AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS FLOAT64) - CAST(1 AS FLOAT64) IS NULL
+        OR CAST(1 AS FLOAT64) - CAST(1 AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS FLOAT64) < 0
         THEN CEIL(CAST(1 AS FLOAT64))
@@ -1354,6 +1650,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT64))
@@ -1373,6 +1673,18 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -1402,6 +1714,10 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) IS NULL
+        OR CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE) < 0
         THEN CEIL(CAST(1 AS DOUBLE))
@@ -1423,6 +1739,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -1443,6 +1763,18 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -1468,6 +1800,10 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) IS NULL
+        OR CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE) < 0
         THEN CEIL(CAST(1 AS DOUBLE))
@@ -1485,6 +1821,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -1501,6 +1841,18 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -1525,6 +1877,10 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) IS NULL
+        OR CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE) < 0
         THEN CEIL(CAST(1 AS DOUBLE))
@@ -1541,6 +1897,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -1563,6 +1923,18 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -1595,6 +1967,10 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) IS NULL
+        OR CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE) < 0
         THEN CEIL(CAST(1 AS DOUBLE))
@@ -1619,6 +1995,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -1642,6 +2022,18 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -1670,6 +2062,10 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) IS NULL
+        OR CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE) < 0
         THEN CEIL(CAST(1 AS DOUBLE))
@@ -1690,6 +2086,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -1706,6 +2106,18 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        ) AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
@@ -1730,6 +2142,10 @@
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) IS NULL
+        OR CAST(1 AS DOUBLE) - CAST(1 AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE) < 0
         THEN CEIL(CAST(1 AS DOUBLE))
@@ -1746,6 +2162,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -1765,6 +2185,18 @@
     CAST(rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS DOUBLE PRECISION) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS DOUBLE PRECISION) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS DOUBLE PRECISION) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
@@ -1794,6 +2226,10 @@
     CAST(rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE PRECISION) - CAST(1 AS DOUBLE PRECISION) IS NULL
+        OR CAST(1 AS DOUBLE PRECISION) - CAST(1 AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE PRECISION) < 0
         THEN CEIL(CAST(1 AS DOUBLE PRECISION))
@@ -1815,6 +2251,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION))
@@ -1835,6 +2275,18 @@
     CAST(rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS DOUBLE PRECISION) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS DOUBLE PRECISION) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS DOUBLE PRECISION) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
@@ -1860,6 +2312,10 @@
     CAST(rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE PRECISION) - CAST(1 AS DOUBLE PRECISION) IS NULL
+        OR CAST(1 AS DOUBLE PRECISION) - CAST(1 AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE PRECISION) < 0
         THEN CEIL(CAST(1 AS DOUBLE PRECISION))
@@ -1877,6 +2333,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION))
@@ -1893,6 +2353,18 @@
     CAST(rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS DOUBLE PRECISION) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS DOUBLE PRECISION) IS NULL
+        OR CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS DOUBLE PRECISION) - CAST((
+          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        ) AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST((
           j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
@@ -1917,6 +2389,10 @@
     CAST(rm_item AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(1 AS DOUBLE PRECISION) - CAST(1 AS DOUBLE PRECISION) IS NULL
+        OR CAST(1 AS DOUBLE PRECISION) - CAST(1 AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(1 AS DOUBLE PRECISION) < 0
         THEN CEIL(CAST(1 AS DOUBLE PRECISION))
@@ -1933,6 +2409,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE PRECISION))
@@ -1952,6 +2432,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS NVARCHAR(4000)) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) < 0
         THEN CEILING(CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT))
@@ -1972,6 +2456,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS NVARCHAR(4000)) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) < 0
         THEN CEILING(CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT))
@@ -1988,6 +2476,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS NVARCHAR(4000)) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT) < 0
         THEN CEILING(CAST(j.{{ rankmetrics.column(relevance_column) }} AS FLOAT))
@@ -2007,6 +2499,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -2026,6 +2522,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))
@@ -2042,6 +2542,10 @@
     CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) IS NULL
+        OR CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) - CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE) < 0
         THEN CEIL(CAST(j.{{ rankmetrics.column(relevance_column) }} AS DOUBLE))

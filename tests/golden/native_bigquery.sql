@@ -34,6 +34,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -145,16 +149,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -324,6 +358,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -435,16 +473,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -623,6 +691,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -734,16 +806,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -906,6 +1008,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -1017,16 +1123,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -1188,6 +1324,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -1299,16 +1439,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -1470,6 +1640,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -1581,16 +1755,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -1739,6 +1943,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -1850,16 +2058,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -1995,6 +2233,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -2106,16 +2348,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -2298,6 +2570,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -2423,16 +2699,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -2568,6 +2874,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -2693,16 +3003,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -2831,6 +3171,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -2956,16 +3300,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -3092,6 +3466,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -3203,16 +3581,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -3355,6 +3763,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -3466,16 +3878,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -3803,6 +4245,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -3914,16 +4360,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -4020,6 +4496,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -4131,16 +4611,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -4240,6 +4750,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -4351,16 +4865,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -4459,6 +5003,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -4570,16 +5118,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -4686,6 +5264,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -4797,16 +5379,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -4910,6 +5522,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -5021,16 +5637,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -5289,6 +5935,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -5400,16 +6050,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -6071,6 +6751,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -6182,16 +6866,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -6532,6 +7246,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -6643,16 +7361,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -6827,6 +7575,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -6938,16 +7690,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -7105,6 +7887,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -7216,16 +8002,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -7356,6 +8172,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -7467,16 +8287,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -7635,6 +8485,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -7746,16 +8600,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -7959,6 +8843,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -8070,16 +8958,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -8296,6 +9214,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -8407,16 +9329,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -8554,6 +9506,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -8665,16 +9621,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -8836,6 +9822,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -9018,16 +10008,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       CONCAT(
@@ -9045,6 +10065,27 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the reference'
+        )
+      END AS fault
+    FROM reference_items AS x
+    WHERE
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -9198,6 +10239,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -9363,16 +10408,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -9557,6 +10632,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -9668,16 +10747,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -9838,6 +10947,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -9949,16 +11062,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -10302,6 +11445,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -10413,16 +11560,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -10596,6 +11773,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -10707,16 +11888,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -10865,6 +12076,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -10976,16 +12191,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -11251,6 +12496,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -11362,16 +12611,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -11634,6 +12913,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -11745,16 +13028,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -12268,6 +13581,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -12379,16 +13696,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -12806,6 +14153,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -12917,16 +14268,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -13138,6 +14519,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -13303,16 +14688,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -13440,6 +14855,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -13605,16 +15024,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -13753,6 +15202,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -13918,16 +15371,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -14064,6 +15547,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -14229,16 +15716,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -14399,6 +15916,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -14510,16 +16031,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -14669,6 +16220,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -14780,16 +16335,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -14923,6 +16508,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -15034,16 +16623,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -15234,6 +16853,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -15345,16 +16968,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -15498,6 +17151,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -15609,16 +17266,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -15759,6 +17446,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -15870,16 +17561,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -16031,6 +17752,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -16142,16 +17867,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -16282,6 +18037,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -16393,16 +18152,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -16560,6 +18349,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -16671,16 +18464,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -16815,6 +18638,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -16926,16 +18753,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -17077,6 +18934,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -17188,16 +19049,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -17344,6 +19235,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -17455,16 +19350,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -17609,6 +19534,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -17720,16 +19649,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -17934,6 +19893,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -18045,16 +20008,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -18649,6 +20642,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -18760,16 +20757,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -19515,6 +21542,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) IS NULL
+        OR CAST(j.relevance AS FLOAT64) - CAST(j.relevance AS FLOAT64) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS FLOAT64) < 0
         THEN CEIL(CAST(j.relevance AS FLOAT64))
@@ -19626,16 +21657,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault

@@ -35,6 +35,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -145,16 +149,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -324,6 +358,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -434,16 +472,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -622,6 +690,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -732,16 +804,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -904,6 +1006,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -1014,16 +1120,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -1185,6 +1321,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -1295,16 +1435,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -1466,6 +1636,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -1576,16 +1750,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -1734,6 +1938,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -1844,16 +2052,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -1989,6 +2227,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -2099,16 +2341,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -2291,6 +2563,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -2415,16 +2691,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -2558,6 +2864,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -2682,16 +2992,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -2818,6 +3158,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -2942,16 +3286,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -3076,6 +3450,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -3186,16 +3564,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -3338,6 +3746,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -3448,16 +3860,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -3753,6 +4195,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -3863,16 +4309,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -3969,6 +4445,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -4079,16 +4559,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -4188,6 +4698,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -4298,16 +4812,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -4406,6 +4950,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -4516,16 +5064,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -4632,6 +5210,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -4742,16 +5324,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -4855,6 +5467,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -4965,16 +5581,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -5233,6 +5879,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -5343,16 +5993,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -6014,6 +6694,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -6124,16 +6808,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -6474,6 +7188,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -6584,16 +7302,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -6768,6 +7516,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -6878,16 +7630,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -7045,6 +7827,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -7155,16 +7941,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -7295,6 +8111,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -7405,16 +8225,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -7573,6 +8423,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -7683,16 +8537,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -7896,6 +8780,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -8006,16 +8894,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -8232,6 +9150,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -8342,16 +9264,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -8489,6 +9441,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -8599,16 +9555,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -8770,6 +9756,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -8950,16 +9940,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       CONCAT(
@@ -8977,6 +9997,27 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the reference'
+        )
+      END AS fault
+    FROM reference_items AS x
+    WHERE
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -9130,6 +10171,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -9295,16 +10340,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -9489,6 +10564,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -9599,16 +10678,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -9769,6 +10878,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -9879,16 +10992,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -10232,6 +11375,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -10342,16 +11489,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -10525,6 +11702,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -10635,16 +11816,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -10793,6 +12004,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -10903,16 +12118,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -11178,6 +12423,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -11288,16 +12537,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -11560,6 +12839,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -11670,16 +12953,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -12193,6 +13506,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -12303,16 +13620,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -12730,6 +14077,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -12840,16 +14191,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -13061,6 +14442,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -13225,16 +14610,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -13362,6 +14777,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -13526,16 +14945,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -13674,6 +15123,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -13838,16 +15291,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -13984,6 +15467,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -14148,16 +15635,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -14318,6 +15835,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -14428,16 +15949,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -14587,6 +16138,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -14697,16 +16252,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -14840,6 +16425,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -14950,16 +16539,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -15150,6 +16769,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -15260,16 +16883,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -15413,6 +17066,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -15523,16 +17180,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -15673,6 +17360,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -15783,16 +17474,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -15944,6 +17665,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -16054,16 +17779,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -16194,6 +17949,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -16304,16 +18063,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -16471,6 +18260,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -16581,16 +18374,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -16725,6 +18548,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -16835,16 +18662,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -16986,6 +18843,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -17096,16 +18957,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -17252,6 +19143,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -17362,16 +19257,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -17516,6 +19441,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -17626,16 +19555,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -17840,6 +19799,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -17950,16 +19913,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -18554,6 +20547,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -18664,16 +20661,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -19419,6 +21446,10 @@ WITH params AS (
     CAST(j.item_id AS STRING) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -19529,16 +21560,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault

@@ -35,6 +35,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -145,16 +149,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -325,6 +359,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -435,16 +473,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -624,6 +692,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -734,16 +806,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -907,6 +1009,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -1017,16 +1123,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -1189,6 +1325,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -1299,16 +1439,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -1471,6 +1641,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -1581,16 +1755,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -1740,6 +1944,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -1850,16 +2058,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -1996,6 +2234,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -2106,16 +2348,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -2299,6 +2571,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -2423,16 +2699,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -2567,6 +2873,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -2691,16 +3001,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -2828,6 +3168,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -2952,16 +3296,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -3087,6 +3461,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -3197,16 +3575,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -3350,6 +3758,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -3460,16 +3872,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -3766,6 +4208,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -3876,16 +4322,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -3983,6 +4459,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -4093,16 +4573,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -4203,6 +4713,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -4313,16 +4827,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -4422,6 +4966,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -4532,16 +5080,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -4649,6 +5227,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -4759,16 +5341,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -4873,6 +5485,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -4983,16 +5599,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -5252,6 +5898,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -5362,16 +6012,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -6034,6 +6714,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -6144,16 +6828,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -6495,6 +7209,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -6605,16 +7323,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -6790,6 +7538,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -6900,16 +7652,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -7068,6 +7850,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -7178,16 +7964,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -7319,6 +8135,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -7429,16 +8249,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -7598,6 +8448,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -7708,16 +8562,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -7922,6 +8806,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -8032,16 +8920,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -8259,6 +9177,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -8369,16 +9291,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -8517,6 +9469,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -8627,16 +9583,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -8799,6 +9785,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -8979,16 +9969,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       CONCAT(
@@ -9006,6 +10026,27 @@ WITH params AS (
       x.item_id
     HAVING
       COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the reference'
+        )
+      END AS fault
+    FROM reference_items AS x
+    WHERE
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -9160,6 +10201,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -9324,16 +10369,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -9519,6 +10594,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -9629,16 +10708,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -9800,6 +10909,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -9910,16 +11023,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -10264,6 +11407,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -10374,16 +11521,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -10558,6 +11735,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -10668,16 +11849,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -10827,6 +12038,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -10937,16 +12152,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -11213,6 +12458,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -11323,16 +12572,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -11596,6 +12875,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -11706,16 +12989,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -12230,6 +13543,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -12340,16 +13657,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -12768,6 +14115,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -12878,16 +14229,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -13100,6 +14481,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -13264,16 +14649,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -13402,6 +14817,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -13566,16 +14985,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -13715,6 +15164,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -13879,16 +15332,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -14026,6 +15509,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -14190,16 +15677,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -14361,6 +15878,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -14471,16 +15992,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -14631,6 +16182,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -14741,16 +16296,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -14885,6 +16470,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -14995,16 +16584,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -15196,6 +16815,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -15306,16 +16929,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -15460,6 +17113,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -15570,16 +17227,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -15721,6 +17408,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -15831,16 +17522,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -15993,6 +17714,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -16103,16 +17828,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -16244,6 +17999,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -16354,16 +18113,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -16522,6 +18311,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -16632,16 +18425,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -16777,6 +18600,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -16887,16 +18714,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -17039,6 +18896,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -17149,16 +19010,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -17306,6 +19197,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -17416,16 +19311,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -17571,6 +19496,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -17681,16 +19610,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -17896,6 +19855,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -18006,16 +19969,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -18611,6 +20604,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -18721,16 +20718,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault
@@ -19477,6 +21504,10 @@ WITH params AS (
     CAST(j.item_id AS VARCHAR) AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
       THEN CAST(CASE
         WHEN CAST(j.relevance AS DOUBLE) < 0
         THEN CEIL(CAST(j.relevance AS DOUBLE))
@@ -19587,16 +21618,46 @@ WITH params AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
     UNION ALL
     SELECT
       a.fault

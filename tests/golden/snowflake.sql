@@ -9,11 +9,18 @@ WITH run_items AS (
   SELECT
     CAST(j.query_id AS VARCHAR) AS query_id,
     CAST(j.item_id AS VARCHAR) AS item_id,
-    CAST(CASE
-      WHEN CAST(j.relevance AS DOUBLE) < 0
-      THEN CEIL(CAST(j.relevance AS DOUBLE))
-      ELSE FLOOR(CAST(j.relevance AS DOUBLE))
-    END AS DOUBLE) AS grade
+    CASE
+      WHEN NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
   FROM "my-project".rm.trec_judgments AS j
 ), item_stream AS (
   SELECT
@@ -301,16 +308,46 @@ WITH run_items AS (
       COUNT(*) > 1
     UNION ALL
     SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
     FROM run_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
     UNION ALL
     SELECT
-      'rankmetrics: a row of the judgments has no query id or no item id (NULL)' AS fault
+      CASE
+        WHEN x.query_id IS NULL OR x.item_id IS NULL
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        ELSE CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
     FROM judgment_items AS x
     WHERE
-      x.query_id IS NULL OR x.item_id IS NULL
+      (
+        x.query_id IS NULL OR x.item_id IS NULL
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
   ) AS d
 )
 SELECT
