@@ -189,7 +189,8 @@ def test_scores_and_grades_not_finite_fail(engine):
     names = [n for n in NOT_FINITE if f"{n}_score" in t]
     assert names == (["null"] if e.dialect == "mysql" else ["null", "nan", "inf"])
     for name in names:
-        for kwargs in ({}, {"per_query": True}, {"judged_only": True}):
+        # the rows and -J for NULL alone: NaN and infinity take the same condition
+        for kwargs in ({}, {"per_query": True}, {"judged_only": True}) if name == "null" else ({},):
             with pytest.raises(Exception, match="item d2 of query q1 has a score \\(or rank\\) that is NULL, NaN or "
                                                 "infinite in the run"):
                 e.rows(rm.to_sql(["P@1", "map"], dialect=e.dialect, run=t[f"{name}_score"], judgments=t["qrels"],
