@@ -30,7 +30,10 @@ CREATE OR REPLACE MACRO rm_run_items(run, query_column, item_column, score_colum
 SELECT
     struct_pack(*COLUMNS(list_concat("by", ['query_id']))) AS query_id,
     r.item_id,
-    CAST(COALESCE(CAST(r.score AS DOUBLE), -CAST(r.rank AS DOUBLE)) AS DOUBLE) AS score,
+    -- the score when the run has a score column (score_columns: COLUMNS finds it beside the dummy rm_no_score),
+    -- NULL included (refused by rm_row_fault, as eval refuses it), else -rank
+    CAST(CASE WHEN r.score_columns = 2 THEN CAST(r.score AS DOUBLE) ELSE -CAST(r.rank AS DOUBLE) END AS DOUBLE)
+        AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
 FROM (
     -- one row per item: the columns named by the parameters, under our names (a missing score or rank is NULL;
@@ -40,6 +43,7 @@ FROM (
         CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
         CAST(COLUMNS(lambda c: c = CASE WHEN run_lists THEN 'rm_no_item' ELSE item_column END) AS VARCHAR) AS item_id,
         COALESCE(*COLUMNS(lambda c: c = score_column OR c = 'rm_no_score')) AS score,
+        len(list_value(*COLUMNS(lambda c: c = score_column OR c = 'rm_no_score'))) AS score_columns,
         COALESCE(*COLUMNS(lambda c: c = rank_column OR c = 'rm_no_score')) AS rank
     FROM (SELECT *, NULL AS rm_no_score, '' AS rm_no_item FROM query_table(run)) AS w
     WHERE NOT run_lists
@@ -50,6 +54,7 @@ FROM (
         CAST(UNNEST(COLUMNS(lambda c: c = CASE WHEN run_lists THEN item_column ELSE 'rm_no_list' END)) AS VARCHAR)
             AS item_id,
         CAST(NULL AS DOUBLE) AS score,
+        1 AS score_columns,
         GENERATE_SUBSCRIPTS(COLUMNS(lambda c: c = CASE WHEN run_lists THEN item_column ELSE 'rm_no_list' END), 1)
             AS rank
     FROM (SELECT *, NULL AS rm_no_score, CAST([] AS VARCHAR[]) AS rm_no_list FROM query_table(run)) AS w

@@ -213,7 +213,12 @@ def test_duckdb_macros_refuse_missing_ids_and_numbers():
               "listed": pa.table({"query_id": ["q1"], "item_id": ["d2"]}),
               # judgment lists whose grades list is a grade short: d2 has no grade
               "short": pa.table({"query_id": ["q1"], "item_id": [["d1", "d2"]], "relevance": [[1.0]]}),
-              "lists": pa.table({"query_id": ["q1"], "item_id": [["d1", "d2"]], "relevance": [[0.0, 2.0]]})}
+              "lists": pa.table({"query_id": ["q1"], "item_id": [["d1", "d2"]], "relevance": [[0.0, 2.0]]}),
+              # a score and a rank column: the score ranks (d1 first), a NULL score is refused, not read as -rank
+              "scored_ranked": pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d2"], "score": [0.9, 0.1],
+                                         "rank": [2, 1]}),
+              "null_scored_ranked": pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d2"],
+                                              "score": pa.array([0.9, None], pa.float64()), "rank": [2, 1]})}
     for name, t in tables.items():
         con.register(name + "_in", t)
         con.execute(f"CREATE TABLE {name} AS FROM {name}_in")
@@ -224,6 +229,12 @@ def test_duckdb_macros_refuse_missing_ids_and_numbers():
     assert value("SELECT value FROM \"precision\"('run', 'listed', 2)") == [(0.5,)]
     assert value("SELECT value FROM \"precision\"('run', 'lists', 1, judgment_lists := true)") == [(0.0,)]
     assert value("SELECT value FROM \"precision\"('run', 'lists', 2, judgment_lists := true)") == [(0.5,)]
+    # scored_ranked against judgments with d2 alone relevant: by the score d1 first, P@1 = 0; by the rank
+    # (ties := 'input', MLlib's) d2 first, P@1 = 1
+    assert value("SELECT value FROM \"precision\"('scored_ranked', 'listed', 1)") == [(0.0,)]
+    assert value("SELECT value FROM \"precision\"('scored_ranked', 'listed', 1, ties := 'input')") == [(1.0,)]
+    with pytest.raises(duckdb.Error, match=r"item d2 of query q1 has a score \(or rank\) that is NULL"):
+        value("SELECT * FROM \"precision\"('null_scored_ranked', 'listed', 1)")
     with pytest.raises(duckdb.Error, match=r"a row of the run has no query id or no item id \(NULL\)"):
         value("SELECT * FROM \"precision\"('no_query', 'qrels', 2)")
     with pytest.raises(duckdb.Error, match=r"a row of the judgments has no query id or no item id \(NULL\)"):
