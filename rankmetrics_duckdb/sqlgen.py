@@ -157,13 +157,18 @@ def _judged_fault(item: exp.Expression, count: exp.Expression, query: list, low:
             _cast(high, "VARCHAR"), lit(")")]
 
 
-def _missing_id(row: str, where: str) -> tuple[exp.Expression, exp.Expression]:
+def _missing_id(row: str, where: str, by: tuple = ()) -> tuple[exp.Expression, exp.Expression]:
     """(the condition, the message) of a row (its alias) of the run or the judgments (where) without a query id or
-    an item id: a query (or an item) of its own otherwise, and a per-query row whose query_id is NULL reads as the
-    mean row."""
+    an item id, NULL or empty (or all spaces), as the Python routes refuse them (checks.check_sql): a query (or an
+    item) of its own otherwise, and a per-query row whose query_id is NULL reads as the mean row. With groups (by)
+    the query id is the one after its group's key (key_parts)."""
+    query = key_parts(_column(row, "query_id"))[2] if by else _column(row, "query_id")
+    empty = lambda e: exp.EQ(this=exp.Trim(this=e), expression=exp.Literal.string(""))  # noqa: E731
     condition = exp.or_(exp.Is(this=_column(row, "query_id"), expression=exp.Null()),
-                        exp.Is(this=_column(row, "item_id"), expression=exp.Null()))
-    return condition, exp.Literal.string(f"rankmetrics: a row of the {where} has no query id or no item id (NULL)")
+                        exp.Is(this=_column(row, "item_id"), expression=exp.Null()),
+                        empty(query), empty(_column(row, "item_id")))
+    return condition, exp.Literal.string(f"rankmetrics: a row of the {where} has no query id or no item id "
+                                         f"(NULL or empty)")
 
 
 def _not_finite(value: exp.Expression) -> exp.Expression:
@@ -193,7 +198,7 @@ def grouped_fault(by: tuple = ()) -> exp.Expression:
     kind = lambda k: exp.EQ(this=f("kind"), expression=exp.Literal.string(k))  # noqa: E731
     over = lambda name: exp.GT(this=f(name), expression=exp.Literal.number(1))  # noqa: E731
     def no_id(k: str, where: str) -> exp.If:
-        condition, message = _missing_id("f", where)
+        condition, message = _missing_id("f", where, by)
         return exp.If(this=exp.and_(kind(k), condition), true=message)
     def no_number(k: str, where: str) -> exp.If:  # the 'R' row's score, the 'J' row's grade
         condition, message = _number_fault("f", query, where)
@@ -234,7 +239,7 @@ def input_checks(by: tuple = (), reference: bool = False) -> exp.Select:
             exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).group_by(
             x("query_id"), x("item_id")).having(exp.GT(this=count.copy(), expression=exp.Literal.number(1)))
     def faulty(table: str, where: str) -> exp.Select:  # rows without an id (_missing_id) or a number (_number_fault)
-        no_id, id_message = _missing_id("x", where)
+        no_id, id_message = _missing_id("x", where, by)
         no_number, number_message = _number_fault("x", query, where)
         return exp.select(exp.alias_(exp.Case(ifs=[exp.If(this=no_id, true=id_message)], default=number_message),
                                      "fault")).from_(
@@ -1084,7 +1089,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         if keep is not None:  # the judged rows all stay (and, grouped, the run's repeated items, for the checks)
             keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right,
                            *([exp.GT(this=_column("s", "run_rows"), expression=exp.Literal.number(1)),
-                              _not_finite(_column("s", "score"))] if grouped else []))
+                              _not_finite(_column("s", "score")), _missing_id("s", "run", by)[0]]
+                             if grouped else []))
         if keep is not None and grouped and not whole:
             # filtered in the stream's last SELECT, where rm_grouped_stream numbers the 'J' rows: its window then
             # sorts the rows kept (every 'J' row is), not every row (the catalog-wide measures read them all)

@@ -24,6 +24,12 @@ CONFLICT = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d1"], "relevan
 # its per-query row's query_id NULL, which reads as the mean row; a judgment with no item id
 NO_QUERY = pa.table({"query_id": ["q1", "q1", None], "item_id": ["d1", "d2", "d3"], "score": [0.9, 0.1, 0.5]})
 NO_ITEM = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", None], "relevance": pa.array([1, 1], pa.int64())})
+# an empty or all-space id, which eval refuses as it refuses NULL: a query (or item) '' of its own otherwise; in a
+# run of two models (by), the empty query id is the one after the group's key
+EMPTY_ITEM = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", ""], "score": [0.9, 0.1]})
+SPACE_QUERY = pa.table({"query_id": ["q1", "  "], "item_id": ["d1", "d2"], "relevance": pa.array([1, 1], pa.int64())})
+EMPTY_QUERY_BY = pa.table({"model": ["a", "a", "b"], "query_id": ["q1", "q1", ""], "item_id": ["d1", "d2", "d1"],
+                           "score": [0.9, 0.1, 0.5]})
 # a score or a grade that is NULL, NaN or infinite, which eval refuses: without the check, d2's NULL score ranks
 # last (NULLS LAST: P@1 1, d1 first) and a NaN score first (above every number in DuckDB, PostgreSQL and Spark: P@1
 # 0); a NULL grade made the judgment non-relevant (and the DuckDB table macros' judgment relevant). MariaDB cannot
@@ -50,7 +56,9 @@ def engine(request, started):
                    "unjudged_twice": e.load("f_unjudged_twice", UNJUDGED_TWICE),
                    "qrels": e.load("f_qrels", QRELS), "conflict": e.load("f_conflict", CONFLICT),
                    "elsewhere": e.load("f_elsewhere", ELSEWHERE), "no_query": e.load("f_no_query", NO_QUERY),
-                   "no_item": e.load("f_no_item", NO_ITEM),
+                   "no_item": e.load("f_no_item", NO_ITEM), "empty_item": e.load("f_empty_item", EMPTY_ITEM),
+                   "space_query": e.load("f_space_query", SPACE_QUERY),
+                   "empty_query_by": e.load("f_empty_query_by", EMPTY_QUERY_BY),
                    **{f"{name}_score": e.load(f"f_{name}_score", _scored(v)) for name, v in NOT_FINITE.items()
                       if name == "null" or e.dialect != "mysql"},
                    **{f"{name}_grade": e.load(f"f_{name}_grade", _graded(v)) for name, v in NOT_FINITE.items()
@@ -174,11 +182,20 @@ def test_mysql_helper_script_takes_no_table_options():
 def test_missing_ids_fail(engine):
     e, t = engine
     for per_query in (False, True):
-        with pytest.raises(Exception, match=r"a row of the run has no query id or no item id \(NULL\)"):
+        with pytest.raises(Exception, match=r"a row of the run has no query id or no item id \(NULL or empty\)"):
             e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["no_query"], judgments=t["qrels"],
                              per_query=per_query))
-    with pytest.raises(Exception, match=r"a row of the judgments has no query id or no item id \(NULL\)"):
+    with pytest.raises(Exception, match=r"a row of the judgments has no query id or no item id \(NULL or empty\)"):
         e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["run"], judgments=t["no_item"]))
+    with pytest.raises(Exception, match=r"a row of the run has no query id or no item id \(NULL or empty\)"):
+        e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["empty_item"], judgments=t["qrels"]))
+    with pytest.raises(Exception, match=r"a row of the run has no query id or no item id \(NULL or empty\)"):
+        # the item '' unjudged: judged_only leaves it unranked, the check finds it all the same
+        e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["empty_item"], judgments=t["qrels"], judged_only=True))
+    with pytest.raises(Exception, match=r"a row of the judgments has no query id or no item id \(NULL or empty\)"):
+        e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["run"], judgments=t["space_query"]))
+    with pytest.raises(Exception, match=r"a row of the run has no query id or no item id \(NULL or empty\)"):
+        e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["empty_query_by"], judgments=t["qrels"], by=["model"]))
 
 
 def test_scores_and_grades_not_finite_fail(engine):
@@ -206,7 +223,8 @@ def test_duckdb_macros_refuse_missing_ids_and_numbers():
     before, the macros read it as grade 1, the grade of judgments without a relevance column, which stays."""
     con = duckdb.connect()
     rm.register(con)
-    tables = {"run": CLEAN_RUN, "qrels": QRELS, "no_query": NO_QUERY, "no_item": NO_ITEM,
+    tables = {"run": CLEAN_RUN, "qrels": QRELS, "no_query": NO_QUERY, "no_item": NO_ITEM, "empty_item": EMPTY_ITEM,
+              "space_query": SPACE_QUERY,
               **{f"{n}_score": _scored(v) for n, v in NOT_FINITE.items()},
               **{f"{n}_grade": _graded(v) for n, v in NOT_FINITE.items()},
               # judgments without a relevance column: every listed item relevant (grade 1)
@@ -235,10 +253,14 @@ def test_duckdb_macros_refuse_missing_ids_and_numbers():
     assert value("SELECT value FROM \"precision\"('scored_ranked', 'listed', 1, ties := 'input')") == [(1.0,)]
     with pytest.raises(duckdb.Error, match=r"item d2 of query q1 has a score \(or rank\) that is NULL"):
         value("SELECT * FROM \"precision\"('null_scored_ranked', 'listed', 1)")
-    with pytest.raises(duckdb.Error, match=r"a row of the run has no query id or no item id \(NULL\)"):
+    with pytest.raises(duckdb.Error, match=r"a row of the run has no query id or no item id \(NULL or empty\)"):
         value("SELECT * FROM \"precision\"('no_query', 'qrels', 2)")
-    with pytest.raises(duckdb.Error, match=r"a row of the judgments has no query id or no item id \(NULL\)"):
+    with pytest.raises(duckdb.Error, match=r"a row of the judgments has no query id or no item id \(NULL or empty\)"):
         value("SELECT * FROM ndcg('run', 'no_item', 2)")
+    with pytest.raises(duckdb.Error, match=r"a row of the run has no query id or no item id \(NULL or empty\)"):
+        value("SELECT * FROM ndcg('empty_item', 'qrels', 2)")
+    with pytest.raises(duckdb.Error, match=r"a row of the judgments has no query id or no item id \(NULL or empty\)"):
+        value("SELECT * FROM ndcg('run', 'space_query', 2)")
     for name in NOT_FINITE:
         with pytest.raises(duckdb.Error, match=r"item d2 of query q1 has a score \(or rank\) that is NULL, NaN or "
                                                r"infinite in the run"):

@@ -124,8 +124,13 @@ WITH run_items AS (
           NOT i.pos IS NULL
           OR i.run_rows > 1
           OR (
-            i.run_rows > 0 AND (
-              i.score - i.score IS NULL OR i.score - i.score <> 0
+            i.run_rows > 0
+            AND (
+              (
+                i.score - i.score IS NULL OR i.score - i.score <> 0
+              )
+              OR i.item_id IS NULL
+              OR TRIM(i.item_id) = ''
             )
           )
         )
@@ -143,6 +148,12 @@ WITH run_items AS (
     OR s.run_rows > 1
     OR (
       s.score - s.score IS NULL OR s.score - s.score <> 0
+    )
+    OR (
+      s.query_id IS NULL
+      OR s.item_id IS NULL
+      OR TRIM(s.query_id) = ''
+      OR TRIM(s.item_id) = ''
     )
 ), features AS (
   SELECT
@@ -278,14 +289,22 @@ WITH run_items AS (
     ) AS m_7,
     MIN(
       CASE
-        WHEN f.kind = 'R' AND (
-          f.query_id IS NULL OR f.item_id IS NULL
+        WHEN f.kind = 'R'
+        AND (
+          f.query_id IS NULL
+          OR f.item_id IS NULL
+          OR TRIM(f.query_id) = ''
+          OR TRIM(f.item_id) = ''
         )
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
-        WHEN f.kind = 'J' AND (
-          f.query_id IS NULL OR f.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
+        WHEN f.kind = 'J'
+        AND (
+          f.query_id IS NULL
+          OR f.item_id IS NULL
+          OR TRIM(f.query_id) = ''
+          OR TRIM(f.item_id) = ''
         )
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN f.kind = 'R' AND (
           f.score - f.score IS NULL OR f.score - f.score <> 0
         )
@@ -342,14 +361,22 @@ WITH run_items AS (
     )
     OR NOT MIN(
       CASE
-        WHEN f.kind = 'R' AND (
-          f.query_id IS NULL OR f.item_id IS NULL
+        WHEN f.kind = 'R'
+        AND (
+          f.query_id IS NULL
+          OR f.item_id IS NULL
+          OR TRIM(f.query_id) = ''
+          OR TRIM(f.item_id) = ''
         )
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
-        WHEN f.kind = 'J' AND (
-          f.query_id IS NULL OR f.item_id IS NULL
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
+        WHEN f.kind = 'J'
+        AND (
+          f.query_id IS NULL
+          OR f.item_id IS NULL
+          OR TRIM(f.query_id) = ''
+          OR TRIM(f.item_id) = ''
         )
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN f.kind = 'R' AND (
           f.score - f.score IS NULL OR f.score - f.score <> 0
         )

@@ -126,15 +126,23 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
 {% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
 {% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
 {% endif %}      END AS fault
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -142,15 +150,23 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
 {% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
 {% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
 {% endif %}      END AS fault
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1395,15 +1411,23 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
 {% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
 {% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
 {% endif %}      END AS fault
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1411,15 +1435,23 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
 {% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
 {% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
 {% endif %}      END AS fault
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2603,8 +2635,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2620,7 +2656,11 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2628,8 +2668,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2645,7 +2689,11 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4033,8 +4081,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4050,7 +4102,11 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4058,8 +4114,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4075,7 +4135,11 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5375,8 +5439,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5392,7 +5460,11 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5400,8 +5472,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5417,7 +5493,11 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6710,8 +6790,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6727,7 +6811,11 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6735,8 +6823,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6752,7 +6844,11 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8050,8 +8146,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8067,7 +8167,11 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8075,8 +8179,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8092,7 +8200,11 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9473,15 +9585,23 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
 {% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
 {% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
 {% endif %}      END AS fault
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9489,15 +9609,23 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
 {% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
 {% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
 {% endif %}      END AS fault
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10738,8 +10866,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10755,7 +10887,11 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10763,8 +10899,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10780,7 +10920,11 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12155,8 +12299,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12172,7 +12320,11 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12180,8 +12332,12 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12197,7 +12353,11 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(x.query_id) = ''
+{% endif %}        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0

@@ -150,8 +150,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -163,7 +166,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -171,8 +177,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -184,7 +193,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -474,8 +486,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -487,7 +502,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -495,8 +513,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -508,7 +529,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -807,8 +831,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -820,7 +847,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -828,8 +858,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -841,7 +874,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1124,8 +1160,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1137,7 +1176,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1145,8 +1187,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1158,7 +1203,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1440,8 +1488,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1453,7 +1504,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1461,8 +1515,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1474,7 +1531,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1756,8 +1816,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1769,7 +1832,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1777,8 +1843,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1790,7 +1859,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2059,8 +2131,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2072,7 +2147,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2080,8 +2158,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2093,7 +2174,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2349,8 +2433,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2362,7 +2449,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2370,8 +2460,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2383,7 +2476,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2700,8 +2796,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2713,7 +2812,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2721,8 +2823,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2734,7 +2839,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3004,8 +3112,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3017,7 +3128,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3025,8 +3139,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3038,7 +3155,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3301,8 +3421,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3314,7 +3437,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3322,8 +3448,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3335,7 +3464,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3582,8 +3714,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3595,7 +3730,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3603,8 +3741,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3616,7 +3757,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3879,8 +4023,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3892,7 +4039,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3900,8 +4050,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3913,7 +4066,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4361,8 +4517,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4374,7 +4533,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4382,8 +4544,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4395,7 +4560,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4612,8 +4780,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4625,7 +4796,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4633,8 +4807,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4646,7 +4823,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4866,8 +5046,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4879,7 +5062,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4887,8 +5073,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4900,7 +5089,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5119,8 +5311,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5132,7 +5327,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5140,8 +5338,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5153,7 +5354,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5380,8 +5584,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5393,7 +5600,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5401,8 +5611,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5414,7 +5627,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5638,8 +5854,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5651,7 +5870,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5659,8 +5881,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5672,7 +5897,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6051,8 +6279,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6064,7 +6295,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6072,8 +6306,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6085,7 +6322,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6867,8 +7107,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6880,7 +7123,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6888,8 +7134,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6901,7 +7150,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7362,8 +7614,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7375,7 +7630,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7383,8 +7641,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7396,7 +7657,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7691,8 +7955,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7704,7 +7971,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7712,8 +7982,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7725,7 +7998,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8003,8 +8279,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8016,7 +8295,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8024,8 +8306,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8037,7 +8322,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8288,8 +8576,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8301,7 +8592,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8309,8 +8603,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8322,7 +8619,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8601,8 +8901,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8614,7 +8917,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8622,8 +8928,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8635,7 +8944,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8959,8 +9271,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8972,7 +9287,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8980,8 +9298,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8993,7 +9314,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9330,8 +9654,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9343,7 +9670,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9351,8 +9681,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9364,7 +9697,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9622,8 +9958,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9635,7 +9974,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9643,8 +9985,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9656,7 +10001,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10009,8 +10357,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10022,7 +10373,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10030,8 +10384,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10043,7 +10400,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10068,8 +10428,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10081,7 +10444,10 @@ WITH params AS (
     FROM reference_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10409,8 +10775,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10422,7 +10791,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10430,8 +10802,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10443,7 +10818,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10748,8 +11126,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10761,7 +11142,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10769,8 +11153,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10782,7 +11169,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11063,8 +11453,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11076,7 +11469,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11084,8 +11480,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11097,7 +11496,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11561,8 +11963,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11574,7 +11979,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11582,8 +11990,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11595,7 +12006,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11889,8 +12303,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11902,7 +12319,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11910,8 +12330,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11923,7 +12346,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12192,8 +12618,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12205,7 +12634,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12213,8 +12645,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12226,7 +12661,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12612,8 +13050,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12625,7 +13066,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12633,8 +13077,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12646,7 +13093,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13029,8 +13479,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -13042,7 +13495,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13050,8 +13506,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -13063,7 +13522,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13697,8 +14159,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -13710,7 +14175,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13718,8 +14186,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -13731,7 +14202,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14269,8 +14743,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14282,7 +14759,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14290,8 +14770,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14303,7 +14786,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14689,8 +15175,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14702,7 +15191,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14710,8 +15202,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14723,7 +15218,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15025,8 +15523,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15038,7 +15539,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15046,8 +15550,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15059,7 +15566,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15372,8 +15882,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15385,7 +15898,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15393,8 +15909,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15406,7 +15925,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15717,8 +16239,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15730,7 +16255,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15738,8 +16266,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15751,7 +16282,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16032,8 +16566,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16045,7 +16582,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16053,8 +16593,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16066,7 +16609,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16336,8 +16882,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16349,7 +16898,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16357,8 +16909,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16370,7 +16925,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16624,8 +17182,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16637,7 +17198,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16645,8 +17209,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16658,7 +17225,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16969,8 +17539,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16982,7 +17555,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16990,8 +17566,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17003,7 +17582,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17267,8 +17849,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17280,7 +17865,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17288,8 +17876,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17301,7 +17892,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17562,8 +18156,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17575,7 +18172,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17583,8 +18183,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17596,7 +18199,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17868,8 +18474,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17881,7 +18490,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17889,8 +18501,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17902,7 +18517,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18153,8 +18771,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18166,7 +18787,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18174,8 +18798,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18187,7 +18814,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18465,8 +19095,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18478,7 +19111,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18486,8 +19122,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18499,7 +19138,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18754,8 +19396,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18767,7 +19412,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18775,8 +19423,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18788,7 +19439,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19050,8 +19704,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19063,7 +19720,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19071,8 +19731,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19084,7 +19747,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19351,8 +20017,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19364,7 +20033,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19372,8 +20044,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19385,7 +20060,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19650,8 +20328,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19663,7 +20344,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19671,8 +20355,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19684,7 +20371,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20009,8 +20699,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -20022,7 +20715,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20030,8 +20726,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -20043,7 +20742,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20758,8 +21460,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -20771,7 +21476,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20779,8 +21487,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -20792,7 +21503,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21658,8 +22372,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -21671,7 +22388,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21679,8 +22399,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -21692,7 +22415,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0

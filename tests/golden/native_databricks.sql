@@ -150,8 +150,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -163,7 +166,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -171,8 +177,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -184,7 +193,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -473,8 +485,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -486,7 +501,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -494,8 +512,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -507,7 +528,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -805,8 +829,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -818,7 +845,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -826,8 +856,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -839,7 +872,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1121,8 +1157,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1134,7 +1173,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1142,8 +1184,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1155,7 +1200,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1436,8 +1484,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1449,7 +1500,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1457,8 +1511,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1470,7 +1527,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1751,8 +1811,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1764,7 +1827,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1772,8 +1838,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1785,7 +1854,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2053,8 +2125,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2066,7 +2141,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2074,8 +2152,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2087,7 +2168,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2342,8 +2426,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2355,7 +2442,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2363,8 +2453,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2376,7 +2469,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2692,8 +2788,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2705,7 +2804,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2713,8 +2815,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2726,7 +2831,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2993,8 +3101,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3006,7 +3117,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3014,8 +3128,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3027,7 +3144,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3287,8 +3407,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3300,7 +3423,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3308,8 +3434,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3321,7 +3450,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3565,8 +3697,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3578,7 +3713,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3586,8 +3724,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3599,7 +3740,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3861,8 +4005,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3874,7 +4021,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3882,8 +4032,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3895,7 +4048,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4310,8 +4466,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4323,7 +4482,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4331,8 +4493,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4344,7 +4509,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4560,8 +4728,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4573,7 +4744,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4581,8 +4755,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4594,7 +4771,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4813,8 +4993,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4826,7 +5009,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4834,8 +5020,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4847,7 +5036,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5065,8 +5257,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5078,7 +5273,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5086,8 +5284,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5099,7 +5300,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5325,8 +5529,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5338,7 +5545,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5346,8 +5556,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5359,7 +5572,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5582,8 +5798,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5595,7 +5814,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5603,8 +5825,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5616,7 +5841,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5994,8 +6222,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6007,7 +6238,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6015,8 +6249,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6028,7 +6265,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6809,8 +7049,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6822,7 +7065,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6830,8 +7076,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6843,7 +7092,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7303,8 +7555,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7316,7 +7571,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7324,8 +7582,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7337,7 +7598,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7631,8 +7895,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7644,7 +7911,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7652,8 +7922,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7665,7 +7938,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7942,8 +8218,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7955,7 +8234,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7963,8 +8245,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7976,7 +8261,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8226,8 +8514,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8239,7 +8530,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8247,8 +8541,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8260,7 +8557,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8538,8 +8838,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8551,7 +8854,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8559,8 +8865,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8572,7 +8881,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8895,8 +9207,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8908,7 +9223,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8916,8 +9234,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8929,7 +9250,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9265,8 +9589,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9278,7 +9605,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9286,8 +9616,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9299,7 +9632,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9556,8 +9892,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9569,7 +9908,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9577,8 +9919,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9590,7 +9935,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9941,8 +10289,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9954,7 +10305,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9962,8 +10316,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9975,7 +10332,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10000,8 +10360,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10013,7 +10376,10 @@ WITH params AS (
     FROM reference_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10341,8 +10707,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10354,7 +10723,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10362,8 +10734,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10375,7 +10750,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10679,8 +11057,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10692,7 +11073,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10700,8 +11084,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10713,7 +11100,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10993,8 +11383,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11006,7 +11399,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11014,8 +11410,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11027,7 +11426,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11490,8 +11892,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11503,7 +11908,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11511,8 +11919,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11524,7 +11935,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11817,8 +12231,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11830,7 +12247,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11838,8 +12258,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11851,7 +12274,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12119,8 +12545,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12132,7 +12561,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12140,8 +12572,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12153,7 +12588,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12538,8 +12976,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12551,7 +12992,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12559,8 +13003,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12572,7 +13019,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12954,8 +13404,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12967,7 +13420,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12975,8 +13431,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12988,7 +13447,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13621,8 +14083,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -13634,7 +14099,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13642,8 +14110,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -13655,7 +14126,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14192,8 +14666,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14205,7 +14682,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14213,8 +14693,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14226,7 +14709,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14611,8 +15097,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14624,7 +15113,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14632,8 +15124,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14645,7 +15140,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14946,8 +15444,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14959,7 +15460,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14967,8 +15471,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14980,7 +15487,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15292,8 +15802,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15305,7 +15818,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15313,8 +15829,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15326,7 +15845,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15636,8 +16158,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15649,7 +16174,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15657,8 +16185,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15670,7 +16201,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15950,8 +16484,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15963,7 +16500,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15971,8 +16511,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15984,7 +16527,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16253,8 +16799,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16266,7 +16815,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16274,8 +16826,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16287,7 +16842,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16540,8 +17098,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16553,7 +17114,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16561,8 +17125,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16574,7 +17141,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16884,8 +17454,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16897,7 +17470,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16905,8 +17481,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16918,7 +17497,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17181,8 +17763,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17194,7 +17779,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17202,8 +17790,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17215,7 +17806,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17475,8 +18069,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17488,7 +18085,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17496,8 +18096,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17509,7 +18112,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17780,8 +18386,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17793,7 +18402,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17801,8 +18413,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17814,7 +18429,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18064,8 +18682,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18077,7 +18698,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18085,8 +18709,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18098,7 +18725,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18375,8 +19005,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18388,7 +19021,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18396,8 +19032,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18409,7 +19048,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18663,8 +19305,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18676,7 +19321,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18684,8 +19332,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18697,7 +19348,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18958,8 +19612,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18971,7 +19628,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18979,8 +19639,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18992,7 +19655,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19258,8 +19924,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19271,7 +19940,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19279,8 +19951,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19292,7 +19967,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19556,8 +20234,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19569,7 +20250,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19577,8 +20261,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19590,7 +20277,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19914,8 +20604,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19927,7 +20620,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19935,8 +20631,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19948,7 +20647,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20662,8 +21364,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -20675,7 +21380,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20683,8 +21391,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -20696,7 +21407,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21561,8 +22275,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -21574,7 +22291,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21582,8 +22302,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -21595,7 +22318,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0

@@ -150,8 +150,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -163,7 +166,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -171,8 +177,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -184,7 +193,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -474,8 +486,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -487,7 +502,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -495,8 +513,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -508,7 +529,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -807,8 +831,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -820,7 +847,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -828,8 +858,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -841,7 +874,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1124,8 +1160,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1137,7 +1176,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1145,8 +1187,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1158,7 +1203,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1440,8 +1488,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1453,7 +1504,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1461,8 +1515,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1474,7 +1531,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1756,8 +1816,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1769,7 +1832,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1777,8 +1843,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -1790,7 +1859,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2059,8 +2131,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2072,7 +2147,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2080,8 +2158,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2093,7 +2174,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2349,8 +2433,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2362,7 +2449,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2370,8 +2460,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2383,7 +2476,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2700,8 +2796,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2713,7 +2812,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2721,8 +2823,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -2734,7 +2839,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3002,8 +3110,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3015,7 +3126,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3023,8 +3137,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3036,7 +3153,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3297,8 +3417,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3310,7 +3433,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3318,8 +3444,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3331,7 +3460,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3576,8 +3708,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3589,7 +3724,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3597,8 +3735,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3610,7 +3751,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3873,8 +4017,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3886,7 +4033,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3894,8 +4044,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -3907,7 +4060,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4323,8 +4479,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4336,7 +4495,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4344,8 +4506,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4357,7 +4522,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4574,8 +4742,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4587,7 +4758,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4595,8 +4769,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4608,7 +4785,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4828,8 +5008,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4841,7 +5024,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4849,8 +5035,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -4862,7 +5051,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5081,8 +5273,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5094,7 +5289,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5102,8 +5300,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5115,7 +5316,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5342,8 +5546,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5355,7 +5562,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5363,8 +5573,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5376,7 +5589,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5600,8 +5816,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5613,7 +5832,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5621,8 +5843,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -5634,7 +5859,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6013,8 +6241,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6026,7 +6257,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6034,8 +6268,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6047,7 +6284,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6829,8 +7069,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6842,7 +7085,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6850,8 +7096,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -6863,7 +7112,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7324,8 +7576,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7337,7 +7592,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7345,8 +7603,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7358,7 +7619,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7653,8 +7917,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7666,7 +7933,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7674,8 +7944,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7687,7 +7960,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7965,8 +8241,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7978,7 +8257,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7986,8 +8268,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -7999,7 +8284,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8250,8 +8538,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8263,7 +8554,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8271,8 +8565,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8284,7 +8581,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8563,8 +8863,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8576,7 +8879,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8584,8 +8890,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8597,7 +8906,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8921,8 +9233,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8934,7 +9249,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8942,8 +9260,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -8955,7 +9276,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9292,8 +9616,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9305,7 +9632,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9313,8 +9643,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9326,7 +9659,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9584,8 +9920,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9597,7 +9936,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9605,8 +9947,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9618,7 +9963,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9970,8 +10318,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -9983,7 +10334,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9991,8 +10345,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10004,7 +10361,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10029,8 +10389,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10042,7 +10405,10 @@ WITH params AS (
     FROM reference_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10370,8 +10736,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10383,7 +10752,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10391,8 +10763,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10404,7 +10779,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10709,8 +11087,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10722,7 +11103,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10730,8 +11114,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -10743,7 +11130,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11024,8 +11414,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11037,7 +11430,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11045,8 +11441,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11058,7 +11457,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11522,8 +11924,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11535,7 +11940,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11543,8 +11951,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11556,7 +11967,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11850,8 +12264,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11863,7 +12280,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11871,8 +12291,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -11884,7 +12307,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12153,8 +12579,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12166,7 +12595,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12174,8 +12606,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12187,7 +12622,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12573,8 +13011,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12586,7 +13027,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12594,8 +13038,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -12607,7 +13054,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12990,8 +13440,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -13003,7 +13456,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13011,8 +13467,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -13024,7 +13483,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13658,8 +14120,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -13671,7 +14136,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13679,8 +14147,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -13692,7 +14163,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14230,8 +14704,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14243,7 +14720,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14251,8 +14731,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14264,7 +14747,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14650,8 +15136,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14663,7 +15152,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14671,8 +15163,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14684,7 +15179,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14986,8 +15484,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -14999,7 +15500,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15007,8 +15511,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15020,7 +15527,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15333,8 +15843,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15346,7 +15859,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15354,8 +15870,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15367,7 +15886,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15678,8 +16200,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15691,7 +16216,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15699,8 +16227,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -15712,7 +16243,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15993,8 +16527,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16006,7 +16543,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16014,8 +16554,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16027,7 +16570,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16297,8 +16843,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16310,7 +16859,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16318,8 +16870,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16331,7 +16886,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16585,8 +17143,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16598,7 +17159,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16606,8 +17170,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16619,7 +17186,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16930,8 +17500,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16943,7 +17516,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16951,8 +17527,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -16964,7 +17543,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17228,8 +17810,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17241,7 +17826,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17249,8 +17837,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17262,7 +17853,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17523,8 +18117,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17536,7 +18133,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17544,8 +18144,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17557,7 +18160,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17829,8 +18435,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17842,7 +18451,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17850,8 +18462,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -17863,7 +18478,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18114,8 +18732,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18127,7 +18748,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18135,8 +18759,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18148,7 +18775,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18426,8 +19056,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18439,7 +19072,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18447,8 +19083,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18460,7 +19099,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18715,8 +19357,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18728,7 +19373,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18736,8 +19384,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -18749,7 +19400,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19011,8 +19665,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19024,7 +19681,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19032,8 +19692,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19045,7 +19708,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19312,8 +19978,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19325,7 +19994,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19333,8 +20005,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19346,7 +20021,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19611,8 +20289,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19624,7 +20305,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19632,8 +20316,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19645,7 +20332,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19970,8 +20660,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -19983,7 +20676,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19991,8 +20687,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -20004,7 +20703,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20719,8 +21421,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -20732,7 +21437,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20740,8 +21448,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -20753,7 +21464,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21619,8 +22333,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -21632,7 +22349,10 @@ WITH params AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21640,8 +22360,11 @@ WITH params AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -21653,7 +22376,10 @@ WITH params AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0

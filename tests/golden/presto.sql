@@ -309,8 +309,11 @@ WITH run_items AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -322,7 +325,10 @@ WITH run_items AS (
     FROM run_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -330,8 +336,11 @@ WITH run_items AS (
     UNION ALL
     SELECT
       CASE
-        WHEN x.query_id IS NULL OR x.item_id IS NULL
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL)'
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         ELSE CONCAT(
           'rankmetrics: item ',
           x.item_id,
@@ -343,7 +352,10 @@ WITH run_items AS (
     FROM judgment_items AS x
     WHERE
       (
-        x.query_id IS NULL OR x.item_id IS NULL
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
