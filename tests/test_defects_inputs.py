@@ -6,6 +6,7 @@ gives a different map, so reading the wrong file shows in the number."""
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -331,3 +332,28 @@ def test_nul_byte_is_refused_by_both_read_paths(tmp_path, where):
     line_no = 3 + pad.count("\n")
     for extra in ([], ["--nan-scores", "last"]):  # the one-statement path, then the careful path
         one_line(run_cli("eval", q, r, "-m", "P@1", *extra), 1, "r:", f"line {line_no}", "NUL")
+
+
+@pytest.mark.parametrize("kind, column, value", [("run", "score", float("nan")), ("run", "score", float("inf")),
+                                                  ("rank_run", "rank", float("nan")),
+                                                  ("judgments", "relevance", float("nan"))])
+def test_parquet_nan_is_refused_on_every_path(tmp_path, kind, column, value):
+    """A NaN in a Parquet file: DuckDB 2.0 prunes Parquet row groups by their statistics, which leave NaN out, so
+    a WHERE that looked for the row at fault found none, and the input passed with its NaN ranked first (P@1 1
+    here, the NaN item d2 being the judged one). The count and the row named must both see it: refused, by
+    evaluate() on both paths and by the CLI, naming the query and item."""
+    run = {"query_id": ["q1", "q1"], "item_id": ["d1", "d2"]}
+    run.update({"rank": [2.0, value]} if kind == "rank_run" else
+               {"score": [1.0, value if kind == "run" else 0.5]})
+    grades = [1.0, value] if kind == "judgments" else [1.0]
+    qrels = {"query_id": ["q1"] * len(grades), "item_id": ["d2", "d1"][:len(grades)], "relevance": grades}
+    pq.write_table(pa.table(run), tmp_path / "run.parquet")
+    pq.write_table(pa.table(qrels), tmp_path / "qrels.parquet")
+    where = "run.parquet" if kind != "judgments" else "qrels.parquet"
+    message = rf"{where}: {column} (nan|inf) for query q1, item d\d; every {column} must be a finite number"
+    for one_statement in (True, False):
+        with pytest.raises(InputError, match=message):
+            rm.evaluate(str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), ["P@1"],
+                        one_statement=one_statement)
+    p = run_cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m", "P@1")
+    assert p.returncode == 1 and re.search(message, p.stderr) and len(p.stderr.strip().splitlines()) == 1
