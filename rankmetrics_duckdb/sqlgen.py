@@ -301,10 +301,14 @@ def _source(src: Source, alias: str) -> exp.Expression:
     return e
 
 
-def run_items(src: Source, conv: dict | None = None, by: tuple = ()) -> exp.Select:
+def run_items(src: Source, conv: dict | None = None, by: tuple = (), checked: bool = False) -> exp.Select:
     """The run normalized as rm_run_items does in DuckDB: text ids, a score (or -rank) and the given rank. With
     the convention scores='float32' (pytrec_eval), the score is rounded to a 32-bit float before ranking. With
-    groups (by), the query id carries its group's number (see GROUP_SEPARATOR)."""
+    groups (by), the query id carries its group's number (see GROUP_SEPARATOR). checked (plan's checks: the SQL of
+    to_sql and `rankmetrics sql`): a rank beside a score that is NaN or infinite makes the score NULL, which the
+    checks refuse (_number_fault), as eval refuses such a rank (a NULL rank beside a score is fine: it ranks last
+    under ties 'input'). Not for the native objects yet: dbt.py's templates take one score and one rank
+    expression from these rows."""
     rank = _column(LIST, "rm_pos") if src.lists else src.column("r", "rank")
     if src.has_score and not src.lists:
         score = _cast(src.column("r", "score"), "DOUBLE")
@@ -313,6 +317,10 @@ def run_items(src: Source, conv: dict | None = None, by: tuple = ()) -> exp.Sele
     else:
         score = exp.Neg(this=_cast(rank, "DOUBLE"))
     rank_in = _cast(rank, "DOUBLE") if src.has_rank or src.lists else _cast(exp.Null(), "DOUBLE")
+    if checked and src.has_score and src.has_rank and not src.lists:
+        score = exp.Case(ifs=[exp.If(this=exp.and_(exp.Not(this=exp.Is(this=rank_in.copy(), expression=exp.Null())),
+                                                   _not_finite(rank_in.copy())), true=_cast(exp.Null(), "DOUBLE"))],
+                         default=score)
     select = exp.select(
         exp.alias_(_query_key(src, "r", by), "query_id"),
         exp.alias_(_cast(_item(src, "r"), "VARCHAR"), "item_id"),
@@ -487,12 +495,12 @@ REFERENCE_ITEMS, REFERENCE_RANKS = "reference_items", "reference_ranks"
 
 
 def reference_stream_ctes(ctes: list, reference: Source, conv: dict, by: tuple = (),
-                          ranks: exp.Expression | None = None) -> list:
+                          ranks: exp.Expression | None = None, checked: bool = False) -> list:
     """ctes (ending with the STREAM CTE) with the stream of sql/01_stream.sql's rm_reference_stream in its place
     (Intersection): the reference normalized as the run is (REFERENCE_ITEMS: run_items, with the run's groups),
     ranked as the run is (REFERENCE_RANKS: the retrieved rows of rm_stream over it; `ranks` is that stream, the
     one of stream(conv) by default, native.py's with parameters), and the stream (STREAM) with each row's item's
-    rank in the reference (ref_pos), over the stream before it (REFERENCELESS_STREAM)."""
+    rank in the reference (ref_pos), over the stream before it (REFERENCELESS_STREAM). checked: as run_items'."""
     name, last = ctes[-1]
     if name != STREAM:
         raise ValueError("sqlgen.reference_stream_ctes: the CTEs must end with the stream")
@@ -509,7 +517,7 @@ def reference_stream_ctes(ctes: list, reference: Source, conv: dict, by: tuple =
             return exp.Table(this=exp.to_identifier(table), alias=node.args.get("alias"))
         return node
     body = sqlsource.expand(sqlsource.macros()["rm_reference_stream"].body.copy().transform(read))
-    return ctes[:-1] + [(REFERENCELESS_STREAM, last), (REFERENCE_ITEMS, run_items(reference, conv, by)),
+    return ctes[:-1] + [(REFERENCELESS_STREAM, last), (REFERENCE_ITEMS, run_items(reference, conv, by, checked)),
                         (REFERENCE_RANKS, retrieved), (STREAM, body)]
 
 
@@ -1067,7 +1075,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     kept = [(name, e) for name, e, stage in feature_exprs if not stage and name in used | read_later]
 
     keep = keep_rows(measures, conv)
-    items = [("run_items", run_items(run, conv, by)), ("judgment_items", judgment_items(judgments, conv, by=by))]
+    items = [("run_items", run_items(run, conv, by, checked=checks)),
+             ("judgment_items", judgment_items(judgments, conv, by=by))]
     if by:
         items.insert(0, ("rm_groups", groups_cte(run, by)))
     if split_kinds:
@@ -1085,7 +1094,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         if vectors is not None:
             ctes = vector_stream_ctes(ctes, vectors)
         if reference is not None:
-            ctes = reference_stream_ctes(ctes, reference, conv, by)
+            ctes = reference_stream_ctes(ctes, reference, conv, by, checked=checks)
         if keep is not None:  # the judged rows all stay (and, grouped, the run's repeated items, for the checks)
             keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right,
                            *([exp.GT(this=_column("s", "run_rows"), expression=exp.Literal.number(1)),

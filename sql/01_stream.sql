@@ -31,9 +31,11 @@ SELECT
     struct_pack(*COLUMNS(list_concat("by", ['query_id']))) AS query_id,
     r.item_id,
     -- the score when the run has a score column (score_columns: COLUMNS finds it beside the dummy rm_no_score),
-    -- NULL included (refused by rm_row_fault, as eval refuses it), else -rank
-    CAST(CASE WHEN r.score_columns = 2 THEN CAST(r.score AS DOUBLE) ELSE -CAST(r.rank AS DOUBLE) END AS DOUBLE)
-        AS score,
+    -- NULL included (refused by rm_row_fault, as eval refuses it), else -rank; NULL (refused) beside a rank that
+    -- is NaN or infinite, as eval refuses such a rank
+    CAST(CASE WHEN r.score_columns = 2 AND r.rank IS NOT NULL AND rm_not_finite(CAST(r.rank AS DOUBLE)) THEN NULL
+              WHEN r.score_columns = 2 THEN CAST(r.score AS DOUBLE)
+              ELSE -CAST(r.rank AS DOUBLE) END AS DOUBLE) AS score,
     CAST(r.rank AS DOUBLE) AS rank_in
 FROM (
     -- one row per item: the columns named by the parameters, under our names (a missing score or rank is NULL;

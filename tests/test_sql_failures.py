@@ -39,6 +39,11 @@ def _scored(score):
                      "score": pa.array([0.9, score, 0.1], pa.float64())})
 
 
+def _ranked(rank):  # a score and a rank column: a NaN or infinite rank is refused beside the score (eval does)
+    return pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d2"], "score": [0.9, 0.1],
+                     "rank": pa.array([1.0, rank], pa.float64())})
+
+
 def _graded(grade):
     return pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "d2"], "relevance": pa.array([1.0, grade], pa.float64())})
 
@@ -62,7 +67,10 @@ def engine(request, started):
                    **{f"{name}_score": e.load(f"f_{name}_score", _scored(v)) for name, v in NOT_FINITE.items()
                       if name == "null" or e.dialect != "mysql"},
                    **{f"{name}_grade": e.load(f"f_{name}_grade", _graded(v)) for name, v in NOT_FINITE.items()
-                      if name == "null" or e.dialect != "mysql"}}
+                      if name == "null" or e.dialect != "mysql"},
+                   # (a NULL rank beside a score is fine; SQLite reads NaN as NULL)
+                   **{f"{name}_rank": e.load(f"f_{name}_rank", _ranked(v)) for name, v in NOT_FINITE.items()
+                      if name != "null" and e.dialect != "mysql" and not (name == "nan" and e.dialect == "sqlite")}}
     return started.get(("sql_failures", request.param), start, lambda pair: pair[0].close())
 
 
@@ -215,6 +223,10 @@ def test_scores_and_grades_not_finite_fail(engine):
         with pytest.raises(Exception, match="item d2 of query q1 has a relevance grade that is NULL, NaN or "
                                             "infinite in the judgments"):
             e.rows(rm.to_sql(["P@2", "ndcg"], dialect=e.dialect, run=t["run"], judgments=t[f"{name}_grade"]))
+        if f"{name}_rank" in t:  # the rank orders the run under mllib's ties 'input'
+            with pytest.raises(Exception, match=r"item d2 of query q1 has a score \(or rank\) that is NULL, NaN"):
+                e.rows(rm.to_sql(["RR"], dialect=e.dialect, run=t[f"{name}_rank"], judgments=t["qrels"],
+                                 convention="mllib", run_columns="score,rank"))
 
 
 def test_duckdb_macros_refuse_missing_ids_and_numbers():
@@ -253,6 +265,10 @@ def test_duckdb_macros_refuse_missing_ids_and_numbers():
     assert value("SELECT value FROM \"precision\"('scored_ranked', 'listed', 1, ties := 'input')") == [(1.0,)]
     with pytest.raises(duckdb.Error, match=r"item d2 of query q1 has a score \(or rank\) that is NULL"):
         value("SELECT * FROM \"precision\"('null_scored_ranked', 'listed', 1)")
+    con.register("nan_ranked_in", _ranked(float("nan")))
+    con.execute("CREATE TABLE nan_ranked AS FROM nan_ranked_in")
+    with pytest.raises(duckdb.Error, match=r"item d2 of query q1 has a score \(or rank\) that is NULL, NaN"):
+        value("SELECT * FROM rr('nan_ranked', 'listed', ties := 'input')")
     with pytest.raises(duckdb.Error, match=r"a row of the run has no query id or no item id \(NULL or empty\)"):
         value("SELECT * FROM \"precision\"('no_query', 'qrels', 2)")
     with pytest.raises(duckdb.Error, match=r"a row of the judgments has no query id or no item id \(NULL or empty\)"):
