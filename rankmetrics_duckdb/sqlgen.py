@@ -31,7 +31,7 @@ from .checks import PRESORTED_FAULT
 from .determinism import in_order
 from .dialects import PARTITION
 from .errors import UsageError
-from .measures import Measure, cutoff_depth, needs_side_tables, deepest, listed_aggregates, mean_sql, read_depths
+from .measures import GRADE_LIMIT, Measure, cutoff_depth, exponential_gain, raw_gain_ratio, needs_side_tables, deepest, listed_aggregates, mean_sql, read_depths
 
 
 @dataclass
@@ -188,11 +188,38 @@ def _number_fault(row: str, query: list, where: str) -> tuple[exp.Expression, ex
         lit(f" has {what} that is NULL, NaN or infinite in the {where}")])
 
 
-def grouped_fault(by: tuple = ()) -> exp.Expression:
+def grade_rules(measures: list[Measure], conv: dict) -> tuple:
+    """The grades the requested measures cannot take, as (the condition on a grade, the end of the message), which
+    the checks refuse as api._check_gain_grades refuses them on the Python routes: a negative grade for nDCG with
+    raw gain (scikit-learn's ndcg_score refuses it; the value would be below 0), a grade whose exponential gain
+    2^g - 1 overflows a double."""
+    rules = []
+    names = raw_gain_ratio(measures, conv)
+    if names:
+        rules.append((lambda g: exp.LT(this=g, expression=exp.Literal.number(0)),
+                      f" has a negative grade, which {names[0]} with raw gain (scikit-learn's ndcg_score) does not "
+                      f"take"))
+    names = exponential_gain(measures, conv)
+    if names:
+        rules.append((lambda g: exp.GTE(this=g, expression=exp.Literal.number(GRADE_LIMIT + 1)),
+                      f" has a grade too high for exponential gain in {names[0]} (2^grade - 1 overflows past grade "
+                      f"{GRADE_LIMIT})"))
+    return tuple(rules)
+
+
+def _grade_fault(row: str, query: list, rule) -> tuple[exp.Expression, exp.Expression]:
+    """(the condition, the message) of a judgment (row: its alias) whose grade a rule of grade_rules refuses."""
+    lit = exp.Literal.string
+    return rule[0](_column(row, "grade")), exp.Concat(expressions=[
+        lit("rankmetrics: item "), _column(row, "item_id"), lit(" of query "), *[q.copy() for q in query],
+        lit(rule[1])])
+
+
+def grouped_fault(by: tuple = (), grades: tuple = ()) -> exp.Expression:
     """The input checks of the grouped stream (rm_grouped_stream), as an aggregate over its rows (as f): the
     first fault's message (input_checks' messages, and the least of them as there), NULL when the inputs are
     clean. Each of its items carries how many run rows and judgment rows it had; the checks read them on its 'R'
-    row and its 'J' row."""
+    row and its 'J' row. grades: grade_rules, read on the 'J' rows."""
     f = lambda name: _column("f", name)  # noqa: E731
     query = _fault_query(f("query_id"), by)
     kind = lambda k: exp.EQ(this=f("kind"), expression=exp.Literal.string(k))  # noqa: E731
@@ -205,6 +232,8 @@ def grouped_fault(by: tuple = ()) -> exp.Expression:
         return exp.If(this=exp.and_(kind(k), condition), true=message)
     fault = exp.Case(ifs=[
         no_id("R", "run"), no_id("J", "judgments"), no_number("R", "run"), no_number("J", "judgments"),
+        *[exp.If(this=exp.and_(kind("J"), condition), true=message)
+          for condition, message in (_grade_fault("f", query, rule) for rule in grades)],
         exp.If(this=exp.and_(kind("R"), over("run_rows")),
                true=exp.Concat(expressions=_run_fault(f("item_id"), f("run_rows"), query))),
         exp.If(this=exp.and_(kind("J"), over("judgment_rows")),
@@ -224,12 +253,12 @@ def unless_fault(value: exp.Expression, fault: exp.Expression) -> exp.Expression
                     default=_fail(fault.copy()))
 
 
-def input_checks(by: tuple = (), reference: bool = False) -> exp.Select:
+def input_checks(by: tuple = (), reference: bool = False, grades: tuple = ()) -> exp.Select:
     """rm_checks: one row holding the inputs' first fault as a message, NULL when they are clean: an item twice
     in a query of the run (a table holding two models, say), or an item judged twice in a query; with reference,
     an item twice in a query of the reference run (REFERENCE_ITEMS, Intersection's). The careful
     path checks its inputs before the query; SQL over tables this program does not read checks them itself
-    (plan's checks), so that it fails rather than count a row twice."""
+    (plan's checks), so that it fails rather than count a row twice. grades: grade_rules, on the judgments."""
     x = lambda name: _column("x", name)  # noqa: E731
     count = exp.Count(this=exp.Star())
     query = _fault_query(x("query_id"), by)
@@ -239,12 +268,15 @@ def input_checks(by: tuple = (), reference: bool = False) -> exp.Select:
             exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).group_by(
             x("query_id"), x("item_id")).having(exp.GT(this=count.copy(), expression=exp.Literal.number(1)))
     def faulty(table: str, where: str) -> exp.Select:  # rows without an id (_missing_id) or a number (_number_fault)
-        no_id, id_message = _missing_id("x", where, by)
+        no_id, id_message = _missing_id("x", where, by)       # or, in the judgments, a grade a rule refuses
         no_number, number_message = _number_fault("x", query, where)
-        return exp.select(exp.alias_(exp.Case(ifs=[exp.If(this=no_id, true=id_message)], default=number_message),
+        refused = [_grade_fault("x", query, rule) for rule in (grades if where == "judgments" else ())]
+        return exp.select(exp.alias_(exp.Case(ifs=[exp.If(this=no_id, true=id_message),
+                                                   exp.If(this=no_number, true=number_message),
+                                                   *[exp.If(this=c, true=m) for c, m in refused]]),
                                      "fault")).from_(
             exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(
-            exp.or_(no_id.copy(), no_number))
+            exp.or_(no_id.copy(), no_number.copy(), *[c.copy() for c, _ in refused]))
     run = repeated("run_items", *_run_fault(x("item_id"), count, query))
     judged = repeated("judgment_items", *_judged_fault(x("item_id"), count, query, exp.Min(this=x("grade")),
                                                        exp.Max(this=x("grade"))))
@@ -1127,7 +1159,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         in_order(wide, _column("f", "pos"), _column("f", "kind"))  # DuckDB adds a query's terms in rank order
         fault = None
         if grouped and checks:  # the checks: each query's first fault, and a query with one is kept
-            fault = grouped_fault(by)
+            fault = grouped_fault(by, grade_rules(measures, conv))
             wide = wide.select(exp.alias_(fault.copy(), "rm_fault"))
         if having is not None and not (isinstance(having, exp.Boolean) and having.this):
             if fault is not None:
@@ -1237,7 +1269,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     for part in parts[1:]:
         query = exp.union(query, part, distinct=False)
     if checks and not grouped:
-        ctes.append(("rm_checks", input_checks(by, reference is not None)))
+        ctes.append(("rm_checks", input_checks(by, reference is not None, grade_rules(measures, conv))))
         query = guarded(query)
     if not isinstance(query, exp.Select):
         query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("results"))))

@@ -5,6 +5,8 @@ duplicate counts twice: P@2 of the run below would be (1 + 1) / 2 = 1 with d1 co
 the input."""
 from __future__ import annotations
 
+import math
+
 import duckdb
 import pyarrow as pa
 import pytest
@@ -68,6 +70,8 @@ def engine(request, started):
                       if name == "null" or e.dialect != "mysql"},
                    **{f"{name}_grade": e.load(f"f_{name}_grade", _graded(v)) for name, v in NOT_FINITE.items()
                       if name == "null" or e.dialect != "mysql"},
+                   "negative_grade": e.load("f_negative_grade", _graded(-1.0)),
+                   "huge_grade": e.load("f_huge_grade", _graded(2000.0)),
                    # (a NULL rank beside a score is fine; SQLite reads NaN as NULL)
                    **{f"{name}_rank": e.load(f"f_{name}_rank", _ranked(v)) for name, v in NOT_FINITE.items()
                       if name != "null" and e.dialect != "mysql" and not (name == "nan" and e.dialect == "sqlite")}}
@@ -289,3 +293,20 @@ def test_duckdb_macros_refuse_missing_ids_and_numbers():
             value(f"SELECT * FROM ndcg('run', '{name}_grade', 2)")
     with pytest.raises(duckdb.Error, match="item d2 of query q1 has a relevance grade that is NULL"):
         value("SELECT * FROM \"precision\"('run', 'short', 2, judgment_lists := true)")
+
+
+def test_grades_a_gain_cannot_take_fail(engine):
+    """The grades eval refuses for the gain a measure uses fail the SQL too: a negative grade for nDCG with raw
+    gain (the sklearn preset: scikit-learn's ndcg_score refuses it; the SQL gave a value below 0), a grade whose
+    exponential gain 2^g - 1 overflows a double. DCG takes the negative grade: d1 (grade 1) at rank 1 and d2
+    (grade -1) at rank 2 give 1/log2(2) - 1/log2(3) = 0.36907 (by hand; scikit-learn's dcg_score agrees)."""
+    e, t = engine
+    with pytest.raises(Exception, match="item d2 of query q1 has a negative grade, which nDCG@10 with raw gain"):
+        e.rows(rm.to_sql(["nDCG@10"], dialect=e.dialect, run=t["run"], judgments=t["negative_grade"],
+                         convention="sklearn", per_query=True))
+    rows = e.rows(rm.to_sql(["DCG@10"], dialect=e.dialect, run=t["run"], judgments=t["negative_grade"],
+                            convention="sklearn"))
+    assert [float(r[-1]) for r in rows] == pytest.approx([1 - 1 / math.log2(3)], abs=1e-12)
+    with pytest.raises(Exception, match="item d2 of query q1 has a grade too high for exponential gain in nDCG@10"):
+        e.rows(rm.to_sql(["nDCG@10"], dialect=e.dialect, run=t["run"], judgments=t["huge_grade"],
+                         gain="exponential"))
