@@ -132,8 +132,11 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-{% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
-{% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+{% if by %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
+{% else %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
 {% endif %}      END AS fault
     FROM run_items AS x
     WHERE
@@ -156,8 +159,11 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-{% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-{% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+{% if by %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+{% else %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
 {% endif %}      END AS fault
     FROM judgment_items AS x
     WHERE
@@ -1417,8 +1423,11 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-{% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
-{% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+{% if by %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
+{% else %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
 {% endif %}      END AS fault
     FROM run_items AS x
     WHERE
@@ -1441,8 +1450,11 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-{% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-{% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+{% if by %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+{% else %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
 {% endif %}      END AS fault
     FROM judgment_items AS x
     WHERE
@@ -2641,7 +2653,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2674,7 +2689,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4087,7 +4105,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4120,7 +4141,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5445,7 +5469,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5478,7 +5505,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -6796,7 +6826,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -6829,7 +6862,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8152,7 +8188,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8185,7 +8224,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9591,8 +9633,11 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-{% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
-{% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+{% if by %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
+{% else %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
 {% endif %}      END AS fault
     FROM run_items AS x
     WHERE
@@ -9615,8 +9660,11 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-{% if by %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-{% else %}        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+{% if by %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+{% else %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
 {% endif %}      END AS fault
     FROM judgment_items AS x
     WHERE
@@ -10872,7 +10920,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10905,7 +10956,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12305,7 +12359,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12338,7 +12395,10 @@ WITH params AS (
 {% else %}        OR TRIM(x.query_id) = ''
 {% endif %}        OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',

@@ -155,7 +155,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -182,7 +185,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -491,7 +497,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -518,7 +527,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -836,7 +848,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -863,7 +878,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1165,7 +1183,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1192,7 +1213,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1493,7 +1517,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1520,7 +1547,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1821,7 +1851,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1848,7 +1881,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2136,7 +2172,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2163,7 +2202,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2438,7 +2480,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2465,7 +2510,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2801,7 +2849,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2828,7 +2879,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3117,7 +3171,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3144,7 +3201,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3426,7 +3486,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3453,7 +3516,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3719,7 +3785,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3746,7 +3815,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4028,7 +4100,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4055,7 +4130,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4522,7 +4600,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4549,7 +4630,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4785,7 +4869,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4812,7 +4899,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5051,7 +5141,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5078,7 +5171,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5316,7 +5412,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5343,7 +5442,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5589,7 +5691,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5616,7 +5721,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5859,7 +5967,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5886,7 +5997,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -6284,7 +6398,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -6311,7 +6428,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7112,7 +7232,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7139,7 +7262,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7619,7 +7745,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7646,7 +7775,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7960,7 +8092,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7987,7 +8122,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8284,7 +8422,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8311,7 +8452,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8581,7 +8725,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8608,7 +8755,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8906,7 +9056,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8933,7 +9086,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9276,7 +9432,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9303,7 +9462,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9659,7 +9821,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9686,7 +9851,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9963,7 +10131,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9990,7 +10161,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10362,7 +10536,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10389,7 +10566,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10433,7 +10613,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10780,7 +10963,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10807,7 +10993,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11131,7 +11320,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11158,7 +11350,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11458,7 +11653,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11485,7 +11683,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11968,7 +12169,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11995,7 +12199,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12308,7 +12515,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12335,7 +12545,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12623,7 +12836,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12650,7 +12866,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -13055,7 +13274,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -13082,7 +13304,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -13484,7 +13709,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -13511,7 +13739,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -14164,7 +14395,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -14191,7 +14425,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -14748,7 +14985,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -14775,7 +15015,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15180,7 +15423,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15207,7 +15453,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15528,7 +15777,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15555,7 +15807,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15887,7 +16142,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15914,7 +16172,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16244,7 +16505,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16271,7 +16535,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16571,7 +16838,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16598,7 +16868,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16887,7 +17160,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16914,7 +17190,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17187,7 +17466,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17214,7 +17496,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17544,7 +17829,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17571,7 +17859,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17854,7 +18145,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17881,7 +18175,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18161,7 +18458,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18188,7 +18488,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18479,7 +18782,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18506,7 +18812,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18776,7 +19085,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18803,7 +19115,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19100,7 +19415,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19127,7 +19445,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19401,7 +19722,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19428,7 +19752,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19709,7 +20036,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19736,7 +20066,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20022,7 +20355,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20049,7 +20385,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20333,7 +20672,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20360,7 +20702,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20704,7 +21049,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20731,7 +21079,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -21465,7 +21816,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -21492,7 +21846,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -22377,7 +22734,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -22404,7 +22764,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',

@@ -155,7 +155,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -182,7 +185,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -490,7 +496,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -517,7 +526,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -834,7 +846,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -861,7 +876,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1162,7 +1180,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1189,7 +1210,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1489,7 +1513,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1516,7 +1543,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1816,7 +1846,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1843,7 +1876,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2130,7 +2166,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2157,7 +2196,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2431,7 +2473,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2458,7 +2503,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2793,7 +2841,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2820,7 +2871,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3106,7 +3160,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3133,7 +3190,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3412,7 +3472,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3439,7 +3502,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3702,7 +3768,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3729,7 +3798,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4010,7 +4082,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4037,7 +4112,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4471,7 +4549,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4498,7 +4579,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4733,7 +4817,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4760,7 +4847,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4998,7 +5088,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5025,7 +5118,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5262,7 +5358,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5289,7 +5388,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5534,7 +5636,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5561,7 +5666,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5803,7 +5911,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5830,7 +5941,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -6227,7 +6341,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -6254,7 +6371,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7054,7 +7174,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7081,7 +7204,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7560,7 +7686,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7587,7 +7716,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7900,7 +8032,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7927,7 +8062,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8223,7 +8361,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8250,7 +8391,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8519,7 +8663,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8546,7 +8693,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8843,7 +8993,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8870,7 +9023,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9212,7 +9368,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9239,7 +9398,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9594,7 +9756,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9621,7 +9786,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9897,7 +10065,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9924,7 +10095,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10294,7 +10468,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10321,7 +10498,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10365,7 +10545,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10712,7 +10895,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10739,7 +10925,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11062,7 +11251,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11089,7 +11281,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11388,7 +11583,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11415,7 +11613,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11897,7 +12098,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11924,7 +12128,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12236,7 +12443,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12263,7 +12473,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12550,7 +12763,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12577,7 +12793,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12981,7 +13200,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -13008,7 +13230,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -13409,7 +13634,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -13436,7 +13664,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -14088,7 +14319,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -14115,7 +14349,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -14671,7 +14908,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -14698,7 +14938,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15102,7 +15345,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15129,7 +15375,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15449,7 +15698,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15476,7 +15728,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15807,7 +16062,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15834,7 +16092,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16163,7 +16424,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16190,7 +16454,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16489,7 +16756,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16516,7 +16786,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16804,7 +17077,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16831,7 +17107,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17103,7 +17382,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17130,7 +17412,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17459,7 +17744,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17486,7 +17774,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17768,7 +18059,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17795,7 +18089,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18074,7 +18371,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18101,7 +18401,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18391,7 +18694,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18418,7 +18724,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18687,7 +18996,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18714,7 +19026,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19010,7 +19325,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19037,7 +19355,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19310,7 +19631,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19337,7 +19661,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19617,7 +19944,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19644,7 +19974,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19929,7 +20262,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19956,7 +20292,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20239,7 +20578,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20266,7 +20608,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20609,7 +20954,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20636,7 +20984,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -21369,7 +21720,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -21396,7 +21750,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -22280,7 +22637,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -22307,7 +22667,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',

@@ -155,7 +155,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -182,7 +185,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -491,7 +497,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -518,7 +527,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -836,7 +848,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -863,7 +878,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1165,7 +1183,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1192,7 +1213,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1493,7 +1517,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1520,7 +1547,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1821,7 +1851,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -1848,7 +1881,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2136,7 +2172,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2163,7 +2202,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2438,7 +2480,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2465,7 +2510,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2801,7 +2849,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -2828,7 +2879,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3115,7 +3169,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3142,7 +3199,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3422,7 +3482,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3449,7 +3512,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3713,7 +3779,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -3740,7 +3809,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4022,7 +4094,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4049,7 +4124,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4484,7 +4562,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4511,7 +4592,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4747,7 +4831,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -4774,7 +4861,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5013,7 +5103,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5040,7 +5133,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5278,7 +5374,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5305,7 +5404,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5551,7 +5653,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5578,7 +5683,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5821,7 +5929,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -5848,7 +5959,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -6246,7 +6360,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -6273,7 +6390,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7074,7 +7194,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7101,7 +7224,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7581,7 +7707,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7608,7 +7737,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7922,7 +8054,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -7949,7 +8084,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8246,7 +8384,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8273,7 +8414,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8543,7 +8687,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8570,7 +8717,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8868,7 +9018,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -8895,7 +9048,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9238,7 +9394,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9265,7 +9424,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9621,7 +9783,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9648,7 +9813,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9925,7 +10093,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -9952,7 +10123,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10323,7 +10497,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10350,7 +10527,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10394,7 +10574,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10741,7 +10924,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -10768,7 +10954,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11092,7 +11281,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11119,7 +11311,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11419,7 +11614,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11446,7 +11644,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11929,7 +12130,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -11956,7 +12160,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12269,7 +12476,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12296,7 +12506,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12584,7 +12797,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -12611,7 +12827,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -13016,7 +13235,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -13043,7 +13265,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -13445,7 +13670,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -13472,7 +13700,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -14125,7 +14356,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -14152,7 +14386,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -14709,7 +14946,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -14736,7 +14976,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15141,7 +15384,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15168,7 +15414,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15489,7 +15738,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15516,7 +15768,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15848,7 +16103,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -15875,7 +16133,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16205,7 +16466,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16232,7 +16496,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16532,7 +16799,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16559,7 +16829,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16848,7 +17121,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -16875,7 +17151,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17148,7 +17427,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17175,7 +17457,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17505,7 +17790,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17532,7 +17820,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17815,7 +18106,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -17842,7 +18136,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18122,7 +18419,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18149,7 +18449,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18440,7 +18743,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18467,7 +18773,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18737,7 +19046,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -18764,7 +19076,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19061,7 +19376,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19088,7 +19406,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19362,7 +19683,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19389,7 +19713,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19670,7 +19997,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19697,7 +20027,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -19983,7 +20316,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20010,7 +20346,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20294,7 +20633,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20321,7 +20663,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20665,7 +21010,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -20692,7 +21040,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -21426,7 +21777,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -21453,7 +21807,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -22338,7 +22695,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -22365,7 +22725,10 @@ WITH params AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',

@@ -294,7 +294,10 @@ WITH run_items AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
       END AS fault
     FROM run_items AS x
     WHERE
@@ -315,7 +318,10 @@ WITH run_items AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
       END AS fault
     FROM judgment_items AS x
     WHERE

@@ -312,7 +312,10 @@ WITH run_items AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
@@ -339,7 +342,10 @@ WITH run_items AS (
         OR TRIM(x.query_id) = ''
         OR TRIM(x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        ELSE CONCAT(
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
           'rankmetrics: item ',
           x.item_id,
           ' of query ',
