@@ -182,10 +182,15 @@ def _number_fault(row: str, query: list, where: str) -> tuple[exp.Expression, ex
     sorts NULL or NaN (last, or first), and such a grade counts as 0 or as relevant, where the Python routes refuse
     both (nan_scores='error'). query: the message parts of the row's query (_fault_query)."""
     column, what = ("grade", "a relevance grade") if where == "judgments" else ("score", "a score (or rank)")
+    return _not_finite(_column(row, column)), _item_message(row, query,
+                                                            f" has {what} that is NULL, NaN or infinite in the {where}")
+
+
+def _item_message(row: str, query: list, text: str) -> exp.Concat:
+    """'rankmetrics: item I of query Q' + text, for the row (its alias) of an item; query: _fault_query's parts."""
     lit = exp.Literal.string
-    return _not_finite(_column(row, column)), exp.Concat(expressions=[
-        lit("rankmetrics: item "), _column(row, "item_id"), lit(" of query "), *[q.copy() for q in query],
-        lit(f" has {what} that is NULL, NaN or infinite in the {where}")])
+    return exp.Concat(expressions=[lit("rankmetrics: item "), _column(row, "item_id"), lit(" of query "),
+                                   *[q.copy() for q in query], lit(text)])
 
 
 def grade_rules(measures: list[Measure], conv: dict) -> tuple:
@@ -209,10 +214,7 @@ def grade_rules(measures: list[Measure], conv: dict) -> tuple:
 
 def _grade_fault(row: str, query: list, rule) -> tuple[exp.Expression, exp.Expression]:
     """(the condition, the message) of a judgment (row: its alias) whose grade a rule of grade_rules refuses."""
-    lit = exp.Literal.string
-    return rule[0](_column(row, "grade")), exp.Concat(expressions=[
-        lit("rankmetrics: item "), _column(row, "item_id"), lit(" of query "), *[q.copy() for q in query],
-        lit(rule[1])])
+    return rule[0](_column(row, "grade")), _item_message(row, query, rule[1])
 
 
 def grouped_fault(by: tuple = (), grades: tuple = ()) -> exp.Expression:
