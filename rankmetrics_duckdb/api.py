@@ -447,26 +447,21 @@ def prepare(judgments, run, *, convention="trec_eval", memory_limit=None, thread
 
 
 def _check_gain_grades(con, judgments, measures, conv) -> None:
-    """The grades a gain cannot take are an input error (not a NaN or a number the reference refuses): a grade
-    whose exponential gain 2^g - 1 overflows a double, when a measure uses exponential gain
-    (measures.exponential_gain); a negative grade, when nDCG uses raw gain (measures.raw_gain_ratio: scikit-learn's
-    ndcg_score refuses negative y_true). judgments: the loaded judgments (inputs.Loaded)."""
-    def first(condition, order):  # the judgment of the first grade that condition finds (the text: sqlglot)
-        j = judgments.relation.sql(dialect="duckdb")
-        return run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), t.relevance "
-                            f"FROM {j} AS t WHERE {condition} ORDER BY t.relevance {order} LIMIT 1").fetchone()
-    names = measures_mod.exponential_gain(measures, conv)
-    row = names and first(f"CAST(t.relevance AS DOUBLE) >= {measures_mod.GRADE_LIMIT + 1}", "DESC")
-    if row:
-        raise InputError(f"{judgments.label}: grade {row[2]:g} (query {row[0]}, item {row[1]}) is too high for "
-                         f"exponential gain in {names[0]}: 2^grade - 1 overflows past grade "
-                         f"{measures_mod.GRADE_LIMIT}")
-    names = measures_mod.raw_gain_ratio(measures, conv)
-    row = names and first("CAST(t.relevance AS DOUBLE) < 0", "ASC")
-    if row:
-        raise InputError(f"{judgments.label}: grade {row[2]:g} (query {row[0]}, item {row[1]}) is negative: "
-                         f"{names[0]} with raw gain (scikit-learn's ndcg_score) is not defined for negative grades, "
-                         f"as scikit-learn refuses them; DCG takes them, or choose another gain")
+    """The grades a gain cannot take (measures.grade_rules) are an input error, named with the first such
+    judgment: not a NaN, or a number the reference refuses. judgments: the loaded judgments (inputs.Loaded)."""
+    for rule in measures_mod.grade_rules(measures, conv):
+        j = judgments.relation.sql(dialect="duckdb")  # (the text: sqlglot, only when a rule applies)
+        row = run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), t.relevance FROM {j} "
+                           f"AS t WHERE CAST(t.relevance AS DOUBLE) {rule.op} {rule.bound} ORDER BY t.relevance "
+                           f"{'ASC' if rule.op == '<' else 'DESC'} LIMIT 1").fetchone()
+        if not row:
+            continue
+        at = f"{judgments.label}: grade {row[2]:g} (query {row[0]}, item {row[1]})"
+        if rule.kind == "overflow":
+            raise InputError(f"{at} is too high for exponential gain in {rule.measure}: 2^grade - 1 overflows past "
+                             f"grade {measures_mod.GRADE_LIMIT}")
+        raise InputError(f"{at} is negative: {rule.measure} with raw gain (scikit-learn's ndcg_score) is not defined "
+                         f"for negative grades, as scikit-learn refuses them; DCG takes them, or choose another gain")
 
 
 def _overlap_summary(con, run, judgments) -> dict:

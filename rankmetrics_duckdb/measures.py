@@ -1069,16 +1069,27 @@ def parse_all(names) -> list[Measure]:
     return out
 
 
-def exponential_gain(measures: list[Measure], conv: dict) -> list[str]:
-    """The requested names of the measures that use exponential gain 2^grade - 1 (finite up to GRADE_LIMIT)."""
-    return [m.requested for m in measures
-            if m.metric.macro in ("dcg", "ndcg") and m.values(conv).get("gain") == "exponential"]
+@dataclass(frozen=True)
+class GradeRule:
+    """Judgments a requested measure cannot take: grades `op` bound (op '<' or '>=') are refused for the measure
+    (its requested name); kind 'overflow' (2^grade - 1 of exponential gain overflows a double past GRADE_LIMIT)
+    or 'negative' (nDCG with raw gain: scikit-learn's ndcg_score refuses negative y_true; its dcg_score takes
+    them, and so does DCG). The one decision of both routes: api._check_gain_grades and sqlgen's checks."""
+    kind: str
+    measure: str
+    op: str
+    bound: int
 
 
-def raw_gain_ratio(measures: list[Measure], conv: dict) -> list[str]:
-    """The requested names of the nDCG measures with raw gain (the grade as given), which a negative grade leaves
-    undefined: scikit-learn's ndcg_score refuses negative y_true (its dcg_score takes them, and so does DCG)."""
-    return [m.requested for m in measures if m.metric.macro == "ndcg" and m.values(conv).get("gain") == "raw"]
+def grade_rules(measures: list[Measure], conv: dict) -> list[GradeRule]:
+    """The GradeRules of the requested measures under conv: one per kind, for the first measure it applies to."""
+    rules = []
+    for kind, macros, gain, op, bound in (("overflow", ("dcg", "ndcg"), "exponential", ">=", GRADE_LIMIT + 1),
+                                          ("negative", ("ndcg",), "raw", "<", 0)):
+        names = [m.requested for m in measures if m.metric.macro in macros and m.values(conv).get("gain") == gain]
+        if names:
+            rules.append(GradeRule(kind, names[0], op, bound))
+    return rules
 
 
 def needs_side_tables(measures: list[Measure]) -> bool:

@@ -31,7 +31,8 @@ from .checks import PRESORTED_FAULT
 from .determinism import in_order
 from .dialects import PARTITION
 from .errors import UsageError
-from .measures import GRADE_LIMIT, Measure, cutoff_depth, exponential_gain, raw_gain_ratio, needs_side_tables, deepest, listed_aggregates, mean_sql, read_depths
+from .measures import (GRADE_LIMIT, Measure, cutoff_depth, deepest, grade_rules, listed_aggregates, mean_sql,
+                       needs_side_tables, read_depths)
 
 
 @dataclass
@@ -193,35 +194,24 @@ def _item_message(row: str, query: list, text: str) -> exp.Concat:
                                    *[q.copy() for q in query], lit(text)])
 
 
-def grade_rules(measures: list[Measure], conv: dict) -> tuple:
-    """The grades the requested measures cannot take, as (the condition on a grade, the end of the message), which
-    the checks refuse as api._check_gain_grades refuses them on the Python routes: a negative grade for nDCG with
-    raw gain (scikit-learn's ndcg_score refuses it; the value would be below 0), a grade whose exponential gain
-    2^g - 1 overflows a double."""
-    rules = []
-    names = raw_gain_ratio(measures, conv)
-    if names:
-        rules.append((lambda g: exp.LT(this=g, expression=exp.Literal.number(0)),
-                      f" has a negative grade, which {names[0]} with raw gain (scikit-learn's ndcg_score) does not "
-                      f"take"))
-    names = exponential_gain(measures, conv)
-    if names:
-        rules.append((lambda g: exp.GTE(this=g, expression=exp.Literal.number(GRADE_LIMIT + 1)),
-                      f" has a grade too high for exponential gain in {names[0]} (2^grade - 1 overflows past grade "
-                      f"{GRADE_LIMIT})"))
-    return tuple(rules)
+_GRADE_CONDITION = {"<": exp.LT, ">=": exp.GTE}
 
 
 def _grade_fault(row: str, query: list, rule) -> tuple[exp.Expression, exp.Expression]:
-    """(the condition, the message) of a judgment (row: its alias) whose grade a rule of grade_rules refuses."""
-    return rule[0](_column(row, "grade")), _item_message(row, query, rule[1])
+    """(the condition, the message) of a judgment (row: its alias) whose grade a measures.GradeRule refuses, as
+    api._check_gain_grades refuses it on the Python routes."""
+    text = (f" has a grade too high for exponential gain in {rule.measure} (2^grade - 1 overflows past grade "
+            f"{GRADE_LIMIT})" if rule.kind == "overflow" else
+            f" has a negative grade, which {rule.measure} with raw gain (scikit-learn's ndcg_score) does not take")
+    return (_GRADE_CONDITION[rule.op](this=_column(row, "grade"), expression=exp.Literal.number(rule.bound)),
+            _item_message(row, query, text))
 
 
 def grouped_fault(by: tuple = (), grades: tuple = ()) -> exp.Expression:
     """The input checks of the grouped stream (rm_grouped_stream), as an aggregate over its rows (as f): the
     first fault's message (input_checks' messages, and the least of them as there), NULL when the inputs are
     clean. Each of its items carries how many run rows and judgment rows it had; the checks read them on its 'R'
-    row and its 'J' row. grades: grade_rules, read on the 'J' rows."""
+    row and its 'J' row. grades: measures.grade_rules, read on the 'J' rows."""
     f = lambda name: _column("f", name)  # noqa: E731
     query = _fault_query(f("query_id"), by)
     kind = lambda k: exp.EQ(this=f("kind"), expression=exp.Literal.string(k))  # noqa: E731
@@ -260,7 +250,8 @@ def input_checks(by: tuple = (), reference: bool = False, grades: tuple = ()) ->
     in a query of the run (a table holding two models, say), or an item judged twice in a query; with reference,
     an item twice in a query of the reference run (REFERENCE_ITEMS, Intersection's). The careful
     path checks its inputs before the query; SQL over tables this program does not read checks them itself
-    (plan's checks), so that it fails rather than count a row twice. grades: grade_rules, on the judgments."""
+    (plan's checks), so that it fails rather than count a row twice. grades: measures.grade_rules, on the
+    judgments."""
     x = lambda name: _column("x", name)  # noqa: E731
     count = exp.Count(this=exp.Star())
     query = _fault_query(x("query_id"), by)
