@@ -1120,7 +1120,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
             ctes = vector_stream_ctes(ctes, vectors)
         if reference is not None:
             ctes = reference_stream_ctes(ctes, reference, conv, by, checked=checks)
-        if keep is not None:  # the judged rows all stay (and, grouped, the run's repeated items, for the checks)
+        if keep is not None:  # the judged rows all stay (and, grouped, the run's rows grouped_fault refuses:
+            #                   repeated items, no finite score, no id)
             keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right,
                            *([exp.GT(this=_column("s", "run_rows"), expression=exp.Literal.number(1)),
                               _not_finite(_column("s", "score")), _missing_id("s", "run", by)[0]]

@@ -280,8 +280,9 @@ FROM (
             OR (k.kind = 'J' AND i.judgment_rows > 0)
 ) AS s;
 
--- A row without a query id or an item id (NULL, empty or all spaces), or whose score (or rank) or grade is NULL, NaN or infinite (the messages
--- of sqlgen.py's _missing_id and _number_fault, which the SQL for other engines checks with).
+-- A row without a query id or an item id (NULL, empty or all spaces), or whose score (or rank) or grade is NULL,
+-- NaN or infinite (the messages of sqlgen.py's _missing_id and _number_fault, which the SQL for other engines
+-- checks with).
 CREATE OR REPLACE MACRO rm_row_fault(query_id, item_id, number, what, input) AS
     CASE
         WHEN query_id IS NULL OR item_id IS NULL OR trim(query_id) = '' OR trim(item_id) = ''
