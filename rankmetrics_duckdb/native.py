@@ -240,7 +240,7 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
                                                            alias=exp.TableAlias(this=exp.to_identifier("f"))))
     else:
         call.replace(exp.Table(this=exp.to_identifier(STREAM), alias=call.args.get("alias")))
-    body = sqlsource.expand(body)
+    body = sqlgen.read_items(sqlsource.expand(body))  # rm_reported reads the run's queries (trec_eval -J)
     body = _join_params(body)
     stream = _join_params(_stream(stream_bindings))
 

@@ -396,14 +396,19 @@ def stream_body(bindings: dict, macro: str = "rm_stream") -> exp.Expression:
     parameters bound to the given expressions (not folded), reading the run_items and judgment_items CTEs
     (native.py binds them to a view's parameters)."""
     body = sqlsource.substitute(sqlsource.macros()[macro].body, bindings)
+    return sqlsource.expand(read_items(body))
 
+
+def read_items(tree: exp.Expression) -> exp.Expression:
+    """tree reading the run_items and judgment_items CTEs where the macros read sql/01_stream.sql's rm_run_items
+    and rm_judgment_items (the stream; rm_reported's run)."""
     def inputs(node):
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
             name = {"rm_run_items": "run_items", "rm_judgment_items": "judgment_items"}.get(node.this.name.lower())
             if name:
                 return exp.Table(this=exp.to_identifier(name), alias=node.args.get("alias"))
         return node
-    return sqlsource.expand(body.transform(inputs))
+    return tree.transform(inputs)
 
 
 def stream(conv: dict, grouped: bool = False) -> exp.Expression:
@@ -1014,12 +1019,6 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     read in place of computing it (api.Prepared): the run and the judgments are not read, and nothing is
     checked (they were, when the table was made). Not with groups, side tables or split_kinds."""
     by = tuple(by)
-    # trec_eval -J: a query of the run whose retrieved items are all unjudged keeps no 'R' row, yet trec_eval
-    # evaluates it (num_ret 0: it is in the run and in the qrels). So with judged_only the queries of 'both' are
-    # those with judgments (queries 'judged') that are in the run (run_queried, over the run's rows before -J).
-    run_queried = bool(conv.get("judged_only")) and conv.get("queries") == "both"
-    if run_queried:
-        conv = {**conv, "queries": "judged"}
     tables = {t for m in measures for t in m.metric.tables}
     for table, given, what in (
             ("interactions", interactions, "read the training interactions; give them (--interactions FILE, or "
@@ -1084,16 +1083,16 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
                 return node
             parts.append(_prepare(value.transform(rename), bindings))
             if having is None and having_expr is not None:
-                having = _prepare(having_expr.this, bindings)
+                # sql/01_stream.sql's rm_reported, folded: with judged_only, the judged queries of the run
+                # (trec_eval -J), read from the run_items CTE
+                having = read_items(_prepare(having_expr.this, bindings)).unnest()
         total = parts[0]
         for part_value in parts[1:]:
             total = exp.Add(this=total, expression=part_value)
         values.append(total if len(parts) == 1 else exp.Div(
             this=exp.Paren(this=total), expression=exp.Literal.number(len(parts))))
 
-    if run_queried and having is not None:
-        having = exp.and_(exp.Paren(this=having), sqlsource.expand(exp.condition(
-            "rm_bytewise(f.query_id) IN (SELECT rm_bytewise(r.query_id) FROM run_items AS r)", dialect="duckdb")))
+    run_queried = having is not None and any(t.name == "run_items" for t in having.find_all(exp.Table))
     used = {c.name for v in values for c in v.find_all(exp.Column) if c.table == "f"}
     later = [(name, e) for name, e, stage in feature_exprs if stage and name in used]
     read_later = {c.name for _, e in later for c in e.find_all(exp.Column) if c.table == "s"}

@@ -207,6 +207,8 @@ def _expand_in_place(tree: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Anonymous) and node.name.lower() in known:
             macro = known[node.name.lower()]
             args = node.expressions
+            if macro.is_table and isinstance(node.parent, exp.Table):
+                return node  # a table macro read in a FROM stays, for its reader to replace (sqlgen.read_items)
             if macro.name.lower() in IDENTITIES and len(args) == 1:
                 return _wrap(_expand_in_place(args[0].copy()))
             if macro.is_table or len(args) != len(macro.params):

@@ -63,6 +63,19 @@ FROM (
     WHERE run_lists
 ) AS r;
 
+-- The HAVING of every metric macro: does a query's result row stay (rm_in_query_set's `queries`)? trec_eval -J is
+-- the exception: a query of the run whose retrieved items are all unjudged keeps no 'R' row after judged_only,
+-- yet trec_eval evaluates it (num_ret 0: it is in the run and in the qrels). So with judged_only the queries of
+-- 'both' are the judged ones that are in the run, read from the run's rows before -J. sqlgen and native.py read
+-- rm_run_items as their run_items CTE; with the conventions folded (sqlgen) one of the two terms is left.
+CREATE OR REPLACE MACRO rm_reported(kind, query_id, queries, judged_only, run, query_column, item_column,
+        score_column, rank_column, "by", run_lists) AS
+    (NOT (queries = 'both' AND rm_flag(judged_only)) AND rm_in_query_set(kind, queries))
+    OR (queries = 'both' AND rm_flag(judged_only) AND SUM(CASE WHEN kind = 'J' THEN 1 ELSE 0 END) > 0
+        AND rm_bytewise(query_id) IN (
+            SELECT rm_bytewise(ri.query_id)
+            FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS ri));
+
 -- A judgment's grade: 'truncate' (trec_eval, which reads grades with atol: 1.5 is 1, -0.5 is 0) or 'as_given'.
 -- A grade that is not finite stays as it is, for the input checks to refuse (Spark's FLOOR of NaN is 0).
 CREATE OR REPLACE MACRO rm_grade(relevance, grades) AS

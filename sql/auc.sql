@@ -49,7 +49,8 @@ CROSS JOIN (SELECT rm_valid(k IS NOT NULL, 'partial_auc', 'k', 'a whole number >
         AND rm_valid_empty('partial_auc', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 CREATE OR REPLACE MACRO pap(run, judgments, k := NULL, rel := 1,
         ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
@@ -73,7 +74,8 @@ CROSS JOIN (SELECT rm_valid(k IS NOT NULL, 'pap', 'k', 'a whole number >= 1', k)
         AND rm_valid_empty('pap', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 CREATE OR REPLACE MACRO auc(run, judgments, rel := 1,
         ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
@@ -97,7 +99,8 @@ CROSS JOIN (SELECT rm_valid_rel('auc', rel)
         AND rm_valid_empty('auc', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- GAUC (group AUC; Zhou et al. 2018, "Deep Interest Network", section 6.2): each query's AUC over its
 -- impressions, the judged items the run scores (positives: grade >= rel, negatives: judged below it; unjudged

@@ -25,4 +25,5 @@ CROSS JOIN (SELECT rm_valid_rel('bin_g', rel)
         AND rm_valid_empty('bin_g', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);

@@ -15,7 +15,8 @@ CROSS JOIN (SELECT rm_valid_stream('num_q', ties, judged_only, queries, grades)
             relevance_column, "by", run_lists, judgment_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 CREATE OR REPLACE MACRO num_ret(run, judgments,
         ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate',
@@ -29,7 +30,8 @@ CROSS JOIN (SELECT rm_valid_stream('num_ret', ties, judged_only, queries, grades
             relevance_column, "by", run_lists, judgment_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 CREATE OR REPLACE MACRO num_rel(run, judgments, rel := 1,
         ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate',
@@ -44,7 +46,8 @@ CROSS JOIN (SELECT rm_valid_rel('num_rel', rel)
             relevance_column, "by", run_lists, judgment_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 CREATE OR REPLACE MACRO num_rel_ret(run, judgments, rel := 1,
         ties := 'item_desc', judged_only := FALSE, queries := 'both', grades := 'truncate',
@@ -59,7 +62,8 @@ CROSS JOIN (SELECT rm_valid_rel('num_rel_ret', rel)
             relevance_column, "by", run_lists, judgment_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- num_nonrel_judged_ret (trec_eval): judged items below the relevance level that were retrieved (a grade below 0
 -- counts as unjudged, as in trec_eval) (m_num_nonrel_judged_ret.c).
@@ -77,4 +81,5 @@ CROSS JOIN (SELECT rm_valid_rel('num_nonrel_judged_ret', rel)
             relevance_column, "by", run_lists, judgment_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);

@@ -73,7 +73,8 @@ CROSS JOIN (SELECT rm_valid_k('dcg', k)
         AND rm_valid_empty('dcg', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- The ideal = 'cutoff' denominator (RecTools' NDCG default, divide_by_achievable=False): the DCG of k items of
 -- gain 1, sum_{r=1}^{k} log_base-discount(r) = ln(log_base) * sum_{m=2}^{k+1} 1 / ln(m), whatever the query's
@@ -116,7 +117,8 @@ CROSS JOIN (SELECT rm_valid_k('ndcg', k)
         AND rm_valid_empty('ndcg', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- ideal_dcg (trec_eval 10): the DCG of the ideal ranking of the judged items (nDCG's denominator with ideal
 -- 'judgments'), within the top k when a cutoff is given (m_ndcg.c).
@@ -142,4 +144,5 @@ CROSS JOIN (SELECT rm_valid_k('ideal_dcg', k)
         AND rm_valid_empty('ideal_dcg', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);

@@ -70,7 +70,8 @@ CROSS JOIN (SELECT rm_valid_diversity('alpha_ndcg', k, TRUE, rel, alpha, 0.5, ti
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- ERR-IA@k (Chapelle et al., CIKM 2009, intent aware; ndeval's ERR-IA@k, ir_measures' ERR_IA) with ndeval's
 -- collection-independent normalisation: the sum over the top k of each item's novelty gain / its rank, over
@@ -93,7 +94,8 @@ CROSS JOIN (SELECT rm_valid_diversity('err_ia', k, TRUE, rel, alpha, 0.5, ties, 
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- alpha-DCG@k (ndeval's alpha-DCG@k, ir_measures' alpha_DCG) with ndeval's collection-independent normalisation:
 -- alpha-nDCG's numerator over rm_ideal_ideal (ndeval's alpha-DCG@1 is not normalised: the first item's gain).
@@ -115,7 +117,8 @@ CROSS JOIN (SELECT rm_valid_diversity('alpha_dcg', k, TRUE, rel, alpha, 0.5, tie
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- nERR-IA@k (ndeval's nERR-IA@k, ir_measures' nERR_IA): ERR-IA@k over the same sum for the greedy ideal
 -- ranking (collection-dependent normalisation). 0 when the run gains nothing.
@@ -137,7 +140,8 @@ CROSS JOIN (SELECT rm_valid_diversity('nerr_ia', k, TRUE, rel, alpha, 0.5, ties,
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- NRBP (novelty- and rank-biased precision, Clarke et al., ICTIR 2009; ndeval's NRBP, ir_measures' NRBP):
 -- (1 - (1 - alpha) beta) / S times the sum over the run of each item's novelty gain times beta^(rank - 1).
@@ -163,7 +167,8 @@ CROSS JOIN (SELECT rm_valid_diversity('nrbp', k, FALSE, rel, alpha, beta, ties, 
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- nNRBP (ndeval's nNRBP, ir_measures' nNRBP): NRBP over the NRBP of the greedy ideal ranking (ndeval gives
 -- NaN for a query with S = 0, 0/0; here that follows empty like every measure).
@@ -186,7 +191,8 @@ CROSS JOIN (SELECT rm_valid_diversity('nnrbp', k, FALSE, rel, alpha, beta, ties,
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- P-IA@k (intent-aware precision, Agrawal et al., WSDM 2009; ndeval's P-IA@k, ir_measures' P_IA): the
 -- (item, subtopic) pairs of the top k that are relevant, over k S (k even when the run is shorter).
@@ -208,7 +214,8 @@ CROSS JOIN (SELECT rm_valid_diversity('p_ia', k, TRUE, rel, 0.5, 0.5, ties, judg
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- AP-IA (intent-aware average precision; ndeval's MAP-IA, ir_measures' AP_IA): the mean over the S subtopics
 -- of the subtopic's AP, each relevant item's precision at its rank (its seen + 1 over its rank) summed over its
@@ -232,7 +239,8 @@ CROSS JOIN (SELECT rm_valid_diversity('ap_ia', k, FALSE, rel, 0.5, 0.5, ties, ju
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- Subtopic recall@k (ndeval's strec@k, ir_measures' StRecall): the subtopics with a relevant item in the
 -- top k, over S.
@@ -254,4 +262,5 @@ CROSS JOIN (SELECT rm_valid_diversity('st_recall', k, TRUE, rel, 0.5, 0.5, ties,
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);

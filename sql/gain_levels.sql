@@ -74,7 +74,8 @@ CROSS JOIN (SELECT rm_valid_rel('g', rel)
         AND rm_valid_empty('g', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 CREATE OR REPLACE MACRO ndcg_rel(run, judgments, rel := 1,
         ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
@@ -98,7 +99,8 @@ CROSS JOIN (SELECT rm_valid_rel('ndcg_rel', rel)
         AND rm_valid_empty('ndcg_rel', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 CREATE OR REPLACE MACRO rndcg(run, judgments, rel := 1,
         ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
@@ -124,4 +126,5 @@ CROSS JOIN (SELECT rm_valid_rel('rndcg', rel)
         AND rm_valid_empty('rndcg', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);

@@ -38,7 +38,8 @@ CROSS JOIN (SELECT rm_valid_rel('iprec_at_recall', rel)
         AND rm_valid_empty('iprec_at_recall', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- 11pt_avg (trec_eval): the mean of the interpolated precision at trec_eval's eleven recall levels 0.0 to 1.0
 -- (m_11pt_avg.c).
@@ -77,4 +78,5 @@ CROSS JOIN (SELECT rm_valid_rel('eleven_pt_avg', rel)
         AND rm_valid_empty('eleven_pt_avg', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);

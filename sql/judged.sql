@@ -25,7 +25,8 @@ CROSS JOIN (SELECT rm_valid_k('judged', k)
         AND rm_valid_empty('judged', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- unj@k (trec_eval unj_k): the fraction of the top k that is unjudged (not in the judgments, or a grade below 0),
 -- divided by k even when fewer were retrieved; without a cutoff, by the items retrieved (m_unjudged.c). Not
@@ -50,4 +51,5 @@ CROSS JOIN (SELECT rm_valid_k('unjudged', k)
         AND rm_valid_empty('unjudged', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);

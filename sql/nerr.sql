@@ -90,7 +90,8 @@ CROSS JOIN (SELECT rm_valid_k('nerr8', k)
         AND rm_valid_empty('nerr8', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 CREATE OR REPLACE MACRO nerr10(run, judgments, p := 0.9, min_rel := 0, max_rel := NULL,
         ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
@@ -117,7 +118,8 @@ CROSS JOIN (SELECT rm_valid(rm_valid_number(p) AND TRY_CAST(p AS DOUBLE) > 0 AND
         AND rm_valid_empty('nerr10', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- NERR9, NERR11 and INSQ need sums over the ranks past the end of the run that have no closed form: harmonic
 -- numbers H_m and the trigamma function psi1(x) = sum_{j >= 0} 1 / (x + j)^2. Both are written as ten exact terms
@@ -193,7 +195,8 @@ CROSS JOIN (SELECT rm_valid_k('nerr9', k)
         AND rm_valid_empty('nerr9', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 CREATE OR REPLACE MACRO nerr11(run, judgments, t := 1.0, min_rel := 0, max_rel := NULL,
         ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
@@ -218,7 +221,8 @@ CROSS JOIN (SELECT rm_valid(rm_valid_number(t) AND TRY_CAST(t AS DOUBLE) > 0, 'n
         AND rm_valid_empty('nerr11', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 CREATE OR REPLACE MACRO insq(run, judgments, t := 1.0, min_rel := 0, max_rel := NULL,
         ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
@@ -237,4 +241,5 @@ CROSS JOIN (SELECT rm_valid(rm_valid_number(t) AND TRY_CAST(t AS DOUBLE) > 0, 'i
         AND rm_valid_empty('insq', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);

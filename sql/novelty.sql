@@ -27,7 +27,8 @@ CROSS JOIN (SELECT rm_valid_k('mean_inv_user_freq', k)
         AND rm_valid_empty('mean_inv_user_freq', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- AvgRecPopularity@k: the items' training interactions (0 for an item without any); normalize := 'true'
 -- divides by all training interactions (RecTools' normalize=True).
@@ -55,7 +56,8 @@ CROSS JOIN (SELECT rm_valid_k('avg_rec_popularity', k)
         AND rm_valid_empty('avg_rec_popularity', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- Serendipity@k (RecTools; Ge et al. 2010): for a relevant item at rank r, how much more likely it is for this
 -- user than for anyone, max((n + 1 - r) / n - (n + 1 - its popularity rank) / n, 0), n the catalog's size (an
@@ -85,7 +87,8 @@ CROSS JOIN (SELECT rm_valid_k('serendipity', k)
         AND rm_valid_empty('serendipity', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- APLT@k and ACLT@k (Elliot's popularity_bias APLT and ACLT; Abdollahpouri et al. 2019): the share (APLT) and
 -- the count (ACLT: share := 'false') of the top k items that are in the long tail. As Elliot's Popularity (popularity_utils): an
@@ -121,4 +124,5 @@ CROSS JOIN (SELECT rm_valid_k('long_tail', k)
         AND rm_valid_empty('long_tail', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);

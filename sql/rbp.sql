@@ -37,7 +37,8 @@ CROSS JOIN (SELECT rm_valid_k('rbp', k)
         AND rm_valid_empty('rbp', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- rbp_resid (trec_eval): RBP's residual, the most it could rise if every unjudged retrieved item (not in the
 -- judgments, or a grade below 0) were fully relevant: p^(items retrieved) + (1 - p) * the sum of p^(rank - 1)
@@ -66,4 +67,5 @@ CROSS JOIN (SELECT rm_valid(rm_valid_number(p) AND TRY_CAST(p AS DOUBLE) > 0 AND
         AND rm_valid_empty('rbp_resid', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);

@@ -27,7 +27,8 @@ CROSS JOIN (SELECT rm_valid(k IS NOT NULL, 'sufficient_reco', 'k', 'a whole numb
         AND rm_valid_empty('sufficient_reco', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- CoveredUsers@k: 1 when a judged query (a user of the test interactions) has a recommended item in the top k,
 -- else 0; NULL for a query without a judgment (RecTools averages over the test users).
@@ -49,4 +50,5 @@ CROSS JOIN (SELECT rm_valid_k('covered_users', k)
         AND rm_valid_empty('covered_users', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);

@@ -65,7 +65,8 @@ CROSS JOIN (SELECT rm_valid_k('bpm', k)
         AND rm_valid_empty('bpm', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 CREATE OR REPLACE MACRO sdcg(run, judgments, k := NULL, min_rel := 0, max_rel := NULL,
         ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',
@@ -84,7 +85,8 @@ CROSS JOIN (SELECT rm_valid_k('sdcg', k)
         AND rm_valid_empty('sdcg', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);
 
 -- INST (Moffat et al., ADCS 2015; cwl_eval's INST): C(i) = ((x_i - 1) / x_i)^2 with x_i = i + 2T - G_i, G_i the gain
 -- summed to rank i (included), so prod_{j<i} C(j) needs a running sum over a running sum: the stage-0 feature
@@ -159,4 +161,5 @@ CROSS JOIN (SELECT rm_valid(rm_valid_number(t) AND TRY_CAST(t AS DOUBLE) > 0, 'i
         AND rm_valid_empty('inst', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_in_query_set(f.kind, queries);
+HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+    rank_column, "by", run_lists);

@@ -137,3 +137,31 @@ def test_run_wide_macros_by_group_equal_each_group_alone_and_the_references():
             assert query_id is None
             assert grouped[(name, model)] == pytest.approx(value, abs=1e-12), (name, model)
             assert grouped[(name, model)] == pytest.approx(want[name], abs=1e-12), (name, model)
+
+
+def test_judged_only_keeps_a_query_whose_retrieved_items_are_all_unjudged():
+    """trec_eval -J drops the run's unjudged items before ranking, yet still evaluates a query of the run whose
+    retrieved items were all unjudged (num_ret 0, every measure 0). The macros used to drop that query (its result
+    row had no 'R' row left): pytrec_eval's judged_docs_only_flag, run here, keeps q2."""
+    import pytrec_eval
+    from rankmetrics_duckdb import register
+    qrels = {"q1": {"a": 1, "c": 1}, "q2": {"z": 1}, "q3": {"m": 2}, "q4": {"n": 1}}
+    run = {"q1": {"a": 3.0, "b": 2.0, "d": 1.0}, "q2": {"x": 1.0, "y": 0.5}, "q3": {"m": 1.0, "w": 2.0},
+           "q5": {"n": 1.0}}  # q4: judged, not in the run; q5: in the run, not judged (neither is reported)
+    want = pytrec_eval.RelevanceEvaluator(
+        qrels, {"ndcg", "map", "P_10", "recall_10", "recip_rank", "Rprec", "bpref"},
+        judged_docs_only_flag=True).evaluate(run)
+    assert set(want) == {"q1", "q2", "q3"} and want["q2"]["ndcg"] == 0  # the reference keeps q2
+    c = duckdb.connect()
+    register(c)
+    c.execute("CREATE TABLE run (query_id VARCHAR, item_id VARCHAR, score DOUBLE)")
+    c.executemany("INSERT INTO run VALUES (?, ?, ?)", [(q, i, s) for q, items in run.items() for i, s in items.items()])
+    c.execute("CREATE TABLE qrels (query_id VARCHAR, item_id VARCHAR, relevance INTEGER)")
+    c.executemany("INSERT INTO qrels VALUES (?, ?, ?)",
+                  [(q, i, g) for q, items in qrels.items() for i, g in items.items()])
+    for call, name in (("ndcg('run', 'qrels'", "ndcg"), ("ap('run', 'qrels'", "map"),
+                       ("\"precision\"('run', 'qrels', 10", "P_10"), ("recall('run', 'qrels', 10", "recall_10"),
+                       ("rr('run', 'qrels'", "recip_rank"), ("r_precision('run', 'qrels'", "Rprec"),
+                       ("bpref('run', 'qrels'", "bpref")):
+        got = dict(c.execute(f"SELECT query_id, value FROM {call}, judged_only := TRUE)").fetchall())
+        assert got == pytest.approx({q: v[name] for q, v in want.items()}, abs=1e-12), name

@@ -30,6 +30,7 @@ VARIANTS = [
     ("mllib", "mllib", {}),
     ("exp_rel2", "trec_eval", {"gain": "exponential", "rel": 2, "level_for_gain": True}),
     ("retrieved", "retrieved", {}),
+    ("judged_only", "trec_eval", {"judged_only": True}),  # -J: query unjudged_run keeps no retrieved item
 ]
 
 
@@ -46,6 +47,9 @@ def _data():
         q = f"bytes{qi}"
         qrels[q] = {d: (i * 5 + qi) % 4 for i, d in enumerate(ids) if (i + qi) % 4 != 0}
         run[q] = {d: float((i + qi) % 2) for i, d in enumerate(ids) if (i * 3 + qi) % 5 != 2}
+    # trec_eval -J evaluates a query whose retrieved items are all unjudged (every measure 0; pytrec_eval's
+    # judged_docs_only_flag keeps it too: tests/test_macros.py)
+    qrels["unjudged_run"], run["unjudged_run"] = {"j1": 1, "j2": 0}, {"u1": 2.0, "u2": 1.0}
     judgments = [(q, d, int(r)) for q, docs in qrels.items() for d, r in docs.items()]
     rows = []
     for q, docs in run.items():
@@ -83,6 +87,8 @@ def _expected():
     out = {}
     for vid, preset, switches in VARIANTS:
         result = evaluate(JUDGMENTS_TABLE, RUN_TABLE, METRICS, convention=preset, per_query=True, **switches)
+        if switches.get("judged_only"):
+            assert all(result[m]["unjudged_run"] == 0 for m in METRICS)
         for m in METRICS:
             out[(vid, m)] = result[m]
     return out

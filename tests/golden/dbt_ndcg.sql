@@ -1247,25 +1247,27 @@ FROM (
       prm.gain,
       prm.gains,
       prm.ideal,
+      prm.judged_only,
       prm.k,
       prm.log_base,
       prm.queries,
       prm.rel,
       prm.ties
     HAVING
-      CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-  ) AS b
-  JOIN rm_groups AS g
-    ON g.group_key = SUBSTRING(b.query_id, 1, STRPOS(b.query_id, ':'))
+      (
+        NOT (
+          prm.queries = 'both' AND prm.judged_only
+        )
+        AND CASE
+          WHEN prm.queries = 'both'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'judged'
+          THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'run'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          ELSE TRUE
+        END
 {% else %}  ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -1274,22 +1276,49 @@ FROM (
     prm.gain,
     prm.gains,
     prm.ideal,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+{% endif %}      )
+{% if by %}      OR (
+        prm.queries = 'both'
+        AND prm.judged_only
+{% else %}      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+{% if by %}        AND f.query_id IN (
+          SELECT
+            ri.query_id
+          FROM run_items AS ri
+        )
+{% else %}        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+{% endif %}      )
+{% if by %}  ) AS b
+  JOIN rm_groups AS g
+    ON g.group_key = SUBSTRING(b.query_id, 1, STRPOS(b.query_id, ':'))
+{% else %}    )
 {% endif %}) AS results
 WHERE
   (
@@ -2453,25 +2482,27 @@ FROM (
       prm.gain,
       prm.gains,
       prm.ideal,
+      prm.judged_only,
       prm.k,
       prm.log_base,
       prm.queries,
       prm.rel,
       prm.ties
     HAVING
-      CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-  ) AS b
-  JOIN rm_groups AS g
-    ON g.group_key = SUBSTRING(b.query_id FROM 1 FOR POSITION(':' IN b.query_id))
+      (
+        NOT (
+          prm.queries = 'both' AND prm.judged_only
+        )
+        AND CASE
+          WHEN prm.queries = 'both'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'judged'
+          THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'run'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          ELSE TRUE
+        END
 {% else %}  ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -2480,22 +2511,49 @@ FROM (
     prm.gain,
     prm.gains,
     prm.ideal,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+{% endif %}      )
+{% if by %}      OR (
+        prm.queries = 'both'
+        AND prm.judged_only
+{% else %}      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+{% if by %}        AND f.query_id COLLATE "C" IN (
+          SELECT
+            ri.query_id COLLATE "C"
+          FROM run_items AS ri
+        )
+{% else %}        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id COLLATE "C" IN (
+        SELECT
+          ri.query_id COLLATE "C"
+        FROM run_items AS ri
+{% endif %}      )
+{% if by %}  ) AS b
+  JOIN rm_groups AS g
+    ON g.group_key = SUBSTRING(b.query_id FROM 1 FOR POSITION(':' IN b.query_id))
+{% else %}    )
 {% endif %}) AS results
 WHERE
   (
@@ -3902,25 +3960,27 @@ FROM (
       prm.gain,
       prm.gains,
       prm.ideal,
+      prm.judged_only,
       prm.k,
       prm.log_base,
       prm.queries,
       prm.rel,
       prm.ties
     HAVING
-      CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-  ) AS b
-  JOIN rm_groups AS g
-    ON g.group_key = SUBSTRING(b.query_id, 1, POSITION(b.query_id, ':'))
+      (
+        NOT (
+          prm.queries = 'both' AND prm.judged_only
+        )
+        AND CASE
+          WHEN prm.queries = 'both'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'judged'
+          THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'run'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          ELSE TRUE
+        END
 {% else %}  ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -3929,22 +3989,49 @@ FROM (
     prm.gain,
     prm.gains,
     prm.ideal,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+{% endif %}      )
+{% if by %}      OR (
+        prm.queries = 'both'
+        AND prm.judged_only
+{% else %}      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+{% if by %}        AND f.query_id IN (
+          SELECT
+            ri.query_id AS query_id
+          FROM run_items AS ri
+        )
+{% else %}        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id AS query_id
+        FROM run_items AS ri
+{% endif %}      )
+{% if by %}  ) AS b
+  JOIN rm_groups AS g
+    ON g.group_key = SUBSTRING(b.query_id, 1, POSITION(b.query_id, ':'))
+{% else %}    )
 {% endif %}) AS results
 WHERE
   (
@@ -5264,25 +5351,27 @@ FROM (
       prm.gain,
       prm.gains,
       prm.ideal,
+      prm.judged_only,
       prm.k,
       prm.log_base,
       prm.queries,
       prm.rel,
       prm.ties
     HAVING
-      CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-  ) AS b
-  JOIN rm_groups AS g
-    ON g.group_key = SUBSTRING(b.query_id, 1, LOCATE(':', b.query_id))
+      (
+        NOT (
+          prm.queries = 'both' AND prm.judged_only
+        )
+        AND CASE
+          WHEN prm.queries = 'both'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'judged'
+          THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'run'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          ELSE TRUE
+        END
 {% else %}  ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -5291,22 +5380,49 @@ FROM (
     prm.gain,
     prm.gains,
     prm.ideal,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+{% endif %}      )
+{% if by %}      OR (
+        prm.queries = 'both'
+        AND prm.judged_only
+{% else %}      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+{% if by %}        AND f.query_id IN (
+          SELECT
+            ri.query_id
+          FROM run_items AS ri
+        )
+{% else %}        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+{% endif %}      )
+{% if by %}  ) AS b
+  JOIN rm_groups AS g
+    ON g.group_key = SUBSTRING(b.query_id, 1, LOCATE(':', b.query_id))
+{% else %}    )
 {% endif %}) AS results
 WHERE
   (
@@ -6626,25 +6742,27 @@ FROM (
       prm.gain,
       prm.gains,
       prm.ideal,
+      prm.judged_only,
       prm.k,
       prm.log_base,
       prm.queries,
       prm.rel,
       prm.ties
     HAVING
-      CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-  ) AS b
-  JOIN rm_groups AS g
-    ON g.group_key = SUBSTRING(b.query_id, 1, INSTR(b.query_id, ':'))
+      (
+        NOT (
+          prm.queries = 'both' AND prm.judged_only
+        )
+        AND CASE
+          WHEN prm.queries = 'both'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'judged'
+          THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'run'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          ELSE TRUE
+        END
 {% else %}  ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -6653,22 +6771,49 @@ FROM (
     prm.gain,
     prm.gains,
     prm.ideal,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+{% endif %}      )
+{% if by %}      OR (
+        prm.queries = 'both'
+        AND prm.judged_only
+{% else %}      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+{% if by %}        AND f.query_id IN (
+          SELECT
+            ri.query_id
+          FROM run_items AS ri
+        )
+{% else %}        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+{% endif %}      )
+{% if by %}  ) AS b
+  JOIN rm_groups AS g
+    ON g.group_key = SUBSTRING(b.query_id, 1, INSTR(b.query_id, ':'))
+{% else %}    )
 {% endif %}) AS results
 WHERE
   (
@@ -7985,25 +8130,27 @@ FROM (
       prm.gain,
       prm.gains,
       prm.ideal,
+      prm.judged_only,
       prm.k,
       prm.log_base,
       prm.queries,
       prm.rel,
       prm.ties
     HAVING
-      CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-  ) AS b
-  JOIN rm_groups AS g
-    ON g.group_key = SUBSTRING(b.query_id, 1, CHARINDEX(':', b.query_id))
+      (
+        NOT (
+          prm.queries = 'both' AND prm.judged_only
+        )
+        AND CASE
+          WHEN prm.queries = 'both'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'judged'
+          THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'run'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          ELSE TRUE
+        END
 {% else %}  ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -8012,22 +8159,49 @@ FROM (
     prm.gain,
     prm.gains,
     prm.ideal,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+{% endif %}      )
+{% if by %}      OR (
+        prm.queries = 'both'
+        AND prm.judged_only
+{% else %}      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+{% if by %}        AND f.query_id IN (
+          SELECT
+            ri.query_id
+          FROM run_items AS ri
+        )
+{% else %}        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+{% endif %}      )
+{% if by %}  ) AS b
+  JOIN rm_groups AS g
+    ON g.group_key = SUBSTRING(b.query_id, 1, CHARINDEX(':', b.query_id))
+{% else %}    )
 {% endif %}) AS results
 WHERE
   (
@@ -9459,25 +9633,27 @@ FROM (
       prm.gain,
       prm.gains,
       prm.ideal,
+      prm.judged_only,
       prm.k,
       prm.log_base,
       prm.queries,
       prm.rel,
       prm.ties
     HAVING
-      CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-  ) AS b
-  JOIN rm_groups AS g
-    ON g.group_key = SUBSTR(b.query_id, 1, STRPOS(b.query_id, ':'))
+      (
+        NOT (
+          prm.queries = 'both' AND prm.judged_only
+        )
+        AND CASE
+          WHEN prm.queries = 'both'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'judged'
+          THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'run'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          ELSE TRUE
+        END
 {% else %}  ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -9486,22 +9662,49 @@ FROM (
     prm.gain,
     prm.gains,
     prm.ideal,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+{% endif %}      )
+{% if by %}      OR (
+        prm.queries = 'both'
+        AND prm.judged_only
+{% else %}      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+{% if by %}        AND f.query_id IN (
+          SELECT
+            ri.query_id
+          FROM run_items AS ri
+        )
+{% else %}        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+{% endif %}      )
+{% if by %}  ) AS b
+  JOIN rm_groups AS g
+    ON g.group_key = SUBSTR(b.query_id, 1, STRPOS(b.query_id, ':'))
+{% else %}    )
 {% endif %}) AS results
 WHERE
   (
@@ -10717,25 +10920,27 @@ FROM (
       prm.gain,
       prm.gains,
       prm.ideal,
+      prm.judged_only,
       prm.k,
       prm.log_base,
       prm.queries,
       prm.rel,
       prm.ties
     HAVING
-      CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-  ) AS b
-  JOIN rm_groups AS g
-    ON g.group_key = SUBSTRING(b.query_id FROM 1 FOR POSITION(':' IN b.query_id))
+      (
+        NOT (
+          prm.queries = 'both' AND prm.judged_only
+        )
+        AND CASE
+          WHEN prm.queries = 'both'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'judged'
+          THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'run'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          ELSE TRUE
+        END
 {% else %}  ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -10744,22 +10949,49 @@ FROM (
     prm.gain,
     prm.gains,
     prm.ideal,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+{% endif %}      )
+{% if by %}      OR (
+        prm.queries = 'both'
+        AND prm.judged_only
+{% else %}      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+{% if by %}        AND f.query_id IN (
+          SELECT
+            ri.query_id
+          FROM run_items AS ri
+        )
+{% else %}        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+{% endif %}      )
+{% if by %}  ) AS b
+  JOIN rm_groups AS g
+    ON g.group_key = SUBSTRING(b.query_id FROM 1 FOR POSITION(':' IN b.query_id))
+{% else %}    )
 {% endif %}) AS results
 WHERE
   (
@@ -12156,25 +12388,27 @@ FROM (
       prm.gain,
       prm.gains,
       prm.ideal,
+      prm.judged_only,
       prm.k,
       prm.log_base,
       prm.queries,
       prm.rel,
       prm.ties
     HAVING
-      CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE (1 = 1)
-      END
-  ) AS b
-  JOIN rm_groups AS g
-    ON g.group_key = SUBSTRING(b.query_id, 1, CHARINDEX(':', b.query_id))
+      (
+        NOT (
+          prm.queries = 'both' AND prm.judged_only <> 0
+        )
+        AND CASE
+          WHEN prm.queries = 'both'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'judged'
+          THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'run'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          ELSE (1 = 1)
+        END
 {% else %}  ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -12183,22 +12417,49 @@ FROM (
     prm.gain,
     prm.gains,
     prm.ideal,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only <> 0
+{% endif %}      )
+{% if by %}      OR (
+        prm.queries = 'both'
+        AND prm.judged_only <> 0
+{% else %}      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+{% if by %}        AND f.query_id COLLATE Latin1_General_BIN2 IN (
+          SELECT
+            ri.query_id COLLATE Latin1_General_BIN2
+          FROM run_items AS ri
+        )
+{% else %}        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE (1 = 1)
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only <> 0
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE (1 = 1)
-    END
+      AND f.query_id COLLATE Latin1_General_BIN2 IN (
+        SELECT
+          ri.query_id COLLATE Latin1_General_BIN2
+        FROM run_items AS ri
+{% endif %}      )
+{% if by %}  ) AS b
+  JOIN rm_groups AS g
+    ON g.group_key = SUBSTRING(b.query_id, 1, CHARINDEX(':', b.query_id))
+{% else %}    )
 {% endif %}) AS results
 WHERE
   (
@@ -13595,25 +13856,27 @@ FROM (
       prm.gain,
       prm.gains,
       prm.ideal,
+      prm.judged_only,
       prm.k,
       prm.log_base,
       prm.queries,
       prm.rel,
       prm.ties
     HAVING
-      CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-  ) AS b
-  JOIN rm_groups AS g
-    ON g.group_key = SUBSTRING(b.query_id, 1, LOCATE(':', b.query_id))
+      (
+        NOT (
+          prm.queries = 'both' AND prm.judged_only
+        )
+        AND CASE
+          WHEN prm.queries = 'both'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'judged'
+          THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'run'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          ELSE TRUE
+        END
 {% else %}  ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -13622,22 +13885,49 @@ FROM (
     prm.gain,
     prm.gains,
     prm.ideal,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+{% endif %}      )
+{% if by %}      OR (
+        prm.queries = 'both'
+        AND prm.judged_only
+{% else %}      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+{% if by %}        AND f.query_id COLLATE utf8mb4_bin IN (
+          SELECT
+            ri.query_id COLLATE utf8mb4_bin
+          FROM run_items AS ri
+        )
+{% else %}        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id COLLATE utf8mb4_bin IN (
+        SELECT
+          ri.query_id COLLATE utf8mb4_bin
+        FROM run_items AS ri
+{% endif %}      )
+{% if by %}  ) AS b
+  JOIN rm_groups AS g
+    ON g.group_key = SUBSTRING(b.query_id, 1, LOCATE(':', b.query_id))
+{% else %}    )
 {% endif %}) AS results
 WHERE
   (

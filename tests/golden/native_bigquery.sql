@@ -326,20 +326,36 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -678,20 +694,36 @@ FROM (
     f.query_id,
     prm.denominator,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -1013,20 +1045,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -1348,20 +1396,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -1682,19 +1746,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -2311,19 +2391,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -2666,19 +2762,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -4433,20 +4545,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.normalize,
     prm.p,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -4704,18 +4832,34 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -4975,18 +5119,34 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -5245,19 +5405,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -5524,19 +5700,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -5795,19 +5987,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -6222,22 +6430,38 @@ FROM (
     prm.empty,
     prm.gain,
     prm.gains,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -7057,22 +7281,38 @@ FROM (
     prm.gain,
     prm.gains,
     prm.ideal,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -7574,21 +7814,37 @@ FROM (
     prm.empty,
     prm.gain,
     prm.gains,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -7921,20 +8177,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.max_grade,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -8252,20 +8524,36 @@ FROM (
     f.query_id,
     prm.beta,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -8556,20 +8844,36 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -8888,19 +9192,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -9264,19 +9584,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -9652,19 +9988,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -9962,20 +10314,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -10296,19 +10664,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -10739,20 +11123,36 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.ref_k
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -11150,19 +11550,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.distance,
+    prm.judged_only,
     prm.k,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -11484,19 +11900,35 @@ FROM (
     prm.at_recall,
     prm.empty,
     prm.iprec_rounding,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -12000,19 +12432,35 @@ FROM (
     f.query_id,
     prm.empty,
     prm.iprec_rounding,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -12347,19 +12795,35 @@ FROM (
     f.query_id,
     prm.empty,
     prm.judged_count,
+    prm.judged_only,
     prm.k,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -12666,19 +13130,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -13102,21 +13582,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.max_rel,
     prm.min_rel,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -13537,21 +14033,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.max_rel,
     prm.min_rel,
     prm.p,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -14223,21 +14735,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.max_rel,
     prm.min_rel,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -14813,21 +15341,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.max_rel,
     prm.min_rel,
     prm.queries,
     prm.t
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -15199,21 +15743,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.max_rel,
     prm.min_rel,
     prm.queries,
     prm.t
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -15554,19 +16114,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -15918,20 +16494,36 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.normalize,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -16280,20 +16872,36 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -16668,20 +17276,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.head_share,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.share
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -16991,20 +17615,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -17295,19 +17935,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -17658,22 +18314,38 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.p,
     prm.queries,
     prm.rel,
     prm.scale
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -17976,19 +18648,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.p,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -18288,20 +18976,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -18614,19 +19318,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.deep,
+    prm.judged_only,
     prm.k,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -18916,19 +19636,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -19245,20 +19981,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -19552,20 +20304,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.mult,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -19867,20 +20635,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -20186,19 +20970,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -20500,20 +21300,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -20876,22 +21692,38 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.max_rel,
     prm.min_rel,
     prm.queries,
     prm.t
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -21644,21 +22476,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.max_rel,
     prm.min_rel,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -22559,21 +23407,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.max_rel,
     prm.min_rel,
     prm.queries,
     prm.t
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -22900,6 +23764,7 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.num_docs,
     prm.queries,
     prm.rel,
@@ -22908,16 +23773,31 @@ FROM (
     prm.utility_c,
     prm.utility_d
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (

@@ -326,20 +326,36 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -677,20 +693,36 @@ FROM (
     f.query_id,
     prm.denominator,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -1011,20 +1043,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -1345,20 +1393,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -1678,19 +1742,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -2305,19 +2385,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -2659,19 +2755,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -4383,20 +4495,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.normalize,
     prm.p,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -4653,18 +4781,34 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -4923,18 +5067,34 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -5192,19 +5352,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -5470,19 +5646,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -5740,19 +5932,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -6166,22 +6374,38 @@ FROM (
     prm.empty,
     prm.gain,
     prm.gains,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -7000,22 +7224,38 @@ FROM (
     prm.gain,
     prm.gains,
     prm.ideal,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel,
     prm.ties
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -7516,21 +7756,37 @@ FROM (
     prm.empty,
     prm.gain,
     prm.gains,
+    prm.judged_only,
     prm.k,
     prm.log_base,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -7862,20 +8118,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.max_grade,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -8192,20 +8464,36 @@ FROM (
     f.query_id,
     prm.beta,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -8495,20 +8783,36 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -8826,19 +9130,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -9201,19 +9521,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -9588,19 +9924,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -9897,20 +10249,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -10230,19 +10598,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -10671,20 +11055,36 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.ref_k
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -11082,19 +11482,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.distance,
+    prm.judged_only,
     prm.k,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -11415,19 +11831,35 @@ FROM (
     prm.at_recall,
     prm.empty,
     prm.iprec_rounding,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -11930,19 +12362,35 @@ FROM (
     f.query_id,
     prm.empty,
     prm.iprec_rounding,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -12276,19 +12724,35 @@ FROM (
     f.query_id,
     prm.empty,
     prm.judged_count,
+    prm.judged_only,
     prm.k,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -12594,19 +13058,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -13029,21 +13509,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.max_rel,
     prm.min_rel,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -13463,21 +13959,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.max_rel,
     prm.min_rel,
     prm.p,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -14148,21 +14660,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.max_rel,
     prm.min_rel,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -14737,21 +15265,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.max_rel,
     prm.min_rel,
     prm.queries,
     prm.t
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -15122,21 +15666,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.max_rel,
     prm.min_rel,
     prm.queries,
     prm.t
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -15476,19 +16036,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -15839,20 +16415,36 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.normalize,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -16200,20 +16792,36 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -16587,20 +17195,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.head_share,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.share
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -16909,20 +17533,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -17212,19 +17852,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -17574,22 +18230,38 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.p,
     prm.queries,
     prm.rel,
     prm.scale
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -17891,19 +18563,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.p,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -18202,20 +18890,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -18527,19 +19231,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.deep,
+    prm.judged_only,
     prm.k,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -18828,19 +19548,35 @@ FROM (
   CROSS JOIN params AS prm
   GROUP BY
     f.query_id,
+    prm.judged_only,
     prm.k,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -19156,20 +19892,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -19462,20 +20214,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.mult,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -19776,20 +20544,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -20094,19 +20878,35 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -20407,20 +21207,36 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.queries,
     prm.rel
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -20782,22 +21598,38 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.max_rel,
     prm.min_rel,
     prm.queries,
     prm.t
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -21549,21 +22381,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.k,
     prm.max_rel,
     prm.min_rel,
     prm.queries
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -22463,21 +23311,37 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.max_rel,
     prm.min_rel,
     prm.queries,
     prm.t
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
@@ -22803,6 +23667,7 @@ FROM (
   GROUP BY
     f.query_id,
     prm.empty,
+    prm.judged_only,
     prm.num_docs,
     prm.queries,
     prm.rel,
@@ -22811,16 +23676,31 @@ FROM (
     prm.utility_c,
     prm.utility_d
   HAVING
-    CASE
-      WHEN prm.queries = 'both'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'judged'
-      THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      WHEN prm.queries = 'run'
-      THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-      ELSE TRUE
-    END
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
 ) AS results
 WHERE
   (
