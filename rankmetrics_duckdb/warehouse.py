@@ -92,6 +92,58 @@ def _is_list(type_text: str) -> bool:
     return type_text.endswith("]")  # DuckDB's LIST (T[]) and ARRAY (T[n])
 
 
+def with_lists(reader: Reader, form: Shape, judgments, runs: list) -> Shape:
+    """form, or when it gives no shape and an input's item column is a list (item_lists): the shape of those lists
+    under our own column names (the side inputs' names kept), so that the input is read as a warehouse shape."""
+    if form:
+        return form
+    run_lists, judgment_lists = any(item_lists(reader, r) for r in runs), item_lists(reader, judgments)
+    if not (run_lists or judgment_lists):
+        return form
+    return Shape(run_lists=run_lists, judgment_lists=judgment_lists, interactions_columns=form.sides["interactions"],
+                 items_columns=form.sides["items"])
+
+
+def item_lists(reader: Reader, obj) -> bool:
+    """Whether obj's item column (item_id or one of its aliases, any case) is a list, read from the schema of a
+    pyarrow table, a DuckDB relation, a polars frame, a Parquet file or a table, or from a pandas frame's first
+    row: such an input is read as a warehouse shape (view) even when no shape is given. Never a statement that
+    can fail (the caller's transaction), and CSV and TREC text have no lists."""
+    if isinstance(obj, (str, os.PathLike)):
+        text = os.fspath(obj)
+        if os.path.isfile(text):
+            with open(text, "rb") as fh:
+                if fh.read(4) != b"PAR1":
+                    return False
+            import pyarrow.parquet
+            try:
+                schema = pyarrow.parquet.read_schema(text)
+            except Exception:  # the reader names what is wrong with the file
+                return False
+            types = {f.name: str(f.type) for f in schema}
+        elif text != "-" and not os.path.exists(text) and reader.is_table(text):
+            types = {r[0]: str(r[1]) for r in run_sql(
+                reader.con, f"DESCRIBE SELECT * FROM {table_name(text).sql(dialect='duckdb')}").fetchall()}
+        else:
+            return False
+    elif isinstance(obj, duckdb.DuckDBPyRelation):
+        types = {c: str(t) for c, t in zip(obj.columns, obj.types)}
+    else:
+        module = type(obj).__module__.split(".")[0]
+        schema = getattr(obj, "schema", None)
+        if module == "pyarrow" and schema is not None or module == "polars":
+            types = {name: str(t) for name, t in (zip(schema.names, schema.types) if module == "pyarrow"
+                                                   else schema.items())}
+        elif module == "pandas" and len(obj):
+            types = {str(c): "list" if isinstance(obj[c].iloc[0], (list, tuple)) or type(obj[c].iloc[0]).__name__ == "ndarray"
+                     else "value" for c in obj.columns if obj[c].dtype == object}
+        else:
+            return False
+    lower = {str(n).lower(): t for n, t in types.items()}
+    item = next((lower[a] for a in ALIASES["item_id"] if a in lower), "")
+    return item.endswith("]") or item.lower().startswith(("list", "large_list", "fixed_size_list", "array"))
+
+
 def load_pair(reader: Reader, judgments, run, form: Shape) -> tuple[Loaded, Loaded]:
     """(judgments, run) loaded by load_all."""
     judged, (loaded,) = load_all(reader, judgments, [run], form)

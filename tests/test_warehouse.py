@@ -580,3 +580,44 @@ def test_group_column_types_across_the_run_and_the_judgments(tmp_path):
     nested = run.set_column(0, "segment", pa.array([{"x": 1}, {"x": 1}, {"x": 2}]))
     with pytest.raises(rm.InputError, match="group column segment is a STRUCT: group by columns of single values"):
         rm.evaluate(labels.drop_columns(["segment"]), nested, ["AP"], columns=cols, by=["segment"])
+
+
+@pytest.mark.parametrize("form", ["arrow", "pandas", "polars", "parquet", "table", "relation"])
+def test_python_lists_under_our_own_names_need_no_shape(form, tmp_path):
+    """A run whose item_id column is a list (MLlib's and BigQuery ML's shape) and judgments whose item_id is a list
+    with a parallel relevance list, under our own column names: evaluate() and compare() read them as lists
+    without columns= or by= (they used to refuse the run: 'neither a score nor a rank column'). The numbers are
+    pytrec_eval's on model v1, segment app (EXPECTED)."""
+    import polars as pl
+    import pyarrow.parquet as pq
+    lrecs, llabels = list_tables()
+    run = lrecs.filter(pa.compute.and_(pa.compute.equal(lrecs["model_version"], "v1"),
+                                       pa.compute.equal(lrecs["segment"], "app")))
+    run = pa.table({"query_id": run["user_id"], "item_id": run["items"]})
+    judgments = pa.table({"query_id": llabels["user_id"], "item_id": llabels["items"],
+                          "relevance": llabels["grades"]})
+    con = None
+    if form == "pandas":
+        run, judgments = run.to_pandas(), judgments.to_pandas()
+    elif form == "polars":
+        run, judgments = pl.from_arrow(run), pl.from_arrow(judgments)
+    elif form == "parquet":
+        pq.write_table(run, tmp_path / "run.parquet")
+        pq.write_table(judgments, tmp_path / "qrels.parquet")
+        run, judgments = str(tmp_path / "run.parquet"), str(tmp_path / "qrels.parquet")
+    elif form in ("table", "relation"):
+        con = duckdb.connect()
+        con.register("run_in", run)
+        con.register("qrels_in", judgments)
+        con.execute("CREATE TABLE run AS FROM run_in; CREATE TABLE qrels AS FROM qrels_in")
+        run, judgments = ("run", "qrels") if form == "table" else (con.table("run"), con.table("qrels"))
+    want = EXPECTED[("v1", "app")]
+    per_query = rm.evaluate(judgments, run, list(MEASURES), per_query=True, con=con)
+    means = rm.evaluate(judgments, run, list(MEASURES), con=con)
+    for m in MEASURES:
+        assert per_query[m] == pytest.approx({q: v for q, v in want[m].items() if q is not None}, abs=1e-9), m
+        assert means[m] == pytest.approx(want[m][None], abs=1e-9), m
+    if form == "arrow":  # the graded judgments as a plain table, two runs of lists: compare reads them too
+        rows = rm.compare(labels_table().rename_columns(["query_id", "item_id", "relevance"]), [run, run], ["AP"])
+        assert [r["mean"] for r in rows] == pytest.approx([want["AP"][None]] * 2, abs=1e-9)
+        assert rows[1]["delta"] == 0 and rows[1]["ties"] == len(USERS)
