@@ -365,8 +365,11 @@ def judgment_items(src: Source, conv: dict | None = None, grades: exp.Expression
     if grades is None:
         grades = _bind_value((conv or {}).get("grades", "as_given"))
     relevance = src.column("j", "relevance")
-    if src.lists:  # the grade at the item's position in a parallel list, or 1
-        relevance = (exp.Bracket(this=relevance, expressions=[_column(LIST, "rm_pos")])
+    if src.lists:  # the grade at the item's position in a parallel list, or 1; NULL (refused by input_checks,
+        #           as eval and the macros refuse it) when the two lists differ in length
+        relevance = (exp.Case(ifs=[exp.If(this=exp.EQ(this=exp.ArraySize(this=relevance.copy()),
+                                                      expression=exp.ArraySize(this=src.column("j", "item_id"))),
+                                          true=exp.Bracket(this=relevance, expressions=[_column(LIST, "rm_pos")]))])
                      if "relevance" in src.columns else exp.Literal.number(1))
     grade = exp.Anonymous(this="rm_grade", expressions=[relevance, grades])
     select = exp.select(

@@ -31,8 +31,9 @@ def _types(table: pa.Table, text: str, double: str, integer: str, array: str | N
             return double
         if pa.types.is_integer(t):
             return integer
-        if pa.types.is_list(t) and array is not None:
-            return array.format(one(name, t.value_type))
+        if pa.types.is_list(t) and array is not None:  # PostgreSQL: TEXT[] COLLATE "C", not TEXT COLLATE "C"[]
+            base, _, collation = one(name, t.value_type).partition(" COLLATE ")
+            return array.format(base) + (f" COLLATE {collation}" if collation else "")
         raise TypeError(f"column {name}: unexpected type {t}")
     return [(f.name, one(f.name, f.type)) for f in table.schema]
 

@@ -221,9 +221,37 @@ def engine(request, started):
             lrecs, llabels = list_tables()
             _, lseg = list_tables(per_segment=True)
             names.update(lrecs=e.load("wh_lrecs", lrecs), llabels=e.load("wh_llabels", llabels),
-                         lseg_labels=e.load("wh_lseg_labels", lseg))
+                         lseg_labels=e.load("wh_lseg_labels", lseg),
+                         **{name: e.load(f"wh_{name}", t) for name, t in GRADE_LISTS.items()})
         return e, names
     return started.get(("warehouse", request.param), start, lambda pair: pair[0].close())
+
+
+# judgments as lists of text ids with a parallel list of grades: as long as the items (the run a, b, c against b
+# relevant at grade 2, c at 1), a grade short, a grade too many
+_RUN_ABC = pa.table({"query_id": ["u"], "item_id": [["a", "b", "c"]]})
+GRADE_LISTS = {"run_abc": _RUN_ABC,
+               **{name: pa.table({"query_id": ["u"], "item_id": [["b", "c"]], "grades": [grades]})
+                  for name, grades in (("even_grades", [2, 1]), ("short_grades", [2]), ("long_grades", [2, 1, 3]))}}
+
+
+def test_sql_grade_lists_of_another_length_fail(engine):
+    """A list of grades shorter or longer than its list of items fails the statement, as eval and the DuckDB
+    macros refuse it (to_sql read the grades by position and ignored the extra ones). Lists of equal length give
+    the hand-computed value: run a, b, c; b grade 2, c grade 1; nDCG@3 = (2 / log2(3) + 1 / 2) / (2 + 1 / log2(3))."""
+    e, names = engine
+    if e.dialect in NO_LISTS:
+        return  # test_sql_lists: refused with 'has no list'
+    columns = {"relevance": "grades"}
+    sql = lambda judged: rm.to_sql(["nDCG@3"], dialect=e.dialect, run=names["run_abc"],  # noqa: E731
+                                   judgments=names[judged], columns=columns, run_lists=True, judgment_lists=True)
+    want = (2 / math.log2(3) + 1 / 2) / (2 + 1 / math.log2(3))
+    assert [float(r[-1]) for r in e.rows(sql("even_grades"))] == [pytest.approx(want, abs=1e-12)]
+    for judged in ("short_grades", "long_grades"):
+        with pytest.raises(Exception, match="item b of query u has a relevance grade that is NULL, NaN or infinite"):
+            e.rows(sql(judged))
+    with pytest.raises(rm.InputError):  # eval refuses both
+        rm.evaluate(GRADE_LISTS["long_grades"], _RUN_ABC, ["nDCG@3"], columns=columns)
 
 
 def test_sql_groups_and_column_names(engine):
