@@ -130,6 +130,9 @@ class Dialect:
     #                                   the grouped stream: its GROUP BY (query, item) and the windows by query
     #                                   then share one exchange (Spark would otherwise partition by both keys,
     #                                   then again by the query)
+    guard_first: bool = False         # sqlgen.guarded's check read as a one-row table before the results (CROSS
+    #                                   JOIN), not as their WHERE: SQLite evaluates a WHERE's subquery only for a
+    #                                   row it reads, so a fault went unnoticed when the results had no row
     values_rows: bool = False         # rows of constants (the grouped stream's kinds, the list of measures) as a
     #                                   VALUES table, not a UNION ALL of one-row SELECTs: Spark runs a job of its
     #                                   own to broadcast each of those to its join (0.1 s of a 0.9 s query)
@@ -145,7 +148,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                           types=(("VARCHAR", "TEXT"),), body_quote="$rankmetrics$",
                           ddl=_SQL_FUNCTION + "{groups}query_id TEXT, value DOUBLE PRECISION) LANGUAGE sql STABLE AS "
                                               "{body};\n")),
-    Dialect("sqlite", "sqlite", lists=None, fail="json_extract('{{}}', {msg})",
+    Dialect("sqlite", "sqlite", lists=None, fail="json_extract('{{}}', {msg})", guard_first=True,
             note="BINARY collation (memcmp) by default"),
     Dialect("clickhouse", "clickhouse", dbt_adapter="clickhouse", settings=(("join_use_nulls", 1),), lists="array_join",
             # throwIf wants a constant message; a Nullable text cast to a number is NULL: assumeNotNull first
@@ -501,6 +504,8 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
     tree = query.copy() if copy else query
     tree = _lists(tree, d)
     tree = _fail(tree, d)
+    if d.guard_first:
+        tree = _guard_first(tree)
     tree = _partition_hints(tree, d)
     if d.values_rows:
         tree = _constant_rows(tree)
@@ -515,6 +520,28 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
     tree = _settings(tree, d)
     tree = _quote_output(tree, d)
     return tree
+
+
+def _guard_first(tree: exp.Expression) -> exp.Expression:
+    """sqlgen.guarded's SELECT * FROM (...) AS results WHERE (check) IS NULL as SELECT results.* FROM (SELECT 1 AS
+    rm_ok WHERE (check) IS NULL) AS rm_guard CROSS JOIN (...) AS results: the one-row guard is read first (SQLite
+    keeps the left table of a CROSS JOIN outermost), so its check runs whether the results have rows or not."""
+    def rewrite(node):
+        source = node.args.get("from_") if isinstance(node, exp.Select) else None
+        where = node.args.get("where") if source is not None else None
+        if (source is None or where is None or not isinstance(source.this, exp.Subquery)
+                or source.this.alias != "results" or not isinstance(where.this, exp.Is)
+                or not isinstance(where.this.this, exp.Subquery) or node.args.get("joins")):
+            return node
+        guard = exp.select(exp.alias_(exp.Literal.number(1), "rm_ok")).where(where.this)
+        out = exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("results"))).from_(
+            exp.Subquery(this=guard, alias=exp.TableAlias(this=exp.to_identifier("rm_guard")))).join(
+            source.this, join_type="cross")
+        for key, value in node.args.items():  # its CTEs
+            if key not in ("expressions", "from_", "where", "joins") and value:
+                out.set(key, value)
+        return out
+    return tree.transform(rewrite, copy=False)
 
 
 def _explicit_nulls(ordered_sql):

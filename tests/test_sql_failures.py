@@ -51,6 +51,9 @@ def _graded(grade):
 
 
 NOT_FINITE = {"null": None, "nan": float("nan"), "inf": float("inf")}
+# judgments of another query only: no query in common, so the results have no row (SQLite then never evaluated the
+# check in their WHERE)
+OTHER_QUERY = pa.table({"query_id": ["q9"], "item_id": ["d1"], "relevance": pa.array([1], pa.int64())})
 ELSEWHERE = pa.table({"query_id": ["q1", "q9", "q9"], "item_id": ["d1", "d7", "d7"],
                       "relevance": pa.array([1, 2, 1], pa.int64())})
 
@@ -62,7 +65,7 @@ def engine(request, started):
         return e, {"dup_run": e.load("f_dup_run", RUN), "run": e.load("f_run", CLEAN_RUN),
                    "unjudged_twice": e.load("f_unjudged_twice", UNJUDGED_TWICE),
                    "qrels": e.load("f_qrels", QRELS), "conflict": e.load("f_conflict", CONFLICT),
-                   "elsewhere": e.load("f_elsewhere", ELSEWHERE), "no_query": e.load("f_no_query", NO_QUERY),
+                   "elsewhere": e.load("f_elsewhere", ELSEWHERE), "other_query": e.load("f_other_query", OTHER_QUERY), "no_query": e.load("f_no_query", NO_QUERY),
                    "no_item": e.load("f_no_item", NO_ITEM), "empty_item": e.load("f_empty_item", EMPTY_ITEM),
                    "space_query": e.load("f_space_query", SPACE_QUERY),
                    "empty_query_by": e.load("f_empty_query_by", EMPTY_QUERY_BY),
@@ -97,6 +100,17 @@ def test_duplicate_item_fails(engine):
     with pytest.raises(Exception, match="item d1 appears 2 times for query q1 in the reference"):
         e.rows(rm.to_sql(["Intersection@2"], dialect=e.dialect, run=t["run"], judgments=t["qrels"],
                          reference=t["dup_run"]))
+
+
+def test_faults_fail_when_no_query_is_in_common(engine):
+    """A fault fails the statement even when the results have no row: the run's queries are not judged (the
+    default queries 'both' reports none). SQLite returned no row instead (dialects.Dialect.guard_first)."""
+    e, t = engine
+    for kwargs in ({}, {"per_query": True}):
+        with pytest.raises(Exception, match="item d1 appears 2 times for query q1 in the run"):
+            e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["dup_run"], judgments=t["other_query"], **kwargs))
+    assert e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["run"], judgments=t["other_query"],
+                            per_query=True)) == []  # clean: no row, no failure
 
 
 def test_conflicting_judgment_fails(engine):
