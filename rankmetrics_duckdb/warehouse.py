@@ -112,9 +112,12 @@ def item_lists(reader: Reader, obj) -> bool:
     if isinstance(obj, (str, os.PathLike)):
         text = os.fspath(obj)
         if os.path.isfile(text):
-            with open(text, "rb") as fh:
-                if fh.read(4) != b"PAR1":
-                    return False
+            try:
+                with open(text, "rb") as fh:
+                    if fh.read(4) != b"PAR1":
+                        return False
+            except OSError:  # the reader names what is wrong with the file
+                return False
             import pyarrow.parquet
             try:
                 schema = pyarrow.parquet.read_schema(text)
