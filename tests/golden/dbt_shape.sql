@@ -423,31 +423,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) <> 0
+        CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
+        WHEN CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
       END AS DOUBLE)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE)
+      ELSE CAST(CASE
+        WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN UNNEST(j.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -513,31 +525,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) <> 0
+        CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
+        WHEN CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
       END AS DOUBLE)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE)
+      ELSE CAST(CASE
+        WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN UNNEST(j.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -591,31 +615,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) <> 0
+        CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
+        WHEN CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
       END AS DOUBLE)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE)
+      ELSE CAST(CASE
+        WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN UNNEST(j.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -670,31 +706,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) <> 0
+        CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION))
+        WHEN CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE PRECISION)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE PRECISION)
+        )
       END AS DOUBLE PRECISION)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE PRECISION)
+      ELSE CAST(CASE
+        WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE PRECISION)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN UNNEST(j.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -760,31 +808,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) <> 0
+        CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION))
+        WHEN CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE PRECISION)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE PRECISION)
+        )
       END AS DOUBLE PRECISION)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE PRECISION)
+      ELSE CAST(CASE
+        WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE PRECISION)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN UNNEST(j.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -838,31 +898,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) <> 0
+        CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE PRECISION))
+        WHEN CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE PRECISION) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE PRECISION)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE PRECISION)
+        )
       END AS DOUBLE PRECISION)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE PRECISION)
+      ELSE CAST(CASE
+        WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE PRECISION)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN UNNEST(j.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -917,31 +989,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) <> 0
+        CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) - CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) IS NULL
+        OR CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) - CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)))
+        WHEN CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS Nullable(Float64))
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS Nullable(Float64))
+        )
       END AS Nullable(Float64))
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-      ) AS Nullable(Float64))
+      ELSE CAST(CASE
+        WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+      END AS Nullable(Float64))
     END AS grade
   FROM {{ judgments }} AS j
   ARRAY JOIN j.{{ rankmetrics.column(item_column) }} AS rm_item,
@@ -1009,31 +1093,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) <> 0
+        CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) - CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) IS NULL
+        OR CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) - CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)))
+        WHEN CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS Nullable(Float64))
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS Nullable(Float64))
+        )
       END AS Nullable(Float64))
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-      ) AS Nullable(Float64))
+      ELSE CAST(CASE
+        WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+      END AS Nullable(Float64))
     END AS grade
   FROM {{ judgments }} AS j
   ARRAY JOIN j.{{ rankmetrics.column(item_column) }} AS rm_item,
@@ -1089,31 +1185,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) <> 0
+        CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) - CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) IS NULL
+        OR CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) - CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS Nullable(Float64)))
+        WHEN CAST(CASE
+          WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS Nullable(Float64)) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS Nullable(Float64))
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS Nullable(Float64))
+        )
       END AS Nullable(Float64))
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-      ) AS Nullable(Float64))
+      ELSE CAST(CASE
+        WHEN LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = LENGTH(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+      END AS Nullable(Float64))
     END AS grade
   FROM {{ judgments }} AS j
   ARRAY JOIN j.{{ rankmetrics.column(item_column) }} AS rm_item,
@@ -1170,31 +1278,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) <> 0
+        CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) IS NULL
+        OR CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
+        WHEN CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
       END AS DOUBLE)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE)
+      ELSE CAST(CASE
+        WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE)
     END AS grade
   FROM {{ judgments }} AS j
   JOIN rm_groups AS g
@@ -1262,31 +1382,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) <> 0
+        CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) IS NULL
+        OR CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
+        WHEN CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
       END AS DOUBLE)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE)
+      ELSE CAST(CASE
+        WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN rm_groups AS g
@@ -1342,31 +1474,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) <> 0
+        CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) IS NULL
+        OR CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
+        WHEN CAST(CASE
+          WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
       END AS DOUBLE)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE)
+      ELSE CAST(CASE
+        WHEN SIZE(j.{{ rankmetrics.column(relevance_column) }}) = SIZE(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN params AS prm
@@ -1427,31 +1571,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) <> 0
+        CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64))
+        WHEN CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS FLOAT64)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS FLOAT64)
+        )
       END AS FLOAT64)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-      ) AS FLOAT64)
+      ELSE CAST(CASE
+        WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+      END AS FLOAT64)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN UNNEST(j.{{ rankmetrics.column(item_column) }}) AS rm_item WITH OFFSET AS rm_pos
@@ -1517,31 +1673,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) <> 0
+        CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64))
+        WHEN CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS FLOAT64)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS FLOAT64)
+        )
       END AS FLOAT64)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-      ) AS FLOAT64)
+      ELSE CAST(CASE
+        WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+      END AS FLOAT64)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN UNNEST(j.{{ rankmetrics.column(item_column) }}) AS rm_item WITH OFFSET AS rm_pos
@@ -1595,31 +1763,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) <> 0
+        CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS FLOAT64))
+        WHEN CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS FLOAT64) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS FLOAT64)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS FLOAT64)
+        )
       END AS FLOAT64)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-      ) AS FLOAT64)
+      ELSE CAST(CASE
+        WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+      END AS FLOAT64)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN UNNEST(j.{{ rankmetrics.column(item_column) }}) AS rm_item WITH OFFSET AS rm_pos
@@ -1674,31 +1854,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) <> 0
+        CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
+        WHEN CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
       END AS DOUBLE)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE)
+      ELSE CAST(CASE
+        WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN TABLE(FLATTEN(INPUT => j.{{ rankmetrics.column(item_column) }})) AS rm_list(seq, key, path, rm_pos, rm_item, this)
@@ -1764,31 +1956,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) <> 0
+        CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
+        WHEN CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
       END AS DOUBLE)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE)
+      ELSE CAST(CASE
+        WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN TABLE(FLATTEN(INPUT => j.{{ rankmetrics.column(item_column) }})) AS rm_list(seq, key, path, rm_pos, rm_item, this)
@@ -1842,31 +2046,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) <> 0
+        CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
+        WHEN CAST(CASE
+          WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
       END AS DOUBLE)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE)
+      ELSE CAST(CASE
+        WHEN ARRAY_SIZE(j.{{ rankmetrics.column(relevance_column) }}) = ARRAY_SIZE(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN TABLE(FLATTEN(INPUT => j.{{ rankmetrics.column(item_column) }})) AS rm_list(seq, key, path, rm_pos, rm_item, this)
@@ -1924,31 +2140,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) <> 0
+        CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) IS NULL
+        OR CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
+        WHEN CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
       END AS DOUBLE)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE)
+      ELSE CAST(CASE
+        WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN UNNEST(j.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -2023,31 +2251,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) <> 0
+        CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) IS NULL
+        OR CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
+        WHEN CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
       END AS DOUBLE)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE)
+      ELSE CAST(CASE
+        WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN UNNEST(j.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -2107,31 +2347,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) <> 0
+        CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) IS NULL
+        OR CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) - CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-        ) AS DOUBLE))
+        WHEN CAST(CASE
+          WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+        END AS DOUBLE) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+          END AS DOUBLE)
+        )
       END AS DOUBLE)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
-      ) AS DOUBLE)
+      ELSE CAST(CASE
+        WHEN CARDINALITY(j.{{ rankmetrics.column(relevance_column) }}) = CARDINALITY(j.{{ rankmetrics.column(item_column) }})
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_list.rm_pos]
+      END AS DOUBLE)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN UNNEST(j.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -2186,31 +2438,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) <> 0
+        CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION))
+        WHEN CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS DOUBLE PRECISION)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS DOUBLE PRECISION)
+        )
       END AS DOUBLE PRECISION)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-      ) AS DOUBLE PRECISION)
+      ELSE CAST(CASE
+        WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+      END AS DOUBLE PRECISION)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN j.{{ rankmetrics.column(item_column) }} AS rm_item
@@ -2276,31 +2540,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) <> 0
+        CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION))
+        WHEN CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS DOUBLE PRECISION)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS DOUBLE PRECISION)
+        )
       END AS DOUBLE PRECISION)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-      ) AS DOUBLE PRECISION)
+      ELSE CAST(CASE
+        WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+      END AS DOUBLE PRECISION)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN j.{{ rankmetrics.column(item_column) }} AS rm_item
@@ -2354,31 +2630,43 @@
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
-        CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) IS NULL
-        OR CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) - CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) <> 0
+        CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) IS NULL
+        OR CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) - CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) <> 0
       )
       THEN CAST(CASE
-        WHEN CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION) < 0
-        THEN CEIL(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION))
-        ELSE FLOOR(CAST((
-          j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-        ) AS DOUBLE PRECISION))
+        WHEN CAST(CASE
+          WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+          THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+        END AS DOUBLE PRECISION) < 0
+        THEN CEIL(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS DOUBLE PRECISION)
+        )
+        ELSE FLOOR(
+          CAST(CASE
+            WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+            THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+          END AS DOUBLE PRECISION)
+        )
       END AS DOUBLE PRECISION)
-      ELSE CAST((
-        j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
-      ) AS DOUBLE PRECISION)
+      ELSE CAST(CASE
+        WHEN ARRAY_LENGTH(j.{{ rankmetrics.column(relevance_column) }}, 1) = ARRAY_LENGTH(j.{{ rankmetrics.column(item_column) }}, 1)
+        THEN j.{{ rankmetrics.column(relevance_column) }}[rm_pos]
+      END AS DOUBLE PRECISION)
     END AS grade
   FROM {{ judgments }} AS j
   CROSS JOIN j.{{ rankmetrics.column(item_column) }} AS rm_item
