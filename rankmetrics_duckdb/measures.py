@@ -1081,11 +1081,17 @@ class GradeRule:
     bound: int
 
 
+# (kind, the metric macros it applies to, the gain it applies under, op, bound) of each GradeRule; the native
+# objects and the dbt macros, which take the gain as an argument, check the rule whose gain is given
+# (sqlgen.gain_grade_faults), and sql/01_stream.sql's rm_valid_gain_grades writes the same for the DuckDB macros.
+GAIN_GRADE_RULES = (("overflow", ("dcg", "ndcg"), "exponential", ">=", GRADE_LIMIT + 1),
+                    ("negative", ("ndcg",), "raw", "<", 0))
+
+
 def grade_rules(measures: list[Measure], conv: dict) -> list[GradeRule]:
     """The GradeRules of the requested measures under conv: one per kind, for the first measure it applies to."""
     rules = []
-    for kind, macros, gain, op, bound in (("overflow", ("dcg", "ndcg"), "exponential", ">=", GRADE_LIMIT + 1),
-                                          ("negative", ("ndcg",), "raw", "<", 0)):
+    for kind, macros, gain, op, bound in GAIN_GRADE_RULES:
         names = [m.requested for m in measures if m.metric.macro in macros and m.values(conv).get("gain") == gain]
         if names:
             rules.append(GradeRule(kind, names[0], op, bound))

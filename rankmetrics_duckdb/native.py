@@ -289,6 +289,14 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
     out = sqlgen.guarded(out)
     checks = sqlgen.input_checks(by, reference=kind == "rm_reference_stream")
     faults = _argument_checks(macro_name, params)
+    if any(name == "gain" for name, _, _ in params):  # the grades the gain given cannot take
+        grades = sqlgen.gain_grade_faults(macro_name, _prm("gain"), by, label=PREFIX + macro_name)
+        if grades is not None:
+            grades = _join_params(grades)
+            faults = grades if faults is None else exp.union(faults, grades, distinct=False)
+    if run.has_score and run.has_rank and not run.lists:  # a NaN or infinite rank beside the score
+        ranks = sqlgen.rank_faults(by)
+        faults = ranks if faults is None else exp.union(faults, ranks, distinct=False)
     if faults is not None:
         inner = checks.args["from_"].this
         inner.set("this", exp.union(inner.this, faults, distinct=False))

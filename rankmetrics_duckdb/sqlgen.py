@@ -31,8 +31,8 @@ from .checks import PRESORTED_FAULT
 from .determinism import in_order
 from .dialects import PARTITION
 from .errors import UsageError
-from .measures import (GRADE_LIMIT, Measure, cutoff_depth, deepest, grade_rules, listed_aggregates, mean_sql,
-                       needs_side_tables, read_depths)
+from .measures import (GAIN_GRADE_RULES, GRADE_LIMIT, GradeRule, Measure, cutoff_depth, deepest, grade_rules,
+                       listed_aggregates, mean_sql, needs_side_tables, read_depths)
 
 
 @dataclass
@@ -202,9 +202,42 @@ def _grade_fault(row: str, query: list, rule) -> tuple[exp.Expression, exp.Expre
     api._check_gain_grades refuses it on the Python routes."""
     text = (f" has a grade too high for exponential gain in {rule.measure} (2^grade - 1 overflows past grade "
             f"{GRADE_LIMIT})" if rule.kind == "overflow" else
-            f" has a negative grade, which {rule.measure} with raw gain (scikit-learn's ndcg_score) does not take")
+            f" has a negative grade, which {rule.measure} with raw gain does not take (nor does scikit-learn ndcg_score)")
     return (_GRADE_CONDITION[rule.op](this=_column(row, "grade"), expression=exp.Literal.number(rule.bound)),
             _item_message(row, query, text))
+
+
+def rank_faults(by: tuple = ()) -> exp.Select:
+    """The run's rows (run_items) whose given rank beside a score is NaN or infinite, one row each, its message as
+    fault (_number_fault's): such a rank orders the run under ties 'input', and eval refuses it. For the native
+    objects and dbt, whose run_items keep one score expression (the SQL of to_sql refuses it through
+    run_items(checked=True))."""
+    x = lambda name: _column("x", name)  # noqa: E731
+    _, message = _number_fault("x", _fault_query(x("query_id"), by), "run")
+    return exp.select(exp.alias_(message, "fault")).from_(exp.Table(
+        this=exp.to_identifier("run_items"), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(
+        exp.and_(exp.Not(this=exp.Is(this=x("rank_in"), expression=exp.Null())), _not_finite(x("rank_in"))))
+
+
+def gain_grade_faults(macro_name: str, gain: exp.Expression, by: tuple = (), label: str = "") -> exp.Select | None:
+    """The judgments (judgment_items) whose grade a rule of measures.GAIN_GRADE_RULES for the metric macro refuses
+    when its gain argument (gain: the native objects' prm.gain) is the rule's, one row each, its message (naming
+    label, default the macro) as fault; None when no rule applies to the macro. For the SQL that takes the gain
+    when it is called."""
+    x = lambda name: _column("x", name)  # noqa: E731
+    query = _fault_query(x("query_id"), by)
+    faults = []
+    for kind, macros, rule_gain, op, bound in GAIN_GRADE_RULES:
+        if macro_name in macros:
+            condition, message = _grade_fault("x", query, GradeRule(kind, label or macro_name, op, bound))
+            given = exp.EQ(this=gain.copy(), expression=exp.Literal.string(rule_gain))
+            faults.append(exp.select(exp.alias_(message, "fault")).from_(exp.Table(
+                this=exp.to_identifier("judgment_items"), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(
+                exp.and_(given, condition)))
+    union = faults[0] if faults else None
+    for f in faults[1:]:
+        union = exp.union(union, f, distinct=False)
+    return union
 
 
 def grouped_fault(by: tuple = (), grades: tuple = ()) -> exp.Expression:
@@ -332,8 +365,8 @@ def run_items(src: Source, conv: dict | None = None, by: tuple = (), checked: bo
     groups (by), the query id carries its group's number (see GROUP_SEPARATOR). checked (plan's checks: the SQL of
     to_sql and `rankmetrics sql`): a rank beside a score that is NaN or infinite makes the score NULL, which the
     checks refuse (_number_fault), as eval refuses such a rank (a NULL rank beside a score is fine: it ranks last
-    under ties 'input'). Not for the native objects yet: dbt.py's templates take one score and one rank
-    expression from these rows."""
+    under ties 'input'). The native objects check rank_in instead (rank_faults): dbt.py's templates take one
+    score and one rank expression from these rows."""
     rank = _column(LIST, "rm_pos") if src.lists else src.column("r", "rank")
     if src.has_score and not src.lists:
         score = _cast(src.column("r", "score"), "DOUBLE")

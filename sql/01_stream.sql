@@ -346,6 +346,23 @@ CREATE OR REPLACE MACRO rm_valid_inputs(run, judgments, grades, query_column, it
     (SELECT rm_fail(f.fault) FROM rm_input_fault(run, judgments, grades, query_column, item_column, score_column,
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS f WHERE f.fault IS NOT NULL) IS NULL;
 
+-- The grades a gain cannot take (measures.grade_rules, which the Python routes and the rendered SQL read; these
+-- messages are sqlgen._grade_fault's): with exponential gain a grade above 1023 (measures.GRADE_LIMIT: 2^grade - 1
+-- overflows a double), and with raw gain in a macro that takes no negative grade (negative: nDCG, as scikit-learn's
+-- ndcg_score) a negative one. Checked in the macros that take a gain; the statement fails on the first found.
+CREATE OR REPLACE MACRO rm_valid_gain_grades(macro, negative, gain, run, judgments, grades, query_column, item_column,
+        relevance_column, "by", judgment_lists) AS
+    (SELECT rm_fail('rankmetrics: item ' || j.item_id || ' of query ' || j.query_id.query_id
+                    || CASE WHEN gain = 'exponential'
+                            THEN ' has a grade too high for exponential gain in ' || macro
+                                 || ' (2^grade - 1 overflows past grade 1023)'
+                            ELSE ' has a negative grade, which ' || macro
+                                 || ' with raw gain does not take (nor does scikit-learn ndcg_score)' END)
+     FROM rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists)
+         AS j
+     WHERE (gain = 'exponential' AND j.grade >= 1024) OR (negative AND gain = 'raw' AND j.grade < 0)
+     LIMIT 1) IS NULL;
+
 -- The recommender metrics that read the training interactions (MeanInvUserFreq, AvgRecPopularity, Serendipity)
 -- read the stream with item statistics beside each row: from a table of interactions (user_id, item_id; one
 -- row per interaction, the training log), per item the users who interacted with it (item_users), its

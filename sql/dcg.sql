@@ -64,6 +64,8 @@ FROM (
 ) AS f
 CROSS JOIN (SELECT rm_valid_k('dcg', k)
         AND rm_valid_gain('dcg', gain)
+        AND rm_valid_gain_grades('dcg', FALSE, gain, run, judgments, grades, query_column, item_column,
+            relevance_column, "by", judgment_lists)
         AND rm_valid_gains('dcg', gains, 'judgments')
         AND rm_valid_rel('dcg', rel)
         AND rm_valid_log_base('dcg', log_base)
@@ -105,6 +107,8 @@ FROM (
 ) AS f
 CROSS JOIN (SELECT rm_valid_k('ndcg', k)
         AND rm_valid_gain('ndcg', gain)
+        AND rm_valid_gain_grades('ndcg', TRUE, gain, run, judgments, grades, query_column, item_column,
+            relevance_column, "by", judgment_lists)
         AND rm_valid_rel('ndcg', rel)
         AND rm_valid_log_base('ndcg', log_base)
         AND rm_valid_choice('ndcg', 'ideal', ideal, ['judgments', 'candidates', 'retrieved', 'cutoff'])

@@ -309,6 +309,67 @@ def test_duckdb_macros_refuse_missing_ids_and_numbers():
         value("SELECT * FROM \"precision\"('run', 'short', 2, judgment_lists := true)")
 
 
+def test_macros_and_postgres_functions_refuse_grades_their_gain_cannot_take():
+    """The gain is an argument of the DuckDB macros and of the native objects (PostgreSQL functions here; the dbt
+    macros are the same bodies): a negative grade for ndcg with gain 'raw', a grade whose exponential gain 2^g - 1
+    overflows a double (ndcg gave NaN, dcg infinity), fail the call as they fail eval and the rendered SQL. The
+    same tables under other gains still give their numbers: dcg with raw gain takes the negative grade, d1
+    (grade 1) at rank 1 and d2 (grade -1) at rank 2 give 1 - 1/log2(3) (by hand, as scikit-learn's dcg_score)."""
+    want = 1 - 1 / math.log2(3)
+    con = duckdb.connect()
+    rm.register(con)
+    for name, t in (("run", CLEAN_RUN), ("negative", _graded(-1.0)), ("huge", _graded(2000.0))):
+        con.register(name + "_in", t)
+        con.execute(f"CREATE TABLE {name} AS FROM {name}_in")
+    negative = "item d2 of query q1 has a negative grade, which ndcg with raw gain"
+    huge = r"item d2 of query q1 has a grade too high for exponential gain in {} \(2\^grade - 1 overflows"
+    with pytest.raises(duckdb.Error, match=negative):
+        con.execute("SELECT * FROM ndcg('run', 'negative', 10, gain := 'raw', grades := 'as_given')").fetchall()
+    for macro in ("ndcg", "dcg"):
+        with pytest.raises(duckdb.Error, match=huge.format(macro)):
+            con.execute(f"SELECT * FROM {macro}('run', 'huge', 10, gain := 'exponential')").fetchall()
+    assert con.execute("SELECT value FROM dcg('run', 'negative', 10, gain := 'raw', grades := 'as_given')"
+                       ).fetchall() == [(pytest.approx(want, abs=1e-12),)]
+    e = engines.start("postgres")
+    try:
+        run, neg, big = e.load("h_run", CLEAN_RUN), e.load("h_neg", _graded(-1.0)), e.load("h_huge", _graded(2000.0))
+        for schema, judged in (("rmneg", neg), ("rmhuge", big)):
+            e.con.execute(f"CREATE SCHEMA {schema}")
+            e.con.execute(native.script("postgres", run=run, judgments=judged, schema=schema))
+        with pytest.raises(Exception, match=negative.replace("ndcg", "rm_ndcg")):
+            e.rows("SELECT * FROM rmneg.rm_ndcg(10, gain => 'raw', grades => 'as_given')")
+        for macro in ("ndcg", "dcg"):
+            with pytest.raises(Exception, match=huge.format(f"rm_{macro}")):
+                e.rows(f"SELECT * FROM rmhuge.rm_{macro}(10, gain => 'exponential')")
+        assert [float(r[-1]) for r in e.rows("SELECT * FROM rmneg.rm_dcg(10, gain => 'raw', grades => 'as_given')")
+                ] == pytest.approx([want], abs=1e-12)
+    finally:
+        e.close()
+
+
+def test_postgres_functions_refuse_a_rank_beside_the_score_that_is_not_finite():
+    """The native objects of a run with a score and a rank column (--run-columns score,rank): a NaN or infinite
+    rank, which orders the run under ties 'input' (MLlib's), fails the call as eval, to_sql and the DuckDB macros
+    refuse it; a NULL rank stays fine (last). Run d1 (rank 1), d2 (rank NaN) against d1 relevant: RR 1 when d2's
+    rank is NULL (by hand)."""
+    e = engines.start("postgres")
+    try:
+        qrels = e.load("k_qrels", QRELS)
+        for name, rank in (("nan", float("nan")), ("inf", float("inf")), ("null", None)):
+            run = e.load(f"k_{name}", _ranked(rank))
+            e.con.execute(f"CREATE SCHEMA rk{name}")
+            e.con.execute(native.script("postgres", run=run, judgments=qrels, schema=f"rk{name}",
+                                        run_columns="score,rank"))
+            call = f"SELECT value FROM rk{name}.rm_rr(ties => 'input')"
+            if rank is None:
+                assert [float(r[0]) for r in e.rows(call)] == [1.0]
+            else:
+                with pytest.raises(Exception, match=r"item d2 of query q1 has a score \(or rank\) that is NULL, NaN"):
+                    e.rows(call)
+    finally:
+        e.close()
+
+
 def test_grades_a_gain_cannot_take_fail(engine):
     """The grades eval refuses for the gain a measure uses fail the SQL too: a negative grade for nDCG with raw
     gain (the sklearn preset: scikit-learn's ndcg_score refuses it; the SQL gave a value below 0), a grade whose

@@ -239,6 +239,32 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)' AS fault
+{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)' AS fault
+{% endif %}    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)' AS fault
+{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)' AS fault
+{% endif %}    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'raw' AND x.grade < 0
+    UNION ALL
+    SELECT
+{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+{% endif %}    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -1559,6 +1585,32 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)' AS fault
+{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)' AS fault
+{% endif %}    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)' AS fault
+{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)' AS fault
+{% endif %}    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'raw' AND x.grade < 0
+    UNION ALL
+    SELECT
+{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+{% endif %}    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -2873,6 +2925,61 @@ WITH params AS (
     WHERE
       NOT (
         a.fault IS NULL
+      )
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'raw' AND x.grade < 0
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT (
+        x.rank_in IS NULL
+      )
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
   ) AS d
 )
@@ -4341,6 +4448,59 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'raw' AND x.grade < 0
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -5734,6 +5894,59 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'raw' AND x.grade < 0
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -7120,6 +7333,59 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'raw' AND x.grade < 0
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -8511,6 +8777,59 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
+        ' (group ',
+        SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
+        ' (group ',
+        SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'raw' AND x.grade < 0
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
+        ' (group ',
+        SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -9943,6 +10262,32 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)' AS fault
+{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)' AS fault
+{% endif %}    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)' AS fault
+{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)' AS fault
+{% endif %}    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'raw' AND x.grade < 0
+    UNION ALL
+    SELECT
+{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+{% endif %}    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -11301,6 +11646,59 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'raw' AND x.grade < 0
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -12769,6 +13167,59 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'raw' AND x.grade < 0
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT

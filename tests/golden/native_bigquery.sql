@@ -263,6 +263,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -631,6 +646,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -988,6 +1018,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -1339,6 +1384,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -1679,6 +1739,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -2039,6 +2114,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -2350,6 +2440,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -2684,6 +2789,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -3079,6 +3199,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -3391,6 +3526,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -3706,6 +3856,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -4005,6 +4170,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -4330,6 +4510,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -4816,6 +5011,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -5101,6 +5311,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -5389,6 +5614,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -5676,6 +5916,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -5971,6 +6226,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -6303,6 +6573,34 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a grade too high for exponential gain in rm_dcg (2^grade - 1 overflows past grade 1023)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -6760,6 +7058,47 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'raw' AND x.grade < 0
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -7600,6 +7939,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -8109,6 +8463,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -8472,6 +8841,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -8818,6 +9202,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -9127,6 +9526,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -9474,6 +9888,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -9866,6 +10295,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -10281,6 +10725,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -10597,6 +11056,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -11085,6 +11559,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -11481,6 +11970,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -11844,6 +12348,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -12193,6 +12712,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -12735,6 +13269,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -13087,6 +13636,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -13424,6 +13988,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -13878,6 +14457,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -14329,6 +14923,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -15021,6 +15630,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -15627,6 +16251,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -16091,6 +16730,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -16471,6 +17125,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -16842,6 +17511,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -17231,6 +17915,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -17570,6 +18269,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -17898,6 +18612,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -18250,6 +18979,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -18609,6 +19353,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -18941,6 +19700,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -19280,6 +20054,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -19610,6 +20399,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -19929,6 +20733,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -20265,6 +21084,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -20598,6 +21432,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -20918,6 +21767,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -21263,6 +22127,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -21596,6 +22475,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -21989,6 +22883,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -22762,6 +23671,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -23696,6 +24620,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT

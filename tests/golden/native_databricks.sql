@@ -263,6 +263,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -630,6 +645,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -986,6 +1016,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -1336,6 +1381,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -1675,6 +1735,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -2034,6 +2109,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -2344,6 +2434,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -2677,6 +2782,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -3071,6 +3191,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -3380,6 +3515,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -3692,6 +3842,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -3988,6 +4153,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -4312,6 +4492,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -4765,6 +4960,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -5049,6 +5259,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -5336,6 +5561,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -5622,6 +5862,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -5916,6 +6171,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -6247,6 +6517,34 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a grade too high for exponential gain in rm_dcg (2^grade - 1 overflows past grade 1023)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -6703,6 +7001,47 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'raw' AND x.grade < 0
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -7542,6 +7881,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -8050,6 +8404,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -8412,6 +8781,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -8757,6 +9141,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -9065,6 +9464,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -9411,6 +9825,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -9802,6 +10231,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -10216,6 +10660,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -10531,6 +10990,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -11017,6 +11491,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -11413,6 +11902,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -11775,6 +12279,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -12123,6 +12642,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -12664,6 +13198,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -13015,6 +13564,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -13351,6 +13915,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -13804,6 +14383,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -14254,6 +14848,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -14945,6 +15554,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -15550,6 +16174,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -16013,6 +16652,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -16392,6 +17046,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -16762,6 +17431,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -17150,6 +17834,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -17488,6 +18187,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -17815,6 +18529,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -18166,6 +18895,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -18524,6 +19268,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -18855,6 +19614,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -19193,6 +19967,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -19522,6 +20311,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -19840,6 +20644,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -20175,6 +20994,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -20507,6 +21341,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -20826,6 +21675,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -21170,6 +22034,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -21502,6 +22381,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -21894,6 +22788,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -22666,6 +23575,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
@@ -23599,6 +24523,21 @@ WITH params AS (
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
   ) AS d
 )
 SELECT
