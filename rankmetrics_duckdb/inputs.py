@@ -93,7 +93,9 @@ def reader_path(path: str) -> str:
 
 
 def quoted(name: str) -> str:
-    return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
+    """name as a quoted DuckDB identifier (what sqlglot writes for it, without importing sqlglot: the CLI on a
+    Parquet file names its columns so, 0.08 s of imports otherwise)."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 _NAME_PART = r'(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")'

@@ -21,6 +21,7 @@ import re
 import subprocess
 import sys
 
+import duckdb
 import pytest
 
 from rankmetrics_duckdb import dialects, measures
@@ -63,6 +64,22 @@ def test_cached_eval_imports_neither_sqlglot_nor_the_query_builder(tmp_path):
                              "rankmetrics_duckdb.determinism", "rankmetrics_duckdb.native",
                              "pyarrow", "numpy"))  # pyarrow and numpy: 0.1 s of start-up nobody needs here
     assert not leaked, f"a cached eval imported {', '.join(leaked)}"
+
+
+def test_cached_eval_of_parquet_files_imports_neither_sqlglot_nor_pyarrow(tmp_path):
+    """The same on Parquet files (their columns named through inputs.quoted, their footers read by DuckDB when
+    warehouse.item_lists looks for item lists): sqlglot's import was 0.08 s of the CLI's time there."""
+    con = duckdb.connect()
+    qrels, run = tmp_path / "qrels.parquet", tmp_path / "run.parquet"
+    con.execute(f"COPY (SELECT * FROM (VALUES ('1', 'a', 1), ('1', 'b', 0), ('2', 'd', 1)) "
+                f"AS t(query_id, item_id, relevance)) TO '{qrels}' (FORMAT parquet)")
+    con.execute(f"COPY (SELECT * FROM (VALUES ('1', 'a', 3.0), ('1', 'x', 1.0), ('2', 'd', 2.5)) "
+                f"AS t(query_id, item_id, score)) TO '{run}' (FORMAT parquet)")
+    args = ["eval", str(qrels), str(run), "-m", "nDCG@10", "-m", "AP", "-q"]
+    _imported(args, tmp_path)
+    second, _ = _imported(args, tmp_path)
+    leaked = sorted(m for m in second if m == "sqlglot" or m.startswith("sqlglot.") or m in ("pyarrow", "numpy"))
+    assert not leaked, f"a cached eval of Parquet files imported {', '.join(leaked)}"
 
 
 # --- the registry is the one list of dialects ----------------------------------------------------------------
