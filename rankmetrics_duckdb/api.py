@@ -100,11 +100,10 @@ class Evaluation:
             if reference is not None:
                 self.reference = _load_reference(self.reader, reference, self.form)
             views = None
-            if not self.form:  # lists of items under our own names: a warehouse shape too
-                from . import warehouse
-                self.form = warehouse.with_lists(self.reader, self.form, judgments, [run])
+            from . import warehouse
+            # lists of items under our own names are a warehouse shape too (warehouse.with_lists)
+            self.form = warehouse.with_lists(self.reader, self.form, judgments, [run])
             if self.form:  # other column names, groups or lists: read as the standard shape (warehouse.py)
-                from . import warehouse
                 judged, (ran,) = warehouse.views_all(self.reader, judgments, [run], self.form)
                 views = (judged, ran)
             done = (onepass.evaluate(self.reader, self.measures, self.conv, *(views or (judgments, run)))

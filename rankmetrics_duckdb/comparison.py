@@ -229,11 +229,9 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
             for run, j in zip(loaded, judged):
                 query_overlap(con, run, j, counted=False)
         else:
-            if not form:  # lists of items under our own names: a warehouse shape too
-                from . import warehouse
-                form = warehouse.with_lists(reader, form, judgments, objs)
+            from . import warehouse
+            form = warehouse.with_lists(reader, form, judgments, objs)  # lists under our own names: a shape too
             if form:  # the judgments once, every run; then each run's overlap
-                from . import warehouse
                 judged, loaded = warehouse.load_all(reader, judgments, objs, form)
                 for run in loaded:
                     query_overlap(con, run, judged, counted=False)

@@ -142,9 +142,10 @@ def item_lists(reader: Reader, obj) -> bool:
         if module == "pyarrow" and schema is not None or module == "polars":
             types = {name: str(t) for name, t in (zip(schema.names, schema.types) if module == "pyarrow"
                                                    else schema.items())}
-        elif module == "pandas" and len(obj):
-            types = {str(c): "list" if isinstance(obj[c].iloc[0], (list, tuple)) or type(obj[c].iloc[0]).__name__ == "ndarray"
-                     else "value" for c in obj.columns if obj[c].dtype == object}
+        elif module == "pandas" and len(obj):  # a list column holds Python lists or numpy arrays (object dtype)
+            first = {str(c): obj[c].iloc[0] for c in obj.columns if obj[c].dtype == object}
+            types = {c: "list" if isinstance(v, (list, tuple)) or type(v).__name__ == "ndarray" else "value"
+                     for c, v in first.items()}
         else:
             return False
     lower = {str(n).lower(): t for n, t in types.items()}
