@@ -195,6 +195,21 @@ def load(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     return loaded(reader, view(reader, obj, kind, form, used))
 
 
+def _same_lengths(reader: Reader, source: str, label: str, query: str, item: str, relevance: str) -> None:
+    """Judgments as lists: each row's list of grades has one grade per item, else one line naming the query and
+    both lengths (unnested side by side, the shorter list would be padded with NULLs: a NULL grade, or an item
+    without an id, which the checks would name less clearly)."""
+    row = run_sql(reader.con, f"SELECT CAST(t.{quoted(query)} AS VARCHAR), len(t.{quoted(item)}), "
+                              f"len(t.{quoted(relevance)}) FROM {source} AS t "
+                              f"WHERE len(t.{quoted(item)}) IS DISTINCT FROM len(t.{quoted(relevance)}) LIMIT 1"
+                  ).fetchone()
+    if row:
+        count = lambda n, what: f"no list of {what}s" if n is None else f"{n} {what}{'' if n == 1 else 's'}"  # noqa
+        raise InputError(f"{label}: query {row[0]} has {count(row[1], 'item')} ({item}) and "
+                         f"{count(row[2], 'grade')} ({relevance}) in the judgments; give one grade per item, in the "
+                         f"same order")
+
+
 def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -> View:
     """obj (a run or judgments of any shape) as a temporary view of the standard shape with its group columns
     under their own names (inputs.View), not yet checked; used collects the names of form.columns found (see
@@ -240,6 +255,7 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
             if relevance is None:
                 select.append("1 AS relevance")
             elif _is_list(types[relevance]):
+                _same_lengths(reader, source, label, query, item, relevance)
                 select.append(f"UNNEST(t.{quoted(relevance)}) AS relevance")
             else:
                 raise InputError(f"{label}: the items ({item}) are a list but the grades ({relevance}) are not: "

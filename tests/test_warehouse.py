@@ -250,8 +250,10 @@ def test_sql_grade_lists_of_another_length_fail(engine):
     for judged in ("short_grades", "long_grades"):
         with pytest.raises(Exception, match="item b of query u has a relevance grade that is NULL, NaN or infinite"):
             e.rows(sql(judged))
-    with pytest.raises(rm.InputError):  # eval refuses both
-        rm.evaluate(GRADE_LISTS["long_grades"], _RUN_ABC, ["nDCG@3"], columns=columns)
+    for judged, grades in (("short_grades", "1 grade"), ("long_grades", "3 grades")):  # eval refuses both, in a line
+        with pytest.raises(rm.InputError, match=f"query u has 2 items \\(item_id\\) and {grades} \\(grades\\) in "
+                                                f"the judgments; give one grade per item"):
+            rm.evaluate(GRADE_LISTS[judged], _RUN_ABC, ["nDCG@3"], columns=columns)
 
 
 def test_sql_groups_and_column_names(engine):
