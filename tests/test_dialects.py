@@ -96,9 +96,18 @@ def _bytewise_tables():
     return _with_ranks(qrels, run)
 
 
+def _synthetic_tables():
+    """synthetic.make()'s data and a query whose retrieved items are all unjudged: trec_eval -J evaluates it (every
+    measure 0; pytrec_eval's judged_docs_only_flag too, tests/test_macros.py), where the variant J keeps no
+    retrieved row of it (sql/01_stream.sql's rm_reported)."""
+    qrels, run = synthetic.make()
+    qrels["unjudged_run"], run["unjudged_run"] = {"j1": 1, "j2": 0}, {"u1": 2.0, "u2": 1.0}
+    return _with_ranks(qrels, run)
+
+
 DATASETS = {
     "trec": _trec_tables,
-    "synthetic": lambda: _with_ranks(*synthetic.make()),
+    "synthetic": _synthetic_tables,
     "bytewise": _bytewise_tables,
 }
 
