@@ -202,7 +202,8 @@ def _grade_fault(row: str, query: list, rule) -> tuple[exp.Expression, exp.Expre
     api._check_gain_grades refuses it on the Python routes."""
     text = (f" has a grade too high for exponential gain in {rule.measure} (2^grade - 1 overflows past grade "
             f"{GRADE_LIMIT})" if rule.kind == "overflow" else
-            f" has a negative grade, which {rule.measure} with raw gain does not take (nor does scikit-learn ndcg_score)")
+            f" has a negative grade, which {rule.measure} with raw gain does not take (nor does scikit-learn "
+            f"ndcg_score)")
     return (_GRADE_CONDITION[rule.op](this=_column(row, "grade"), expression=exp.Literal.number(rule.bound)),
             _item_message(row, query, text))
 
