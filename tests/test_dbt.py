@@ -475,6 +475,35 @@ def test_every_adapter_sql_gives_evals_numbers(project, engine_of, adapter, list
     assert len(want) == 72 and got == pytest.approx(want, abs=1e-9), adapter
 
 
+@pytest.mark.parametrize("adapter", ["default", "postgres"])
+def test_adapter_sql_under_judged_only_keeps_a_query_whose_items_are_all_unjudged(project, engine_of, adapter):
+    """trec_eval -J evaluates a query of the run whose retrieved items are all unjudged (every measure 0): the dbt
+    macros, whose body is the native objects', keep it (q2), as pytrec_eval's judged_docs_only_flag does here."""
+    import pytrec_eval
+    from rankmetrics_duckdb import dbt
+    proj, env, root, pg = project
+    package = root / "build" / "dbt" / "rankmetrics"
+    dialect = dict(dbt.adapters())[adapter].name
+    qrels = {"q1": {"a": 1, "c": 1}, "q2": {"z": 1}, "q3": {"m": 2}}
+    ranked = {"q1": {"a": 3.0, "b": 2.0, "d": 1.0}, "q2": {"x": 1.0, "y": 0.5}, "q3": {"m": 1.0, "w": 2.0}}
+    want = {q: v["ndcg_cut_10"] for q, v in pytrec_eval.RelevanceEvaluator(
+        qrels, {"ndcg_cut_10"}, judged_docs_only_flag=True).evaluate(ranked).items()}
+    assert set(want) == {"q1", "q2", "q3"} and want["q2"] == 0
+    e = engine_of(dialect)
+    run = e.load("dj_recs", pa.table({"user_id": [q for q, d in ranked.items() for _ in d],
+                                      "movie_id": [i for d in ranked.values() for i in d],
+                                      "pred": [s for d in ranked.values() for s in d.values()]}))
+    judged = e.load("dj_labels", pa.table({"user_id": [q for q, d in qrels.items() for _ in d],
+                                           "movie_id": [i for d in qrels.values() for i in d],
+                                           "rating": pa.array([g for d in qrels.values() for g in d.values()],
+                                                              pa.int64())}))
+    module = _module(package, "ndcg.sql", adapter, dialect)
+    impl = _resolve(package, "ndcg.sql", module, adapter, "ndcg")
+    sql = str(impl(run=run, judgments=judged, **{**ARGS, "by": [], "judged_only": True}))
+    got = {str(r[-2]): float(r[-1]) for r in e.rows(sql)}
+    assert got == pytest.approx(want, abs=1e-12), adapter
+
+
 def test_generated_macro_matches_its_golden_file(project):
     """The generated nDCG macro file and the shape macros, byte for byte (tests/golden/dbt_ndcg.sql and
     dbt_shape.sql; RANKMETRICS_REGEN_GOLDEN=1 rewrites them: review the diff). Their adapters without an engine
