@@ -320,6 +320,29 @@ FROM (
 ) AS f
 WHERE f.fault IS NOT NULL;
 
+-- The types of the "by" columns a table has, as JSON ({"segment": "VARCHAR", ...}; the dummy rm_no_rel makes
+-- COLUMNS match when it has none), from its first row: no row, no types.
+CREATE OR REPLACE MACRO rm_group_types(t, "by") AS TABLE
+SELECT to_json(struct_pack(*COLUMNS(*))) AS types
+FROM (SELECT typeof(COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_rel'))
+      FROM (SELECT *, NULL AS rm_no_rel FROM query_table(t)) AS w LIMIT 1) AS f;
+
+-- A group column of the run that the judgments have too, in another type: the groups are matched on their values
+-- as JSON, where 1 is not "1" nor 1.0, so such judgments would match no group and the result would be empty
+-- (eval refuses text against numbers the same way; integers of any width match).
+CREATE OR REPLACE MACRO rm_group_type(t) AS
+    CASE WHEN t IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER',
+                    'UBIGINT', 'UHUGEINT') THEN 'integer' ELSE t END;
+
+CREATE OR REPLACE MACRO rm_group_type_fault(run, judgments, "by") AS TABLE
+SELECT 'rankmetrics: group column ' || u.k || ': ' || (r.types ->> u.k) || ' in the run, ' || (j.types ->> u.k)
+    || ' in the judgments; give it one type on both sides (cast one of them)' AS fault
+FROM rm_group_types(run, "by") AS r
+CROSS JOIN rm_group_types(judgments, "by") AS j
+CROSS JOIN (SELECT UNNEST(json_keys(jt.types)) AS k FROM rm_group_types(judgments, "by") AS jt) AS u
+WHERE u.k <> 'rm_no_rel' AND (r.types ->> u.k) IS NOT NULL
+    AND rm_group_type(r.types ->> u.k) <> rm_group_type(j.types ->> u.k);
+
 -- The first fault of the inputs, NULL when they are clean: an item twice in a query of the run (a table holding
 -- two models without "by", say), an item judged twice in a query, or a row without an id, a finite score or a
 -- finite grade. Each metric macro refuses such inputs with error() (rm_valid_inputs): counted twice, they would
@@ -329,6 +352,8 @@ CREATE OR REPLACE MACRO rm_input_fault(run, judgments, grades, query_column, ite
 SELECT MIN(d.fault) AS fault
 FROM (
     SELECT r.fault FROM rm_run_fault(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS r
+    UNION ALL
+    SELECT g.fault FROM rm_group_type_fault(run, judgments, "by") AS g
     UNION ALL
     SELECT rm_row_fault(x.query_id.query_id, x.item_id, x.grade, 'a relevance grade', 'judgments') AS fault
     FROM rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS x

@@ -610,6 +610,23 @@ def test_group_column_types_across_the_run_and_the_judgments(tmp_path):
     nested = run.set_column(0, "segment", pa.array([{"x": 1}, {"x": 1}, {"x": 2}]))
     with pytest.raises(rm.InputError, match="group column segment is a STRUCT: group by columns of single values"):
         rm.evaluate(labels.drop_columns(["segment"]), nested, ["AP"], columns=cols, by=["segment"])
+    # the DuckDB macros match the groups on their values as JSON (1 is not "1" nor 1.0): integers of other widths
+    # give the same AP as above; text or a double against integers is refused as eval refuses text (the macros
+    # returned no row)
+    con = duckdb.connect()
+    rm.register(con)
+    tables = {"run": run, "labels": labels, "text_run": text_run,
+              "double_labels": labels.set_column(0, "segment", pa.array([1.0, 2.0]))}
+    for name, t in tables.items():
+        con.register(name + "_in", t)
+        con.execute(f"CREATE TABLE {name} AS FROM {name}_in")
+    call = ("SELECT segment, value FROM ap('{}', '{}', \"by\" := ['segment'], query_column := 'user_id', "
+            "item_column := 'movie_id', score_column := 'pred', relevance_column := 'rating') ORDER BY segment")
+    assert con.execute(call.format("run", "labels")).fetchall() == [(1, 1.0), (2, 0.0)]
+    for run_name, judged, types in (("text_run", "labels", "VARCHAR in the run, BIGINT"),
+                                    ("run", "double_labels", "INTEGER in the run, DOUBLE")):
+        with pytest.raises(duckdb.Error, match=f"group column segment: {types} in the judgments; give it one type "):
+            con.execute(call.format(run_name, judged)).fetchall()
 
 
 @pytest.mark.parametrize("form", ["arrow", "pandas", "polars", "parquet", "table", "relation"])
