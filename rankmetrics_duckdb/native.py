@@ -288,18 +288,15 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
     # (sqlgen.input_checks, _argument_checks)
     out = sqlgen.guarded(out)
     checks = sqlgen.input_checks(by, reference=kind == "rm_reference_stream")
-    faults = _argument_checks(macro_name, params)
+    faults = [f for f in (_argument_checks(macro_name, params),) if f is not None]
     if any(name == "gain" for name, _, _ in params):  # the grades the gain given cannot take
-        grades = sqlgen.gain_grade_faults(macro_name, _prm("gain"), by, label=PREFIX + macro_name)
-        if grades is not None:
-            grades = _join_params(grades)
-            faults = grades if faults is None else exp.union(faults, grades, distinct=False)
+        faults += [_join_params(f) for f in sqlgen.gain_grade_faults(macro_name, _prm("gain"), by,
+                                                                     label=PREFIX + macro_name)]
     if run.has_score and run.has_rank and not run.lists:  # a NaN or infinite rank beside the score
-        ranks = sqlgen.rank_faults(by)
-        faults = ranks if faults is None else exp.union(faults, ranks, distinct=False)
-    if faults is not None:
+        faults.append(sqlgen.rank_faults(by))
+    if faults:
         inner = checks.args["from_"].this
-        inner.set("this", exp.union(inner.this, faults, distinct=False))
+        inner.set("this", sqlgen.union_all([inner.this, *faults]))
     ctes.append(("rm_checks", checks))
     for name, cte in ctes:
         out = out.with_(name, as_=cte, copy=False)  # our own tree: no copy per CTE
@@ -357,11 +354,8 @@ def _argument_checks(macro_name: str, params) -> exp.Select | None:
             exp.Table(this=exp.to_identifier("params"), alias=exp.TableAlias(this=exp.to_identifier("prm")))))
     if not faults:
         return None
-    union = faults[0]
-    for f in faults[1:]:
-        union = exp.union(union, f, distinct=False)
     return exp.select(exp.column("fault", table="a")).from_(
-        exp.Subquery(this=union, alias=exp.TableAlias(this=exp.to_identifier("a")))).where(
+        exp.Subquery(this=sqlgen.union_all(faults), alias=exp.TableAlias(this=exp.to_identifier("a")))).where(
         exp.Not(this=exp.Is(this=exp.column("fault", table="a"), expression=exp.Null())))
 
 

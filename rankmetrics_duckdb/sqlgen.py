@@ -220,11 +220,19 @@ def rank_faults(by: tuple = ()) -> exp.Select:
         exp.and_(exp.Not(this=exp.Is(this=x("rank_in"), expression=exp.Null())), _not_finite(x("rank_in"))))
 
 
-def gain_grade_faults(macro_name: str, gain: exp.Expression, by: tuple = (), label: str = "") -> exp.Select | None:
-    """The judgments (judgment_items) whose grade a rule of measures.GAIN_GRADE_RULES for the metric macro refuses
-    when its gain argument (gain: the native objects' prm.gain) is the rule's, one row each, its message (naming
-    label, default the macro) as fault; None when no rule applies to the macro. For the SQL that takes the gain
-    when it is called."""
+def union_all(selects: list) -> exp.Expression | None:
+    """The selects as one UNION ALL, in their order; None for none."""
+    out = selects[0] if selects else None
+    for select in selects[1:]:
+        out = exp.union(out, select, distinct=False)
+    return out
+
+
+def gain_grade_faults(macro_name: str, gain: exp.Expression, by: tuple = (), label: str = "") -> list[exp.Select]:
+    """For each rule of measures.GAIN_GRADE_RULES that applies to the metric macro, the judgments (judgment_items)
+    whose grade it refuses when the gain argument (gain: the native objects' prm.gain) is the rule's, one row
+    each, its message (naming label, default the macro) as fault. For the SQL that takes the gain when it is
+    called."""
     x = lambda name: _column("x", name)  # noqa: E731
     query = _fault_query(x("query_id"), by)
     faults = []
@@ -235,10 +243,7 @@ def gain_grade_faults(macro_name: str, gain: exp.Expression, by: tuple = (), lab
             faults.append(exp.select(exp.alias_(message, "fault")).from_(exp.Table(
                 this=exp.to_identifier("judgment_items"), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(
                 exp.and_(given, condition)))
-    union = faults[0] if faults else None
-    for f in faults[1:]:
-        union = exp.union(union, f, distinct=False)
-    return union
+    return faults
 
 
 def grouped_fault(by: tuple = (), grades: tuple = ()) -> exp.Expression:

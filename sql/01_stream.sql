@@ -339,7 +339,7 @@ SELECT 'rankmetrics: group column ' || u.k || ': ' || (r.types ->> u.k) || ' in 
     || ' in the judgments; give it one type on both sides (cast one of them)' AS fault
 FROM rm_group_types(run, "by") AS r
 CROSS JOIN rm_group_types(judgments, "by") AS j
-CROSS JOIN (SELECT UNNEST(json_keys(jt.types)) AS k FROM rm_group_types(judgments, "by") AS jt) AS u
+CROSS JOIN UNNEST(json_keys(j.types)) AS u(k)
 WHERE u.k <> 'rm_no_rel' AND (r.types ->> u.k) IS NOT NULL
     AND rm_group_type(r.types ->> u.k) <> rm_group_type(j.types ->> u.k);
 
