@@ -136,9 +136,12 @@ class Evaluation:
     def plan(self) -> sqlgen.Plan:
         """The fused query as a sqlglot tree (for rendering to other dialects); built on first use."""
         if self._plan is None:
+            from sqlglot import exp
             self._plan = sqlgen.plan(
                 self.measures, self.conv,
-                sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank, groups=self.run.groups),
+                sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank, groups=self.run.groups,
+                              group_rows=self.run.group_rows and exp.maybe_parse(self.run.group_rows, into=exp.Table,
+                                                                                    dialect="duckdb")),
                 sqlgen.Source(self.judgments.relation, True, False, groups=self.judgments.groups), by=self.by,
                 reference=None if self.reference is None else sqlgen.Source(
                     self.reference.relation, self.reference.has_score, self.reference.has_rank,

@@ -150,7 +150,8 @@ def _groups_as_runs(con, reader, judgments, run, form, baseline):
     from . import warehouse
     judged, loaded = warehouse.load_pair(reader, judgments, run, form)
     cols = ", ".join(f't.{exp.to_identifier(g, quoted=True).sql("duckdb")}' for g in form.by)
-    groups = run_sql(con, f"SELECT DISTINCT {cols} FROM {loaded.relation.sql(dialect='duckdb')} AS t "
+    rows = loaded.group_rows or loaded.relation.sql(dialect="duckdb")  # a group of empty lists is a run too
+    groups = run_sql(con, f"SELECT DISTINCT {cols} FROM {rows} AS t "
                           f"ORDER BY {', '.join(f'{i + 1} NULLS FIRST' for i in range(len(form.by)))}").fetchall()
     labels = ["/".join("NULL" if v is None else str(v) for v in g) for g in groups]
     if baseline is not None:
@@ -226,8 +227,11 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
         if form.by:
             labels, loaded, judged = _groups_as_runs(con, reader, judgments, runs, form, baseline)
             objs = loaded
-            for run, j in zip(loaded, judged):
-                query_overlap(con, run, j, counted=False)
+            for label, run, j in zip(labels, loaded, judged):
+                try:
+                    query_overlap(con, run, j, counted=False)
+                except InputError as e:  # name the group (a group whose lists are all empty has no query)
+                    raise InputError(f"group {'/'.join(form.by)} = {label}: {e}") from None
         else:
             from . import warehouse
             form = warehouse.with_lists(reader, form, judgments, objs)  # lists under our own names: a shape too

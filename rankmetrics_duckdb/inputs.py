@@ -38,12 +38,15 @@ class Loaded:
     warehouse step); build: how to make the relation on first use, for a path that needs none itself."""
 
     def __init__(self, label: str, relation: exp.Expression | None = None, has_score: bool = True,
-                 has_rank: bool = False, ids_checked: bool = False, groups: tuple = (), build=None):
+                 has_rank: bool = False, ids_checked: bool = False, groups: tuple = (), build=None,
+                 group_rows: str | None = None):
         self.label = label                # how messages name it: a file path, a table name, 'DataFrame', ...
         self._relation = relation         # exp.Table or exp.Subquery selecting the standard columns
         self.has_score, self.has_rank = has_score, has_rank
         self.ids_checked = ids_checked    # ids known non-empty and free of spaces (strict TREC text)
         self.groups = tuple(groups)       # group columns kept beside the standard ones (warehouse.py)
+        self.group_rows = group_rows      # DuckDB SQL of the relation the run's groups are read from, when not
+        #                                   this one (View.group_rows)
         self._build = build
 
     @property
@@ -74,6 +77,8 @@ class View:
     groups: tuple = ()
     rescan: bool = True
     group_types: tuple = ()  # the groups' DuckDB types, in the order of groups
+    group_rows: str | None = None  # a run of lists: a view of every row's group columns (a group whose lists
+    #                                are all empty has no row in this view's unnested rows, yet is a run)
 
 
 def arrow_table(relation: duckdb.DuckDBPyRelation):

@@ -48,6 +48,7 @@ class _Source:
     path: str | None = None  # a file, named in select by the parameter $rm_<kind>_path (no quoting, no sqlglot)
     kind: str = RUN
     groups: tuple = ()       # group columns kept beside the standard ones (a warehouse view's: inputs.View)
+    group_rows: str | None = None  # where the run's groups are read, when not from select (inputs.View)
 
 
 class _NotHere(Exception):
@@ -58,6 +59,7 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
     if isinstance(obj, inputs.View):  # a warehouse shape, as the standard one (warehouse.view): read as a table
         src = _typed(reader, quoted(obj.name), kind, obj.label, floats=True, groups=obj.groups)
         src.rescan = obj.rescan
+        src.group_rows = obj.group_rows and quoted(obj.group_rows)
         return src
     if isinstance(obj, (str, os.PathLike)):
         path = os.fspath(obj)
@@ -246,7 +248,7 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result
     summary = {"run_queries": run_queries, "judged_queries": judged_queries, "common_queries": common,
                "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
     loaded = [inputs.Loaded(src.label, None, src.has_score, src.has_rank, ids_checked=src.strict, groups=src.groups,
-                            build=lambda src=src: _relation(src)) for src in sources]
+                            build=lambda src=src: _relation(src), group_rows=src.group_rows) for src in sources]
     rows = [row[:-1] for row in out if row[0] is not None]
     return Result(loaded[0], loaded[1], summary, rows, presorted, parts)
 
@@ -291,7 +293,7 @@ def _statement(specs, conv: dict, j: _Source, r: _Source, top_n: bool, presorted
     the query-id overlap (see evaluate)."""
     ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments",
                                          top_n, by=r.groups, judged_by=j.groups, presorted=presorted,
-                                         keep_ranking=keep_ranking)
+                                         keep_ranking=keep_ranking, groups_sql=r.group_rows)
     blanks = "NULL, " * (3 + len(r.groups))  # measure, the group columns, query_id, value
     return (f"WITH {_sources_sql(j, r)}, {ctes} "
             f"SELECT f.*, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "

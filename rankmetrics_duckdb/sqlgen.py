@@ -49,6 +49,9 @@ class Source:
     groups: tuple = ()
     lists: bool = False   # the item column is a list: a run's in rank order; judgments' relevant items, with
     #                       their grades in a parallel list when columns names a relevance column, else grade 1
+    group_rows: exp.Expression | None = None  # a run's groups read from this relation (its group columns), not
+    #                       from `expression`: a warehouse view of unnested lists has no row for a group whose
+    #                       lists are all empty, which is still a run of the table (warehouse.view)
 
     def column(self, alias: str, name: str) -> exp.Column:
         """The relation's column holding our column `name`, read through the alias."""
@@ -76,8 +79,9 @@ def _group(i: int) -> str:
 
 def groups_cte(run: Source, by: tuple) -> exp.Select:
     """rm_groups: the run's distinct groups (typed as in the run), numbered in sort order (NULLs first)."""
-    distinct = exp.select(*[exp.alias_(run.column("r", g), _group(i)) for i, g in enumerate(by)]).from_(
-        _source(run, "r")).distinct()
+    rows = run if run.group_rows is None else Source(run.group_rows, columns=run.columns)
+    distinct = exp.select(*[exp.alias_(rows.column("r", g), _group(i)) for i, g in enumerate(by)]).from_(
+        _source(rows, "r")).distinct()
     order = exp.Order(expressions=[exp.Ordered(this=exp.column(_group(i), table="d"), nulls_first=True)
                                    for i in range(len(by))])
     number = exp.Window(this=exp.RowNumber(), order=order)

@@ -186,7 +186,9 @@ def views_all(reader: Reader, judgments, runs: list, form: Shape) -> tuple[View,
 
 def loaded(reader: Reader, v: View) -> Loaded:
     """A view of the standard shape loaded and checked by the careful path (a duplicate is one within a group)."""
-    return reader.load(v.name, v.kind, groups=v.groups, label=v.label)
+    out = reader.load(v.name, v.kind, groups=v.groups, label=v.label)
+    out.group_rows = v.group_rows and quoted(v.group_rows)
+    return out
 
 
 def load(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -> Loaded:
@@ -265,9 +267,14 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     names_out = [g if g in form.by else next(b for b in form.by if b.lower() == g.lower()) for g in groups]
     select += [f"t.{quoted(g)} AS {quoted(n)}" for g, n in zip(groups, names_out)]
     name = reader.temp_name(kind)
+    group_rows = reader.temp_name(kind) if kind == RUN and lists and groups else None
     try:
         run_sql(reader.con, f"CREATE TEMP VIEW {quoted(name)} AS SELECT {', '.join(select)} FROM {source} AS t")
+        if group_rows:  # every row's groups, an empty list's too: that group is a run that retrieved nothing
+            run_sql(reader.con, f"CREATE TEMP VIEW {quoted(group_rows)} AS SELECT "
+                                f"{', '.join(f't.{quoted(g)} AS {quoted(n)}' for g, n in zip(groups, names_out))} "
+                                f"FROM {source} AS t")
     except duckdb.Error as e:
         raise InputError(f"{label}: cannot read the {kind}: {str(e).strip().splitlines()[0]}") from None
     return View(name, kind, label, tuple(names_out), rescan=cheap and not lists,  # lists: unnested on each scan
-                group_types=tuple(types[g] for g in groups))
+                group_types=tuple(types[g] for g in groups), group_rows=group_rows)

@@ -668,3 +668,46 @@ def test_python_lists_under_our_own_names_need_no_shape(form, tmp_path):
         rows = rm.compare(labels_table().rename_columns(["query_id", "item_id", "relevance"]), [run, run], ["AP"])
         assert [r["mean"] for r in rows] == pytest.approx([want["AP"][None]] * 2, abs=1e-9)
         assert rows[1]["delta"] == 0 and rows[1]["ties"] == len(USERS)
+
+
+@pytest.mark.parametrize("one_statement", [True, False])
+def test_a_group_whose_lists_are_all_empty_is_a_run_that_retrieved_nothing(one_statement, tmp_path):
+    """Run lists with by: a model ('v0') whose every list is empty is a run of the table that retrieved nothing.
+    Under queries 'judged' (trec_eval -c) each judged query of it scores 0 on every measure (hand computation:
+    no retrieved item, so no relevant one retrieved; R@10, P@5, RR, AP and nDCG are 0); under the default it has
+    no query, so no row. evaluate() used to drop it (its unnested rows have none) while the SQL reported it. The
+    other models' numbers are pytrec_eval's (EXPECTED, segment app)."""
+    lrecs, llabels = list_tables()
+    app = lrecs.filter(pa.compute.equal(lrecs["segment"], "app"))
+    empty = pa.table({"model_version": ["v0"] * 3, "user_id": pa.array(USERS[:3], pa.int64()),
+                      "items": pa.array([[]] * 3, lrecs["items"].type)})
+    run = pa.concat_tables([empty, app.select(["model_version", "user_id", "items"])])
+    columns = {"query_id": "user_id", "item_id": "items", "relevance": "grades"}
+    judged = rm.evaluate(llabels, run, list(MEASURES), columns=columns, by=["model_version"], queries="judged",
+                         per_query=True, one_statement=one_statement)
+    assert set(judged) == {("v0",), *((m,) for m in MODELS)}
+    for m in MEASURES:
+        assert judged[("v0",)][m] == {str(u): 0.0 for u in USERS}, m
+        for model in MODELS:
+            want = {q: v for q, v in EXPECTED[(model, "app")][m].items() if q is not None}
+            assert judged[(model,)][m] == pytest.approx(want, abs=1e-9), (model, m)
+    default = rm.evaluate(llabels, run, list(MEASURES), columns=columns, by=["model_version"],
+                          one_statement=one_statement)
+    assert set(default) == {(m,) for m in MODELS}
+    # the SQL of the same tables says the same
+    con = duckdb.connect()
+    con.register("run", run)
+    con.register("labels", llabels)
+    sql = rm.to_sql(list(MEASURES), run="run", judgments="labels", columns=columns, by=["model_version"],
+                    run_lists=True, judgment_lists=True, queries="judged")
+    means = {(measure, model): value for measure, model, _, value in con.sql(sql).fetchall()}
+    assert {k: v for k, v in means.items() if k[1] == "v0"} == {(m, "v0"): 0.0 for m in MEASURES}
+    # compare --by: the empty model is a group of its own, which shares no query with the judgments: refused
+    # as such a run is, naming the group (it used to be left out, or refused as 'the run has 1 group')
+    import pyarrow.parquet as pq
+    pq.write_table(run.filter(pa.compute.is_in(run["model_version"], pa.array(["v0", "v1"]))),
+                   tmp_path / "run.parquet")
+    for queries in ("both", "judged"):
+        with pytest.raises(rm.InputError, match="group model_version = v0: .*no query in common"):
+            rm.compare(llabels, str(tmp_path / "run.parquet"), ["AP"], columns=columns, by=["model_version"],
+                       queries=queries)
