@@ -2,10 +2,16 @@
 -- judged items, 2PR / (P + R) = 2h / (k + |G|). Without a cutoff, k is the number of items retrieved.
 -- beta weighs recall against precision as trec_eval's set_F.x and ir_measures' SetF(beta=x) do (m_set_F.c):
 -- (beta + 1) PR / (beta P + R) = (beta + 1) h / (k + beta |G|); beta 1 is F1, beta 0 is P (textbook F_b has
--- beta = b^2 here).
+-- beta = b^2 here). Computed as m_set_F.c computes it, P and R first, in its order of operations: the same
+-- double to the last bit (2h / (k + |G|) can differ from it there, and a mean on a rounding boundary prints
+-- another 4th decimal). No hit: 0, or NULL when nothing is retrieved and nothing is relevant (rm_finish).
 CREATE OR REPLACE MACRO rm_f1(kind, pos, grade, k, lvl, beta) AS
-    rm_ratio((beta + 1) * rm_hits(kind, pos, grade, lvl, k),
-             COALESCE(k, rm_retrieved(kind, pos, k)) + beta * rm_num_rel(kind, grade, lvl));
+    CASE WHEN rm_hits(kind, pos, grade, lvl, k) > 0
+         THEN (beta + 1) * rm_ratio(rm_hits(kind, pos, grade, lvl, k), COALESCE(k, rm_retrieved(kind, pos, k)))
+              * rm_ratio(rm_hits(kind, pos, grade, lvl, k), rm_num_rel(kind, grade, lvl))
+              / (beta * rm_ratio(rm_hits(kind, pos, grade, lvl, k), COALESCE(k, rm_retrieved(kind, pos, k)))
+                 + rm_ratio(rm_hits(kind, pos, grade, lvl, k), rm_num_rel(kind, grade, lvl)))
+         ELSE rm_ratio(0, COALESCE(k, rm_retrieved(kind, pos, k)) + beta * rm_num_rel(kind, grade, lvl)) END;
 
 CREATE OR REPLACE MACRO f1(run, judgments, k := NULL, rel := 1, beta := 1,
         ties := 'item_desc', judged_only := FALSE, queries := 'both', empty := 'zero', grades := 'truncate',

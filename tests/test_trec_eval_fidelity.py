@@ -141,3 +141,32 @@ def test_judged_only_keeps_such_queries_within_each_group():
                     "item_id": ["a", "x", "y", "z", "x", "c", "y"], "score": [2.0, 1.0, 2.0, 1.0, 1.0, 2.0, 1.0]})
     got = rm.evaluate(judgments, run, ["map"], by=["model"], judged_only=True, per_query=True)
     assert got == {("m1",): {"map": {"q1": 1.0, "q2": 0.0}}, ("m2",): {"map": {"q1": 0.0, "q2": 0.5}}}
+
+
+def test_set_f_computed_as_m_set_f_c_computes_it(tmp_path):
+    # -c: a and b are judged and not in the run (0 each); c retrieves 5 items, 1 of its 5 relevant ones; d
+    # retrieves 8, 3 of its 8 relevant ones. m_set_F.c: P = rel_ret / ret, R = rel_ret / rel, then
+    # (x + 1) * P * R / (x * P + R) with x = 1: for c 0.20000000000000004 (2h / (k + |G|) gives exactly 0.2), and
+    # the mean (te_calc_avg_meas_s: the sum over the 4 queries / 4) 0.14375000000000002, printed 0.1438 by
+    # trec_eval (0.14375 would print 0.1437).
+    qrels = ([("a", "r1", 1), ("b", "r1", 1)] + [("c", f"c{i}", 1) for i in range(1, 6)]
+             + [("d", f"d{i}", 1) for i in range(1, 9)])
+    run = ([("c", d, 9 - i) for i, d in enumerate(["c1", "x1", "x2", "x3", "x4"])]
+           + [("d", d, 9 - i) for i, d in enumerate(["d1", "d2", "d3", "y1", "y2", "y3", "y4", "y5"])])
+    q, r = _write(tmp_path, qrels, run)
+
+    def set_f(rel_ret, ret, rel, x=1.0):
+        P, R = rel_ret / ret, rel_ret / rel
+        return (x + 1.0) * P * R / (x * P + R)
+    values = [0.0, 0.0, set_f(1, 5, 5), set_f(3, 8, 8)]
+    total = 0.0
+    for v in values:
+        total += v
+    mean = total / 4
+    assert values[2] == 0.20000000000000004 and "%.4f" % mean == "0.1438"
+    out = cli("eval", q, r, "-c", "-q", "-m", "set_F", "-m", "set_P").stdout
+    assert _trec_line(out, "set_F", "c") == "0.2000"
+    assert _trec_line(out, "set_F", "all") == "%.4f" % mean
+    assert _trec_line(out, "set_P", "all") == "0.1437"
+    rows = json.loads(cli("eval", q, r, "-c", "-q", "-m", "set_F", "--format", "json").stdout)
+    assert [row["value"] for row in rows if row["query_id"] == "c"] == [values[2]]

@@ -8868,11 +8868,20 @@ FROM (
       AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
       THEN NULL
       ELSE COALESCE(
-        (
-          CAST((
-            (
-              prm.beta + 1
-            ) * SUM(
+        CASE
+          WHEN SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) > 0
+          THEN (
+            prm.beta + 1
+          ) * (
+            CAST(SUM(
               CASE
                 WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
                   prm.k IS NULL OR f.pos <= prm.k
@@ -8880,9 +8889,7 @@ FROM (
                 THEN 1
                 ELSE 0
               END
-            )
-          ) AS FLOAT64) / NULLIF(
-            (
+            ) AS FLOAT64) / NULLIF(
               COALESCE(
                 prm.k,
                 SUM(
@@ -8890,11 +8897,69 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   ) THEN 1 ELSE 0 END
                 )
-              ) + prm.beta * SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+              ),
+              0
+            )
+          ) * (
+            CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN 1
+                ELSE 0
+              END
+            ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
+          ) / NULLIF(
+            prm.beta * (
+              CAST(SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  )
+                  THEN 1
+                  ELSE 0
+                END
+              ) AS FLOAT64) / NULLIF(
+                COALESCE(
+                  prm.k,
+                  SUM(
+                    CASE WHEN f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    ) THEN 1 ELSE 0 END
+                  )
+                ),
+                0
+              )
+            ) + (
+              CAST(SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  )
+                  THEN 1
+                  ELSE 0
+                END
+              ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
             ),
             0
           )
-        ),
+          ELSE (
+            CAST(0 AS FLOAT64) / NULLIF(
+              (
+                COALESCE(
+                  prm.k,
+                  SUM(
+                    CASE WHEN f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    ) THEN 1 ELSE 0 END
+                  )
+                ) + prm.beta * SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+              ),
+              0
+            )
+          )
+        END,
         CAST(0 AS FLOAT64)
       )
     END AS value

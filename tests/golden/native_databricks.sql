@@ -8808,11 +8808,20 @@ FROM (
       AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
       THEN NULL
       ELSE COALESCE(
-        (
-          CAST((
-            (
-              prm.beta + 1
-            ) * SUM(
+        CASE
+          WHEN SUM(
+            CASE
+              WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN 1
+              ELSE 0
+            END
+          ) > 0
+          THEN (
+            prm.beta + 1
+          ) * (
+            CAST(SUM(
               CASE
                 WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
                   prm.k IS NULL OR f.pos <= prm.k
@@ -8820,9 +8829,7 @@ FROM (
                 THEN 1
                 ELSE 0
               END
-            )
-          ) AS DOUBLE) / NULLIF(
-            (
+            ) AS DOUBLE) / NULLIF(
               COALESCE(
                 prm.k,
                 SUM(
@@ -8830,11 +8837,69 @@ FROM (
                     prm.k IS NULL OR f.pos <= prm.k
                   ) THEN 1 ELSE 0 END
                 )
-              ) + prm.beta * SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+              ),
+              0
+            )
+          ) * (
+            CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN 1
+                ELSE 0
+              END
+            ) AS DOUBLE) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
+          ) / NULLIF(
+            prm.beta * (
+              CAST(SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  )
+                  THEN 1
+                  ELSE 0
+                END
+              ) AS DOUBLE) / NULLIF(
+                COALESCE(
+                  prm.k,
+                  SUM(
+                    CASE WHEN f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    ) THEN 1 ELSE 0 END
+                  )
+                ),
+                0
+              )
+            ) + (
+              CAST(SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.grade >= prm.rel AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  )
+                  THEN 1
+                  ELSE 0
+                END
+              ) AS DOUBLE) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END), 0)
             ),
             0
           )
-        ),
+          ELSE (
+            CAST(0 AS DOUBLE) / NULLIF(
+              (
+                COALESCE(
+                  prm.k,
+                  SUM(
+                    CASE WHEN f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    ) THEN 1 ELSE 0 END
+                  )
+                ) + prm.beta * SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END)
+              ),
+              0
+            )
+          )
+        END,
         CAST(0 AS DOUBLE)
       )
     END AS value
