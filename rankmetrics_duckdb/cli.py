@@ -259,32 +259,42 @@ def cmd_eval(args) -> int:
         return _eval_diversity(args, div, other)
     # DuckDB draws its progress bar on stdout: only when both streams are a terminal (never into a pipe or file)
     progress = sys.stdout.isatty() and sys.stderr.isatty()
-    ev = Evaluation(args.judgments, args.run, args.metrics, convention=args.convention, **_overrides(args),
+    # trec_eval's relstring: a text line per query, in the trec format only (the others hold numbers)
+    texts = (measures.relstrings_wanted(args.metrics)
+             if args.per_query and render.row_format(args.output, args.format) == "trec" else [])
+    # relstring is printed for the queries trec_eval evaluates (the conventions' query set: -c, -J), which the
+    # rows of any per-query measure name: with no such measure asked for, num_ret's rows are computed, not shown
+    probe = ("num_ret" if texts and args.metrics
+             and not any(m.metric.per_query_line for m in measures.parse_all(args.metrics)) else None)
+    ev = Evaluation(args.judgments, args.run, list(args.metrics) + [probe] if probe else args.metrics,
+                    convention=args.convention, **_overrides(args),
                     memory_limit=args.memory_limit, threads=args.threads, progress=progress,
                     nan_scores=args.nan_scores, max_retrieved=args.max_retrieved, zscores=args.zscores,
                     **_shape(args), **_sides(args))
     if ev.note():
         sys.stderr.write(f"rankmetrics: note: {ev.note()}\n")
-    # trec_eval's relstring: a text line per query, in the trec format only (the others hold numbers)
-    texts = (measures.relstrings_wanted(args.metrics)
-             if args.per_query and render.row_format(args.output, args.format) == "trec" else [])
     try:
         rows = ev.rows()
         queries = sorted({r[-2] for r in rows if r[-2] is not None})
+        rows = [r for r in rows if r[0] != probe]
         for label, length in texts:
             found = ev.relstrings(length)
-            rows += [(label, *([None] * len(ev.by)), q, found.get(q, "")) for q in queries or sorted(found)]
+            # a judged query not in the run (-c): trec_eval ranks its placeholder item there, unjudged, and clears
+            # the text for relstring only: relstring_N prints '-' (not with -J, which drops that item)
+            absent = "-" if label != "relstring" and not ev.conv["judged_only"] else ""
+            rows += [(label, *([None] * len(ev.by)), q, found.get(q, absent)) for q in queries]
     finally:
         ev.close()
     if not args.per_query:
         rows = [r for r in rows if r[-2] is None]
-    order = {m.requested: measures.trec_sort_key(m.requested) for m in ev.measures}
+    shown = [m for m in ev.measures if m.requested != probe]
+    order = {m.requested: measures.trec_sort_key(m.requested) for m in shown}
     order.update({label: measures.trec_sort_key(label) for label, _ in texts})
     if any(key is None for key in order.values()):  # trec_eval's names print in trec_eval's order (trec format)
         order = None
     # printed as whole numbers (trec format), unless they are z-scores
-    sums = {m.requested for m in ev.measures if m.metric.mean.integer and not ev.zscores}
-    all_only = {m.requested for m in ev.measures if not m.metric.per_query_line}  # no -q lines (trec format)
+    sums = {m.requested for m in shown if m.metric.mean.integer and not ev.zscores}
+    all_only = {m.requested for m in shown if not m.metric.per_query_line}  # no -q lines (trec format)
     runid = ev.run_tag() if measures.wants_runid(args.metrics) else None
     if args.output:
         render.write_rows(args.output, rows, args.format, sums, ev.by, all_only, runid, order, bool(ev.zscores))

@@ -170,3 +170,38 @@ def test_set_f_computed_as_m_set_f_c_computes_it(tmp_path):
     assert _trec_line(out, "set_P", "all") == "0.1437"
     rows = json.loads(cli("eval", q, r, "-c", "-q", "-m", "set_F", "--format", "json").stdout)
     assert [row["value"] for row in rows if row["query_id"] == "c"] == [values[2]]
+
+
+def _lines(stdout):
+    return [tuple(x.strip() for x in line.split("\t")) for line in stdout.splitlines()]
+
+
+def test_relstring_alone_is_printed_for_the_queries_trec_eval_evaluates(tmp_path):
+    # trec_eval prints relstring once per query it evaluates (trec_eval.c's loop over the judged queries): q1
+    # (d1 relevant, d2 unjudged: '1-'), q2 (d9 unjudged: '-'); q3 has no judgments and is not evaluated. -J drops
+    # the unjudged items: q1 '1', q2 '' (still evaluated: num_ret 0). Asked for alone, relstring used to be printed
+    # for the run's queries instead (q3 '-'; under -J, q2 missing).
+    q, r = _write(tmp_path, [("q1", "d1", 1), ("q2", "d1", 1)],
+                  [("q1", "d1", 2), ("q1", "d2", 1), ("q2", "d9", 1), ("q3", "d1", 1)])
+    assert _lines(cli("eval", q, r, "-q", "-m", "relstring").stdout) == [
+        ("relstring", "q1", "'1-'"), ("relstring", "q2", "'-'")]
+    assert _lines(cli("eval", q, r, "-q", "-J", "-m", "relstring").stdout) == [
+        ("relstring", "q1", "'1'"), ("relstring", "q2", "''")]
+    # runid is a summary line: printed after the per-query lines
+    assert _lines(cli("eval", q, r, "-q", "-m", "relstring", "-m", "runid").stdout) == [
+        ("relstring", "q1", "'1-'"), ("relstring", "q2", "'-'"), ("runid", "all", "tag")]
+
+
+def test_relstring_n_of_a_judged_query_missing_from_the_run_under_c(tmp_path):
+    # -c: q3 is judged and not in the run. trec_eval ranks a placeholder item for it ("ceci_nest_pas_un_docno",
+    # unjudged) and afterwards clears the text of the measure named exactly 'relstring' only: relstring_3 prints
+    # '-', relstring ''. Under -J the placeholder is dropped as unjudged: ''.
+    q, r = _write(tmp_path, [("q1", "d1", 1), ("q3", "d1", 1)],
+                  [("q1", "d1", 3.0), ("q1", "d4", 2.0), ("q1", "d3", 1.0), ("q2", "d9", 1)])
+    assert _lines(cli("eval", q, r, "-q", "-c", "-m", "relstring.3", "-m", "map").stdout) == [
+        ("map", "q1", "1.0000"), ("relstring_3", "q1", "'1--'"), ("map", "q3", "0.0000"),
+        ("relstring_3", "q3", "'-'"), ("map", "all", "0.5000")]
+    assert _lines(cli("eval", q, r, "-q", "-c", "-m", "relstring").stdout) == [
+        ("relstring", "q1", "'1--'"), ("relstring", "q3", "''")]
+    assert _lines(cli("eval", q, r, "-q", "-c", "-J", "-m", "relstring.3").stdout) == [
+        ("relstring_3", "q1", "'1'"), ("relstring_3", "q3", "''")]
