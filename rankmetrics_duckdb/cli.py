@@ -81,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="metric name, repeatable: nDCG@10, AP, P@10, ndcg_cut_10, map, mrr@10, "
                         "nDCG(gain=exponential)@10 ... (default: trec_eval's official set)")
     e.add_argument("-q", dest="per_query", action="store_true", help="also print one row per query")
+    e.add_argument("-n", dest="no_summary", action="store_true",
+                   help="no summary: leave out the means (the 'all' rows and runid), as trec_eval -n does")
     e.add_argument("-R", "--rel-format", dest="rel_format", choices=("qrels", "qrels_jg", "prefs", "qrels_prefs"),
                    default="qrels", help="the judgments' format (trec_eval -R): qrels, or qrels_jg (lines 'query "
                                          "group item relevance', with the measures map_avgjg, P_avgjg, "
@@ -257,6 +259,11 @@ def cmd_eval(args) -> int:
     div, other = diversity.partition(args.metrics)
     if div:
         return _eval_diversity(args, div, other)
+    if args.metrics:  # several -m of one trec_eval measure: the first one's parameters, as trec_eval reads them
+        args.metrics, left_out = measures.trec_first_parameters(args.metrics)
+        if left_out:
+            sys.stderr.write("rankmetrics: note: trec_eval computes a measure once, with the first parameters "
+                             "given for it: " + "; ".join(f"{a} left out for {b}" for a, b in left_out) + "\n")
     # DuckDB draws its progress bar on stdout: only when both streams are a terminal (never into a pipe or file)
     progress = sys.stdout.isatty() and sys.stderr.isatty()
     # trec_eval's relstring: a text line per query, in the trec format only (the others hold numbers)
@@ -285,8 +292,7 @@ def cmd_eval(args) -> int:
             rows += [(label, *([None] * len(ev.by)), q, found.get(q, absent)) for q in queries]
     finally:
         ev.close()
-    if not args.per_query:
-        rows = [r for r in rows if r[-2] is None]
+    rows = _kept_rows(rows, args)
     shown = [m for m in ev.measures if m.requested != probe]
     order = {m.requested: measures.trec_sort_key(m.requested) for m in shown}
     order.update({label: measures.trec_sort_key(label) for label, _ in texts})
@@ -295,13 +301,23 @@ def cmd_eval(args) -> int:
     # printed as whole numbers (trec format), unless they are z-scores
     sums = {m.requested for m in shown if m.metric.mean.integer and not ev.zscores}
     all_only = {m.requested for m in shown if not m.metric.per_query_line}  # no -q lines (trec format)
-    runid = ev.run_tag() if measures.wants_runid(args.metrics) else None
+    runid = ev.run_tag() if measures.wants_runid(args.metrics) and not args.no_summary else None
     if args.output:
         render.write_rows(args.output, rows, args.format, sums, ev.by, all_only, runid, order, bool(ev.zscores))
     else:
         sys.stdout.write(render.render_rows(rows, args.format, sums, ev.by, all_only, runid, order,
                                             bool(ev.zscores)))
     return 0
+
+
+def _kept_rows(rows: list, args) -> list:
+    """The rows eval prints: the means, the per-query rows too with -q, and without the means with -n (trec_eval's
+    no summary: with -n and no -q, nothing)."""
+    if not args.per_query:
+        rows = [r for r in rows if r[-2] is None]
+    if args.no_summary:
+        rows = [r for r in rows if r[-2] is not None]
+    return rows
 
 
 def _eval_diversity(args, div, other) -> int:
@@ -317,6 +333,7 @@ def _eval_diversity(args, div, other) -> int:
                               ties=_overrides(args).get("ties"),
                               queries=resolve(args.convention, **_overrides(args))["queries"],
                               nan_scores=args.nan_scores)
+    rows = _kept_rows(rows, args)
     if args.output:
         render.write_rows(args.output, rows, args.format, set(), (), set(), None, None, False)
     else:
@@ -339,11 +356,11 @@ def _eval_judgment_groups(args) -> int:
     else:
         rows = judgment_groups.evaluate(args.judgments, args.run, args.metrics, convention=args.convention,
                                         nan_scores=args.nan_scores, **_overrides(args))
-    if not args.per_query:
-        rows = [r for r in rows if r[-2] is None]
+    rows = _kept_rows(rows, args)
     names = args.metrics or ["prefs" if prefs else "qrels_jg"]
     order = {r[0]: measures.trec_sort_key(r[0]) for r in rows}
-    runid = textfiles.trec_run_tag(args.run) if measures.wants_runid(names) and os.path.isfile(args.run) else None
+    runid = (textfiles.trec_run_tag(args.run)
+             if measures.wants_runid(names) and os.path.isfile(args.run) and not args.no_summary else None)
     num_q = {measures.NUM_Q}
     sums = num_q | set(measures.PREFS_COUNTS)
     if args.output:

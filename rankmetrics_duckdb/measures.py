@@ -986,6 +986,36 @@ def relstrings_wanted(names) -> list[tuple[str, int]]:
     return out
 
 
+def trec_first_parameters(names) -> tuple[list, list[tuple[str, str]]]:
+    """The -m arguments as trec_eval reads them (trec_eval.c's mark_measure, meas_init.c's te_init_meas_*): a
+    measure is computed once, with the first parameters given for it (`-m P.5 -m P.10`: P_5 only), and a bare
+    name or a set naming it adds nothing once parameters are given (`-m P -m P.3`, `-m all_trec -m P.3`: P_3,
+    not P's default cutoffs too). Returns (the names to evaluate, [(an argument left out, the one used
+    instead)]: a set's measure taken with the parameters given is not one); names that are not trec_eval's
+    `measure.parameters` spelling are left as they are."""
+    names = [part for n in names for part in split_names(_name_of(n))]
+    family = lambda n: n.split(".", 1)[0] if "." in n else None  # noqa: E731
+    first = {}
+    for n in names:
+        if family(n.strip()) in TREC_ORDER:
+            first.setdefault(family(n.strip()), n.strip())
+    out, left_out = [], []
+    for n in names:
+        key = n.strip()
+        f = family(key) if family(key) in first else key if key in first else None
+        if f is not None:
+            if key == first[f]:
+                if key not in out:
+                    out.append(key)
+            elif (key, first[f]) not in left_out:
+                left_out.append((key, first[f]))
+        elif key in TREC_SETS and any(m in first for m in TREC_SETS[key]):
+            out += [m for m in TREC_SETS[key] if m not in first]  # the set's measure: with its parameters
+        else:
+            out.append(n)
+    return out, left_out
+
+
 def wants_runid(names) -> bool:
     """Whether the names (None: the default set) ask for trec_eval's runid line."""
     if names is None:

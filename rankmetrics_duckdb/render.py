@@ -69,7 +69,7 @@ def _fmt_trec(rows, sums, n=0, all_only=(), runid=None, order=None, zscores=Fals
     if runid is not None:
         out.append("\t".join([f"{'runid':<22}", MEAN, runid]))
     out += [line(*r) for r in rows if r[2] == MEAN]
-    return "\n".join(out) + "\n"
+    return "".join(line + "\n" for line in out)  # no rows, no line (trec_eval -n without -q prints nothing)
 
 
 def _fmt_json(rows, groups=()) -> str:

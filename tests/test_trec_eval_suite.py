@@ -294,11 +294,11 @@ def test_set_F_with_its_parameter():
         for line in fh:
             q, _, d, *_ = line.split()
             ret.setdefault(q, set()).add(d)
-    p = cli("eval", "-q", "-m", "set_F.0.5", "-m", "set_F.2", os.path.join(TREC, "qrels.test"),
-            os.path.join(TREC, "results.test"))
-    got = {(line.split()[0], line.split()[1]): line.split()[2] for line in p.stdout.splitlines()}
-    assert len(got) == 8
     for x, label in ((0.5, "set_F_0.5"), (2.0, "set_F_2")):
+        p = cli("eval", "-q", "-m", f"set_F.{label[6:]}", os.path.join(TREC, "qrels.test"),
+                os.path.join(TREC, "results.test"))
+        got = {(line.split()[0], line.split()[1]): line.split()[2] for line in p.stdout.splitlines()}
+        assert len(got) == 4
         values = []
         for q in sorted(ret):
             h = len(rel[q] & ret[q])
@@ -306,6 +306,10 @@ def test_set_F_with_its_parameter():
             values.append((x + 1) * P * R / (x * P + R))
             assert got[(label, q)] == f"{values[-1]:.4f}"
         assert got[(label, "all")] == f"{sum(values) / len(values):.4f}"
+    # given twice, trec_eval computes it once, with the first parameters (m_set_F.c's one parameter)
+    p = cli("eval", "-q", "-m", "set_F.0.5", "-m", "set_F.2", os.path.join(TREC, "qrels.test"),
+            os.path.join(TREC, "results.test"))
+    assert {line.split()[0] for line in p.stdout.splitlines()} == {"set_F_0.5"}
 
 
 def test_measure_parameters_byte_for_byte():
@@ -486,3 +490,44 @@ def test_text_lines_alone():
             os.path.join(TREC, "results.test"))
     assert p.stdout == want and want.count("\n") == 3
     assert rm.evaluate(os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), ["runid"]) == {}
+
+
+def _lines_of(path, keep):
+    with open(os.path.join(TREC, path)) as fh:
+        return "".join(line for line in fh if keep(line.split()))
+
+
+def test_a_measure_given_twice_takes_its_first_parameters_as_trec_eval_does():
+    """trec_eval computes a measure once, with the first parameters given for it (trec_eval.c's mark_measure
+    marks it; meas_init.c's te_init_meas_* take the first matching -m argument): -m P.3 -m P.10 prints P_3
+    only, and a bare name or a set naming it adds nothing (-m P -m P.3, -m all_trec -m P.3: P_3, no default
+    cutoffs). The expected lines are trec_eval's own (out.test.meas_params: -m P.5,7,3 gives P_3; out.test.aq:
+    -m all_trec -q), a note on stderr says what was left out."""
+    q, r = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
+    p3 = _lines_of("out.test.meas_params", lambda f: f[0] == "P_3")
+    assert p3.count("\n") == 4
+    for args in (["-m", "P.3", "-m", "P.10"], ["-m", "P", "-m", "P.3"], ["-m", "P.3", "-m", "P"]):
+        p = cli("eval", "-q", *args, q, r)
+        assert p.stdout == p3
+        assert "left out for P.3" in p.stderr
+    # all_trec with P.3: out.test.aq with P_3's lines in place of P's default cutoffs
+    with open(os.path.join(TREC, "out.test.aq")) as fh:
+        aq = fh.read().splitlines(keepends=True)
+    want = []
+    for line in aq:
+        if line.split()[0].startswith("P_"):
+            if line.split()[0] == "P_5":  # P's block, where P_3's line of the same query goes
+                want += [x for x in p3.splitlines(keepends=True) if x.split()[1] == line.split()[1]]
+            continue
+        want.append(line)
+    p = cli("eval", "-q", "-m", "all_trec", "-m", "P.3", q, r)
+    assert p.stdout == "".join(want) and "left out" not in p.stderr
+
+
+def test_no_summary_n_leaves_the_means_out_as_trec_eval_does():
+    """trec_eval -n: no summary (the 'all' lines, runid among them); with -q the per-query lines of out.test.aq."""
+    q, r = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
+    want = _lines_of("out.test.aq", lambda f: f[1] != "all")
+    assert want.count("\n") > 100
+    assert cli("eval", "-m", "all_trec", "-q", "-n", q, r).stdout == want
+    assert cli("eval", "-m", "all_trec", "-n", q, r).stdout == ""
