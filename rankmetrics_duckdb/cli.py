@@ -259,7 +259,9 @@ def cmd_eval(args) -> int:
     div, other = diversity.partition(args.metrics)
     if div:
         return _eval_diversity(args, div, other)
-    if args.metrics:  # several -m of one trec_eval measure: the first one's parameters, as trec_eval reads them
+    trec = render.row_format(args.output, args.format) == "trec"
+    if args.metrics and trec:  # trec_eval's output: several -m of one of its measures read as trec_eval reads
+        #                        them, the first one's parameters (JSON, CSV and Parquet keep every request)
         args.metrics, left_out = measures.trec_first_parameters(args.metrics)
         if left_out:
             sys.stderr.write("rankmetrics: note: trec_eval computes a measure once, with the first parameters "
@@ -267,8 +269,7 @@ def cmd_eval(args) -> int:
     # DuckDB draws its progress bar on stdout: only when both streams are a terminal (never into a pipe or file)
     progress = sys.stdout.isatty() and sys.stderr.isatty()
     # trec_eval's relstring: a text line per query, in the trec format only (the others hold numbers)
-    texts = (measures.relstrings_wanted(args.metrics)
-             if args.per_query and render.row_format(args.output, args.format) == "trec" else [])
+    texts = measures.relstrings_wanted(args.metrics) if args.per_query and trec else []
     # relstring is printed for the queries trec_eval evaluates (the conventions' query set: -c, -J), which the
     # rows of any per-query measure name: with no such measure asked for, num_ret's rows are computed, not shown
     probe = ("num_ret" if texts and args.metrics

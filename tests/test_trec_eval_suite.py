@@ -522,6 +522,11 @@ def test_a_measure_given_twice_takes_its_first_parameters_as_trec_eval_does():
         want.append(line)
     p = cli("eval", "-q", "-m", "all_trec", "-m", "P.3", q, r)
     assert p.stdout == "".join(want) and "left out" not in p.stderr
+    # JSON is not trec_eval's output: every measure asked for (P_3's values as above, P_10's of out.test.aq)
+    rows = json.loads(cli("eval", "-q", "-m", "P.3", "-m", "P.10", "--format", "json", q, r).stdout)
+    p10 = _lines_of("out.test.aq", lambda f: f[0] == "P_10")
+    assert {(x["measure"], x["query_id"] or "all"): "%.4f" % x["value"] for x in rows} == {
+        (f[0], f[1]): f[2] for f in (line.split() for line in (p3 + p10).splitlines())}
 
 
 def test_no_summary_n_leaves_the_means_out_as_trec_eval_does():
