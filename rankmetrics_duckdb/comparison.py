@@ -171,10 +171,8 @@ def _groups_as_runs(con, reader, judgments, run, form, baseline):
 
 
 def _union(selects):
-    query = selects[0]
-    for s in selects[1:]:
-        query = exp.union(query, s, distinct=False)
-    return exp.Subquery(this=query)
+    """The selects as one UNION ALL (sqlgen.union_all), in parentheses."""
+    return exp.Subquery(this=sqlgen.union_all(selects))
 
 
 def per_query_values(judgments, runs, metrics=None, *, con=None, convention="trec_eval", nan_scores="error",
