@@ -9,7 +9,8 @@ ties as they come; space or tab separated) and runs both programs with one of FL
 the input passes; one where only one refuses, or the outputs differ, is printed with its first differing lines.
 The differences documented in docs/conventions.md (section 2) show up here: trec_eval 10's exit when a judged
 query is missing from the run without -c, its -nan for a -J query with nothing retrieved, num_rel's 'all' line
-with -c -l N. Not run by the test suite: it needs the trec_eval binary; the cases it found are in
+with -c -l N, trec_eval 10's "Can't calculate measure 'num_ret'" when the first query it evaluates has only
+negative grades (form_res_rels.c: 0 relevance levels asked for before any allocation). Not run by the test suite: it needs the trec_eval binary; the cases it found are in
 tests/test_trec_eval_fidelity.py."""
 import argparse
 import os
@@ -26,6 +27,25 @@ FLAGS = [[], ["-q"], ["-m", "all_trec"], ["-m", "all_trec", "-q"], ["-m", "all_t
          ["-q", "-m", "P.1,2,3,4,5,6", "-m", "recall.1,2,3,4,5", "-m", "ndcg_cut.1,2,3,4,5", "-m", "map_cut.1,2,3,5,8"],
          ["-q", "-m", "bpref", "-m", "infAP", "-m", "set_F.0.5", "-m", "set_P", "-m", "set_recall", "-m", "set_map",
           "-m", "ndcg_rel", "-m", "Rndcg", "-m", "binG", "-m", "G", "-m", "rbp.p=0.8"]]
+# more combinations users type (session 24's fuzz; repeated -m of one measure, relstring alone, -n)
+FLAGS += [["-c", "-J", "-m", "all_trec", "-q"], ["-M", "3", "-J", "-m", "all_trec", "-q"],
+          ["-m", "all_trec", "-q", "-N", "5", "-c"], ["-m", "ndcg_cut", "-m", "P", "-m", "recall", "-q"],
+          ["-m", "map_cut.1,2,3", "-m", "iprec_at_recall.0.1,0.35", "-q"],
+          ["-m", "Rprec", "-m", "num_rel_ret", "-m", "num_ret", "-m", "num_rel", "-q", "-c"],
+          ["-m", "success.1,2,5", "-m", "gm_map", "-m", "gm_bpref", "-q"], ["-m", "infAP", "-m", "bpref", "-J", "-q"],
+          ["-m", "runid", "-m", "num_q"], ["-m", "runid", "-m", "num_q", "-c"],
+          ["-m", "relative_P.2,4", "-m", "set_relative_P", "-m", "num_nonrel_judged_ret", "-m", "unj", "-q"],
+          ["-m", "unj.5,10", "-m", "num_nonrel_judged_ret", "-q", "-J"], ["-m", "rbp_resid", "-m", "rbp.p=0.5", "-q"],
+          ["-q", "-m", "all_trec", "-c", "-l", "3", "-M", "4"], ["-q", "-m", "all_trec", "-l", "2", "-J"],
+          ["-m", "recip_rank", "-m", "map", "-m", "Rprec", "-m", "P.10", "-q", "-c", "-M", "5"],
+          ["-m", "ndcg", "-m", "ndcg_rel", "-m", "Rndcg", "-m", "ndcg_cut.1,3,10", "-q", "-J"],
+          ["-m", "set", "-q", "-c", "-J"], ["-m", "official", "-q", "-M", "1"],
+          ["-m", "11pt_avg", "-m", "iprec_at_recall", "-m", "map", "-q", "-c"],
+          ["-m", "utility.1,-1,0,0", "-m", "utility", "-q", "-N", "100"], ["-m", "set_F.2", "-m", "set_map", "-q", "-l", "2"],
+          ["-m", "relstring", "-q"], ["-m", "relstring.5", "-q", "-J"], ["-m", "G", "-m", "binG", "-q", "-c"],
+          ["-m", "bpref", "-m", "infAP", "-m", "gm_bpref", "-q", "-c", "-l", "2"]]
+FLAGS += [["-m", "P.5", "-m", "P.10", "-q"], ["-m", "P", "-m", "P.3", "-q"], ["-n", "-q", "-m", "all_trec"],
+          ["-m", "relstring", "-m", "runid", "-q", "-c"], ["-m", "relstring.3", "-m", "map", "-q", "-c"]]
 
 
 def _ids(rng, n, style):
