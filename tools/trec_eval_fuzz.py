@@ -3,15 +3,15 @@
     git clone https://github.com/usnistgov/trec_eval && make -C trec_eval
     python3 tools/trec_eval_fuzz.py --trec-eval trec_eval/trec_eval --seeds 0 500
 
-Each seed writes a small random qrels and run (1-6 queries; ids of four styles, byte order mixed; grades -1 to
-4; scores with ties, many decimals and several scales; the run in rank order, shuffled, or sorted by score with
-ties as they come; space or tab separated) and runs both programs with one of FLAGS. A seed where both refuse
-the input passes; one where only one refuses, or the outputs differ, is printed with its first differing lines.
-The differences documented in docs/conventions.md (section 2) show up here: trec_eval 10's exit when a judged
-query is missing from the run without -c, its -nan for a -J query with nothing retrieved, num_rel's 'all' line
-with -c -l N, trec_eval 10's "Can't calculate measure 'num_ret'" when the first query it evaluates has only
-negative grades (form_res_rels.c: 0 relevance levels asked for before any allocation). Not run by the test suite: it needs the trec_eval binary; the cases it found are in
-tests/test_trec_eval_fidelity.py."""
+Each seed writes a small random qrels and run (1-6 queries; ids of four styles, byte order mixed; grades -1 to 4;
+scores with ties, many decimals and several scales; the run in rank order, shuffled, or sorted by score with ties
+as they come; space or tab separated) and runs both programs with one of FLAGS. A seed where both refuse the input
+passes; one where only one refuses, or the outputs differ, is printed with its first differing lines. The
+differences documented in docs/conventions.md (section 2) show up here: trec_eval 10's exit when a judged query is
+missing from the run without -c, its -nan for a -J query with nothing retrieved, num_rel's 'all' line with -c -l N,
+trec_eval 10's "Can't calculate measure 'num_ret'" when the first query it evaluates has only negative grades
+(form_res_rels.c: 0 relevance levels asked for before any allocation). Not run by the test suite: it needs the
+trec_eval binary; the cases it found are in tests/test_trec_eval_fidelity.py."""
 import argparse
 import os
 import random
