@@ -293,9 +293,13 @@ class Evaluation:
         kinds = pa.table({"measure": pa.array(list(codes), pa.string()),
                           "summed": pa.array(list(codes.values()), pa.int64())})
         from . import determinism
+        listed = measures_mod.listed_aggregates(self.measures)
+        is_ = lambda a, t: exp.EQ(this=exp.column("summed", t), expression=exp.Literal.number(a.code))  # noqa: E731
         mean = determinism.ordered(measures_mod.mean_sql(  # the z-scores added query by query, as trec_eval does
-            exp.column("value", "v"), lambda a: exp.EQ(this=exp.column("summed", "v"), expression=exp.Literal.number(a.code)),
-            measures_mod.listed_aggregates(self.measures))).sql(dialect="duckdb")
+            exp.column("value", "v"), lambda a: is_(a, "v"), listed, zscores=True)).sql(dialect="duckdb")
+        # the value each aggregate's measures hold per query, z-scored (Aggregate.zscored: gm_map's log)
+        held = exp.Case(ifs=[exp.If(this=is_(a, "k"), true=a.zscored(exp.column("value", "r"))) for a in listed],
+                        default=exp.column("value", "r")).sql(dialect="duckdb")
         missing = measures_mod.MISSING_ZSCORE
         con = connections.private()
         try:
@@ -307,8 +311,8 @@ class Evaluation:
                 SELECT r.measure, r.query_id, k.summed,
                     CASE WHEN r.value IS NULL THEN NULL
                          WHEN z.mean IS NULL THEN {missing}
-                         WHEN z.stddev <> 0 THEN (r.value - z.mean) / z.stddev
-                         WHEN r.value = z.mean THEN 0
+                         WHEN z.stddev <> 0 THEN ({held} - z.mean) / z.stddev
+                         WHEN {held} = z.mean THEN 0
                          ELSE {missing} END AS value
                 FROM rm_rows AS r JOIN rm_kinds AS k ON k.measure = r.measure
                 LEFT JOIN rm_zscores AS z ON z.query_id = r.query_id AND z.measure = r.measure""")

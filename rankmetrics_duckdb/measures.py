@@ -50,10 +50,23 @@ def _sum(value):
 def _gmean(value):
     # exp(avg(ln(max(value, 0.00001)))), trec_eval's te_calc_avg_meas_s_gm; written as a CASE, not GREATEST, so that
     # a NULL value (a query left out, empty='nan') stays NULL and out of the AVG, as in the arithmetic mean
+    return exp.Exp(this=exp.Avg(this=_log_floored(value)))
+
+
+def _log_floored(value):
+    """ln(max(value, 0.00001)): what trec_eval's gm_map and gm_bpref hold per query (m_gm_map.c)."""
     floor = exp.Literal.number(f"{MIN_GEO_MEAN:.5f}")  # 0.00001, not 1e-05
     floored = exp.Case(ifs=[exp.If(this=exp.LT(this=value.copy(), expression=floor), true=floor.copy())],
                        default=value.copy())
-    return exp.Exp(this=exp.Avg(this=exp.Ln(this=floored)))
+    return exp.Ln(this=floored)
+
+
+def _same(value):
+    return value
+
+
+def _exp_avg(value):
+    return exp.Exp(this=exp.Avg(this=value))
 
 
 @dataclass(frozen=True)
@@ -67,6 +80,11 @@ class Aggregate:
     summed_difference: bool     # a paired difference is a sum over the queries (delta = n * the mean difference)
     integer: bool               # values print as whole numbers in the trec format
     phrase: str                 # how the native objects' header says it
+    # trec_eval -Z (convert_zscores.c) z-scores the value a measure holds per query, and its 'all' row is the
+    # aggregate's own average of those: for gm_map and gm_bpref the log (m_gm_map.c) and exp(avg(z))
+    # (te_calc_avg_meas_s_gm), not the geometric mean of z-scores of the values
+    zscored: Callable = field(default=_same, repr=False, compare=False)     # per-query value -> the value z-scored
+    zscore_mean: Callable = field(default=None, repr=False, compare=False)  # z-scores -> the 'all' row (None: sql)
 
     def difference_scale(self, n: int) -> int:
         """The factor from the mean of n paired per-query differences to the difference of this aggregate."""
@@ -76,19 +94,20 @@ class Aggregate:
 AVG = Aggregate("avg", 0, _avg, False, False, "the mean is avg(value)")  # NULL (NaN) values left out
 SUM = Aggregate("sum", 1, _sum, True, True, "trec_eval's counts sum")
 GMEAN = Aggregate("gmean", 2, _gmean, False, False,
-                  "gm_map and gm_bpref: exp(avg(ln(max(value, 0.00001))))")
+                  "gm_map and gm_bpref: exp(avg(ln(max(value, 0.00001))))", _log_floored, _exp_avg)
 AGGREGATES = (AVG, SUM, GMEAN)  # AVG first: the ELSE of mean_sql's CASE
 
 
-def mean_sql(value, condition: Callable, aggregates) -> exp.Expression:
+def mean_sql(value, condition: Callable, aggregates, zscores: bool = False) -> exp.Expression:
     """The SQL of the 'all' row over the per-query values `value` of several measures: CASE WHEN condition(a)
     THEN a's aggregate ... ELSE AVG END, one WHEN per aggregate of `aggregates` other than AVG (in AGGREGATES
     order); condition(a) is the SQL test that a row's measure is aggregated by a. Only AVG: AVG(value). When
     value is a column of a relation (v.value), DuckDB adds the terms in the order of the relation's query_id
-    (determinism.in_order: trec_eval's order)."""
-    whens = [exp.If(this=condition(a), true=a.sql(value.copy())) for a in AGGREGATES
-             if a in set(aggregates) and a != AVG]
-    mean = exp.Case(ifs=whens, default=AVG.sql(value.copy())) if whens else AVG.sql(value.copy())
+    (determinism.in_order: trec_eval's order). zscores: the values are z-scores (Aggregate.zscore_mean)."""
+    def of(a):
+        return (a.zscore_mean if zscores and a.zscore_mean else a.sql)(value.copy())
+    whens = [exp.If(this=condition(a), true=of(a)) for a in AGGREGATES if a in set(aggregates) and a != AVG]
+    mean = exp.Case(ifs=whens, default=of(AVG)) if whens else of(AVG)
     if isinstance(value, exp.Column) and value.table:  # the values' query ids: the order DuckDB adds them in
         from .determinism import in_order
         in_order(mean, exp.column("query_id", table=value.table))

@@ -205,3 +205,24 @@ def test_relstring_n_of_a_judged_query_missing_from_the_run_under_c(tmp_path):
         ("relstring", "q1", "'1--'"), ("relstring", "q3", "''")]
     assert _lines(cli("eval", q, r, "-q", "-c", "-J", "-m", "relstring.3").stdout) == [
         ("relstring_3", "q1", "'1'"), ("relstring_3", "q3", "''")]
+
+
+def test_zscores_of_gm_map_are_of_its_log_as_trec_eval_holds_it(tmp_path):
+    # trec_eval's gm_map holds ln(max(AP, 0.00001)) per query (m_gm_map.c), -Z z-scores that (convert_zscores.c)
+    # and the 'all' row is exp(sum of the z-scores / queries) (te_calc_avg_meas_s_gm). q1: AP 1 (its relevant
+    # item first), q2: AP 0.5 (its one relevant item second). With means 0.5, -0.5 and stddevs 0.25, 0.5:
+    # z = (0 - 0.5) / 0.25 = -2 and (ln 0.5 + 0.5) / 0.5; the row exp((-2 + z2) / 2). The z-scores of AP itself
+    # (2 and 0) averaged geometrically gave 2^(1/2) * 0.00001^(1/2) before.
+    import math
+    q, r = _write(tmp_path, [("q1", "a", 1), ("q2", "b", 1)],
+                  [("q1", "a", 2), ("q1", "x", 1), ("q2", "x", 2), ("q2", "b", 1)])
+    z = tmp_path / "z"
+    z.write_text("q1 gm_map 0.5 0.25\nq2 gm_map -0.5 0.5\nq1 map 0.5 0.25\nq2 map 0.5 0.25\n")
+    zs = [(math.log(1.0) - 0.5) / 0.25, (math.log(0.5) + 0.5) / 0.5]
+    total = 0.0
+    for v in zs:
+        total += v
+    want = math.exp(total / 2)
+    out = cli("eval", q, r, "-Z", str(z), "-m", "gm_map", "-m", "map").stdout
+    assert _trec_line(out, "Zgm_map", "all") == "%.4f" % want == "0.3033"
+    assert _trec_line(out, "Zmap", "all") == "%.4f" % (((1 - 0.5) / 0.25 + (0.5 - 0.5) / 0.25) / 2)
