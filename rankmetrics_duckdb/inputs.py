@@ -495,9 +495,11 @@ class Reader:
             return fast
         lines = (f"read_csv({reader_path(path)}, columns={{'line': 'VARCHAR'}}, delim='\\x01', header=false, "
                  f"quote='', escape='', auto_detect=false, compression='{compression(path)}')")
-        parts = "string_split_regex(trim(l.line), '\\s+')"
-        split = (f"SELECT {parts} AS p, l.line AS line FROM {lines} AS l "
-                 f"WHERE trim(l.line) <> '' AND NOT starts_with(ltrim(l.line), '#')")
+        # the line without the white space around it (TREC_SPACE: DuckDB's trim() alone takes spaces only, and a
+        # tab before the first field made it an empty one), split at white space
+        stripped = "regexp_replace(l.line, '^[ \\t\\n\\r\\f]+|[ \\t\\n\\r\\f]+$', '', 'g')"
+        split = (f"SELECT string_split_regex({stripped}, '\\s+') AS p, l.line AS line FROM {lines} AS l "
+                 f"WHERE {stripped} <> '' AND NOT starts_with({stripped}, '#')")
         try:
             bad = run_sql(self.con, f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
                                    f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} LIMIT 1").fetchone()

@@ -226,3 +226,15 @@ def test_zscores_of_gm_map_are_of_its_log_as_trec_eval_holds_it(tmp_path):
     out = cli("eval", q, r, "-Z", str(z), "-m", "gm_map", "-m", "map").stdout
     assert _trec_line(out, "Zgm_map", "all") == "%.4f" % want == "0.3033"
     assert _trec_line(out, "Zmap", "all") == "%.4f" % (((1 - 0.5) / 0.25 + (0.5 - 0.5) / 0.25) / 2)
+
+
+def test_white_space_around_a_line_is_not_a_field(tmp_path):
+    # trec_eval reads fields separated by white space: a tab before the first field or after the last is no
+    # field. The general reader trimmed spaces only: 'q1 0 d1 1' with a tab before it counted 5 fields (an empty
+    # one first) and was refused ('4 columns where a TREC qrels line has 4'), a run line so became a row with an
+    # empty query id. q1: d1 relevant, d2 not; run d9 (unjudged) then d1: P_2 = 1/2.
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_text("\tq1 0 d1 1\nq1 0 d2 0\t\n")
+    r.write_text("\tq1 Q0 d9 1 2 tag\nq1 Q0 d1 2 1 tag \t\n")
+    out = cli("eval", "-q", "-m", "P.2", str(q), str(r)).stdout
+    assert _lines(out) == [("P_2", "q1", "0.5000"), ("P_2", "all", "0.5000")]
