@@ -289,7 +289,7 @@ def cmd_eval(args) -> int:
             found = ev.relstrings(length)
             # a judged query not in the run (-c): trec_eval ranks its placeholder item there, unjudged, and clears
             # the text for relstring only: relstring_N prints '-' (not with -J, which drops that item)
-            absent = "-" if label != "relstring" and not ev.conv["judged_only"] else ""
+            absent = "-" if label != "relstring" and length > 0 and not ev.conv["judged_only"] else ""
             rows += [(label, *([None] * len(ev.by)), q, found.get(q, absent)) for q in queries]
     finally:
         ev.close()

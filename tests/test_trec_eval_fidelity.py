@@ -205,6 +205,9 @@ def test_relstring_n_of_a_judged_query_missing_from_the_run_under_c(tmp_path):
         ("relstring", "q1", "'1--'"), ("relstring", "q3", "''")]
     assert _lines(cli("eval", q, r, "-q", "-c", "-J", "-m", "relstring.3").stdout) == [
         ("relstring_3", "q1", "'1'"), ("relstring_3", "q3", "''")]
+    # relstring.0: no character of any query (the placeholder's neither)
+    assert _lines(cli("eval", q, r, "-q", "-c", "-m", "relstring.0").stdout) == [
+        ("relstring_0", "q1", "''"), ("relstring_0", "q3", "''")]
 
 
 def test_zscores_of_gm_map_are_of_its_log_as_trec_eval_holds_it(tmp_path):
