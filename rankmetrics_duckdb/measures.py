@@ -392,6 +392,11 @@ TREC_NAMES = {
 }
 # trec_eval's set measures: the whole retrieved set, no cutoff (set_P is P without one)
 _TREC_NO_CUT = {"set_p", "set_recall", "set_f", "set_relative_p", "set_map"}
+# trec_eval's measures that take no parameters (meas_init.c's te_init_meas_s_long and _s_double): given some
+# (-m map.1), trec_eval ignores them and prints the measure under its own name
+_TREC_PARAMLESS = {"map", "gm_map", "recip_rank", "rprec", "bpref", "gm_bpref", "infap", "bing", "set_p", "set_map",
+                   "set_recall", "set_relative_p", "num_q", "num_ret", "num_rel", "num_rel_ret",
+                   "num_nonrel_judged_ret"}
 # trec_eval's default cutoffs for a family named without one (`-m P`).
 TREC_CUTOFFS = {
     "p": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
@@ -901,6 +906,8 @@ def parse(requested: str) -> list[Measure]:
     # trec_eval spells it, in lower case: `RBP` is the ir_measures metric with its own default (p = 0.8).
     if fam in TREC_NAMES and TREC_NAMES[fam][1] and m.group("fam") != fam:
         fam = None
+    if fam in _TREC_PARAMLESS and m.group("dotted"):  # trec_eval's map.1 is map: parameters ignored
+        return parse(m.group("fam"))
     if fam in TREC_NAMES and (m.group("ks") or m.group("dotted") or name.lower() in TREC_NAMES):
         metric_name, fixed = TREC_NAMES[fam]
         metric = METRICS[metric_name]

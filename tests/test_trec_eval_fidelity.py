@@ -241,3 +241,13 @@ def test_white_space_around_a_line_is_not_a_field(tmp_path):
     r.write_text("\tq1 Q0 d9 1 2 tag\nq1 Q0 d1 2 1 tag \t\n")
     out = cli("eval", "-q", "-m", "P.2", str(q), str(r)).stdout
     assert _lines(out) == [("P_2", "q1", "0.5000"), ("P_2", "all", "0.5000")]
+
+
+def test_parameters_of_a_measure_that_takes_none_are_ignored_as_trec_eval_does(tmp_path):
+    # map, recip_rank, gm_map, set_P, bpref ... take no parameters (meas_init.c's te_init_meas_s_double): trec_eval
+    # ignores -m map.1's and prints map. q1: d1 not relevant first, d2 relevant second: AP 0.5, RR 0.5. map.1 was
+    # read as AP@1 (0.0000, printed map_1).
+    q, r = _write(tmp_path, [("q1", "d1", 0), ("q1", "d2", 1)], [("q1", "d1", 2), ("q1", "d2", 1)])
+    out = cli("eval", "-q", "-m", "map.1", "-m", "recip_rank.1", "-m", "gm_map.1", q, r).stdout
+    assert _lines(out) == [("map", "q1", "0.5000"), ("recip_rank", "q1", "0.5000"), ("map", "all", "0.5000"),
+                           ("gm_map", "all", "0.5000"), ("recip_rank", "all", "0.5000")]
