@@ -778,6 +778,7 @@ _IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?
 
 _RBP_RANX = re.compile(r"rbp\.(?P<p>\d+)(?:-l(?P<lvl>\d+))?", re.I)     # ranx: rbp.95 is p = 0.95
 _RBP_TREC = re.compile(r"rbp\.p=(?P<p>[^,]+)")                        # trec_eval: -m rbp.p=0.95
+_RBP_RESID_TREC = re.compile(r"rbp_resid\.p=(?P<p>[^,]+)")            # trec_eval: -m rbp_resid.p=0.95
 _RBP_AMBIGUOUS = re.compile(r"rbp(?P<sep>[@_])(?P<rest>[^()]*)")     # rbp@10, rbp_10: p or cutoff?
 
 
@@ -789,6 +790,11 @@ def _parse_rbp(name: str, requested: str) -> list[Measure] | None:
     trec_eval's rbp_resid is another measure."""
     if name.lower() == "rbp_resid":
         return None
+    m = _RBP_RESID_TREC.fullmatch(name)
+    if m:  # trec_eval's rbp_resid with its p (m_rbp_resid.c), printed rbp_resid_p=0.5 as given
+        metric = METRICS["RBPResid"]
+        return [Measure(f"rbp_resid_p={m.group('p')}", metric, None,
+                        (("p", _param_value(metric, "p", m.group("p"), requested)),))]
     metric = METRICS["RBP"]
     m = _RBP_RANX.fullmatch(name)
     if m:

@@ -251,3 +251,14 @@ def test_parameters_of_a_measure_that_takes_none_are_ignored_as_trec_eval_does(t
     out = cli("eval", "-q", "-m", "map.1", "-m", "recip_rank.1", "-m", "gm_map.1", q, r).stdout
     assert _lines(out) == [("map", "q1", "0.5000"), ("recip_rank", "q1", "0.5000"), ("map", "all", "0.5000"),
                            ("gm_map", "all", "0.5000"), ("recip_rank", "all", "0.5000")]
+
+
+def test_rbp_resid_with_its_parameter(tmp_path):
+    # trec_eval -m rbp_resid.p=0.5 (m_rbp_resid.c), printed rbp_resid_p=0.5; it was refused as an ambiguous name.
+    # q1: d1 relevant first, d2 unjudged second (num_ret 2): the residual is what the unjudged rank could add,
+    # (1 - p) * p^(2 - 1) = 0.25, plus the tail below the last rank, p^2 = 0.25: 0.5.
+    q, r = _write(tmp_path, [("q1", "d1", 1)], [("q1", "d1", 3), ("q1", "d2", 2)])
+    p = 0.5
+    want = (1 - p) * p + p ** 2
+    out = cli("eval", "-q", "-m", "rbp_resid.p=0.5", q, r).stdout
+    assert _lines(out) == [("rbp_resid_p=0.5", "q1", "%.4f" % want), ("rbp_resid_p=0.5", "all", "%.4f" % want)]
