@@ -8,8 +8,6 @@ values of a query's groups are averaged (form_res_rels_jg.c: a group without rel
 P do). The mean over queries is the mean of those averages, as trec_eval's."""
 from __future__ import annotations
 
-import math
-
 import pyarrow as pa
 from sqlglot import exp
 
@@ -46,6 +44,24 @@ def read_qrels_jg(path: str) -> pa.Table:
     return pa.table({"query_id": queries, GROUP: groups, "item_id": items, "relevance": grades})
 
 
+def _avg_over_groups(values: list[tuple]) -> float:
+    """A query's value: its groups' values added one by one in the groups' byte order (get_qrels_jg.c sorts
+    them), divided by their number when there are several (m_P_avgjg.c, m_map_avgjg.c)."""
+    total = 0.0
+    for _, v in sorted(values):
+        total += v
+    return total / len(values) if len(values) > 1 else total
+
+
+def _in_order_mean(values: list[float]) -> float:
+    """The mean of the queries' values added one by one in the queries' order (te_acc_meas_s, then
+    te_calc_avg_meas_s); 0 for none."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total / len(values) if values else 0.0
+
+
 def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", nan_scores: str = "error",
              **overrides) -> list[tuple]:
     """(measure, query_id, value) rows of the judgment-group measures the names ask for (None: trec_eval's
@@ -76,14 +92,14 @@ def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", 
         finally:
             ev.close()
         label = {m.requested: lab for lab, m in wanted}
-        values: dict[tuple, list[float]] = {}
-        for measure, _group, query, value in by_group:
+        values: dict[tuple, list[tuple]] = {}
+        for measure, group, query, value in by_group:
             if query is not None:
-                values.setdefault((label[measure], query), []).append(value)
-        for lab, _ in wanted:
-            per_query = {q: math.fsum(v) / len(v) for (m, q), v in values.items() if m == lab}
+                values.setdefault((label[measure], query), []).append((str(group), value))
+        for lab, _ in wanted:  # added as trec_eval adds them, to its last bit (m_*_avgjg.c, te_acc_meas_s)
+            per_query = {q: _avg_over_groups(v) for (m, q), v in values.items() if m == lab}
             rows += [(lab, q, per_query[q]) for q in sorted(per_query)]
-            rows.append((lab, None, math.fsum(per_query.values()) / len(per_query) if per_query else 0.0))
+            rows.append((lab, None, _in_order_mean([per_query[q] for q in sorted(per_query)])))
     if measures.wants_num_q(names):  # the queries evaluated: in the run and the judgments (with -c, every judged one)
         evaluated = {q for (_, q) in values} if wanted else set(repeated.column("query_id").to_pylist())
         rows.append((measures.NUM_Q, None, float(len(evaluated))))

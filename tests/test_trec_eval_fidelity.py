@@ -262,3 +262,25 @@ def test_rbp_resid_with_its_parameter(tmp_path):
     want = (1 - p) * p + p ** 2
     out = cli("eval", "-q", "-m", "rbp_resid.p=0.5", q, r).stdout
     assert _lines(out) == [("rbp_resid_p=0.5", "q1", "%.4f" % want), ("rbp_resid_p=0.5", "all", "%.4f" % want)]
+
+
+def test_judgment_group_means_are_added_as_trec_eval_adds_them(tmp_path):
+    # -R qrels_jg, P_avgjg.200: query a has groups 0, 1, 2 with 10, 2 and 3 relevant items retrieved, b groups 0
+    # and 1 with 1 and 0. m_P_avgjg.c adds each group's rel / 200 in the groups' order and divides by their
+    # number; te_acc_meas_s adds the queries in order: (0.05 + 0.01 + 0.015) / 3 and (0.005 + 0) / 2, then
+    # their sum / 2 = 0.013750000000000002 in doubles, printed 0.0138 (a correctly rounded sum, math.fsum, gave
+    # 0.01375 - 2e-18: 0.0137).
+    q = tmp_path / "qrels"
+    lines = [f"a 0 d{i} 1" for i in range(1, 11)] + ["a 1 d1 1", "a 1 d2 1"] + [f"a 2 d{i} 1" for i in range(1, 4)]
+    q.write_text("\n".join(lines + ["b 0 e1 1", "b 1 e1 0"]) + "\n")
+    r = tmp_path / "run"
+    r.write_text("".join(f"a Q0 d{i} {i} {100 - i} t\n" for i in range(1, 11)) + "b Q0 e1 1 1 t\n")
+    a = 0.0
+    for v in (10 / 200, 2 / 200, 3 / 200):
+        a += v
+    a /= 3
+    b = (1 / 200 + 0 / 200) / 2
+    mean = (a + b) / 2
+    assert "%.4f" % mean == "0.0138"
+    out = cli("eval", "-q", "-R", "qrels_jg", "-m", "P_avgjg.200", str(q), str(r)).stdout
+    assert _lines(out)[-1] == ("P_avgjg_200", "all", "0.0138")
