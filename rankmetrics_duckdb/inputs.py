@@ -183,10 +183,15 @@ def query_overlap(con, run, judgments, counted: bool = True) -> tuple[int, int, 
         f"jq AS MATERIALIZED (SELECT DISTINCT CAST(b.query_id AS VARCHAR) AS q FROM {j} AS b) "
         f"SELECT {', '.join(overlap_counts('rq', 'jq'))}").fetchone()
     if row[2] == 0:
-        detail = f" ({row[0]} run queries, {row[1]} judged queries)" if counted else ""
-        raise InputError(f"the run ({run.label}) and the judgments ({judgments.label}) have no query in common"
-                         f"{detail}: check the files and id columns")
+        raise no_common_query(run.label, judgments.label, row[:2] if counted else None)
     return row[0], row[1], row[2]
+
+
+def no_common_query(run_label: str, judgments_label: str, counts: tuple | None = None) -> InputError:
+    """The error of a run and judgments that share no query (counts: the run's and the judgments' queries)."""
+    detail = f" ({counts[0]} run queries, {counts[1]} judged queries)" if counts else ""
+    return InputError(f"the run ({run_label}) and the judgments ({judgments_label}) have no query in common"
+                      f"{detail}: check the files and id columns")
 
 
 def mean_list_length(con, from_sql: str, params: dict | None = None) -> float | None:
@@ -694,7 +699,8 @@ class Reader:
                         f"GROUP BY {keys} HAVING count(*) > 1 ORDER BY {keys} LIMIT 1").fetchone()
                 if dup:
                     raise InputError(f"{label}: item {dup[g + 1]} appears {dup[g + 2]} times for query {dup[g]}"
-                                     f"{where(dup)} in the run (trec_eval refuses duplicate documents too)")
+                                     f"{where(dup)} in the run (as trec_eval refuses it in a query it evaluates; "
+                                     f"here in any query)")
                 return
             dup = q(f"SELECT {ids}, count(DISTINCT t.relevance), "
                     f"min(t.relevance), max(t.relevance) FROM {src} AS t GROUP BY {keys} HAVING count(*) > 1 "

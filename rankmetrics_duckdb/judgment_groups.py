@@ -14,7 +14,7 @@ from sqlglot import exp
 from . import connections, measures, textfiles
 from .api import Evaluation
 from .errors import InputError, UsageError
-from .inputs import RUN, Reader
+from .inputs import RUN, Reader, no_common_query
 
 GROUP = "judgment_group"
 
@@ -83,6 +83,8 @@ def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", 
     finally:
         reader.close()
         con.close()
+    if repeated.num_rows == 0:
+        raise no_common_query(loaded.label, judgments)
     rows: list[tuple] = []
     if wanted:
         ev = Evaluation(qrels, repeated, [m.requested for _, m in wanted], convention=convention, by=[GROUP],

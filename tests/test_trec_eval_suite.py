@@ -273,6 +273,7 @@ def test_judgment_group_misuse_says_why(args, message):
     ("# c\n301 0 a x\n", "line 2: relevance 'x' is not a number"),
     ("301 0 a 1\n301 0 b 0\n301 0 a 0\n", "line 3: item a of query 301 (judgment group 0) is judged again (first on line 1)"),
     ("# only a comment\n", "no judgments"),
+    ("999 0 a 1\n", "have no query in common"),  # was "the run has no rows" (the run's rows of the judged queries)
 ])
 def test_bad_qrels_jg_names_the_line(tmp_path, text, message):
     path = tmp_path / "bad.jg"
