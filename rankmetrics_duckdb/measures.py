@@ -330,6 +330,8 @@ METRICS = {m.name: m for m in (
            per_query_line=False),
     Metric("CoveredUsers", "covered_users", "1 when a judged query has a recommendation in the top k (RecTools "
            "CoveredUsers)", (), reads="judged_if_cut"),
+    Metric("YAAP", "yaap", "yet another average precision (trec_eval yaap; Robertson 2012): ln((1 + S) / (1 + "
+           "|G| - S)), S the sum of the precisions at the relevant ranks", ("rel",), cutoff="none"),
     Metric("GMAP", "ap", "AP averaged geometrically (trec_eval gm_map): exp(mean(ln(max(AP, 0.00001))))",
            ("rel", "denominator"), mean=GMEAN, per_query_line=False),
     Metric("GMbpref", "bpref", "bpref averaged geometrically (trec_eval gm_bpref)", ("rel", "negative_grades"),
@@ -388,7 +390,7 @@ TREC_NAMES = {
     "set_relative_p": ("RelP", {}), "set_p": ("P", {}), "set_recall": ("R", {}), "set_f": ("F1", {}),
     "set_map": ("SetAP", {}), "bing": ("binG", {}), "num_nonrel_judged_ret": ("NumNonrelJudgedRet", {}),
     "infap": ("infAP", {}), "rbp_resid": ("RBPResid", {}), "dcg": ("DCG", {}), "ideal_dcg": ("IdealDCG", {}),
-    "g": ("G", {}), "ndcg_rel": ("nDCGRel", {}), "rndcg": ("RnDCG", {}),
+    "g": ("G", {}), "ndcg_rel": ("nDCGRel", {}), "rndcg": ("RnDCG", {}), "yaap": ("YAAP", {}),
 }
 # trec_eval's set measures: the whole retrieved set, no cutoff (set_P is P without one)
 _TREC_NO_CUT = {"set_p", "set_recall", "set_f", "set_relative_p", "set_map"}
@@ -396,7 +398,7 @@ _TREC_NO_CUT = {"set_p", "set_recall", "set_f", "set_relative_p", "set_map"}
 # (-m map.1), trec_eval ignores them and prints the measure under its own name
 _TREC_PARAMLESS = {"map", "gm_map", "recip_rank", "rprec", "bpref", "gm_bpref", "infap", "bing", "set_p", "set_map",
                    "set_recall", "set_relative_p", "num_q", "num_ret", "num_rel", "num_rel_ret",
-                   "num_nonrel_judged_ret"}
+                   "num_nonrel_judged_ret", "yaap"}
 # trec_eval's default cutoffs for a family named without one (`-m P`).
 TREC_CUTOFFS = {
     "p": (5, 10, 15, 20, 30, 100, 200, 500, 1000), "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
@@ -443,7 +445,7 @@ TREC_ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_
               "num_nonrel_judged_ret", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
               "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
               "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
-              "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "rbp", "rbp_resid", "unj")
+              "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj")
 # trec_eval's measure sets (te_trec_measure_nicknames): official is its default; all_trec names measures we lack
 TREC_SETS = {
     "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",

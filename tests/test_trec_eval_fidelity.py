@@ -284,3 +284,18 @@ def test_judgment_group_means_are_added_as_trec_eval_adds_them(tmp_path):
     assert "%.4f" % mean == "0.0138"
     out = cli("eval", "-q", "-R", "qrels_jg", "-m", "P_avgjg.200", str(q), str(r)).stdout
     assert _lines(out)[-1] == ("P_avgjg_200", "all", "0.0138")
+
+
+def test_yaap_by_hand(tmp_path):
+    # trec_eval's yaap (m_yaap.c): ln((1 + S) / (1 + num_rel - S)), S the sum of the precisions at the relevant
+    # ranks. q1: d1 relevant, d2 not, d3 relevant retrieved, d4 relevant not retrieved: S = 1/1 + 2/3, num_rel 3.
+    # q2: judged, nothing relevant: ln(1 / 1) = 0.
+    import math
+    q, r = _write(tmp_path, [("q1", "d1", 1), ("q1", "d2", 0), ("q1", "d3", 1), ("q1", "d4", 1), ("q2", "e1", 0)],
+                  [("q1", "d1", 3), ("q1", "d2", 2), ("q1", "d3", 1), ("q2", "e1", 1)])
+    s = 1 / 1 + 2 / 3
+    q1 = math.log((1.0 + s) / (1.0 + 3 - s))
+    out = cli("eval", "-q", "-m", "yaap", q, r).stdout
+    assert _lines(out) == [("yaap", "q1", "%.4f" % q1), ("yaap", "q2", "0.0000"), ("yaap", "all", "%.4f" % (q1 / 2))]
+    rows = json.loads(cli("eval", "-q", "-m", "YAAP", q, r, "--format", "json").stdout)
+    assert [x["value"] for x in rows if x["query_id"] == "q1"] == [pytest.approx(q1, abs=1e-15)]

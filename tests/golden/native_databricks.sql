@@ -24714,3 +24714,351 @@ WHERE
     WHERE
       NOT c.fault IS NULL
   ) IS NULL;
+
+CREATE OR REPLACE FUNCTION rm_yaap(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+RETURNS TABLE (query_id STRING, value DOUBLE)
+RETURN
+WITH params AS (
+  SELECT
+    rm_yaap.rel AS rel,
+    rm_yaap.ties AS ties,
+    rm_yaap.judged_only AS judged_only,
+    rm_yaap.queries AS queries,
+    rm_yaap.empty AS empty,
+    rm_yaap.grades AS grades
+), run_items AS (
+  SELECT
+    CAST(r.query_id AS STRING) AS query_id,
+    CAST(r.item_id AS STRING) AS item_id,
+    CAST(r.score AS DOUBLE) AS score,
+    CAST(r.rank AS DOUBLE) AS rank_in
+  FROM rm.native_run AS r
+), judgment_items AS (
+  SELECT
+    CAST(j.query_id AS STRING) AS query_id,
+    CAST(j.item_id AS STRING) AS item_id,
+    CASE
+      WHEN prm.grades = 'truncate'
+      AND NOT (
+        CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) IS NULL
+        OR CAST(j.relevance AS DOUBLE) - CAST(j.relevance AS DOUBLE) <> 0
+      )
+      THEN CAST(CASE
+        WHEN CAST(j.relevance AS DOUBLE) < 0
+        THEN CEIL(CAST(j.relevance AS DOUBLE))
+        ELSE FLOOR(CAST(j.relevance AS DOUBLE))
+      END AS DOUBLE)
+      ELSE CAST(j.relevance AS DOUBLE)
+    END AS grade
+  FROM rm.native_judgments AS j
+  CROSS JOIN params AS prm
+), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+        x.query_id,
+        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CASE
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
+    FROM run_items AS x
+    WHERE
+      (
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
+    UNION ALL
+    SELECT
+      CASE
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+          x.query_id,
+          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
+    FROM judgment_items AS x
+    WHERE
+      (
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+        OR TRIM(x.query_id) = ''
+        OR TRIM(x.item_id) = ''
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_yaap: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_yaap: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_yaap: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_yaap: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        LN(
+          (
+            1.0 + SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade >= prm.rel
+                THEN CAST(f.running_rel AS DOUBLE) / NULLIF(f.pos, 0)
+                ELSE 0
+              END
+            )
+          ) / NULLIF(
+            1.0 + CAST(SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) AS DOUBLE) - SUM(
+              CASE
+                WHEN f.kind = 'R' AND f.grade >= prm.rel
+                THEN CAST(f.running_rel AS DOUBLE) / NULLIF(f.pos, 0)
+                ELSE 0
+              END
+            ),
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        SUM(CASE WHEN s.grade >= prm.rel THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY s.pos NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS running_rel
+    FROM item_stream AS s
+    CROSS JOIN params AS prm
+  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.judged_only,
+    prm.queries,
+    prm.rel
+  HAVING
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+      )
+      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+      )
+    )
+) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL;
