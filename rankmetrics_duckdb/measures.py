@@ -875,6 +875,10 @@ def _parse_trec_special(name: str, requested: str) -> list[Measure] | None:
                         tuple((k, _param_value(metric, k, v, requested)) for k, v in zip(keys, raw)))]
     if name == "11pt_avg":
         return [Measure(requested, METRICS["IPrecAvg11"], None, ())]
+    m = re.fullmatch(r"(?P<fam>G|Rndcg|ndcg_rel)[._]\d+=.*", name)
+    if m:  # trec_eval takes a gain map there too (te_init_meas_s_double_p_pair)
+        raise UsageError(f"metric '{requested}': a gain map is taken by ndcg, dcg and ideal_dcg (ndcg.1=3,2=9); "
+                         f"{m.group('fam')} uses the grades as gains here (write {m.group('fam')})")
     m = _TREC_GAINS.fullmatch(name)
     if m:  # trec_eval's gain map (m_ndcg.c): printed ndcg_1=3,2=9,4=4.5
         metric = METRICS[TREC_NAMES[m.group("fam")][0]]

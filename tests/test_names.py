@@ -35,6 +35,7 @@ def test_trec_families_expand_to_default_cutoffs():
     ("nDGC@10", "did you mean"), ("P@0", "positive"), ("nDCG@-3", "positive"), ("P@x", "not a whole number"),
     ("nDCG(gain=cubic)@10", "unknown value 'cubic'"), ("AP(foo=1)", "unknown parameter 'foo'"),
     ("Rprec@10", "takes no cutoff"), ("RBP(p=1.5)", "between 0 and 1"), ("", "empty"),
+    ("G.1=0", "a gain map is taken by ndcg, dcg and ideal_dcg"), ("Rndcg.2=5", "Rndcg uses the grades as gains"),
 ])
 def test_bad_names(name, words):
     with pytest.raises(UsageError, match=words):
