@@ -91,7 +91,7 @@ class Evaluation:
         try:
             self.reader = Reader(self.con, private, nan_scores)
             # clean inputs: read, checked and evaluated in one statement; anything else: the careful path below
-            cut = _max_retrieved(max_retrieved, self.conv, bool(self.form), nan_scores)
+            cut = max_retrieved_of(max_retrieved, self.conv, bool(self.form), nan_scores)
             # the side tables (training interactions, catalog) of the metrics that read them: loaded and checked
             # first (a missing column is named before the run is read); the careful path then reads them
             self.sides = {name: self.reader.load_side(self._side_objects[role], name, role,
@@ -152,25 +152,9 @@ class Evaluation:
     def _top(self, run, n: int):
         """The run cut to each query's top n as the measures rank it (trec_eval -M: form_res_rels.c sorts, then
         keeps the first n, before -J drops unjudged items)."""
-        t = lambda c: f"t.{c}"  # noqa: E731
-        item = f"CAST({t('item_id')} AS VARCHAR)"
-        order = []
-        if self.conv["ties"] == "input":
-            order.append(f"{t('rank')} ASC NULLS LAST")
-        if run.has_score:
-            score = f"CAST({t('score')} AS DOUBLE)"
-            if self.conv.get("scores") == "float32":
-                score = f"CAST(CAST({t('score')} AS FLOAT) AS DOUBLE)"
-            order.append(f"{score} DESC NULLS LAST")
-        else:
-            order.append(f"CAST({t('rank')} AS DOUBLE) ASC NULLS LAST")
-        if self.conv["ties"] == "item_asc":
-            order.append(f"{item} ASC")
-        order.append(f"{item} DESC")
         name = f"rm_top_{id(self)}"
         run_sql(self.con, f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {run.relation.sql(dialect='duckdb')} "
-                          f"AS t QUALIFY ROW_NUMBER() OVER (PARTITION BY {t('query_id')} ORDER BY {', '.join(order)}) "
-                          f"<= {int(n)}")
+                          f"AS t {top_filter(self.conv, run.has_score, n)}")
         from sqlglot import exp
         return run.derived(exp.to_table(name))
 
@@ -538,6 +522,26 @@ def _load_reference(reader: Reader, obj, form: shape.Shape):
         raise InputError(f"the reference run: {e}") from None
 
 
+def top_filter(conv: dict, has_score: bool, n: int, t: str = "t") -> str:
+    """The QUALIFY clause keeping each query's top n rows of a run read as `t`, ranked as the measures rank
+    under conv (trec_eval -M: form_res_rels.c sorts by score, then docno descending, and keeps the first n)."""
+    item = f"CAST({t}.item_id AS VARCHAR)"
+    order = []
+    if conv["ties"] == "input":
+        order.append(f"{t}.rank ASC NULLS LAST")
+    if has_score:
+        score = f"CAST({t}.score AS DOUBLE)"
+        if conv.get("scores") == "float32":
+            score = f"CAST(CAST({t}.score AS FLOAT) AS DOUBLE)"
+        order.append(f"{score} DESC NULLS LAST")
+    else:
+        order.append(f"CAST({t}.rank AS DOUBLE) ASC NULLS LAST")
+    if conv["ties"] == "item_asc":
+        order.append(f"{item} ASC")
+    order.append(f"{item} DESC")
+    return f"QUALIFY ROW_NUMBER() OVER (PARTITION BY {t}.query_id ORDER BY {', '.join(order)}) <= {int(n)}"
+
+
 def _zscores(zscores, by) -> dict | None:
     """The z-score means and standard deviations (trec_eval -Z): a file of `qid measure mean stddev` lines, or
     {(query_id, measure): (mean, stddev)}; None without."""
@@ -628,7 +632,7 @@ def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnectio
     return con
 
 
-def _max_retrieved(value, conv: dict, shaped: bool, nan_scores: str) -> int | None:
+def max_retrieved_of(value, conv: dict, shaped: bool, nan_scores: str) -> int | None:
     """trec_eval's -M: at most this many retrieved items per query (None: all), checked."""
     if value is None:
         return None

@@ -346,8 +346,7 @@ def _eval_judgment_groups(args) -> int:
     """eval -R qrels_jg: trec_eval's judgment-group measures (judgment_groups.py), printed as trec_eval does."""
     from . import judgment_groups, preferences
     prefs = args.rel_format in ("prefs", "qrels_prefs")
-    unsupported = [flag for flag, given in (("-M", args.max_retrieved and not prefs), ("-Z", args.zscores),
-                                            ("--by", getattr(args, "by", None))) if given]
+    unsupported = [flag for flag, given in (("-Z", args.zscores), ("--by", getattr(args, "by", None))) if given]
     if unsupported:
         raise UsageError(f"-R {args.rel_format} does not take {', '.join(unsupported)} yet")
     if prefs:
@@ -356,7 +355,8 @@ def _eval_judgment_groups(args) -> int:
                                     max_retrieved=args.max_retrieved, nan_scores=args.nan_scores)
     else:
         rows = judgment_groups.evaluate(args.judgments, args.run, args.metrics, convention=args.convention,
-                                        nan_scores=args.nan_scores, **_overrides(args))
+                                        nan_scores=args.nan_scores, max_retrieved=args.max_retrieved,
+                                        **_overrides(args))
     rows = _kept_rows(rows, args)
     names = args.metrics or ["prefs" if prefs else "qrels_jg"]
     order = {r[0]: measures.trec_sort_key(r[0]) for r in rows}

@@ -9,7 +9,6 @@ P do). The mean over queries is the mean of those averages, as trec_eval's."""
 from __future__ import annotations
 
 import pyarrow as pa
-from sqlglot import exp
 
 from . import connections, measures, textfiles
 from .api import Evaluation
@@ -63,10 +62,14 @@ def _in_order_mean(values: list[float]) -> float:
 
 
 def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", nan_scores: str = "error",
-             **overrides) -> list[tuple]:
+             max_retrieved=None, **overrides) -> list[tuple]:
     """(measure, query_id, value) rows of the judgment-group measures the names ask for (None: trec_eval's
-    qrels_jg set): per query, then the mean over queries (query_id None); num_q when asked for."""
+    qrels_jg set): per query, then the mean over queries (query_id None); num_q when asked for. max_retrieved:
+    each query's top N retrieved items only, as ranked (trec_eval -M; form_res_rels_jg.c cuts as form_res_rels.c)."""
+    from . import api, conventions
     wanted = measures.judgment_group_measures(names)
+    conv = conventions.resolve(convention, **overrides)
+    cut = api.max_retrieved_of(max_retrieved, conv, False, nan_scores)
     qrels = read_qrels_jg(judgments)
     con = connections.private()
     reader = Reader(con, True, nan_scores)
@@ -74,10 +77,12 @@ def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", 
         loaded = reader.load(run, RUN)
         con.register("rm_jg_qrels", qrels)
         order = "score" if loaded.has_score else "rank"
-        source = loaded.relation.copy()
-        source.set("alias", exp.TableAlias(this=exp.to_identifier("r")))
+        source = f"{loaded.relation.sql(dialect='duckdb')} AS r"
+        if cut is not None:
+            source = (f"(SELECT * FROM {loaded.relation.sql(dialect='duckdb')} AS t "
+                      f"{api.top_filter(conv, loaded.has_score, cut)}) AS r")
         repeated = con.sql(
-            f"SELECT r.query_id, g.{GROUP}, r.item_id, r.{order} FROM {source.sql(dialect='duckdb')} "
+            f"SELECT r.query_id, g.{GROUP}, r.item_id, r.{order} FROM {source} "
             f"JOIN (SELECT DISTINCT query_id, {GROUP} FROM rm_jg_qrels) AS g ON g.query_id = r.query_id"
         ).to_arrow_table()
     finally:

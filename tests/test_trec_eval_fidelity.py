@@ -299,3 +299,18 @@ def test_yaap_by_hand(tmp_path):
     assert _lines(out) == [("yaap", "q1", "%.4f" % q1), ("yaap", "q2", "0.0000"), ("yaap", "all", "%.4f" % (q1 / 2))]
     rows = json.loads(cli("eval", "-q", "-m", "YAAP", q, r, "--format", "json").stdout)
     assert [x["value"] for x in rows if x["query_id"] == "q1"] == [pytest.approx(q1, abs=1e-15)]
+
+
+def test_judgment_groups_with_max_retrieved(tmp_path):
+    # -R qrels_jg -M 2 (form_res_rels_jg.c sorts by score, then docno descending, and keeps the first 2, as
+    # form_res_rels.c): q1 retrieves d1, d2, d3 (scores 3, 2, 1); group 0 judges d1 and d3 relevant, group 1 d3.
+    # Cut to d1, d2: group 0 AP (1/1) / 2 = 0.5, group 1 AP 0 (d3 cut); map_avgjg (0.5 + 0) / 2 = 0.25.
+    # P_avgjg.2: group 0 1/2, group 1 0: 0.25. Without -M: group 0 (1 + 2/3) / 2, group 1 1/3.
+    q = tmp_path / "qrels"
+    q.write_text("q1 0 d1 1\nq1 0 d3 1\nq1 1 d3 1\n")
+    r = tmp_path / "run"
+    r.write_text("q1 Q0 d1 1 3 t\nq1 Q0 d2 2 2 t\nq1 Q0 d3 3 1 t\n")
+    out = cli("eval", "-R", "qrels_jg", "-M", "2", "-m", "map_avgjg", "-m", "P_avgjg.2", str(q), str(r)).stdout
+    assert _lines(out) == [("map_avgjg", "all", "0.2500"), ("P_avgjg_2", "all", "0.2500")]
+    out = cli("eval", "-R", "qrels_jg", "-m", "map_avgjg", str(q), str(r)).stdout
+    assert _lines(out) == [("map_avgjg", "all", "%.4f" % (((1 + 2 / 3) / 2 + 1 / 3) / 2))]

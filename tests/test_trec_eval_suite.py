@@ -261,7 +261,7 @@ def test_judgment_groups_with_c_count_missing_queries(tmp_path):
     (["-R", "qrels_jg", "-m", "map"], "'map' needs plain qrels"),
     (["-m", "map_avgjg"], "is a judgment-group measure: give the judgments in trec_eval's qrels_jg format"),
     (["-R", "prefs", "-m", "map"], "'map' needs plain qrels"),
-    (["-R", "qrels_jg", "-M", "10"], "-R qrels_jg does not take -M yet"),
+    (["-R", "qrels_jg", "-Z", "zscores"], "-R qrels_jg does not take -Z yet"),
 ])
 def test_judgment_group_misuse_says_why(args, message):
     p = cli("eval", *args, os.path.join(TREC, "qrels.123"), os.path.join(TREC, "results.test"), check=False)
