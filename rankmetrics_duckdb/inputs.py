@@ -502,9 +502,10 @@ class Reader:
                  f"quote='', escape='', auto_detect=false, compression='{compression(path)}')")
         # the line without the white space around it (TREC_SPACE: DuckDB's trim() alone takes spaces only, and a
         # tab before the first field made it an empty one), split at white space
-        stripped = "regexp_replace(l.line, '^[ \\t\\n\\r\\f]+|[ \\t\\n\\r\\f]+$', '', 'g')"
-        split = (f"SELECT string_split_regex({stripped}, '\\s+') AS p, l.line AS line FROM {lines} AS l "
-                 f"WHERE {stripped} <> '' AND NOT starts_with({stripped}, '#')")
+        stripped = (f"SELECT regexp_replace(l.line, '^[ \\t\\n\\r\\f]+|[ \\t\\n\\r\\f]+$', '', 'g') AS s, "
+                    f"l.line AS line FROM {lines} AS l")
+        split = (f"SELECT string_split_regex(x.s, '\\s+') AS p, x.line AS line FROM ({stripped}) AS x "
+                 f"WHERE x.s <> '' AND NOT starts_with(x.s, '#')")
         try:
             bad = run_sql(self.con, f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
                                    f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} LIMIT 1").fetchone()

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from . import connections, measures, textfiles
-from .api import Evaluation
+from . import connections, conventions, measures, textfiles
+from .api import Evaluation, max_retrieved_of, top_filter
 from .errors import InputError, UsageError
 from .inputs import RUN, Reader, no_common_query
 
@@ -66,10 +66,9 @@ def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", 
     """(measure, query_id, value) rows of the judgment-group measures the names ask for (None: trec_eval's
     qrels_jg set): per query, then the mean over queries (query_id None); num_q when asked for. max_retrieved:
     each query's top N retrieved items only, as ranked (trec_eval -M; form_res_rels_jg.c cuts as form_res_rels.c)."""
-    from . import api, conventions
     wanted = measures.judgment_group_measures(names)
     conv = conventions.resolve(convention, **overrides)
-    cut = api.max_retrieved_of(max_retrieved, conv, False, nan_scores)
+    cut = max_retrieved_of(max_retrieved, conv, False, nan_scores)
     qrels = read_qrels_jg(judgments)
     con = connections.private()
     reader = Reader(con, True, nan_scores)
@@ -77,10 +76,10 @@ def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", 
         loaded = reader.load(run, RUN)
         con.register("rm_jg_qrels", qrels)
         order = "score" if loaded.has_score else "rank"
-        source = f"{loaded.relation.sql(dialect='duckdb')} AS r"
-        if cut is not None:
-            source = (f"(SELECT * FROM {loaded.relation.sql(dialect='duckdb')} AS t "
-                      f"{api.top_filter(conv, loaded.has_score, cut)}) AS r")
+        source = loaded.relation.sql(dialect="duckdb")
+        if cut is not None:  # each query's top `cut` only
+            source = f"(SELECT * FROM {source} AS t {top_filter(conv, loaded.has_score, cut)})"
+        source += " AS r"
         repeated = con.sql(
             f"SELECT r.query_id, g.{GROUP}, r.item_id, r.{order} FROM {source} "
             f"JOIN (SELECT DISTINCT query_id, {GROUP} FROM rm_jg_qrels) AS g ON g.query_id = r.query_id"

@@ -265,14 +265,14 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
         else:
             select += [f"CAST(t.{quoted(item)} AS VARCHAR) AS item_id", f"t.{quoted(relevance)} AS relevance"]
     names_out = [g if g in form.by else next(b for b in form.by if b.lower() == g.lower()) for g in groups]
-    select += [f"t.{quoted(g)} AS {quoted(n)}" for g, n in zip(groups, names_out)]
+    group_columns = [f"t.{quoted(g)} AS {quoted(n)}" for g, n in zip(groups, names_out)]
+    select += group_columns
     name = reader.temp_name(kind)
     group_rows = reader.temp_name(kind) if kind == RUN and lists and groups else None
     try:
         run_sql(reader.con, f"CREATE TEMP VIEW {quoted(name)} AS SELECT {', '.join(select)} FROM {source} AS t")
         if group_rows:  # every row's groups, an empty list's too: that group is a run that retrieved nothing
-            run_sql(reader.con, f"CREATE TEMP VIEW {quoted(group_rows)} AS SELECT "
-                                f"{', '.join(f't.{quoted(g)} AS {quoted(n)}' for g, n in zip(groups, names_out))} "
+            run_sql(reader.con, f"CREATE TEMP VIEW {quoted(group_rows)} AS SELECT {', '.join(group_columns)} "
                                 f"FROM {source} AS t")
     except duckdb.Error as e:
         raise InputError(f"{label}: cannot read the {kind}: {str(e).strip().splitlines()[0]}") from None
