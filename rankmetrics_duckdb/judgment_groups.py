@@ -46,19 +46,8 @@ def read_qrels_jg(path: str) -> pa.Table:
 def _avg_over_groups(values: list[tuple]) -> float:
     """A query's value: its groups' values added one by one in the groups' byte order (get_qrels_jg.c sorts
     them), divided by their number when there are several (m_P_avgjg.c, m_map_avgjg.c)."""
-    total = 0.0
-    for _, v in sorted(values):
-        total += v
+    total = measures.added_in_order(v for _, v in sorted(values))
     return total / len(values) if len(values) > 1 else total
-
-
-def _in_order_mean(values: list[float]) -> float:
-    """The mean of the queries' values added one by one in the queries' order (te_acc_meas_s, then
-    te_calc_avg_meas_s); 0 for none."""
-    total = 0.0
-    for v in values:
-        total += v
-    return total / len(values) if values else 0.0
 
 
 def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", nan_scores: str = "error",
@@ -105,7 +94,8 @@ def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", 
         for lab, _ in wanted:  # added as trec_eval adds them, to its last bit (m_*_avgjg.c, te_acc_meas_s)
             per_query = {q: _avg_over_groups(v) for (m, q), v in values.items() if m == lab}
             rows += [(lab, q, per_query[q]) for q in sorted(per_query)]
-            rows.append((lab, None, _in_order_mean([per_query[q] for q in sorted(per_query)])))
+            total = measures.added_in_order(per_query[q] for q in sorted(per_query))  # te_calc_avg_meas_s
+            rows.append((lab, None, total / len(per_query) if per_query else 0.0))
     if measures.wants_num_q(names):  # the queries evaluated: in the run and the judgments (with -c, every judged one)
         evaluated = {q for (_, q) in values} if wanted else set(repeated.column("query_id").to_pylist())
         rows.append((measures.NUM_Q, None, float(len(evaluated))))

@@ -98,6 +98,15 @@ GMEAN = Aggregate("gmean", 2, _gmean, False, False,
 AGGREGATES = (AVG, SUM, GMEAN)  # AVG first: the ELSE of mean_sql's CASE
 
 
+def added_in_order(values) -> float:
+    """The values added one by one in the order given, as trec_eval adds a mean's queries (te_acc_meas_s) and a
+    query's judgment groups (m_*_avgjg.c): its last bit, which a correctly rounded sum (math.fsum) can miss."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
+
+
 def mean_sql(value, condition: Callable, aggregates, zscores: bool = False) -> exp.Expression:
     """The SQL of the 'all' row over the per-query values `value` of several measures: CASE WHEN condition(a)
     THEN a's aggregate ... ELSE AVG END, one WHEN per aggregate of `aggregates` other than AVG (in AGGREGATES

@@ -7,8 +7,6 @@ judgment group and one sub-group (get_qrels_prefs.c). The measures are SQL, sql/
 the careful path, and keeps the queries trec_eval evaluates (the run's, or with -c every judged one)."""
 from __future__ import annotations
 
-import math
-
 import duckdb
 import pyarrow as pa
 
@@ -88,7 +86,7 @@ def evaluate(judgments: str, run, names=None, *, rel_format: str = "prefs", all_
     for name in wanted:
         values = {q: float(v[name]) for q, v in per_query.items()}
         rows += [(name, q, values[q]) for q in sorted(values)]
-        total = math.fsum(values.values())
+        total = measures.added_in_order(values[q] for q in sorted(values))  # in query order, as trec_eval
         rows.append((name, None, total if name in measures.PREFS_COUNTS else total / len(values) if values else 0.0))
     if measures.wants_num_q(names, "all_prefs"):
         rows.append((measures.NUM_Q, None, float(len(per_query))))
