@@ -89,7 +89,7 @@ class Evaluation:
         self.ranking = None  # how the rows were ranked: 'input order' (a run already in rank order) or 'sort'
         self.parts = 1  # the one-statement path's parts of the queries (onepass._parts)
         try:
-            self.reader = Reader(self.con, private, nan_scores)
+            self.reader = Reader(self.con, private, nan_scores, trec_rank=conventions.reads_rank(self.conv))
             # clean inputs: read, checked and evaluated in one statement; anything else: the careful path below
             cut = max_retrieved_of(max_retrieved, self.conv, bool(self.form), nan_scores)
             # the side tables (training interactions, catalog) of the metrics that read them: loaded and checked
@@ -358,7 +358,7 @@ class Prepared:
         self.con = _connect(memory_limit, threads, False, self)
         self._streams = {}  # the stream's conventions (sqlgen.STREAM_CONVENTIONS) -> its table
         try:
-            self.reader = Reader(self.con, True, nan_scores)
+            self.reader = Reader(self.con, True, nan_scores, trec_rank=conventions.reads_rank(self.conv))
             self.judgments = self.reader.load(judgments, JUDGMENTS)
             self.run = self.reader.load(run, RUN)
             self.summary = _overlap_summary(self.con, self.run, self.judgments)

@@ -217,7 +217,7 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
     against_baseline = side_inputs.pop("reference", None) is not None  # Intersection: the baseline, loaded below
     private = con is None
     con = connections.private() if private else con
-    reader = Reader(con, private, nan_scores)
+    reader = Reader(con, private, nan_scores, trec_rank=conventions.reads_rank(conv))
     try:
         given = {"interactions": interactions, "items": items}
         sides = {name: sqlgen.Source(reader.load_side(given[role], name, role, form.side_columns(role)))

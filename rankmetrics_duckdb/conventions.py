@@ -119,6 +119,12 @@ def resolve(convention: str = "trec_eval", **overrides) -> dict:
     return values
 
 
+def reads_rank(conv: dict) -> bool:
+    """Whether the ranking follows the run's rank column (ties 'input'); otherwise the rank field of a TREC text
+    run is not read at all, as trec_eval, pytrec_eval and ranx do not read it (inputs.Reader's trec_rank)."""
+    return conv["ties"] == "input"
+
+
 def check(key: str, value):
     choices = PARAMETERS[key][0]
     if choices is not None:

@@ -210,12 +210,16 @@ def mean_list_length(con, from_sql: str, params: dict | None = None) -> float | 
 class Reader:
     """Loads inputs onto a DuckDB connection as temporary tables (private connection) or plain references."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, private: bool, nan_scores: str = "error"):
+    def __init__(self, con: duckdb.DuckDBPyConnection, private: bool, nan_scores: str = "error",
+                 trec_rank: bool = False):
         if nan_scores not in NAN_SCORES:
             raise UsageError(f"unknown value '{nan_scores}' for nan_scores; choose one of: {', '.join(NAN_SCORES)}")
         self.con = con
         self.private = private
         self.nan_scores = nan_scores
+        # whether the rank field of a TREC text run is read: only when the ranking follows it (trec_rank(conv));
+        # trec_eval, pytrec_eval and ranx ignore the field, whatever it holds
+        self.trec_rank = trec_rank
         self._registered: list[str] = []
         self._temp: list[str] = []
 
@@ -523,8 +527,8 @@ class Reader:
         if kind == JUDGMENTS:
             select = f"SELECT s.p[1] AS query_id, s.p[3] AS item_id, s.p[4] AS relevance FROM ({split}) AS s"
         else:
-            select = (f"SELECT s.p[1] AS query_id, s.p[3] AS item_id, s.p[4] AS rank, s.p[5] AS score "
-                      f"FROM ({split}) AS s")
+            rank = "s.p[4] AS rank, " if self.trec_rank else ""
+            select = f"SELECT s.p[1] AS query_id, s.p[3] AS item_id, {rank}s.p[5] AS score FROM ({split}) AS s"
         return self._materialize(select, path, kind, text=True)
 
     def _trec_strict(self, path: str, kind: str) -> Loaded | None:
@@ -536,7 +540,7 @@ class Reader:
         if form is None:
             return None
         name = quoted(self._name(kind))
-        select, bad_row = strict_trec_select(reader_path(path), form, kind)
+        select, bad_row = strict_trec_select(reader_path(path), form, kind, rank=self.trec_rank)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {name} AS {select}")
         except duckdb.Error:
@@ -544,7 +548,7 @@ class Reader:
             return None
         # fields split on the one delimiter, no other whitespace in the file, and no NULL id (an empty field):
         # every id is non-empty and has no space, so the id checks of check() cannot fire
-        loaded = Loaded(path, exp.to_table(name.strip('"')), True, kind == RUN, ids_checked=True)
+        loaded = Loaded(path, exp.to_table(name.strip('"')), True, kind == RUN and self.trec_rank, ids_checked=True)
         if kind == RUN and self.nan_scores == "last":  # check() rewrites the relation first: a scan of its own
             bad = run_sql(self.con, f"SELECT count(*) FROM {name} AS t WHERE {bad_row}").fetchone()[0]
             if bad:

@@ -139,8 +139,9 @@ def _file(reader, path: str, kind: str) -> _Source:
     content = [ln for ln in lines if not ln.lstrip().startswith("#")]
     if not content or len(content[0].split(delim)) != want or len(lines) != len(content):
         raise _NotHere()  # a header, a comment, another column count: the careful path decides
-    select, bad_row = textfiles.strict_trec_select(f"${_param(kind)}", form, kind)
-    return _Source(path, select, True, kind == RUN, strict=True, bad_row=bad_row, path=path, kind=kind)
+    select, bad_row = textfiles.strict_trec_select(f"${_param(kind)}", form, kind, rank=reader.trec_rank)
+    return _Source(path, select, True, kind == RUN and reader.trec_rank, strict=True, bad_row=bad_row, path=path,
+                   kind=kind)
 
 
 def _checks(src: _Source, kind: str) -> list[str]:

@@ -225,17 +225,18 @@ def trec_run_tag(path: str) -> str | None:
         return None
 
 
-def strict_trec_select(path_sql: str, form: tuple[str, bool], kind: str) -> tuple[str, str]:
+def strict_trec_select(path_sql: str, form: tuple[str, bool], kind: str, rank: bool = False) -> tuple[str, str]:
     """(the SELECT reading a strict TREC file, the test of a row t outside the strict form).
 
     path_sql is the file name as SQL (a literal or a parameter); form is strict_form's (delimiter, gzip): the
-    delimiter ' ' or a tab, so it is written as is. The SELECT gives query_id, item_id and the numbers as DOUBLE,
-    plus rm_bad: an unused field (iter, Q0, tag) is empty or, in a gzip file (which strict_form could not search),
-    a text field holds whitespace the general reader splits on (the other delimiter, CR, FF) or a NUL byte."""
+    delimiter ' ' or a tab, so it is written as is. The SELECT gives query_id, item_id and the numbers as DOUBLE
+    (a run's rank only when rank: see trec_rank), plus rm_bad: an unused field (iter, Q0, the rank when not read,
+    tag) is empty or, in a gzip file (which strict_form could not search), a text field holds whitespace the
+    general reader splits on (the other delimiter, CR, FF) or a NUL byte."""
     delim, gz = form
     assert delim in (" ", "\t")
     n = 4 if kind == JUDGMENTS else 6
-    numeric = {3: "relevance"} if kind == JUDGMENTS else {3: "rank", 4: "score"}
+    numeric = {3: "relevance"} if kind == JUDGMENTS else {3: "rank", 4: "score"} if rank else {4: "score"}
     types = ", ".join(f"'c{i}': '{'DOUBLE' if i in numeric else 'VARCHAR'}'" for i in range(n))
     source = (f"read_csv({path_sql}, columns={{{types}}}, delim='{delim}', header=false, quote='', escape='', "
               f"auto_detect=false, strict_mode=true, compression='{'gzip' if gz else 'none'}')")

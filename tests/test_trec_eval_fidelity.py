@@ -314,3 +314,36 @@ def test_judgment_groups_with_max_retrieved(tmp_path):
     assert _lines(out) == [("map_avgjg", "all", "0.2500"), ("P_avgjg_2", "all", "0.2500")]
     out = cli("eval", "-R", "qrels_jg", "-m", "map_avgjg", str(q), str(r)).stdout
     assert _lines(out) == [("map_avgjg", "all", "%.4f" % (((1 + 2 / 3) / 2 + 1 / 3) / 2))]
+
+
+@pytest.mark.parametrize("sep", [" ", "\t"])
+@pytest.mark.parametrize("gz", [False, True])
+def test_the_rank_field_is_not_read_as_trec_eval_does_not_read_it(tmp_path, sep, gz):
+    # get_trec_results.c: "the rank field is ignored here"; pytrec_eval's parse_run and ranx's reader skip it too.
+    # Ranks that are not numbers, not finite or out of order: the numbers are pytrec_eval's (run here), which
+    # ranks by score alone. Under ties 'input' (the mllib preset) the ranking follows the field: refused.
+    import gzip
+    import pytrec_eval
+    rows = [("q1", "d1", "x", "0.5"), ("q1", "d2", "-", "2.5"), ("q1", "d3", "inf", "1.5"),
+            ("q1", "d4", "nan", "3"), ("q2", "d1", "1e999", "1"), ("q2", "d5", "7", "2")]
+    text = "".join(sep.join((q, "Q0", d, rank, score, "tag")) + "\n" for q, d, rank, score in rows)
+    run = tmp_path / ("run.gz" if gz else "run")
+    run.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\nq2 0 d9 1\n")
+    want = pytrec_eval.RelevanceEvaluator(
+        {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d1": 1, "d9": 1}}, {"map", "P.2", "ndcg"}).evaluate(
+        {"q1": {"d1": 0.5, "d2": 2.5, "d3": 1.5, "d4": 3.0}, "q2": {"d1": 1.0, "d5": 2.0}})
+    p = cli("eval", str(qrels), str(run), "-m", "map", "-m", "P.2", "-m", "ndcg", "-q", "--format", "json")
+    got = {(r["measure"], r["query_id"]): r["value"] for r in json.loads(p.stdout)}
+    for q in ("q1", "q2"):
+        for name, key in (("map", "map"), ("P_2", "P_2"), ("ndcg", "ndcg")):
+            assert got[(name, q)] == pytest.approx(want[q][key], abs=1e-12)
+    got = rm.evaluate(str(qrels), str(run), ["AP", "nDCG"], per_query=True)
+    for q in ("q1", "q2"):
+        assert got["AP"][q] == pytest.approx(want[q]["map"], abs=1e-12)
+        assert got["nDCG"][q] == pytest.approx(want[q]["ndcg"], abs=1e-12)
+    p = cli("eval", str(qrels), str(run), "-m", "P@2", "--convention", "mllib", check=False)
+    assert p.returncode == 1 and p.stdout == ""
+    assert p.stderr.strip().splitlines() == [f"rankmetrics: error: {run}, line 1: rank 'x' is not a number "
+                                             f"(query q1, item d1)"]
