@@ -11,6 +11,9 @@ from __future__ import annotations
 from .errors import UsageError
 
 COLUMNS = ("query_id", "item_id", "score", "rank", "relevance")
+# the columns of the results, beside the group columns (by): Python's rows and to_arrow(), the CLI's JSON and CSV,
+# the SQL routes' SELECT
+OUTPUT_COLUMNS = ("measure", "query_id", "value", "aggregate")
 
 # Column names users already have, mapped to ours.
 ALIASES = {
@@ -92,6 +95,13 @@ class Shape:
         clash = [g for g in self.by if g in used]
         if clash:
             raise UsageError(f"by: {', '.join(clash)} is one of the run's id, score or rank columns")
+        # the results carry the group columns beside these: a group named like one would overwrite it (a JSON
+        # key, an Arrow or CSV column) or be overwritten; SQL engines fold the case of names, so any case clashes
+        clash = [g for g in self.by if g.lower() in OUTPUT_COLUMNS]
+        if clash:
+            raise UsageError(f"by: a group column named {', '.join(repr(g) for g in clash)} would clash with the "
+                             f"results' own columns ({', '.join(OUTPUT_COLUMNS)}); rename it in a view or "
+                             f"query (SELECT {clash[0]} AS {clash[0].lower()}_group, ...)")
         # as given (a name given equal to ours still says the input has that column: native.script's vectors)
         self.sides = {role: _mapping(value, SIDE_COLUMNS[role], f"{role}_columns")
                       for role, value in (("interactions", interactions_columns), ("items", items_columns))}

@@ -355,6 +355,12 @@ FROM (
     UNION ALL
     SELECT g.fault FROM rm_group_type_fault(run, judgments, "by") AS g
     UNION ALL
+    -- a group column named like a column of the results (shape.OUTPUT_COLUMNS): the value read would be the group
+    SELECT 'rankmetrics: by: a group column named ' || b.g || ' would clash with the results'' own columns '
+        || '(measure, query_id, value, aggregate); rename it in a view or query' AS fault
+    FROM (SELECT UNNEST("by") AS g) AS b
+    WHERE lower(b.g) IN ('measure', 'query_id', 'value', 'aggregate')
+    UNION ALL
     SELECT rm_row_fault(x.query_id.query_id, x.item_id, x.grade, 'a relevance grade', 'judgments') AS fault
     FROM rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS x
     UNION ALL

@@ -312,6 +312,37 @@ def test_shape_options_are_checked():
         rm.to_sql(["AP"], run="r", judgments="j", columns={"query_id": "user_id"}, by=["user_id"])
 
 
+@pytest.mark.parametrize("group", ["value", "measure", "Aggregate", "query_id"])
+def test_a_group_named_like_a_column_of_the_results_is_refused(tmp_path, group):
+    # found by a differential run of the routes: by=['value'] gave JSON rows whose "value" was the metric's (the
+    # group lost) and by=['measure'] rows whose "measure" was the group's value; the DuckDB macros named the
+    # group `value` and the metric `value_1`
+    import pyarrow.parquet as pq
+    from conftest import cli
+    from rankmetrics_duckdb import shape
+    judgments = pa.table({"query_id": ["q1", "q1"], "item_id": ["a", "b"], "relevance": [1, 0]})
+    run = pa.table({group: ["v1", "v1"], "user": ["q1", "q1"], "item_id": ["a", "b"], "score": [2.0, 1.0]})
+    columns = {"query_id": "user"}
+    want = f"by: a group column named '{group}' would clash with the results' own columns"
+    with pytest.raises(UsageError, match=want):
+        rm.evaluate(judgments, run, ["P@1"], by=[group], columns=columns)
+    with pytest.raises(UsageError, match=want):
+        rm.to_sql(["P@1"], run="r", judgments="j", by=[group], columns=columns)
+    pq.write_table(run, tmp_path / "run.parquet")
+    pq.write_table(judgments, tmp_path / "qrels.parquet")
+    p = cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m", "P@1", "--by", group,
+            "--query-column", "user", "--format", "json", check=False)
+    assert p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1 and want in p.stderr
+    assert set(shape.OUTPUT_COLUMNS) == {"measure", "query_id", "value", "aggregate"}
+    if group == "value":  # the macros bind this one (DuckDB renamed the metric's column) and refuse it
+        con = duckdb.connect()
+        con.execute(rm.macros_sql())
+        con.register("r", run.rename_columns([group, "query_id", "item_id", "score"]))
+        con.register("j", judgments)
+        with pytest.raises(duckdb.Error, match="a group column named value would clash"):
+            con.execute("SELECT * FROM ndcg('r', 'j', 1, \"by\" := ['value'])").fetchall()
+
+
 # --- Python and the command line --------------------------------------------------------------------------------
 
 def _per_query_rows(result, measures):
