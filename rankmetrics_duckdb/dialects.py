@@ -136,6 +136,9 @@ class Dialect:
     values_rows: bool = False         # rows of constants (the grouped stream's kinds, the list of measures) as a
     #                                   VALUES table, not a UNION ALL of one-row SELECTs: Spark runs a job of its
     #                                   own to broadcast each of those to its join (0.1 s of a 0.9 s query)
+    signed_zero: bool = False         # sorts and partitions -0.0 apart from 0.0 (a total order; its = holds
+    #                                   them equal): the run's scores and ranks are written with 0 for -0.0
+    #                                   (run_items), or a score of -0.0 ranked below 0.0 where trec_eval ties them
 
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
@@ -204,7 +207,8 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             note="binary collation; null order as a CASE sort key; the rm_fail helper"),
     # DataFusion: PostgreSQL-flavoured SQL; it compares Utf8 strings byte-wise, and has no COLLATE.
     # (its UNNEST has no WITH ORDINALITY yet: list columns are refused there)
-    Dialect("datafusion", "postgres", lists=None, note="PostgreSQL-flavoured SQL; no list columns"),
+    Dialect("datafusion", "postgres", lists=None, signed_zero=True,
+            note="PostgreSQL-flavoured SQL; no list columns; -0.0 written as 0"),
 )}
 
 
@@ -507,6 +511,8 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
     if d.guard_first:
         tree = _guard_first(tree)
     tree = _partition_hints(tree, d)
+    if d.signed_zero:
+        tree = _unsigned_zero(tree)
     if d.values_rows:
         tree = _constant_rows(tree)
     if d.concat_function:
@@ -519,6 +525,26 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
     tree = _quote_keywords(tree, d)
     tree = _settings(tree, d)
     tree = _quote_output(tree, d)
+    return tree
+
+
+def _unsigned_zero(tree: exp.Expression) -> exp.Expression:
+    """The run's score and rank (sqlgen.run_items: the CTE run_items, its columns score and rank_in) as CASE WHEN
+    x = 0 THEN 0 ELSE x END: an engine whose sort is a total order puts -0.0 below 0.0, where every other engine,
+    trec_eval and the other routes tie them (= holds them equal, so the CASE folds the two into one)."""
+    for cte in tree.find_all(exp.CTE):
+        if cte.alias != "run_items" or not isinstance(cte.this, exp.Select):
+            continue
+        for column in cte.this.expressions:
+            if isinstance(column, exp.Alias) and column.alias in ("score", "rank_in"):
+                value = column.this
+                if isinstance(value, exp.Cast) and isinstance(value.this, exp.Null):
+                    continue
+                zero = exp.Literal.number(0)
+                column.set("this", exp.Case(
+                    ifs=[exp.If(this=exp.EQ(this=value.copy(), expression=zero),
+                                true=exp.Cast(this=zero.copy(), to=exp.DataType.build("DOUBLE")))],
+                    default=value))
     return tree
 
 
