@@ -9,12 +9,21 @@ from dataclasses import dataclass
 RUN, JUDGMENTS = "run", "judgments"
 
 
-def overlap_counts(run_ids: str, judged_ids: str) -> list[str]:
+def overlap_counts(run_ids: str, judged_ids: str, keys: int = 0) -> list[str]:
     """The query-id overlap as three SQL scalar subqueries (run queries, judged queries, common queries) over two
     relations of distinct query ids in a column q: the one definition that query_overlap and the one-statement
-    path (onepass) both count with."""
+    path (onepass) both count with. keys: the group columns the judgments have (overlap_keys), beside q as k0,
+    k1, ...: a query is then one of a group, and is in common when both have it in the same group."""
+    on = " AND ".join(["a.q = b.q"] + [f"a.k{i} IS NOT DISTINCT FROM b.k{i}" for i in range(keys)])
     return [f"(SELECT count(*) FROM {run_ids})", f"(SELECT count(*) FROM {judged_ids})",
-            f"(SELECT count(*) FROM {run_ids} AS a JOIN {judged_ids} AS b ON a.q = b.q)"]
+            f"(SELECT count(*) FROM {run_ids} AS a JOIN {judged_ids} AS b ON {on})"]
+
+
+def overlap_keys(judged_groups, quote) -> list[str]:
+    """The group columns the judgments have (the run has them all: shape.Shape), quoted by quote, as the keys
+    k0, k1, ... of overlap_counts: the judgments of such a group are joined with the run's rows of that group only
+    (the others are shared by every group), so their queries overlap within a group."""
+    return [f"t.{quote(g)} AS k{i}" for i, g in enumerate(judged_groups)]
 
 
 # The message with which the fused query fails when it ranked a run as presorted (numbering its rows in their

@@ -17,7 +17,7 @@ from typing import Callable
 import duckdb
 
 from . import checks, paths
-from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, overlap_counts  # noqa: F401
+from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, overlap_counts, overlap_keys  # noqa: F401
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .shape import ALIASES, SIDE_PARAMS
@@ -178,17 +178,27 @@ def query_overlap(con, run, judgments, counted: bool = True) -> tuple[int, int, 
     """(run queries, judged queries, common queries) of two loaded inputs, each scanned once; an InputError if
     they have no query in common (with the two counts in its message if counted)."""
     r, j = run.relation.sql(dialect="duckdb"), judgments.relation.sql(dialect="duckdb")
+    keys = overlap_keys(judgments.groups, quoted)
     row = run_sql(con,
-        f"WITH rq AS MATERIALIZED (SELECT DISTINCT CAST(a.query_id AS VARCHAR) AS q FROM {r} AS a), "
-        f"jq AS MATERIALIZED (SELECT DISTINCT CAST(b.query_id AS VARCHAR) AS q FROM {j} AS b) "
-        f"SELECT {', '.join(overlap_counts('rq', 'jq'))}").fetchone()
+        f"WITH rq AS MATERIALIZED (SELECT DISTINCT {', '.join(['CAST(t.query_id AS VARCHAR) AS q'] + keys)} "
+        f"FROM {r} AS t), "
+        f"jq AS MATERIALIZED (SELECT DISTINCT {', '.join(['CAST(t.query_id AS VARCHAR) AS q'] + keys)} FROM {j} AS t) "
+        f"SELECT {', '.join(overlap_counts('rq', 'jq', len(keys)))}").fetchone()
     if row[2] == 0:
-        raise no_common_query(run.label, judgments.label, row[:2] if counted else None)
+        raise no_common_query(run.label, judgments.label, row[:2] if counted else None, judgments.groups)
     return row[0], row[1], row[2]
 
 
-def no_common_query(run_label: str, judgments_label: str, counts: tuple | None = None) -> InputError:
-    """The error of a run and judgments that share no query (counts: the run's and the judgments' queries)."""
+def no_common_query(run_label: str, judgments_label: str, counts: tuple | None = None,
+                    groups: tuple = ()) -> InputError:
+    """The error of a run and judgments that share no query (counts: the run's and the judgments' queries; with
+    groups, the group columns both have, a query of a group: checks.overlap_keys)."""
+    if groups:
+        names = ", ".join(groups)
+        detail = f" ({counts[0]} run queries, {counts[1]} judged queries, by {names})" if counts else ""
+        return InputError(f"the run ({run_label}) and the judgments ({judgments_label}) have no query in common "
+                          f"within a group{detail}: the judgments' rows apply to the run's rows of the same "
+                          f"{names} (compared as they are: 'v1' is not 'V1'); check the group values and id columns")
     detail = f" ({counts[0]} run queries, {counts[1]} judged queries)" if counts else ""
     return InputError(f"the run ({run_label}) and the judgments ({judgments_label}) have no query in common"
                       f"{detail}: check the files and id columns")
@@ -763,6 +773,7 @@ def _scores_last(loaded: Loaded) -> None:
     cols = [exp.column("query_id", table="t"), exp.column("item_id", table="t"), exp.alias_(finite, "score")]
     if loaded.has_rank:
         cols.append(exp.column("rank", table="t"))
+    cols += [exp.column(g, table="t", quoted=True) for g in loaded.groups]  # by's columns kept (dropped before)
     select = exp.select(*cols).from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("t"))))
     loaded.relation = exp.Subquery(this=select)
 

@@ -261,6 +261,7 @@ def _sources_sql(j: _Source, r: _Source, part: tuple[str | None, str | None] | N
     parameters: DuckDB filters a Parquet or Arrow scan by a comparison with a constant only."""
     within = [f"rm_part.query_id {op} {sql_string(bound)}"
               for op, bound in zip((">=", "<"), part or ()) if bound is not None]
+    keys = checks.overlap_keys(j.groups, quoted)  # a query is one of a group when the judgments have groups
 
     def cte(src):
         hint = "NOT MATERIALIZED " if src.rescan else ""
@@ -269,8 +270,9 @@ def _sources_sql(j: _Source, r: _Source, part: tuple[str | None, str | None] | N
             select = f"SELECT * FROM ({select}) AS rm_part WHERE {' AND '.join(within)}"
         return f"{hint}({select})"
     return (f"rm_src_run AS {cte(r)}, rm_src_judgments AS {cte(j)}, "
-            f"rm_run_queries AS (SELECT t.query_id AS q, count(*) AS n FROM rm_src_run AS t GROUP BY t.query_id), "
-            f"rm_judged_queries AS (SELECT DISTINCT t.query_id AS q FROM rm_src_judgments AS t)")
+            f"rm_run_queries AS (SELECT {', '.join(['t.query_id AS q'] + keys)}, count(*) AS n FROM rm_src_run AS t "
+            f"GROUP BY ALL), "
+            f"rm_judged_queries AS (SELECT DISTINCT {', '.join(['t.query_id AS q'] + keys)} FROM rm_src_judgments AS t)")
 
 
 def _clean(counts, j: _Source, r: _Source) -> bool:
@@ -285,7 +287,8 @@ def _check_row(j: _Source, r: _Source) -> str:
     of _sources_sql."""
     counts = ([f"CAST({c} AS BIGINT)" for c in _checks(j, JUDGMENTS)], [f"CAST({c} AS BIGINT)" for c in _checks(r, RUN)])
     return ("SELECT [" + ", ".join(counts[0]) + "] || (SELECT [" + ", ".join(counts[1]) + "] FROM rm_src_run AS t) || ["
-            + ", ".join(checks.overlap_counts("rm_run_queries", "rm_judged_queries")) + "] FROM rm_src_judgments AS t")
+            + ", ".join(checks.overlap_counts("rm_run_queries", "rm_judged_queries", len(j.groups)))
+            + "] FROM rm_src_judgments AS t")
 
 
 def _statement(specs, conv: dict, j: _Source, r: _Source, top_n: bool, presorted: bool,

@@ -742,3 +742,36 @@ def test_a_group_whose_lists_are_all_empty_is_a_run_that_retrieved_nothing(one_s
         with pytest.raises(rm.InputError, match="group model_version = v0: .*no query in common"):
             rm.compare(llabels, str(tmp_path / "run.parquet"), ["AP"], columns=columns, by=["model_version"],
                        queries=queries)
+
+
+@pytest.mark.parametrize("nan_scores", ["error", "last"])  # the one statement, and the careful path
+def test_no_query_in_common_within_a_group_is_refused(nan_scores):
+    # found by a differential run of the routes: judgments whose group values match none of the run's ('V1' for
+    # 'v1') made an empty result with no error, where the same inputs without groups are refused
+    run = pa.table({"mv": ["v1", "v1"], "query_id": ["q1", "q1"], "item_id": ["a", "b"], "score": [2.0, 1.0]})
+    judgments = pa.table({"mv": ["V1", "V1"], "query_id": ["q1", "q1"], "item_id": ["a", "b"], "relevance": [1, 0]})
+    with pytest.raises(rm.InputError, match=r"have no query in common within a group \(1 run queries, 1 judged "
+                                            r"queries, by mv\).*'v1' is not 'V1'"):
+        rm.evaluate(judgments, run, ["P@1"], by=["mv"], nan_scores=nan_scores)
+
+
+@pytest.mark.parametrize("nan_scores", ["error", "last"])
+def test_queries_of_a_group_are_counted_within_their_group(nan_scores):
+    # the judgments have mv: (v1, q1) is judged and retrieved; (v3, q2) is judged, not retrieved; the run's (v1,
+    # q1), (v2, q1), (v2, q2): 3 run queries, 2 judged, 1 in common; v2's rows have no judgments of their group
+    nan = math.nan if nan_scores == "last" else 0.5
+    run = pa.table({"mv": ["v1", "v1", "v2", "v2"], "query_id": ["q1", "q1", "q1", "q2"],
+                    "item_id": ["a", "b", "a", "b"], "score": [nan, 1.0, 1.0, 2.0]})
+    judgments = pa.table({"mv": ["v1", "v1", "v3"], "query_id": ["q1", "q1", "q2"], "item_id": ["a", "b", "b"],
+                          "relevance": [1, 0, 1]})
+    ev = rm.Evaluation(judgments, run, ["P@1"], by=["mv"], nan_scores=nan_scores)
+    try:
+        assert ev.summary == {"run_queries": 3, "judged_queries": 2, "common_queries": 1, "judged_not_in_run": 1,
+                              "run_not_judged": 2}
+        # v1, q1: b (1.0) above a (0.5, or NaN ranked last): P@1 = 0, the only query reported (queries 'both')
+        assert ev.rows() == [("P@1", "v1", "q1", 0.0), ("P@1", "v1", None, 0.0)]
+    finally:
+        ev.close()
+    # judgments without the group column serve every group: v2's q1 (a first, relevant) and q2 (b, relevant)
+    got = rm.evaluate(judgments.drop(["mv"]), run, ["P@1"], by=["mv"], nan_scores=nan_scores, per_query=True)
+    assert got == {("v1",): {"P@1": {"q1": 0.0}}, ("v2",): {"P@1": {"q1": 1.0, "q2": 1.0}}}
