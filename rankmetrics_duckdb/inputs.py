@@ -79,6 +79,7 @@ class View:
     group_types: tuple = ()  # the groups' DuckDB types, in the order of groups
     group_rows: str | None = None  # a run of lists: a view of every row's group columns (a group whose lists
     #                                are all empty has no row in this view's unnested rows, yet is a run)
+    lists: bool = False            # its item column is a list, unnested by the view
 
 
 def arrow_table(relation: duckdb.DuckDBPyRelation):

@@ -186,7 +186,14 @@ def views_all(reader: Reader, judgments, runs: list, form: Shape) -> tuple[View,
 
 def loaded(reader: Reader, v: View) -> Loaded:
     """A view of the standard shape loaded and checked by the careful path (a duplicate is one within a group)."""
-    out = reader.load(v.name, v.kind, groups=v.groups, label=v.label)
+    try:
+        out = reader.load(v.name, v.kind, groups=v.groups, label=v.label)
+    except InputError:  # lists all empty: the view has no row, which the check calls an input without rows
+        if v.lists and not run_sql(reader.con, f"SELECT count(*) FROM (SELECT 1 FROM {quoted(v.name)} LIMIT 1) "
+                                               f"AS t").fetchone()[0]:
+            raise InputError(f"{v.label}: the {v.kind} {'have' if v.kind == JUDGMENTS else 'has'} no item: every "
+                             f"item list is empty") from None
+        raise
     out.group_rows = v.group_rows and quoted(v.group_rows)
     return out
 
@@ -277,4 +284,4 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     except duckdb.Error as e:
         raise InputError(f"{label}: cannot read the {kind}: {str(e).strip().splitlines()[0]}") from None
     return View(name, kind, label, tuple(names_out), rescan=cheap and not lists,  # lists: unnested on each scan
-                group_types=tuple(types[g] for g in groups), group_rows=group_rows)
+                group_types=tuple(types[g] for g in groups), group_rows=group_rows, lists=bool(lists))

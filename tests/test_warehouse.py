@@ -775,3 +775,17 @@ def test_queries_of_a_group_are_counted_within_their_group(nan_scores):
     # judgments without the group column serve every group: v2's q1 (a first, relevant) and q2 (b, relevant)
     got = rm.evaluate(judgments.drop(["mv"]), run, ["P@1"], by=["mv"], nan_scores=nan_scores, per_query=True)
     assert got == {("v1",): {"P@1": {"q1": 0.0}}, ("v2",): {"P@1": {"q1": 1.0, "q2": 1.0}}}
+
+
+def test_lists_all_empty_are_named_as_such():
+    # found by a differential run of the routes: "the run has no rows" for a table that has rows, all of them
+    # empty lists (a group of them beside others is a run that retrieved nothing: test_a_group_whose_lists_...)
+    empty = pa.array([[], []], pa.list_(pa.string()))
+    run = pa.table({"query_id": ["q1", "q2"], "item_id": empty})
+    judgments = pa.table({"query_id": ["q1", "q2"], "item_id": empty})
+    flat_judgments = pa.table({"query_id": ["q1"], "item_id": ["a"], "relevance": [1]})
+    flat_run = pa.table({"query_id": ["q1"], "item_id": ["a"], "score": [1.0]})
+    with pytest.raises(rm.InputError, match=r"^pyarrow Table: the run has no item: every item list is empty$"):
+        rm.evaluate(flat_judgments, run, ["AP"], queries="judged")
+    with pytest.raises(rm.InputError, match=r"^pyarrow Table: the judgments have no item: every item list is empty$"):
+        rm.evaluate(judgments, flat_run, ["AP"])
