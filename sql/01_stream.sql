@@ -127,6 +127,10 @@ JOIN (
         struct_pack(*COLUMNS(list_concat("by", ['query_id']))) AS key,
         to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_rel'))) AS groups
     FROM (SELECT COLUMNS(lambda c: c <> 'query_id'), '' AS query_id, NULL AS rm_no_rel FROM query_table(run)) AS w
+    -- without groups the one key, the run empty or not (an empty run's judged queries score 0 under 'judged', as
+    -- the rendered SQL scores them; the key's fields are unioned by name)
+    UNION
+    SELECT {'query_id': ''} AS key, to_json(struct_pack(rm_no_rel := NULL)) AS groups WHERE len("by") = 0
 ) AS g ON json_contains(g.groups, j.groups);
 
 -- The stream: one 'R' row per retrieved item and one 'J' row per judged item (see 00_common.sql).

@@ -165,3 +165,22 @@ def test_judged_only_keeps_a_query_whose_retrieved_items_are_all_unjudged():
                        ("bpref('run', 'qrels'", "bpref")):
         got = dict(c.execute(f"SELECT query_id, value FROM {call}, judged_only := TRUE)").fetchall())
         assert got == pytest.approx({q: v[name] for q, v in want.items()}, abs=1e-12), name
+
+
+def test_an_empty_run_scores_each_judged_query_0_under_judged():
+    # found by a differential run of the routes: the macros took the judgments' groups from the run's rows, so an
+    # empty run had no judgments either and returned nothing under queries 'judged', where the SQL of to_sql
+    # scores every judged query 0 (a query missing from the run is an empty ranking: trec_eval -c)
+    import rankmetrics_duckdb as rm
+    con = duckdb.connect()
+    con.execute(rm.macros_sql())
+    con.execute("CREATE TABLE r (query_id VARCHAR, item_id VARCHAR, score DOUBLE)")
+    con.execute("CREATE TABLE j AS SELECT * FROM (VALUES ('q1', 'a', 1), ('q2', 'b', 2)) AS t(query_id, item_id, "
+                "relevance)")
+    for macro in ("ap('r', 'j', queries := 'judged')", "ndcg('r', 'j', 10, queries := 'judged')",
+                  "\"precision\"('r', 'j', 5, queries := 'judged')"):
+        assert sorted(con.execute(f"SELECT * FROM {macro}").fetchall()) == [("q1", 0.0), ("q2", 0.0)], macro
+    sql = rm.to_sql(["AP", "nDCG@10", "P@5"], run="r", judgments="j", queries="judged", per_query=True)
+    assert sorted(con.execute(sql).fetchall(), key=str) == sorted(
+        [(m, q, 0.0) for m in ("AP", "nDCG@10", "P@5") for q in ("q1", "q2", None)], key=str)
+    assert con.execute("SELECT * FROM ap('r', 'j')").fetchall() == []  # queries 'both': none in common
