@@ -136,6 +136,10 @@ class Dialect:
     values_rows: bool = False         # rows of constants (the grouped stream's kinds, the list of measures) as a
     #                                   VALUES table, not a UNION ALL of one-row SELECTs: Spark runs a job of its
     #                                   own to broadcast each of those to its join (0.1 s of a 0.9 s query)
+    collate_ids: bool = False         # its default collation may hold ids equal that differ in case or accents
+    #                                   (MySQL, MariaDB, SQL Server): the ids are written COLLATE bytewise where
+    #                                   run_items and judgment_items make them, so that every window, grouping
+    #                                   and join after them compares them byte-wise, not only the sorts
     signed_zero: bool = False         # sorts and partitions -0.0 apart from 0.0 (a total order; its = holds
     #                                   them equal): the run's scores and ranks are written with 0 for -0.0
     #                                   (run_items), or a score of -0.0 ranked below 0.0 where trec_eval ties them
@@ -193,13 +197,15 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             lacks={"IntraListDiversity": "sqlglot writes Redshift's unnesting of a list without the element's "
                                          "position, which pairs the items' vectors dimension by dimension"},
             note="Redshift has no locale collations: comparisons are byte-wise"),
-    Dialect("tsql", "tsql", dbt_adapter="sqlserver", bytewise="Latin1_General_BIN2", nulls_in_windows=False,
+    Dialect("tsql", "tsql", dbt_adapter="sqlserver", bytewise="Latin1_General_BIN2", collate_ids=True,
+            nulls_in_windows=False,
             text_type="NVARCHAR(4000)", lists=None, concat_function=True,
             note="binary collation; null order as a CASE sort key"),
     # MySQL 8 / MariaDB 10.2+: ids compared in a binary collation (the default ones are case-insensitive); no
     # NULLS FIRST/LAST at all; no SELECT can fail with a message, so the SQL calls the helper function rm_fail,
     # which `rankmetrics macros --dialect mysql` creates (SIGNAL); a missing helper fails the statement too.
-    Dialect("mysql", "mysql", dbt_adapter="mysql", bytewise="utf8mb4_bin", nulls_in_windows=False, lists=None,
+    Dialect("mysql", "mysql", dbt_adapter="mysql", bytewise="utf8mb4_bin", collate_ids=True, nulls_in_windows=False,
+            lists=None,
             concat_function=True, fail="rm_fail({msg})", helper=_MYSQL_FAIL,
             lacks=dict.fromkeys(("G", "nDCGRel", "RnDCG"),
                                 "MariaDB computes its windows over the run and the ideal ranking wrongly when other "
@@ -513,6 +519,8 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
     tree = _partition_hints(tree, d)
     if d.signed_zero:
         tree = _unsigned_zero(tree)
+    if d.collate_ids:
+        tree = _collated_ids(tree, d)
     if d.values_rows:
         tree = _constant_rows(tree)
     if d.concat_function:
@@ -525,6 +533,21 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
     tree = _quote_keywords(tree, d)
     tree = _settings(tree, d)
     tree = _quote_output(tree, d)
+    return tree
+
+
+def _collated_ids(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """The query and item ids where run_items and judgment_items make them (their columns query_id and item_id)
+    written COLLATE the dialect's byte-wise collation: a derived column keeps its collation, so the windows
+    partitioned by query, the groupings by (query, item), the checks and the joins after them compare ids
+    byte-wise; with only the sorts collated, a case-insensitive default merged queries q and Q into one."""
+    collation = exp.Var(this=d.bytewise)
+    for cte in tree.find_all(exp.CTE):
+        if cte.alias not in ("run_items", "judgment_items") or not isinstance(cte.this, exp.Select):
+            continue
+        for column in cte.this.expressions:
+            if isinstance(column, exp.Alias) and column.alias in ("query_id", "item_id"):
+                column.set("this", exp.Collate(this=column.this, expression=collation.copy()))
     return tree
 
 

@@ -1,14 +1,14 @@
 WITH run_items AS (
   SELECT
-    CAST(r.query_id AS NVARCHAR(4000)) AS query_id,
-    CAST(r.item_id AS NVARCHAR(4000)) AS item_id,
+    CAST(r.query_id AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2 AS query_id,
+    CAST(r.item_id AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2 AS item_id,
     CAST(r.score AS FLOAT) AS score,
     CAST(NULL AS FLOAT) AS rank_in
   FROM [my-project].rm.trec_run_score AS r
 ), judgment_items AS (
   SELECT
-    CAST(j.query_id AS NVARCHAR(4000)) AS query_id,
-    CAST(j.item_id AS NVARCHAR(4000)) AS item_id,
+    CAST(j.query_id AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2 AS query_id,
+    CAST(j.item_id AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2 AS item_id,
     CASE
       WHEN NOT (
         CAST(j.relevance AS FLOAT) - CAST(j.relevance AS FLOAT) IS NULL
