@@ -536,14 +536,19 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
     return tree
 
 
+# the CTEs where sqlgen.run_items makes a run's rows: the run's, and the reference run's (Intersection), which
+# dbt.py checks to be the run's, written alike
+RUN_ITEMS = ("run_items", "reference_items")
+
+
 def _collated_ids(tree: exp.Expression, d: Dialect) -> exp.Expression:
-    """The query and item ids where run_items and judgment_items make them (their columns query_id and item_id)
-    written COLLATE the dialect's byte-wise collation: a derived column keeps its collation, so the windows
-    partitioned by query, the groupings by (query, item), the checks and the joins after them compare ids
-    byte-wise; with only the sorts collated, a case-insensitive default merged queries q and Q into one."""
+    """The query and item ids where run_items (and reference_items) and judgment_items make them (their columns
+    query_id and item_id) written COLLATE the dialect's byte-wise collation: a derived column keeps it, so the
+    windows partitioned by query, the groupings by (query, item), the checks and the joins after them compare
+    ids byte-wise; with only the sorts collated, a case-insensitive default merged queries q and Q into one."""
     collation = exp.Var(this=d.bytewise)
     for cte in tree.find_all(exp.CTE):
-        if cte.alias not in ("run_items", "judgment_items") or not isinstance(cte.this, exp.Select):
+        if cte.alias not in RUN_ITEMS + ("judgment_items",) or not isinstance(cte.this, exp.Select):
             continue
         for column in cte.this.expressions:
             if isinstance(column, exp.Alias) and column.alias in ("query_id", "item_id"):
@@ -556,7 +561,7 @@ def _unsigned_zero(tree: exp.Expression) -> exp.Expression:
     x = 0 THEN 0 ELSE x END: an engine whose sort is a total order puts -0.0 below 0.0, where every other engine,
     trec_eval and the other routes tie them (= holds them equal, so the CASE folds the two into one)."""
     for cte in tree.find_all(exp.CTE):
-        if cte.alias != "run_items" or not isinstance(cte.this, exp.Select):
+        if cte.alias not in RUN_ITEMS or not isinstance(cte.this, exp.Select):
             continue
         for column in cte.this.expressions:
             if isinstance(column, exp.Alias) and column.alias in ("score", "rank_in"):

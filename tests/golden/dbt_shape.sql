@@ -373,8 +373,8 @@
 {% macro sqlserver__rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) %}
 {% if by and run_lists %}{{ exceptions.raise_compiler_error("rankmetrics: tsql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% elif by %}
   SELECT
-    CONCAT(g.group_key, CAST(r.{{ rankmetrics.column(query_column) }} AS NVARCHAR(4000))) AS query_id,
-    CAST(r.{{ rankmetrics.column(item_column) }} AS NVARCHAR(4000)) AS item_id,
+    CONCAT(g.group_key, CAST(r.{{ rankmetrics.column(query_column) }} AS NVARCHAR(4000))) COLLATE Latin1_General_BIN2 AS query_id,
+    CAST(r.{{ rankmetrics.column(item_column) }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2 AS item_id,
     {% if score_column %}CAST(r.{{ rankmetrics.column(score_column) }} AS FLOAT){% else %}-CAST(r.{{ rankmetrics.column(rank_column) }} AS FLOAT){% endif %} AS score,
     {% if rank_column %}CAST(r.{{ rankmetrics.column(rank_column) }} AS FLOAT){% else %}CAST(NULL AS FLOAT){% endif %} AS rank_in
   FROM {{ run }} AS r
@@ -385,8 +385,8 @@
     AND {% endif %}{% endfor %}
 {% elif run_lists %}{{ exceptions.raise_compiler_error("rankmetrics: tsql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
-    CAST(r.{{ rankmetrics.column(query_column) }} AS NVARCHAR(4000)) AS query_id,
-    CAST(r.{{ rankmetrics.column(item_column) }} AS NVARCHAR(4000)) AS item_id,
+    CAST(r.{{ rankmetrics.column(query_column) }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2 AS query_id,
+    CAST(r.{{ rankmetrics.column(item_column) }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2 AS item_id,
     {% if score_column %}CAST(r.{{ rankmetrics.column(score_column) }} AS FLOAT){% else %}-CAST(r.{{ rankmetrics.column(rank_column) }} AS FLOAT){% endif %} AS score,
     {% if rank_column %}CAST(r.{{ rankmetrics.column(rank_column) }} AS FLOAT){% else %}CAST(NULL AS FLOAT){% endif %} AS rank_in
   FROM {{ run }} AS r
@@ -396,8 +396,8 @@
 {% macro mysql__rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) %}
 {% if by and run_lists %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% elif by %}
   SELECT
-    CONCAT(g.group_key, CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR)) AS query_id,
-    CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR) AS item_id,
+    CONCAT(g.group_key, CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR)) COLLATE utf8mb4_bin AS query_id,
+    CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR) COLLATE utf8mb4_bin AS item_id,
     {% if score_column %}CAST(r.{{ rankmetrics.column(score_column) }} AS DOUBLE){% else %}-CAST(r.{{ rankmetrics.column(rank_column) }} AS DOUBLE){% endif %} AS score,
     {% if rank_column %}CAST(r.{{ rankmetrics.column(rank_column) }} AS DOUBLE){% else %}CAST(NULL AS DOUBLE){% endif %} AS rank_in
   FROM {{ run }} AS r
@@ -407,8 +407,8 @@
     ){% if not loop.last %} AND {% endif %}{% endfor %}
 {% elif run_lists %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
-    CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR) AS query_id,
-    CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR) AS item_id,
+    CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR) COLLATE utf8mb4_bin AS query_id,
+    CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR) COLLATE utf8mb4_bin AS item_id,
     {% if score_column %}CAST(r.{{ rankmetrics.column(score_column) }} AS DOUBLE){% else %}-CAST(r.{{ rankmetrics.column(rank_column) }} AS DOUBLE){% endif %} AS score,
     {% if rank_column %}CAST(r.{{ rankmetrics.column(rank_column) }} AS DOUBLE){% else %}CAST(NULL AS DOUBLE){% endif %} AS rank_in
   FROM {{ run }} AS r
@@ -2716,8 +2716,8 @@
 {% macro sqlserver__rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) %}
 {% if by and judgments_by %}{% if judgment_lists and relevance_column %}{{ exceptions.raise_compiler_error("rankmetrics: tsql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% elif judgment_lists %}{{ exceptions.raise_compiler_error("rankmetrics: tsql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
-    CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS NVARCHAR(4000))) AS query_id,
-    CAST(j.{{ rankmetrics.column(item_column) }} AS NVARCHAR(4000)) AS item_id,
+    CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS NVARCHAR(4000))) COLLATE Latin1_General_BIN2 AS query_id,
+    CAST(j.{{ rankmetrics.column(item_column) }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2 AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
@@ -2740,8 +2740,8 @@
   CROSS JOIN params AS prm
 {% endif %}{% elif by %}{% if judgment_lists and relevance_column %}{{ exceptions.raise_compiler_error("rankmetrics: tsql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% elif judgment_lists %}{{ exceptions.raise_compiler_error("rankmetrics: tsql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
-    CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS NVARCHAR(4000))) AS query_id,
-    CAST(j.{{ rankmetrics.column(item_column) }} AS NVARCHAR(4000)) AS item_id,
+    CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS NVARCHAR(4000))) COLLATE Latin1_General_BIN2 AS query_id,
+    CAST(j.{{ rankmetrics.column(item_column) }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2 AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
@@ -2760,8 +2760,8 @@
   CROSS JOIN params AS prm
 {% endif %}{% else %}{% if judgment_lists and relevance_column %}{{ exceptions.raise_compiler_error("rankmetrics: tsql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% elif judgment_lists %}{{ exceptions.raise_compiler_error("rankmetrics: tsql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
-    CAST(j.{{ rankmetrics.column(query_column) }} AS NVARCHAR(4000)) AS query_id,
-    CAST(j.{{ rankmetrics.column(item_column) }} AS NVARCHAR(4000)) AS item_id,
+    CAST(j.{{ rankmetrics.column(query_column) }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2 AS query_id,
+    CAST(j.{{ rankmetrics.column(item_column) }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2 AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
@@ -2783,8 +2783,8 @@
 {% macro mysql__rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) %}
 {% if by and judgments_by %}{% if judgment_lists and relevance_column %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% elif judgment_lists %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
-    CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR)) AS query_id,
-    CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) AS item_id,
+    CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR)) COLLATE utf8mb4_bin AS query_id,
+    CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) COLLATE utf8mb4_bin AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
@@ -2806,8 +2806,8 @@
   CROSS JOIN params AS prm
 {% endif %}{% elif by %}{% if judgment_lists and relevance_column %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% elif judgment_lists %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
-    CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR)) AS query_id,
-    CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) AS item_id,
+    CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR)) COLLATE utf8mb4_bin AS query_id,
+    CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) COLLATE utf8mb4_bin AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
@@ -2826,8 +2826,8 @@
   CROSS JOIN params AS prm
 {% endif %}{% else %}{% if judgment_lists and relevance_column %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% elif judgment_lists %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
-    CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR) AS query_id,
-    CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) AS item_id,
+    CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR) COLLATE utf8mb4_bin AS query_id,
+    CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) COLLATE utf8mb4_bin AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
