@@ -126,6 +126,7 @@ class Evaluation:
                     self.run = self._top(self.run, cut)
                 self._check_overlap()
             self._check_gain_grades()
+            _check_float32_scores(self.con, self.run, self.conv)
         except BaseException:
             self.close()
             if private:  # nobody else holds it: close it, so that nothing more spills into the folder removed
@@ -362,6 +363,7 @@ class Prepared:
             self.judgments = self.reader.load(judgments, JUDGMENTS)
             self.run = self.reader.load(run, RUN)
             self.summary = _overlap_summary(self.con, self.run, self.judgments)
+            _check_float32_scores(self.con, self.run, self.conv)
             # the stream of the convention as given, made now (a request whose names set other stream conventions,
             # judged_only say, makes its own on first use)
             self._stream(self.conv)
@@ -437,6 +439,25 @@ def prepare(judgments, run, *, convention="trec_eval", memory_limit=None, thread
     evaluate()'s inputs (a file path, a DataFrame, a pyarrow Table, a relation), conventions and numbers."""
     return Prepared(judgments, run, convention=convention, memory_limit=memory_limit, threads=threads,
                     nan_scores=nan_scores, **overrides)
+
+
+# the largest score that scores='float32' (pytrec_eval's 32-bit scores) rounds here: DuckDB refuses to cast a
+# double from about 1e38 on to FLOAT, though float32 holds up to 3.4e38 (pytrec_eval ranks 1e39 as +inf)
+FLOAT32_SCORE_LIMIT = 1e38
+
+
+def _check_float32_scores(con, run, conv) -> None:
+    """Under scores='float32', a score whose magnitude reaches FLOAT32_SCORE_LIMIT is an input error naming it (the
+    query failed with DuckDB's conversion error before)."""
+    if conv.get("scores") != "float32" or not run.has_score:
+        return
+    r = run.relation.sql(dialect="duckdb")
+    row = run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), t.score FROM {r} AS t "
+                       f"WHERE abs(CAST(t.score AS DOUBLE)) >= {FLOAT32_SCORE_LIMIT!r} LIMIT 1").fetchone()
+    if row:
+        raise InputError(f"{run.label}: score {row[2]!r} for query {row[0]}, item {row[1]} is too large for the "
+                         f"32-bit scores of scores='float32' (pytrec_eval's; below {FLOAT32_SCORE_LIMIT:g} in "
+                         f"magnitude here): rescale the scores, or use the trec_eval convention's 64-bit scores")
 
 
 def _check_gain_grades(con, judgments, measures, conv) -> None:

@@ -51,3 +51,26 @@ def test_relation_is_long_format():
     assert rel.columns == ["measure", "query_id", "value"]
     rows = {(m, q): v for m, q, v in rel.fetchall()}
     assert rows[("map", None)] == pytest.approx(0.1785, abs=5e-5) and ("P@10", "302") in rows
+
+
+def test_a_score_too_large_for_float32_scores_is_an_input_error(tmp_path):
+    # found by a differential run: scores='float32' (the pytrec_eval preset) cast 1e39 to FLOAT and DuckDB's
+    # ConversionException reached the user; now one line naming the row, on eval, prepare() and the CLI
+    import pyarrow as pa
+    from conftest import cli
+    import rankmetrics_duckdb as rm
+    j = pa.table({"query_id": ["1", "1"], "item_id": ["a", "b"], "relevance": [1, 0]})
+    r = pa.table({"query_id": ["1", "1"], "item_id": ["a", "b"], "score": [5.0, -1e39]})
+    want = "score -1e+39 for query 1, item b is too large for the 32-bit scores of scores='float32'"
+    with pytest.raises(rm.InputError, match=want.replace("(", r"\(").replace("+", r"\+")):
+        rm.evaluate(j, r, ["RR"], convention="pytrec_eval")
+    with pytest.raises(rm.InputError, match=r"item b is too large"):
+        rm.prepare(j, r, convention="pytrec_eval")
+    (tmp_path / "qrels").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 5 t\n1 Q0 b 2 -1e39 t\n")
+    p = cli("eval", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "recip_rank", "--scores", "float32",
+            check=False)
+    assert p.returncode == 1 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1 and want in p.stderr
+    # below the limit the scores are rounded to 32 bits and ranked: a (5) first, relevant: RR 1 (by hand)
+    assert rm.evaluate(j, pa.table({"query_id": ["1", "1"], "item_id": ["a", "b"], "score": [5.0, -9e37]}), ["RR"],
+                       convention="pytrec_eval") == {"RR": 1.0}
