@@ -100,5 +100,7 @@ def trec_text(table, tag: str = "fused") -> str:
     for q, item, score in zip(rows["query_id"], rows["item_id"], rows["score"]):
         rank = rank + 1 if q == previous else 1
         previous = q
-        lines.append(f"{q} Q0 {item} {rank} {score!r} {tag}\n")
+        # no fused score (every run's score of the item NaN or missing, read with nan_scores='last'): nan, which
+        # eval reads back with --nan-scores last, ranked last as it is here
+        lines.append(f"{q} Q0 {item} {rank} {'nan' if score is None else repr(score)} {tag}\n")
     return "".join(lines)

@@ -7,11 +7,13 @@
 --   times the number of runs that retrieved the item), 'rrf' (the sum of 1 / (rrf_k + pos)), 'isr' (combmnz of
 --   1 / pos^2), 'bordafuse' (Borda points: n_candidates - pos + 1 where ranked, (n_candidates - n_run + 1) / 2
 --   where not). pos: the item's rank in its run, by normalized score, then item id descending byte-wise.
-CREATE OR REPLACE MACRO rm_fuse_norm(score, norm, lo, hi, total, mean, sd, n, pos) AS
+-- (scored: the rows with a score, which total sums: a score made NULL by nan_scores='last' is in n, the rows
+-- ranked, not in the sum)
+CREATE OR REPLACE MACRO rm_fuse_norm(score, norm, lo, hi, total, mean, sd, n, scored, pos) AS
     CASE
         WHEN norm = 'min-max' THEN (score - lo) / GREATEST(hi - lo, 1e-9)
         WHEN norm = 'max' THEN score / GREATEST(hi, 1e-9)
-        WHEN norm = 'sum' THEN (score - lo) / GREATEST(total - lo * n, 1e-9)
+        WHEN norm = 'sum' THEN (score - lo) / GREATEST(total - lo * scored, 1e-9)
         WHEN norm = 'zmuv' THEN (score - mean) / GREATEST(sd, 1e-9)
         WHEN norm = 'rank' THEN 1 - CAST(pos - 1 AS DOUBLE) / n
         ELSE score
@@ -60,6 +62,7 @@ FROM (
                     AVG(r.score) OVER (PARTITION BY r.run_no, r.query_id),
                     STDDEV_POP(r.score) OVER (PARTITION BY r.run_no, r.query_id),
                     COUNT(*) OVER (PARTITION BY r.run_no, r.query_id),
+                    COUNT(r.score) OVER (PARTITION BY r.run_no, r.query_id),
                     ROW_NUMBER() OVER (PARTITION BY r.run_no, r.query_id
                                        ORDER BY r.score DESC NULLS LAST, rm_bytewise(r.item_id) DESC NULLS LAST)) AS s,
                 COUNT(*) OVER (PARTITION BY r.run_no, r.query_id) AS n_run,

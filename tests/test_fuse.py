@@ -125,3 +125,26 @@ def test_bad_runs_name_the_file(tmp_path):
     dup.write_text("1 Q0 a 1 2.0 t\n1 Q0 a 2 1.0 t\n")
     p = cli("fuse", os.path.join(TREC, "results.test"), str(dup), check=False)
     assert p.returncode == 1 and "dup.run" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_nan_scores_last_in_fusion(tmp_path):
+    # found by a differential run: under nan_scores='last' the 'sum' norm counted the NaN row (made NULL) in n but
+    # not in the sum, so its divisor went negative and was clamped (b fused to 2000000000.99...); and an item with
+    # no score in any run was written with the score None, which nothing reads back
+    import math
+    import pyarrow as pa
+    import rankmetrics_duckdb as rm
+    t = lambda items, scores: pa.table({"query_id": ["1"] * len(items), "item_id": items, "score": scores})  # noqa
+    r1, r2 = t(["a", "b", "c"], [math.nan, 5.0, 3.0]), t(["a", "b"], [1.0, 2.0])
+    # by hand, norm 'sum' (s - min) / (sum - min x n) over each run's scored rows: r1 b (5-3)/(8-2x3) = 1, c 0;
+    # r2 a (1-1)/(3-1x2) = 0, b (2-1)/1 = 1; a's NaN in r1 adds nothing: b 2, a 0, c 0 (a and c tie at 0: item id
+    # descending puts c first)
+    got = rm.fuse([r1, r2], method="combsum", norm="sum", nan_scores="last").to_pylist()
+    assert [(r["item_id"], r["score"]) for r in got] == [("b", 2.0), ("c", 0.0), ("a", 0.0)]
+    (tmp_path / "r1").write_text("1 Q0 a 1 nan t\n1 Q0 b 2 1.0 t\n")
+    (tmp_path / "r2").write_text("1 Q0 x 1 1.0 t\n")
+    p = cli("fuse", str(tmp_path / "r1"), str(tmp_path / "r2"), "--nan-scores", "last", "-o", str(tmp_path / "f"))
+    assert (tmp_path / "f").read_text().splitlines()[-1] == "1 Q0 a 3 nan fused"
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    p = cli("eval", str(tmp_path / "q"), str(tmp_path / "f"), "-m", "recip_rank", "--nan-scores", "last")
+    assert p.stdout == "recip_rank            \tall\t0.3333\n"  # a ranked 3rd, last
