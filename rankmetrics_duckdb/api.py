@@ -353,6 +353,10 @@ class Prepared:
 
     def __init__(self, judgments, run, *, convention="trec_eval", memory_limit=None, threads=None,
                  nan_scores="error", **overrides):
+        shaped = [k for k in overrides if k in _EVALUATE_ONLY]
+        if shaped:
+            raise UsageError(f"prepare() takes plain inputs under our column names: no {', '.join(shaped)} (those "
+                             f"are evaluate()'s: evaluate(judgments, run, metrics, {shaped[0]}=...))")
         self.conv = conventions.resolve(convention, **overrides)  # a bad convention or switch is refused now
         self.convention, self.overrides = convention, overrides
         self.reader, self._spill = None, None
@@ -395,6 +399,8 @@ class Prepared:
     def _measured(self, metrics) -> tuple[list[tuple], list]:
         """(the rows, the measures asked for)."""
         from . import determinism
+        if self.reader is None:
+            raise UsageError("this prepare()d evaluation is closed: prepare() the inputs again")
         if isinstance(metrics, str):
             metrics = [metrics]
         div, _ = diversity.partition(metrics)
@@ -423,6 +429,7 @@ class Prepared:
 
     def close(self):
         self._streams = {}
+        self.reader = None  # closed: evaluate() says so (_measured)
         self.con.close()  # its own connection: the loaded tables and the streams go with it
         self.close_spill()
 
@@ -431,6 +438,11 @@ class Prepared:
 
     def __exit__(self, *exc):
         self.close()
+
+
+# evaluate()'s arguments that prepare() does not take (Prepared: plain inputs only)
+_EVALUATE_ONLY = ("by", "columns", "interactions", "items", "reference", "max_retrieved", "interactions_columns",
+                  "items_columns", "con", "progress", "per_query")
 
 
 def prepare(judgments, run, *, convention="trec_eval", memory_limit=None, threads=None, nan_scores="error",

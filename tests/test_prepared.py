@@ -86,3 +86,21 @@ def test_prepared_leaves_nothing_behind(trec_tables):
     p.close()
     with pytest.raises(Exception):
         p.evaluate(["AP"])
+
+
+def test_what_prepare_does_not_take_and_a_closed_one_say_so():
+    # found by a differential run: by= and columns= were refused as "unknown convention parameter", and evaluate()
+    # after close() raised DuckDB's ConnectionException
+    import pyarrow as pa
+    import rankmetrics_duckdb as rm
+    j = pa.table({"query_id": ["1"], "item_id": ["a"], "relevance": [1]})
+    r = pa.table({"query_id": ["1"], "item_id": ["a"], "score": [1.0]})
+    for kw in ({"by": ["model"]}, {"columns": {"query_id": "user_id"}}):
+        with pytest.raises(rm.UsageError, match=f"prepare\\(\\) takes plain inputs under our column names: no "
+                                                f"{next(iter(kw))} "):
+            rm.prepare(j, r, **kw)
+    p = rm.prepare(j, r)
+    assert p.evaluate(["P@1"]) == {"P@1": 1.0}  # by hand: a, relevant, first
+    p.close()
+    with pytest.raises(rm.UsageError, match="closed"):
+        p.evaluate(["P@1"])
