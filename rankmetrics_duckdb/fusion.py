@@ -12,9 +12,10 @@ from .inputs import RUN, Reader, arrow_table
 
 METHODS = ("combsum", "wsum", "combmnz", "rrf", "isr", "bordafuse")
 NORMS = ("min-max", "max", "sum", "zmuv", "rank", "none")
-# ranx's spellings of the same methods and normalizations
-_METHOD_NAMES = {"comb_sum": "combsum", "comb_mnz": "combmnz", "weighted_sum": "wsum", "borda": "bordafuse",
-                 "borda_fuse": "bordafuse"}
+# other spellings of the same methods and normalizations: ranx.fuse's method names (sum, mnz) and its modules'
+# (comb_sum, comb_mnz)
+_METHOD_NAMES = {"sum": "combsum", "mnz": "combmnz", "comb_sum": "combsum", "comb_mnz": "combmnz",
+                 "weighted_sum": "wsum", "borda": "bordafuse", "borda_fuse": "bordafuse"}
 _NORM_NAMES = {"min_max": "min-max", "minmax": "min-max", None: "none"}
 
 

@@ -148,3 +148,10 @@ def test_nan_scores_last_in_fusion(tmp_path):
     (tmp_path / "q").write_text("1 0 a 1\n")
     p = cli("eval", str(tmp_path / "q"), str(tmp_path / "f"), "-m", "recip_rank", "--nan-scores", "last")
     assert p.stdout == "recip_rank            \tall\t0.3333\n"  # a ranked 3rd, last
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_ranx_method_names_are_taken(runs, method):
+    # ranx.fuse's own names (sum, mnz) were refused as unknown methods
+    paths = runs["synthetic"][:2]
+    assert rm.fuse(paths, method=METHODS[method]).to_pydict() == rm.fuse(paths, method=method).to_pydict()
