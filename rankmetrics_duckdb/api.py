@@ -803,6 +803,7 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     dialects.refuse_lacking(d, [m.metric.name for m in measures])
     conventions.refuse_gaps(convention, overrides, [m.metric.name for m in measures])
     conv = measures_mod.stream_conventions(measures, conventions.resolve(convention, **overrides))
+    dialects.refuse_float32(d, conv)
     has_score, has_rank = _run_columns(run_columns)
     if conv["ties"] == "input" and not has_rank and not run_lists:
         raise UsageError("ties = 'input' (the mllib convention) orders the run by its rank column: "

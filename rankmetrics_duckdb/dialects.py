@@ -140,6 +140,8 @@ class Dialect:
     #                                   (MySQL, MariaDB, SQL Server): the ids are written COLLATE bytewise where
     #                                   run_items and judgment_items make them, so that every window, grouping
     #                                   and join after them compares them byte-wise, not only the sorts
+    float32: str | None = "FLOAT"     # its 32-bit float type, to which scores='float32' (the pytrec_eval preset)
+    #                                   rounds the scores; None: the engine has none (refuse_float32)
     signed_zero: bool = False         # sorts and partitions -0.0 apart from 0.0 (a total order; its = holds
     #                                   them equal): the run's scores and ranks are written with 0 for -0.0
     #                                   (run_items), or a score of -0.0 ranked below 0.0 where trec_eval ties them
@@ -155,7 +157,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                           types=(("VARCHAR", "TEXT"),), body_quote="$rankmetrics$",
                           ddl=_SQL_FUNCTION + "{groups}query_id TEXT, value DOUBLE PRECISION) LANGUAGE sql STABLE AS "
                                               "{body};\n")),
-    Dialect("sqlite", "sqlite", lists=None, fail="json_extract('{{}}', {msg})", guard_first=True,
+    Dialect("sqlite", "sqlite", lists=None, fail="json_extract('{{}}', {msg})", guard_first=True, float32=None,
             note="BINARY collation (memcmp) by default"),
     Dialect("clickhouse", "clickhouse", dbt_adapter="clickhouse", settings=(("join_use_nulls", 1),), lists="array_join",
             # throwIf wants a constant message; a Nullable text cast to a number is NULL: assumeNotNull first
@@ -178,7 +180,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             partition_hint="REPARTITION({column})", values_rows=True,
             note="as spark",
             native=_SPARK),
-    Dialect("bigquery", "bigquery", dbt_adapter="bigquery", nulls_in_windows=False, fail="ERROR({msg})",
+    Dialect("bigquery", "bigquery", dbt_adapter="bigquery", nulls_in_windows=False, fail="ERROR({msg})", float32=None,
             note="null order as a CASE sort key",
             native=Native("table functions", 4,
                           "every argument, in order (BigQuery table functions have no defaults); NULL means the "
@@ -186,7 +188,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                           ddl="CREATE OR REPLACE TABLE FUNCTION {fn}({args})\nAS (\n{body}\n);\n",
                           schema_required="BigQuery table functions live in a dataset: give one with --schema "
                                           "DATASET")),
-    Dialect("snowflake", "snowflake", dbt_adapter="snowflake", quote_output=True,
+    Dialect("snowflake", "snowflake", dbt_adapter="snowflake", quote_output=True, float32=None,
             note="result columns quoted: Snowflake upper-cases",
             native=Native("SQL UDTFs", 5, _BY_NAME, types=(("INT", "NUMBER"),), body_quote="$$",
                           ddl=_SQL_FUNCTION + "{groups}query_id VARCHAR, value DOUBLE)\nAS {body};\n",
@@ -197,7 +199,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             lacks={"IntraListDiversity": "sqlglot writes Redshift's unnesting of a list without the element's "
                                          "position, which pairs the items' vectors dimension by dimension"},
             note="Redshift has no locale collations: comparisons are byte-wise"),
-    Dialect("tsql", "tsql", dbt_adapter="sqlserver", bytewise="Latin1_General_BIN2", collate_ids=True,
+    Dialect("tsql", "tsql", dbt_adapter="sqlserver", bytewise="Latin1_General_BIN2", collate_ids=True, float32="REAL",
             nulls_in_windows=False,
             text_type="NVARCHAR(4000)", lists=None, concat_function=True,
             note="binary collation; null order as a CASE sort key"),
@@ -517,6 +519,8 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
     if d.guard_first:
         tree = _guard_first(tree)
     tree = _partition_hints(tree, d)
+    if d.float32 not in (None, "FLOAT"):
+        tree = _float32_type(tree, d)
     if d.signed_zero:
         tree = _unsigned_zero(tree)
     if d.collate_ids:
@@ -554,6 +558,28 @@ def _collated_ids(tree: exp.Expression, d: Dialect) -> exp.Expression:
             if isinstance(column, exp.Alias) and column.alias in ("query_id", "item_id"):
                 column.set("this", exp.Collate(this=column.this, expression=collation.copy()))
     return tree
+
+
+def _float32_type(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """Casts to FLOAT (scores='float32': sqlgen.run_items) as the dialect's 32-bit float type (T-SQL's FLOAT is
+    64-bit, its REAL 32)."""
+    # written as named (sqlglot reads REAL as its FLOAT, which T-SQL writes FLOAT)
+    to = exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=d.float32)
+
+    def swap(node):
+        if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.FLOAT:
+            return to.copy()
+        return node
+    return tree.transform(swap, copy=False)
+
+
+def refuse_float32(d: Dialect, conv: dict) -> None:
+    """scores='float32' (the pytrec_eval preset) on an engine without a 32-bit float type: refused, as its
+    scores would be compared as doubles there and ties pytrec_eval makes would be ranked apart."""
+    if conv.get("scores") == "float32" and d.float32 is None:
+        raise UsageError(f"the {d.name} dialect has no 32-bit float type, so scores='float32' (the pytrec_eval "
+                         f"convention's scores) cannot be rounded there: use the trec_eval convention, or another "
+                         f"dialect")
 
 
 def _unsigned_zero(tree: exp.Expression) -> exp.Expression:

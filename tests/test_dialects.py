@@ -882,3 +882,35 @@ def test_ids_differing_in_case_or_accents_stay_apart_on_mariadb(engine):
     sql = rm.to_sql(["RR", "AP"], dialect="mysql", run=r, judgments=j, per_query=True)
     check_rows(engine.engine.rows(sql), want, "mysql ids apart")
     assert "COLLATE Latin1_General_BIN2 AS query_id" in rm.to_sql(["AP"], dialect="tsql", run="r", judgments="j")
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "postgres", "datafusion", "clickhouse", "mysql"], indirect=True)
+def test_float32_scores_tie_as_pytrec_eval_ties_them(engine):
+    # scores='float32' (the pytrec_eval preset) was never run on an engine: T-SQL wrote it FLOAT (64-bit there),
+    # SQLite, BigQuery and Snowflake have no 32-bit float (refused now). Scores equal in float32 tie in pytrec_eval
+    # (run here) and are ordered by item id descending: b before a in q1, so RR 0.5 where doubles give 1.0
+    import pytrec_eval
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1, "d": 0}}
+    run = {"q1": {"a": 0.1000000001, "b": 0.1}, "q2": {"c": 2.0, "d": 1.0}}
+    te = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)
+    assert te["q1"]["recip_rank"] == 0.5
+    want = {"RR": {q: te[q]["recip_rank"] for q in te}}
+    want["RR"][None] = sum(want["RR"].values()) / 2
+    j = engine.engine.load("f32_judgments", pa.table({"query_id": ["q1", "q1", "q2", "q2"],
+                                                      "item_id": ["a", "b", "c", "d"], "relevance": [1, 0, 1, 0]}))
+    r = engine.engine.load("f32_run", pa.table({"query_id": ["q1", "q1", "q2", "q2"], "item_id": ["a", "b", "c", "d"],
+                                                "score": [0.1000000001, 0.1, 2.0, 1.0]}))
+    sql = rm.to_sql(["RR"], dialect=engine.engine.dialect, run=r, judgments=j, per_query=True,
+                    convention="pytrec_eval")
+    check_rows(engine.engine.rows(sql), want, f"{engine.engine.dialect} float32")
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "bigquery", "snowflake"])
+def test_float32_scores_are_refused_without_a_32_bit_float(dialect):
+    with pytest.raises(rm.UsageError, match=f"the {dialect} dialect has no 32-bit float type"):
+        rm.to_sql(["RR"], dialect=dialect, run="r", judgments="j", convention="pytrec_eval")
+    p = cli("sql", "-m", "RR", "--dialect", dialect, "--run", "r", "--judgments", "j", "--scores", "float32",
+            check=False)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "no 32-bit float type" in p.stderr
+    assert "CAST(CAST(r.score AS REAL) AS FLOAT)" in rm.to_sql(["RR"], dialect="tsql", run="r", judgments="j",
+                                                               convention="pytrec_eval")
