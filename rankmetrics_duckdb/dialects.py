@@ -41,6 +41,7 @@ MARKER = "rm_marker"          # meta key set by sqlsource.expand on the expansio
 BYTEWISE = "rm_bytewise"      # the marker macros of sql/00_common.sql
 FAIL = "rm_fail"
 PARTITION = "rm_partition"    # meta key set by sqlgen on a subquery to partition by that column (partition_hint)
+FLOAT32 = "rm_float32"        # meta key set by sqlgen on the type of scores='float32' rounding cast (Dialect.float32)
 OUTPUT_COLUMNS = ("measure", "query_id", "value")
 DEFAULT = "duckdb"
 
@@ -561,13 +562,13 @@ def _collated_ids(tree: exp.Expression, d: Dialect) -> exp.Expression:
 
 
 def _float32_type(tree: exp.Expression, d: Dialect) -> exp.Expression:
-    """Casts to FLOAT (scores='float32': sqlgen.run_items) as the dialect's 32-bit float type (T-SQL's FLOAT is
-    64-bit, its REAL 32)."""
+    """The type of scores='float32' rounding cast (sqlgen.run_items marks it FLOAT32) as the dialect's 32-bit float
+    type (T-SQL's FLOAT is 64-bit, its REAL 32); other FLOAT types (the native objects' parameters) stay."""
     # written as named (sqlglot reads REAL as its FLOAT, which T-SQL writes FLOAT)
     to = exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=d.float32)
 
     def swap(node):
-        if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.FLOAT:
+        if isinstance(node, exp.DataType) and meta_value(node, FLOAT32):
             return to.copy()
         return node
     return tree.transform(swap, copy=False)

@@ -29,7 +29,7 @@ from sqlglot import exp
 from . import sqlsource
 from .checks import PRESORTED_FAULT
 from .determinism import in_order
-from .dialects import PARTITION
+from .dialects import FLOAT32, PARTITION
 from .errors import UsageError
 from .measures import (GAIN_GRADE_RULES, GRADE_LIMIT, GradeRule, Measure, cutoff_depth, deepest, grade_rules,
                        listed_aggregates, mean_sql, needs_side_tables, read_depths)
@@ -381,7 +381,9 @@ def run_items(src: Source, conv: dict | None = None, by: tuple = (), checked: bo
     if src.has_score and not src.lists:
         score = _cast(src.column("r", "score"), "DOUBLE")
         if conv and conv.get("scores") == "float32":
-            score = _cast(_cast(src.column("r", "score"), "FLOAT"), "DOUBLE")
+            rounded = _cast(src.column("r", "score"), "FLOAT")
+            rounded.to.meta[FLOAT32] = True  # the dialect's 32-bit type (Dialect.float32)
+            score = _cast(rounded, "DOUBLE")
     else:
         score = exp.Neg(this=_cast(rank, "DOUBLE"))
     rank_in = _cast(rank, "DOUBLE") if src.has_rank or src.lists else _cast(exp.Null(), "DOUBLE")
