@@ -126,7 +126,8 @@ class Evaluation:
                     self.run = self._top(self.run, cut)
                 self._check_overlap()
             self._check_gain_grades()
-            _check_float32_scores(self.con, self.run, self.conv)
+            if self.path == "careful":  # the one statement failed on such a score (its cast) and left it here
+                _check_float32_scores(self.con, self.run, self.conv)
         except BaseException:
             self.close()
             if private:  # nobody else holds it: close it, so that nothing more spills into the folder removed
@@ -353,7 +354,7 @@ class Prepared:
 
     def __init__(self, judgments, run, *, convention="trec_eval", memory_limit=None, threads=None,
                  nan_scores="error", **overrides):
-        shaped = [k for k in overrides if k in _EVALUATE_ONLY]
+        shaped = _evaluate_only(overrides)
         if shaped:
             raise UsageError(f"prepare() takes plain inputs under our column names: no {', '.join(shaped)} (those "
                              f"are evaluate()'s: evaluate(judgments, run, metrics, {shaped[0]}=...))")
@@ -440,9 +441,15 @@ class Prepared:
         self.close()
 
 
-# evaluate()'s arguments that prepare() does not take (Prepared: plain inputs only)
-_EVALUATE_ONLY = ("by", "columns", "interactions", "items", "reference", "max_retrieved", "interactions_columns",
-                  "items_columns", "con", "progress", "per_query")
+def _evaluate_only(keys) -> list:
+    """The keys that are arguments of evaluate() (or Evaluation) and not of prepare(): Prepared takes plain inputs
+    only, and its other keyword arguments are conventions. Read from the signatures, so that they stay true."""
+    import inspect
+    unknown = [k for k in keys if k not in conventions.PARAMETERS]
+    if not unknown:
+        return []
+    theirs = {p for f in (evaluate, Evaluation.__init__) for p in inspect.signature(f).parameters}
+    return [k for k in unknown if k in theirs - set(inspect.signature(Prepared.__init__).parameters)]
 
 
 def prepare(judgments, run, *, convention="trec_eval", memory_limit=None, threads=None, nan_scores="error",

@@ -546,18 +546,22 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
 RUN_ITEMS = ("run_items", "reference_items")
 
 
+def _item_columns(tree: exp.Expression, ctes: tuple, names: tuple):
+    """The columns names (aliased projections) of the CTEs ctes, where sqlgen.run_items and judgment_items make
+    the standard columns: the one place the rewrites below find them."""
+    for cte in tree.find_all(exp.CTE):
+        if cte.alias in ctes and isinstance(cte.this, exp.Select):
+            yield from (c for c in cte.this.expressions if isinstance(c, exp.Alias) and c.alias in names)
+
+
 def _collated_ids(tree: exp.Expression, d: Dialect) -> exp.Expression:
     """The query and item ids where run_items (and reference_items) and judgment_items make them (their columns
     query_id and item_id) written COLLATE the dialect's byte-wise collation: a derived column keeps it, so the
     windows partitioned by query, the groupings by (query, item), the checks and the joins after them compare
     ids byte-wise; with only the sorts collated, a case-insensitive default merged queries q and Q into one."""
     collation = exp.Var(this=d.bytewise)
-    for cte in tree.find_all(exp.CTE):
-        if cte.alias not in RUN_ITEMS + ("judgment_items",) or not isinstance(cte.this, exp.Select):
-            continue
-        for column in cte.this.expressions:
-            if isinstance(column, exp.Alias) and column.alias in ("query_id", "item_id"):
-                column.set("this", exp.Collate(this=column.this, expression=collation.copy()))
+    for column in list(_item_columns(tree, RUN_ITEMS + ("judgment_items",), ("query_id", "item_id"))):
+        column.set("this", exp.Collate(this=column.this, expression=collation.copy()))
     return tree
 
 
@@ -587,19 +591,15 @@ def _unsigned_zero(tree: exp.Expression) -> exp.Expression:
     """The run's score and rank (sqlgen.run_items: the CTE run_items, its columns score and rank_in) as CASE WHEN
     x = 0 THEN 0 ELSE x END: an engine whose sort is a total order puts -0.0 below 0.0, where every other engine,
     trec_eval and the other routes tie them (= holds them equal, so the CASE folds the two into one)."""
-    for cte in tree.find_all(exp.CTE):
-        if cte.alias not in RUN_ITEMS or not isinstance(cte.this, exp.Select):
+    for column in list(_item_columns(tree, RUN_ITEMS, ("score", "rank_in"))):
+        value = column.this
+        if isinstance(value, exp.Cast) and isinstance(value.this, exp.Null):
             continue
-        for column in cte.this.expressions:
-            if isinstance(column, exp.Alias) and column.alias in ("score", "rank_in"):
-                value = column.this
-                if isinstance(value, exp.Cast) and isinstance(value.this, exp.Null):
-                    continue
-                zero = exp.Literal.number(0)
-                column.set("this", exp.Case(
-                    ifs=[exp.If(this=exp.EQ(this=value.copy(), expression=zero),
-                                true=exp.Cast(this=zero.copy(), to=exp.DataType.build("DOUBLE")))],
-                    default=value))
+        zero = exp.Literal.number(0)
+        column.set("this", exp.Case(
+            ifs=[exp.If(this=exp.EQ(this=value.copy(), expression=zero),
+                        true=exp.Cast(this=zero.copy(), to=exp.DataType.build("DOUBLE")))],
+            default=value))
     return tree
 
 

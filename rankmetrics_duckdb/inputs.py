@@ -228,7 +228,7 @@ class Reader:
         self.con = con
         self.private = private
         self.nan_scores = nan_scores
-        # whether the rank field of a TREC text run is read: only when the ranking follows it (trec_rank(conv));
+        # whether the rank field of a TREC text run is read: only when the ranking follows it (conventions.reads_rank);
         # trec_eval, pytrec_eval and ranx ignore the field, whatever it holds
         self.trec_rank = trec_rank
         self._registered: list[str] = []
