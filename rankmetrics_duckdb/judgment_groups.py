@@ -78,7 +78,12 @@ def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", 
         con.close()
     if repeated.num_rows == 0:
         raise no_common_query(loaded.label, judgments)
+    # with -c (queries 'judged' or 'all'), a judged query the run lacks counts, its groups' values 0 (trec_eval -c;
+    # no retrieved item: AP, P and R-precision are 0); the groups are `by` groups of the run, so the evaluation
+    # below fills such a query only under a group some query of the run has
+    judged = set(qrels.column("query_id").to_pylist()) if conv["queries"] in ("judged", "all") else set()
     rows: list[tuple] = []
+    values: dict[tuple, list[tuple]] = {}
     if wanted:
         ev = Evaluation(qrels, repeated, [m.requested for _, m in wanted], convention=convention, by=[GROUP],
                         nan_scores=nan_scores, **overrides)
@@ -87,16 +92,16 @@ def evaluate(judgments: str, run, names=None, *, convention: str = "trec_eval", 
         finally:
             ev.close()
         label = {m.requested: lab for lab, m in wanted}
-        values: dict[tuple, list[tuple]] = {}
         for measure, group, query, value in by_group:
             if query is not None:
                 values.setdefault((label[measure], query), []).append((str(group), value))
         for lab, _ in wanted:  # added as trec_eval adds them, to its last bit (m_*_avgjg.c, te_acc_meas_s)
             per_query = {q: _avg_over_groups(v) for (m, q), v in values.items() if m == lab}
+            per_query.update({q: 0.0 for q in judged if q not in per_query})
             rows += [(lab, q, per_query[q]) for q in sorted(per_query)]
             total = measures.added_in_order(per_query[q] for q in sorted(per_query))  # te_calc_avg_meas_s
             rows.append((lab, None, total / len(per_query) if per_query else 0.0))
     if measures.wants_num_q(names):  # the queries evaluated: in the run and the judgments (with -c, every judged one)
-        evaluated = {q for (_, q) in values} if wanted else set(repeated.column("query_id").to_pylist())
+        evaluated = {q for (_, q) in values} | set(repeated.column("query_id").to_pylist()) | judged
         rows.append((measures.NUM_Q, None, float(len(evaluated))))
     return rows

@@ -316,6 +316,23 @@ def test_judgment_groups_with_max_retrieved(tmp_path):
     assert _lines(out) == [("map_avgjg", "all", "%.4f" % (((1 + 2 / 3) / 2 + 1 / 3) / 2))]
 
 
+def test_judgment_groups_complete_counts_a_judged_query_whose_groups_the_run_lacks(tmp_path):
+    # -R qrels_jg -c: every judged query is evaluated, one the run lacks at 0 (trec_eval -c), even when its groups'
+    # names occur in no query of the run (they are `by` groups of the run): q1's group g1 judges d1 relevant, the
+    # run retrieves d1 first: AP 1; q2 (group g2) is not in the run: 0. map_avgjg (1 + 0) / 2 = 0.5, num_q 2 (the
+    # trec_eval 10 binary prints these lines). Without -c: q1 alone, 1.0, num_q 1.
+    q = tmp_path / "qrels"
+    q.write_text("q1 g1 d1 1\nq2 g2 d1 1\n")
+    r = tmp_path / "run"
+    r.write_text("q1 Q0 d1 1 1 t\n")
+    out = cli("eval", "-R", "qrels_jg", "-c", "-q", "-m", "map_avgjg", "-m", "num_q", str(q), str(r)).stdout
+    assert _lines(out) == [("map_avgjg", "q1", "1.0000"), ("map_avgjg", "q2", "0.0000"), ("num_q", "all", "2"),
+                           ("map_avgjg", "all", "0.5000")]
+    assert _lines(cli("eval", "-R", "qrels_jg", "-c", "-m", "num_q", str(q), str(r)).stdout) == [("num_q", "all", "2")]
+    out = cli("eval", "-R", "qrels_jg", "-m", "map_avgjg", "-m", "num_q", str(q), str(r)).stdout
+    assert _lines(out) == [("num_q", "all", "1"), ("map_avgjg", "all", "1.0000")]
+
+
 @pytest.mark.parametrize("sep", [" ", "\t"])
 @pytest.mark.parametrize("gz", [False, True])
 def test_the_rank_field_is_not_read_as_trec_eval_does_not_read_it(tmp_path, sep, gz):
