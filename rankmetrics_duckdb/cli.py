@@ -7,6 +7,7 @@ import sys
 import warnings
 
 from . import dialects, measures, paths, render, textfiles
+from ._version import __version__
 from .errors import RankMetricsError, UsageError
 
 
@@ -71,6 +72,7 @@ def _dialects_help(native: bool) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="rankmetrics", description="Ranking metrics as SQL, inside DuckDB.")
+    p.add_argument("--version", action="version", version=f"rankmetrics {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     e = sub.add_parser("eval", help="evaluate a run against judgments",
                        description="Evaluate RUN against JUDGMENTS (TREC qrels/run, CSV/TSV with a header, Parquet, "
@@ -94,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("-Z", "--zscores", metavar="FILE",
                    help="print z-scores: each value's deviation from the mean of its query and measure in FILE "
                         "(lines 'qid measure mean stddev'), in standard deviations (trec_eval -Z)")
+    e.add_argument("-T", "--results-format", choices=("trec_results",), default="trec_results",
+                   help="the run's format (trec_eval -T; trec_results, its only one, and ours: read by extension)")
+    e.add_argument("-D", "--debug-level", metavar="LEVEL",
+                   help="trec_eval's debug output: not supported (refused, rather than read as a file)")
+    e.add_argument("-v", "--version", action="version", version=f"rankmetrics {__version__}")
     e.add_argument("--format", choices=render.ROW_FORMATS, default="trec", help="output format (default: trec)")
     e.add_argument("-o", "--output", metavar="FILE", help="write to FILE (by extension: .json, .csv, .parquet, "
                                                           "else the --format), atomically")
@@ -253,6 +260,9 @@ def _add_workflow(sub) -> None:
 
 def cmd_eval(args) -> int:
     from .api import Evaluation
+    if args.debug_level is not None and args.debug_level.strip() != "0":  # -D 0: trec_eval's default, no output
+        raise UsageError(f"-D {args.debug_level}: trec_eval's debug output (and its -D 0.QID, one query) is not "
+                         f"supported")
     if args.rel_format != "qrels":
         return _eval_judgment_groups(args)
     from . import diversity

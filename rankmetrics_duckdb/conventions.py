@@ -116,6 +116,10 @@ def resolve(convention: str = "trec_eval", **overrides) -> dict:
         if key not in PARAMETERS:
             raise UsageError(f"unknown convention parameter '{key}'; known: {', '.join(PARAMETERS)}")
         values[key] = check(key, value)
+    if values.get("grades") == "truncate" and values.get("rel") is not None and values["rel"] != int(values["rel"]):
+        raise UsageError(f"relevance level {values['rel']} is not a whole number: trec_eval reads -l as one (atol: "
+                         f"{int(values['rel'])}) and its grades are whole numbers (grades 'truncate'); give a whole "
+                         f"number, or grades 'as_given' for fractional grades")
     return values
 
 

@@ -669,7 +669,7 @@ def _trec_cutoffs(text: str, requested: str) -> list[int]:
 GRADE_LIMIT = 1023  # 2^1023 is the largest power of two a double holds: 2^g - 1 of a higher grade is infinite
 
 
-_GAIN_PAIR = re.compile(r"\s*(?P<level>\d+)\s*[=:]\s*(?P<gain>[-+]?(?:\d+\.?\d*|\.\d+))\s*")
+_GAIN_PAIR = re.compile(r"\s*(?P<level>[-+]?\d+)\s*[=:]\s*(?P<gain>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*")
 
 
 def gain_map(raw: str, requested: str) -> str:
@@ -687,9 +687,14 @@ def gain_map(raw: str, requested: str) -> str:
             raise UsageError(f"metric '{requested}': gains must be level=gain pairs such as 1=3,2=9 (or "
                              f"{{1: 3, 2: 9}}), not '{item.strip()}'")
         level = int(m.group("level"))
+        if level < 0:  # trec_eval's -1 and -2 mark retrieved items not judged (or judged -1): not grades
+            raise UsageError(f"metric '{requested}': gain levels are grades >= 0, not {level} ('{item.strip()}')")
         if level in pairs:
             raise UsageError(f"metric '{requested}': the gain of level {level} is given twice")
         gain = float(m.group("gain"))
+        if not math.isfinite(gain):
+            raise UsageError(f"metric '{requested}': the gain of level {level} must be a finite number, not "
+                             f"{m.group('gain')}")
         pairs[level] = repr(int(gain)) if gain == int(gain) else repr(gain)
     return ",".join(f"{level}={gain}" for level, gain in pairs.items())
 
@@ -799,8 +804,8 @@ def _parse_rbp(name: str, requested: str) -> list[Measure] | None:
     (ir_measures) 0.8 and rbp (trec_eval) 0.9. @k is a cutoff only where it cannot be read as ranx's p: a
     lower-case rbp@10 or rbp_10 is refused (ranx reads rbp@10 as p 0.10; trec_eval's rbp has no cutoff).
     trec_eval's rbp_resid is another measure."""
-    if name.lower() == "rbp_resid":
-        return None
+    if name.lower() == "rbp_resid" or (name.startswith("rbp_resid") and not _RBP_RESID_TREC.fullmatch(name)):
+        return None  # rbp_resid, or its parameters unread (parse's message)
     m = _RBP_RESID_TREC.fullmatch(name)
     if m:  # trec_eval's rbp_resid with its p (m_rbp_resid.c), printed rbp_resid_p=0.5 as given
         metric = METRICS["RBPResid"]
@@ -837,10 +842,24 @@ _FRACTION_FAMILIES = {
 }
 _FRACTION_TREC = re.compile(r"(?P<fam>iprec_at_recall|Rprec_mult)(?:(?:_|\.(?=[\d.]))(?P<values>[\d.,]+))?")
 _IPREC_IRM = re.compile(r"IPrec@(?P<level>[\d.]+)", re.I)                             # ir_measures: IPrec@0.1
-_TREC_GAINS = re.compile(r"(?P<fam>ndcg|dcg|ideal_dcg)[._](?P<gains>\d+=[-+\d.]+(?:,\d+=[-+\d.]+)*)")  # ndcg.1=3,2=9
+_TREC_GAINS = re.compile(r"(?P<fam>ndcg|dcg|ideal_dcg)[._](?P<gains>[^=]*=.*)")  # ndcg.1=3,2=9 (gain_map reads it)
 _ELEVEN_PT = re.compile(r"11pt_avg[._](?P<levels>[\d.]*\d[\d.]*(?:,[\d.]*\d[\d.]*)*)")  # 11pt_avg..25,.5,.75
 _SET_F = re.compile(r"set_F[._](?P<beta>[\d.]+)")                                     # set_F.0.5: beta 0.5
 _UTILITY = re.compile(r"utility(?:[._](?P<coefficients>[-\d.,]+))?")                  # utility.2,-1,0,0
+
+
+# how trec_eval's families take parameters, for the message when they cannot be read (-m P.a)
+_TREC_PARAMETER_FORMS = {
+    **{fam: f"it takes positive whole cutoffs, e.g. {fam}.5,10" for fam in
+       ("P", "recall", "ndcg_cut", "map_cut", "success", "unj", "relative_P", "P_avgjg")},
+    **{fam: f"it takes a gain map of level=gain pairs, levels >= 0, e.g. {fam}.1=3,2=9" for fam in
+       ("ndcg", "dcg", "ideal_dcg")},
+    **{fam: f"it takes decimal values, e.g. {fam}.0.2,0.5" for fam in
+       ("iprec_at_recall", "Rprec_mult", "11pt_avg", "Rprec_mult_avgjg")},
+    "set_F": "it takes one beta > 0, e.g. set_F.0.5", "relstring": "it takes one length, e.g. relstring.20",
+    "utility": "it takes four coefficients, e.g. utility.1,-1,0,0",
+    **{fam: f"it takes its persistence as p=value, e.g. {fam}.p=0.8" for fam in ("rbp", "rbp_resid")},
+}
 
 
 def _parse_trec_special(name: str, requested: str) -> list[Measure] | None:
@@ -863,6 +882,8 @@ def _parse_trec_special(name: str, requested: str) -> list[Measure] | None:
             values = [_param_value(metric, param, v, requested) for v in m.group("values").split(",") if v]
             if not values:
                 raise UsageError(f"metric '{requested}': give {param} values, e.g. {m.group('fam')}_0.20")
+            if len({float(v) for v in values}) != len(values):  # meas_init.c's get_double_cutoffs refuses them too
+                raise UsageError(f"metric '{requested}': a value of {param} is given twice")
         return [Measure(f"{m.group('fam')}_{v:.2f}", metric, None, ((param, float(v)),)) for v in values]
     m = _SET_F.fullmatch(name)
     if m:  # trec_eval's set_F with its parameter (m_set_F.c), printed set_F_0.5 as given
@@ -899,6 +920,9 @@ def _parse_trec_special(name: str, requested: str) -> list[Measure] | None:
         levels = [_param_value(metric, "at_recall", v, requested) for v in m.group("levels").split(",")]
         if len(set(levels)) != len(levels):
             raise UsageError(f"metric '{requested}': a recall level is given twice")
+        if levels != sorted(levels):  # m_11pt_avg.c walks them in the order given, as if ascending
+            raise UsageError(f"metric '{requested}': give the recall levels in ascending order (trec_eval reads "
+                             f"them as if they were and computes another value)")
         return [Measure(f"11pt_avg_{m.group('levels')}", metric, None, (),
                         tuple((("at_recall", float(v)),) for v in levels))]
     if name.startswith("11pt_avg"):
@@ -936,12 +960,19 @@ def parse(requested: str) -> list[Measure]:
             ks = ([_cutoff(k, requested) for k in m.group("ks").split(",") if k] if m.group("ks")
                   else _trec_cutoffs(m.group("dotted"), requested))
             if metric.cutoff == "none" or fam in _TREC_NO_CUT:
-                raise UsageError(f"metric '{requested}': {fam} takes no cutoff")
+                raise UsageError(f"metric '{requested}': " + ("set_F takes one parameter, beta > 0 (set_F.0.5)"
+                                                              if fam == "set_f" else f"{fam} takes no cutoff"))
             # printed in trec_eval's spelling, one value or several: -m P.5 prints P_5, ndcg_cut.23.4 ndcg_cut_23
             return [Measure(f"{m.group('fam')}_{k}", metric, k, tuple(fixed.items())) for k in ks]
         if fam in _TREC_CUT_ONLY:
             return [Measure(f"{m.group('fam')}_{k}", metric, k, tuple(fixed.items())) for k in TREC_CUTOFFS[fam]]
         return [Measure(requested, metric, None, tuple(fixed.items()))]
+    m = re.fullmatch(r"(?P<fam>[A-Za-z0-9_]+?)\.(?P<rest>.*)", name)
+    if m and m.group("fam") in TREC_ORDER:  # trec_eval's family.parameters, parameters we cannot read
+        if m.group("fam").lower() in _TREC_PARAMLESS:  # trec_eval ignores them (meas_init.c), as for map.1
+            return parse(m.group("fam"))
+        raise UsageError(f"metric '{requested}': cannot read '{m.group('rest')}' as the parameters of trec_eval's "
+                         f"{m.group('fam')}; " + _TREC_PARAMETER_FORMS.get(m.group("fam"), "it takes none"))
     m = _IRM.match(name)
     if not m:
         raise UsageError(f"cannot read metric name '{requested}'; write e.g. nDCG@10, AP(rel=2)@100 or ndcg_cut_10"

@@ -36,7 +36,32 @@ def test_trec_families_expand_to_default_cutoffs():
     ("nDCG(gain=cubic)@10", "unknown value 'cubic'"), ("AP(foo=1)", "unknown parameter 'foo'"),
     ("Rprec@10", "takes no cutoff"), ("RBP(p=1.5)", "between 0 and 1"), ("", "empty"),
     ("G.1=0", "a gain map is taken by ndcg, dcg and ideal_dcg"), ("Rndcg.2=5", "Rndcg uses the grades as gains"),
+    # trec_eval's parameters we cannot read: the message names the parameters and the family's form (trec_eval
+    # reads some of these through atol/atof, or marks unjudged items with levels -1 and -2)
+    ("P.a", "cannot read 'a' as the parameters of trec_eval's P; it takes positive whole cutoffs"),
+    ("P.5,x", "cannot read '5,x'"), ("success.x", "trec_eval's success"),
+    ("ndcg.-1=5,1=2", "gain levels are grades >= 0, not -1"), ("ndcg.a=3", "not 'a=3'"), ("ndcg.1=3,a=2", "not 'a=2'"),
+    ("ndcg.1=", "not '1='"), ("ndcg.=3", "not '=3'"), ("ndcg.1=1e999", "must be a finite number"),
+    ("set_F.-1", "one beta > 0"), ("set_F.1,2", "set_F takes one parameter, beta"),
+    ("iprec_at_recall.-0.1", "trec_eval's iprec_at_recall; it takes decimal values"),
+    ("relstring.2.5", "it takes one length"), ("runid.5", "trec_eval's runid; it takes none"),
+    ("rbp.x", "rbp.p=0.8"), ("rbp_resid.x", "rbp_resid.p=0.8"),
+    # meas_init.c's get_double_cutoffs: "duplicate cutoffs detected"
+    ("iprec_at_recall.0.33,0.33", "a value of at_recall is given twice"), ("Rprec_mult.0.5,0.5", "given twice"),
+    # m_11pt_avg.c walks its levels as if ascending: 11pt_avg.1,0 is not 11pt_avg.0,1 there
+    ("11pt_avg.1,0", "ascending order"),
 ])
 def test_bad_names(name, words):
     with pytest.raises(UsageError, match=words):
         parse_metric(name)
+
+
+def test_trec_eval_parameter_forms_read_as_trec_eval_reads_them():
+    # gain_init.c reads a gain with atof (1e1 is 10) and a level with a sign; meas_init.c ignores the parameters
+    # of a measure that takes none (map.x is map)
+    [m] = parse_metric("ndcg.1=1e1")
+    assert dict(m.params)["gains"] == "1=10" and m.requested == "ndcg_1=1e1"
+    [m] = parse_metric("ndcg.+1=3")
+    assert dict(m.params)["gains"] == "1=3"
+    [m] = parse_metric("map.x")
+    assert m.requested == "map" and m.metric.name == "AP"

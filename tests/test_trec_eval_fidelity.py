@@ -5,6 +5,7 @@ trec_eval prints 4 decimals: a value whose exact decimal lies on a rounding boun
 trec_eval's own double arithmetic decides; each expected value below is that arithmetic written out in Python,
 term by term in trec_eval's order. And -J keeps a query of the run whose retrieved items are all unjudged."""
 import json
+import math
 
 import pytest
 
@@ -364,3 +365,32 @@ def test_the_rank_field_is_not_read_as_trec_eval_does_not_read_it(tmp_path, sep,
     assert p.returncode == 1 and p.stdout == ""
     assert p.stderr.strip().splitlines() == [f"rankmetrics: error: {run}, line 1: rank 'x' is not a number "
                                              f"(query q1, item d1)"]
+
+
+def test_trec_eval_options_read_or_refused_by_name(tmp_path):
+    # q1 retrieves d1 (grade 1) then d2 (grade 2). -T trec_results (trec_eval's only run format) and -D 0 (its
+    # default debug level) change nothing: P_1 = 1/1. Other -D levels print trec_eval's debug lines: refused by
+    # name (argparse used to blame the run's path). -l 1.5: trec_eval reads 1 (atol), we refuse a level that is not
+    # whole under its whole grades. ndcg.1=1e1 (atof: gain 10 for grade 1; grade 2 keeps gain 2): DCG
+    # 10 + 2 / log2(3), the ideal the same (10 first): 1.0, where gains 1 and 2 would give (1 + 2 / log2(3)) /
+    # (2 + 1 / log2(3)) = 0.8597. ndcg.+1=3 (a signed level): 3 + 2 / log2(3) both: 1.0 (the trec_eval 10 binary
+    # prints these lines).
+    q = tmp_path / "qrels"
+    q.write_text("q1 0 d1 1\nq1 0 d2 2\n")
+    r = tmp_path / "run"
+    r.write_text("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 1 t\n")
+    for extra in (["-T", "trec_results"], ["-D", "0"]):
+        assert _lines(cli("eval", *extra, "-m", "P.1", str(q), str(r)).stdout) == [("P_1", "all", "1.0000")]
+    p = cli("eval", "-D", "1", "-m", "P.1", str(q), str(r), check=False)
+    assert p.returncode == 2 and p.stderr.strip() == ("rankmetrics: error: -D 1: trec_eval's debug output (and its -D "
+                                                      "0.QID, one query) is not supported")
+    p = cli("eval", "-l", "1.5", "-m", "P.1", str(q), str(r), check=False)
+    assert p.returncode == 2 and "relevance level 1.5 is not a whole number" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    dcg = 10 + 2 / math.log2(3)
+    assert _lines(cli("eval", "-m", "ndcg.1=1e1", str(q), str(r)).stdout) == [("ndcg_1=1e1", "all",
+                                                                               "%.4f" % (dcg / dcg))]
+    assert (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3)) < 0.86
+    assert _lines(cli("eval", "-m", "ndcg.+1=3", str(q), str(r)).stdout) == [("ndcg_+1=3", "all", "1.0000")]
+    assert cli("--version").stdout.startswith("rankmetrics ")
+    assert cli("eval", "-v").stdout == cli("--version").stdout
