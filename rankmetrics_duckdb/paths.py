@@ -50,19 +50,33 @@ def check_output(path: str, inputs) -> None:
 
 
 def write_atomic(path: str, write) -> None:
-    """Call write(tmp) on a temporary file in path's folder, then rename it to path: an interrupted run leaves no
-    half-written file. The file gets the usual permissions (0666 less the umask; mkstemp's are 0600)."""
+    """Call write(tmp) on a temporary file in the output's folder, then rename it to the output: an interrupted
+    run leaves no half-written file. The file gets the usual permissions (0666 less the umask; mkstemp's are
+    0600). A symbolic link is written through (its target is the output, the link stays), and an output that is
+    not a regular file (/dev/null, /dev/stdout's terminal, a FIFO) is written into, never replaced: the bytes go
+    through the temporary file, then are copied into it."""
+    import shutil
+    import stat
     import tempfile
     check_output(path, ())
-    folder = os.path.dirname(os.path.abspath(path))
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    if target != path:
+        check_output(target, ())
+    special = os.path.exists(target) and not stat.S_ISREG(os.stat(target).st_mode)
+    folder = tempfile.gettempdir() if special else os.path.dirname(os.path.abspath(target))
     fd, tmp = tempfile.mkstemp(prefix=".rankmetrics-", suffix=os.path.splitext(path)[1], dir=folder)
     os.close(fd)
     try:
         write(tmp)
+        if special:
+            with open(tmp, "rb") as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            os.unlink(tmp)
+            return
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -43,6 +43,33 @@ def test_output_file_written_atomically(tmp_path):
     assert target.stat().st_mode & 0o777 == 0o666 & ~mask  # a results file, not a private temporary one
 
 
+def test_output_through_links_and_into_fifos_never_replaces_them(tmp_path):
+    # -o names where the output goes, not a file to replace: a symbolic link is written through (its target gets
+    # the rows, the link stays), a dangling one creates its target, and a FIFO (as a device such as /dev/null) is
+    # written into, never renamed over. trec_eval's out.test: map 0.1785.
+    import stat
+    import threading
+    real = tmp_path / "real.txt"
+    real.write_text("old\n")
+    (tmp_path / "link.txt").symlink_to("real.txt")
+    cli("eval", Q, R, "-m", "map", "-o", str(tmp_path / "link.txt"))
+    assert (tmp_path / "link.txt").is_symlink() and real.read_text().split() == ["map", "all", "0.1785"]
+    (tmp_path / "dangling.json").symlink_to("made.json")
+    cli("eval", Q, R, "-m", "map", "-o", str(tmp_path / "dangling.json"))
+    assert (tmp_path / "dangling.json").is_symlink()
+    assert abs(json.loads((tmp_path / "made.json").read_text())[0]["value"] - 0.1785) < 5e-5
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    cli("eval", Q, R, "-m", "map", "-o", str(fifo))
+    reader.join(timeout=60)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and got[0].split() == ["map", "all", "0.1785"]
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["dangling.json", "link.txt", "made.json", "pipe",
+                                                          "real.txt"]
+
+
 def test_no_common_query_is_an_error(tmp_path):
     other = tmp_path / "other.qrels"
     other.write_text("999 0 doc 1\n")
