@@ -690,7 +690,7 @@ class Reader:
 
         def not_finite(n, c):
             # an aggregate's FILTER, not a WHERE: DuckDB 2.0 prunes a Parquet row group by its statistics, which
-            # leave NaN out, so `WHERE isnan(score)` found no row of a file whose count above had found one
+            # leave NaN out (checks.non_finite_test tests with isfinite, which they do not fold, for the same reason)
             bad = q(f"SELECT first([t.query_id, t.item_id, CAST(t.{c} AS VARCHAR)]) FILTER (WHERE "
                     f"{non_finite_test(c, loaded.has_score)}) FROM {src} AS t").fetchone()[0]
             hint = " (or rank such items last: nan_scores='last', --nan-scores last)" if c == "score" else ""

@@ -390,3 +390,32 @@ def test_output_is_atomic(tmp_path, monkeypatch, capsys):
     assert cli_mod.main(["eval", Q, R, "-m", "map", "-o", str(tmp_path / "new.json")]) == 130
     assert capsys.readouterr().err == "rankmetrics: interrupted\n"
     assert sorted(f.name for f in tmp_path.iterdir()) == ["out.csv"]
+
+
+@pytest.mark.parametrize("column", ["relevance", "score"])
+def test_a_nan_among_finite_values_in_a_parquet_file_is_refused(tmp_path, column):
+    # DuckDB 2.0 folds isnan(x) to false from a Parquet column's statistics (minimum -0.0, maximum 1.0: NaN left
+    # out), so a NaN among finite values passed the checks: nDCG printed nan, or a NaN score was ranked first.
+    # Refused as in an Arrow table, on every route (evaluate, the CLI, prepare, the DuckDB macros).
+    nan = float("nan")
+    values = [1.0, nan, 0.0]
+    judged = pa.table({"query_id": ["q1"] * 3, "item_id": ["a", "b", "c"],
+                       "relevance": values if column == "relevance" else [1.0, 1.0, 0.0]})
+    run = pa.table({"query_id": ["q1"] * 3, "item_id": ["a", "b", "c"],
+                    "score": values if column == "score" else [3.0, 2.0, 1.0]})
+    q, r = tmp_path / "q.parquet", tmp_path / "r.parquet"
+    pq.write_table(judged, q)
+    pq.write_table(run, r)
+    message = f"{column} nan for query q1, item b; every {column} must be a finite number"
+    with pytest.raises(rm.InputError, match=message):
+        rm.evaluate(str(q), str(r), ["nDCG", "AP"])
+    with pytest.raises(rm.InputError, match=message):
+        rm.prepare(str(q), str(r)).evaluate(["nDCG", "AP"])
+    p = cli("eval", str(q), str(r), "-m", "ndcg", check=False)
+    assert p.returncode == 1 and message in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    con = duckdb.connect()
+    rm.register(con)
+    con.sql(f"CREATE VIEW run AS SELECT * FROM read_parquet('{r}')")
+    con.sql(f"CREATE VIEW qrels AS SELECT * FROM read_parquet('{q}')")
+    with pytest.raises(duckdb.Error, match="NULL, NaN or infinite"):
+        con.sql("SELECT * FROM ndcg('run', 'qrels')").fetchall()
