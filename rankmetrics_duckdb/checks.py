@@ -41,6 +41,13 @@ class CheckSQL:
     count: str
 
 
+def text_number(text: str) -> str:
+    """The SQL of the number a text (SQL of a VARCHAR) reads as, NULL when it is not one: DuckDB's cast, which also
+    reads digits grouped by '_' (1_000 as 1000, as Python's float does, where trec_eval's atof reads 1): such
+    text is not a number here (textfiles.NUMBER, the Python readers' rule). Spaces around it are the caller's."""
+    return f"CASE WHEN contains({text}, '_') THEN NULL ELSE TRY_CAST({text} AS DOUBLE) END"
+
+
 def non_finite_test(c: str, has_score: bool) -> str:
     """The test of a row t whose number c is NaN, infinite or missing (a missing rank is fine beside a score).
     isfinite, not isnan or a comparison: DuckDB 2.0 folds `isnan(x)` (and `x > 1e308`) to false from a Parquet
@@ -73,8 +80,8 @@ def check_sql(kind: str, rows: str, has_score: bool, has_rank: bool, ids_checked
     numeric = ["relevance"] if kind == JUDGMENTS else [c for c, has in (("score", has_score), ("rank", has_rank))
                                                          if has]
     for c in () if typed else numeric:  # text in a numeric column of a table or frame (files: named on reading)
-        out.append(CheckSQL("not a number", c, f"sum(CASE WHEN t.{c} IS NOT NULL AND TRY_CAST(t.{c} AS DOUBLE) "
-                                               f"IS NULL THEN 1 ELSE 0 END)"))
+        out.append(CheckSQL("not a number", c, f"sum(CASE WHEN t.{c} IS NOT NULL AND "
+                                               f"{text_number(f'CAST(t.{c} AS VARCHAR)')} IS NULL THEN 1 ELSE 0 END)"))
     for c in numeric:
         if c == "score" and nan_last:
             continue  # non-finite scores were made NULL: ranked last

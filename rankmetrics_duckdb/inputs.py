@@ -17,11 +17,11 @@ from typing import Callable
 import duckdb
 
 from . import checks, paths
-from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, overlap_counts, overlap_keys  # noqa: F401
+from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, overlap_counts, overlap_keys, text_number  # noqa: F401
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .shape import ALIASES, SIDE_PARAMS
-from .textfiles import (NUMBER, TREC_SPACE, char_name, compression, csv_shape_fault, first_line_number, header_delimiter, is_special_file, is_stream, is_trec_line, line_of, peek, read_fault, refuse_binary, strict_form, strict_trec_select)
+from .textfiles import (NUMBER, compression, csv_shape_fault, first_line_number, header_delimiter, is_special_file, is_stream, is_trec_line, line_of, odd_spaces, peek, read_fault, refuse_binary, split_fields, strict_form, strict_trec_select)
 
 exp = LazyModule("sqlglot.expressions")  # sqlglot, imported on first use (_lazy.py)
 
@@ -529,12 +529,10 @@ class Reader:
             raise InputError(read_fault(path) or f"{path}: cannot read the file as text: {message}") from None
         if bad:
             number = first_line_number(path, lambda ln: ln == bad[0])
-            n = len([f for f in TREC_SPACE.split(bad[0]) if f])  # split as the query above splits it
+            n = len(split_fields(bad[0]))  # split as the query above splits it
             form = "'qid iter docno relevance'" if kind == JUDGMENTS else "'qid Q0 docno rank score tag'"
-            odd = sorted({c for c in bad[0] if c.isspace() and c not in " \t\n\r\f"})
-            why = "".join(f"; {char_name(c)} does not separate fields (use spaces or tabs)" for c in odd)
             raise InputError(f"{path}, line {number}: {n} columns where a TREC {'qrels' if kind == JUDGMENTS else 'run'}"
-                             f" line has {want} ({form}){why}: {bad[0].strip()[:80]!r}")
+                             f" line has {want} ({form}){odd_spaces(bad[0])}: {bad[0].strip()[:80]!r}")
         if kind == JUDGMENTS:
             select = f"SELECT s.p[1] AS query_id, s.p[3] AS item_id, s.p[4] AS relevance FROM ({split}) AS s"
         else:
@@ -631,15 +629,15 @@ class Reader:
                  f"CAST({quoted(cols['item_id'])} AS VARCHAR) AS item_id"]
         for c in numeric:
             src = quoted(cols[c])
+            number = text_number(f"trim(CAST({src} AS VARCHAR))")
             bad = run_sql(self.con, 
                 f"SELECT CAST({src} AS VARCHAR), {quoted(cols['query_id'])}, {quoted(cols['item_id'])} "
-                f"FROM {quoted(name)} WHERE {src} IS NOT NULL AND TRY_CAST(trim(CAST({src} AS VARCHAR)) AS DOUBLE) "
-                f"IS NULL LIMIT 1").fetchone()
+                f"FROM {quoted(name)} WHERE {src} IS NOT NULL AND {number} IS NULL LIMIT 1").fetchone()
             if bad:
                 what = {"relevance": "relevance", "score": "score", "rank": "rank"}[c]
                 where = self._where(path, bad[0], text)
                 raise InputError(f"{path}{where}: {what} '{bad[0]}' is not a number (query {bad[1]}, item {bad[2]})")
-            exprs.append(f"TRY_CAST(trim(CAST({src} AS VARCHAR)) AS DOUBLE) AS {c}")
+            exprs.append(f"{number} AS {c}")
         final = self._name(kind)
         run_sql(self.con, f"CREATE TEMP TABLE {quoted(final)} AS SELECT {', '.join(exprs)} FROM {quoted(name)}")
         run_sql(self.con, f"DROP TABLE {quoted(name)}")
@@ -759,7 +757,8 @@ def _check_numbers(con, src: str, label: str, columns: list[str]) -> None:
     """Text in a numeric column of a table or frame (files are checked with line numbers when read)."""
     for c in columns:
         bad = run_sql(con, f"SELECT CAST(t.{c} AS VARCHAR), t.query_id, t.item_id FROM {src} AS t "
-                           f"WHERE t.{c} IS NOT NULL AND TRY_CAST(t.{c} AS DOUBLE) IS NULL LIMIT 1").fetchone()
+                           f"WHERE t.{c} IS NOT NULL AND {text_number(f'CAST(t.{c} AS VARCHAR)')} IS NULL "
+                           f"LIMIT 1").fetchone()
         if bad:
             raise InputError(f"{label}: {c} '{bad[0]}' is not a number (query {bad[1]}, item {bad[2]})")
 

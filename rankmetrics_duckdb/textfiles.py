@@ -9,7 +9,7 @@ import math
 import os
 import re
 
-from .checks import JUDGMENTS
+from .checks import JUDGMENTS, text_number
 from .errors import InputError, UsageError
 
 
@@ -128,7 +128,7 @@ def read_fault(path: str) -> str | None:
         return None
 
 
-NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)  # C's decimal strtod: no 1_000
 TREC_SPACE = re.compile(r"[ \t\n\r\f]+")  # what separates TREC fields: \\s of DuckDB's regular expressions
 
 
@@ -139,6 +139,19 @@ def is_trec_line(line: str, kind: str) -> bool:
     if kind == JUDGMENTS:
         return len(f) == 4 and bool(NUMBER.fullmatch(f[3]))
     return len(f) >= 6 and bool(NUMBER.fullmatch(f[3])) and bool(NUMBER.fullmatch(f[4]))
+
+
+def split_fields(line: str) -> list[str]:
+    """A text line's fields, split where trec_eval's readers and ours split them (TREC_SPACE: ASCII white space;
+    a no-break or other Unicode space stays in its field, as in trec_eval, which splits bytes with isspace)."""
+    return [f for f in TREC_SPACE.split(line) if f]
+
+
+def odd_spaces(line: str) -> str:
+    """'; a no-break space (U+00A0) does not separate fields (use spaces or tabs)' for each white space character
+    of line that does not separate fields, '' for none: the end of the message about a line's field count."""
+    odd = sorted({c for c in line if c.isspace() and c not in " \t\n\r\f"})
+    return "".join(f"; {char_name(c)} does not separate fields (use spaces or tabs)" for c in odd)
 
 
 def char_name(c: str) -> str:
@@ -233,11 +246,14 @@ def strict_trec_select(path_sql: str, form: tuple[str, bool], kind: str, rank: b
     (a run's rank only when rank: see trec_rank), plus rm_bad: an unused field (iter, Q0, the rank when not read,
     tag) is empty or, in a gzip file (which strict_form could not search), a text field holds whitespace the
     general reader splits on (the other delimiter, CR, FF) or a NUL byte."""
-    delim, gz = form
+    delim, gz, text_numbers = form
     assert delim in (" ", "\t")
     n = 4 if kind == JUDGMENTS else 6
     numeric = {3: "relevance"} if kind == JUDGMENTS else {3: "rank", 4: "score"} if rank else {4: "score"}
-    types = ", ".join(f"'c{i}': '{'DOUBLE' if i in numeric else 'VARCHAR'}'" for i in range(n))
+    # numbers read as DOUBLE by the CSV reader itself, unless the file may hold a '_' (strict_form): DuckDB reads
+    # 1_000 as 1000, which is not a number here (checks.text_number), so those are read as text and converted
+    number_type = "VARCHAR" if text_numbers else "DOUBLE"
+    types = ", ".join(f"'c{i}': '{number_type if i in numeric else 'VARCHAR'}'" for i in range(n))
     source = (f"read_csv({path_sql}, columns={{{types}}}, delim='{delim}', header=false, quote='', escape='', "
               f"auto_detect=false, strict_mode=true, compression='{'gzip' if gz else 'none'}')")
     bad = [f"c{i} IS NULL" for i in range(n) if i not in numeric and i not in (0, 2)]
@@ -245,36 +261,39 @@ def strict_trec_select(path_sql: str, form: tuple[str, bool], kind: str, rank: b
         text = f"concat({', '.join(f'c{i}' for i in range(n) if i not in numeric)})"
         other = " " if delim == "\t" else "\\t"
         bad += [f"regexp_matches({text}, '[{other}\\r\\f]')", f"contains({text}, chr(0))"]
-    keep = ", ".join(["c0 AS query_id", "c2 AS item_id"] + [f"c{i} AS {c}" for i, c in numeric.items()])
+    keep = ", ".join(["c0 AS query_id", "c2 AS item_id"] + [
+        f"{text_number(f'c{i}') if text_numbers else f'c{i}'} AS {c}" for i, c in numeric.items()])
     # a query id starting with '#' (a comment line): between '#' and '$' byte-wise, cheaper than starts_with
     bad_row = ("t.rm_bad OR t.query_id IS NULL OR t.item_id IS NULL OR (t.query_id >= '#' AND t.query_id < '$') OR "
                + " OR ".join(f"t.{c} IS NULL" for c in numeric.values()))
     return f"SELECT {keep}, ({' OR '.join(bad)}) AS rm_bad FROM {source}", bad_row
 
 
-def strict_form(path: str) -> tuple[str, bool] | None:
-    """(delimiter, gzip) when a TREC text file can be split on one character, ' ' or '\\t', exactly as the
-    general TREC reader splits its lines on runs of whitespace (the regular expression \\s+: space, tab, CR,
-    LF, FF): no other of those characters occurs. An uncompressed file is checked here by single-byte searches
-    of a memory map (a large file costs milliseconds; None for CRLF, mixed separators, a NUL byte, which the
-    careful path refuses); a gzip file cannot be searched without decompressing it, so its delimiter is its
-    first line's and strict_trec_select's rm_bad finds the other characters row by row."""
+def strict_form(path: str) -> tuple[str, bool, bool] | None:
+    """(delimiter, gzip, whether a '_' may occur) when a TREC text file can be split on one character, ' ' or
+    '\\t', exactly as the general TREC reader splits its lines on runs of whitespace (the regular expression
+    \\s+: space, tab, CR, LF, FF): no other of those characters occurs. An uncompressed file is checked here by
+    single-byte searches of a memory map (a large file costs milliseconds; None for CRLF, mixed separators, a NUL
+    byte, which the careful path refuses; a '_' anywhere makes strict_trec_select read the numbers as text); a
+    gzip file cannot be searched without decompressing it, so its delimiter is its first line's, its numbers
+    are read as text, and strict_trec_select's rm_bad finds the other characters row by row."""
     import mmap
     try:
         with open(path, "rb") as fh:
             if fh.read(2) == GZIP_MAGIC:
                 with gzip.open(path, "rb") as gz:
                     first = gz.readline()
-                return ("\t" if b"\t" in first else " "), True
+                return ("\t" if b"\t" in first else " "), True, True
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
                 line_end = m.find(b"\n")
                 delim = b"\t" if m.find(b"\t", 0, line_end if line_end >= 0 else len(m)) >= 0 else b" "
                 others = {b" ": b"\t", b"\t": b" "}[delim]
                 if any(m.find(c) >= 0 for c in (others, b"\r", b"\x0c", b"\x00")):
                     return None
+                underscore = m.find(b"_") >= 0
     except (OSError, ValueError, EOFError, gzip.BadGzipFile):
         return None
-    return delim.decode(), False
+    return delim.decode(), False, underscore
 
 
 def line_of(label: str, tokens) -> str:
@@ -302,21 +321,18 @@ def read_zscores(path: str) -> dict:
     try:
         with open(path, encoding="utf-8") as fh:
             for number, line in enumerate(fh, 1):
-                fields = line.split()
+                fields = split_fields(line)
                 if not fields:
                     continue
                 at = f"{path}, line {number}"
                 if len(fields) != 4:
                     raise InputError(f"{at}: a z-score line has 4 fields (query measure mean stddev), found "
-                                     f"{len(fields)}")
+                                     f"{len(fields)}{odd_spaces(line)}")
                 qid, measure, *numbers = fields
                 values = []
                 for name, text in zip(("mean", "stddev"), numbers):
-                    try:
-                        value = float(text)
-                    except ValueError:
-                        value = math.nan
-                    if not math.isfinite(value):
+                    value = finite(text)
+                    if value is None:
                         raise InputError(f"{at}: the {name} '{text}' is not a finite number")
                     values.append(value)
                 if values[1] < 0:
@@ -346,12 +362,13 @@ def field_lines(path: str, names: tuple, kind: str):
     try:
         with open(path, encoding="utf-8", newline="") as fh:
             for number, line in enumerate(fh, 1):
-                if line.startswith("#") or not line.strip():
+                if line.startswith("#") or not split_fields(line):
                     continue
-                fields = line.split()
+                fields = split_fields(line)
                 if len(fields) != len(names):
                     raise InputError(f"{path}, line {number}: a {kind} line has {len(names)} fields "
-                                     f"({', '.join(names)}), not {len(fields)}: {line.strip()[:80]!r}")
+                                     f"({', '.join(names)}), not {len(fields)}{odd_spaces(line)}: "
+                                     f"{line.strip()[:80]!r}")
                 yield number, fields
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
@@ -360,7 +377,10 @@ def field_lines(path: str, names: tuple, kind: str):
 
 
 def finite(text: str) -> float | None:
-    """The number a field holds, None when it is not a finite number."""
+    """The number a field holds, None when it is not a finite number written as C's strtod reads one whole
+    (NUMBER: not Python's 1_000, which trec_eval's atof reads as 1, nor its Unicode digits or spaces)."""
+    if not NUMBER.fullmatch(text):
+        return None
     try:
         value = float(text)
     except ValueError:

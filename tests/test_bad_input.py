@@ -419,3 +419,74 @@ def test_a_nan_among_finite_values_in_a_parquet_file_is_refused(tmp_path, column
     con.sql(f"CREATE VIEW qrels AS SELECT * FROM read_parquet('{q}')")
     with pytest.raises(duckdb.Error, match="NULL, NaN or infinite"):
         con.sql("SELECT * FROM ndcg('run', 'qrels')").fetchall()
+
+
+@pytest.mark.parametrize("where", ["run", "qrels", "run.gz", "csv", "arrow", "qrels_jg", "zscores"])
+def test_digits_grouped_by_underscores_are_not_a_number(tmp_path, where):
+    # DuckDB's cast and Python's float read 1_000 as 1000; trec_eval's atof reads 1 (and 0_1 as 0): a number so
+    # written is refused as not a number, on the strict TREC reader (a '_' in the file reads the numbers as text),
+    # the general one, CSV, Arrow tables, -R qrels_jg and -Z files. A '_' elsewhere (the run's tag) changes nothing:
+    # AP of a (not relevant) then b (relevant) = 1/2.
+    import gzip
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_text("1 0 a 0\n1 0 b 1\n")
+    r.write_text("1 Q0 a 1 2 run_1\n1 Q0 b 2 1 run_1\n")
+    assert rm.evaluate(str(q), str(r), ["AP"]) == {"AP": 0.5}
+    if where in ("run", "run.gz"):
+        text = "1 Q0 a 1 2 run_1\n1 Q0 b 2 1_000 run_1\n"
+        if where == "run.gz":
+            r = tmp_path / "run.gz"
+            with gzip.open(r, "wt") as fh:
+                fh.write(text)
+        else:
+            r.write_text(text)
+        p = cli("eval", str(q), str(r), "-m", "map", check=False)
+        assert p.returncode == 1 and p.stderr.strip() == (f"rankmetrics: error: {r}, line 2: score '1_000' is not a "
+                                                          f"number (query 1, item b)")
+    elif where == "qrels":
+        q.write_text("1 0 a 0_1\n1 0 b 1\n")
+        with pytest.raises(InputError, match="line 1: relevance '0_1' is not a number"):
+            rm.evaluate(str(q), str(r), ["AP"])
+    elif where == "csv":
+        c = tmp_path / "run.csv"
+        c.write_text("query_id,item_id,score\n1,a,2\n1,b,1_000\n")
+        with pytest.raises(InputError, match="line 3: score '1_000' is not a number"):
+            rm.evaluate(str(q), str(c), ["AP"])
+    elif where == "arrow":
+        run = pa.table({"query_id": ["1", "1"], "item_id": ["a", "b"], "score": ["2", "1_000"]})
+        with pytest.raises(InputError, match="score '1_000' is not a number"):
+            rm.evaluate(str(q), run, ["AP"])
+    elif where == "qrels_jg":
+        jg = tmp_path / "jg"
+        jg.write_text("1 g a 1_0\n")
+        p = cli("eval", "-R", "qrels_jg", str(jg), str(r), check=False)
+        assert p.returncode == 1 and "line 1: relevance '1_0' is not a number" in p.stderr
+    else:
+        z = tmp_path / "z"
+        z.write_text("1 map 0_5 1\n")
+        p = cli("eval", "-Z", str(z), "-m", "map", str(q), str(r), check=False)
+        assert p.returncode == 1 and "line 1: the mean '0_5' is not a finite number" in p.stderr
+
+
+def test_unicode_spaces_do_not_split_the_fields_of_trec_eval_other_formats(tmp_path):
+    # trec_eval splits a qrels_jg, prefs or -Z line on ASCII white space (as our qrels and run readers do): a
+    # no-break space between two fields leaves 3 ("Malformed line"), an em space (U+2003) inside an item id is
+    # part of it. Here the judged item 'a<em space>x' is not retrieved: every measure 0, as the trec_eval 10
+    # binary prints.
+    r = tmp_path / "run"
+    r.write_text("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    merged = tmp_path / "jg_merged"
+    merged.write_text("1 u1\u00a0a 1\n1 u1 b 0\n", encoding="utf-8")
+    p = cli("eval", "-R", "qrels_jg", "-m", "map_avgjg", str(merged), str(r), check=False)
+    assert p.returncode == 1 and p.stderr.strip() == (
+        f"rankmetrics: error: {merged}, line 1: a qrels_jg line has 4 fields (query, judgment group, item, "
+        f"relevance), not 3; a no-break space (U+00A0) does not separate fields (use spaces or tabs): "
+        f"'1 u1\\xa0a 1'")
+    inside = tmp_path / "jg_id"
+    inside.write_text("1 u1 a\u2003x 1\n1 u1 b 0\n", encoding="utf-8")
+    out = cli("eval", "-R", "qrels_jg", "-m", "map_avgjg", "-m", "P_avgjg.5", str(inside), str(r)).stdout
+    assert [ln.split() for ln in out.splitlines()] == [["map_avgjg", "all", "0.0000"], ["P_avgjg_5", "all", "0.0000"]]
+    prefs = tmp_path / "prefs"
+    prefs.write_text("1 g1 s1\u00a0a 2\n1 g1 s1 b 1\n", encoding="utf-8")
+    p = cli("eval", "-R", "prefs", str(prefs), str(r), check=False)
+    assert p.returncode == 1 and "not 4; a no-break space (U+00A0) does not separate fields" in p.stderr

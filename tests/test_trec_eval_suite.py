@@ -327,7 +327,7 @@ def test_measure_parameters_byte_for_byte():
 
 @pytest.mark.parametrize("name,message", [
     ("ndcg.1=3,1=4", "the gain of level 1 is given twice"), ("nDCG(gains={1:x})", "gains must be level=gain pairs"),
-    ("nDCG(gains={-1:2})", "gains must be level=gain pairs"),
+    ("nDCG(gains={-1:2})", "gain levels are grades >= 0, not -1"),
 ])
 def test_bad_gain_maps_say_why(name, message):
     p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-m", name, check=False)
