@@ -423,7 +423,7 @@ class Reader:
         sql = (f"SELECT count(*) FROM (SELECT t.database_name, t.schema_name, t.table_name AS name FROM "
                f"duckdb_tables() AS t UNION ALL SELECT v.database_name, v.schema_name, v.view_name FROM "
                f"duckdb_views() AS v WHERE NOT v.internal) AS o WHERE lower(o.name) = $rm_name AND ({where})")
-        return self.con.execute(sql, params).fetchone()[0] > 0
+        return self.con.execute(sql, params).fetchall()[0][0] > 0  # read to its end (DuckDB 2: see Rows)
 
     def _columns(self, from_sql: str) -> list[str]:
         return [d[0] for d in run_sql(self.con, f"SELECT * FROM {from_sql} LIMIT 0").description]

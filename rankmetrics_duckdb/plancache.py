@@ -154,8 +154,8 @@ def presorted(con, measures, conv: dict, has_score: bool, has_rank: bool, run_sq
     presorted) and fails with checks.PRESORTED_FAULT if the guess was wrong."""
     if by or any(m.metric.tables or m.metric.scope == "catalog" for m in measures) or not presortable(conv):
         return False
-    out = con.execute(presorted_probe(conv, has_score, has_rank, run_sql), params).fetchone()
-    return out is not None and out[0] == 0
+    out = con.execute(presorted_probe(conv, has_score, has_rank, run_sql), params).fetchall()  # to its end
+    return bool(out) and out[0][0] == 0
 
 
 def duckdb_parts(measures, conv: dict, has_score: bool, has_rank: bool, run_sql: str,

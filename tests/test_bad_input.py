@@ -490,3 +490,16 @@ def test_unicode_spaces_do_not_split_the_fields_of_trec_eval_other_formats(tmp_p
     prefs.write_text("1 g1 s1\u00a0a 2\n1 g1 s1 b 1\n", encoding="utf-8")
     p = cli("eval", "-R", "prefs", str(prefs), str(r), check=False)
     assert p.returncode == 1 and "not 4; a no-break space (U+00A0) does not separate fields" in p.stderr
+
+
+def test_a_missing_run_file_beside_an_in_memory_judgments_table_is_named(tmp_path):
+    # the one-statement path's look for a table of that name (inputs.Reader.is_table) read its result with
+    # fetchone(), which DuckDB 2.0 leaves open: registering the Arrow judgments for the careful path then raised
+    # DuckDB's ResourceInUseException instead of naming the file
+    judgments = pa.table({"query_id": ["q1"], "item_id": ["a"], "relevance": [1]})
+    run = pa.table({"query_id": ["q1"], "item_id": ["a"], "score": [1.0]})
+    missing = str(tmp_path / "no_such_run.txt")
+    with pytest.raises(InputError, match=f"^{missing}: no such file$"):
+        rm.evaluate(judgments, missing, ["AP"])
+    with pytest.raises(InputError, match=f"^{missing}: no such file$"):
+        rm.compare(judgments, [run, missing], ["AP"])
