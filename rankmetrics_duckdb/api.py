@@ -11,7 +11,7 @@ import duckdb
 from . import checks, connections, conventions, diversity, measures as measures_mod, onepass, plancache, shape, textfiles
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
-from .inputs import JUDGMENTS, RUN, Reader, mean_list_length, query_overlap, run_sql
+from .inputs import JUDGMENTS, RUN, Reader, mean_list_length, query_overlap, run_sql, table_like
 
 # the query builder and sqlglot, only when a query is built (a cached query needs neither: _lazy.py)
 exp = LazyModule("sqlglot.expressions")
@@ -90,6 +90,7 @@ class Evaluation:
         self.parts = 1  # the one-statement path's parts of the queries (onepass._parts)
         try:
             self.reader = Reader(self.con, private, nan_scores, trec_rank=conventions.reads_rank(self.conv))
+            judgments, run = table_like(judgments, JUDGMENTS), table_like(run, RUN)  # a stream read once, here
             # clean inputs: read, checked and evaluated in one statement; anything else: the careful path below
             cut = max_retrieved_of(max_retrieved, self.conv, bool(self.form), nan_scores)
             # the side tables (training interactions, catalog) of the metrics that read them: loaded and checked

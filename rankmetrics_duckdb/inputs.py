@@ -89,6 +89,33 @@ def arrow_table(relation: duckdb.DuckDBPyRelation):
     return table.read_all() if hasattr(table, "read_all") else table
 
 
+def table_like(obj, kind: str):
+    """obj as an input the readers take: a pyarrow RecordBatchReader (a stream, read once) or RecordBatch as one
+    Arrow table, a pyarrow dataset as the table it holds; another pyarrow object that holds no table (a Schema,
+    an Array) refused, naming it. Anything else as it is. Called once per input, before either read path."""
+    if type(obj).__module__.split(".")[0] != "pyarrow":
+        return obj
+    import pyarrow as pa
+    if isinstance(obj, pa.RecordBatch):
+        obj = pa.Table.from_batches([obj])
+    elif isinstance(obj, pa.RecordBatchReader):
+        obj = obj.read_all()
+    elif not isinstance(obj, pa.Table) and hasattr(obj, "to_table") and hasattr(obj, "schema"):  # a dataset
+        obj = obj.to_table()
+    if not isinstance(obj, pa.Table):
+        raise InputError(f"cannot read the {kind} from a pyarrow {type(obj).__name__}: give a pyarrow Table (or a "
+                         f"RecordBatch, RecordBatchReader or dataset)")
+    if obj.num_columns == 0:
+        raise InputError(f"pyarrow Table: the {kind} {'have' if kind == JUDGMENTS else 'has'} no columns")
+    # types DuckDB cannot scan, as the nearest it can, exactly: float16 as float32, decimal256 as float64 (the
+    # numbers are read as doubles anyway)
+    wider = {i: pa.float32() if pa.types.is_float16(f.type) else pa.float64() for i, f in enumerate(obj.schema)
+             if pa.types.is_float16(f.type) or pa.types.is_decimal256(f.type)}
+    for i, t in wider.items():
+        obj = obj.set_column(i, obj.schema[i].name, obj.column(i).cast(t))
+    return obj
+
+
 def sql_string(value: str) -> str:
     return exp.Literal.string(value).sql(dialect="duckdb")
 
@@ -282,6 +309,7 @@ class Reader:
         messages name)."""
         if groups or label:
             return self._table(obj, kind, groups, label)
+        obj = table_like(obj, kind)
         if is_stream(obj) or (isinstance(obj, (str, os.PathLike)) and is_special_file(os.fspath(obj))):
             return self._spooled(obj, kind)
         if isinstance(obj, (str, os.PathLike)):

@@ -19,7 +19,7 @@ import duckdb
 from . import paths
 from .checks import is_number_type
 from .errors import InputError
-from .inputs import JUDGMENTS, RUN, Loaded, Reader, View, quoted, reader_path, run_sql, sql_string, table_name
+from .inputs import JUDGMENTS, RUN, Loaded, Reader, View, quoted, reader_path, run_sql, sql_string, table_like, table_name
 from .shape import ALIASES, Shape
 from .textfiles import compression, header_delimiter, peek
 
@@ -45,6 +45,7 @@ def _source(reader: Reader, obj, kind: str) -> tuple[str, str, bool]:
     if isinstance(obj, duckdb.DuckDBPyRelation):
         table = obj.to_arrow_table()
         return quoted(reader.register(table, kind)), "DuckDB relation", True
+    obj = table_like(obj, kind)
     module = type(obj).__module__.split(".")[0]
     if module in ("pandas", "polars", "pyarrow"):
         return quoted(reader.register(obj, kind)), f"{module} {type(obj).__name__}", module == "pyarrow"

@@ -503,3 +503,23 @@ def test_a_missing_run_file_beside_an_in_memory_judgments_table_is_named(tmp_pat
         rm.evaluate(judgments, missing, ["AP"])
     with pytest.raises(InputError, match=f"^{missing}: no such file$"):
         rm.compare(judgments, [run, missing], ["AP"])
+
+
+def test_pyarrow_inputs_of_every_kind_are_read_or_named():
+    # q1 judges a relevant, b not; the run ranks b (2.0) above a (1.0): AP = 1/2 (by hand). A RecordBatchReader
+    # (read once), a RecordBatch, a dataset, float16 and decimal256 scores (DuckDB scans neither; read exactly as
+    # float32 and as doubles) give it; a Schema or a table without columns is named, not a DuckDB or Python error.
+    import decimal
+    import pyarrow.dataset as ds
+    j = pa.table({"query_id": ["q1", "q1"], "item_id": ["a", "b"], "relevance": [1, 0]})
+    r = pa.table({"query_id": ["q1", "q1"], "item_id": ["a", "b"], "score": [1.0, 2.0]})
+    runs = {"reader": pa.RecordBatchReader.from_batches(r.schema, r.to_batches()), "batch": r.to_batches()[0],
+            "dataset": ds.dataset(r), "float16": r.set_column(2, "score", r.column(2).cast(pa.float16())),
+            "decimal256": r.set_column(2, "score", pa.array([decimal.Decimal("1.0"), decimal.Decimal("2.0")],
+                                                            pa.decimal256(40, 3)))}
+    for name, run in runs.items():
+        assert rm.evaluate(j, run, ["AP"]) == {"AP": 0.5}, name
+    with pytest.raises(InputError, match="^cannot read the run from a pyarrow Schema: give a pyarrow Table"):
+        rm.evaluate(j, r.schema, ["AP"])
+    with pytest.raises(InputError, match="^pyarrow Table: the judgments have no columns$"):
+        rm.evaluate(pa.table({}), r, ["AP"])
