@@ -105,6 +105,7 @@ def table_like(obj, kind: str):
     if not isinstance(obj, pa.Table):
         raise InputError(f"cannot read the {kind} from a pyarrow {type(obj).__name__}: give a pyarrow Table (or a "
                          f"RecordBatch, RecordBatchReader or dataset)")
+    refuse_duplicate_columns(obj.schema.names, "pyarrow Table")
     if obj.num_columns == 0:
         raise InputError(f"pyarrow Table: the {kind} {'have' if kind == JUDGMENTS else 'has'} no columns")
     # types DuckDB cannot scan, as the nearest it can, exactly: float16 as float32, decimal256 as float64 (the
@@ -164,6 +165,18 @@ def needed_columns(kind: str) -> str:
     return (f"a CSV/TSV {kind} file needs a header naming {what} (names accepted, any case: {joined}); "
             f"TREC text needs no header")
 
+
+
+def refuse_duplicate_columns(names, label: str) -> None:
+    """A column the readers look for (ALIASES, any case) named twice: refused, since which of the two a reader
+    takes is its own choice (DuckDB renames the second of a CSV header's to name_1, and read the first)."""
+    known = {a for aliases in ALIASES.values() for a in aliases}
+    seen = set()
+    for name in names:
+        key = str(name).strip().lower()
+        if key in known and key in seen:
+            raise InputError(f"{label}: column {str(name).strip()} appears twice; name each column once")
+        seen.add(key)
 
 
 def map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
@@ -520,6 +533,7 @@ class Reader:
         known = {a for names in ALIASES.values() for a in names}  # a header names a known column, and no number
         if (any(h.lower() in known for h in header) and len(header) >= 2 and not is_trec_line(first, kind)
                 and not any(NUMBER.fullmatch(h) for h in header)):
+            refuse_duplicate_columns(header, path)
             opts = f"header=true, delim={sql_string(delim)}, all_varchar=true, compression='{compression(path)}'"
             return self._materialize(f"SELECT * FROM read_csv({reader_path(path)}, {opts})", path, kind, text=True,
                                      explain=lambda: csv_shape_fault(path, delim))

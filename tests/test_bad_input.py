@@ -523,3 +523,24 @@ def test_pyarrow_inputs_of_every_kind_are_read_or_named():
         rm.evaluate(j, r.schema, ["AP"])
     with pytest.raises(InputError, match="^pyarrow Table: the judgments have no columns$"):
         rm.evaluate(pa.table({}), r, ["AP"])
+
+
+def test_a_column_named_twice_is_refused(tmp_path):
+    # DuckDB names the second 'relevance' of a CSV header relevance_1 and the reader took the first, silently
+    # (map 0.5 where the second column gives 1.0); an Arrow table may hold two columns of one name too
+    q = tmp_path / "qrels.csv"
+    q.write_text("query_id,item_id,relevance,relevance\n1,a,0,1\n1,b,1,1\n")
+    r = tmp_path / "run"
+    r.write_text("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    p = cli("eval", str(q), str(r), "-m", "map", check=False)
+    assert p.returncode == 1 and p.stderr.strip() == (f"rankmetrics: error: {q}: column relevance appears twice; "
+                                                      f"name each column once")
+    run = pa.Table.from_arrays([pa.array(["1", "1"]), pa.array(["a", "b"]), pa.array([2.0, 1.0]),
+                                pa.array([1.0, 2.0])], names=["query_id", "item_id", "Score", "score"])
+    with pytest.raises(InputError, match="^pyarrow Table: column score appears twice; name each column once$"):
+        rm.evaluate(pa.table({"query_id": ["1"], "item_id": ["a"], "relevance": [1]}), run, ["AP"])
+    # an id that happens to be a column's name, twice on a TREC line, is no header: AP of a (0), b (1) = 1/2
+    t = tmp_path / "qrels"
+    t.write_text("doc 0 doc 1\n")
+    r.write_text("doc Q0 a 1 2 t\ndoc Q0 doc 2 1 t\n")
+    assert rm.evaluate(str(t), str(r), ["AP"]) == {"AP": 0.5}
