@@ -738,7 +738,10 @@ class Reader:
                 raise InputError(f"{label}: {n} row(s) whose {c} is NaN, infinite or missing; every {c} must be a "
                                  f"finite number{hint}")
             value = "missing (NULL or NaN)" if bad[2] is None else bad[2]
-            raise InputError(f"{label}{line_of(label, bad)}: {c} {value} for query {bad[0]}, item "
+            if value in ("inf", "-inf"):  # as written, or a number too large for a double (1e400)
+                value += " (infinite, or too large for a double)"
+            # the line: its query and item (the value as written may not be DuckDB's text of it: 1e400, +INF)
+            raise InputError(f"{label}{line_of(label, bad[:2])}: {c} {value} for query {bad[0]}, item "
                              f"{bad[1]}; every {c} must be a finite number{hint}")
 
         gq = tuple(quoted(g) for g in loaded.groups)

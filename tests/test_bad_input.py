@@ -4,6 +4,7 @@ tables left exactly as they were. Expected numbers are computed by hand in the c
 import hashlib
 import json
 import os
+import re
 import warnings
 
 import duckdb
@@ -116,7 +117,7 @@ def test_nan_and_infinite_scores_are_errors_unless_ranked_last(tmp_path):
     run = write(tmp_path, "nan.run", "1 Q0 a 1 nan t\n1 Q0 b 2 2.0 t\n1 Q0 c 3 inf t\n1 Q0 d 4 1.0 t\n")
     refused(["eval", qrels, run, "-m", "map"], 1, "nan.run, line 1: score nan for query 1, item a",
             "--nan-scores last", files=[qrels, run])
-    py_refused(InputError, "score inf for query 1, item b", qrels_frame(),
+    py_refused(InputError, re.escape("score inf (infinite, or too large for a double) for query 1, item b"), qrels_frame(),
                run_frame().assign(score=[1.0, float("inf"), 2.0]))
     # --nan-scores last: b (2.0, not relevant), d (1.0, relevant), then the tied non-finite a and c ordered by
     # item id descending as trec_eval orders ties: c, a. Relevant at ranks 2, 3, 4 of |G| = 3:
@@ -523,6 +524,14 @@ def test_pyarrow_inputs_of_every_kind_are_read_or_named():
         rm.evaluate(j, r.schema, ["AP"])
     with pytest.raises(InputError, match="^pyarrow Table: the judgments have no columns$"):
         rm.evaluate(pa.table({}), r, ["AP"])
+
+
+def test_a_number_too_large_for_a_double_is_named_with_its_line(tmp_path):
+    # 1e400 reads as inf: the message names the line by its query and item (the text DuckDB gives is 'inf')
+    q = write(tmp_path, "q", QRELS)
+    r = write(tmp_path, "run", "1 Q0 a 1 2 t\n1 Q0 b 2 1e400 t\n")
+    refused(["eval", q, r, "-m", "map"], 1, f"{r}, line 2: score inf (infinite, or too large for a double) for "
+            f"query 1, item b", files=[q, r])
 
 
 def test_a_column_named_twice_is_refused(tmp_path):
