@@ -117,7 +117,8 @@ def test_nan_and_infinite_scores_are_errors_unless_ranked_last(tmp_path):
     run = write(tmp_path, "nan.run", "1 Q0 a 1 nan t\n1 Q0 b 2 2.0 t\n1 Q0 c 3 inf t\n1 Q0 d 4 1.0 t\n")
     refused(["eval", qrels, run, "-m", "map"], 1, "nan.run, line 1: score nan for query 1, item a",
             "--nan-scores last", files=[qrels, run])
-    py_refused(InputError, re.escape("score inf (infinite, or too large for a double) for query 1, item b"), qrels_frame(),
+    py_refused(InputError, re.escape("score inf (infinite, or too large for a double) for query 1, item b"),
+               qrels_frame(),
                run_frame().assign(score=[1.0, float("inf"), 2.0]))
     # --nan-scores last: b (2.0, not relevant), d (1.0, relevant), then the tied non-finite a and c ordered by
     # item id descending as trec_eval orders ties: c, a. Relevant at ranks 2, 3, 4 of |G| = 3:
