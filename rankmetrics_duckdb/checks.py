@@ -114,6 +114,16 @@ def is_number_type(t: str, floats: bool = False) -> bool:
     return t.split("(")[0] in NUMBER_TYPES + (("FLOAT",) if floats else ())
 
 
+def number_column_fault(column: str, type_text: str) -> str | None:
+    """Why a score, rank or relevance column of this type (DESCRIBE's text) cannot be read as numbers, or None:
+    numbers of any type, or text (read by text_number), are read; any other type (BLOB, BOOLEAN, INTERVAL, DATE,
+    a list) is refused by its type on every input kind, not by one of its values."""
+    t = type_text.split("(")[0].strip().upper()
+    if is_number_type(t, floats=True) or t == "VARCHAR":
+        return None
+    return f"the {column} column is {type_text}, not numbers (give numbers, or numbers as text)"
+
+
 # The side tables some metrics read (the training interactions; the catalog): their columns, and their checks.
 SIDE_COLUMNS = {"interactions": ("user_id", "item_id"), "catalog": ("item_id",), "vectors": ("item_id", "embedding")}
 SIDE_LISTS = ("embedding",)  # a list of numbers per row (read as DOUBLE[]), not an id

@@ -17,7 +17,7 @@ from typing import Callable
 import duckdb
 
 from . import checks, paths
-from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, overlap_counts, overlap_keys, text_number  # noqa: F401
+from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, number_column_fault, overlap_counts, overlap_keys, text_number  # noqa: F401
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .shape import ALIASES, SIDE_PARAMS
@@ -492,9 +492,11 @@ class Reader:
         return self._standard(quoted(name), kind, label, exp.to_table(name))
 
     def _standard(self, from_sql: str, kind: str, label: str, table: exp.Expression, groups: tuple = ()) -> Loaded:
-        cols = map_columns(self._columns(from_sql), kind, label)
+        types = {row[0]: str(row[1]) for row in run_sql(self.con, f"DESCRIBE SELECT * FROM {from_sql}").fetchall()}
+        cols = map_columns(list(types), kind, label)
         wanted = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else
                                             [c for c in ("score", "rank") if c in cols])
+        self._number_types(types, cols, wanted[2:], label)
         if all(cols[c] == c for c in wanted) and len(cols) == len(wanted) and not groups:
             relation = table
         else:
@@ -504,6 +506,14 @@ class Reader:
         loaded = Loaded(label, relation, "score" in cols or kind == JUDGMENTS, "rank" in cols, groups=tuple(groups))
         self.check(loaded, kind)
         return loaded
+
+    @staticmethod
+    def _number_types(types: dict, cols: dict, numeric: list, label: str) -> None:
+        """Refuse a numeric column of a type that holds no numbers (checks.number_column_fault)."""
+        for c in numeric:
+            fault = number_column_fault(c, types[cols[c]])
+            if fault:
+                raise InputError(f"{label}: {fault}")
 
     # ---- files -------------------------------------------------------------------------------------------
     def _file(self, path: str, kind: str, copy: bool = False) -> Loaded:
@@ -639,6 +649,7 @@ class Reader:
         types = {row[0]: str(row[1]).upper() for row in described}
         cols = map_columns(list(types), kind, path)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
+        self._number_types(types, cols, numeric, path)
         if any(not is_number_type(types[cols[c]]) for c in numeric):
             return self._materialize(f"SELECT * FROM {source.sql(dialect='duckdb')}", path, kind)
         select = exp.select(

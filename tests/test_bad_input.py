@@ -554,3 +554,21 @@ def test_a_column_named_twice_is_refused(tmp_path):
     t.write_text("doc 0 doc 1\n")
     r.write_text("doc Q0 a 1 2 t\ndoc Q0 doc 2 1 t\n")
     assert rm.evaluate(str(t), str(r), ["AP"]) == {"AP": 0.5}
+
+
+@pytest.mark.parametrize("kind", ["arrow", "parquet"])
+@pytest.mark.parametrize("arrow_type,duck_type", [(pa.bool_(), "BOOLEAN"), (pa.binary(), "BLOB")])
+def test_a_number_column_of_a_type_without_numbers_is_refused_by_its_type(tmp_path, kind, arrow_type, duck_type):
+    # one rule for every input kind (checks.number_column_fault): a bool score was taken from Arrow (true as 1)
+    # and refused from Parquet ("'false' is not a number"); a binary one the other way round
+    j = pa.table({"query_id": ["q1", "q1"], "item_id": ["a", "b"], "relevance": [1, 0]})
+    values = [True, False] if arrow_type == pa.bool_() else [b"1.0", b"2.0"]
+    r = pa.table({"query_id": ["q1", "q1"], "item_id": ["a", "b"], "score": pa.array(values, arrow_type)})
+    label = "pyarrow Table"
+    if kind == "parquet":
+        label = str(tmp_path / "run.parquet")
+        pq.write_table(r, label)
+        r = label
+    with pytest.raises(InputError, match=re.escape(f"{label}: the score column is {duck_type}, not numbers (give "
+                                                   f"numbers, or numbers as text)")):
+        rm.evaluate(j, r, ["AP"])

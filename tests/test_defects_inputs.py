@@ -350,7 +350,8 @@ def test_parquet_nan_is_refused_on_every_path(tmp_path, kind, column, value):
     pq.write_table(pa.table(run), tmp_path / "run.parquet")
     pq.write_table(pa.table(qrels), tmp_path / "qrels.parquet")
     where = "run.parquet" if kind != "judgments" else "qrels.parquet"
-    message = rf"{where}: {column} (nan|inf) for query q1, item d\d; every {column} must be a finite number"
+    message = (rf"{where}: {column} (nan|inf \(infinite, or too large for a double\)) for query q1, item d\d; every "
+               rf"{column} must be a finite number")
     for one_statement in (True, False):
         with pytest.raises(InputError, match=message):
             rm.evaluate(str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), ["P@1"],
