@@ -24,14 +24,14 @@ def read_prefs(path: str, rel_format: str = "prefs") -> pa.Table:
     """The preference judgments of a prefs file (or, rel_format 'qrels_prefs', of a qrels file): columns
     query_id, jg, jsg, item_id, relevance. A line starting with # is a comment. One clear error names the file and
     line of a bad line, an item judged twice in one sub-group, or a group that calls an item nonrelevant (level
-    0) in one sub-group and relevant in another (trec_eval stops on both)."""
+    0) in one sub-group and relevant (above 0) in another (trec_eval stops on both)."""
     if rel_format not in FIELDS:
         raise UsageError(f"unknown preference format '{rel_format}'; choose one of: {', '.join(FIELDS)}")
     if not isinstance(path, str):
         raise UsageError(f"preference judgments (-R {rel_format}) are read from a text file")
     columns: dict[str, list] = {"query_id": [], "jg": [], "jsg": [], "item_id": [], "relevance": []}
     seen: dict[tuple, int] = {}
-    zero: dict[tuple, tuple[bool, int]] = {}  # (query, group, item) -> (level is 0, line)
+    groups: dict[tuple, list] = {}  # (query, group) -> [(sub-group, level, item, line)]
     for number, fields in textfiles.field_lines(path, FIELDS[rel_format], rel_format):
         if rel_format == "qrels_prefs":
             fields = fields[:2] + ["0"] + fields[2:]
@@ -44,15 +44,28 @@ def read_prefs(path: str, rel_format: str = "prefs") -> pa.Table:
             raise InputError(f"{path}, line {number}: item {item} of query {query} is judged again in judgment "
                              f"group {group}, sub-group {sub} (first on line {seen[key]})")
         seen[key] = number
-        first = zero.setdefault((query, group, item), (level == 0, number))
-        if first[0] != (level == 0):
-            raise InputError(f"{path}, line {number}: item {item} of query {query} is nonrelevant (level 0) in one "
-                             f"sub-group of judgment group {group} and relevant in another (line {first[1]})")
+        groups.setdefault((query, group), []).append((sub, level, item, number))
         for column, value in zip(columns, (query, group, sub, item, level)):
             columns[column].append(value)
     if not columns["query_id"]:
         raise InputError(f"{path}: no preference judgments (an empty file)")
+    for (query, group), lines in groups.items():
+        _refuse_zero_and_relevant(path, query, group, lines)
     return pa.table(columns)
+
+
+def _refuse_zero_and_relevant(path: str, query: str, group: str, lines: list) -> None:
+    """trec_eval's check (form_prefs_counts.c): a group's lines taken by sub-group (byte order), then level
+    (highest first), each item's level compared with the one it had last: level 0 after a level above 0, or the
+    reverse, stops it ("has both 0 and non-0 rel_level"). A negative level is neither: -1 beside 0 is taken."""
+    last: dict[str, tuple] = {}
+    for sub, level, item, number in sorted(lines, key=lambda x: (x[0].encode(), -x[1])):
+        before = last.get(item)
+        if before is not None and ((before[0] > 0 and level == 0) or (before[0] == 0 and level > 0)):
+            raise InputError(f"{path}, line {number}: item {item} of query {query} is nonrelevant (level 0) in one "
+                             f"sub-group of judgment group {group} and relevant (above 0) in another (line "
+                             f"{before[1]})")
+        last[item] = (level, number)
 
 
 def evaluate(judgments: str, run, names=None, *, rel_format: str = "prefs", all_queries: bool = False,

@@ -194,7 +194,22 @@ def test_preferences_max_retrieved_and_all_queries(tmp_path):
     assert got[("prefs_simp", "all")] == 0.5  # (1 + 0) / 2
 
 
+def test_preferences_negative_and_zero_levels_of_one_item_are_taken(tmp_path):
+    """form_prefs_counts.c stops only on level 0 beside a level above 0, each item's level compared with the one it
+    had last (sub-groups in byte order, levels highest first): -1 in s3 beside 0 in s1 is taken, and so is 2, -1,
+    0 (s1, s2, s3: 0 follows -1); 2 then 0 (s1, s2) is not. Taken: s1 prefers d2 (2) to d1 (0), the run ranks
+    d2 first: 1 preference, fulfilled: prefs_simp 1/1."""
+    got = _prefs_counts(tmp_path, "q1 u1 s3 d1 -1\nq1 u1 s1 d1 0\nq1 u1 s1 d2 2\n",
+                        "q1 Q0 d1 1 1.0 r\nq1 Q0 d2 2 2.0 r\n", "-m", "all_prefs")
+    assert got[("prefs_num_prefs_poss", "q1")] == 1 and got[("prefs_simp", "q1")] == 1.0
+    got = _prefs_counts(tmp_path, "q1 u1 s1 d1 2\nq1 u1 s2 d1 -1\nq1 u1 s3 d1 0\nq1 u1 s1 d2 1\n",
+                        "q1 Q0 d1 1 1.0 r\nq1 Q0 d2 2 2.0 r\n", "-m", "all_prefs")
+    assert got[("prefs_num_prefs_poss", "q1")] == 1 and got[("prefs_simp", "q1")] == 0.0  # d1 > d2, ranked below
+
+
 @pytest.mark.parametrize("text,message", [
+    ("q1 u1 s1 d1 2\nq1 u1 s2 d1 0\nq1 u1 s3 d1 -1\nq1 u1 s1 d2 1\n",
+     "line 2: item d1 of query q1 is nonrelevant (level 0) in one sub-group of judgment group u1 and relevant"),
     ("q1 u1 s1 d1\n", "line 1: a prefs line has 5 fields (query, judgment group, sub-group, item, level), not 4"),
     ("# c\nq1 u1 s1 d1 x\n", "line 2: level 'x' is not a number"),
     ("q1 u1 s1 d1 1\nq1 u1 s1 d1 2\n", "line 2: item d1 of query q1 is judged again in judgment group u1, sub-group s1"),
