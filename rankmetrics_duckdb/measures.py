@@ -842,7 +842,8 @@ _FRACTION_FAMILIES = {
 }
 _FRACTION_TREC = re.compile(r"(?P<fam>iprec_at_recall|Rprec_mult)(?:(?:_|\.(?=[\d.]))(?P<values>[\d.,]+))?")
 _IPREC_IRM = re.compile(r"IPrec@(?P<level>[\d.]+)", re.I)                             # ir_measures: IPrec@0.1
-_TREC_GAINS = re.compile(r"(?P<fam>ndcg|dcg|ideal_dcg)[._](?P<gains>[^=]*=.*)")  # ndcg.1=3,2=9 (gain_map reads it)
+_TREC_GAINS = re.compile(r"(?P<fam>ndcg|dcg|ideal_dcg)[._](?P<gains>[^=()@]*=[^()@]*)")  # ndcg.1=3,2=9 (gain_map
+#                                                      reads it; not ndcg_burges(gain=linear)@10, ranx's spelling)
 _ELEVEN_PT = re.compile(r"11pt_avg[._](?P<levels>[\d.]*\d[\d.]*(?:,[\d.]*\d[\d.]*)*)")  # 11pt_avg..25,.5,.75
 _SET_F = re.compile(r"set_F[._](?P<beta>[\d.]+)")                                     # set_F.0.5: beta 0.5
 _UTILITY = re.compile(r"utility(?:[._](?P<coefficients>[-\d.,]+))?")                  # utility.2,-1,0,0
