@@ -507,9 +507,11 @@ def judgment_group_measures(names) -> list[tuple[str, "Measure"]]:
             continue
         m = _AVGJG_NAME.fullmatch(name)
         if not m:
+            needs = ("preference judgments (-R prefs or -R qrels_prefs)"
+                     if name in PREFS or name in ("prefs", "all_prefs") else "plain qrels")
             raise UsageError(f"metric '{name}': with judgment groups (-R qrels_jg) the measures are trec_eval's "
-                             f"map_avgjg, P_avgjg and Rprec_mult_avgjg (and runid, num_q); '{name}' needs plain "
-                             f"qrels")
+                             f"map_avgjg, P_avgjg and Rprec_mult_avgjg (and runid, num_q); '{name}' needs "
+                             f"{needs}")
         fam, base = m.group("fam"), AVGJG[m.group("fam")]
         for measure in parse(base + m.group("rest")):
             label = fam + measure.requested[len(base):]

@@ -274,6 +274,7 @@ def test_judgment_groups_with_c_count_missing_queries(tmp_path):
 
 @pytest.mark.parametrize("args,message", [
     (["-R", "qrels_jg", "-m", "map"], "'map' needs plain qrels"),
+    (["-R", "qrels_jg", "-m", "all_prefs"], "'all_prefs' needs preference judgments (-R prefs or -R qrels_prefs)"),
     (["-m", "map_avgjg"], "is a judgment-group measure: give the judgments in trec_eval's qrels_jg format"),
     (["-R", "prefs", "-m", "map"], "'map' needs plain qrels"),
     (["-R", "qrels_jg", "-Z", "zscores"], "-R qrels_jg does not take -Z yet"),
