@@ -273,9 +273,8 @@ def cmd_eval(args) -> int:
     if args.metrics and trec:  # trec_eval's output: several -m of one of its measures read as trec_eval reads
         #                        them, the first one's parameters (JSON, CSV and Parquet keep every request)
         args.metrics, left_out = measures.trec_first_parameters(args.metrics)
-        if left_out:
-            sys.stderr.write("rankmetrics: note: trec_eval computes a measure once, with the first parameters "
-                             "given for it: " + "; ".join(f"{a} left out for {b}" for a, b in left_out) + "\n")
+    else:
+        left_out = []
     # DuckDB draws its progress bar on stdout: only when both streams are a terminal (never into a pipe or file)
     progress = sys.stdout.isatty() and sys.stderr.isatty()
     # trec_eval's relstring: a text line per query, in the trec format only (the others hold numbers)
@@ -289,6 +288,9 @@ def cmd_eval(args) -> int:
                     memory_limit=args.memory_limit, threads=args.threads, progress=progress,
                     nan_scores=args.nan_scores, max_retrieved=args.max_retrieved, zscores=args.zscores,
                     **_shape(args), **_sides(args))
+    if left_out:  # once the request is taken (a refused one says only why)
+        sys.stderr.write("rankmetrics: note: trec_eval computes a measure once, with the first parameters given "
+                         "for it: " + "; ".join(f"{a} left out for {b}" for a, b in left_out) + "\n")
     if ev.note():
         sys.stderr.write(f"rankmetrics: note: {ev.note()}\n")
     try:

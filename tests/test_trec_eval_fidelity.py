@@ -394,3 +394,20 @@ def test_trec_eval_options_read_or_refused_by_name(tmp_path):
     assert _lines(cli("eval", "-m", "ndcg.+1=3", str(q), str(r)).stdout) == [("ndcg_+1=3", "all", "1.0000")]
     assert cli("--version").stdout.startswith("rankmetrics ")
     assert cli("eval", "-v").stdout == cli("--version").stdout
+
+
+def test_a_refused_request_says_only_why(tmp_path):
+    # the note that a repeated measure was left out (trec_eval computes it once) comes once the request is taken:
+    # a refused one prints its error alone, on one line
+    q = tmp_path / "qrels"
+    q.write_text("q1 0 d1 1\n")
+    r = tmp_path / "run"
+    r.write_text("q1 Q0 d1 1 1 t\n")
+    p = cli("eval", "-m", "P.2", "-m", "P.5", "-m", "recall.0", str(q), str(r), check=False)
+    assert p.returncode == 2 and p.stderr.strip().splitlines() == [
+        "rankmetrics: error: metric 'recall.0': cutoff '0' is not a positive number (trec_eval reads cutoffs as whole "
+        "numbers: 23.4 is 23)"]
+    p = cli("eval", "-m", "P.2", "-m", "P.5", str(q), str(r))
+    assert _lines(p.stdout) == [("P_2", "all", "0.5000")]  # 1 relevant in the top 2, by hand
+    assert p.stderr == ("rankmetrics: note: trec_eval computes a measure once, with the first parameters given for "
+                        "it: P.5 left out for P.2\n")
