@@ -40,6 +40,7 @@ MODELS = {
     "p_5": ("P@5", "trec_eval", "trec"),
     "rr": ("RR", "trec_eval", "trec"),
     "ndcg_exp_10": ("nDCG@10", "trec_eval:exponential", "trec"),
+    "rbp_95": ("RBP(p=0.95)", "trec_eval", "trec"),  # a parameter named p (the preset's values were set as p)
     "recall_100_ranx": ("R@100", "ranx", "trec"),
     "ndcg_10_by_model": ("nDCG@10", "trec_eval", "recs"),
     "ap_lists_by_model": ("AP", "trec_eval", "recs_lists"),
@@ -311,6 +312,24 @@ def test_evaluate_gives_long_rows_and_means(built):
     assert {tuple(r[:-1]): float(r[-1]) for r in rows} == pytest.approx(want, abs=1e-9)
 
 
+def test_evaluate_gives_the_relevance_level_to_gain_metrics_only_under_level_for_gain(built):
+    """evaluate(rel=2) under trec_eval's preset: P and AP read level 2, nDCG keeps its gains (trec_eval -l, as
+    evaluate() and `rankmetrics eval -l 2`); with level_for_gain=true nDCG reads it too (ranx's convention).
+    The numbers are evaluate()'s, per model version and segment, on the warehouse tables (graded ratings)."""
+    target, (proj, env, root, pg) = built
+    labels, recs = _warehouse("labels"), _warehouse("recs")
+    measures = ["nDCG@10", "P@5", "AP"]
+    want = {}
+    for how, extra in (("preset", {}), ("level_for_gain", {"level_for_gain": True})):
+        got = rm.evaluate(labels, recs, measures, columns=WAREHOUSE, by=BY, rel=2, **extra)
+        want.update({(how, m, *g): v for g, cell in got.items() for m, v in cell.items()})
+    plain = rm.evaluate(labels, recs, ["nDCG@10"], columns=WAREHOUSE, by=BY)
+    assert all(want[("preset", "nDCG@10", *g)] == cell["nDCG@10"] for g, cell in plain.items())
+    assert any(want[("preset", "nDCG@10", *g)] != want[("level_for_gain", "nDCG@10", *g)] for g in plain)
+    rows = _rows(target, root, pg, "SELECT how, measure, model_version, segment, value FROM s.evaluate_rel_2")
+    assert {tuple(r[:-1]): float(r[-1]) for r in rows} == pytest.approx(want, abs=1e-9)
+
+
 def test_evaluate_reads_the_side_tables_by_their_column_names(built):
     """evaluate with the recommender metrics (the training interactions, the catalog, the items' vectors, each
     under other column names: integration_tests/models/evaluate_recsys.sql) per model: evaluate()'s means under
@@ -537,6 +556,9 @@ BAD_CALLS = [
     ("rankmetrics.intersection(ref('run'), ref('qrels'), k=10)", "rankmetrics.intersection reads a reference run"),
     ("rankmetrics.evaluate(ref('run'), ref('qrels'), metrics=['P@5', 'ild@5'], interactions=ref('qrels'))",
      "rankmetrics.evaluate: measure 'ild@5' reads the items' vectors: give items=ref(...)"),
+    # an argument no metric macro takes (a misspelt convention) was dropped without a word
+    ("rankmetrics.evaluate(ref('run'), ref('qrels'), metrics=['nDCG@5'], gian='exponential')",
+     "rankmetrics.evaluate: unknown argument 'gian'"),
 ]
 
 

@@ -7,9 +7,9 @@
   {%- if preset not in presets -%}
     {{ exceptions.raise_compiler_error("rankmetrics.ndcg: unknown preset '" ~ preset ~ "'; choose one of: trec_eval, ranx, mllib, sklearn, retrieved, pytrec_eval, ir_measures, rectools") }}
   {%- endif -%}
-  {%- set p = presets[preset] -%}
+  {%- set rm_preset = presets[preset] -%}
   {%- set shape = rankmetrics.rm_shape('rankmetrics.ndcg', judgments, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) -%}
-  {{ return(adapter.dispatch('ndcg', 'rankmetrics')(run, judgments, k, (gain if gain is not none else p['gain']), (rel if rel is not none else p['rel']), (log_base if log_base is not none else p['log_base']), (ideal if ideal is not none else p['ideal']), (gains if gains is not none else p['gains']), (ties if ties is not none else p['ties']), (judged_only if judged_only is not none else p['judged_only']), (queries if queries is not none else p['queries']), (empty if empty is not none else p['empty']), (grades if grades is not none else p['grades']), query_column, item_column, score_column, rank_column, relevance_column, shape.by, shape.judgments_by, run_lists, judgment_lists)) }}
+  {{ return(adapter.dispatch('ndcg', 'rankmetrics')(run, judgments, k, (gain if gain is not none else rm_preset['gain']), (rel if rel is not none else rm_preset['rel']), (log_base if log_base is not none else rm_preset['log_base']), (ideal if ideal is not none else rm_preset['ideal']), (gains if gains is not none else rm_preset['gains']), (ties if ties is not none else rm_preset['ties']), (judged_only if judged_only is not none else rm_preset['judged_only']), (queries if queries is not none else rm_preset['queries']), (empty if empty is not none else rm_preset['empty']), (grades if grades is not none else rm_preset['grades']), query_column, item_column, score_column, rank_column, relevance_column, shape.by, shape.judgments_by, run_lists, judgment_lists)) }}
 {% endmacro %}
 
 {% macro default__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}

@@ -1,0 +1,1 @@
+{{ rankmetrics.rbp(ref('run'), ref('qrels'), p=0.95) }}
