@@ -577,8 +577,12 @@ def _names() -> dict:
     parameters print (iprec_at_recall_0.10, Rprec_mult_0.20), each as measures.parse reads it, with the
     aggregate of its mean (GMAP: the geometric mean); a spelling that names several measures (trec_eval's bare
     P) is left out."""
+    # and the spellings as their libraries write them: trec_eval's (set_F, relative_P), ir_measures' SetP,
+    # RecTools' classes (HitRate, PartialAUC, MeanInvUserFreq)
     bases = (set(measures.METRICS) | set(measures._CANONICAL) | set(measures.RANX_NAMES) | set(measures.TREC_NAMES)
-             | set(measures.RECSYS_NAMES))
+             | set(measures.RECSYS_NAMES) | set(measures.TREC_ORDER) | set(measures.IRM_SET_NAMES)
+             | {"HitRate", "PartialAUC", "SufficientReco", "CoveredUsers", "MeanInvUserFreq", "AvgRecPopularity",
+                "CatalogCoverage", "IntraListDiversity", "Precision", "Recall", "MAP", "MRR", "NDCG"})
     spellings = [(spelling, form) for base in sorted(bases)
                  for spelling in sorted({base, base.lower(), base.upper(), base[:1].upper() + base[1:]})
                  for form in ("", "@#", "_#", ".#")]
@@ -867,7 +871,9 @@ ones (`catalog_coverage`, `gini`, `entropy`; and `gauc`, `personalization`) retu
 
 `evaluate(run, judgments, metrics=['nDCG@10', 'AP'], per_query=true, ...)` returns long rows `(measure, <by
 columns>, query_id, value)`, or with `per_query=false` each measure's mean `(measure, <by columns>, value)`;
-measure names are read as `rankmetrics eval` reads them; conventions given as keyword arguments go to every
+measure names are read as `rankmetrics eval` reads them, one measure per name with at most a whole cutoff (a
+decimal parameter only in trec_eval's printed names, iprec_at_recall_0.50; call the metric's macro for others);
+conventions given as keyword arguments go to every
 measure that takes them (`rel` reaches the gain metrics, nDCG, DCG and RBP, only under `level_for_gain`: the
 preset's, false under trec_eval's, unless given), and one that no metric takes fails the compile; the side tables and their column names as above (`interactions=ref('train'),
 items=ref('items')`), a measure that needs a missing one failing the compile.

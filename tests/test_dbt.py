@@ -330,6 +330,18 @@ def test_evaluate_gives_the_relevance_level_to_gain_metrics_only_under_level_for
     assert {tuple(r[:-1]): float(r[-1]) for r in rows} == pytest.approx(want, abs=1e-9)
 
 
+def test_evaluate_reads_names_as_their_libraries_write_them(built):
+    """trec_eval's set_F and relative_P_5, ir_measures' SetP, RecTools' HitRate@10: evaluate() reads them (its
+    numbers on trec_eval's data: set_P is P over the whole list, pinned to trec_eval's out.test elsewhere)."""
+    target, (proj, env, root, pg) = built
+    judgments, run = _trec_tables()
+    names = ["set_F", "SetP", "HitRate@10", "relative_P_5"]
+    want = rm.evaluate(judgments, run, names)
+    rows = _rows(target, root, pg, "SELECT measure, value FROM s.evaluate_spellings")
+    assert len(want) == 4 and all(v > 0 for v in want.values())
+    assert {r[0]: float(r[1]) for r in rows} == pytest.approx(want, abs=1e-9)
+
+
 def test_evaluate_reads_the_side_tables_by_their_column_names(built):
     """evaluate with the recommender metrics (the training interactions, the catalog, the items' vectors, each
     under other column names: integration_tests/models/evaluate_recsys.sql) per model: evaluate()'s means under
