@@ -168,7 +168,10 @@ def _missing_id(row: str, where: str, by: tuple = ()) -> tuple[exp.Expression, e
     item) of its own otherwise, and a per-query row whose query_id is NULL reads as the mean row. With groups (by)
     the query id is the one after its group's key (key_parts)."""
     query = key_parts(_column(row, "query_id"))[2] if by else _column(row, "query_id")
-    empty = lambda e: exp.EQ(this=exp.Trim(this=e), expression=exp.Literal.string(""))  # noqa: E731
+    # blank: empty or ASCII spaces only, TRIM(' ' FROM x) on every engine (DuckDB's TRIM(x) strips Unicode spaces
+    # too, PostgreSQL's spaces only: an id of a no-break space was refused on one and taken on the other)
+    empty = lambda e: exp.EQ(this=exp.Trim(this=e, expression=exp.Literal.string(" ")),  # noqa: E731
+                             expression=exp.Literal.string(""))
     condition = exp.or_(exp.Is(this=_column(row, "query_id"), expression=exp.Null()),
                         exp.Is(this=_column(row, "item_id"), expression=exp.Null()),
                         empty(query), empty(_column(row, "item_id")))

@@ -293,7 +293,7 @@ FROM (
         -- its 'R' row even when it is not ranked (unjudged, with judged_only): the checks read it there, and the
         -- statement fails on it as rm_stream's checks make it fail
         ON (k.kind = 'R' AND (i.pos IS NOT NULL OR i.run_rows > 1 OR (i.run_rows > 0 AND (rm_not_finite(i.score)
-                OR i.item_id IS NULL OR trim(i.item_id) = ''))))
+                OR i.item_id IS NULL OR trim(i.item_id, ' ') = ''))))
             OR (k.kind = 'J' AND i.judgment_rows > 0)
 ) AS s;
 
@@ -302,7 +302,7 @@ FROM (
 -- checks with).
 CREATE OR REPLACE MACRO rm_row_fault(query_id, item_id, number, what, input) AS
     CASE
-        WHEN query_id IS NULL OR item_id IS NULL OR trim(query_id) = '' OR trim(item_id) = ''
+        WHEN query_id IS NULL OR item_id IS NULL OR trim(query_id, ' ') = '' OR trim(item_id, ' ') = ''
             THEN 'rankmetrics: a row of the ' || input || ' has no query id or no item id (NULL or empty)'
         WHEN rm_not_finite(number)
             THEN 'rankmetrics: item ' || item_id || ' of query ' || query_id || ' has ' || what

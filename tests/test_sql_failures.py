@@ -51,6 +51,10 @@ def _graded(grade):
 
 
 NOT_FINITE = {"null": None, "nan": float("nan"), "inf": float("inf")}
+# an item id of a no-break space is an id (eval's rule: blank is empty or ASCII spaces only): DuckDB's TRIM(x)
+# strips Unicode spaces, PostgreSQL's ASCII spaces, so the DuckDB SQL refused what eval and PostgreSQL took
+NBSP_ITEM = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "\u00a0"], "score": [0.9, 0.1]})
+NBSP_QRELS = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", "\u00a0"], "relevance": pa.array([0, 1], pa.int64())})
 # judgments of another query only: no query in common, so the results have no row (SQLite then never evaluated the
 # check in their WHERE)
 OTHER_QUERY = pa.table({"query_id": ["q9"], "item_id": ["d1"], "relevance": pa.array([1], pa.int64())})
@@ -69,6 +73,7 @@ def engine(request, started):
                    "no_query": e.load("f_no_query", NO_QUERY),
                    "no_item": e.load("f_no_item", NO_ITEM), "empty_item": e.load("f_empty_item", EMPTY_ITEM),
                    "space_query": e.load("f_space_query", SPACE_QUERY),
+                   "nbsp_item": e.load("f_nbsp_item", NBSP_ITEM), "nbsp_qrels": e.load("f_nbsp_qrels", NBSP_QRELS),
                    "empty_query_by": e.load("f_empty_query_by", EMPTY_QUERY_BY),
                    **{f"{name}_score": e.load(f"f_{name}_score", _scored(v)) for name, v in NOT_FINITE.items()
                       if name == "null" or e.dialect != "mysql"},
@@ -223,6 +228,23 @@ def test_missing_ids_fail(engine):
         e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["run"], judgments=t["space_query"]))
     with pytest.raises(Exception, match=r"a row of the run has no query id or no item id \(NULL or empty\)"):
         e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["empty_query_by"], judgments=t["qrels"], by=["model"]))
+
+
+def test_an_id_of_unicode_spaces_is_an_id(engine):
+    # q1 ranks d1 (not relevant) then the no-break space item (relevant): AP = (1/2) / 1, P@2 = 1/2 (by hand),
+    # as evaluate() gives
+    e, t = engine
+    assert rm.evaluate(NBSP_QRELS, NBSP_ITEM, ["AP", "P@2"]) == {"AP": 0.5, "P@2": 0.5}
+    rows = e.rows(rm.to_sql(["AP", "P@2"], dialect=e.dialect, run=t["nbsp_item"], judgments=t["nbsp_qrels"]))
+    assert sorted((r[0], float(r[-1])) for r in rows) == [("AP", 0.5), ("P@2", 0.5)]
+
+
+def test_duckdb_macros_take_an_id_of_unicode_spaces():
+    con = duckdb.connect()
+    rm.register(con)
+    con.register("nbsp_run", NBSP_ITEM)
+    con.register("nbsp_qrels", NBSP_QRELS)
+    assert con.execute("SELECT value FROM ap('nbsp_run', 'nbsp_qrels')").fetchall() == [(0.5,)]  # as above
 
 
 def test_scores_and_grades_not_finite_fail(engine):

@@ -130,7 +130,7 @@ WITH run_items AS (
                 i.score - i.score IS NULL OR i.score - i.score <> 0
               )
               OR i.item_id IS NULL
-              OR TRIM(i.item_id) = ''
+              OR TRIM(' ' FROM i.item_id) = ''
             )
           )
         )
@@ -152,8 +152,8 @@ WITH run_items AS (
     OR (
       s.query_id IS NULL
       OR s.item_id IS NULL
-      OR TRIM(s.query_id) = ''
-      OR TRIM(s.item_id) = ''
+      OR TRIM(' ' FROM s.query_id) = ''
+      OR TRIM(' ' FROM s.item_id) = ''
     )
 ), features AS (
   SELECT
@@ -293,16 +293,16 @@ WITH run_items AS (
         AND (
           f.query_id IS NULL
           OR f.item_id IS NULL
-          OR TRIM(f.query_id) = ''
-          OR TRIM(f.item_id) = ''
+          OR TRIM(' ' FROM f.query_id) = ''
+          OR TRIM(' ' FROM f.item_id) = ''
         )
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN f.kind = 'J'
         AND (
           f.query_id IS NULL
           OR f.item_id IS NULL
-          OR TRIM(f.query_id) = ''
-          OR TRIM(f.item_id) = ''
+          OR TRIM(' ' FROM f.query_id) = ''
+          OR TRIM(' ' FROM f.item_id) = ''
         )
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN f.kind = 'R' AND (
@@ -365,16 +365,16 @@ WITH run_items AS (
         AND (
           f.query_id IS NULL
           OR f.item_id IS NULL
-          OR TRIM(f.query_id) = ''
-          OR TRIM(f.item_id) = ''
+          OR TRIM(' ' FROM f.query_id) = ''
+          OR TRIM(' ' FROM f.item_id) = ''
         )
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN f.kind = 'J'
         AND (
           f.query_id IS NULL
           OR f.item_id IS NULL
-          OR TRIM(f.query_id) = ''
-          OR TRIM(f.item_id) = ''
+          OR TRIM(' ' FROM f.query_id) = ''
+          OR TRIM(' ' FROM f.item_id) = ''
         )
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN f.kind = 'R' AND (

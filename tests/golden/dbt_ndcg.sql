@@ -128,9 +128,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1), ' ') = ''
+{% else %}        OR TRIM(x.query_id, ' ') = ''
+{% endif %}        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -143,9 +143,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1), ' ') = ''
+{% else %}        OR TRIM(x.query_id, ' ') = ''
+{% endif %}        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -155,9 +155,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1), ' ') = ''
+{% else %}        OR TRIM(x.query_id, ' ') = ''
+{% endif %}        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -170,9 +170,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1), ' ') = ''
+{% else %}        OR TRIM(x.query_id, ' ') = ''
+{% endif %}        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1474,9 +1474,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1489,9 +1489,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1501,9 +1501,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1516,9 +1516,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2759,9 +2759,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(BOTH ' ' FROM SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(BOTH ' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(BOTH ' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2783,9 +2783,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(BOTH ' ' FROM SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(BOTH ' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(BOTH ' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2795,9 +2795,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(BOTH ' ' FROM SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(BOTH ' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(BOTH ' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2819,9 +2819,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(BOTH ' ' FROM SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(BOTH ' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(BOTH ' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4295,9 +4295,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4319,9 +4319,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4331,9 +4331,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4355,9 +4355,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5741,9 +5741,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1), ' ') = ''
+{% else %}        OR TRIM(x.query_id, ' ') = ''
+{% endif %}        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5765,9 +5765,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1), ' ') = ''
+{% else %}        OR TRIM(x.query_id, ' ') = ''
+{% endif %}        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5777,9 +5777,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1), ' ') = ''
+{% else %}        OR TRIM(x.query_id, ' ') = ''
+{% endif %}        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5801,9 +5801,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1), ' ') = ''
+{% else %}        OR TRIM(x.query_id, ' ') = ''
+{% endif %}        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7180,9 +7180,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1), ' ') = ''
+{% else %}        OR TRIM(x.query_id, ' ') = ''
+{% endif %}        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7204,9 +7204,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1), ' ') = ''
+{% else %}        OR TRIM(x.query_id, ' ') = ''
+{% endif %}        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7216,9 +7216,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1), ' ') = ''
+{% else %}        OR TRIM(x.query_id, ' ') = ''
+{% endif %}        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7240,9 +7240,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1), ' ') = ''
+{% else %}        OR TRIM(x.query_id, ' ') = ''
+{% endif %}        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8624,9 +8624,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8648,9 +8648,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8660,9 +8660,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8684,9 +8684,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10151,9 +10151,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10166,9 +10166,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10178,9 +10178,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10193,9 +10193,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11493,9 +11493,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11517,9 +11517,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11529,9 +11529,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11553,9 +11553,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13014,9 +13014,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13038,9 +13038,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13050,9 +13050,9 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13074,9 +13074,9 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(x.query_id) = ''
-{% endif %}        OR TRIM(x.item_id) = ''
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0

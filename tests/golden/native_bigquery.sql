@@ -152,8 +152,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -171,8 +171,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -182,8 +182,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -201,8 +201,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -525,8 +525,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -544,8 +544,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -555,8 +555,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -574,8 +574,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -907,8 +907,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -926,8 +926,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -937,8 +937,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -956,8 +956,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1273,8 +1273,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1292,8 +1292,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1303,8 +1303,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1322,8 +1322,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1638,8 +1638,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1657,8 +1657,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1668,8 +1668,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1687,8 +1687,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2003,8 +2003,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2022,8 +2022,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2033,8 +2033,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2052,8 +2052,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2339,8 +2339,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2358,8 +2358,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2369,8 +2369,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2388,8 +2388,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2678,8 +2678,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2697,8 +2697,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2708,8 +2708,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2727,8 +2727,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3078,8 +3078,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3097,8 +3097,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3108,8 +3108,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3127,8 +3127,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3415,8 +3415,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3434,8 +3434,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3445,8 +3445,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3464,8 +3464,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3745,8 +3745,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3764,8 +3764,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3775,8 +3775,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3794,8 +3794,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4059,8 +4059,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4078,8 +4078,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4089,8 +4089,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4108,8 +4108,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4389,8 +4389,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4408,8 +4408,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4419,8 +4419,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4438,8 +4438,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4920,8 +4920,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4939,8 +4939,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4950,8 +4950,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4969,8 +4969,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5220,8 +5220,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5239,8 +5239,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5250,8 +5250,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5269,8 +5269,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5523,8 +5523,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5542,8 +5542,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5553,8 +5553,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5572,8 +5572,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5825,8 +5825,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5844,8 +5844,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5855,8 +5855,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5874,8 +5874,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6135,8 +6135,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6154,8 +6154,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6165,8 +6165,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6184,8 +6184,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6442,8 +6442,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6461,8 +6461,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6472,8 +6472,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6491,8 +6491,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6917,8 +6917,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6936,8 +6936,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6947,8 +6947,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6966,8 +6966,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7808,8 +7808,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7827,8 +7827,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7838,8 +7838,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7857,8 +7857,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8352,8 +8352,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8371,8 +8371,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8382,8 +8382,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8401,8 +8401,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8730,8 +8730,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8749,8 +8749,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8760,8 +8760,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8779,8 +8779,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9156,8 +9156,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9175,8 +9175,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9186,8 +9186,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9205,8 +9205,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9490,8 +9490,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9509,8 +9509,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9520,8 +9520,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9539,8 +9539,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9852,8 +9852,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9871,8 +9871,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9882,8 +9882,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9901,8 +9901,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10259,8 +10259,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10278,8 +10278,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10289,8 +10289,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10308,8 +10308,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10679,8 +10679,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10698,8 +10698,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10709,8 +10709,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10728,8 +10728,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11020,8 +11020,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11039,8 +11039,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11050,8 +11050,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11069,8 +11069,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11456,8 +11456,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11475,8 +11475,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11486,8 +11486,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11505,8 +11505,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11533,8 +11533,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11552,8 +11552,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11914,8 +11914,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11933,8 +11933,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11944,8 +11944,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11963,8 +11963,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12302,8 +12302,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12321,8 +12321,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12332,8 +12332,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12351,8 +12351,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12666,8 +12666,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12685,8 +12685,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12696,8 +12696,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12715,8 +12715,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13213,8 +13213,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13232,8 +13232,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13243,8 +13243,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13262,8 +13262,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13590,8 +13590,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13609,8 +13609,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13620,8 +13620,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13639,8 +13639,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13942,8 +13942,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13961,8 +13961,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13972,8 +13972,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13991,8 +13991,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14411,8 +14411,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14430,8 +14430,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14441,8 +14441,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14460,8 +14460,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14877,8 +14877,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14896,8 +14896,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14907,8 +14907,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14926,8 +14926,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15594,8 +15594,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15613,8 +15613,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15624,8 +15624,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15643,8 +15643,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16215,8 +16215,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16234,8 +16234,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16245,8 +16245,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16264,8 +16264,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16684,8 +16684,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16703,8 +16703,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16714,8 +16714,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16733,8 +16733,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17069,8 +17069,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17088,8 +17088,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17099,8 +17099,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17118,8 +17118,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17465,8 +17465,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17484,8 +17484,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17495,8 +17495,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17514,8 +17514,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17859,8 +17859,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17878,8 +17878,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17889,8 +17889,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17908,8 +17908,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18223,8 +18223,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18242,8 +18242,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18253,8 +18253,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18272,8 +18272,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18576,8 +18576,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18595,8 +18595,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18606,8 +18606,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18625,8 +18625,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18913,8 +18913,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18932,8 +18932,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18943,8 +18943,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18962,8 +18962,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19307,8 +19307,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19326,8 +19326,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19337,8 +19337,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19356,8 +19356,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19654,8 +19654,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19673,8 +19673,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19684,8 +19684,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19703,8 +19703,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19998,8 +19998,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20017,8 +20017,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20028,8 +20028,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20047,8 +20047,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20353,8 +20353,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20372,8 +20372,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20383,8 +20383,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20402,8 +20402,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20687,8 +20687,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20706,8 +20706,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20717,8 +20717,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20736,8 +20736,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21048,8 +21048,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21067,8 +21067,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21078,8 +21078,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21097,8 +21097,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21386,8 +21386,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21405,8 +21405,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21416,8 +21416,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21435,8 +21435,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21731,8 +21731,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21750,8 +21750,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21761,8 +21761,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21780,8 +21780,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22081,8 +22081,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22100,8 +22100,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22111,8 +22111,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22130,8 +22130,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22429,8 +22429,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22448,8 +22448,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22459,8 +22459,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22478,8 +22478,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22837,8 +22837,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22856,8 +22856,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22867,8 +22867,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22886,8 +22886,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -23635,8 +23635,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -23654,8 +23654,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -23665,8 +23665,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -23684,8 +23684,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -24584,8 +24584,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -24603,8 +24603,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -24614,8 +24614,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -24633,8 +24633,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -24954,8 +24954,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -24973,8 +24973,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -24984,8 +24984,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -25003,8 +25003,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0

@@ -152,8 +152,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -171,8 +171,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -182,8 +182,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -201,8 +201,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -524,8 +524,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -543,8 +543,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -554,8 +554,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -573,8 +573,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -905,8 +905,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -924,8 +924,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -935,8 +935,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -954,8 +954,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1270,8 +1270,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1289,8 +1289,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1300,8 +1300,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1319,8 +1319,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1634,8 +1634,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1653,8 +1653,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1664,8 +1664,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1683,8 +1683,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1998,8 +1998,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2017,8 +2017,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2028,8 +2028,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2047,8 +2047,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2333,8 +2333,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2352,8 +2352,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2363,8 +2363,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2382,8 +2382,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2671,8 +2671,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2690,8 +2690,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2701,8 +2701,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2720,8 +2720,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3070,8 +3070,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3089,8 +3089,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3100,8 +3100,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3119,8 +3119,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3404,8 +3404,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3423,8 +3423,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3434,8 +3434,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3453,8 +3453,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3731,8 +3731,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3750,8 +3750,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3761,8 +3761,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3780,8 +3780,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4042,8 +4042,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4061,8 +4061,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4072,8 +4072,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4091,8 +4091,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4371,8 +4371,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4390,8 +4390,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4401,8 +4401,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4420,8 +4420,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4869,8 +4869,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4888,8 +4888,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4899,8 +4899,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4918,8 +4918,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5168,8 +5168,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5187,8 +5187,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5198,8 +5198,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5217,8 +5217,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5470,8 +5470,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5489,8 +5489,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5500,8 +5500,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5519,8 +5519,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5771,8 +5771,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5790,8 +5790,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5801,8 +5801,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5820,8 +5820,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6080,8 +6080,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6099,8 +6099,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6110,8 +6110,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6129,8 +6129,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6386,8 +6386,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6405,8 +6405,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6416,8 +6416,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6435,8 +6435,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6860,8 +6860,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6879,8 +6879,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6890,8 +6890,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6909,8 +6909,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7750,8 +7750,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7769,8 +7769,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7780,8 +7780,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7799,8 +7799,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8293,8 +8293,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8312,8 +8312,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8323,8 +8323,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8342,8 +8342,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8670,8 +8670,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8689,8 +8689,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8700,8 +8700,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8719,8 +8719,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9095,8 +9095,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9114,8 +9114,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9125,8 +9125,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9144,8 +9144,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9428,8 +9428,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9447,8 +9447,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9458,8 +9458,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9477,8 +9477,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9789,8 +9789,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9808,8 +9808,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9819,8 +9819,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9838,8 +9838,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10195,8 +10195,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10214,8 +10214,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10225,8 +10225,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10244,8 +10244,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10614,8 +10614,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10633,8 +10633,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10644,8 +10644,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10663,8 +10663,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10954,8 +10954,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10973,8 +10973,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10984,8 +10984,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11003,8 +11003,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11388,8 +11388,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11407,8 +11407,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11418,8 +11418,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11437,8 +11437,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11465,8 +11465,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11484,8 +11484,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11846,8 +11846,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11865,8 +11865,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11876,8 +11876,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11895,8 +11895,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12233,8 +12233,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12252,8 +12252,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12263,8 +12263,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12282,8 +12282,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12596,8 +12596,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12615,8 +12615,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12626,8 +12626,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12645,8 +12645,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13142,8 +13142,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13161,8 +13161,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13172,8 +13172,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13191,8 +13191,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13518,8 +13518,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13537,8 +13537,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13548,8 +13548,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13567,8 +13567,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13869,8 +13869,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13888,8 +13888,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13899,8 +13899,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13918,8 +13918,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14337,8 +14337,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14356,8 +14356,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14367,8 +14367,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14386,8 +14386,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14802,8 +14802,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14821,8 +14821,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14832,8 +14832,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14851,8 +14851,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15518,8 +15518,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15537,8 +15537,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15548,8 +15548,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15567,8 +15567,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16138,8 +16138,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16157,8 +16157,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16168,8 +16168,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16187,8 +16187,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16606,8 +16606,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16625,8 +16625,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16636,8 +16636,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16655,8 +16655,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16990,8 +16990,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17009,8 +17009,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17020,8 +17020,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17039,8 +17039,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17385,8 +17385,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17404,8 +17404,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17415,8 +17415,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17434,8 +17434,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17778,8 +17778,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17797,8 +17797,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17808,8 +17808,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17827,8 +17827,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18141,8 +18141,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18160,8 +18160,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18171,8 +18171,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18190,8 +18190,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18493,8 +18493,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18512,8 +18512,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18523,8 +18523,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18542,8 +18542,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18829,8 +18829,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18848,8 +18848,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18859,8 +18859,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18878,8 +18878,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19222,8 +19222,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19241,8 +19241,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19252,8 +19252,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19271,8 +19271,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19568,8 +19568,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19587,8 +19587,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19598,8 +19598,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19617,8 +19617,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19911,8 +19911,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19930,8 +19930,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19941,8 +19941,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19960,8 +19960,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20265,8 +20265,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20284,8 +20284,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20295,8 +20295,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20314,8 +20314,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20598,8 +20598,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20617,8 +20617,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20628,8 +20628,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20647,8 +20647,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20958,8 +20958,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20977,8 +20977,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20988,8 +20988,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21007,8 +21007,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21295,8 +21295,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21314,8 +21314,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21325,8 +21325,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21344,8 +21344,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21639,8 +21639,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21658,8 +21658,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21669,8 +21669,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21688,8 +21688,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21988,8 +21988,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22007,8 +22007,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22018,8 +22018,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22037,8 +22037,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22335,8 +22335,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22354,8 +22354,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22365,8 +22365,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22384,8 +22384,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22742,8 +22742,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22761,8 +22761,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22772,8 +22772,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22791,8 +22791,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -23539,8 +23539,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -23558,8 +23558,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -23569,8 +23569,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -23588,8 +23588,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -24487,8 +24487,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -24506,8 +24506,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -24517,8 +24517,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -24536,8 +24536,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -24856,8 +24856,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -24875,8 +24875,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -24886,8 +24886,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -24905,8 +24905,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0

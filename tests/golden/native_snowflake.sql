@@ -152,8 +152,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -171,8 +171,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -182,8 +182,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -201,8 +201,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -525,8 +525,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -544,8 +544,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -555,8 +555,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -574,8 +574,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -907,8 +907,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -926,8 +926,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -937,8 +937,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -956,8 +956,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1273,8 +1273,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1292,8 +1292,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1303,8 +1303,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1322,8 +1322,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1638,8 +1638,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1657,8 +1657,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -1668,8 +1668,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -1687,8 +1687,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2003,8 +2003,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2022,8 +2022,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2033,8 +2033,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2052,8 +2052,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2339,8 +2339,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2358,8 +2358,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2369,8 +2369,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2388,8 +2388,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2678,8 +2678,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2697,8 +2697,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -2708,8 +2708,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -2727,8 +2727,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3078,8 +3078,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3097,8 +3097,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3108,8 +3108,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3127,8 +3127,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3413,8 +3413,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3432,8 +3432,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3443,8 +3443,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3462,8 +3462,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3741,8 +3741,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3760,8 +3760,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -3771,8 +3771,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -3790,8 +3790,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4053,8 +4053,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4072,8 +4072,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4083,8 +4083,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4102,8 +4102,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4383,8 +4383,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4402,8 +4402,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4413,8 +4413,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4432,8 +4432,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4882,8 +4882,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4901,8 +4901,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -4912,8 +4912,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -4931,8 +4931,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5182,8 +5182,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5201,8 +5201,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5212,8 +5212,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5231,8 +5231,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5485,8 +5485,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5504,8 +5504,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5515,8 +5515,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5534,8 +5534,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5787,8 +5787,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5806,8 +5806,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -5817,8 +5817,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -5836,8 +5836,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6097,8 +6097,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6116,8 +6116,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6127,8 +6127,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6146,8 +6146,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6404,8 +6404,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6423,8 +6423,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6434,8 +6434,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6453,8 +6453,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6879,8 +6879,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6898,8 +6898,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -6909,8 +6909,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -6928,8 +6928,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7770,8 +7770,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7789,8 +7789,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -7800,8 +7800,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -7819,8 +7819,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8314,8 +8314,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8333,8 +8333,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8344,8 +8344,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8363,8 +8363,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8692,8 +8692,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8711,8 +8711,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -8722,8 +8722,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -8741,8 +8741,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9118,8 +9118,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9137,8 +9137,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9148,8 +9148,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9167,8 +9167,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9452,8 +9452,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9471,8 +9471,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9482,8 +9482,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9501,8 +9501,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9814,8 +9814,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9833,8 +9833,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -9844,8 +9844,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -9863,8 +9863,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10221,8 +10221,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10240,8 +10240,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10251,8 +10251,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10270,8 +10270,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10641,8 +10641,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10660,8 +10660,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -10671,8 +10671,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10690,8 +10690,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -10982,8 +10982,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11001,8 +11001,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11012,8 +11012,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11031,8 +11031,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11417,8 +11417,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11436,8 +11436,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11447,8 +11447,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11466,8 +11466,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11494,8 +11494,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the reference has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11513,8 +11513,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11875,8 +11875,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11894,8 +11894,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -11905,8 +11905,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -11924,8 +11924,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12263,8 +12263,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12282,8 +12282,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12293,8 +12293,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12312,8 +12312,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12627,8 +12627,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12646,8 +12646,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -12657,8 +12657,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -12676,8 +12676,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13174,8 +13174,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13193,8 +13193,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13204,8 +13204,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13223,8 +13223,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13551,8 +13551,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13570,8 +13570,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13581,8 +13581,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13600,8 +13600,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13903,8 +13903,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13922,8 +13922,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -13933,8 +13933,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -13952,8 +13952,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14372,8 +14372,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14391,8 +14391,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14402,8 +14402,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14421,8 +14421,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14838,8 +14838,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14857,8 +14857,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -14868,8 +14868,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -14887,8 +14887,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15555,8 +15555,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15574,8 +15574,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -15585,8 +15585,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -15604,8 +15604,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16176,8 +16176,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16195,8 +16195,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16206,8 +16206,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16225,8 +16225,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16645,8 +16645,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16664,8 +16664,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -16675,8 +16675,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -16694,8 +16694,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17030,8 +17030,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17049,8 +17049,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17060,8 +17060,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17079,8 +17079,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17426,8 +17426,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17445,8 +17445,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17456,8 +17456,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17475,8 +17475,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17820,8 +17820,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17839,8 +17839,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -17850,8 +17850,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -17869,8 +17869,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18184,8 +18184,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18203,8 +18203,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18214,8 +18214,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18233,8 +18233,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18537,8 +18537,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18556,8 +18556,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18567,8 +18567,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18586,8 +18586,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18874,8 +18874,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18893,8 +18893,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -18904,8 +18904,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -18923,8 +18923,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19268,8 +19268,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19287,8 +19287,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19298,8 +19298,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19317,8 +19317,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19615,8 +19615,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19634,8 +19634,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19645,8 +19645,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19664,8 +19664,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -19959,8 +19959,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19978,8 +19978,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -19989,8 +19989,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20008,8 +20008,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20314,8 +20314,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20333,8 +20333,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20344,8 +20344,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20363,8 +20363,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20648,8 +20648,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20667,8 +20667,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -20678,8 +20678,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -20697,8 +20697,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21009,8 +21009,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21028,8 +21028,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21039,8 +21039,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21058,8 +21058,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21347,8 +21347,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21366,8 +21366,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21377,8 +21377,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21396,8 +21396,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21692,8 +21692,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21711,8 +21711,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -21722,8 +21722,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -21741,8 +21741,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22042,8 +22042,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22061,8 +22061,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22072,8 +22072,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22091,8 +22091,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22390,8 +22390,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22409,8 +22409,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22420,8 +22420,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22439,8 +22439,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22798,8 +22798,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22817,8 +22817,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -22828,8 +22828,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -22847,8 +22847,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -23596,8 +23596,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -23615,8 +23615,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -23626,8 +23626,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -23645,8 +23645,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -24545,8 +24545,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -24564,8 +24564,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -24575,8 +24575,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -24594,8 +24594,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -24915,8 +24915,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -24934,8 +24934,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -24945,8 +24945,8 @@ WITH params AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -24964,8 +24964,8 @@ WITH params AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0

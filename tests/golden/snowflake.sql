@@ -311,8 +311,8 @@ WITH run_items AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -330,8 +330,8 @@ WITH run_items AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -341,8 +341,8 @@ WITH run_items AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -360,8 +360,8 @@ WITH run_items AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(x.query_id, ' ') = ''
+        OR TRIM(x.item_id, ' ') = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0

@@ -309,8 +309,8 @@ WITH run_items AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
         WHEN (
           x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -328,8 +328,8 @@ WITH run_items AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.score - x.score IS NULL OR x.score - x.score <> 0
@@ -339,8 +339,8 @@ WITH run_items AS (
       CASE
         WHEN x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
         THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
         WHEN (
           x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
@@ -358,8 +358,8 @@ WITH run_items AS (
       (
         x.query_id IS NULL
         OR x.item_id IS NULL
-        OR TRIM(x.query_id) = ''
-        OR TRIM(x.item_id) = ''
+        OR TRIM(' ' FROM x.query_id) = ''
+        OR TRIM(' ' FROM x.item_id) = ''
       )
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
