@@ -238,6 +238,11 @@ def _shape(args) -> dict:
     for name in ("judgments_by", "run_lists", "judgment_lists"):
         if hasattr(args, name):
             out[name] = getattr(args, name)
+    if getattr(args, "judgment_lists", False) and "relevance" not in out["columns"]:
+        # SQL over tables nobody read first cannot see whether a grades list is there (eval and the dbt package
+        # read a `relevance` list when there is one): say which grades the SQL gives
+        sys.stderr.write("rankmetrics: note: --judgment-lists without --relevance-column: every listed item has "
+                         "grade 1 (name a parallel list of grades: --relevance-column relevance)\n")
     return out
 
 

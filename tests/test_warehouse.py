@@ -604,9 +604,17 @@ def test_sql_judgment_lists_read_the_grades_list_named_relevance(tmp_path):
     sql = rm.to_sql(["nDCG@3"], dialect="duckdb", run="recs", judgments="labels",
                     columns={"query_id": "user_id", "relevance": "relevance"}, judgment_lists=True)
     assert con.execute(sql).fetchall() == [("nDCG@3", None, pytest.approx(want, abs=1e-12))]
-    printed = cli("sql", "-m", "nDCG@3", "--run", "recs", "--judgments", "labels", "--query-column", "user_id",
-                  "--relevance-column", "relevance", "--judgment-lists").stdout
-    assert con.execute(printed).fetchall() == [("nDCG@3", None, pytest.approx(want, abs=1e-12))]
+    p = cli("sql", "-m", "nDCG@3", "--run", "recs", "--judgments", "labels", "--query-column", "user_id",
+            "--relevance-column", "relevance", "--judgment-lists")
+    assert con.execute(p.stdout).fetchall() == [("nDCG@3", None, pytest.approx(want, abs=1e-12))]
+    assert p.stderr == ""
+    # without --relevance-column the SQL gives every listed item grade 1 (it cannot see the table): the run is then
+    # ideal, 1.0, and a note says so, where eval and the dbt package read the relevance list
+    p = cli("sql", "-m", "nDCG@3", "--run", "recs", "--judgments", "labels", "--query-column", "user_id",
+            "--judgment-lists")
+    assert con.execute(p.stdout).fetchall() == [("nDCG@3", None, pytest.approx(1.0, abs=1e-12))]
+    assert p.stderr == ("rankmetrics: note: --judgment-lists without --relevance-column: every listed item has grade "
+                        "1 (name a parallel list of grades: --relevance-column relevance)\n")
     judged = pa.table({"user_id": ["u"], "item_id": [["a", "b", "c"]], "relevance": [[0, 2, 1]]})
     ran = con.sql("SELECT * FROM recs").to_arrow_table()
     assert rm.evaluate(judged, ran, ["nDCG@3"], columns={"query_id": "user_id", "relevance": "relevance"}
