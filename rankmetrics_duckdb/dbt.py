@@ -612,7 +612,7 @@ def _evaluate_file() -> str:
     # the relevance level reaches a gain metric (nDCG, DCG) only under level_for_gain, as Measure.values reads it
     gain_macros = sorted({m.macro for m in measures.METRICS.values() if m.gain_metric})
     for_gain = {p: bool(v.get("level_for_gain")) for p, v in conventions.PRESETS.items()}
-    known = sorted({n for ps in params.values() for n in ps} | {"level_for_gain"})
+    known = sorted({n for ps in params.values() for n in ps})  # (level_for_gain is evaluate's own argument)
     if {n[2] for n in names.values()} - set(_MEANS):
         raise ValueError("an aggregate without its SQL in dbt._MEANS")
     # the side tables and their column names (the metrics that read them: Metric.tables)

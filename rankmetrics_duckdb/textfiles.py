@@ -362,9 +362,9 @@ def field_lines(path: str, names: tuple, kind: str):
     try:
         with open(path, encoding="utf-8", newline="") as fh:
             for number, line in enumerate(fh, 1):
-                if line.startswith("#") or not split_fields(line):
-                    continue
                 fields = split_fields(line)
+                if line.startswith("#") or not fields:
+                    continue
                 if len(fields) != len(names):
                     raise InputError(f"{path}, line {number}: a {kind} line has {len(names)} fields "
                                      f"({', '.join(names)}), not {len(fields)}{odd_spaces(line)}: "
@@ -381,8 +381,5 @@ def finite(text: str) -> float | None:
     (NUMBER: not Python's 1_000, which trec_eval's atof reads as 1, nor its Unicode digits or spaces)."""
     if not NUMBER.fullmatch(text):
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        return None
+    value = float(text)  # NUMBER's text always reads (1e999 as inf)
     return value if math.isfinite(value) else None
