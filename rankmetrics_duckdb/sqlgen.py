@@ -677,6 +677,62 @@ def _within_kind(feature: exp.Expression) -> bool:
     return all(any(_is_kind(p) for p in w.args.get("partition_by") or []) for w in feature.find_all(exp.Window))
 
 
+def _ranking_sum(feature: exp.Expression) -> exp.Expression | None:
+    """The argument x of a feature SUM(x) OVER (PARTITION BY s.query_id, s.kind ORDER BY s.pos ROWS BETWEEN
+    UNBOUNDED PRECEDING AND ...) whose x reads the grade alone and is 0 for an unjudged item (x is CASE WHEN c
+    THEN ... ELSE 0 END, c a conjunction with a comparison of s.grade: NULL there), or None. Over the grouped
+    stream, such a running sum is the same sum over the run's items in the ranking's own order, whatever rows
+    keep_rows drops (unjudged ones, which add 0, and rows below the deepest cutoff, which come after): plan
+    computes it in the ranking's window (_sum_in_ranking), one sort fewer."""
+    while isinstance(feature, exp.Paren):
+        feature = feature.this
+    if not isinstance(feature, exp.Window) or not isinstance(feature.this, exp.Sum):
+        return None
+    keys = feature.args.get("partition_by") or []
+    order = feature.args.get("order")
+    spec = feature.args.get("spec")
+    if not (len(keys) == 2 and {k.name for k in keys if isinstance(k, exp.Column)} == {"query_id", "kind"}
+            and order is not None and len(order.expressions) == 1 and not order.expressions[0].args.get("desc")
+            and isinstance(order.expressions[0].this, exp.Column) and order.expressions[0].this.name == "pos"
+            and spec is not None and spec.args.get("kind") == "ROWS" and spec.args.get("start") == "UNBOUNDED"
+            and spec.args.get("start_side") == "PRECEDING"):
+        return None
+    x = feature.this.this
+    if not (isinstance(x, exp.Case) and len(x.args.get("ifs") or []) == 1 and isinstance(x.args.get("default"), exp.Literal)
+            and x.args["default"].to_py() == 0
+            and all(c.name == "grade" for c in x.find_all(exp.Column))
+            and any(isinstance(c, (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ))
+                    and any(isinstance(side, exp.Column) and side.name == "grade" for side in (c.left, c.right))
+                    for c in _conjuncts(x.args["ifs"][0].this))):
+        return None
+    return x
+
+
+def _sum_in_ranking(body: exp.Select, moved: list) -> None:
+    """moved [(name, feature)], features _ranking_sum accepts, computed in rm_grouped_stream's ranking window
+    (body: sql/01_stream.sql's, folded): each a column of the ranked items (NULL on the others) carried to the
+    stream's 'R' rows (NULL on the 'J' rows, where the values do not read them: _read_on_retrieved_only)."""
+    ranking = next(a for a in body.find_all(exp.Alias) if a.alias == "pos" and a.find(exp.RowNumber)
+                   and a.parent_select.args["from_"].this.alias == "g")
+    window = ranking.find(exp.Window)
+    ranked = ranking.this.args["ifs"][0].this  # g.ranked = 1
+    kinds = next(a for a in body.find_all(exp.Alias) if a.alias == "pos" and isinstance(a.this, exp.Case)
+                 and a.parent_select.args["from_"].this.alias == "i")
+    for name, feature in moved:
+        while isinstance(feature, exp.Paren):
+            feature = feature.this
+        x = _ranking_sum(feature).transform(
+            lambda n: _column("g", "grade") if isinstance(n, exp.Column) and n.name == "grade" else n)
+        running = exp.Window(this=exp.Sum(this=x), partition_by=[k.copy() for k in window.args["partition_by"]],
+                             order=window.args["order"].copy(), spec=feature.args["spec"].copy(), over="OVER")
+        ranking.parent_select.select(exp.alias_(exp.Case(ifs=[exp.If(this=ranked.copy(), true=running)]), name),
+                                     copy=False)
+        retrieved = kinds.this.args["ifs"][0].this  # k.kind = 'R'
+        kinds.parent_select.select(exp.alias_(exp.Case(ifs=[exp.If(this=retrieved.copy(), true=_column("i", name))]),
+                                              name), copy=False)
+        body.select(_column("s", name), copy=False)
+
+
 @dataclass
 class Plan:
     measures: list[Measure]
@@ -1176,6 +1232,12 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
                            *([exp.GT(this=_column("s", "run_rows"), expression=exp.Literal.number(1)),
                               _not_finite(_column("s", "score")), _missing_id("s", "run", by)[0]]
                              if grouped else []))
+        if grouped:  # running sums over the run's items in rank order: in the ranking's window, not a sort of their own
+            moved = [(name, e) for name, e in kept if name not in read_later and _read_on_retrieved_only(name, values)
+                     and _ranking_sum(e) is not None]
+            if moved:
+                _sum_in_ranking(dict(ctes)[STREAM], moved)
+                kept = [(name, e) for name, e in kept if name not in dict(moved)]
         if keep is not None and grouped and not whole:
             # filtered in the stream's last SELECT, where rm_grouped_stream numbers the 'J' rows: its window then
             # sorts the rows kept (every 'J' row is), not every row (the catalog-wide measures read them all)

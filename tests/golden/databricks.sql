@@ -41,7 +41,8 @@ WITH run_items AS (
     END AS ipos,
     s.run_rows,
     s.judgment_rows,
-    s.low_grade
+    s.low_grade,
+    s.running_rel_6
   FROM (
     SELECT
       i.query_id,
@@ -53,7 +54,8 @@ WITH run_items AS (
       CASE WHEN k.kind = 'R' THEN i.ipos END AS ipos,
       i.run_rows,
       i.judgment_rows,
-      i.low_grade
+      i.low_grade,
+      CASE WHEN k.kind = 'R' THEN i.running_rel_6 END AS running_rel_6
     FROM (
       SELECT
         p.*,
@@ -70,7 +72,15 @@ WITH run_items AS (
               PARTITION BY g.query_id
               ORDER BY g.ranked DESC NULLS LAST, g.score DESC NULLS LAST, g.item_id DESC NULLS LAST
             )
-          END AS pos
+          END AS pos,
+          CASE
+            WHEN g.ranked = 1
+            THEN SUM(CASE WHEN g.grade >= 1 THEN 1 ELSE 0 END) OVER (
+              PARTITION BY g.query_id
+              ORDER BY g.ranked DESC NULLS LAST, g.score DESC NULLS LAST, g.item_id DESC NULLS LAST
+              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+            )
+          END AS running_rel_6
         FROM (
           SELECT
             u.query_id,
@@ -155,17 +165,6 @@ WITH run_items AS (
       OR TRIM(' ' FROM s.query_id) = ''
       OR TRIM(' ' FROM s.item_id) = ''
     )
-), features AS (
-  SELECT
-    s.*,
-    (
-      SUM(CASE WHEN s.grade >= 1 THEN 1 ELSE 0 END) OVER (
-        PARTITION BY s.query_id, s.kind
-        ORDER BY s.pos NULLS LAST
-        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-      )
-    ) AS running_rel_6
-  FROM item_stream AS s
 ), per_query AS (
   SELECT
     f.query_id,
@@ -351,7 +350,7 @@ WITH run_items AS (
         )
       END
     ) AS rm_fault
-  FROM features AS f
+  FROM item_stream AS f
   GROUP BY
     f.query_id
   HAVING
