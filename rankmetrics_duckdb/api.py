@@ -71,7 +71,10 @@ class Evaluation:
         self.zscores = _zscores(zscores, by)
         self._run_input = run
         conventions.refuse_gaps(convention, overrides, [m.metric.name for m in self.measures])
-        self.conv = measures_mod.stream_conventions(self.measures, conventions.resolve(convention, **overrides))
+        resolved = conventions.resolve(convention, **overrides)
+        self.conv = measures_mod.stream_conventions(self.measures, resolved, mixed_scores=True)
+        readers = measures_mod.score_readers(self.measures) if resolved.get("scores") == "provider" else {}
+        self._score_readers = readers if readers and readers["float32"] and readers["double"] else None
         # warehouse shapes (warehouse.py): column names, groups, lists; the side inputs' column names
         self.form = shape.Shape(columns, by, interactions_columns=interactions_columns, items_columns=items_columns)
         self.by = self.form.by
@@ -129,6 +132,8 @@ class Evaluation:
             self._check_gain_grades()
             if self.path == "careful":  # the one statement failed on such a score (its cast) and left it here
                 _check_float32_scores(self.con, self.run, self.conv)
+            if self._score_readers:
+                _check_score_readers(self.con, self.run, self._score_readers)
         except BaseException:
             self.close()
             if private:  # nobody else holds it: close it, so that nothing more spills into the folder removed
@@ -369,10 +374,11 @@ class Prepared:
             self.judgments = self.reader.load(judgments, JUDGMENTS)
             self.run = self.reader.load(run, RUN)
             self.summary = _overlap_summary(self.con, self.run, self.judgments)
-            _check_float32_scores(self.con, self.run, self.conv)
             # the stream of the convention as given, made now (a request whose names set other stream conventions,
-            # judged_only say, makes its own on first use)
-            self._stream(self.conv)
+            # judged_only say, or whose providers compare scores as doubles, makes its own on first use)
+            first = measures_mod.stream_conventions([], self.conv)  # scores 'provider': pytrec_eval's float32
+            _check_float32_scores(self.con, self.run, first)
+            self._stream(first)
         except BaseException:
             self.close()
             raise
@@ -478,6 +484,25 @@ def _check_float32_scores(con, run, conv) -> None:
         raise InputError(f"{run.label}: score {row[2]!r} for query {row[0]}, item {row[1]} is too large for the "
                          f"32-bit scores of scores='float32' (pytrec_eval's; below {FLOAT32_SCORE_LIMIT:g} in "
                          f"magnitude here): rescale the scores, or use the trec_eval convention's 64-bit scores")
+
+
+def _check_score_readers(con, run, readers: dict) -> None:
+    """Measures whose ir_measures providers compare scores in two precisions (measures.score_readers), evaluated
+    as 32-bit floats: an input error when two scores of a query differ as doubles and not as 32-bit floats (the
+    two providers rank them apart), naming them; otherwise one ranking serves both."""
+    if not run.has_score:
+        return
+    r = run.relation.sql(dialect="duckdb")
+    score = "CAST(t.score AS DOUBLE)"
+    row = run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), arg_min(CAST(t.item_id AS VARCHAR), {score}), "
+                       f"min({score}), arg_max(CAST(t.item_id AS VARCHAR), {score}), max({score}) FROM {r} AS t "
+                       f"WHERE isfinite({score}) GROUP BY CAST(t.query_id AS VARCHAR), CAST({score} AS FLOAT) "
+                       f"HAVING min({score}) < max({score}) ORDER BY 1 LIMIT 1").fetchone()
+    if row:
+        raise InputError(f"{run.label}: query {row[0]}: items {row[1]} and {row[3]} have scores {row[2]!r} and "
+                         f"{row[4]!r}, tied as the 32-bit floats of {', '.join(readers['float32'])} and apart as the "
+                         f"doubles of {', '.join(readers['double'])} (ir_measures' providers): evaluate them "
+                         f"separately, or choose --scores float32 or double")
 
 
 def _check_gain_grades(con, judgments, measures, conv) -> None:

@@ -31,9 +31,11 @@ PARAMETERS = {
     "grades": (("truncate", "as_given"),
                "fractional relevance grades: truncated toward zero (trec_eval reads grades with atol: 1.5 is 1, "
                "-0.5 is 0) or used as given"),
-    "scores": (("double", "float32"),
+    "scores": (("double", "float32", "provider"),
                "precision in which scores are compared when ranking: double (trec_eval 10) or 32-bit float "
-               "(pytrec_eval, whose older trec_eval code keeps scores as C floats)"),
+               "(pytrec_eval, whose older trec_eval code keeps scores as C floats), or as ir_measures' provider of "
+               "each measure compares them (32-bit floats for pytrec_eval's measures, doubles for cwl_eval's, "
+               "gdeval's, msmarco's, judged's, accuracy's and compat's)"),
     "num_docs": (None, "documents in the collection: utility's term for non-relevant items not retrieved counts "
                        "against it (trec_eval -N; 0 by default, as trec_eval's)"),
     "judged_count": (("unj", "any"),
@@ -80,8 +82,9 @@ PRESETS = {
     "pytrec_eval": dict(BASE, grades="truncate", scores="float32", iprec_rounding="v9"),
     # ir_measures: pytrec_eval's numbers (its provider for the trec_eval measures) over every judged query (a query
     # missing from the run scores 0, as ir_measures adds it), and its Judged@k counting any
-    # judgment, a negative grade too
-    "ir_measures": dict(BASE, queries="judged", grades="truncate", scores="float32", iprec_rounding="v9",
+    # judgment, a negative grade too; scores compared as each measure's provider compares them (pytrec_eval's
+    # 32-bit floats, the Python providers' doubles: measures.stream_conventions)
+    "ir_measures": dict(BASE, queries="judged", grades="truncate", scores="provider", iprec_rounding="v9",
                         judged_count="any"),
     # RecTools (rectools.metrics): the recommendations' own rank column, binary relevance (every test interaction
     # is a positive), each metric over its own users: the accuracy metrics over the test users (a user without

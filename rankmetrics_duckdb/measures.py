@@ -610,22 +610,55 @@ class Measure:
 STREAM_PARAMS = ("judged_only",)
 
 
-def stream_conventions(measures: list, conv: dict) -> dict:
-    """conv with the stream conventions the measures' names set: when every measure names the same value (say
-    judged_only=True), the evaluation reads the run that way; measures that disagree are refused, since one
-    read of the run serves them all (Measure.values checks the same for any route that skips this)."""
+def ir_measures_provider(measure: Measure) -> str:
+    """The provider ir_measures 0.4.3 computes the measure with (its DefaultPipeline: the first that supports it),
+    for the measures we share with it: what decides how it compares scores (scores='provider')."""
+    name = measure.metric.name
+    if name in ("RBP", "INSQ", "INST", "NERR8", "NERR9", "NERR10", "NERR11", "BPM", "SDCG"):
+        return "cwl_eval"
+    if name == "ERR" or (name == "nDCG" and dict(measure.params).get("gain") == "exponential"):
+        return "gdeval"  # ERR@k, nDCG(dcg='exp-log2')
+    if name == "RR" and measure.k is not None:
+        return "msmarco"  # RR@k, RR(cutoff=k)
+    return {"Judged": "judged", "Accuracy": "accuracy", "Compat": "compat"}.get(name, "pytrec_eval")
+
+
+def score_readers(measures: list) -> dict:
+    """{'float32': [...], 'double': [...]}: the measures (as 'name (provider)') whose ir_measures provider compares
+    scores as 32-bit floats (pytrec_eval, reading them into C floats) or as Python's doubles (the others)."""
+    out = {"float32": [], "double": []}
+    for m in measures:
+        provider = ir_measures_provider(m)
+        out["float32" if provider == "pytrec_eval" else "double"].append(f"{m.requested} ({provider})")
+    return out
+
+
+def stream_conventions(measures: list, conv: dict, mixed_scores: bool = False) -> dict:
+    """conv with the stream conventions the measures' names set: when every measure reads the run the same way
+    (judged_only=True named, or left to the evaluation's value), the evaluation reads it that way; measures that
+    disagree are refused, since one read of the run serves them all (Measure.values checks the same for any route
+    that skips this). scores='provider' (the ir_measures preset) becomes the one precision the measures'
+    providers compare scores in (score_readers); when they differ, float32 with mixed_scores (the caller then
+    checks that no two scores of a query differ as doubles only: api._check_score_readers), else refused."""
     out = dict(conv)
     for key in STREAM_PARAMS:
-        named = {dict(m.params)[key] for m in measures if key in dict(m.params)}
-        if not named:
+        if not any(key in dict(m.params) for m in measures):
             continue
-        if len(named) > 1 or any(key not in dict(m.params) for m in measures):
-            given = ", ".join(f"'{m.requested}'" for m in measures if key in dict(m.params))
-            others = ", ".join(f"'{m.requested}'" for m in measures if dict(m.params).get(key) != max(named))
-            raise UsageError(f"{key} is set by {given} but not the same for {others}: one read of the run serves "
-                             f"every measure of an evaluation; evaluate them separately, or set {key} for the "
-                             f"whole evaluation (-J, judged_only=)")
-        out[key] = named.pop()
+        values = {m.requested: dict(m.params).get(key, conv[key]) for m in measures}
+        if len(set(values.values())) > 1:
+            sides = ", ".join(f"{v} for " + ", ".join(f"'{n}'" for n, w in values.items() if w == v)
+                              for v in sorted(set(values.values()), key=str))
+            raise UsageError(f"{key} is {sides}: one read of the run serves every measure of an evaluation; "
+                             f"evaluate them separately, or set {key} for the whole evaluation (-J, judged_only=)")
+        out[key] = next(iter(values.values()))
+    if out.get("scores") == "provider":
+        readers = score_readers(measures)
+        if readers["float32"] and readers["double"] and not mixed_scores:
+            raise UsageError(f"scores: under --convention ir_measures, the scores are compared as 32-bit floats for "
+                             f"{', '.join(readers['float32'])} and as doubles for {', '.join(readers['double'])}, "
+                             f"and one read of the run serves every measure here: evaluate them separately, or "
+                             f"choose --scores float32 or double")
+        out["scores"] = "double" if readers["double"] and not readers["float32"] else "float32"
     return out
 
 

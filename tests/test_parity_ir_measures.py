@@ -11,7 +11,7 @@ import pytest
 import ir_measures  # the test extra installs it: a missing one fails, never skips
 
 import rankmetrics_duckdb as rm  # noqa: E402
-from conftest import TREC  # noqa: E402
+from conftest import TREC, cli  # noqa: E402
 from synthetic import make, write_trec  # noqa: E402
 
 CASES = [  # (ir_measures' name, the provider computing the reference)
@@ -222,13 +222,74 @@ def test_judged_only_in_names_must_agree():
     every measure of an evaluation: names that agree set it for the evaluation (above); a mix is refused, naming
     the measures, rather than computed the wrong way for some."""
     for names in (["P(judged_only=True)@10", "P@10"], ["P(judged_only=True)@10", "AP(judged_only=False)"]):
-        with pytest.raises(rm.UsageError, match=r"judged_only is set by 'P\(judged_only=True\)@10'"):
+        with pytest.raises(rm.UsageError, match=r"judged_only is False for '(P@10|AP\(judged_only=False\))', True "
+                                                r"for 'P\(judged_only=True\)@10'"):
             rm.evaluate(*DATA["suite"], names)
+    # the value a name writes out and the evaluation's own agree: taken (it was refused as a disagreement)
+    qrels_path, run_path = DATA["suite"]
+    got = rm.evaluate(qrels_path, run_path, ["P@5", "AP(judged_only=False)"], convention="ir_measures")
+    for name in ("P@5", "AP(judged_only=False)"):
+        assert got[name] == pytest.approx(_reference(name, "pytrec_eval", qrels_path, run_path)[1], abs=1e-9)
+    with pytest.raises(rm.UsageError, match=r"judged_only is False for 'RR\(judged_only=False\)', True for "
+                                            r"'P\(judged_only=True\)@5', 'AP\(judged_only=True\)'"):
+        rm.evaluate(qrels_path, run_path, ["P(judged_only=True)@5", "AP(judged_only=True)", "RR(judged_only=False)"])
     both = rm.evaluate(*DATA["suite"], ["P(judged_only=True)@10", "AP(judged_only=True)"], convention="ir_measures")
     alone = rm.evaluate(*DATA["suite"], ["P@10", "AP"], convention="ir_measures", judged_only=True)
     assert both["P(judged_only=True)@10"] == alone["P@10"] and both["AP(judged_only=True)"] == alone["AP"]
 
 
+
+
+# Two scores tied as 32-bit floats (pytrec_eval reads scores into C floats) and apart as doubles (the Python
+# providers': cwl_eval, gdeval, msmarco, judged, accuracy, compat): the relevant a is scored 1e-10 above b.
+PRECISION = ("1 0 a 1\n1 0 b 0\n", "1 Q0 a 1 1.0000000001 x\n1 Q0 b 2 1.0 x\n")
+PROVIDED = [("RBP(rel=1)", "cwl_eval"), ("INSQ(max_rel=1)", "cwl_eval"), ("ERR@1", "gdeval"),
+            ("nDCG(dcg='exp-log2')@1", "gdeval"), ("Accuracy@2", "accuracy"), ("RR(cutoff=1)", "msmarco"),
+            ("Judged@1", "judged"), ("P@1", "pytrec_eval"), ("RR", "pytrec_eval"), ("nDCG@1", "pytrec_eval")]
+
+
+def _write(tmp_path, qrels, run):
+    q, r = tmp_path / "q.txt", tmp_path / "r.txt"
+    q.write_text(qrels)
+    r.write_text(run)
+    return str(q), str(r)
+
+
+def test_each_provider_compares_scores_in_its_own_precision(tmp_path):
+    """Under the ir_measures preset a measure ranks the run as its provider does: pytrec_eval's with the scores as
+    32-bit floats (a and b tied, b first by trec_eval's doc id descending: P@1 0, RR 1/2), the Python providers'
+    as doubles (a first: RR(cutoff=1) 1). Every measure read 32-bit floats before: RBP(rel=1) 0.16 for cwl_eval's
+    0.20, ERR@1 0 for gdeval's 0.0625, Accuracy@2 0 for 1."""
+    qrels, run = _write(tmp_path, *PRECISION)
+    for name, provider in PROVIDED:
+        want_q, want_mean = _reference(name, provider, qrels, run)
+        got = rm.evaluate(qrels, run, [name], convention="ir_measures", per_query=True)[name]
+        assert got["1"] == pytest.approx(want_q["1"], abs=1e-9), (name, provider)
+        assert rm.evaluate(qrels, run, name, convention="ir_measures")[name] == pytest.approx(want_mean, abs=1e-9)
+    got = rm.evaluate(qrels, run, ["P@1", "RR", "RR(cutoff=1)"], convention="ir_measures", scores="double")
+    assert got == {"P@1": 1.0, "RR": 1.0, "RR(cutoff=1)": 1.0}  # by hand: a first when asked for doubles
+
+
+def test_providers_reading_scores_apart_share_a_run_only_where_it_ranks_alike(tmp_path):
+    """P@1 (pytrec_eval, 32-bit floats) and ERR@1 (gdeval, doubles) asked together: one read of the run serves
+    both, so scores 32-bit floats tie and doubles do not are refused, naming them (a number for one of them would
+    be wrong); scores apart in both are evaluated, each as its provider gives it. The SQL (to_sql), which cannot
+    see the scores, refuses the mix; --scores chooses one precision for all."""
+    qrels, run = _write(tmp_path, *PRECISION)
+    with pytest.raises(rm.InputError, match=r"r.txt: query 1: items b and a have scores 1.0 and 1.0000000001, tied "
+                                            r"as the 32-bit floats of P@1 \(pytrec_eval\) and apart as the doubles "
+                                            r"of ERR@1 \(gdeval\)"):
+        rm.evaluate(qrels, run, ["P@1", "ERR@1"], convention="ir_measures")
+    out = cli("eval", qrels, run, "--convention", "ir_measures", "-m", "P@1", "-m", "ERR@1", check=False)
+    assert out.returncode != 0 and out.stdout == "" and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    with pytest.raises(rm.UsageError, match=r"compared as 32-bit floats for P@1 \(pytrec_eval\) and as doubles "
+                                            r"for ERR@1 \(gdeval\)"):
+        rm.to_sql(["P@1", "ERR@1"], dialect="postgres", run="r", judgments="j", convention="ir_measures")
+    qrels, run = _write(tmp_path, "1 0 a 1\n1 0 b 0\n1 0 c 1\n", "1 Q0 b 1 2.5 x\n1 Q0 a 2 1.0 x\n1 Q0 c 3 1.0 x\n")
+    got = rm.evaluate(qrels, run, ["P@1", "ERR@1", "AP"], convention="ir_measures")
+    for name, provider in (("P@1", "pytrec_eval"), ("ERR@1", "gdeval"), ("AP", "pytrec_eval")):
+        assert got[name] == pytest.approx(_reference(name, provider, qrels, run)[1], abs=1e-9), name
+    assert got["P@1"] == 0.0 and got["AP"] == pytest.approx((1 / 2 + 2 / 3) / 2)  # by hand: b, c, a (c > a by id)
 
 # cwl_eval (ir_measures' cwl_eval provider): its C/W/L versions of ERR, INSQ, INST, BPM and SDCG, on the runs untied (cwl_eval keeps tied
 # items in file order) and with trec_eval's graded suite (grades -1..4) and the synthetic data (grades 0..3)
