@@ -47,13 +47,18 @@ def is_diversity(name) -> bool:
     """Whether a metric name is one of the diversity measures (they read subtopic judgments)."""
     if not isinstance(name, str):
         name = str(name) if type(name).__module__.split(".")[0] == "ir_measures" else ""
-    m = _NAME.fullmatch(name.strip())
+    m = _NAME.fullmatch(_spelled(name.strip()))
     return bool(m) and m.group("name") in NAMES
+
+
+def _spelled(text: str) -> str:
+    """ir_measures' Greek spellings (α_nDCG@10, α_DCG) as the ASCII ones (alpha_nDCG)."""
+    return "alpha" + text[1:] if text.startswith("α") else text
 
 
 def parse(name: str) -> Diversity:
     text = name.strip()
-    m = _NAME.fullmatch(text)
+    m = _NAME.fullmatch(_spelled(text))
     if not m or m.group("name") not in NAMES:
         raise UsageError(f"'{text}' is not a diversity measure; they are {', '.join(sorted(NAMES))}")
     from . import sqlsource  # not at import: a cached eval imports no sqlglot
@@ -80,6 +85,8 @@ def parse(name: str) -> Diversity:
         raise UsageError(f"metric '{text}': {m.group('name')} takes no cutoff (@k)")
     if k is not None and k < 1:
         raise UsageError(f"metric '{text}': the cutoff must be at least 1")
+    if k is None and cut:  # the macro's k has no default (ir_measures' neither: its pyndeval provider fails)
+        raise UsageError(f"metric '{text}': {m.group('name')} needs a cutoff, e.g. {m.group('name')}@20")
     return Diversity(text, macro, k, tuple(sorted(given.items())))
 
 

@@ -274,3 +274,21 @@ def test_diversity_misuse_says_why():
     assert p.returncode == 2 and "NRBP takes no cutoff" in p.stderr and "Traceback" not in p.stderr
     p = cli("eval", QRELS, os.path.join(DIV, "diverse.run"), "-m", "alpha_nDCG(gamma=2)@10", check=False)
     assert p.returncode == 2 and "unknown parameter 'gamma'" in p.stderr
+    for name in ("alpha_nDCG", "ERR_IA", "StRecall"):  # the cutoff is required (it said "k ... not NULL")
+        p = cli("eval", QRELS, os.path.join(DIV, "diverse.run"), "-m", name, check=False)
+        assert p.returncode == 2 and f"{name} needs a cutoff, e.g. {name}@20" in p.stderr, p.stderr
+
+
+def test_greek_spellings_are_ir_measures_ones():
+    """ir_measures also spells alpha_nDCG and alpha_DCG with a Greek alpha (α_nDCG@10): the same measure, under
+    the name as written (it said "cannot read metric name ... did you mean 'nDCG@10'?")."""
+    import rankmetrics_duckdb as rm
+    path = os.path.join(DIV, "diverse.run")
+    greek = rm.evaluate(QRELS, path, ["α_nDCG@10", "α_DCG@5"], convention="ir_measures")
+    latin = rm.evaluate(QRELS, path, ["alpha_nDCG@10", "alpha_DCG@5"], convention="ir_measures")
+    assert greek == {"α_nDCG@10": latin["alpha_nDCG@10"], "α_DCG@5": latin["alpha_DCG@5"]}
+    import ir_measures
+    ref = ir_measures.providers.registry["pyndeval"].calc_aggregate(
+        [ir_measures.parse_measure("α_nDCG@10")], list(ir_measures.read_trec_qrels(QRELS)),
+        list(ir_measures.read_trec_run(path)))
+    assert greek["α_nDCG@10"] == pytest.approx(next(iter(ref.values())), abs=1e-9)
