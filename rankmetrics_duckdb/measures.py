@@ -8,6 +8,7 @@ the name is echoed back as it was requested.
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import math
@@ -877,6 +878,8 @@ _FRACTION_FAMILIES = {
 }
 _FRACTION_TREC = re.compile(r"(?P<fam>iprec_at_recall|Rprec_mult)(?:(?:_|\.(?=[\d.]))(?P<values>[\d.,]+))?")
 _IPREC_IRM = re.compile(r"IPrec@(?P<level>[\d.]+)", re.I)                             # ir_measures: IPrec@0.1
+# ir_measures' IPrec with parameters: IPrec(rel=2)@0.1, IPrec(judged_only=True)@0.1, IPrec(recall=0.1)
+_IPREC_IRM_PARAMS = re.compile(r"IPrec\((?P<params>[^()]*)\)(?:@(?P<level>[\d.]+))?")
 _TREC_GAINS = re.compile(r"(?P<fam>ndcg|dcg|ideal_dcg)[._](?P<gains>[^=()@]*=[^()@]*)")  # ndcg.1=3,2=9 (gain_map
 #                                                      reads it; not ndcg_burges(gain=linear)@10, ranx's spelling)
 _ELEVEN_PT = re.compile(r"11pt_avg[._](?P<levels>[\d.]*\d[\d.]*(?:,[\d.]*\d[\d.]*)*)")  # 11pt_avg..25,.5,.75
@@ -908,6 +911,18 @@ def _parse_trec_special(name: str, requested: str) -> list[Measure] | None:
         metric = METRICS["IPrec"]
         return [Measure(requested, metric, None, (("at_recall", _param_value(metric, "at_recall", m.group("level"),
                                                                               requested)),))]
+    m = _IPREC_IRM_PARAMS.fullmatch(name)
+    if m and (m.group("level") or re.search(r"(^|,)\s*recall\s*=", m.group("params"))):
+        # its recall level (@r, or recall=r) is our at_recall; the other parameters read as any measure's
+        params = [p for p in (p.strip() for p in m.group("params").split(",")) if p]
+        params = [re.sub(r"^recall\s*=", "at_recall=", p) for p in params]
+        if m.group("level"):
+            params.append(f"at_recall={m.group('level')}")
+        spelled = f"IPrec({','.join(params)})"
+        try:
+            return [dataclasses.replace(x, requested=requested) for x in parse(spelled)]
+        except UsageError as e:
+            raise UsageError(str(e).replace(f"'{spelled}'", f"'{requested}'")) from None
     m = _FRACTION_TREC.fullmatch(name)
     if m:
         metric_name, param, defaults = _FRACTION_FAMILIES[m.group("fam")]

@@ -24,6 +24,9 @@ CASES = [  # (ir_measures' name, the provider computing the reference)
     ("P(judged_only=True)@10", "pytrec_eval"), ("nDCG(judged_only=True)@10", "pytrec_eval"),
     ("AP(judged_only=True)", "pytrec_eval"), ("SetF(beta=0.5)", "pytrec_eval"), ("SetF(beta=2.0)", "pytrec_eval"), ("SetF(beta=0.25)", "pytrec_eval"),
     ("SetP(rel=2)", "pytrec_eval"), ("IPrec@0.2", "pytrec_eval"), ("IPrec@0.0", "pytrec_eval"),
+    # IPrec with parameters (refused before: "IPrec takes no cutoff", "unknown parameter 'recall'")
+    ("IPrec(rel=2)@0.2", "pytrec_eval"), ("IPrec(judged_only=True)@0.3", "pytrec_eval"),
+    ("IPrec(recall=0.4)", "pytrec_eval"), ("IPrec(rel=2,recall=0.1)", "pytrec_eval"),
     ("infAP", "pytrec_eval"), ("Success@10", "pytrec_eval"), ("NumRet", "pytrec_eval"),
     ("NumRel", "pytrec_eval"), ("NumRelRet", "pytrec_eval"), ("NumQ", "pytrec_eval"),
     ("nDCG(gains={0:0,1:1,2:3,3:3,4:3})@10", "pytrec_eval"), ("nDCG(gains={0:1,1:2,2:9,3:3,4:2})", "pytrec_eval"),
