@@ -80,6 +80,11 @@ def parse(name: str) -> Diversity:
                 given[key] = kind(value)
         except ValueError:
             raise UsageError(f"metric '{text}': {key}={value} is not a {kind.__name__}") from None
+    for key, low, high, closed in (("alpha", 0, 1, True), ("beta", 0, 1, False)):  # the macros' own ranges
+        value = given.get(key)
+        if value is not None and not (low <= value and (value <= high if closed else value < high)):
+            raise UsageError(f"metric '{text}': {key} must be a number from {low} to {high}"
+                             f"{'' if closed else ' (exclusive)'}, not {value:g}")
     k = int(m.group("k")) if m.group("k") else given.pop("cutoff", None)
     if k is not None and not cut:
         raise UsageError(f"metric '{text}': {m.group('name')} takes no cutoff (@k)")

@@ -274,6 +274,10 @@ def test_diversity_misuse_says_why():
     assert p.returncode == 2 and "NRBP takes no cutoff" in p.stderr and "Traceback" not in p.stderr
     p = cli("eval", QRELS, os.path.join(DIV, "diverse.run"), "-m", "alpha_nDCG(gamma=2)@10", check=False)
     assert p.returncode == 2 and "unknown parameter 'gamma'" in p.stderr
+    for name, message in (("alpha_nDCG(alpha=1.5)@5", "alpha must be a number from 0 to 1, not 1.5"),
+                          ("NRBP(beta=1)", "beta must be a number from 0 to 1 (exclusive), not 1")):
+        p = cli("eval", QRELS, os.path.join(DIV, "diverse.run"), "-m", name, check=False)  # exit 2, as usage errors
+        assert p.returncode == 2 and message in p.stderr, p.stderr
     for name in ("alpha_nDCG", "ERR_IA", "StRecall"):  # the cutoff is required (it said "k ... not NULL")
         p = cli("eval", QRELS, os.path.join(DIV, "diverse.run"), "-m", name, check=False)
         assert p.returncode == 2 and f"{name} needs a cutoff, e.g. {name}@20" in p.stderr, p.stderr
