@@ -124,6 +124,17 @@ def number_column_fault(column: str, type_text: str) -> str | None:
     return f"the {column} column is {type_text}, not numbers (give numbers, or numbers as text)"
 
 
+def id_column_fault(column: str, type_text: str) -> str | None:
+    """Why an id column of this type (DESCRIBE's text) is refused, or None: ids are compared as text, and a
+    floating-point id's text (1.0) is not the integer's (1), so a run and judgments whose ids were written as
+    floats on one side only would match nothing, silently (pandas turns an integer column with a missing value
+    into float64)."""
+    if type_text.split("(")[0].strip().upper() in ("FLOAT", "DOUBLE", "REAL", "FLOAT4", "FLOAT8"):
+        return (f"the {column} column is {type_text}: ids are compared as text, where 1.0 is not 1; give them as "
+                f"integers or text (pandas makes an integer column with a missing value float64)")
+    return None
+
+
 # The side tables some metrics read (the training interactions; the catalog): their columns, and their checks.
 SIDE_COLUMNS = {"interactions": ("user_id", "item_id"), "catalog": ("item_id",), "vectors": ("item_id", "embedding")}
 SIDE_LISTS = ("embedding",)  # a list of numbers per row (read as DOUBLE[]), not an id

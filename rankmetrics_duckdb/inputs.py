@@ -374,9 +374,10 @@ class Reader:
             registered = self.register(obj, name)
             label, source = f"the {name} ({type(obj).__name__})", quoted(registered)
         try:
-            found = self._columns(source)
+            described = {row[0]: str(row[1]) for row in run_sql(self.con, f"DESCRIBE SELECT * FROM {source}").fetchall()}
         except duckdb.Error as e:
             raise InputError(f"{label}: cannot read it as a table ({str(e).splitlines()[0]})") from None
+        found = list(described)
         lower = {c.lower(): c for c in found}
         given = {c: columns.get(c, c) for c in wanted}  # our name -> the input's
         missing = [c for c in wanted if given[c].lower() not in lower]
@@ -387,6 +388,10 @@ class Reader:
             raise InputError(f"{label}: the {name} need the column{'s' if len(missing) > 1 else ''} {named} "
                              f"(found: {', '.join(found)}; name yours with {options}, or {role}_columns="
                              f"{{{mapping}}} in Python)")
+        for c in wanted:
+            fault = None if c in checks.SIDE_LISTS else checks.id_column_fault(given[c], described[lower[given[c].lower()]])
+            if fault:
+                raise InputError(f"{label}: {fault}")
         table = self._name(name)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {quoted(table)} AS SELECT " + ", ".join(
@@ -401,7 +406,7 @@ class Reader:
             if bad:
                 column = given.get(check.column, check.column)  # as the input names it
                 what = {"empty": "has no rows",
-                        "missing list": f"{bad} row(s) without a {column} list of finite numbers",
+                        "missing list": f"{bad} row(s) without a list of finite numbers in {column}",
                         "list lengths": f"{column} lists of {bad + 1} different lengths (give one length)",
                         "duplicate item": f"{bad} repeated {column}(s) (one row per item)",
                         }.get(check.name, f"{bad} row(s) without a {column}")
@@ -509,7 +514,12 @@ class Reader:
 
     @staticmethod
     def _number_types(types: dict, cols: dict, numeric: list, label: str) -> None:
-        """Refuse a numeric column of a type that holds no numbers (checks.number_column_fault)."""
+        """Refuse a numeric column of a type that holds no numbers (checks.number_column_fault), and an id column
+        of a floating-point type (checks.id_column_fault)."""
+        for c in ("query_id", "item_id"):
+            fault = checks.id_column_fault(cols[c], types[cols[c]])
+            if fault:
+                raise InputError(f"{label}: {fault}")
         for c in numeric:
             fault = number_column_fault(c, types[cols[c]])
             if fault:

@@ -111,8 +111,9 @@ def _typed(reader, from_sql: str, kind: str, label: str, floats: bool, path: str
     except inputs.InputError:
         raise _NotHere() from None
     numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
-    if any(not checks.is_number_type(types[cols[c]], floats) for c in numeric):
-        raise _NotHere()
+    if any(not checks.is_number_type(types[cols[c]], floats) for c in numeric) or any(
+            checks.id_column_fault(c, types[cols[c]]) for c in ("query_id", "item_id")):
+        raise _NotHere()  # the careful path reads them, or names what it refuses
     exprs = [f"CAST({quoted(cols[c])} AS VARCHAR) AS {c}" for c in ("query_id", "item_id")]
     exprs += [f"CAST({quoted(cols[c])} AS DOUBLE) AS {c}" for c in numeric]
     exprs += [quoted(g) for g in groups]

@@ -358,3 +358,35 @@ def test_parquet_nan_is_refused_on_every_path(tmp_path, kind, column, value):
                         one_statement=one_statement)
     p = run_cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m", "P@1")
     assert p.returncode == 1 and re.search(message, p.stderr) and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_floating_point_id_columns_are_refused_by_their_type(tmp_path):
+    """Ids are compared as text, and a float's text (2.0) is not the integer's (2): a run whose item ids became
+    float64 (pandas, an integer column with a missing value) beside integer judgments matched nothing and gave
+    P@2 0 for 0.5 (by hand: one of the two items, 2, is relevant), with no word. A FLOAT or DOUBLE id column is
+    refused on every input kind, naming it; the same ids as integers give 0.5."""
+    import pandas as pd
+    judgments = pa.table({"query_id": ["u1"], "item_id": [2], "relevance": [1]})
+    floats = pa.table({"query_id": ["u1", "u1"], "item_id": [1.0, 2.0], "score": [2.0, 1.0]})
+    parquet = str(tmp_path / "run.parquet")
+    pq.write_table(floats, parquet)
+    message = r"the item_id column is DOUBLE: ids are compared as text, where 1.0 is not 1"
+    for run in (floats, floats.to_pandas(), parquet):
+        with pytest.raises(InputError, match=message):
+            rm.evaluate(judgments, run, ["P@2"])
+    with pytest.raises(InputError, match=r"the query_id column is FLOAT"):
+        rm.evaluate(pa.table({"query_id": pa.array([1.0], pa.float32()), "item_id": ["a"], "relevance": [1]}),
+                    pa.table({"query_id": ["1"], "item_id": ["a"], "score": [1.0]}), ["P@2"])
+    assert rm.evaluate(judgments, pd.DataFrame({"query_id": ["u1", "u1"], "item_id": [1, 2], "score": [2.0, 1.0]}),
+                       ["P@2"]) == {"P@2": 0.5}
+    qrels = tmp_path / "qrels"
+    qrels.write_text("u1 0 2 1\n")
+    p = subprocess.run([sys.executable, "-m", "rankmetrics_duckdb", "eval", str(qrels), parquet, "-m", "P@2"],
+                       capture_output=True, text=True)
+    assert p.returncode == 1 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1
+    assert "run.parquet: the item_id column is DOUBLE" in p.stderr
+    # a side table's ids too (RecTools' MeanInvUserFreq reads the training interactions' items)
+    with pytest.raises(InputError, match=r"the interactions .*the item_id column is DOUBLE"):
+        rm.evaluate(judgments, pa.table({"query_id": ["u1", "u1"], "item_id": [1, 2], "score": [2.0, 1.0]}),
+                    ["MeanInvUserFreq@2"], interactions=pa.table({"user_id": ["a"], "item_id": [1.0]}),
+                    convention="rectools")
