@@ -16,7 +16,7 @@ import os
 
 import duckdb
 
-from . import paths
+from . import checks, paths
 from .checks import is_number_type
 from .errors import InputError
 from .inputs import JUDGMENTS, RUN, Loaded, Reader, View, quoted, reader_path, run_sql, sql_string, table_like, table_name
@@ -245,6 +245,10 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     query = _find(names, "query_id", form, label, kind, True, used)
     item = _find(names, "item_id", form, label, kind, True, used)
     lists = _is_list(types[item])
+    for column, type_text in ((query, types[query]), (item, types[item].rsplit("[", 1)[0] if lists else types[item])):
+        fault = checks.id_column_fault(column, type_text)  # a list of them: its element type
+        if fault:
+            raise InputError(f"{label}: {fault}")
     select = [f"CAST(t.{quoted(query)} AS VARCHAR) AS query_id"]
     if kind == RUN:
         if lists:  # ranked by position

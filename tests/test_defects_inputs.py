@@ -385,6 +385,14 @@ def test_floating_point_id_columns_are_refused_by_their_type(tmp_path):
                        capture_output=True, text=True)
     assert p.returncode == 1 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1
     assert "run.parquet: the item_id column is DOUBLE" in p.stderr
+    # the warehouse shapes too: other column names, group columns, lists of items
+    for run, kw in ((pa.table({"user": ["u1", "u1"], "item_id": [1.0, 2.0], "score": [2.0, 1.0]}),
+                     {"columns": {"query_id": "user"}}),
+                    (floats.append_column("model", pa.array(["m", "m"])), {"by": ["model"]}),
+                    (pa.table({"query_id": ["u1"], "item_id": [[1.0, 2.0]]}), {})):
+        with pytest.raises(InputError, match=message):
+            rm.evaluate(judgments, run, ["P@2"], **kw)
+    assert rm.evaluate(judgments, pa.table({"query_id": ["u1"], "item_id": [[1, 2]]}), ["P@2"]) == {"P@2": 0.5}
     # a side table's ids too (RecTools' MeanInvUserFreq reads the training interactions' items)
     with pytest.raises(InputError, match=r"the interactions .*the item_id column is DOUBLE"):
         rm.evaluate(judgments, pa.table({"query_id": ["u1", "u1"], "item_id": [1, 2], "score": [2.0, 1.0]}),
