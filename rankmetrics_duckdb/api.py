@@ -11,7 +11,7 @@ import duckdb
 from . import checks, connections, conventions, diversity, measures as measures_mod, onepass, plancache, shape, textfiles
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
-from .inputs import JUDGMENTS, RUN, Reader, mean_list_length, query_overlap, run_sql, table_like
+from .inputs import JUDGMENTS, RUN, Reader, check_rank_positions, mean_list_length, query_overlap, run_sql, table_like
 
 # the query builder and sqlglot, only when a query is built (a cached query needs neither: _lazy.py)
 exp = LazyModule("sqlglot.expressions")
@@ -134,6 +134,8 @@ class Evaluation:
                 _check_float32_scores(self.con, self.run, self.conv)
             if self._score_readers:
                 _check_score_readers(self.con, self.run, self._score_readers)
+            if conventions.reads_rank_values(convention, self.conv):
+                check_rank_positions(self.con, self.run)
         except BaseException:
             self.close()
             if private:  # nobody else holds it: close it, so that nothing more spills into the folder removed
@@ -378,6 +380,8 @@ class Prepared:
             # judged_only say, or whose providers compare scores as doubles, makes its own on first use)
             first = measures_mod.stream_conventions([], self.conv)  # scores 'provider': pytrec_eval's float32
             _check_float32_scores(self.con, self.run, first)
+            if conventions.reads_rank_values(convention, self.conv):
+                check_rank_positions(self.con, self.run)
             self._stream(first)
         except BaseException:
             self.close()

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from . import connections, conventions, measures as measures_mod, stats
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
-from .inputs import JUDGMENTS, RUN, Reader, query_overlap, run_sql
+from .inputs import JUDGMENTS, RUN, Reader, check_rank_positions, query_overlap, run_sql
 from .shape import Shape
 
 # sqlglot and the query builder when a comparison runs, not when the module is imported (_lazy.py)
@@ -244,6 +244,9 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
                     run = reader.load(obj, RUN)
                     query_overlap(con, run, judged, counted=False)
                     loaded.append(run)
+        if conventions.reads_rank_values(convention, conv):
+            for run in loaded:
+                check_rank_positions(con, run)
         run_rel, any_rank = _stacked_runs(loaded)
         if against_baseline:  # the baseline under every run's prefix, as the judgments are
             ref_rel, ref_rank = _stacked_runs([loaded[0]] * len(loaded))

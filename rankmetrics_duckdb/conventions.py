@@ -132,6 +132,17 @@ def reads_rank(conv: dict) -> bool:
     return conv["ties"] == "input"
 
 
+# The presets whose library reads a run's rank values as positions (RecTools: an item is in the top k when its
+# rank is at most k, tied ranks share a position, a gap is a position no item holds), where rankmetrics ranks a
+# query's items 1, 2, ... in rank order: the same only for ranks 1..n (inputs.check_rank_positions refuses others).
+RANK_VALUES = ("rectools",)
+
+
+def reads_rank_values(convention: str, conv: dict) -> bool:
+    """Whether the run's ranks must be 1..n per query under this preset and conventions (RANK_VALUES)."""
+    return convention in RANK_VALUES and reads_rank(conv)
+
+
 def check(key: str, value):
     choices = PARAMETERS[key][0]
     if choices is not None:

@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 from rankmetrics_duckdb import evaluate
+from rankmetrics_duckdb.errors import InputError
 from conftest import cli
 from recsys import rectools_env
 
@@ -614,3 +615,35 @@ def test_hand_computed_intersection_per_group():
     rows = con.execute(to_sql(["Intersection@3"], run="r", judgments="j", reference="f", columns=columns,
                               by=["seg"])).fetchall()
     assert {r[1]: r[-1] for r in rows} == pytest.approx({"A": 1 / 3, "B": 1 / 2}, abs=1e-12)
+
+
+def test_ranks_other_than_one_to_n_are_refused_where_rectools_reads_them_as_positions(tmp_path):
+    """RecTools reads rank values as positions: two items tied at rank 1 are both in the top 1 (CatalogCoverage@1
+    counts 2 items), ranks 0, 1, 2 put two items within k = 1, ranks 1, 2, 4 one relevant item within k = 3 (its
+    Precision@3 1/3, where the same items ranked 1, 2, 3 give 2/3). rankmetrics ranks a user's items 1, 2, ... in rank
+    order, so those numbers differed with no word (RecTools itself, run here, gives another value than the same
+    ranks made 1..n). Under the rectools preset such ranks are refused, naming the user; ranks 1..n agree."""
+    test = [("u1", "y"), ("u1", "z")]
+    catalog = ["x", "y", "z", "w"]
+    for ranks in ([1, 1, 2], [0, 1, 2], [1, 2, 4]):
+        reco = [("u1", i, r, 0.0) for i, r in zip("xyz", ranks)]
+        theirs = rectools_env.run({"reco": [[u, i, r] for u, i, r, _ in reco], "interactions": [list(t) for t in test],
+                                   "catalog": catalog,
+                                   "metrics": {"P": ["Precision", {"k": 3}], "C": ["CatalogCoverage", {"k": 1}]}})
+        renumbered = [("u1", i, n, 0.0) for n, (_, i, _, _) in enumerate(reco, 1)]
+        mine, _ = ours(renumbered, test, ["Precision@3", "CatalogCoverage@1"], catalog=catalog)
+        assert (theirs["P"]["mean"], theirs["C"]["mean"]) != (mine["Precision@3"], mine["CatalogCoverage@1"]), ranks
+        with pytest.raises(InputError, match=rf"query u1: ranks {ranks[0]} to {ranks[-1]} over 3 items .*RecTools "
+                                             r"reads rank values as positions"):
+            ours(reco, test, ["Precision@1"])
+    run = tmp_path / "tied.run"
+    run.write_text("u1 Q0 x 1 0 m\nu1 Q0 y 1 0 m\nu1 Q0 z 2 0 m\n")
+    qrels = tmp_path / "test.qrels"
+    qrels.write_text("u1 0 y 1\n")
+    for command in ("eval", "compare"):
+        runs = [str(run)] if command == "eval" else [str(run), str(run)]
+        p = cli(command, str(qrels), *runs, "--convention", "rectools", "-m", "Precision@1", check=False)
+        assert p.returncode == 1 and "tied.run: query u1: ranks 1 to 2 over 3 items" in p.stderr, p.stderr
+    # ranks 1..n: taken, and equal to RecTools (the parity tests above); under other presets the ranks only order
+    check([("u1", i, n, 0.0) for n, i in enumerate("xyz", 1)], test, [("Precision@1", "Precision", {"k": 1})])
+    assert evaluate(str(qrels), str(run), ["P@1"], convention="mllib") == {"P@1": 1.0}  # y before x (ties: item id)
