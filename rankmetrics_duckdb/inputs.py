@@ -32,6 +32,7 @@ NAN_SCORES = ("error", "last")
 
 _COUNTER = itertools.count(1)
 
+
 def check_rank_positions(con, run: "Loaded") -> None:
     """Under a preset whose library reads rank values as positions (conventions.RANK_VALUES: RecTools), an input
     error naming the first query whose ranks are not 1..n (tied, missing one, not from 1, or not whole): there the
