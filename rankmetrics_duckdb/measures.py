@@ -829,8 +829,8 @@ _IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?
 
 
 _RBP_RANX = re.compile(r"rbp\.(?P<p>\d+)(?:-l(?P<lvl>\d+))?", re.I)     # ranx: rbp.95 is p = 0.95
-_RBP_TREC = re.compile(r"rbp\.p=(?P<p>[^,]+)")                        # trec_eval: -m rbp.p=0.95
-_RBP_RESID_TREC = re.compile(r"rbp_resid\.p=(?P<p>[^,]+)")            # trec_eval: -m rbp_resid.p=0.95
+_RBP_TREC = re.compile(r"rbp[._]p=(?P<p>[^,]+)")                      # trec_eval: -m rbp.p=0.95, printed rbp_p=0.95
+_RBP_RESID_TREC = re.compile(r"rbp_resid[._]p=(?P<p>[^,]+)")          # trec_eval: -m rbp_resid.p=0.95
 _RBP_AMBIGUOUS = re.compile(r"rbp(?P<sep>[@_])(?P<rest>[^()]*)")     # rbp@10, rbp_10: p or cutoff?
 
 
@@ -860,6 +860,9 @@ def _parse_rbp(name: str, requested: str) -> list[Measure] | None:
         p = _param_value(metric, "p", m.group("p"), requested)  # printed rbp_p=0.95, as trec_eval prints it
         return [Measure(f"rbp_p={m.group('p')}", metric, None,
                         tuple(sorted({**TREC_NAMES["rbp"][1], "p": p}.items())))]
+    if re.fullmatch(r"rbp\.[\d.,]+", name, re.I):  # rbp.9.5, rbp.95,99: neither ranx's p nor trec_eval's (read as cutoffs)
+        raise UsageError(f"metric '{requested}': ranx's rbp.NN takes whole digits (rbp.95: p 0.95), trec_eval's rbp a "
+                         f"p= (rbp.p=0.95); RBP(p=0.95)@10 adds a cutoff")
     m = _RBP_AMBIGUOUS.fullmatch(name)
     if m and name[:3] != "RBP":
         rest = m.group("rest")

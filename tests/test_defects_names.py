@@ -84,6 +84,22 @@ def test_ambiguous_rbp_names_are_refused_with_a_suggestion(name):
     assert len(p.stderr.strip().splitlines()) == 1 and "ambiguous" in p.stderr
 
 
+@pytest.mark.parametrize("name", ["rbp.9.5", "rbp.95,99", "RBP.9.5"])
+def test_rbp_dotted_names_neither_ranx_nor_trec_eval_are_refused(name):
+    """rbp.9.5 was read as trec_eval's dotted cutoffs: rbp_9 (p 0.9, cutoff 9: 0.171 on the ranx fuzz's case, where
+    ranx gave 0.252), rbp.95,99 as rbp_95 and rbp_99; trec_eval's rbp takes no cutoff, ranx's rbp.NN whole digits."""
+    with pytest.raises(UsageError, match=r"ranx's rbp.NN takes whole digits"):
+        rm.evaluate(QRELS_LEVEL, RESULTS, [name])
+
+
+def test_trec_eval_printed_rbp_names_read_back():
+    """trec_eval prints -m rbp.p=0.5 as rbp_p=0.5 (and rbp_resid.p=0.5 as rbp_resid_p=0.5): the printed name reads
+    back as the same measure (it said 'ranx reads rbp_p=0.5 as p = 0.p=0.5')."""
+    got = rm.evaluate(QRELS_LEVEL, RESULTS, ["rbp_p=0.5", "rbp_resid_p=0.5"])
+    want = rm.evaluate(QRELS_LEVEL, RESULTS, ["rbp.p=0.5", "rbp_resid.p=0.5"])
+    assert got == want and set(got) == {"rbp_p=0.5", "rbp_resid_p=0.5"}
+
+
 def test_rbp_spellings_follow_one_rule():
     """RBP (ir_measures) defaults to p 0.8, rbp (trec_eval) to p 0.9; p= and trec_eval's rbp.p= set p. Checked by
     hand on one query: run a, b, c; a and c relevant (grade 1, top grade 1): RBP = (1 - p)(1 + p^2)."""
