@@ -471,23 +471,20 @@ def prepare(judgments, run, *, convention="trec_eval", memory_limit=None, thread
                     nan_scores=nan_scores, **overrides)
 
 
-# the largest score that scores='float32' (pytrec_eval's 32-bit scores) rounds here: DuckDB refuses to cast a
-# double from about 1e38 on to FLOAT, though float32 holds up to 3.4e38 (pytrec_eval ranks 1e39 as +inf)
-FLOAT32_SCORE_LIMIT = 1e38
-
-
 def _check_float32_scores(con, run, conv) -> None:
-    """Under scores='float32', a score whose magnitude reaches FLOAT32_SCORE_LIMIT is an input error naming it (the
-    query failed with DuckDB's conversion error before)."""
+    """Under scores='float32', a finite score beyond the 32-bit float range (DuckDB's cast to FLOAT fails past
+    about 3.4028235e38; pytrec_eval ranks 1e39 as +inf) is an input error naming it (the query failed with DuckDB's
+    conversion error before). The test is DuckDB's own cast, so every path draws the line where the query does."""
     if conv.get("scores") != "float32" or not run.has_score:
         return
     r = run.relation.sql(dialect="duckdb")
+    score = "CAST(t.score AS DOUBLE)"
     row = run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), t.score FROM {r} AS t "
-                       f"WHERE abs(CAST(t.score AS DOUBLE)) >= {FLOAT32_SCORE_LIMIT!r} LIMIT 1").fetchone()
+                       f"WHERE isfinite({score}) AND TRY_CAST({score} AS FLOAT) IS NULL LIMIT 1").fetchone()
     if row:
         raise InputError(f"{run.label}: score {row[2]!r} for query {row[0]}, item {row[1]} is too large for the "
-                         f"32-bit scores of scores='float32' (pytrec_eval's; below {FLOAT32_SCORE_LIMIT:g} in "
-                         f"magnitude here): rescale the scores, or use the trec_eval convention's 64-bit scores")
+                         f"32-bit scores of scores='float32' (pytrec_eval's; at most about 3.4e38 in magnitude): "
+                         f"rescale the scores, or use the trec_eval convention's 64-bit scores")
 
 
 def _check_score_readers(con, run, readers: dict) -> None:

@@ -71,6 +71,12 @@ def test_a_score_too_large_for_float32_scores_is_an_input_error(tmp_path):
     p = cli("eval", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "recip_rank", "--scores", "float32",
             check=False)
     assert p.returncode == 1 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1 and want in p.stderr
-    # below the limit the scores are rounded to 32 bits and ranked: a (5) first, relevant: RR 1 (by hand)
-    assert rm.evaluate(j, pa.table({"query_id": ["1", "1"], "item_id": ["a", "b"], "score": [5.0, -9e37]}), ["RR"],
-                       convention="pytrec_eval") == {"RR": 1.0}
+    # within float32's range (up to about 3.4028235e38) the scores are rounded to 32 bits and ranked: a (5) first,
+    # relevant: RR 1 (by hand); prepare() drew the line at 1e38 where evaluate() took 2e38 (a pytrec_eval fuzz)
+    for low in (-9e37, -2e38, -3.4028235e38):
+        r = pa.table({"query_id": ["1", "1"], "item_id": ["a", "b"], "score": [5.0, low]})
+        assert rm.evaluate(j, r, ["RR"], convention="pytrec_eval") == {"RR": 1.0}
+        assert rm.prepare(j, r, convention="pytrec_eval").evaluate(["RR"]) == {"RR": 1.0}
+    with pytest.raises(rm.InputError, match=r"at most about 3.4e38 in magnitude"):
+        rm.prepare(j, pa.table({"query_id": ["1", "1"], "item_id": ["a", "b"], "score": [5.0, 3.5e38]}),
+                   convention="pytrec_eval")
