@@ -73,8 +73,7 @@ class Evaluation:
         conventions.refuse_gaps(convention, overrides, [m.metric.name for m in self.measures])
         resolved = conventions.resolve(convention, **overrides)
         self.conv = measures_mod.stream_conventions(self.measures, resolved, mixed_scores=True)
-        readers = measures_mod.score_readers(self.measures) if resolved.get("scores") == "provider" else {}
-        self._score_readers = readers if readers and readers["float32"] and readers["double"] else None
+        self._score_readers = measures_mod.mixed_score_readers(self.measures, resolved)  # checked on the run below
         # warehouse shapes (warehouse.py): column names, groups, lists; the side inputs' column names
         self.form = shape.Shape(columns, by, interactions_columns=interactions_columns, items_columns=items_columns)
         self.by = self.form.by

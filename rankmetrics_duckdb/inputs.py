@@ -521,7 +521,7 @@ class Reader:
         cols = map_columns(list(types), kind, label)
         wanted = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else
                                             [c for c in ("score", "rank") if c in cols])
-        self._number_types(types, cols, wanted[2:], label)
+        self._column_types(types, cols, wanted[2:], label)
         if all(cols[c] == c for c in wanted) and len(cols) == len(wanted) and not groups:
             relation = table
         else:
@@ -533,7 +533,7 @@ class Reader:
         return loaded
 
     @staticmethod
-    def _number_types(types: dict, cols: dict, numeric: list, label: str) -> None:
+    def _column_types(types: dict, cols: dict, numeric: list, label: str) -> None:
         """Refuse a numeric column of a type that holds no numbers (checks.number_column_fault), and an id column
         of a floating-point type (checks.id_column_fault)."""
         for c in ("query_id", "item_id"):
@@ -679,7 +679,7 @@ class Reader:
         types = {row[0]: str(row[1]).upper() for row in described}
         cols = map_columns(list(types), kind, path)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
-        self._number_types(types, cols, numeric, path)
+        self._column_types(types, cols, numeric, path)
         if any(not is_number_type(types[cols[c]]) for c in numeric):
             return self._materialize(f"SELECT * FROM {source.sql(dialect='duckdb')}", path, kind)
         select = exp.select(

@@ -634,6 +634,15 @@ def score_readers(measures: list) -> dict:
     return out
 
 
+def mixed_score_readers(measures: list, conv: dict) -> dict | None:
+    """score_readers when conv compares scores as each measure's ir_measures provider does (scores 'provider')
+    and the measures need both precisions; otherwise None."""
+    if conv.get("scores") != "provider":
+        return None
+    readers = score_readers(measures)
+    return readers if readers["float32"] and readers["double"] else None
+
+
 def stream_conventions(measures: list, conv: dict, mixed_scores: bool = False) -> dict:
     """conv with the stream conventions the measures' names set: when every measure reads the run the same way
     (judged_only=True named, or left to the evaluation's value), the evaluation reads it that way; measures that
@@ -653,13 +662,13 @@ def stream_conventions(measures: list, conv: dict, mixed_scores: bool = False) -
                              f"evaluate them separately, or set {key} for the whole evaluation (-J, judged_only=)")
         out[key] = next(iter(values.values()))
     if out.get("scores") == "provider":
-        readers = score_readers(measures)
-        if readers["float32"] and readers["double"] and not mixed_scores:
+        mixed = mixed_score_readers(measures, out)
+        if mixed and not mixed_scores:
             raise UsageError(f"scores: under --convention ir_measures, the scores are compared as 32-bit floats for "
-                             f"{', '.join(readers['float32'])} and as doubles for {', '.join(readers['double'])}, "
+                             f"{', '.join(mixed['float32'])} and as doubles for {', '.join(mixed['double'])}, "
                              f"and one read of the run serves every measure here: evaluate them separately, or "
                              f"choose --scores float32 or double")
-        out["scores"] = "double" if readers["double"] and not readers["float32"] else "float32"
+        out["scores"] = "double" if not mixed and score_readers(measures)["double"] else "float32"  # all, or float32
     return out
 
 

@@ -677,10 +677,10 @@ def _within_kind(feature: exp.Expression) -> bool:
     return all(any(_is_kind(p) for p in w.args.get("partition_by") or []) for w in feature.find_all(exp.Window))
 
 
-def _ranking_sum(feature: exp.Expression) -> exp.Expression | None:
-    """The argument x of a feature SUM(x) OVER (PARTITION BY s.query_id, s.kind ORDER BY s.pos ROWS BETWEEN
-    UNBOUNDED PRECEDING AND ...) whose x reads the grade alone and is 0 for an unjudged item (x is CASE WHEN c
-    THEN ... ELSE 0 END, c a conjunction with a comparison of s.grade: NULL there), or None. Over the grouped
+def _ranking_sum(feature: exp.Expression) -> exp.Window | None:
+    """The window of a feature SUM(x) OVER (PARTITION BY s.query_id, s.kind ORDER BY s.pos ROWS BETWEEN
+    UNBOUNDED PRECEDING AND ...) (its parentheses off) whose x reads the grade alone and is 0 for an unjudged item
+    (x is CASE WHEN c THEN ... ELSE 0 END, c a conjunction with a comparison of s.grade: NULL there), or None. Over the grouped
     stream, such a running sum is the same sum over the run's items in the ranking's own order, whatever rows
     keep_rows drops (unjudged ones, which add 0, and rows below the deepest cutoff, which come after): plan
     computes it in the ranking's window (_sum_in_ranking), one sort fewer."""
@@ -705,7 +705,7 @@ def _ranking_sum(feature: exp.Expression) -> exp.Expression | None:
                     and any(isinstance(side, exp.Column) and side.name == "grade" for side in (c.left, c.right))
                     for c in _conjuncts(x.args["ifs"][0].this))):
         return None
-    return x
+    return feature
 
 
 def _sum_in_ranking(body: exp.Select, moved: list) -> None:
@@ -719,12 +719,11 @@ def _sum_in_ranking(body: exp.Select, moved: list) -> None:
     kinds = next(a for a in body.find_all(exp.Alias) if a.alias == "pos" and isinstance(a.this, exp.Case)
                  and a.parent_select.args["from_"].this.alias == "i")
     for name, feature in moved:
-        while isinstance(feature, exp.Paren):
-            feature = feature.this
-        x = _ranking_sum(feature).transform(
+        summed = _ranking_sum(feature)
+        x = summed.this.this.transform(
             lambda n: _column("g", "grade") if isinstance(n, exp.Column) and n.name == "grade" else n)
         running = exp.Window(this=exp.Sum(this=x), partition_by=[k.copy() for k in window.args["partition_by"]],
-                             order=window.args["order"].copy(), spec=feature.args["spec"].copy(), over="OVER")
+                             order=window.args["order"].copy(), spec=summed.args["spec"].copy(), over="OVER")
         ranking.parent_select.select(exp.alias_(exp.Case(ifs=[exp.If(this=ranked.copy(), true=running)]), name),
                                      copy=False)
         retrieved = kinds.this.args["ifs"][0].this  # k.kind = 'R'
