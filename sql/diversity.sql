@@ -15,11 +15,19 @@
 -- S, the subtopics of the query with a relevant item.
 CREATE OR REPLACE MACRO rm_subtopics(kind, subtopic) AS COUNT(DISTINCT CASE WHEN kind = 'J' THEN subtopic END);
 
+-- The sum of the terms x (NULL: no term) in the order of (pos, subtopic), unique among a query's rows of one
+-- kind: a canonical order, so the sum's bits do not depend on the rows' order. Only the terms are sorted
+-- (FILTER); a query without a term sums to 0.
+CREATE OR REPLACE MACRO rm_ordered_sum(x, pos, subtopic) AS
+    COALESCE(SUM(x ORDER BY pos, subtopic) FILTER (WHERE x IS NOT NULL), 0);
+
 -- The sum, over rows of the kind within the cutoff that are relevant to their subtopic, of the novelty gain
--- times a rank weight w (the discount 1/log2(pos + 1), 1/pos, beta^(pos - 1)).
+-- times a rank weight w (the discount 1/log2(pos + 1), 1/pos, beta^(pos - 1)). Its terms are added in rank
+-- order, then subtopic order (a canonical order: rm_ordered_sum), so a value has the same bits
+-- whatever the order the rows reach the aggregate in (threads, input kind).
 CREATE OR REPLACE MACRO rm_novelty_sum(kind, which, pos, subtopic, seen, alpha, k, w) AS
-    SUM(CASE WHEN kind = which AND subtopic IS NOT NULL AND rm_within(pos, k)
-             THEN POWER(1 - CAST(alpha AS DOUBLE), seen) * w ELSE 0 END);
+    rm_ordered_sum(CASE WHEN kind = which AND subtopic IS NOT NULL AND rm_within(pos, k)
+                        THEN POWER(1 - CAST(alpha AS DOUBLE), seen) * w END, pos, subtopic);
 
 -- NRBP's weight of a rank: beta^(pos - 1).
 CREATE OR REPLACE MACRO rm_rbp_weight(beta, pos) AS POWER(CAST(beta AS DOUBLE), pos - 1);
@@ -226,8 +234,8 @@ CREATE OR REPLACE MACRO ap_ia(run, judgments, k := NULL, rel := 1, subtopic_colu
         relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
     UNNEST(f.query_id),
-    rm_finish(rm_ratio(SUM(CASE WHEN f.kind = 'R' AND f.subtopic IS NOT NULL AND rm_within(f.pos, k)
-                                 THEN (f.seen + 1.0) / f.pos / f.sub_rel ELSE 0 END),
+    rm_finish(rm_ratio(rm_ordered_sum(CASE WHEN f.kind = 'R' AND f.subtopic IS NOT NULL AND rm_within(f.pos, k)
+                                            THEN (f.seen + 1.0) / f.pos / f.sub_rel END, f.pos, f.subtopic),
                                   rm_subtopics(f.kind, f.subtopic)),
               rm_subtopics(f.kind, f.subtopic), empty) AS value
 FROM (SELECT s.* FROM rm_subtopic_stream(run, judgments, rel, 0.5, 0, ties, judged_only, grades,
