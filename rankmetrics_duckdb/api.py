@@ -862,7 +862,8 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     query = _table_free_plan(tuple(m.requested for m in measures), tuple(sorted(conv.items())), has_score,
                              has_rank, bool(per_query), tuple(sorted(form.columns.items())), form.by,
                              form.judgments_by, form.run_lists, form.judgment_lists,
-                             side_columns, d.stream == "grouped").transform(put_tables)
+                             side_columns, d.stream == "grouped",
+                             has_rank and conventions.reads_rank_values(convention, conv)).transform(put_tables)
     text = dialects.render(query, d.name, pretty=pretty, copy=False) + "\n"  # transform's copy above
     if d.helper:  # the SQL calls a helper function that `rankmetrics macros --dialect D` creates
         text = (f"-- fails through rm_fail(message), a function to create once: rankmetrics macros --dialect "
@@ -873,10 +874,12 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
 @functools.lru_cache(maxsize=64)
 def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: bool, per_query: bool,
                      columns: tuple = (), by: tuple = (), judgments_by: tuple = (), run_lists: bool = False,
-                     judgment_lists: bool = False, sides: tuple = (), grouped: bool = False) -> exp.Select:
+                     judgment_lists: bool = False, sides: tuple = (), grouped: bool = False,
+                     rank_positions: bool = False) -> exp.Select:
     """The fused query with stand-ins for the two tables and the side tables (tagged meta rm_input), so that the
     same request on other tables or for other dialects is planned once. sides: (side table name, its column
-    names where they differ, as (ours, theirs) pairs); grouped: the dialect's stream shape (Dialect.stream)."""
+    names where they differ, as (ours, theirs) pairs); grouped: the dialect's stream shape (Dialect.stream);
+    rank_positions: the given ranks must be 1..n per query (conventions.reads_rank_values)."""
     sides = dict(sides)
     stand_ins = {}
     for role in ("run", "judgments", *sides):
@@ -889,7 +892,7 @@ def _table_free_plan(metrics: tuple, conv: tuple, has_score: bool, has_rank: boo
                        sqlgen.Source(stand_ins["run"], has_score, has_rank, dict(columns), by, run_lists),
                        sqlgen.Source(stand_ins["judgments"], True, False, dict(columns), judgments_by, judgment_lists),
                        per_query=per_query, by=by, checks=True, reference=reference, grouped=grouped,
-                       **{name: sqlgen.Source(stand_ins[name], columns=dict(cols))
+                       rank_positions=rank_positions, **{name: sqlgen.Source(stand_ins[name], columns=dict(cols))
                           for name, cols in sides.items() if name != "reference"}).query
 
 

@@ -139,8 +139,10 @@ RANK_VALUES = ("rectools",)
 
 
 def reads_rank_values(convention: str, conv: dict) -> bool:
-    """Whether the run's ranks must be 1..n per query under this preset and conventions (RANK_VALUES)."""
-    return convention in RANK_VALUES and reads_rank(conv)
+    """Whether the run's ranks must be 1..n per query under this preset and conventions (RANK_VALUES): checked by
+    inputs.check_rank_positions on the Python routes and in the SQL of to_sql (sqlgen.plan's rank_positions).
+    Not with judged_only, which ranks the judged items alone 1, 2, ... (no library of RANK_VALUES drops them)."""
+    return convention in RANK_VALUES and reads_rank(conv) and not conv.get("judged_only")
 
 
 def check(key: str, value):

@@ -253,11 +253,12 @@ def gain_grade_faults(macro_name: str, gain: exp.Expression, by: tuple = (), lab
     return faults
 
 
-def grouped_fault(by: tuple = (), grades: tuple = ()) -> exp.Expression:
+def grouped_fault(by: tuple = (), grades: tuple = (), rank_positions: bool = False) -> exp.Expression:
     """The input checks of the grouped stream (rm_grouped_stream), as an aggregate over its rows (as f): the
     first fault's message (input_checks' messages, and the least of them as there), NULL when the inputs are
     clean. Each of its items carries how many run rows and judgment rows it had; the checks read them on its 'R'
-    row and its 'J' row. grades: measures.grade_rules, read on the 'J' rows."""
+    row and its 'J' row. grades: measures.grade_rules, read on the 'J' rows. rank_positions: a given rank that is
+    not its row's position fails (rank_positions_fault)."""
     f = lambda name: _column("f", name)  # noqa: E731
     query = _fault_query(f("query_id"), by)
     kind = lambda k: exp.EQ(this=f("kind"), expression=exp.Literal.string(k))  # noqa: E731
@@ -276,8 +277,49 @@ def grouped_fault(by: tuple = (), grades: tuple = ()) -> exp.Expression:
                true=exp.Concat(expressions=_run_fault(f("item_id"), f("run_rows"), query))),
         exp.If(this=exp.and_(kind("J"), over("judgment_rows")),
                true=exp.Concat(expressions=_judged_fault(f("item_id"), f("judgment_rows"), query, f("low_grade"),
-                                                         f("grade"))))])
+                                                         f("grade")))),
+        *([exp.If(this=rank_positions_fault("f"), true=_rank_positions_message(query))] if rank_positions else [])])
     return exp.Min(this=fault)
+
+
+def _rank_positions_message(query: list) -> exp.Concat:
+    """The message of a query whose given ranks are not 1..n under a preset whose library reads rank values as
+    positions (conventions.RANK_VALUES: RecTools), as inputs.check_rank_positions refuses it on the Python
+    routes. query: _fault_query's parts."""
+    lit = exp.Literal.string
+    return exp.Concat(expressions=[
+        lit("rankmetrics: query "), *[q.copy() for q in query],
+        lit(" of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank "
+            "values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query's "
+            "items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query's ranks as 1..n")])
+
+
+def rank_positions_faults(by: tuple = ()) -> exp.Select:
+    """The queries of the run (run_items) whose given ranks are not 1..n, one row each, its message as fault
+    (_rank_positions_message): tied, missing one, not from 1, or not whole (NULL ranks, which rank last, left
+    out as inputs.check_rank_positions leaves them)."""
+    x = lambda name: _column("x", name)  # noqa: E731
+    rank = x("rank_in")
+    given = exp.Count(this=rank.copy())
+    fraction = exp.Max(this=exp.Case(ifs=[exp.If(this=exp.NEQ(this=rank.copy(), expression=exp.Floor(this=rank.copy())),
+                                                 true=exp.Literal.number(1))], default=exp.Literal.number(0)))
+    return exp.select(exp.alias_(_rank_positions_message(_fault_query(x("query_id"), by)), "fault")).from_(
+        exp.Table(this=exp.to_identifier("run_items"), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(
+        exp.Not(this=exp.Is(this=rank.copy(), expression=exp.Null()))).group_by(x("query_id")).having(exp.or_(
+            exp.NEQ(this=exp.Min(this=rank.copy()), expression=exp.Literal.number(1)),
+            exp.NEQ(this=exp.Max(this=rank.copy()), expression=given.copy()),
+            exp.NEQ(this=exp.Count(this=exp.Distinct(expressions=[rank.copy()])), expression=given.copy()),
+            exp.EQ(this=fraction, expression=exp.Literal.number(1))))
+
+
+def rank_positions_fault(row: str) -> tuple[exp.Expression, exp.Expression]:
+    """(the condition, the message part's condition) of a run's row (its alias, of the grouped stream) whose
+    given rank is not its position in the ranking: with ties 'input' the ranking orders by the given rank, so a
+    query's ranks are 1..n exactly when every row's rank is its position (NULL ranks last, left out)."""
+    rank, pos = _column(row, "rank_in"), _column(row, "pos")
+    return exp.and_(exp.EQ(this=_column(row, "kind"), expression=exp.Literal.string("R")),
+                    exp.Not(this=exp.Is(this=rank, expression=exp.Null())),
+                    exp.NEQ(this=rank.copy(), expression=pos))
 
 
 def _fail(message: exp.Expression) -> exp.Expression:
@@ -291,13 +333,14 @@ def unless_fault(value: exp.Expression, fault: exp.Expression) -> exp.Expression
                     default=_fail(fault.copy()))
 
 
-def input_checks(by: tuple = (), reference: bool = False, grades: tuple = ()) -> exp.Select:
+def input_checks(by: tuple = (), reference: bool = False, grades: tuple = (),
+                 rank_positions: bool = False) -> exp.Select:
     """rm_checks: one row holding the inputs' first fault as a message, NULL when they are clean: an item twice
     in a query of the run (a table holding two models, say), or an item judged twice in a query; with reference,
     an item twice in a query of the reference run (REFERENCE_ITEMS, Intersection's). The careful
     path checks its inputs before the query; SQL over tables this program does not read checks them itself
     (plan's checks), so that it fails rather than count a row twice. grades: measures.grade_rules, on the
-    judgments."""
+    judgments. rank_positions: a query whose given ranks are not 1..n (rank_positions_faults)."""
     x = lambda name: _column("x", name)  # noqa: E731
     count = exp.Count(this=exp.Star())
     query = _fault_query(x("query_id"), by)
@@ -326,6 +369,8 @@ def input_checks(by: tuple = (), reference: bool = False, grades: tuple = ()) ->
         faults = exp.union(faults, exp.union(
             repeated(REFERENCE_ITEMS, *_run_fault(x("item_id"), count.copy(), query, "reference")),
             faulty(REFERENCE_ITEMS, "reference"), distinct=False), distinct=False)
+    if rank_positions:
+        faults = exp.union(faults, rank_positions_faults(by), distinct=False)
     return exp.select(exp.alias_(exp.Min(this=_column("d", "fault")), "fault")).from_(
         exp.Subquery(this=faults, alias=exp.TableAlias(this=exp.to_identifier("d"))))
 
@@ -1081,7 +1126,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
          by: tuple = (), checks: bool = False, interactions: Source | None = None,
          catalog: Source | None = None, vectors: Source | None = None, reference: Source | None = None,
          presorted: bool = False, grouped: bool = False, stream_table: exp.Expression | None = None,
-         keep_ranking: bool = False) -> Plan:
+         keep_ranking: bool = False, rank_positions: bool = False) -> Plan:
     """The fused query. split_kinds (for DuckDB; see the module docstring) computes the features read only on 'R'
     rows over the retrieved rows alone. It is off by default, so the SQL rendered for other engines keeps the
     one-stream shape: on Spark 4.x the split shape (a UNION ALL of two halves both hash-partitioned by query_id
@@ -1098,6 +1143,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
 
     checks: the query fails (the engine's error, see input_checks) on a duplicate item or judgment, for SQL over
     tables nobody checked before (to_sql, rankmetrics sql); the careful path has checked its inputs already.
+    rank_positions (with checks): it also fails on a query whose given ranks are not 1..n, under a preset whose
+    library reads rank values as positions (conventions.reads_rank_values).
 
     presorted (DuckDB only, with split_kinds; see PRESORTED_FAULT): the run is ranked by numbering its rows in
     their input order, checked in the query, which fails with PRESORTED_FAULT when the run is not in rank order
@@ -1230,7 +1277,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
             keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right,
                            *([exp.GT(this=_column("s", "run_rows"), expression=exp.Literal.number(1)),
                               _not_finite(_column("s", "score")), _missing_id("s", "run", by)[0]]
-                             if grouped else []))
+                             if grouped else []),
+                           *([rank_positions_fault("s")] if grouped and checks and rank_positions else []))
         if grouped:  # running sums over the run's items in rank order: in the ranking's window, not a sort of their own
             moved = [(name, e) for name, e in kept if name not in read_later and _read_on_retrieved_only(name, values)
                      and _ranking_sum(e) is not None]
@@ -1264,7 +1312,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         in_order(wide, _column("f", "pos"), _column("f", "kind"))  # DuckDB adds a query's terms in rank order
         fault = None
         if grouped and checks:  # the checks: each query's first fault, and a query with one is kept
-            fault = grouped_fault(by, grade_rules(measures, conv))
+            fault = grouped_fault(by, grade_rules(measures, conv), rank_positions)
             wide = wide.select(exp.alias_(fault.copy(), "rm_fault"))
         if having is not None and not (isinstance(having, exp.Boolean) and having.this):
             if fault is not None:
@@ -1374,7 +1422,8 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     for part in parts[1:]:
         query = exp.union(query, part, distinct=False)
     if checks and not grouped:
-        ctes.append(("rm_checks", input_checks(by, reference is not None, grade_rules(measures, conv))))
+        ctes.append(("rm_checks", input_checks(by, reference is not None, grade_rules(measures, conv),
+                                               rank_positions)))
         query = guarded(query)
     if not isinstance(query, exp.Select):
         query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("results"))))

@@ -227,7 +227,8 @@ SELECT
     ) ELSE s.ipos END AS ipos,
     s.run_rows,
     s.judgment_rows,
-    s.low_grade
+    s.low_grade,
+    s.rank_in
 FROM (
     SELECT
         i.query_id,
@@ -239,7 +240,9 @@ FROM (
         CASE WHEN k.kind = 'R' THEN i.ipos END AS ipos,
         i.run_rows,
         i.judgment_rows,
-        i.low_grade
+        i.low_grade,
+        -- the given rank, for the check of a preset that reads rank values as positions (sqlgen.grouped_fault)
+        CASE WHEN k.kind = 'R' THEN i.rank_in END AS rank_in
     FROM (
         SELECT
             p.*,

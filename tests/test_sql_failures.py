@@ -62,6 +62,21 @@ ELSEWHERE = pa.table({"query_id": ["q1", "q9", "q9"], "item_id": ["d1", "d7", "d
                       "relevance": pa.array([1, 2, 1], pa.int64())})
 
 
+# RecTools reads rank values as positions (an item is in the top k when its rank is at most k): ranks tied, with a
+# gap, from 0 or not whole give other numbers than rankmetrics' ranking 1, 2, ... (eval refuses them under the
+# rectools preset, naming the query; the SQL must fail too). The tie past the cutoff matters as well: with ranks
+# 1, 2, 2, P@1 is RecTools' too, but P@2 counts d3, tied at 2, in RecTools' top 2. Clean ranks 1..n: the rows are
+# ranked by their rank; P@2 = (d1 relevant) 1 / 2 by hand.
+def _rank_values(*ranks):
+    n = len(ranks)
+    return pa.table({"query_id": ["q1"] * n, "item_id": [f"d{i + 1}" for i in range(n)],
+                     "score": [1.0 - i / 10 for i in range(n)], "rank": pa.array(ranks, pa.float64())})
+
+
+RANK_VALUES = {"tied": (1.0, 1.0, 3.0), "tied_past_cutoff": (1.0, 2.0, 2.0), "gap": (1.0, 2.0, 4.0),
+               "from_zero": (0.0, 1.0, 2.0), "fraction": (1.0, 2.5, 3.0)}
+
+
 @pytest.fixture(params=list(engines.REAL))
 def engine(request, started):
     def start():
@@ -81,6 +96,9 @@ def engine(request, started):
                       if name == "null" or e.dialect != "mysql"},
                    "negative_grade": e.load("f_negative_grade", _graded(-1.0)),
                    "huge_grade": e.load("f_huge_grade", _graded(2000.0)),
+                   "ranks_ok": e.load("f_ranks_ok", _rank_values(2.0, 1.0, 3.0)),
+                   **{f"ranks_{name}": e.load(f"f_ranks_{name}", _rank_values(*ranks))
+                      for name, ranks in RANK_VALUES.items()},
                    # (a NULL rank beside a score is fine; SQLite reads NaN as NULL)
                    **{f"{name}_rank": e.load(f"f_{name}_rank", _ranked(v)) for name, v in NOT_FINITE.items()
                       if name != "null" and e.dialect != "mysql" and not (name == "nan" and e.dialect == "sqlite")}}
@@ -106,6 +124,25 @@ def test_duplicate_item_fails(engine):
     with pytest.raises(Exception, match="item d1 appears 2 times for query q1 in the reference"):
         e.rows(rm.to_sql(["Intersection@2"], dialect=e.dialect, run=t["run"], judgments=t["qrels"],
                          reference=t["dup_run"]))
+
+
+def test_rectools_ranks_not_positions_fail(engine):
+    """Under the rectools preset the SQL fails on a query whose ranks are not 1..n, as eval refuses it
+    (inputs.check_rank_positions); on Spark (the grouped stream) a tie past the cutoff too, whose row the
+    measures do not read. Clean ranks give the hand-computed value, the run ordered by its ranks."""
+    e, t = engine
+    for columns in ("score,rank", "rank"):
+        sql = lambda run, **kw: rm.to_sql(["P@2"], dialect=e.dialect, run=run, judgments=t["qrels"],  # noqa: E731
+                                          convention="rectools", run_columns=columns, **kw)
+        # d2 ranked 1 (score below d1's): under ties 'input' d2, d1: P@1 = 0, P@2 = 1 / 2
+        assert [float(r[-1]) for r in e.rows(sql(t["ranks_ok"]))] == [0.5]
+        for name in RANK_VALUES:
+            for kw in ({}, {"per_query": True}):
+                with pytest.raises(Exception, match="query q1 of the run: its ranks are not 1..n"):
+                    e.rows(sql(t[f"ranks_{name}"], **kw))
+    # the trec_eval convention reads no rank column (scores): nothing to refuse
+    assert [float(r[-1]) for r in e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["ranks_tied"],
+                                                   judgments=t["qrels"]))] == [0.5]
 
 
 def test_faults_fail_when_no_query_is_in_common(engine):

@@ -42,6 +42,7 @@ WITH run_items AS (
     s.run_rows,
     s.judgment_rows,
     s.low_grade,
+    s.rank_in,
     s.running_rel_6
   FROM (
     SELECT
@@ -55,6 +56,7 @@ WITH run_items AS (
       i.run_rows,
       i.judgment_rows,
       i.low_grade,
+      CASE WHEN k.kind = 'R' THEN i.rank_in END AS rank_in,
       CASE WHEN k.kind = 'R' THEN i.running_rel_6 END AS running_rel_6
     FROM (
       SELECT
