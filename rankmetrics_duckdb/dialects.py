@@ -99,6 +99,19 @@ DELIMITER ;
 """
 
 
+# SQLite's keywords (https://www.sqlite.org/lang_keywords.html, 3.45), lower case
+SQLITE_KEYWORDS = tuple("""abort action add after all alter always analyze and as asc attach autoincrement before
+begin between by cascade case cast check collate column commit conflict constraint create cross current current_date
+current_time current_timestamp database default deferrable deferred delete desc detach distinct do drop each else
+end escape except exclude exclusive exists explain fail filter first following for foreign from full generated glob
+group groups having if ignore immediate in index indexed initially inner insert instead intersect into is isnull join
+key last left like limit match materialized natural no not nothing notnull null nulls of offset on or order others
+outer over partition plan pragma preceding primary query raise range recursive references regexp reindex release
+rename replace restrict returning right rollback row rows savepoint select set table temp temporary then ties to
+transaction trigger unbounded union unique update using vacuum values view virtual when where window with
+without""".split())
+
+
 @dataclass(frozen=True)
 class Dialect:
     name: str
@@ -159,6 +172,9 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                           ddl=_SQL_FUNCTION + "{groups}query_id TEXT, value DOUBLE PRECISION) LANGUAGE sql STABLE AS "
                                               "{body};\n")),
     Dialect("sqlite", "sqlite", lists=None, fail="json_extract('{{}}', {msg})", guard_first=True, float32=None,
+            # a column named like one of SQLite's keywords (`select`, `order`, `index`, ...) fails there even
+            # after a table's alias, and sqlglot leaves it bare: quoted (SQLite's names compare case-blind)
+            keywords=SQLITE_KEYWORDS,
             note="BINARY collation (memcmp) by default"),
     Dialect("clickhouse", "clickhouse", dbt_adapter="clickhouse", settings=(("join_use_nulls", 1),), lists="array_join",
             # throwIf wants a constant message; a Nullable text cast to a number is NULL: assumeNotNull first

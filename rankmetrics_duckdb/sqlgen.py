@@ -432,6 +432,9 @@ def run_items(src: Source, conv: dict | None = None, by: tuple = (), checked: bo
             rounded = _cast(src.column("r", "score"), "FLOAT")
             rounded.to.meta[FLOAT32] = True  # the dialect's 32-bit type (Dialect.float32)
             score = _cast(rounded, "DOUBLE")
+    elif src.lists:  # -position - 1: below 0 whatever the engine's base (Spark's POSEXPLODE, BigQuery's OFFSET
+        #              and Snowflake's FLATTEN count from 0, and -0.0 is not below 0, which Compat's ideal reads)
+        score = exp.Sub(this=exp.Neg(this=_cast(rank, "DOUBLE")), expression=exp.Literal.number(1))
     else:
         score = exp.Neg(this=_cast(rank, "DOUBLE"))
     rank_in = _cast(rank, "DOUBLE") if src.has_rank or src.lists else _cast(exp.Null(), "DOUBLE")

@@ -22,6 +22,15 @@ class EngineMissing(RuntimeError):
     pass
 
 
+# column names that are keywords in some engine (tests/test_warehouse.py's keyword columns): quoted when the table
+# is created, as the engine quotes (the other names stay bare, so that PostgreSQL folds them as before)
+_KEYWORDS = {"select", "order", "from", "group", "table", "where", "limit", "values", "index", "case"}
+
+
+def _col(name: str, quote: str = '"') -> str:
+    return f"{quote}{name}{quote}" if name.lower() in _KEYWORDS else name
+
+
 def _types(table: pa.Table, text: str, double: str, integer: str, array: str | None = None):
     """(column, the engine's type) of each column; array: the engine's list type, with {} for the element's."""
     def one(name, t):
@@ -76,7 +85,7 @@ class SQLite:
 
     def load(self, name, table):
         cols = _types(table, "TEXT", "REAL", "INTEGER")
-        self.con.execute(f"CREATE TABLE main.{name} ({', '.join(f'{c} {t}' for c, t in cols)})")
+        self.con.execute(f"CREATE TABLE main.{name} ({', '.join(f'{_col(c)} {t}' for c, t in cols)})")
         self.con.executemany(f"INSERT INTO main.{name} VALUES ({', '.join('?' * len(cols))})",
                              list(zip(*[table.column(c).to_pylist() for c, _ in cols])))
         return f"main.{name}"
@@ -157,9 +166,9 @@ class Postgres:
 
     def load(self, name, table):
         cols = _types(table, f'TEXT COLLATE "{self.collation}"', "DOUBLE PRECISION", "BIGINT", "{}[]")
-        self.con.execute(f"CREATE TABLE rm.{name} ({', '.join(f'{c} {t}' for c, t in cols)})")
+        self.con.execute(f"CREATE TABLE rm.{name} ({', '.join(f'{_col(c)} {t}' for c, t in cols)})")
         with self.con.cursor() as cur:
-            with cur.copy(f"COPY rm.{name} ({', '.join(c for c, _ in cols)}) FROM STDIN") as copy:
+            with cur.copy(f"COPY rm.{name} ({', '.join(_col(c) for c, _ in cols)}) FROM STDIN") as copy:
                 for row in zip(*[table.column(c).to_pylist() for c, _ in cols]):
                     copy.write_row(row)
         return f"rm.{name}"
@@ -237,7 +246,7 @@ class MariaDB:
     def load(self, name, table):
         cols = _types(table, "VARCHAR(255)", "DOUBLE", "BIGINT")
         with self.con.cursor() as cur:
-            cur.execute(f"CREATE TABLE rm.{name} ({', '.join(f'{c} {t}' for c, t in cols)})")
+            cur.execute(f"CREATE TABLE rm.{name} ({', '.join(f'{_col(c, chr(96))} {t}' for c, t in cols)})")
             cur.executemany(f"INSERT INTO rm.{name} VALUES ({', '.join(['%s'] * len(cols))})",
                             list(zip(*[table.column(c).to_pylist() for c, _ in cols])))
         return f"rm.{name}"
@@ -322,7 +331,7 @@ class Spark:
     def load(self, name, table):
         cols = _types(table, "STRING", "DOUBLE", "BIGINT", "ARRAY<{}>")
         rows = list(zip(*[table.column(c).to_pylist() for c, _ in cols]))
-        schema = ", ".join(f"{c} {t}" for c, t in cols)
+        schema = ", ".join(f"{_col(c, chr(96))} {t}" for c, t in cols)
         self.spark.createDataFrame(rows, schema=schema).createOrReplaceGlobalTempView(name)
         return f"global_temp.{name}"
 
@@ -353,7 +362,8 @@ class ClickHouse:
     def load(self, name, table):
         cols = [(c, f"Nullable({t})" if table.column(c).null_count and not t.startswith("Array") else t)
                 for c, t in _types(table, "String", "Float64", "Int64", "Array({})")]  # a NULL needs Nullable
-        self.session.query(f"CREATE TABLE rm.{name} ({', '.join(f'{c} {t}' for c, t in cols)}) ENGINE = Memory")
+        self.session.query(f"CREATE TABLE rm.{name} ({', '.join(f'{_col(c, chr(96))} {t}' for c, t in cols)}) "
+                           f"ENGINE = Memory")
         values = ", ".join("(" + ", ".join(self._literal(v) for v in row) + ")"
                            for row in zip(*[table.column(c).to_pylist() for c, _ in cols]))
         self.session.query(f"INSERT INTO rm.{name} VALUES {values}")

@@ -230,7 +230,8 @@ def engine(request, started):
 # judgments as lists of text ids with a parallel list of grades: as long as the items (the run a, b, c against b
 # relevant at grade 2, c at 1), a grade short, a grade too many
 _RUN_ABC = pa.table({"query_id": ["u"], "item_id": [["a", "b", "c"]]})
-GRADE_LISTS = {"run_abc": _RUN_ABC,
+GRADE_LISTS = {"run_abc": _RUN_ABC, "run_bac": pa.table({"query_id": ["u"], "item_id": [["b", "a", "c"]]}),
+               "bcd_grades": pa.table({"query_id": ["u"], "item_id": [["b", "c", "d"]], "grades": [[2, 1, 2]]}),
                **{name: pa.table({"query_id": ["u"], "item_id": [["b", "c"]], "grades": [grades]})
                   for name, grades in (("even_grades", [2, 1]), ("short_grades", [2]), ("long_grades", [2, 1, 3]))}}
 
@@ -254,6 +255,46 @@ def test_sql_grade_lists_of_another_length_fail(engine):
         with pytest.raises(rm.InputError, match=f"query u has 2 items \\(item_id\\) and {grades} \\(grades\\) in "
                                                 f"the judgments; give one grade per item"):
             rm.evaluate(GRADE_LISTS[judged], _RUN_ABC, ["nDCG@3"], columns=columns)
+
+
+def test_sql_list_positions_read_as_ranks_from_one(engine):
+    """A list's item at position i ranks i, read as the score -i as a rank column is: Spark's POSEXPLODE counts
+    from 0, and its first item's score -0.0 (not below 0) moved it in Compat's ideal ranking (0.73 where
+    ir_measures gives 0.41). The reference: ir_measures' compat provider on the run with scores -1, -2, -3 (b,
+    relevant, first: the item the sign moved before d, of its grade and not retrieved)."""
+    e, names = engine
+    if e.dialect in NO_LISTS:
+        return  # test_sql_lists: refused with 'has no list'
+    import ir_measures
+    qrels = [ir_measures.Qrel("u", "b", 2), ir_measures.Qrel("u", "c", 1), ir_measures.Qrel("u", "d", 2)]
+    for p in (0.5, 0.8):
+        measure = ir_measures.parse_measure(f"Compat(p={p})")
+        run = [ir_measures.ScoredDoc("u", item, -float(i + 1)) for i, item in enumerate("bac")]
+        want = ir_measures.compat.calc_aggregate([measure], qrels, run)[measure]
+        sql = rm.to_sql([f"Compat(p={p})"], dialect=e.dialect, run=names["run_bac"], judgments=names["bcd_grades"],
+                        columns={"relevance": "grades"}, run_lists=True, judgment_lists=True)
+        assert [float(r[-1]) for r in e.rows(sql)] == [pytest.approx(want, abs=1e-12)], p
+
+
+def test_sql_column_names_that_are_keywords(engine):
+    """Columns named select, order, index, values and a group column named group: SQLite refused the SQL (`near
+    "select": syntax error`; sqlglot leaves such names bare for SQLite, and SQLite takes no keyword even after a
+    table's alias). By hand: model m ranks a (1.0) above b (0.5), b relevant: P@2 = 1 / 2, P@1 = 0."""
+    e, _ = engine
+    key = ("keyword_tables", e.dialect)
+    if key not in KEYWORD_TABLES:
+        KEYWORD_TABLES[key] = (
+            e.load("wh_kw_run", pa.table({"group": ["m", "m"], "select": ["q1", "q1"], "order": ["a", "b"],
+                                          "index": [1.0, 0.5]})),
+            e.load("wh_kw_judged", pa.table({"select": ["q1"], "order": ["b"], "values": pa.array([1], pa.int64())})))
+    run, judged = KEYWORD_TABLES[key]
+    sql = rm.to_sql(["P@2", "P@1"], dialect=e.dialect, run=run, judgments=judged, by=["group"],
+                    columns={"query_id": "select", "item_id": "order", "score": "index", "relevance": "values"})
+    got = {r[0]: float(r[-1]) for r in e.rows(sql)}
+    assert got == {"P@2": 0.5, "P@1": 0.0}
+
+
+KEYWORD_TABLES = {}
 
 
 def test_sql_groups_and_column_names(engine):

@@ -9,7 +9,7 @@
   SELECT
     g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) AS query_id,
     CAST(rm_list.rm_item AS TEXT) AS item_id,
-    -CAST(rm_list.rm_pos AS DOUBLE) AS score,
+    -CAST(rm_list.rm_pos AS DOUBLE) - 1 AS score,
     CAST(rm_list.rm_pos AS DOUBLE) AS rank_in
   FROM {{ run }} AS r
   CROSS JOIN UNNEST(r.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -34,7 +34,7 @@
   SELECT
     CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) AS query_id,
     CAST(rm_list.rm_item AS TEXT) AS item_id,
-    -CAST(rm_list.rm_pos AS DOUBLE) AS score,
+    -CAST(rm_list.rm_pos AS DOUBLE) - 1 AS score,
     CAST(rm_list.rm_pos AS DOUBLE) AS rank_in
   FROM {{ run }} AS r
   CROSS JOIN UNNEST(r.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -53,7 +53,7 @@
   SELECT
     g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id,
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
-    -CAST(rm_list.rm_pos AS DOUBLE PRECISION) AS score,
+    -CAST(rm_list.rm_pos AS DOUBLE PRECISION) - 1 AS score,
     CAST(rm_list.rm_pos AS DOUBLE PRECISION) AS rank_in
   FROM {{ run }} AS r
   CROSS JOIN UNNEST(r.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -78,7 +78,7 @@
   SELECT
     CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id,
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
-    -CAST(rm_list.rm_pos AS DOUBLE PRECISION) AS score,
+    -CAST(rm_list.rm_pos AS DOUBLE PRECISION) - 1 AS score,
     CAST(rm_list.rm_pos AS DOUBLE PRECISION) AS rank_in
   FROM {{ run }} AS r
   CROSS JOIN UNNEST(r.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -97,7 +97,7 @@
   SELECT
     g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) AS query_id,
     CAST(rm_item AS Nullable(String)) AS item_id,
-    -CAST(rm_pos AS Nullable(Float64)) AS score,
+    -CAST(rm_pos AS Nullable(Float64)) - 1 AS score,
     CAST(rm_pos AS Nullable(Float64)) AS rank_in
   FROM {{ run }} AS r
   ARRAY JOIN r.{{ rankmetrics.column(item_column) }} AS rm_item,
@@ -123,7 +123,7 @@
   SELECT
     CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) AS query_id,
     CAST(rm_item AS Nullable(String)) AS item_id,
-    -CAST(rm_pos AS Nullable(Float64)) AS score,
+    -CAST(rm_pos AS Nullable(Float64)) - 1 AS score,
     CAST(rm_pos AS Nullable(Float64)) AS rank_in
   FROM {{ run }} AS r
   ARRAY JOIN r.{{ rankmetrics.column(item_column) }} AS rm_item,
@@ -143,7 +143,7 @@
   SELECT
     g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id,
     CAST(rm_list.rm_item AS STRING) AS item_id,
-    -CAST(rm_list.rm_pos AS DOUBLE) AS score,
+    -CAST(rm_list.rm_pos AS DOUBLE) - 1 AS score,
     CAST(rm_list.rm_pos AS DOUBLE) AS rank_in
   FROM {{ run }} AS r
   JOIN rm_groups AS g
@@ -169,7 +169,7 @@
   SELECT
     CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id,
     CAST(rm_list.rm_item AS STRING) AS item_id,
-    -CAST(rm_list.rm_pos AS DOUBLE) AS score,
+    -CAST(rm_list.rm_pos AS DOUBLE) - 1 AS score,
     CAST(rm_list.rm_pos AS DOUBLE) AS rank_in
   FROM {{ run }} AS r
   LATERAL VIEW
@@ -193,7 +193,7 @@
   SELECT
     g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id,
     CAST(rm_item AS STRING) AS item_id,
-    -CAST(rm_pos AS FLOAT64) AS score,
+    -CAST(rm_pos AS FLOAT64) - 1 AS score,
     CAST(rm_pos AS FLOAT64) AS rank_in
   FROM {{ run }} AS r
   CROSS JOIN UNNEST(r.{{ rankmetrics.column(item_column) }}) AS rm_item WITH OFFSET AS rm_pos
@@ -218,7 +218,7 @@
   SELECT
     CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id,
     CAST(rm_item AS STRING) AS item_id,
-    -CAST(rm_pos AS FLOAT64) AS score,
+    -CAST(rm_pos AS FLOAT64) - 1 AS score,
     CAST(rm_pos AS FLOAT64) AS rank_in
   FROM {{ run }} AS r
   CROSS JOIN UNNEST(r.{{ rankmetrics.column(item_column) }}) AS rm_item WITH OFFSET AS rm_pos
@@ -237,7 +237,7 @@
   SELECT
     g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id,
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
-    -CAST(rm_list.rm_pos AS DOUBLE) AS score,
+    -CAST(rm_list.rm_pos AS DOUBLE) - 1 AS score,
     CAST(rm_list.rm_pos AS DOUBLE) AS rank_in
   FROM {{ run }} AS r
   CROSS JOIN TABLE(FLATTEN(INPUT => r.{{ rankmetrics.column(item_column) }})) AS rm_list(seq, key, path, rm_pos, rm_item, this)
@@ -262,7 +262,7 @@
   SELECT
     CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id,
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
-    -CAST(rm_list.rm_pos AS DOUBLE) AS score,
+    -CAST(rm_list.rm_pos AS DOUBLE) - 1 AS score,
     CAST(rm_list.rm_pos AS DOUBLE) AS rank_in
   FROM {{ run }} AS r
   CROSS JOIN TABLE(FLATTEN(INPUT => r.{{ rankmetrics.column(item_column) }})) AS rm_list(seq, key, path, rm_pos, rm_item, this)
@@ -284,7 +284,7 @@
       CAST(CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS VARCHAR)
     ) AS query_id,
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
-    -CAST(rm_list.rm_pos AS DOUBLE) AS score,
+    -CAST(rm_list.rm_pos AS DOUBLE) - 1 AS score,
     CAST(rm_list.rm_pos AS DOUBLE) AS rank_in
   FROM {{ run }} AS r
   CROSS JOIN UNNEST(r.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -312,7 +312,7 @@
   SELECT
     CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id,
     CAST(rm_list.rm_item AS VARCHAR) AS item_id,
-    -CAST(rm_list.rm_pos AS DOUBLE) AS score,
+    -CAST(rm_list.rm_pos AS DOUBLE) - 1 AS score,
     CAST(rm_list.rm_pos AS DOUBLE) AS rank_in
   FROM {{ run }} AS r
   CROSS JOIN UNNEST(r.{{ rankmetrics.column(item_column) }}) WITH ORDINALITY AS rm_list(rm_item, rm_pos)
@@ -331,7 +331,7 @@
   SELECT
     g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id,
     CAST(rm_item AS VARCHAR) AS item_id,
-    -CAST(rm_pos AS DOUBLE PRECISION) AS score,
+    -CAST(rm_pos AS DOUBLE PRECISION) - 1 AS score,
     CAST(rm_pos AS DOUBLE PRECISION) AS rank_in
   FROM {{ run }} AS r
   CROSS JOIN r.{{ rankmetrics.column(item_column) }} AS rm_item
@@ -356,7 +356,7 @@
   SELECT
     CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id,
     CAST(rm_item AS VARCHAR) AS item_id,
-    -CAST(rm_pos AS DOUBLE PRECISION) AS score,
+    -CAST(rm_pos AS DOUBLE PRECISION) - 1 AS score,
     CAST(rm_pos AS DOUBLE PRECISION) AS rank_in
   FROM {{ run }} AS r
   CROSS JOIN r.{{ rankmetrics.column(item_column) }} AS rm_item
