@@ -654,8 +654,10 @@ LEFT JOIN (
                 rank_column, relevance_column, "by", run_lists, judgment_lists) AS r
         JOIN (
             SELECT iv.vec_item_id, iv.vec_dim, iv.vec_value,
-                iv.vec_value / NULLIF(SQRT(SUM(iv.vec_value * iv.vec_value) OVER (PARTITION BY iv.vec_item_id)), 0)
-                    AS unit
+                -- an all-zero vector has no direction: its unit vector is taken as zero (cosine similarity 0 to
+                -- every vector, distance 1; docs/conventions.md), not NULL, which left its pairs out
+                COALESCE(iv.vec_value / NULLIF(SQRT(SUM(iv.vec_value * iv.vec_value) OVER (PARTITION BY iv.vec_item_id)), 0),
+                         0) AS unit
             FROM rm_item_vectors(vectors) AS iv
         ) AS u ON rm_bytewise(u.vec_item_id) = rm_bytewise(r.item_id)
         WHERE r.kind = 'R'

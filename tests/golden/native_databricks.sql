@@ -11788,7 +11788,10 @@ WITH params AS (
           iv.vec_item_id,
           iv.vec_dim,
           iv.vec_value,
-          iv.vec_value / NULLIF(SQRT(SUM(iv.vec_value * iv.vec_value) OVER (PARTITION BY iv.vec_item_id)), 0) AS unit
+          COALESCE(
+            iv.vec_value / NULLIF(SQRT(SUM(iv.vec_value * iv.vec_value) OVER (PARTITION BY iv.vec_item_id)), 0),
+            0
+          ) AS unit
         FROM item_vectors AS iv
       ) AS u
         ON u.vec_item_id = r.item_id
