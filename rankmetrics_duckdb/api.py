@@ -22,7 +22,10 @@ DEFAULT_METRICS = measures_mod.TREC_DEFAULT
 
 
 def register(con: duckdb.DuckDBPyConnection) -> None:
-    """Create every rankmetrics macro on con (ndcg, ap, precision, ...). No table or view is created."""
+    """Create every rankmetrics macro on con (ndcg, ap, precision, ...). No table or view is created. A connection
+    whose default_order, default_null_order or default_collation is not DuckDB's default is refused: the macros
+    would compute other numbers under it (connections.check_settings; set it back before calling them, too)."""
+    connections.check_settings(con)
     con.execute(sqlsource.script())
 
 
@@ -135,10 +138,12 @@ class Evaluation:
                 _check_score_readers(self.con, self.run, self._score_readers)
             if conventions.reads_rank_values(convention, self.conv):
                 check_rank_positions(self.con, self.run)
-        except BaseException:
+        except BaseException as e:
             self.close()
             if private:  # nobody else holds it: close it, so that nothing more spills into the folder removed
                 self.con.close()
+            if isinstance(e, duckdb.Error):  # an input the checks could not name (a view whose cast fails)
+                raise InputError(f"cannot evaluate the inputs: {str(e).strip().splitlines()[0]}") from None
             raise
 
     @property
@@ -702,6 +707,7 @@ def max_retrieved_of(value, conv: dict, shaped: bool, nan_scores: str) -> int | 
     """trec_eval's -M: at most this many retrieved items per query (None: all), checked."""
     if value is None:
         return None
+    conventions.plain_number("max_retrieved (-M)", value)
     try:
         n = int(value)
     except (TypeError, ValueError):
@@ -863,7 +869,8 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
                              has_rank, bool(per_query), tuple(sorted(form.columns.items())), form.by,
                              form.judgments_by, form.run_lists, form.judgment_lists,
                              side_columns, d.stream == "grouped",
-                             has_rank and conventions.reads_rank_values(convention, conv)).transform(put_tables)
+                             has_rank and not form.run_lists  # a list's positions are 1..n (base 0 on some engines)
+                             and conventions.reads_rank_values(convention, conv)).transform(put_tables)
     text = dialects.render(query, d.name, pretty=pretty, copy=False) + "\n"  # transform's copy above
     if d.helper:  # the SQL calls a helper function that `rankmetrics macros --dialect D` creates
         text = (f"-- fails through rm_fail(message), a function to create once: rankmetrics macros --dialect "

@@ -402,8 +402,12 @@ def compare(judgments, runs, metrics=None, *, test="t", correction="holm", alpha
     versus, wins / ties / losses the queries where run is above, equal to, below versus. output='pandas' or
     'arrow' returns a DataFrame or a pyarrow Table of the same rows.
     """
-    c = run_comparison(judgments, runs, metrics, test=test, correction=correction, alpha=alpha, seed=seed,
-                       trials=trials, con=con, convention=convention, pairs=pairs, **overrides)
+    import duckdb
+    try:
+        c = run_comparison(judgments, runs, metrics, test=test, correction=correction, alpha=alpha, seed=seed,
+                           trials=trials, con=con, convention=convention, pairs=pairs, **overrides)
+    except duckdb.Error as e:  # an input the checks could not name (a view whose cast fails), as evaluate()'s
+        raise InputError(f"cannot compare the runs: {str(e).strip().splitlines()[0]}") from None
     return as_output(c.rows, output)
 
 

@@ -47,3 +47,27 @@ def private() -> duckdb.DuckDBPyConnection:
         if database is None:
             database = _DATABASES[os.getpid()] = duckdb.connect()
         return database.cursor()
+
+
+# The settings of a caller's connection under which rankmetrics' SQL would compute other numbers, with the values
+# it is written for (DuckDB's defaults): an ORDER BY without ASC or DESC, where NULLs sort (DuckDB's SQL as sqlglot
+# writes it leaves out NULLS LAST, its default), and how strings compare (ids compare byte-wise: under 'nocase'
+# item 'A' would match the judgment of 'a', and an ORDER BY of ids would sort case-blind).
+NEUTRAL_SETTINGS = {"default_order": ("asc", "ascending"), "default_null_order": ("nulls_last",),
+                    "default_collation": ("", "binary")}
+
+
+def check_settings(con) -> None:
+    """A usage error when a caller's connection has a setting of NEUTRAL_SETTINGS changed: under it the metrics'
+    SQL (the macros too) would return other numbers without a word (default_order 'DESC' turned MAP 0.583 into
+    0.667). One read of the settings, which cannot fail a transaction."""
+    from .errors import UsageError
+    names = list(NEUTRAL_SETTINGS)
+    # fetchall: DuckDB 2.0 keeps a result not fetched to its end open, and the connection refuses the next query
+    values = con.execute("SELECT " + ", ".join(f"current_setting('{n}')" for n in names)).fetchall()[0]
+    for name, value in zip(names, values):
+        if str(value).strip().lower() not in NEUTRAL_SETTINGS[name]:
+            raise UsageError(f"the connection's {name} is '{value}': rankmetrics' SQL is written for DuckDB's default "
+                             f"({NEUTRAL_SETTINGS[name][0] or 'none'}) and would compute other numbers; RESET "
+                             f"{name} on this connection, or pass the tables as relations or frames without con=")
+

@@ -3,6 +3,7 @@ each tool. See ../shared/CONVENTIONS.md and the README's conventions table."""
 from __future__ import annotations
 
 import math
+import re
 
 from .errors import UsageError
 
@@ -145,6 +146,25 @@ def reads_rank_values(convention: str, conv: dict) -> bool:
     return convention in RANK_VALUES and reads_rank(conv) and not conv.get("judged_only")
 
 
+# a number given as text to an option trec_eval reads with atol (-l, -M, -N): digits, a sign, decimals; not
+# '1_000' (Python's int and float read 10 for '1_0') nor '1e3' (1000 here), both of which atol reads as 1
+PLAIN_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)\s*", re.ASCII)
+
+
+def plain_number(key: str, value):
+    """value, refused (a usage error naming key) when it is a bool or text that Python reads as a number and is
+    not PLAIN_NUMBER: trec_eval would read such text as another number. Other text is the caller's to refuse."""
+    if isinstance(value, str) and not PLAIN_NUMBER.fullmatch(value):
+        try:
+            float(value)
+        except ValueError:
+            return value
+    if isinstance(value, bool) or (isinstance(value, str) and not PLAIN_NUMBER.fullmatch(value)):
+        raise UsageError(f"{key} must be a number written in digits, not '{value}' (trec_eval reads '1_000' and "
+                         f"'1e3' as 1)")
+    return value
+
+
 def check(key: str, value):
     choices = PARAMETERS[key][0]
     if choices is not None:
@@ -160,6 +180,7 @@ def check(key: str, value):
             raise UsageError(f"{key} must be true or false, not '{value}'")
         return bool(value)
     if key == "rel":
+        plain_number("relevance level", value)
         try:
             number = float(value)
         except (TypeError, ValueError):
@@ -168,6 +189,7 @@ def check(key: str, value):
             raise UsageError(f"relevance level must be a finite number, not '{value}'")
         return int(number) if number == int(number) else number
     if key == "num_docs":
+        plain_number("num_docs", value)
         try:
             number = float(value)
         except (TypeError, ValueError):

@@ -16,12 +16,13 @@ from typing import Callable
 
 import duckdb
 
-from . import checks, paths
+from . import checks, connections, paths
 from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, number_column_fault, overlap_counts, overlap_keys, text_number  # noqa: F401
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .shape import ALIASES, SIDE_PARAMS
-from .textfiles import (NUMBER, compression, csv_shape_fault, first_line_number, header_delimiter, is_special_file, is_stream, is_trec_line, line_of, odd_spaces, peek, read_fault, refuse_binary, split_fields, strict_form, strict_trec_select)
+from .textfiles import (NUMBER, compression, csv_shape_fault, first_line_number, header_delimiter, is_special_file, is_stream, is_trec_line, line_of, odd_spaces, peek, read_fault, refuse_binary, split_fields, strict_form, strict_trec_select,
+                        VERTICAL_TAB, vertical_tab_fault)
 
 exp = LazyModule("sqlglot.expressions")  # sqlglot, imported on first use (_lazy.py)
 
@@ -285,6 +286,8 @@ class Reader:
                  trec_rank: bool = False):
         if nan_scores not in NAN_SCORES:
             raise UsageError(f"unknown value '{nan_scores}' for nan_scores; choose one of: {', '.join(NAN_SCORES)}")
+        if not private:  # a caller's connection: none of its settings may change the numbers
+            connections.check_settings(con)
         self.con = con
         self.private = private
         self.nan_scores = nan_scores
@@ -605,13 +608,16 @@ class Reader:
                  f"WHERE x.s <> '' AND NOT starts_with(x.s, '#')")
         try:
             bad = run_sql(self.con, f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
-                                   f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} LIMIT 1").fetchone()
+                                   f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} "
+                                   f"OR contains(s.line, chr(11)) LIMIT 1").fetchone()
         except duckdb.Error as e:
             message = str(e).strip().splitlines()[0]
             raise InputError(read_fault(path) or f"{path}: cannot read the file as text: {message}") from None
         if bad:
             number = first_line_number(path, lambda ln: ln == bad[0])
             n = len(split_fields(bad[0]))  # split as the query above splits it
+            if VERTICAL_TAB in bad[0] and (n == want or (kind != JUDGMENTS and n > want)):  # the count is right
+                raise InputError(f"{path}, line {number}: {vertical_tab_fault()}: {bad[0].strip()[:80]!r}")
             form = "'qid iter docno relevance'" if kind == JUDGMENTS else "'qid Q0 docno rank score tag'"
             raise InputError(f"{path}, line {number}: {n} columns where a TREC {'qrels' if kind == JUDGMENTS else 'run'}"
                              f" line has {want} ({form}){odd_spaces(bad[0])}: {bad[0].strip()[:80]!r}")

@@ -240,6 +240,8 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result
             except duckdb.Error:
                 out = None
         if out is None:
+            if not reader.private:
+                _usable(reader.con, e)
             _drop(reader, sources)
             return None
     counts = next((row[-1] for row in out if row[0] is None), None)
@@ -253,6 +255,18 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result
                             build=lambda src=src: _relation(src), group_rows=src.group_rows) for src in sources]
     rows = [row[:-1] for row in out if row[0] is not None]
     return Result(loaded[0], loaded[1], summary, rows, presorted, parts)
+
+
+def _usable(con, error: duckdb.Error) -> None:
+    """After the statement failed on a caller's connection: when it failed inside the caller's open transaction,
+    DuckDB has aborted that transaction and runs nothing more on it, so the careful path cannot look; the error
+    is then an input error naming DuckDB's cause (a view whose cast fails, say), not the abort's."""
+    try:
+        con.execute("SELECT 1").fetchall()
+    except duckdb.TransactionException:
+        cause = str(error).strip().splitlines()[0]
+        raise inputs.InputError(f"cannot evaluate the inputs: {cause} (inside the connection's open transaction, "
+                                f"which DuckDB has aborted: ROLLBACK)") from None
 
 
 def _sources_sql(j: _Source, r: _Source, part: tuple[str | None, str | None] | None = None) -> str:

@@ -59,10 +59,12 @@ def write_atomic(path: str, write) -> None:
     import stat
     import tempfile
     check_output(path, ())
-    target = os.path.realpath(path) if os.path.islink(path) else path
+    # not a regular file, through its links (/dev/stdout -> /proc/self/fd/1 -> a pipe, whose resolved name,
+    # 'pipe:[...]', names nothing): written into by its own name
+    special = os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode)
+    target = os.path.realpath(path) if os.path.islink(path) and not special else path
     if target != path:
         check_output(target, ())
-    special = os.path.exists(target) and not stat.S_ISREG(os.stat(target).st_mode)
     folder = tempfile.gettempdir() if special else os.path.dirname(os.path.abspath(target))
     fd, tmp = tempfile.mkstemp(prefix=".rankmetrics-", suffix=os.path.splitext(path)[1], dir=folder)
     os.close(fd)

@@ -135,9 +135,11 @@ def _quantile(sorted_xs: list[float], q: float) -> float:
 
 def bootstrap(diffs: list[float], trials: int = 10_000, seed: int = 42,
               level: float = 0.95) -> tuple[float, float, float]:
-    """(p, ci_low, ci_high): percentile interval of the mean difference, and the shifted-null bootstrap test."""
+    """(p, ci_low, ci_high): percentile interval of the mean difference, and the shifted-null bootstrap test.
+    Fewer than two queries: no test (NaN, as the t-test's): a resample of one difference never varies, so the
+    shifted null never reaches it and p was 1 / (trials + 1), 'significant' on one query."""
     n = len(diffs)
-    if n == 0:
+    if n < 2:
         return math.nan, math.nan, math.nan
     rng = random.Random(seed)
     observed = _mean(diffs)

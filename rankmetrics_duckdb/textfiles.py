@@ -141,6 +141,16 @@ def is_trec_line(line: str, kind: str) -> bool:
     return len(f) >= 6 and bool(NUMBER.fullmatch(f[3])) and bool(NUMBER.fullmatch(f[4]))
 
 
+VERTICAL_TAB = "\x0b"
+
+
+def vertical_tab_fault() -> str:
+    """The message of a TREC line holding a vertical tab: trec_eval splits fields at it (isspace), DuckDB's \\s
+    and TREC_SPACE do not, so '\\vq1' would be a query of its own; refused, wherever it is in the line."""
+    return ("a vertical tab (U+000B), where trec_eval would separate fields and rankmetrics would not; use spaces "
+            "or tabs")
+
+
 def split_fields(line: str) -> list[str]:
     """A text line's fields, split where trec_eval's readers and ours split them (TREC_SPACE: ASCII white space;
     a no-break or other Unicode space stays in its field, as in trec_eval, which splits bytes with isspace)."""
@@ -260,7 +270,7 @@ def strict_trec_select(path_sql: str, form: tuple[str, bool], kind: str, rank: b
     if gz:  # a number with such a character in it does not read as one: the statement fails, the careful path reads
         text = f"concat({', '.join(f'c{i}' for i in range(n) if i not in numeric)})"
         other = " " if delim == "\t" else "\\t"
-        bad += [f"regexp_matches({text}, '[{other}\\r\\f]')", f"contains({text}, chr(0))"]
+        bad += [f"regexp_matches({text}, '[{other}\\r\\f\\v]')", f"contains({text}, chr(0))"]
     keep = ", ".join(["c0 AS query_id", "c2 AS item_id"] + [
         f"{text_number(f'c{i}') if text_numbers else f'c{i}'} AS {c}" for i, c in numeric.items()])
     # a query id starting with '#' (a comment line): between '#' and '$' byte-wise, cheaper than starts_with
@@ -288,7 +298,7 @@ def strict_form(path: str) -> tuple[str, bool, bool] | None:
                 line_end = m.find(b"\n")
                 delim = b"\t" if m.find(b"\t", 0, line_end if line_end >= 0 else len(m)) >= 0 else b" "
                 others = {b" ": b"\t", b"\t": b" "}[delim]
-                if any(m.find(c) >= 0 for c in (others, b"\r", b"\x0c", b"\x00")):
+                if any(m.find(c) >= 0 for c in (others, b"\r", b"\x0c", b"\x00", b"\x0b")):
                     return None
                 underscore = m.find(b"_") >= 0
     except (OSError, ValueError, EOFError, gzip.BadGzipFile):
@@ -369,6 +379,8 @@ def field_lines(path: str, names: tuple, kind: str):
                     raise InputError(f"{path}, line {number}: a {kind} line has {len(names)} fields "
                                      f"({', '.join(names)}), not {len(fields)}{odd_spaces(line)}: "
                                      f"{line.strip()[:80]!r}")
+                if VERTICAL_TAB in line:
+                    raise InputError(f"{path}, line {number}: {vertical_tab_fault()}")
                 yield number, fields
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None

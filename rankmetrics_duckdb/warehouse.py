@@ -21,7 +21,7 @@ from .checks import is_number_type
 from .errors import InputError
 from .inputs import JUDGMENTS, RUN, Loaded, Reader, View, quoted, reader_path, run_sql, sql_string, table_like, table_name
 from .shape import ALIASES, Shape
-from .textfiles import compression, header_delimiter, peek
+from .textfiles import compression, header_delimiter, is_trec_line, peek
 
 
 def _source(reader: Reader, obj, kind: str) -> tuple[str, str, bool]:
@@ -39,6 +39,10 @@ def _source(reader: Reader, obj, kind: str) -> tuple[str, str, bool]:
         if head == b"PAR1" or text.lower().endswith(".parquet"):
             return f"read_parquet({reader_path(text)})", text, True
         _, lines = peek(text, 2)
+        if lines and is_trec_line(lines[0], kind):
+            raise InputError(f"{text}: a TREC {'qrels' if kind == JUDGMENTS else 'run'} file has no named columns, "
+                             f"and group columns, other column names and lists read tables, frames, Parquet or "
+                             f"CSV with a header")
         delim = header_delimiter(text, lines[0] if lines else "")
         return (f"read_csv({reader_path(text)}, header=true, delim={sql_string(delim)}, "
                 f"compression='{compression(text)}')", text, False)

@@ -1,0 +1,154 @@
+"""Defects found by session 28's fuzz of bad and odd inputs (every command and the Python surface): each was a
+wrong number with no word, a foreign exception, or a caller's transaction lost. Every value asserted is
+computed by hand in the test."""
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import cli
+
+import rankmetrics_duckdb as rm
+from rankmetrics_duckdb.errors import InputError, UsageError
+
+
+def _tables(con):
+    # q1: a and b tied at 1.0 (trec_eval orders ties by item id descending: b, a), c at 0.5; a and c relevant.
+    # AP by hand: a at rank 2 (1/2), c at rank 3 (2/3): (1/2 + 2/3) / 2 = 7/12
+    con.execute("CREATE TABLE run AS SELECT * FROM (VALUES ('q1', 'a', 1.0), ('q1', 'b', 1.0), ('q1', 'c', 0.5)) "
+                "t(query_id, item_id, score)")
+    con.execute("CREATE TABLE qrels AS SELECT * FROM (VALUES ('q1', 'a', 1), ('q1', 'c', 1)) "
+                "t(query_id, item_id, relevance)")
+    # 'A' is not 'a' (ids compare byte-wise): P@1 = 0
+    con.execute("CREATE TABLE upper_run AS SELECT * FROM (VALUES ('q1', 'A', 2.0), ('q1', 'b', 1.0)) "
+                "t(query_id, item_id, score)")
+
+
+@pytest.mark.parametrize("setting", ["default_order='DESC'", "default_collation='nocase'",
+                                     "default_null_order='nulls_first'"])
+def test_a_connection_setting_that_changes_the_numbers_is_refused(setting):
+    """Under SET default_order='DESC' an ORDER BY without ASC sorted descending: MAP 0.667 instead of 7/12; under
+    default_collation='nocase' item 'A' matched the judgment of 'a' (P@1 1 instead of 0). Such a connection is
+    refused, naming the setting; after RESET the numbers are the hand-computed ones."""
+    con = duckdb.connect()
+    _tables(con)
+    assert rm.evaluate("qrels", "run", ["map"], con=con)["map"] == pytest.approx(7 / 12, abs=1e-15)
+    name = setting.split("=")[0]
+    con.execute(f"SET {setting}")
+    with pytest.raises(UsageError, match=f"the connection's {name} is"):
+        rm.evaluate("qrels", "run", ["map"], con=con)
+    with pytest.raises(UsageError, match=f"the connection's {name} is"):
+        rm.evaluate("qrels", "upper_run", ["P@1"], con=con)
+    with pytest.raises(UsageError, match=f"the connection's {name} is"):
+        rm.register(con)
+    con.execute(f"RESET {name}")
+    assert rm.evaluate("qrels", "run", ["map"], con=con)["map"] == pytest.approx(7 / 12, abs=1e-15)
+    assert rm.evaluate("qrels", "upper_run", ["P@1"], con=con)["P@1"] == 0.0
+
+
+def test_a_view_failing_as_it_runs_is_an_input_error_and_names_the_cause():
+    """A view whose cast fails as it runs: DuckDB's ConversionException came out as is (several lines); inside
+    the caller's open transaction the real cause was hidden behind 'Current transaction is aborted'."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE qrels AS SELECT 'q1' AS query_id, 'a' AS item_id, 1 AS relevance")
+    con.execute("CREATE TABLE raw AS SELECT 'q1' AS query_id, 'a' AS item_id, 'x1' AS score")
+    con.execute("CREATE VIEW v AS SELECT query_id, item_id, CAST(score AS DOUBLE) AS score FROM raw")
+    with pytest.raises(InputError, match="Could not convert string 'x1' to DOUBLE") as e:
+        rm.evaluate("qrels", "v", ["P@1"], con=con)
+    assert "\n" not in str(e.value)
+    with pytest.raises(InputError, match="Could not convert string 'x1' to DOUBLE"):
+        rm.compare("qrels", ["v", "v"], ["P@1"], con=con)
+    con.execute("BEGIN")
+    with pytest.raises(InputError, match="Could not convert string 'x1' to DOUBLE.*aborted: ROLLBACK"):
+        rm.evaluate("qrels", "v", ["P@1"], con=con)
+    con.execute("ROLLBACK")
+
+
+def test_bootstrap_on_one_query_gives_no_p_value(tmp_path):
+    """One paired query: a resample of one difference never varies, and p was 1 / (trials + 1), marked
+    significant. No test on fewer than two queries, as the t-test."""
+    (tmp_path / "q").write_text("q1 0 d1 1\nq2 0 d1 1\n")
+    (tmp_path / "r1").write_text("q1 Q0 d1 1 1 t\nq2 Q0 d1 1 1 t\n")
+    (tmp_path / "r2").write_text("q1 Q0 d2 1 1 t\n")
+    rows = rm.compare(str(tmp_path / "q"), [str(tmp_path / "r1"), str(tmp_path / "r2")], ["P@1"], test="bootstrap")
+    pair = [r for r in rows if r["versus"] is not None][0]
+    assert pair["queries"] == 1 and pair["delta"] == -1.0  # q1: 0 - 1
+    assert pair["p_value"] is None and pair["significant"] is None
+    assert pair["ci_low"] is None and pair["ci_high"] is None
+
+
+@pytest.mark.parametrize("flag,value", [("-l", "1_0"), ("-l", "1e3"), ("-M", "1_0"), ("-M", "1e3"),
+                                        ("-N", "1_0")])
+def test_numbers_trec_eval_reads_otherwise_are_refused(tmp_path, flag, value):
+    """trec_eval reads -l, -M and -N with atol: '1_0' and '1e3' are 1 there, 10 and 1000 in Python. -l 1_0 gave
+    P.1 0 where trec_eval -l 1 gives 1 (d1, judged 1, ranked first). Refused, naming the value."""
+    (tmp_path / "q").write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 1 t\n")
+    args = ["eval", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "P.1", flag, value]
+    if flag == "-N":
+        args[4] = "utility.1,-1,0,1"
+    p = cli(*args, check=False)
+    assert p.returncode != 0 and "Traceback" not in p.stderr
+    assert f"written in digits, not '{value}'" in p.stderr
+    ok = cli("eval", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "P.1", "-l", "1")
+    assert ok.stdout.split()[-1] == "1.0000"
+
+
+def test_intra_list_diversity_of_all_zero_vectors_is_one(tmp_path):
+    """An all-zero vector's cosine similarity is 0 (docs/conventions.md: distance 1, its pairs counted); two of
+    them gave NaN, and the query dropped out of the mean. By hand: q1's pairs (d1, d2), (d1, d3), (d2, d3) all
+    involve a zero vector: ILD@3 = 1; q2's d3 = (1, 0), d4 = (1, 0): distance 0; the mean (1 + 0) / 2."""
+    pq.write_table(pa.table({"item_id": ["d1", "d2", "d3", "d4"],
+                             "embedding": [[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [1.0, 0.0]]}), tmp_path / "items.parquet")
+    (tmp_path / "q").write_text("q1 0 d1 1\nq2 0 d3 1\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 3 t\nq1 Q0 d2 2 2 t\nq1 Q0 d3 3 1 t\nq2 Q0 d3 1 2 t\nq2 Q0 d4 2 1 t\n")
+    got = rm.evaluate(str(tmp_path / "q"), str(tmp_path / "r"), ["IntraListDiversity@3"], per_query=True,
+                      items=str(tmp_path / "items.parquet"))["IntraListDiversity@3"]
+    assert got["q1"] == pytest.approx(1.0, abs=1e-12) and got["q2"] == pytest.approx(0.0, abs=1e-12)
+    two = rm.evaluate(str(tmp_path / "q"), str(tmp_path / "r"), ["IntraListDiversity@2"],
+                      items=str(tmp_path / "items.parquet"))["IntraListDiversity@2"]
+    assert two == pytest.approx(0.5, abs=1e-12)
+
+
+def test_output_to_dev_stdout_in_a_pipe(tmp_path):
+    """-o /dev/stdout with stdout a pipe: the link resolves to 'pipe:[...]', which names nothing, and the temporary
+    file was made beside it ('No such file or directory: /proc/.../fd/.rankmetrics-...'). Written into now."""
+    import subprocess
+    import sys
+    (tmp_path / "q").write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 1 t\n")
+    p = subprocess.run([sys.executable, "-m", "rankmetrics_duckdb", "eval", str(tmp_path / "q"), str(tmp_path / "r"),
+                        "-m", "P.1", "-o", "/dev/stdout"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["P_1", "all", "1.0000"]  # d1, relevant, ranked first
+
+
+@pytest.mark.parametrize("where", ["leading", "inside", "gzip"])
+def test_a_vertical_tab_in_a_trec_line_is_refused(tmp_path, where):
+    """trec_eval splits fields at a vertical tab (isspace); we do not, so a line starting with one made the query
+    '\\vq1' of its own, unjudged (num_ret of q1 1 where trec_eval counts 2). Refused, naming the line."""
+    import gzip
+    (tmp_path / "q").write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    second = "\x0bq1 Q0 d2 2 1 t\n" if where != "inside" else "q1 Q0 d2\x0b2 1 t\n"
+    text = "q1 Q0 d1 1 2 t\n" + second
+    run = tmp_path / ("r.gz" if where == "gzip" else "r")
+    if where == "gzip":
+        run.write_bytes(gzip.compress(text.encode()))
+    else:
+        run.write_text(text)
+    p = cli("eval", str(tmp_path / "q"), str(run), "-m", "num_ret", check=False)
+    assert p.returncode != 0 and "Traceback" not in p.stderr
+    assert f"{run}, line 2: " in p.stderr and "a vertical tab (U+000B)" in p.stderr  # inside: 5 columns, it says
+    with pytest.raises(InputError, match="line 2: .*a vertical tab"):
+        rm.evaluate(str(tmp_path / "q"), str(run), ["num_ret"])
+
+
+def test_group_columns_on_a_trec_file_name_the_file(tmp_path):
+    """--by on TREC text blamed the judgments and showed their first line as the columns ('no query_id column in
+    the judgments ...; columns: q1 0 d1 1'). A TREC file has no named columns: said of the file."""
+    (tmp_path / "q").write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 1 t\n")
+    for extra in (["--by", "model"], ["--rank-column", "rk"]):
+        p = cli("eval", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "P.1", *extra, check=False)
+        assert p.returncode != 0 and "Traceback" not in p.stderr
+        assert "a TREC qrels file has no named columns" in p.stderr, p.stderr
