@@ -312,6 +312,12 @@ def run_comparison(judgments, runs, metrics=None, *, test="t", correction="holm"
     if n is None or not 1 <= n <= MAX_TRIALS:
         raise UsageError(f"trials must be a whole number from 1 to {MAX_TRIALS:,}, not {trials!r} (a million trials "
                          f"resolve p-values to 1e-6; each trial is a pass over the queries in Python)")
+    try:  # the seed too: 1.5 was taken as 1, 'abc' and None failed in int()
+        whole_seed = None if isinstance(seed, bool) else operator.index(seed)
+    except TypeError:
+        whole_seed = None
+    if whole_seed is None:
+        raise UsageError(f"seed must be a whole number, not {seed!r}")
     measures, labels, conv, per_query, means = per_query_values(judgments, runs, metrics, con=con,
                                                                  convention=convention, nan_scores=nan_scores,
                                                                  **overrides)

@@ -113,8 +113,22 @@ def arrow_table(relation: duckdb.DuckDBPyRelation):
 def table_like(obj, kind: str):
     """obj as an input the readers take: a pyarrow RecordBatchReader (a stream, read once) or RecordBatch as one
     Arrow table, a pyarrow dataset as the table it holds; another pyarrow object that holds no table (a Schema,
-    an Array) refused, naming it. Anything else as it is. Called once per input, before either read path."""
-    if type(obj).__module__.split(".")[0] != "pyarrow":
+    an Array) refused, naming it; a polars LazyFrame collected; a pandas or polars Series refused, and a pandas
+    DataFrame with two columns of one name. Anything else as it is. Called once per input, before either path."""
+    module = type(obj).__module__.split(".")[0]
+    if module in ("pandas", "polars"):
+        name = type(obj).__name__
+        if name == "Series":
+            raise InputError(f"cannot read the {kind} from a {module} Series: give a DataFrame with the columns "
+                             f"query_id, item_id and {'relevance' if kind == JUDGMENTS else 'score and/or rank'}")
+        if name == "LazyFrame":
+            return obj.collect()
+        if module == "pandas" and name == "DataFrame" and obj.columns.duplicated().any():  # any column: pandas
+            #                                 then gives a frame for the name, where every reader wants one column
+            twice = str(obj.columns[obj.columns.duplicated()][0]).strip()
+            raise InputError(f"pandas DataFrame: column {twice} appears twice; name each column once")
+        return obj
+    if module != "pyarrow":
         return obj
     import pyarrow as pa
     if isinstance(obj, pa.RecordBatch):

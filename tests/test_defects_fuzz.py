@@ -152,3 +152,27 @@ def test_group_columns_on_a_trec_file_name_the_file(tmp_path):
         p = cli("eval", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "P.1", *extra, check=False)
         assert p.returncode != 0 and "Traceback" not in p.stderr
         assert "a TREC qrels file has no named columns" in p.stderr, p.stderr
+
+
+def test_python_inputs_of_the_wrong_kind_say_so(tmp_path):
+    """A Series, a frame with a column twice, a LazyFrame, a path given to fuse() as its list of runs, a seed that
+    is not a whole number: AttributeError, TypeError or ValueError came out, or fuse() read the path's characters
+    as runs ('/: is a directory'). By hand: a (2.0) above b (1.0), a relevant: P@1 = 1."""
+    import pandas as pd
+    import polars as pl
+    judged = pd.DataFrame({"query_id": ["q1", "q1"], "item_id": ["a", "b"], "relevance": [1, 0]})
+    run = pd.DataFrame({"query_id": ["q1", "q1"], "item_id": ["a", "b"], "score": [2.0, 1.0], "x": [1, 2]})
+    with pytest.raises(InputError, match="cannot read the run from a pandas Series"):
+        rm.evaluate(judged, run["score"], ["P@1"])
+    with pytest.raises(InputError, match="cannot read the run from a polars Series"):
+        rm.evaluate(judged, pl.from_pandas(run)["score"], ["P@1"])
+    with pytest.raises(InputError, match="pandas DataFrame: column x appears twice"):
+        rm.evaluate(judged, pd.concat([run, run[["x"]]], axis=1), ["P@1"])
+    assert rm.evaluate(pl.from_pandas(judged).lazy(), pl.from_pandas(run).lazy(), ["P@1"]) == {"P@1": 1.0}
+    path = tmp_path / "r"
+    path.write_text("q1 Q0 a 1 2 t\n")
+    with pytest.raises(UsageError, match="give a list of two or more runs"):
+        rm.fuse(str(path))
+    for seed in ("abc", None, 1.5, True):
+        with pytest.raises(UsageError, match="seed must be a whole number"):
+            rm.compare(judged, [run, run], ["P@1"], test="randomization", seed=seed)
