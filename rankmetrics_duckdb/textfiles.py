@@ -82,9 +82,20 @@ def refuse_binary(path: str) -> None:
         raise InputError(fault)
 
 
+# the magic numbers of compressed data other than one gzip layer, and its name
+OTHER_COMPRESSION = ((b"BZh", "bzip2-compressed"), (b"\xfd7zXZ\x00", "xz-compressed"), (b"\x28\xb5\x2f\xfd", "zstd-compressed"),
+                     (b"\x1f\x8b", "gzip-compressed (twice)"), (b"PK\x03\x04", "a zip archive's"))
+
+
 def text_fault(path: str, data: bytes) -> str | None:
     """The message for the first NUL byte or non-UTF-8 byte of data (a file's text from its start), or None.
-    Ids are compared byte-wise, so text in another encoding (Latin-1) is refused rather than guessed."""
+    Ids are compared byte-wise, so text in another encoding (Latin-1) is refused rather than guessed. Data that
+    starts as a compressed file other than gzip does (bzip2, xz, zstd, gzip again) is named as such."""
+    for magic, kind in OTHER_COMPRESSION:
+        if data.startswith(magic) and (magic != b"BZh" or data[4:10] == b"1AY&SY"):  # bzip2's block magic after
+            #                                                                        its level digit
+            return (f"{path}: {kind} data; rankmetrics reads text files plain or gzip-compressed once: decompress "
+                    f"it first")
     nul = data.find(b"\x00")
     try:
         data[:nul if nul >= 0 else len(data)].decode("utf-8")

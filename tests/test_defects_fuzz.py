@@ -176,3 +176,22 @@ def test_python_inputs_of_the_wrong_kind_say_so(tmp_path):
     for seed in ("abc", None, 1.5, True):
         with pytest.raises(UsageError, match="seed must be a whole number"):
             rm.compare(judged, [run, run], ["P@1"], test="randomization", seed=seed)
+
+
+@pytest.mark.parametrize("kind", ["bzip2", "xz", "gzip twice"])
+def test_other_compression_is_named(tmp_path, kind):
+    """bzip2, xz or doubly gzipped files were 'not UTF-8 text (byte 0x..) ... iconv -f latin1': the file is
+    compressed, not Latin-1. A query id that merely starts with bzip2's 'BZh' is text."""
+    import bz2
+    import gzip
+    import lzma
+    text = b"q1 Q0 d1 1 2 t\n"
+    data = {"bzip2": bz2.compress, "xz": lzma.compress, "gzip twice": lambda b: gzip.compress(gzip.compress(b))}[kind](text)
+    (tmp_path / "q").write_text("q1 0 d1 1\n")
+    (tmp_path / "r").write_bytes(data)
+    p = cli("eval", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "P.1", check=False)
+    assert p.returncode != 0 and "Traceback" not in p.stderr
+    assert f"{kind.replace(' twice', '')}-compressed" in p.stderr and "decompress it first" in p.stderr
+    (tmp_path / "qb").write_text("BZh1 0 d1 1\n")
+    (tmp_path / "rb").write_text("BZh1 Q0 d1 1 2 t\n")
+    assert cli("eval", str(tmp_path / "qb"), str(tmp_path / "rb"), "-m", "P.1").stdout.split()[-1] == "1.0000"
