@@ -8,7 +8,7 @@ import warnings
 
 from . import dialects, measures, paths, render, textfiles
 from ._version import __version__
-from .errors import RankMetricsError, UsageError
+from .errors import InputError, RankMetricsError, UsageError
 
 
 def _add_conventions(p: argparse.ArgumentParser) -> None:
@@ -222,6 +222,12 @@ def _sides(args) -> dict:
     reference=, interactions_columns=, items_columns=)."""
     from .shape import SIDE_PARAMS
     out = {name: getattr(args, name) for name in ("interactions", "items", "reference") if getattr(args, name, None)}
+    if args.command in ("eval", "compare", "report"):  # files: one that is not there is an error even when no
+        #                                                metric requested reads it (it was ignored without a word)
+        for name, path in out.items():
+            if path != "-" and not isinstance(path, (int, type(None))) and not hasattr(path, "read") \
+                    and not os.path.exists(path):
+                raise InputError(f"--{name} {path}: no such file")
     for role, params in SIDE_PARAMS.items():
         given = {ours: getattr(args, param) for ours, param in params.items() if getattr(args, param, None)}
         if given:

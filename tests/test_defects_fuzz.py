@@ -195,3 +195,17 @@ def test_other_compression_is_named(tmp_path, kind):
     (tmp_path / "qb").write_text("BZh1 0 d1 1\n")
     (tmp_path / "rb").write_text("BZh1 Q0 d1 1 2 t\n")
     assert cli("eval", str(tmp_path / "qb"), str(tmp_path / "rb"), "-m", "P.1").stdout.split()[-1] == "1.0000"
+
+
+def test_a_side_file_that_is_not_there_is_an_error(tmp_path):
+    """--interactions, --items or --reference naming no file was ignored when no metric requested reads it (exit
+    0): an error now, whatever the metrics."""
+    (tmp_path / "q").write_text("q1 0 d1 1\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 2 t\n")
+    for flag in ("--interactions", "--items", "--reference"):
+        p = cli("eval", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "P.1", flag, str(tmp_path / "none"),
+                check=False)
+        assert p.returncode == 1 and f"{flag} {tmp_path / 'none'}: no such file" in p.stderr, p.stderr
+    p = cli("compare", str(tmp_path / "q"), str(tmp_path / "r"), str(tmp_path / "r"), "-m", "P.1", "--items",
+            str(tmp_path / "none"), check=False)
+    assert p.returncode == 1 and "no such file" in p.stderr
