@@ -316,6 +316,43 @@ def _metric_of(macro_name: str) -> measures.Metric:
     return next(m for m in measures.METRICS.values() if m.macro == macro_name)
 
 
+def _macro_rules(macro_name: str, names: set) -> list[tuple]:
+    """The macro's own argument checks (sql/'s rm_valid(condition, macro, param, rule, value) calls in its body)
+    whose condition reads its parameters alone (names: those the native object takes), in portable SQL over
+    params (prm): [(condition, param, rule, value)]. rm_valid_number(x) is x IS NOT NULL and TRY_CAST(x AS
+    DOUBLE) is x, the parameters being typed; a check reading a table, a list or another function is left to
+    _argument_checks' own rules (or not carried). Before, the native objects and dbt carried only those, and
+    ndcg(ideal => 'cutoff') without k gave 0 for every query where the macro fails."""
+    body = sqlsource.macros()[macro_name].body
+    rules = []
+    for call in body.find_all(exp.Anonymous):
+        if call.name.lower() != "rm_valid" or len(call.expressions) != 5:
+            continue
+        condition, _, param, rule, value = (e.copy() for e in call.expressions)
+        if not (isinstance(param, exp.Literal) and isinstance(rule, exp.Literal)):
+            continue
+        allowed = (exp.Column, exp.Identifier, exp.Literal, exp.Boolean, exp.Null, exp.Paren, exp.And, exp.Or,
+                   exp.Not, exp.Is, exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.Between, exp.In,
+                   exp.Floor, exp.TryCast, exp.DataType, exp.Anonymous)
+        nodes = list(condition.walk())
+        if any(not isinstance(n, allowed) for n in nodes) or any(
+                isinstance(n, exp.Anonymous) and n.name.lower() != "rm_valid_number" for n in nodes) or any(
+                n.name not in names for n in nodes if isinstance(n, exp.Column)) or not (
+                isinstance(value, exp.Column) and value.name in names):
+            continue
+
+        def portable(node):
+            if isinstance(node, exp.Anonymous):  # rm_valid_number(x)
+                return exp.Not(this=exp.Is(this=node.expressions[0].copy(), expression=exp.Null()))
+            if isinstance(node, exp.TryCast):
+                return node.this.copy()
+            return node
+        condition = condition.transform(portable).transform(
+            lambda n: exp.column(n.name, table="prm") if isinstance(n, exp.Column) else n)
+        rules.append((condition, param.this, rule.this, exp.column(value.name, table="prm")))
+    return rules
+
+
 def _argument_checks(macro_name: str, params) -> exp.Select | None:
     """One row per argument outside its range, its message as fault (the DuckDB macros' rm_valid_* checks, in
     portable SQL): a choice not among its values, k not a whole number >= 1, log_base not > 1, p not in (0, 1)."""
@@ -350,6 +387,12 @@ def _argument_checks(macro_name: str, params) -> exp.Select | None:
         message = exp.Concat(expressions=[lit(f"rankmetrics: {PREFIX}{macro_name}: {name} must be {rule}, not "),
                                           exp.Coalesce(this=exp.cast(ref.copy(), "VARCHAR"),
                                                        expressions=[lit("NULL")])])
+        faults.append(exp.select(exp.alias_(exp.Case(ifs=[exp.If(this=bad, true=message)]), "fault")).from_(
+            exp.Table(this=exp.to_identifier("params"), alias=exp.TableAlias(this=exp.to_identifier("prm")))))
+    for condition, name, rule, value in _macro_rules(macro_name, {n for n, _, _ in params}):
+        message = exp.Concat(expressions=[lit(f"rankmetrics: {PREFIX}{macro_name}: {name} must be {rule}, not "),
+                                          exp.Coalesce(this=exp.cast(value, "VARCHAR"), expressions=[lit("NULL")])])
+        bad = exp.Not(this=exp.Coalesce(this=exp.Paren(this=condition), expressions=[exp.false()]))
         faults.append(exp.select(exp.alias_(exp.Case(ifs=[exp.If(this=bad, true=message)]), "fault")).from_(
             exp.Table(this=exp.to_identifier("params"), alias=exp.TableAlias(this=exp.to_identifier("prm")))))
     if not faults:

@@ -490,6 +490,16 @@ def test_sqlite_has_no_native_objects():
     ("rbp", {"p": 1.5}, "p must be"),
     ("partial_auc", {}, "k must be a whole number >= 1, not NULL"),
     ("intersection", {"k": 2, "ref_k": 1.5}, "ref_k must be a whole number >= 1"),
+    # the macros' own rm_valid checks, carried since session 28 (native._macro_rules): before, each gave numbers
+    # (nDCG 0 for every query with ideal cutoff and no k, the rectools preset's ideal)
+    ("ndcg", {"ideal": "cutoff"}, "k must be a cutoff from 1 to 1000 with ideal .*, not NULL"),
+    ("ndcg", {"ideal": "cutoff", "k": 1001}, "k must be a cutoff from 1 to 1000"),
+    ("iprec_at_recall", {"at_recall": 1.5}, "at_recall must be"),
+    ("rprec_mult", {"mult": 0}, "mult must be a number > 0"),
+    ("f1", {"beta": -1}, "beta must be a number >= 0"),
+    ("err", {"max_grade": 0}, "max_grade must be"),
+    ("bpm", {"k": 5, "t": 0}, "t must be a number > 0"),
+    ("utility", {"num_docs": -1}, "num_docs must be"),
 ])
 def test_arguments_outside_their_range_fail(installed, macro, args, message):
     """Each engine's native objects refuse an argument outside its range with the engine's own error, naming

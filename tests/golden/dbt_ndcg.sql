@@ -236,6 +236,15 @@ WITH params AS (
           THEN 'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ' || COALESCE(CAST(prm.grades AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
+          ), FALSE)
+          THEN 'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal ''cutoff'', not ' || COALESCE(CAST(prm.k AS TEXT), 'NULL')
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -1582,6 +1591,15 @@ WITH params AS (
           THEN 'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ' || COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
+          ), FALSE)
+          THEN 'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal ''cutoff'', not ' || COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -2918,6 +2936,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS Nullable(String)), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal ''cutoff'', not ',
+            COALESCE(CAST(prm.k AS Nullable(String)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4445,6 +4475,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -5891,6 +5933,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -7327,6 +7381,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8771,6 +8837,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal ''cutoff'', not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10259,6 +10337,15 @@ WITH params AS (
           THEN 'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ' || COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
+          ), FALSE)
+          THEN 'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ' || COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -11640,6 +11727,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS NVARCHAR(4000)), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
+          ), (1 = 0))
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal ''cutoff'', not ',
+            COALESCE(CAST(prm.k AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13161,6 +13260,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS CHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal ''cutoff'', not ',
+            COALESCE(CAST(prm.k AS CHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm

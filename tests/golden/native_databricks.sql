@@ -1013,6 +1013,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.k IS NULL
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -1375,6 +1387,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_pap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.k IS NULL
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_pap: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2103,6 +2127,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_gauc: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.weighted IN ('false', 'true')
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: weighted must be \'false\' or \'true\', not ',
+            COALESCE(CAST(prm.weighted AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3185,6 +3221,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.normalize IN ('false', 'true')
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_catalog_coverage: normalize must be \'false\' or \'true\', not ',
+            COALESCE(CAST(prm.normalize AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4486,6 +4534,30 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_compat: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.p IS NULL AND prm.p > 0 AND prm.p < 1
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_compat: p must be a number between 0 and 1 (exclusive), not ',
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.normalize IN ('false', 'true')
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_compat: normalize must be \'false\' or \'true\', not ',
+            COALESCE(CAST(prm.normalize AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6998,6 +7070,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -8401,6 +8485,24 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_grade IS NULL
+              AND prm.max_grade >= 1
+              AND prm.max_grade <= 1023
+              AND prm.max_grade = FLOOR(prm.max_grade)
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_err: max_grade must be a whole number from 1 to 1023 (2^max_grade must fit a double), not ',
+            COALESCE(CAST(prm.max_grade AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -8775,6 +8877,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_f1: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.beta IS NULL AND prm.beta >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_f1: beta must be a number >= 0, not ',
+            COALESCE(CAST(prm.beta AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11553,6 +11667,24 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.ref_k IS NULL
+              OR (
+                NOT prm.ref_k IS NULL AND prm.ref_k >= 1 AND prm.ref_k = FLOOR(prm.ref_k)
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_intersection: ref_k must be a whole number >= 1, or NULL (k), not ',
+            COALESCE(CAST(prm.ref_k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -12341,6 +12473,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.at_recall IS NULL AND prm.at_recall BETWEEN 0 AND 1
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: at_recall must be a recall level from 0 to 1, not ',
+            COALESCE(CAST(prm.at_recall AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -14448,6 +14592,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.p IS NULL AND prm.p > 0 AND prm.p < 1
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: p must be a number between 0 and 1 (exclusive), not ',
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -15619,6 +15775,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.t IS NULL AND prm.t > 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: t must be a number > 0 (T), not ',
+            COALESCE(CAST(prm.t AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -16236,6 +16404,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_insq: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.t IS NULL AND prm.t > 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_insq: t must be a number > 0 (T), not ',
+            COALESCE(CAST(prm.t AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -17111,6 +17291,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.normalize IN ('false', 'true')
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_avg_rec_popularity: normalize must be \'false\' or \'true\', not ',
+            COALESCE(CAST(prm.normalize AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -17896,6 +18088,30 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_long_tail: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.share IN ('false', 'true')
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: share must be \'false\' or \'true\', not ',
+            COALESCE(CAST(prm.share AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.head_share IS NULL AND prm.head_share BETWEEN 0 AND 1
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: head_share must be a share from 0 to 1, not ',
+            COALESCE(CAST(prm.head_share AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -18960,6 +19176,30 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.rel IS NULL OR NOT prm.rel IS NULL
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: rel must be a finite number, or NULL for graded gain, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.p IS NULL AND prm.p > 0 AND prm.p < 1
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: p must be a number between 0 and 1 (exclusive), not ',
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -19330,6 +19570,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.p IS NULL AND prm.p > 0 AND prm.p < 1
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp_resid: p must be a number between 0 and 1 (exclusive), not ',
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -20029,6 +20281,30 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.deep IN ('false', 'true')
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: deep must be \'false\' or \'true\', not ',
+            COALESCE(CAST(prm.deep AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.k IS NULL
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -21056,6 +21332,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.mult IS NULL AND prm.mult > 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rprec_mult: mult must be a number > 0, not ',
+            COALESCE(CAST(prm.mult AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -22446,6 +22734,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.t IS NULL AND prm.t > 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: t must be a number > 0 (T), not ',
+            COALESCE(CAST(prm.t AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -23640,6 +23940,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.t IS NULL AND prm.t > 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_inst: t must be a number > 0 (T), not ',
+            COALESCE(CAST(prm.t AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -24585,6 +24897,36 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_utility: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.num_docs IS NULL AND prm.num_docs >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: num_docs must be a number >= 0 (the documents in the collection, trec_eval -N), not ',
+            COALESCE(CAST(prm.num_docs AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.utility_a IS NULL
+              AND NOT prm.utility_b IS NULL
+              AND NOT prm.utility_c IS NULL
+              AND NOT prm.utility_d IS NULL
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_a to utility_d must be finite numbers, not ',
+            COALESCE(CAST(prm.utility_a AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm

@@ -1015,6 +1015,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.k IS NULL
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -1378,6 +1390,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_pap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.k IS NULL
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_pap: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2108,6 +2132,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_gauc: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.weighted IN ('false', 'true')
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: weighted must be \'false\' or \'true\', not ',
+            COALESCE(CAST(prm.weighted AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3193,6 +3229,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.normalize IN ('false', 'true')
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_catalog_coverage: normalize must be \'false\' or \'true\', not ',
+            COALESCE(CAST(prm.normalize AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4498,6 +4546,30 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_compat: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.p IS NULL AND prm.p > 0 AND prm.p < 1
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_compat: p must be a number between 0 and 1 (exclusive), not ',
+            COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.normalize IN ('false', 'true')
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_compat: normalize must be \'false\' or \'true\', not ',
+            COALESCE(CAST(prm.normalize AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7017,6 +7089,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -8422,6 +8506,24 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_grade IS NULL
+              AND prm.max_grade >= 1
+              AND prm.max_grade <= 1023
+              AND prm.max_grade = FLOOR(prm.max_grade)
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_err: max_grade must be a whole number from 1 to 1023 (2^max_grade must fit a double), not ',
+            COALESCE(CAST(prm.max_grade AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -8797,6 +8899,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_f1: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.beta IS NULL AND prm.beta >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_f1: beta must be a number >= 0, not ',
+            COALESCE(CAST(prm.beta AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11582,6 +11696,24 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.ref_k IS NULL
+              OR (
+                NOT prm.ref_k IS NULL AND prm.ref_k >= 1 AND prm.ref_k = FLOOR(prm.ref_k)
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_intersection: ref_k must be a whole number >= 1, or NULL (k), not ',
+            COALESCE(CAST(prm.ref_k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -12371,6 +12503,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.at_recall IS NULL AND prm.at_recall BETWEEN 0 AND 1
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: at_recall must be a recall level from 0 to 1, not ',
+            COALESCE(CAST(prm.at_recall AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -14483,6 +14627,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.p IS NULL AND prm.p > 0 AND prm.p < 1
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: p must be a number between 0 and 1 (exclusive), not ',
+            COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -15656,6 +15812,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.t IS NULL AND prm.t > 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: t must be a number > 0 (T), not ',
+            COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -16274,6 +16442,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_insq: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.t IS NULL AND prm.t > 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_insq: t must be a number > 0 (T), not ',
+            COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -17151,6 +17331,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.normalize IN ('false', 'true')
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_avg_rec_popularity: normalize must be \'false\' or \'true\', not ',
+            COALESCE(CAST(prm.normalize AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -17938,6 +18130,30 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_long_tail: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.share IN ('false', 'true')
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: share must be \'false\' or \'true\', not ',
+            COALESCE(CAST(prm.share AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.head_share IS NULL AND prm.head_share BETWEEN 0 AND 1
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: head_share must be a share from 0 to 1, not ',
+            COALESCE(CAST(prm.head_share AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -19005,6 +19221,30 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.rel IS NULL OR NOT prm.rel IS NULL
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: rel must be a finite number, or NULL for graded gain, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.p IS NULL AND prm.p > 0 AND prm.p < 1
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: p must be a number between 0 and 1 (exclusive), not ',
+            COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -19376,6 +19616,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.p IS NULL AND prm.p > 0 AND prm.p < 1
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp_resid: p must be a number between 0 and 1 (exclusive), not ',
+            COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -20077,6 +20329,30 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.deep IN ('false', 'true')
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: deep must be \'false\' or \'true\', not ',
+            COALESCE(CAST(prm.deep AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.k IS NULL
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -21107,6 +21383,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.mult IS NULL AND prm.mult > 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rprec_mult: mult must be a number > 0, not ',
+            COALESCE(CAST(prm.mult AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -22501,6 +22789,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.t IS NULL AND prm.t > 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: t must be a number > 0 (T), not ',
+            COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -23697,6 +23997,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.t IS NULL AND prm.t > 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_inst: t must be a number > 0 (T), not ',
+            COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -24643,6 +24955,36 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_utility: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.num_docs IS NULL AND prm.num_docs >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: num_docs must be a number >= 0 (the documents in the collection, trec_eval -N), not ',
+            COALESCE(CAST(prm.num_docs AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.utility_a IS NULL
+              AND NOT prm.utility_b IS NULL
+              AND NOT prm.utility_c IS NULL
+              AND NOT prm.utility_d IS NULL
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_a to utility_d must be finite numbers, not ',
+            COALESCE(CAST(prm.utility_a AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
