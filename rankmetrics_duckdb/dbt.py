@@ -540,6 +540,9 @@ _HELPERS = """\
 {% macro rm_shape(what, judgments, score_column, rank_column, relevance_column, by, judgments_by, run_lists,
                   judgment_lists) %}
   {%- set by = rankmetrics.rm_names(by, what ~ ": by") -%}
+  {%- for g in by if g | lower in @OUTPUT_COLUMNS@ -%}
+    {{ exceptions.raise_compiler_error(what ~ ": by: a group column named '" ~ g ~ "' would clash with the results' own columns (@OUTPUT_NAMES@); rename it in a view or query") }}
+  {%- endfor -%}
   {%- if judgments_by is not none -%}
     {%- set jby = rankmetrics.rm_names(judgments_by, what ~ ": judgments_by") -%}
     {%- for g in jby if g not in by -%}
@@ -565,6 +568,10 @@ _HELPERS = """\
   {%- endif -%}
 {%- endmacro %}
 """
+# the results' own columns (shape.OUTPUT_COLUMNS), which a group column may not be named like (shape.Shape refuses
+# it on the other routes)
+_HELPERS = _HELPERS.replace("@OUTPUT_COLUMNS@", repr(list(shape.OUTPUT_COLUMNS))).replace(
+    "@OUTPUT_NAMES@", ", ".join(shape.OUTPUT_COLUMNS))
 
 
 # --- evaluate: several measures by name, in long rows ----------------------------------------------------------
@@ -612,6 +619,14 @@ def _evaluate_file() -> str:
     # the relevance level reaches a gain metric (nDCG, DCG) only under level_for_gain, as Measure.values reads it
     gain_macros = sorted({m.macro for m in measures.METRICS.values() if m.gain_metric})
     for_gain = {p: bool(v.get("level_for_gain")) for p, v in conventions.PRESETS.items()}
+    # ... and then the preset's level (or the one given); otherwise the metric's own (RBP: none, graded), whatever
+    # the metric macro's preset default holds (ranx's RBP there has rel 1, for ranx's level_for_gain)
+    preset_rel = {p: conventions.resolve(p)["rel"] for p in conventions.PRESETS}
+    own_rel = {m: _metric(m).defaults.get("rel") for m in gain_macros}
+    # a metric macro reads rel=none as "the preset's": where that is a level and the metric's own is none (ranx's
+    # RBP), the graded measure cannot be asked for through it, and evaluate says so rather than compute binary RBP
+    bound_rel = {m: [p for p, values in _presets(m, native.parameters(m)).items() if values.get("rel") is not None]
+                 for m in gain_macros if own_rel[m] is None}
     known = sorted({n for ps in params.values() for n in ps})  # (level_for_gain is evaluate's own argument)
     if {n[2] for n in names.values()} - set(_MEANS):
         raise ValueError("an aggregate without its SQL in dbt._MEANS")
@@ -680,6 +695,12 @@ def _evaluate_file() -> str:
 {missing}
     {{%- set args = {{}} -%}}
     {{%- for key, value in kwargs.items() if key in params[spec[0]] and not (key == 'rel' and spec[0] in {_jinja_value(gain_macros)} and not for_gain) -%}}{{%- do args.update({{key: value}}) -%}}{{%- endfor -%}}
+    {{%- if not for_gain and 'rel' not in spec[1] and preset in {_jinja_value(bound_rel)}.get(spec[0], []) -%}}
+      {{{{ exceptions.raise_compiler_error("rankmetrics.evaluate: measure '" ~ text ~ "' without level_for_gain is graded, which the preset '" ~ preset ~ "' of rankmetrics." ~ spec[0] ~ " does not give (its rel is a level there); call rankmetrics." ~ spec[0] ~ " with preset='trec_eval' and the conventions as arguments") }}}}
+    {{%- endif -%}}
+    {{%- if spec[0] in {_jinja_value(gain_macros)} and 'rel' in params[spec[0]] -%}}
+      {{%- do args.update({{'rel': (kwargs['rel'] if 'rel' in kwargs else {_jinja_value(preset_rel)}.get(preset, 1)) if for_gain else {_jinja_value(own_rel)}[spec[0]]}}) -%}}
+    {{%- endif -%}}
     {{%- do args.update(spec[1]) -%}}
     {{%- if 'k' in params[spec[0]] -%}}
       {{%- do args.update({{'k': k}}) -%}}

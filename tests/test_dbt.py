@@ -323,6 +323,11 @@ def test_evaluate_gives_the_relevance_level_to_gain_metrics_only_under_level_for
     for how, extra in (("preset", {}), ("level_for_gain", {"level_for_gain": True})):
         got = rm.evaluate(labels, recs, measures, columns=WAREHOUSE, by=BY, rel=2, **extra)
         want.update({(how, m, *g): v for g, cell in got.items() for m, v in cell.items()})
+    # level_for_gain without rel: the preset's level 1 reaches RBP (binary), which kept its graded default before
+    got = rm.evaluate(labels, recs, ["rbp"], columns=WAREHOUSE, by=BY, level_for_gain=True)
+    want.update({("rbp_binary", m, *g): v for g, cell in got.items() for m, v in cell.items()})
+    graded = rm.evaluate(labels, recs, ["rbp"], columns=WAREHOUSE, by=BY)
+    assert any(want[("rbp_binary", "rbp", *g)] != cell["rbp"] for g, cell in graded.items())
     plain = rm.evaluate(labels, recs, ["nDCG@10"], columns=WAREHOUSE, by=BY)
     assert all(want[("preset", "nDCG@10", *g)] == cell["nDCG@10"] for g, cell in plain.items())
     assert any(want[("preset", "nDCG@10", *g)] != want[("level_for_gain", "nDCG@10", *g)] for g in plain)
@@ -571,6 +576,12 @@ BAD_CALLS = [
     # an argument no metric macro takes (a misspelt convention) was dropped without a word
     ("rankmetrics.evaluate(ref('run'), ref('qrels'), metrics=['nDCG@5'], gian='exponential')",
      "rankmetrics.evaluate: unknown argument 'gian'"),
+    # graded RBP under ranx's preset: its rbp macro reads rel=none as ranx's level 1, binary (0.19 for 0.14)
+    ("rankmetrics.evaluate(ref('run'), ref('qrels'), metrics=['rbp'], preset='ranx', level_for_gain=false)",
+     "rankmetrics.evaluate: measure 'rbp' without level_for_gain is graded"),
+    # a group column named like a column of the results: the rows had two columns named value
+    ("rankmetrics.precision(ref('run'), ref('qrels'), k=5, by=['Value'])",
+     "rankmetrics.precision: by: a group column named 'Value' would clash with the results' own columns"),
 ]
 
 
