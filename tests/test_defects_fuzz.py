@@ -209,3 +209,48 @@ def test_a_side_file_that_is_not_there_is_an_error(tmp_path):
     p = cli("compare", str(tmp_path / "q"), str(tmp_path / "r"), str(tmp_path / "r"), "-m", "P.1", "--items",
             str(tmp_path / "none"), check=False)
     assert p.returncode == 1 and "no such file" in p.stderr
+
+
+def test_randomization_counts_sign_patterns_equal_up_to_rounding():
+    """P@3 of three queries, 0, 1, 1 against 1/3, 2/3, 2/3: the differences 1/3, -1/3, -1/3 are one ulp apart as
+    doubles (1/3 - 0 and 2/3 - 1), and half the sign patterns whose sums tie the observed one fell below it: p
+    0.498. By hand every one of the 8 patterns reaches |sum| >= 1/3, so p = 1 exactly; scipy's exact
+    permutation test says so too."""
+    import numpy as np
+    from scipy import stats as sps
+
+    from rankmetrics_duckdb import stats
+    diffs = [1 / 3 - 0, 2 / 3 - 1, 2 / 3 - 1]
+    assert stats.randomization(diffs, 10_000, 42) == 1.0
+    ref = sps.permutation_test((np.array(diffs),), lambda x: np.mean(x), permutation_type="samples",
+                               n_resamples=np.inf, alternative="two-sided").pvalue
+    assert ref == pytest.approx(1.0)
+
+
+def test_bootstrap_p_is_not_below_what_its_resamples_resolve():
+    """Two queries whose differences share a sign (RR 1/2, 1/3 -> 1, 1): the shifted null's resample means never
+    exceed |a - b| / 2 < |a + b| / 2, and p was 1 / (trials + 1), significant. Two queries have C(3, 2) = 3
+    distinct resamples: p is at least 1/3 (the t-test gives 0.09 here, the exact randomization test 0.5)."""
+    from rankmetrics_duckdb import stats
+    p, low, high = stats.bootstrap([1 - 1 / 2, 1 - 1 / 3], 10_000, 42)
+    assert p == pytest.approx(1 / 3, abs=1e-15)
+    assert low == pytest.approx(1 / 2) and high == pytest.approx(2 / 3)  # the resample means' range: 1/2 .. 2/3
+
+
+@pytest.mark.parametrize("groups", [[[0, 0.05], [1, 0.95]], [[0, 0.01], [1, 0.99]], [[0, 0.2, 0.1], [1, 0.5, 0.9]]])
+def test_tukey_with_few_degrees_of_freedom(groups):
+    """Two runs over two queries (2 degrees of freedom): the studentized range's integral missed where its
+    integrand lives (s below a few / q), 6.99e-5 for 5.10e-5. For two groups P(Q > q) = 2 P(T > q / sqrt 2), T
+    Student's t with the same degrees of freedom (scipy's t, an independent formula)."""
+    import math
+
+    from scipy import stats as sps
+
+    from rankmetrics_duckdb import stats
+    n = len(groups[0])
+    df = 2 * n - 2
+    means = [sum(g) / n for g in groups]
+    mse = sum((x - m) ** 2 for g, m in zip(groups, means) for x in g) / df
+    q = abs(means[0] - means[1]) / math.sqrt(mse / n)
+    want = 2 * sps.t.sf(q / math.sqrt(2), df)
+    assert stats.tukey_hsd(groups)[0][1] == pytest.approx(want, rel=1e-9, abs=1e-13)
