@@ -11,7 +11,8 @@ from .errors import UsageError
 PARAMETERS = {
     "ties": (("item_desc", "item_asc", "average", "input"),
              "order of tied scores: item id descending byte-wise (trec_eval), ascending, scikit-learn's tie-averaged "
-             "DCG, or the run's own rank column / input order (MLlib)"),
+             "DCG, or the run's own rank column or a list's order (MLlib; without one, or between equal ranks, "
+             "score then item id descending)"),
     "gain": (("linear", "exponential", "binary", "raw"),
              "DCG gain of a grade: grade, 2^grade - 1, or 1 (a grade above 0 and at the gain level), or raw: the "
              "grade as given, whatever it is (scikit-learn's y_true: 0.5 gives 0.5, a negative grade a negative "
