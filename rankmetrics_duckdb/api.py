@@ -63,10 +63,7 @@ class Evaluation:
                  threads=None, progress=False, nan_scores="error", one_statement=True, columns=None, by=None,
                  max_retrieved=None, zscores=None, interactions=None, items=None, reference=None,
                  interactions_columns=None, items_columns=None, **overrides):
-        div, _ = diversity.partition(metrics)
-        if div:
-            raise UsageError(f"{', '.join(div)}: diversity measures read subtopic judgments; evaluate() and "
-                             f"rankmetrics eval compute them (Evaluation, compare and to_sql do not take them yet)")
+        diversity.refuse(metrics, "Evaluation")
         self.measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
         self._side_inputs = measures_mod.side_inputs(self.measures, interactions, items, reference)  # {name: input}
         reference = reference if self._side_inputs.pop("reference", None) else None  # a run, read as runs are
@@ -838,6 +835,7 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     if isinstance(metrics, str):
         metrics = [metrics]
     d = dialects.get(dialect)
+    diversity.refuse(metrics, "to_sql, rankmetrics sql")
     measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
     dialects.refuse_lacking(d, [m.metric.name for m in measures])
     conventions.refuse_gaps(convention, overrides, [m.metric.name for m in measures])

@@ -23,7 +23,7 @@ import os
 import warnings
 from dataclasses import dataclass, field
 
-from . import connections, conventions, measures as measures_mod, stats
+from . import connections, conventions, diversity, measures as measures_mod, stats
 from ._lazy import LazyModule
 from .errors import InputError, UsageError
 from .inputs import JUDGMENTS, RUN, Reader, check_rank_positions, query_overlap, run_sql
@@ -206,6 +206,7 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
         raise UsageError(f"compare needs at least two runs (a baseline and one more), got {len(objs)}")
     if isinstance(metrics, str):
         metrics = [metrics]
+    diversity.refuse(metrics, "compare")
     measures = measures_mod.parse_all(metrics or measures_mod.TREC_DEFAULT)
     conventions.refuse_gaps(convention, overrides, [m.metric.name for m in measures])
     conv = measures_mod.stream_conventions(measures, conventions.resolve(convention, **overrides))

@@ -188,6 +188,15 @@ def partition(metrics) -> tuple[list[str], list]:
     return div, other
 
 
+def refuse(metrics, route: str) -> None:
+    """A usage error when the metrics name a diversity measure, on a route that does not take them (route: how
+    the message names it): they read subtopic judgments, which `rankmetrics eval` and evaluate() read."""
+    div, _ = partition(metrics)
+    if div:
+        raise UsageError(f"{', '.join(div)}: diversity measures read subtopic judgments; `rankmetrics eval` and "
+                         f"evaluate() compute them ({route} does not take them yet)")
+
+
 def refuse_mixed(div: list, other: list) -> None:
     if div and other:
         raise UsageError(f"{', '.join(div)} read subtopic judgments and {', '.join(map(str, other))} plain ones: "
