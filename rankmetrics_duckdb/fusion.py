@@ -39,8 +39,8 @@ def fuse(runs, method: str = "wsum", norm: str = "min-max", weights=None, rrf_k:
     bordafuse. norm: min-max (ranx's default), max, sum, zmuv, rank or none, per run and query, first."""
     method = _choice(method, METHODS, _METHOD_NAMES, "method")
     norm = _choice(norm, NORMS, _NORM_NAMES, "normalization")
-    if isinstance(runs, (str, bytes, os.PathLike)) or type(runs).__module__.split(".")[0] in ("pandas", "polars",
-                                                                                              "pyarrow", "duckdb"):
+    if isinstance(runs, (str, bytes, os.PathLike)) or hasattr(runs, "columns") or hasattr(runs, "schema"):  # a
+        #                                                                       path or a table: one run, not a list
         raise UsageError("runs: give a list of two or more runs (one path or table is one run)")
     runs = list(runs)
     if len(runs) < 2:
