@@ -389,6 +389,8 @@ class Reader:
         if isinstance(obj, (str, os.PathLike)) and (os.path.exists(os.fspath(obj)) or not self.is_table(os.fspath(obj))):
             path = os.fspath(obj)
             label = path
+            if os.path.isdir(path):
+                raise InputError(f"{path}: is a directory, not a file of the {name}")
             if not os.path.isfile(path):
                 raise InputError(f"{path}: no such file" + ("" if self.private else " or table"))
             with open(path, "rb") as fh:

@@ -209,6 +209,11 @@ def test_a_side_file_that_is_not_there_is_an_error(tmp_path):
     p = cli("compare", str(tmp_path / "q"), str(tmp_path / "r"), str(tmp_path / "r"), "-m", "P.1", "--items",
             str(tmp_path / "none"), check=False)
     assert p.returncode == 1 and "no such file" in p.stderr
+    # a folder given as the training interactions said "no such file"
+    (tmp_path / "folder").mkdir()
+    p = cli("eval", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "Serendipity@2", "--interactions",
+            str(tmp_path / "folder"), check=False)
+    assert p.returncode == 1 and f"{tmp_path / 'folder'}: is a directory, not a file of the interactions" in p.stderr
 
 
 def test_randomization_counts_sign_patterns_equal_up_to_rounding():
