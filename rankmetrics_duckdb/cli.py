@@ -514,7 +514,10 @@ def cmd_report(args) -> int:
 
 def _inputs_and_output(args) -> None:
     """'-' as an input of eval, compare or report reads standard input (one input at most: it is read once);
-    -o must not name a missing folder or one of the inputs (paths.check_output)."""
+    -o must not name a missing folder or one of the inputs (paths.check_output), nor be empty (it printed to
+    standard output, as without -o)."""
+    if getattr(args, "output", None) == "":
+        raise UsageError("-o names no file (an empty name); leave -o out to print to standard output")
     if args.command not in ("eval", "compare", "report", "fuse"):
         return
     names = {"eval": ["judgments", "run", "reference"], "fuse": ["runs"]}.get(args.command, ["judgments", "runs"])

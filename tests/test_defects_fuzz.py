@@ -270,3 +270,11 @@ def test_diversity_measures_on_routes_that_do_not_take_them_are_named(tmp_path):
                  ["sql", "--run", "r", "--judgments", "j"]):
         p = cli(*args, "-m", "alpha_nDCG@5", check=False)
         assert p.returncode == 2 and "alpha_nDCG@5: diversity measures read subtopic judgments" in p.stderr, p.stderr
+
+
+def test_an_empty_output_name_is_refused(tmp_path):
+    """-o '' printed to standard output as if -o were not given."""
+    (tmp_path / "q").write_text("q1 0 d1 1\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 2 t\n")
+    p = cli("eval", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "P.1", "-o", "", check=False)
+    assert p.returncode == 2 and p.stdout == "" and "-o names no file" in p.stderr
