@@ -57,6 +57,8 @@ def fuse(runs, method: str = "wsum", norm: str = "min-max", weights=None, rrf_k:
         raise UsageError(f"weights apply to wsum only, not {method}")
     if isinstance(rrf_k, bool) or not isinstance(rrf_k, (int, float)) or not (math.isfinite(rrf_k) and rrf_k >= 0):
         raise UsageError(f"rrf_k must be a number >= 0, not {rrf_k!r}")
+    if rrf_k != 60 and method != "rrf":  # (its default) given to another method, it was ignored without a word
+        raise UsageError(f"rrf_k applies to rrf only, not {method}")
     con = connections.private()
     reader = Reader(con, True, nan_scores)
     try:

@@ -108,6 +108,7 @@ def _tied_items(paths):
     (["--weights", "1"], "1 weights for 2 runs", 2),
     (["-m", "rrf", "--weights", "1", "2"], "weights apply to wsum only", 2),
     (["--rrf-k", "-1"], "rrf_k must be a number >= 0", 2),
+    (["-m", "combsum", "--rrf-k", "5"], "rrf_k applies to rrf only, not combsum", 2),  # was ignored
     (["--tag", "a b"], "the run tag must be one word", 2),
 ])
 def test_bad_fusion_arguments_say_why(args, message, code):
