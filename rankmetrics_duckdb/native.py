@@ -323,10 +323,29 @@ def _macro_rules(macro_name: str, names: set) -> list[tuple]:
     DOUBLE) is x, the parameters being typed; a check reading a table, a list or another function is left to
     _argument_checks' own rules (or not carried). Before, the native objects and dbt carried only those, and
     ndcg(ideal => 'cutoff') without k gave 0 for every query where the macro fails."""
-    body = sqlsource.macros()[macro_name].body
-    rules = []
+    known = sqlsource.macros()
+    body = known[macro_name].body
+    calls = []
     for call in body.find_all(exp.Anonymous):
-        if call.name.lower() != "rm_valid" or len(call.expressions) != 5:
+        helper = known.get(call.name.lower())
+        if call.name.lower() == "rm_valid":
+            calls.append(call)
+        elif helper is not None and not helper.is_table and call.name.lower().startswith("rm_valid_") and \
+                len(call.expressions) == len(helper.params):  # a shared check (rm_valid_rel_range): inlined
+            given = dict(zip(helper.params, call.expressions))
+            inlined = helper.body.copy().transform(
+                lambda n: given[n.name].copy() if isinstance(n, exp.Column) and not n.table and n.name in given
+                else n)
+            # a range the helper checks (min_rel below max_rel), not what _argument_checks' own rules check
+            # (k, p, log_base, choices) nor a bare NOT NULL (each would add a branch to every object)
+            calls += [c for c in inlined.find_all(exp.Anonymous) if c.name.lower() == "rm_valid"
+                      and len(c.expressions) == 5 and isinstance(c.expressions[2], exp.Literal)
+                      and c.expressions[2].this not in ("k", "p", "log_base", "ref_k") and not _choices(
+                          c.expressions[2].this) and c.expressions[0].find(exp.LT, exp.LTE, exp.GT, exp.GTE,
+                                                                           exp.Between) is not None]
+    rules = []
+    for call in calls:
+        if len(call.expressions) != 5:
             continue
         condition, _, param, rule, value = (e.copy() for e in call.expressions)
         if not (isinstance(param, exp.Literal) and isinstance(rule, exp.Literal)):

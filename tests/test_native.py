@@ -498,8 +498,12 @@ def test_sqlite_has_no_native_objects():
     ("rprec_mult", {"mult": 0}, "mult must be a number > 0"),
     ("f1", {"beta": -1}, "beta must be a number >= 0"),
     ("err", {"max_grade": 0}, "max_grade must be"),
-    ("bpm", {"k": 5, "t": 0}, "t must be a number > 0"),
+    ("bpm", {"k": 5, "t": 0, "max_rel": 2}, "t must be a number > 0"),
     ("utility", {"num_docs": -1}, "num_docs must be"),
+    # and those of the shared helpers they call (rm_valid_rel_range): NERR8 without max_rel, which has no default,
+    # gave 0 for every query
+    ("nerr8", {"k": 3}, "max_rel must be a number above min_rel"),
+    ("nerr8", {"k": 3, "min_rel": 3, "max_rel": 1}, "max_rel must be a number above min_rel"),
 ])
 def test_arguments_outside_their_range_fail(installed, macro, args, message):
     """Each engine's native objects refuse an argument outside its range with the engine's own error, naming

@@ -14197,6 +14197,33 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr8: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_nerr8: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -14678,6 +14705,33 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -15141,6 +15195,33 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr9: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -15863,6 +15944,33 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -16493,6 +16601,33 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_insq: t must be a number > 0 (T), not ',
             COALESCE(CAST(prm.t AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_insq: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_insq: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -22832,6 +22967,33 @@ WITH params AS (
       SELECT
         CASE
           WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
             NOT prm.t IS NULL AND prm.t > 0
           ), FALSE)
           THEN CONCAT(
@@ -23245,6 +23407,33 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_sdcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -24045,6 +24234,33 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_inst: t must be a number > 0 (T), not ',
             COALESCE(CAST(prm.t AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_inst: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_inst: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm

@@ -14158,6 +14158,33 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr8: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_nerr8: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -14639,6 +14666,33 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -15102,6 +15156,33 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr9: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -15824,6 +15905,33 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -16454,6 +16562,33 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_insq: t must be a number > 0 (T), not ',
             COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_insq: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_insq: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -22793,6 +22928,33 @@ WITH params AS (
       SELECT
         CASE
           WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
             NOT prm.t IS NULL AND prm.t > 0
           ), FALSE)
           THEN CONCAT(
@@ -23206,6 +23368,33 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_sdcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -24006,6 +24195,33 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_inst: t must be a number > 0 (T), not ',
             COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.min_rel IS NULL AND prm.min_rel >= 0
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_inst: min_rel must be a number >= 0, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              NOT prm.max_rel IS NULL AND NOT prm.max_rel IS NULL AND prm.max_rel > prm.min_rel
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_inst: max_rel must be a number above min_rel (the top grade; it has no default), not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
