@@ -161,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="prefs: JUDGMENTS holds preference judgments (query_id, jg, jsg, item_id, relevance) and the "
                         "SELECT returns trec_eval's 14 prefs_* measures, a column each, per query (RUN: query_id, "
                         "item_id, score)")
-    s.add_argument("-M", "--max-retrieved", dest="max_retrieved", type=int, metavar="N",
+    s.add_argument("-M", "--max-retrieved", dest="max_retrieved", metavar="N",
                    help="with -R prefs: each query's top N retrieved items only (trec_eval -M)")
     _add_shape(s, tables=True)
     _add_sides(s, tables=True)
@@ -425,11 +425,18 @@ def cmd_dbt(args) -> int:
 def cmd_sql(args) -> int:
     from .api import to_sql
     if args.rel_format == "prefs":
-        from . import preferences
+        from . import conventions, preferences
         if args.metrics:
             raise UsageError("rankmetrics sql -R prefs returns every prefs_* measure (a column each); it takes no -m")
+        cut = args.max_retrieved
+        if cut is not None:  # digits only, as eval's -M (argparse's int read '1_0' as 10, where trec_eval reads 1)
+            conventions.plain_number("max_retrieved (-M)", cut)
+            try:
+                cut = int(cut)
+            except ValueError:
+                raise UsageError(f"max_retrieved (-M) must be a whole number >= 1, not '{cut}'") from None
         sys.stdout.write(preferences.to_sql(dialect=args.dialect, run=args.run, prefs=args.judgments,
-                                            max_retrieved=args.max_retrieved))
+                                            max_retrieved=cut))
         return 0
     if args.max_retrieved is not None:
         raise UsageError("rankmetrics sql takes -M with -R prefs only; for the other measures cut the run table")

@@ -278,3 +278,10 @@ def test_an_empty_output_name_is_refused(tmp_path):
     (tmp_path / "r").write_text("q1 Q0 d1 1 2 t\n")
     p = cli("eval", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "P.1", "-o", "", check=False)
     assert p.returncode == 2 and p.stdout == "" and "-o names no file" in p.stderr
+
+
+@pytest.mark.parametrize("value", ["1_0", "1e3"])
+def test_sql_prefs_cut_is_written_in_digits(value):
+    """`rankmetrics sql -R prefs -M 1_0` cut at 10 (argparse's int), where trec_eval's atol reads 1."""
+    p = cli("sql", "-R", "prefs", "--run", "r", "--judgments", "p", "-M", value, check=False)
+    assert p.returncode == 2 and f"written in digits, not '{value}'" in p.stderr and p.stdout == ""
