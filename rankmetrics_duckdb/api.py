@@ -139,7 +139,8 @@ class Evaluation:
             self.close()
             if private:  # nobody else holds it: close it, so that nothing more spills into the folder removed
                 self.con.close()
-            if isinstance(e, duckdb.Error):  # an input the checks could not name (a view whose cast fails)
+            if isinstance(e, duckdb.Error) and not isinstance(e, duckdb.InterruptException):  # an input the
+                #                                        checks could not name (a view whose cast fails, say)
                 raise InputError(f"cannot evaluate the inputs: {str(e).strip().splitlines()[0]}") from None
             raise
 
