@@ -701,8 +701,8 @@ def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnectio
     return con
 
 
-def max_retrieved_of(value, conv: dict, shaped: bool, nan_scores: str) -> int | None:
-    """trec_eval's -M: at most this many retrieved items per query (None: all), checked."""
+def max_retrieved_count(value) -> int | None:
+    """trec_eval's -M as a count (None: all): a whole number >= 1, written in digits (conventions.plain_number)."""
     if value is None:
         return None
     conventions.plain_number("max_retrieved (-M)", value)
@@ -712,6 +712,14 @@ def max_retrieved_of(value, conv: dict, shaped: bool, nan_scores: str) -> int | 
         raise UsageError(f"max_retrieved (-M) must be a whole number >= 1, not {value!r}") from None
     if n < 1 or n != float(value):
         raise UsageError(f"max_retrieved (-M) must be a whole number >= 1, not {value!r}")
+    return n
+
+
+def max_retrieved_of(value, conv: dict, shaped: bool, nan_scores: str) -> int | None:
+    """trec_eval's -M: at most this many retrieved items per query (None: all), checked."""
+    n = max_retrieved_count(value)
+    if n is None:
+        return None
     if shaped:
         raise UsageError("max_retrieved (-M) applies to runs in the standard shape, not with columns, groups or lists")
     if conv["ties"] == "average":

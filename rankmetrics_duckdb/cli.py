@@ -224,9 +224,8 @@ def _sides(args) -> dict:
     out = {name: getattr(args, name) for name in ("interactions", "items", "reference") if getattr(args, name, None)}
     if args.command in ("eval", "compare", "report"):  # files: one that is not there is an error even when no
         #                                                metric requested reads it (it was ignored without a word)
-        for name, path in out.items():
-            if path != "-" and not isinstance(path, (int, type(None))) and not hasattr(path, "read") \
-                    and not os.path.exists(path):
+        for name, path in out.items():  # (standard input, '-', is a file object by now)
+            if isinstance(path, str) and path != "-" and not os.path.exists(path):
                 raise InputError(f"--{name} {path}: no such file")
     for role, params in SIDE_PARAMS.items():
         given = {ours: getattr(args, param) for ours, param in params.items() if getattr(args, param, None)}
@@ -423,20 +422,14 @@ def cmd_dbt(args) -> int:
 
 
 def cmd_sql(args) -> int:
-    from .api import to_sql
+    from .api import max_retrieved_count, to_sql
     if args.rel_format == "prefs":
-        from . import conventions, preferences
+        from . import preferences
         if args.metrics:
             raise UsageError("rankmetrics sql -R prefs returns every prefs_* measure (a column each); it takes no -m")
-        cut = args.max_retrieved
-        if cut is not None:  # digits only, as eval's -M (argparse's int read '1_0' as 10, where trec_eval reads 1)
-            conventions.plain_number("max_retrieved (-M)", cut)
-            try:
-                cut = int(cut)
-            except ValueError:
-                raise UsageError(f"max_retrieved (-M) must be a whole number >= 1, not '{cut}'") from None
+        # read as eval's -M is (argparse's int read '1_0' as 10, where trec_eval reads 1)
         sys.stdout.write(preferences.to_sql(dialect=args.dialect, run=args.run, prefs=args.judgments,
-                                            max_retrieved=cut))
+                                            max_retrieved=max_retrieved_count(args.max_retrieved)))
         return 0
     if args.max_retrieved is not None:
         raise UsageError("rankmetrics sql takes -M with -R prefs only; for the other measures cut the run table")

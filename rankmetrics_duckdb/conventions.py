@@ -160,10 +160,10 @@ def plain_number(key: str, value):
             float(value)
         except ValueError:
             return value
-    if isinstance(value, bool) or (isinstance(value, str) and not PLAIN_NUMBER.fullmatch(value)):
-        raise UsageError(f"{key} must be a number written in digits, not '{value}' (trec_eval reads '1_000' and "
-                         f"'1e3' as 1)")
-    return value
+    elif not isinstance(value, bool):
+        return value
+    raise UsageError(f"{key} must be a number written in digits, not '{value}' (trec_eval reads '1_000' and "
+                     f"'1e3' as 1)")
 
 
 def check(key: str, value):

@@ -377,6 +377,12 @@ def _argument_checks(macro_name: str, params) -> exp.Select | None:
     portable SQL): a choice not among its values, k not a whole number >= 1, log_base not > 1, p not in (0, 1)."""
     lit = exp.Literal.string
     faults = []
+
+    def fault_row(bad, name, rule, value):  # the row over params: the message when bad holds, else NULL
+        message = exp.Concat(expressions=[lit(f"rankmetrics: {PREFIX}{macro_name}: {name} must be {rule}, not "),
+                                          exp.Coalesce(this=exp.cast(value, "VARCHAR"), expressions=[lit("NULL")])])
+        return exp.select(exp.alias_(exp.Case(ifs=[exp.If(this=bad, true=message)]), "fault")).from_(
+            exp.Table(this=exp.to_identifier("params"), alias=exp.TableAlias(this=exp.to_identifier("prm"))))
     for name, kind, _ in params:
         ref = exp.column(name, table="prm")
         rule = None
@@ -403,17 +409,10 @@ def _argument_checks(macro_name: str, params) -> exp.Select | None:
             rule = "a number between 0 and 1 (exclusive)"
         if rule is None:
             continue
-        message = exp.Concat(expressions=[lit(f"rankmetrics: {PREFIX}{macro_name}: {name} must be {rule}, not "),
-                                          exp.Coalesce(this=exp.cast(ref.copy(), "VARCHAR"),
-                                                       expressions=[lit("NULL")])])
-        faults.append(exp.select(exp.alias_(exp.Case(ifs=[exp.If(this=bad, true=message)]), "fault")).from_(
-            exp.Table(this=exp.to_identifier("params"), alias=exp.TableAlias(this=exp.to_identifier("prm")))))
+        faults.append(fault_row(bad, name, rule, ref.copy()))
     for condition, name, rule, value in _macro_rules(macro_name, {n for n, _, _ in params}):
-        message = exp.Concat(expressions=[lit(f"rankmetrics: {PREFIX}{macro_name}: {name} must be {rule}, not "),
-                                          exp.Coalesce(this=exp.cast(value, "VARCHAR"), expressions=[lit("NULL")])])
-        bad = exp.Not(this=exp.Coalesce(this=exp.Paren(this=condition), expressions=[exp.false()]))
-        faults.append(exp.select(exp.alias_(exp.Case(ifs=[exp.If(this=bad, true=message)]), "fault")).from_(
-            exp.Table(this=exp.to_identifier("params"), alias=exp.TableAlias(this=exp.to_identifier("prm")))))
+        faults.append(fault_row(exp.Not(this=exp.Coalesce(this=exp.Paren(this=condition), expressions=[exp.false()])),
+                                name, rule, value))
     if not faults:
         return None
     return exp.select(exp.column("fault", table="a")).from_(

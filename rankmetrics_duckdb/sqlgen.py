@@ -312,9 +312,9 @@ def rank_positions_faults(by: tuple = ()) -> exp.Select:
             exp.EQ(this=fraction, expression=exp.Literal.number(1))))
 
 
-def rank_positions_fault(row: str) -> tuple[exp.Expression, exp.Expression]:
-    """(the condition, the message part's condition) of a run's row (its alias, of the grouped stream) whose
-    given rank is not its position in the ranking: with ties 'input' the ranking orders by the given rank, so a
+def rank_positions_fault(row: str) -> exp.Expression:
+    """The condition of a run's row (its alias, of the grouped stream) whose given rank is not its position in
+    the ranking (its message: _rank_positions_message): with ties 'input' the ranking orders by the given rank, so a
     query's ranks are 1..n exactly when every row's rank is its position (NULL ranks last, left out)."""
     rank, pos = _column(row, "rank_in"), _column(row, "pos")
     return exp.and_(exp.EQ(this=_column(row, "kind"), expression=exp.Literal.string("R")),
