@@ -26,9 +26,22 @@ def python() -> str:
     return PYTHON
 
 
+_RUNNER = []  # the one runner of this process (rectools_runner.py --serve), started on first use
+
+
 def run(request: dict) -> dict:
-    """RecTools' values for the request (see rectools_runner.py)."""
-    p = subprocess.run([python(), RUNNER], input=json.dumps(request), capture_output=True, text=True, timeout=600)
-    if p.returncode != 0:
-        raise AssertionError(f"RecTools failed: {p.stderr}")
-    return json.loads(p.stdout)
+    """RecTools' values for the request (see rectools_runner.py), from this process's runner."""
+    if not _RUNNER or _RUNNER[0].poll() is not None:
+        _RUNNER[:] = [subprocess.Popen([python(), RUNNER, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       text=True)]
+    runner = _RUNNER[0]
+    runner.stdin.write(json.dumps(request) + "\n")
+    runner.stdin.flush()
+    line = runner.stdout.readline()
+    if not line:
+        _RUNNER.clear()
+        raise AssertionError(f"RecTools' runner stopped (exit {runner.wait()})")
+    answer = json.loads(line)
+    if set(answer) == {"error"}:
+        raise AssertionError(f"RecTools failed: {answer['error']}")
+    return answer

@@ -9,6 +9,8 @@ IntraListDiversity's kwargs name its distance ("distance": "hamming" or "cosine"
 PairwiseHammingDistanceCalculator over the vectors as feature columns, or CosineDistanceCalculator below (RecTools
 has no cosine calculator; its IntraListDiversity takes any PairwiseDistanceCalculator).
 stdout: {"label": {"mean": x, "per_user": {user: value}}}  (per_user absent for catalog-wide metrics)
+With --serve: one request per line of stdin, one answer per line of stdout, {"error": text} for a request that
+failed (the test process keeps one runner, rather than importing pandas and RecTools again for each request).
 """
 import json
 import math
@@ -34,7 +36,20 @@ class CosineDistanceCalculator(PairwiseDistanceCalculator):
 
 
 def main():
-    data = json.load(sys.stdin)
+    json.dump(compute(json.load(sys.stdin)), sys.stdout)
+
+
+def serve():
+    for line in sys.stdin:
+        try:
+            answer = compute(json.loads(line))
+        except BaseException as e:  # noqa: BLE001 (SystemExit too: the request's fault, told to the test)
+            answer = {"error": f"{type(e).__name__}: {e}"}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+def compute(data: dict) -> dict:
     reco = pd.DataFrame(data["reco"], columns=[Columns.User, Columns.Item, Columns.Rank])
     ref_reco = pd.DataFrame(data.get("ref_reco", []), columns=[Columns.User, Columns.Item, Columns.Rank])
     inter = pd.DataFrame(data.get("interactions", []), columns=[Columns.User, Columns.Item])
@@ -64,8 +79,8 @@ def main():
             raise SystemExit(f"rectools_runner: no call known for {name}")
         values = {str(u): (None if v is None or math.isnan(v) else float(v)) for u, v in per_user.items()}
         out[label] = {"mean": float(per_user.mean()), "per_user": values}
-    json.dump(out, sys.stdout)
+    return out
 
 
 if __name__ == "__main__":
-    main()
+    serve() if sys.argv[1:] == ["--serve"] else main()
