@@ -10,7 +10,7 @@ import duckdb
 
 from . import checks, connections, conventions, diversity, measures as measures_mod, onepass, plancache, shape, textfiles
 from ._lazy import LazyModule
-from .errors import InputError, UsageError
+from .errors import InputError, UsageError, first_line
 from .inputs import JUDGMENTS, RUN, Reader, check_rank_positions, mean_list_length, query_overlap, run_sql, table_like
 
 # the query builder and sqlglot, only when a query is built (a cached query needs neither: _lazy.py)
@@ -141,7 +141,7 @@ class Evaluation:
                 self.con.close()
             if isinstance(e, duckdb.Error) and not isinstance(e, duckdb.InterruptException):  # an input the
                 #                                        checks could not name (a view whose cast fails, say)
-                raise InputError(f"cannot evaluate the inputs: {str(e).strip().splitlines()[0]}") from None
+                raise InputError(f"cannot evaluate the inputs: {first_line(e)}") from None
             raise
 
     @property
@@ -684,7 +684,7 @@ def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnectio
     try:
         con = duckdb.connect(config=config) if config else connections.private()
     except duckdb.Error as e:
-        first = str(e).strip().splitlines()[0]
+        first = first_line(e)
         raise UsageError(f"invalid memory limit or thread count ({memory_limit!r}, {threads!r}): {first}") from None
     if memory_limit:
         owner._spill = tempfile.mkdtemp(prefix="rankmetrics-spill-")  # removed by Evaluation.close, also on errors

@@ -8,7 +8,7 @@ import warnings
 
 from . import dialects, measures, paths, render, textfiles
 from ._version import __version__
-from .errors import InputError, RankMetricsError, UsageError
+from .errors import InputError, RankMetricsError, UsageError, first_line
 
 
 def _add_conventions(p: argparse.ArgumentParser) -> None:
@@ -556,7 +556,7 @@ def main(argv=None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as e:  # a bug or an engine error: still one line, never a traceback
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        first = first_line(e)
         sys.stderr.write(f"rankmetrics: error: {type(e).__name__}: {first}\n")
         return 1
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from . import connections, conventions, diversity, measures as measures_mod, stats
 from ._lazy import LazyModule
-from .errors import InputError, UsageError
+from .errors import InputError, UsageError, first_line
 from .inputs import JUDGMENTS, RUN, Reader, check_rank_positions, query_overlap, run_sql
 from .shape import Shape
 
@@ -414,7 +414,7 @@ def compare(judgments, runs, metrics=None, *, test="t", correction="holm", alpha
         c = run_comparison(judgments, runs, metrics, test=test, correction=correction, alpha=alpha, seed=seed,
                            trials=trials, con=con, convention=convention, pairs=pairs, **overrides)
     except duckdb.Error as e:  # an input the checks could not name (a view whose cast fails), as evaluate()'s
-        raise InputError(f"cannot compare the runs: {str(e).strip().splitlines()[0]}") from None
+        raise InputError(f"cannot compare the runs: {first_line(e)}") from None
     return as_output(c.rows, output)
 
 

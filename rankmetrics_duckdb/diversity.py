@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import duckdb
 
 from . import connections, textfiles
-from .errors import InputError, UsageError
+from .errors import InputError, UsageError, first_line
 from .inputs import RUN, Reader
 
 # name (ir_measures' and ndeval's spellings) -> (macro, whether it takes a cutoff)
@@ -130,7 +130,7 @@ def _judgments(con, judgments) -> None:
             table = (judgments if isinstance(judgments, pa.Table) else pa.Table.from_pandas(judgments)
                      if module == "pandas" else judgments.to_arrow())
         except Exception as e:
-            raise InputError(f"cannot read the subtopic judgments: {str(e).strip().splitlines()[0]}") from None
+            raise InputError(f"cannot read the subtopic judgments: {first_line(e)}") from None
         missing = [c for c in ("query_id", "subtopic", "item_id", "relevance") if c not in table.column_names]
         if missing:
             raise InputError(f"the subtopic judgments lack the column(s) {', '.join(missing)} (diversity measures "
@@ -164,7 +164,7 @@ def evaluate(judgments, run, names, *, per_query: bool = True, ties: str | None 
             kept = [v for v in values.values() if not math.isnan(v)]
             rows.append((m.requested, None, math.fsum(kept) / len(kept) if kept else math.nan))
     except duckdb.Error as e:
-        raise InputError(str(e).strip().splitlines()[0].replace("Invalid Input Error: ", "")) from None
+        raise InputError(first_line(e).replace("Invalid Input Error: ", "")) from None
     finally:
         reader.close()
         con.close()

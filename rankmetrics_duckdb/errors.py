@@ -11,3 +11,10 @@ class UsageError(RankMetricsError, ValueError):
 
 class InputError(RankMetricsError, ValueError):
     """Input data that cannot be evaluated as given: a file, column, query, item or value at fault."""
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of an exception's message (DuckDB's carry a context block below it), or its type's name
+    when it has no message."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__

@@ -19,7 +19,7 @@ import duckdb
 from . import checks, connections, paths
 from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, number_column_fault, overlap_counts, overlap_keys, text_number  # noqa: F401
 from ._lazy import LazyModule
-from .errors import InputError, UsageError
+from .errors import InputError, UsageError, first_line
 from .shape import ALIASES, SIDE_PARAMS
 from .textfiles import (NUMBER, compression, csv_shape_fault, first_line_number, header_delimiter, is_special_file, is_stream, is_trec_line, line_of, odd_spaces, peek, read_fault, refuse_binary, split_fields, strict_form, strict_trec_select,
                         VERTICAL_TAB, vertical_tab_fault)
@@ -415,7 +415,7 @@ class Reader:
         try:
             described = {row[0]: str(row[1]) for row in run_sql(self.con, f"DESCRIBE SELECT * FROM {source}").fetchall()}
         except duckdb.Error as e:
-            raise InputError(f"{label}: cannot read it as a table ({str(e).splitlines()[0]})") from None
+            raise InputError(f"{label}: cannot read it as a table ({first_line(e)})") from None
         found = list(described)
         lower = {c.lower(): c for c in found}
         given = {c: columns.get(c, c) for c in wanted}  # our name -> the input's
@@ -439,7 +439,7 @@ class Reader:
         except duckdb.Error as e:
             lists = ", ".join(given[c] for c in wanted if c in checks.SIDE_LISTS)
             raise InputError(f"{label}: the {name} column {lists} must be a list of numbers per row "
-                             f"({str(e).splitlines()[0]})") from None
+                             f"({first_line(e)})") from None
         for check in checks.side_check_sql(name):
             bad = run_sql(self.con, f"SELECT {check.count} FROM {quoted(table)} AS t").fetchone()[0]
             if bad:
@@ -627,7 +627,7 @@ class Reader:
                                    f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} "
                                    f"OR contains(s.line, chr(11)) LIMIT 1").fetchone()
         except duckdb.Error as e:
-            message = str(e).strip().splitlines()[0]
+            message = first_line(e)
             raise InputError(read_fault(path) or f"{path}: cannot read the file as text: {message}") from None
         if bad:
             number = first_line_number(path, lambda ln: ln == bad[0])
@@ -696,7 +696,7 @@ class Reader:
                 source = exp.to_table(quoted(name), dialect="duckdb")
             described = run_sql(self.con, f"DESCRIBE SELECT * FROM {source.sql(dialect='duckdb')}").fetchall()
         except duckdb.Error as e:
-            message = str(e).strip().splitlines()[0]
+            message = first_line(e)
             raise InputError(f"{path}: cannot read the file as Parquet: {message}") from None
         types = {row[0]: str(row[1]).upper() for row in described}
         cols = map_columns(list(types), kind, path)
@@ -712,7 +712,7 @@ class Reader:
         try:
             self.check(loaded, kind)
         except duckdb.Error as e:
-            message = str(e).strip().splitlines()[0]
+            message = first_line(e)
             raise InputError(f"{path}: cannot read the file as Parquet: {message}") from None
         return loaded
 
@@ -723,7 +723,7 @@ class Reader:
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {quoted(name)} AS {select}")
         except duckdb.Error as e:
-            message = str(e).strip().splitlines()[0]
+            message = first_line(e)
             fault = (read_fault(path) if text else None) or (explain() if explain else None)
             if fault:
                 raise InputError(fault) from None

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import duckdb
 
 from . import checks, connections, inputs, measures, paths, plancache, textfiles
+from .errors import first_line
 from .inputs import JUDGMENTS, RUN, map_columns, quoted, sql_string
 
 
@@ -264,7 +265,7 @@ def _usable(con, error: duckdb.Error) -> None:
     try:
         con.execute("SELECT 1").fetchall()
     except duckdb.TransactionException:
-        cause = str(error).strip().splitlines()[0]
+        cause = first_line(error)
         raise inputs.InputError(f"cannot evaluate the inputs: {cause} (inside the connection's open transaction, "
                                 f"which DuckDB has aborted: ROLLBACK)") from None
 

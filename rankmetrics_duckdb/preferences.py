@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from . import connections, measures, textfiles
 from .api import register
-from .errors import InputError, UsageError
+from .errors import InputError, UsageError, first_line
 from .inputs import RUN, Reader
 
 # the fields of a line of each format (get_prefs.c's parse_prefs_line, get_qrels_prefs.c's)
@@ -90,7 +90,7 @@ def evaluate(judgments: str, run, names=None, *, rel_format: str = "prefs", all_
                            f"ORDER BY query_id")
         columns, result = relation.columns, relation.fetchall()
     except duckdb.Error as e:
-        raise InputError(str(e).strip().splitlines()[0].replace("Invalid Input Error: ", "")) from None
+        raise InputError(first_line(e).replace("Invalid Input Error: ", "")) from None
     finally:
         reader.close()
         con.close()

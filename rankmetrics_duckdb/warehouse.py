@@ -18,7 +18,7 @@ import duckdb
 
 from . import checks, paths
 from .checks import is_number_type
-from .errors import InputError
+from .errors import InputError, first_line
 from .inputs import JUDGMENTS, RUN, Loaded, Reader, View, quoted, reader_path, run_sql, sql_string, table_like, table_name
 from .shape import ALIASES, Shape
 from .textfiles import compression, header_delimiter, is_trec_line, peek
@@ -232,7 +232,7 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     try:
         described = run_sql(reader.con, f"DESCRIBE SELECT * FROM {source}").fetchall()
     except duckdb.Error as e:
-        raise InputError(f"{label}: cannot read the {kind}: {str(e).strip().splitlines()[0]}") from None
+        raise InputError(f"{label}: cannot read the {kind}: {first_line(e)}") from None
     types = {row[0]: str(row[1]).upper() for row in described}
     names = list(types)
     lower = {n.lower(): n for n in names}
@@ -291,6 +291,6 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
             run_sql(reader.con, f"CREATE TEMP VIEW {quoted(group_rows)} AS SELECT {', '.join(group_columns)} "
                                 f"FROM {source} AS t")
     except duckdb.Error as e:
-        raise InputError(f"{label}: cannot read the {kind}: {str(e).strip().splitlines()[0]}") from None
+        raise InputError(f"{label}: cannot read the {kind}: {first_line(e)}") from None
     return View(name, kind, label, tuple(names_out), rescan=cheap and not lists,  # lists: unnested on each scan
                 group_types=tuple(types[g] for g in groups), group_rows=group_rows, lists=bool(lists))
