@@ -11,6 +11,9 @@ recsys_recs       the three recommendation models of datasets/recsys in one tabl
                   score), recsys_test their test set (relevance 1), recsys_train the training interactions
                   (user_id, item_id), recsys_items the catalog (item_id; embedding_text, each item's vector
                   written as text '0.1|0.7|...', which the model recsys_items_vectors makes an array again)
+rank_values       a few users' recommendations by rank (user_id, item_id, rank, score), written here: user ok's
+                  ranks are 1..n, the others' are not (tied, with a gap, from 0, not whole), which RecTools reads
+                  as positions; rank_values_test their test items (relevance 1)
 """
 import csv
 import os
@@ -64,6 +67,16 @@ def main(project=HERE):
     items = pq.read_table(os.path.join(recsys, "items.parquet")).to_pylist()
     _write(folder, "recsys_items", ["item_id", "embedding_text"],
            [(r["item_id"], "|".join(map(repr, r["embedding"]))) for r in items])
+
+    # ranks 1..n (ok: its rank order is not its score order) and not (tests/test_dbt.py computes their numbers by hand)
+    _write(folder, "rank_values", ["user_id", "item_id", "rank", "score"],
+           [("ok", "a", 2, 0.9), ("ok", "b", 1, 0.1), ("ok", "c", 3, 0.5),
+            ("tied", "a", 1, 0.3), ("tied", "b", 1, 0.2), ("tied", "c", 2, 0.1),
+            ("gap", "a", 1, 0.2), ("gap", "b", 3, 0.1),
+            ("zero", "a", 0, 0.3), ("zero", "b", 1, 0.2), ("zero", "c", 2, 0.1),
+            ("fraction", "a", 1, 0.3), ("fraction", "b", 1.5, 0.2), ("fraction", "c", 3, 0.1)])
+    _write(folder, "rank_values_test", ["user_id", "item_id", "relevance"],
+           [("ok", "a", 1), ("tied", "c", 1), ("gap", "b", 1), ("zero", "c", 1), ("fraction", "b", 1)])
 
 
 if __name__ == "__main__":

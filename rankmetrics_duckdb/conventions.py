@@ -142,7 +142,9 @@ RANK_VALUES = ("rectools",)
 
 def reads_rank_values(convention: str, conv: dict) -> bool:
     """Whether the run's ranks must be 1..n per query under this preset and conventions (RANK_VALUES): checked by
-    inputs.check_rank_positions on the Python routes and in the SQL of to_sql (sqlgen.plan's rank_positions).
+    inputs.check_rank_positions on the Python routes, in the SQL of to_sql (sqlgen.plan's rank_positions) and by
+    the dbt macros (their rm_rank_positions, a table of this function's answers for every preset, ties and
+    judged_only: dbt._rank_values; a condition on another convention must be added to that table's keys).
     Not with judged_only, which ranks the judged items alone 1, 2, ... (no library of RANK_VALUES drops them)."""
     return convention in RANK_VALUES and reads_rank(conv) and not conv.get("judged_only")
 

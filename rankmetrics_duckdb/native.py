@@ -186,16 +186,17 @@ _TEMPLATES_KEPT = 128
 
 def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source, by: tuple = (),
                    group_text: bool = True, interactions: sqlgen.Source | None = None,
-                   catalog: sqlgen.Source | None = None, reference: sqlgen.Source | None = None) -> exp.Select:
+                   catalog: sqlgen.Source | None = None, reference: sqlgen.Source | None = None,
+                   rank_positions: bool = False) -> exp.Select:
     """The template of _query_template (below), built once per metric and tables in a process: not to be changed
     (for_dialect copies it)."""
-    key = (macro_name, by, group_text) + tuple(_source_key(s) for s in (run, judgments, interactions, catalog,
-                                                                       reference))
+    key = (macro_name, by, group_text, rank_positions) + tuple(_source_key(s) for s in (run, judgments, interactions,
+                                                                                       catalog, reference))
     if key in _TEMPLATES:
         _TEMPLATES.move_to_end(key)
     else:
         _TEMPLATES[key] = _query_template(macro_name, run, judgments, by, group_text, interactions, catalog,
-                                          reference)
+                                          reference, rank_positions)
         while len(_TEMPLATES) > _TEMPLATES_KEPT:
             _TEMPLATES.popitem(last=False)
     return _TEMPLATES[key]
@@ -203,7 +204,8 @@ def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source
 
 def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source, by: tuple = (),
                     group_text: bool = True, interactions: sqlgen.Source | None = None,
-                    catalog: sqlgen.Source | None = None, reference: sqlgen.Source | None = None) -> exp.Select:
+                    catalog: sqlgen.Source | None = None, reference: sqlgen.Source | None = None,
+                    rank_positions: bool = False) -> exp.Select:
     """The body of the native object of one metric: WITH params, run_items, judgment_items, item_stream, then the
     metric's own SELECT (query_id, value), each parameter read from the one-row params CTE. group_text: the
     group columns are returned as text (the objects declare their result types without seeing the tables);
@@ -216,6 +218,11 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
     reference: Intersection's reference run, in the run's shape (sqlgen.reference_stream_ctes), ranked by the same
     parameters as the run. The tree is the same for every dialect: each parameter is a placeholder column that
     for_dialect replaces.
+    rank_positions: rm_checks also fails on a query of the run whose given ranks are not 1..n
+    (sqlgen.rank_positions_faults, to_sql's check), as its last branch. The objects take no preset, so they never
+    ask for it; the dbt package, whose macros take one, asks for it and keeps the branch only for a call under a
+    preset that reads rank values as positions (dbt._rank_positions; the macro rm_rank_positions decides, its
+    table read off conventions.reads_rank_values).
     """
     macro = sqlsource.macros()[macro_name]
     params = parameters(macro_name)
@@ -294,6 +301,8 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
                                                                      label=PREFIX + macro_name)]
     if run.has_score and run.has_rank and not run.lists:  # a NaN or infinite rank beside the score
         faults.append(sqlgen.rank_faults(by))
+    if rank_positions:  # last: dbt finds it there (dbt._rank_positions)
+        faults.append(sqlgen.rank_positions_faults(by))
     if faults:
         inner = checks.args["from_"].this
         inner.set("this", sqlgen.union_all([inner.this, *faults]))

@@ -380,14 +380,28 @@ def test_evaluate_reads_the_side_tables_by_their_column_names(built):
     assert got == pytest.approx(want, abs=1e-9), target
 
 
-def test_failing_generic_tests_fail_the_build(built):
-    """The tests tagged must_fail fail `dbt test` (after the build of the rest: its seeds and models), and their
-    failing rows are the ones eval and scipy give: the segments whose mean nDCG@10 of v2 is below 0.30, and the
-    candidate that a two-sided paired t-test at 0.05 (but not at 0.01, the passing test) finds below v1."""
+@pytest.fixture(scope="session")
+def must_fail(builds):
+    """must_fail(target): `dbt test` of the tests tagged must_fail on the target (after the build of the rest: its
+    seeds and models), run once per target; the finished process."""
+    proj, env, root, pg = builds
+    done = {}
+
+    def run(target):
+        if target not in done:
+            done[target] = _run([_dbt(), "test", "--target", target, "--select", "tag:must_fail", "--store-failures",
+                                 "--target-path", f"target_{target}", "--log-path", f"logs_{target}"], proj, env,
+                                check=False)
+        return done[target]
+    return run
+
+
+def test_failing_generic_tests_fail_the_build(built, must_fail):
+    """The tests tagged must_fail fail `dbt test`, and their failing rows are the ones eval and scipy give: the
+    segments whose mean nDCG@10 of v2 is below 0.30, and the candidate that a two-sided paired t-test at 0.05 (but
+    not at 0.01, the passing test) finds below v1."""
     target, (proj, env, root, pg) = built
-    p = _run([_dbt(), "test", "--target", target, "--select", "tag:must_fail", "--store-failures",
-              "--target-path", f"target_{target}", "--log-path", f"logs_{target}"], proj, env,
-             check=False)
+    p = must_fail(target)
     assert p.returncode != 0, p.stdout[-3000:]
     assert "FAIL 2 v2_ndcg_at_least_030" in p.stdout and "FAIL 1 app_not_below_v1_at_005" in p.stdout, p.stdout
     labels, recs = _warehouse("labels"), _warehouse("recs")
@@ -410,6 +424,36 @@ def test_failing_generic_tests_fail_the_build(built):
         "s_dbt", "rm_dbt_dbt" if target == "postgres" else "s_dbt"))
     assert [(r[0], int(r[1])) for r in rows] == [("v3", 12)]
     assert float(rows[0][2]) == pytest.approx(pvalues["v3"][0], abs=1e-9)
+
+
+# RecTools reads rank values as positions (an item is in its top k when its rank is at most k). The users of the
+# seed rank_values whose ranks are not 1..n: user -> (their ranks, RecTools' P@2, the P@2 of ranking them 1, 2, ...
+# in rank order, ties by score, as the mllib preset does), by hand. The two differ but by chance (fraction).
+RANK_VALUE_FAULTS = {"tied": ("a 1, b 1, c 2; c relevant: a, b, c in RecTools' top 2; a, b ranked 1, 2", 0.5, 0.0),
+                     "gap": ("a 1, b 3; b relevant: a alone in RecTools' top 2; a, b ranked 1, 2", 0.0, 0.5),
+                     "zero": ("a 0, b 1, c 2; c relevant: a, b, c in RecTools' top 2; a, b ranked 1, 2", 0.5, 0.0),
+                     "fraction": ("a 1, b 1.5, c 3; b relevant: a, b in both top 2s", 0.5, 0.5)}
+
+
+def test_rectools_ranks_not_1_to_n_fail_the_model(built, must_fail):
+    """Under the rectools preset the dbt macros (and evaluate() and the generic tests over them) fail with the
+    engine's error naming the user, the message of `rankmetrics sql --convention rectools`, on a user whose ranks
+    are not 1..n (the tests rank_values_*_fail, tagged must_fail; before, they gave the numbers of ranking the
+    items 1, 2, ..., not RecTools'). Ranks 1..n give RecTools' numbers, computed by hand, in rank order (the model
+    rectools_rank_values); under the mllib preset, which reads ranks as an order, every user's ranks give numbers."""
+    target, (proj, env, root, pg) = built
+    out = must_fail(target).stdout
+    for user in RANK_VALUE_FAULTS:
+        assert re.search(r"\bERROR rank_values_%s_fail\b" % user, out), (target, user, out[-3000:])
+        assert f"rankmetrics: query {user} of the run: its ranks are not 1..n (tied, missing one, not from 1, or " \
+               "not whole): RecTools reads rank values as positions" in out, (target, user, out[-3000:])
+    rows = _rows(target, root, pg, "SELECT preset, measure, query_id, value FROM s.rectools_rank_values")
+    got = {tuple(r[:-1]): float(r[-1]) for r in rows}
+    # user ok: ranks b 1, a 2, c 3 (scores a 0.9, c 0.5, b 0.1), a relevant: RecTools' P@1 0 (b), P@2 1/2 (b, a),
+    # Recall@2 1 of 1 (by score, P@1 would be 1); under mllib P@2 1/2 too
+    want = {("rectools", "P@2", "ok"): 0.5, ("rectools", "P@1", "ok"): 0.0, ("rectools", "Recall@2", "ok"): 1.0,
+            ("mllib", "P@2", "ok"): 0.5, **{("mllib", "P@2", u): v[2] for u, v in RANK_VALUE_FAULTS.items()}}
+    assert got == pytest.approx(want, abs=1e-12), target
 
 
 # --- every adapter's SQL on a real engine, or read back into DuckDB --------------------------------------------
@@ -465,7 +509,7 @@ def _resolve(package, file, module, adapter, name):
 ARGS = dict(k=10, gain="linear", rel=1, log_base=2, ideal="judgments", gains="", ties="item_desc", judged_only=False,
             queries="both", empty="zero", grades="truncate", query_column="user_id", item_column="movie_id",
             score_column="pred", rank_column=None, relevance_column="rating", by=BY, judgments_by=[],
-            run_lists=False, judgment_lists=False)
+            run_lists=False, judgment_lists=False, rank_positions=False)
 
 
 def _cases():
@@ -481,7 +525,9 @@ def test_every_adapter_sql_gives_evals_numbers(project, engine_of, adapter, list
     """Each adapter's nDCG@10, filled in as dbt would, with groups (by) over the three models x two segments of
     the warehouse example, its items as rows or as list columns (the run's in rank order, the judgments' with
     their grades as a parallel list), on the adapter's engine (a real one where tests/engines.py has it, else read
-    back into DuckDB): the numbers of `rankmetrics eval` on the rows."""
+    back into DuckDB): the numbers of `rankmetrics eval` on the rows. The items as rows carry the check of ranks
+    not 1..n (rank_positions, the rectools preset's; here over no rank column, so it finds nothing), so that its
+    SQL runs on every engine too."""
     from rankmetrics_duckdb import dbt
     proj, env, root, pg = project
     package = root / "build" / "dbt" / "rankmetrics"
@@ -503,7 +549,8 @@ def test_every_adapter_sql_gives_evals_numbers(project, engine_of, adapter, list
     module = _module(package, "ndcg.sql", adapter, dialect)
     impl = _resolve(package, "ndcg.sql", module, adapter, "ndcg")
     sql = str(impl(run=run, judgments=qrels, **{**ARGS, "run_lists": lists, "judgment_lists": lists,
-                                                "score_column": None if lists else "pred"}))
+                                                "score_column": None if lists else "pred", "rank_positions": not lists}))
+    assert ("its ranks are not 1..n" in sql) is not lists
     got = {(str(r[0]), str(r[1]), str(r[2])): float(r[3]) for r in e.rows(sql)}
     columns = {k: v for k, v in WAREHOUSE.items() if not (lists and k == "score")}
     grouped = rm.evaluate(labels, run_table, ["nDCG@10"], per_query=True, columns=columns, by=BY)

@@ -9,10 +9,10 @@
   {%- endif -%}
   {%- set rm_preset = presets[preset] -%}
   {%- set shape = rankmetrics.rm_shape('rankmetrics.ndcg', judgments, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) -%}
-  {{ return(adapter.dispatch('ndcg', 'rankmetrics')(run, judgments, k, (gain if gain is not none else rm_preset['gain']), (rel if rel is not none else rm_preset['rel']), (log_base if log_base is not none else rm_preset['log_base']), (ideal if ideal is not none else rm_preset['ideal']), (gains if gains is not none else rm_preset['gains']), (ties if ties is not none else rm_preset['ties']), (judged_only if judged_only is not none else rm_preset['judged_only']), (queries if queries is not none else rm_preset['queries']), (empty if empty is not none else rm_preset['empty']), (grades if grades is not none else rm_preset['grades']), query_column, item_column, score_column, rank_column, relevance_column, shape.by, shape.judgments_by, run_lists, judgment_lists)) }}
+  {{ return(adapter.dispatch('ndcg', 'rankmetrics')(run, judgments, k, (gain if gain is not none else rm_preset['gain']), (rel if rel is not none else rm_preset['rel']), (log_base if log_base is not none else rm_preset['log_base']), (ideal if ideal is not none else rm_preset['ideal']), (gains if gains is not none else rm_preset['gains']), (ties if ties is not none else rm_preset['ties']), (judged_only if judged_only is not none else rm_preset['judged_only']), (queries if queries is not none else rm_preset['queries']), (empty if empty is not none else rm_preset['empty']), (grades if grades is not none else rm_preset['grades']), query_column, item_column, score_column, rank_column, relevance_column, shape.by, shape.judgments_by, run_lists, judgment_lists, rankmetrics.rm_rank_positions(preset, (ties if ties is not none else rm_preset['ties']), (judged_only if judged_only is not none else rm_preset['judged_only']), rank_column, run_lists))) }}
 {% endmacro %}
 
-{% macro default__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro default__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INT) AS k,
@@ -274,7 +274,21 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% if rank_positions %}    UNION ALL
+    SELECT
+{% if by %}      'rankmetrics: query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
+{% else %}      'rankmetrics: query ' || x.query_id || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
+{% endif %}    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -1365,7 +1379,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro postgres__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro postgres__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INT) AS k,
@@ -1629,7 +1643,21 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% if rank_positions %}    UNION ALL
+    SELECT
+{% if by %}      'rankmetrics: query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
+{% else %}      'rankmetrics: query ' || x.query_id || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
+{% endif %}    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -2635,7 +2663,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro clickhouse__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro clickhouse__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS Nullable(UInt64)) AS k,
@@ -3011,7 +3039,30 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% if rank_positions %}    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+{% if by %}        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT (
+        x.rank_in IS NULL
+      )
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -4183,7 +4234,7 @@ WHERE
 SETTINGS join_use_nulls = 1
 {% endmacro %}
 
-{% macro spark__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro spark__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INT) AS k,
@@ -4543,7 +4594,28 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% if rank_positions %}    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -5636,11 +5708,11 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro databricks__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
-  {{ return(rankmetrics.spark__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists)) }}
+{% macro databricks__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions) %}
+  {{ return(rankmetrics.spark__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions)) }}
 {% endmacro %}
 
-{% macro bigquery__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro bigquery__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INT64) AS k,
@@ -6001,7 +6073,28 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% if rank_positions %}    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+{% if by %}        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -7092,7 +7185,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro snowflake__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro snowflake__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS DECIMAL(38, 0)) AS k,
@@ -7452,7 +7545,28 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% if rank_positions %}    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -8545,7 +8659,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro trino__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro trino__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INTEGER) AS k,
@@ -8908,7 +9022,28 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% if rank_positions %}    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+{% if by %}        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
+        ' (group ',
+        SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -10113,7 +10248,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro redshift__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro redshift__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INTEGER) AS k,
@@ -10375,7 +10510,21 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% if rank_positions %}    UNION ALL
+    SELECT
+{% if by %}      'rankmetrics: query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n' AS fault
+{% else %}      'rankmetrics: query ' || x.query_id || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n' AS fault
+{% endif %}    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -11435,7 +11584,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro sqlserver__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro sqlserver__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS INTEGER) AS k,
@@ -11798,7 +11947,28 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% if rank_positions %}    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -12968,7 +13138,7 @@ WHERE
   ) IS NULL
 {% endmacro %}
 
-{% macro mysql__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) %}
+{% macro mysql__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions) %}
 WITH params AS (
   SELECT
     CAST({{ rankmetrics.literal(k) }} AS SIGNED) AS k,
@@ -13331,7 +13501,28 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% if rank_positions %}    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}  ) AS d
 )
 SELECT
   *
