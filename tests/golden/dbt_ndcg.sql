@@ -42,7 +42,38 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) IS NULL
+      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT), ' ') <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) IS NULL
+      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT), ' ') <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -100,6 +131,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS TEXT) AS item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    CAST(NULL AS DOUBLE) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -264,17 +308,31 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
-{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-{% endif %}    FROM run_items AS x
+      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+    FROM run_items AS x
     WHERE
       NOT x.rank_in IS NULL
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -1350,10 +1408,34 @@ FROM (
           ri.query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, STRPOS(b.query_id, ':'))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -1395,7 +1477,38 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -1455,6 +1568,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS TEXT) AS item_id,
+    CAST(NULL AS DOUBLE PRECISION) AS score,
+    CAST(NULL AS DOUBLE PRECISION) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -1619,17 +1745,31 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
-{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-{% endif %}    FROM run_items AS x
+      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+    FROM run_items AS x
     WHERE
       NOT x.rank_in IS NULL
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -2620,10 +2760,34 @@ FROM (
           ri.query_id COLLATE "C"
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id FROM 1 FOR POSITION(':' IN b.query_id))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -2665,7 +2829,42 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT (
+        CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) IS NULL
+      )
+      AND TRIM(BOTH ' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String))) <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT (
+        CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) IS NULL
+      )
+      AND TRIM(BOTH ' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String))) <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id AS query_id,
     'R' AS kind,
@@ -2723,6 +2922,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id AS query_id,
+    'Q' AS kind,
+    CAST(NULL AS Nullable(String)) AS item_id,
+    CAST(NULL AS Nullable(Float64)) AS score,
+    CAST(NULL AS Nullable(Float64)) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -2990,18 +3202,19 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: item ',
         x.item_id,
         ' of query ',
-{% if by %}        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
+        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -3011,7 +3224,28 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT (
+        x.rank_in IS NULL
+      )
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -4165,10 +4399,34 @@ FROM (
           ri.query_id AS query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, POSITION(b.query_id, ':'))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -4213,7 +4471,38 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS STRING)) <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS STRING)) <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -4271,6 +4560,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS STRING) AS item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    CAST(NULL AS DOUBLE) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -4524,18 +4826,19 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: item ',
         x.item_id,
         ' of query ',
-{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -4543,7 +4846,26 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -5621,10 +5943,34 @@ FROM (
           ri.query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, LOCATE(':', b.query_id))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -5670,7 +6016,38 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
+      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS STRING), ' ') <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
+      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS STRING), ' ') <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -5729,6 +6106,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS STRING) AS item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    CAST(NULL AS FLOAT64) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -5982,18 +6372,19 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: item ',
         x.item_id,
         ' of query ',
-{% if by %}        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
+        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -6001,7 +6392,26 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -7077,10 +7487,34 @@ FROM (
           ri.query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, INSTR(b.query_id, ':'))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -7122,7 +7556,38 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(ARRAY_SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR), ' ') <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(ARRAY_SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR), ' ') <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -7180,6 +7645,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS VARCHAR) AS item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    CAST(NULL AS DOUBLE) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -7433,18 +7911,19 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: item ',
         x.item_id,
         ' of query ',
-{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -7452,7 +7931,26 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -8530,10 +9028,34 @@ FROM (
           ri.query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, CHARINDEX(':', b.query_id))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -8578,7 +9100,41 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CONCAT(
+      CAST(g.group_key AS VARCHAR),
+      CAST(CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS VARCHAR)
+    ) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(CARDINALITY(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(CARDINALITY(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -8636,6 +9192,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS VARCHAR) AS item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    CAST(NULL AS DOUBLE) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -8889,18 +9458,19 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: item ',
         x.item_id,
         ' of query ',
-{% if by %}        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
+        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
         ' (group ',
         SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -8908,7 +9478,26 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -10098,10 +10687,34 @@ FROM (
           ri.query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTR(b.query_id, 1, STRPOS(b.query_id, ':'))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -10143,7 +10756,38 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -10201,6 +10845,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS VARCHAR(MAX)) AS item_id,
+    CAST(NULL AS DOUBLE PRECISION) AS score,
+    CAST(NULL AS DOUBLE PRECISION) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -10365,17 +11022,31 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
-{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-{% endif %}    FROM run_items AS x
+      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+    FROM run_items AS x
     WHERE
       NOT x.rank_in IS NULL
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-  ) AS d
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% endif %}  ) AS d
 )
 SELECT
   *
@@ -11420,10 +12091,34 @@ FROM (
           ri.query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id FROM 1 FOR POSITION(':' IN b.query_id))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
