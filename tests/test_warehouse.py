@@ -361,6 +361,39 @@ def test_sql_empty_lists_are_queries_that_retrieved_nothing(engine):
             assert value == pytest.approx(EMPTY_EXPECTED["mllib"][(ours, None)], abs=1e-12), metric
 
 
+@pytest.mark.parametrize("one_statement", [True, False])
+def test_python_empty_lists_are_queries_that_retrieved_nothing(one_statement, tmp_path):
+    """evaluate() and the command line on a run of lists with empty ones (the one statement, and the careful
+    path): EMPTY_EXPECTED's numbers, and the empty-list queries counted as the run's in the summary. A NULL list is
+    an empty one (BigQuery reads a NULL array as empty)."""
+    import json
+    import pyarrow.parquet as pq
+    from conftest import cli
+    for case, (run, judged, measures, kw, per_query) in EMPTY_CASES.items():
+        ev = rm.Evaluation(EMPTY_LISTS[judged], EMPTY_LISTS[run], measures, one_statement=one_statement, **kw)
+        try:
+            rows, path, summary = ev.rows(), ev.path, ev.summary
+        finally:
+            ev.close()
+        assert path == ("one statement" if one_statement else "careful")
+        check_empty([r for r in rows if per_query or r[1] is None], EMPTY_EXPECTED[case], f"python {case}")
+        if case == "both":  # u0, u1, u2 in the run (u1, u2 empty); u0, u1, u4 judged
+            assert summary == {"run_queries": 3, "judged_queries": 3, "common_queries": 2, "judged_not_in_run": 1,
+                               "run_not_judged": 1}
+    nulls = EMPTY_LISTS["empty_run"].set_column(1, "item_id", pa.array([["a", "b"], None, None], _STRINGS))
+    got = rm.evaluate(EMPTY_LISTS["empty_qrels"], nulls, list(EMPTY_MEASURES), per_query=True,
+                      one_statement=one_statement)
+    check_empty([(m, q, v) for m, values in got.items() for q, v in values.items()],
+                {k: v for k, v in EMPTY_EXPECTED["both"].items() if k[1] is not None}, "python, NULL lists")
+    if one_statement:  # the command line, on Parquet files
+        pq.write_table(EMPTY_LISTS["empty_run"], tmp_path / "run.parquet")
+        pq.write_table(EMPTY_LISTS["empty_qrels"], tmp_path / "qrels.parquet")
+        out = json.loads(cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"),
+                             *[a for m in EMPTY_MEASURES for a in ("-m", m)], "-q", "--format", "json").stdout)
+        check_empty([(r["measure"], None if r["aggregate"] else r["query_id"], r["value"]) for r in out],
+                    EMPTY_EXPECTED["both"], "cli")
+
+
 def test_macros_empty_lists(duck):
     """The DuckDB macros (run_lists := true) on a run of lists with empty ones: EMPTY_EXPECTED's numbers under
     'both' and under queries 'all' with empty 'nan' (mllib's conventions are to_sql's and evaluate()'s to set)."""
@@ -876,28 +909,36 @@ def test_python_lists_under_our_own_names_need_no_shape(form, tmp_path):
 
 @pytest.mark.parametrize("one_statement", [True, False])
 def test_a_group_whose_lists_are_all_empty_is_a_run_that_retrieved_nothing(one_statement, tmp_path):
-    """Run lists with by: a model ('v0') whose every list is empty is a run of the table that retrieved nothing.
-    Under queries 'judged' (trec_eval -c) each judged query of it scores 0 on every measure (hand computation:
-    no retrieved item, so no relevant one retrieved; R@10, P@5, RR, AP and nDCG are 0); under the default it has
-    no query, so no row. evaluate() used to drop it (its unnested rows have none) while the SQL reported it. The
-    other models' numbers are pytrec_eval's (EXPECTED, segment app)."""
+    """Run lists with by: a model ('v0') whose every list is empty is a run of the table that retrieved nothing,
+    and each of its users a query of that run (pytrec_eval evaluates a query whose ranking is empty: {user: {}}).
+    Under queries 'judged' (trec_eval -c) and the default 'both' each judged query of it scores 0 on every measure
+    (pytrec_eval, run in the test). evaluate() used to drop the group (its unnested rows have none), and then under
+    'both' its queries (no 'R' row). The other models' numbers are pytrec_eval's (EXPECTED, segment app)."""
+    from scipy import stats as scipy_stats
     lrecs, llabels = list_tables()
     app = lrecs.filter(pa.compute.equal(lrecs["segment"], "app"))
     empty = pa.table({"model_version": ["v0"] * 3, "user_id": pa.array(USERS[:3], pa.int64()),
                       "items": pa.array([[]] * 3, lrecs["items"].type)})
     run = pa.concat_tables([empty, app.select(["model_version", "user_id", "items"])])
     columns = {"query_id": "user_id", "item_id": "items", "relevance": "grades"}
+    qrels = {}
+    for u, movie, r in LABELS:
+        qrels.setdefault(str(u), {})[str(movie)] = r
+    nothing = pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES.values())).evaluate({str(u): {} for u in USERS})
     judged = rm.evaluate(llabels, run, list(MEASURES), columns=columns, by=["model_version"], queries="judged",
                          per_query=True, one_statement=one_statement)
     assert set(judged) == {("v0",), *((m,) for m in MODELS)}
     for m in MEASURES:
-        assert judged[("v0",)][m] == {str(u): 0.0 for u in USERS}, m
+        assert judged[("v0",)][m] == {str(u): nothing[str(u)][MEASURES[m]] for u in USERS} == {
+            str(u): 0.0 for u in USERS}, m
         for model in MODELS:
             want = {q: v for q, v in EXPECTED[(model, "app")][m].items() if q is not None}
             assert judged[(model,)][m] == pytest.approx(want, abs=1e-9), (model, m)
-    default = rm.evaluate(llabels, run, list(MEASURES), columns=columns, by=["model_version"],
+    default = rm.evaluate(llabels, run, list(MEASURES), columns=columns, by=["model_version"], per_query=True,
                           one_statement=one_statement)
-    assert set(default) == {(m,) for m in MODELS}
+    assert set(default) == {("v0",), *((m,) for m in MODELS)}
+    for m in MEASURES:  # its three users, in the run (empty lists) and judged
+        assert default[("v0",)][m] == {str(u): nothing[str(u)][MEASURES[m]] for u in USERS[:3]}, m
     # the SQL of the same tables says the same
     con = duckdb.connect()
     con.register("run", run)
@@ -906,15 +947,18 @@ def test_a_group_whose_lists_are_all_empty_is_a_run_that_retrieved_nothing(one_s
                     run_lists=True, judgment_lists=True, queries="judged")
     means = {(measure, model): value for measure, model, _, value in con.sql(sql).fetchall()}
     assert {k: v for k, v in means.items() if k[1] == "v0"} == {(m, "v0"): 0.0 for m in MEASURES}
-    # compare --by: the empty model is a group of its own, which shares no query with the judgments: refused
-    # as such a run is, naming the group (it used to be left out, or refused as 'the run has 1 group')
+    # compare --by: the empty model is a run of its own, with three queries in common with the judgments (it used
+    # to be refused for having none, or left out); AP against v1 over them, as scipy's paired t-test gives it
     import pyarrow.parquet as pq
     pq.write_table(run.filter(pa.compute.is_in(run["model_version"], pa.array(["v0", "v1"]))),
                    tmp_path / "run.parquet")
-    for queries in ("both", "judged"):
-        with pytest.raises(rm.InputError, match="group model_version = v0: .*no query in common"):
-            rm.compare(llabels, str(tmp_path / "run.parquet"), ["AP"], columns=columns, by=["model_version"],
-                       queries=queries)
+    with pytest.warns(UserWarning, match="v1 and the baseline v0 have values for 3 common queries of 12"):
+        rows = rm.compare(llabels, str(tmp_path / "run.parquet"), ["AP"], columns=columns, by=["model_version"],
+                          correction="none")
+    assert [(r["run"], r["queries"]) for r in rows] == [("v0", 3), ("v1", 3)]
+    v1 = [EXPECTED[("v1", "app")]["AP"][str(u)] for u in USERS[:3]]
+    assert rows[0]["mean"] == 0.0 and rows[1]["mean"] == pytest.approx(EXPECTED[("v1", "app")]["AP"][None], abs=1e-9)
+    assert rows[1]["p_value"] == pytest.approx(scipy_stats.ttest_rel(v1, [0.0] * 3).pvalue, rel=1e-9)
 
 
 @pytest.mark.parametrize("nan_scores", ["error", "last"])  # the one statement, and the careful path
