@@ -153,7 +153,9 @@ class Evaluation:
                 self.measures, self.conv,
                 sqlgen.Source(self.run.relation, self.run.has_score, self.run.has_rank, groups=self.run.groups,
                               group_rows=self.run.group_rows and exp.maybe_parse(self.run.group_rows, into=exp.Table,
-                                                                                    dialect="duckdb")),
+                                                                                    dialect="duckdb"),
+                              empty_lists=self.run.empty_lists and exp.maybe_parse(self.run.empty_lists,
+                                                                                   into=exp.Table, dialect="duckdb")),
                 sqlgen.Source(self.judgments.relation, True, False, groups=self.judgments.groups), by=self.by,
                 reference=None if self.reference is None else sqlgen.Source(
                     self.reference.relation, self.reference.has_score, self.reference.has_rank,

@@ -31,6 +31,7 @@ from .shape import Shape
 
 # sqlglot and the query builder when a comparison runs, not when the module is imported (_lazy.py)
 exp = LazyModule("sqlglot.expressions")
+sqlglot = LazyModule("sqlglot")
 determinism = LazyModule("rankmetrics_duckdb.determinism")
 sqlgen = LazyModule("rankmetrics_duckdb.sqlgen")
 sqlsource = LazyModule("rankmetrics_duckdb.sqlsource")
@@ -141,7 +142,13 @@ def _group_slice(loaded, kind: str, names: tuple, values: tuple):
             for n, v in zip(names, values)]
     if cond:
         select = select.where(exp.and_(*cond))
-    return loaded.derived(exp.Subquery(this=select))
+    out = loaded.derived(exp.Subquery(this=select))
+    if kind == RUN and loaded.empty_lists:  # a run of lists: the group's queries whose list is empty
+        empty = exp.select(exp.column("query_id", table="t")).from_(_relation(loaded.empty_lists, "t"))
+        if cond:
+            empty = empty.where(exp.and_(*[c.copy() for c in cond]))
+        out.empty_lists = exp.Subquery(this=empty).sql(dialect="duckdb")
+    return out
 
 
 def _groups_as_runs(con, reader, judgments, run, form, baseline):
@@ -168,6 +175,21 @@ def _groups_as_runs(con, reader, judgments, run, form, baseline):
     judgments_per_run = [_group_slice(judged, JUDGMENTS, shared, tuple(v for n, v in zip(form.by, g) if n in shared))
                          for g in groups]
     return labels, runs, judgments_per_run
+
+
+def _stacked_empty_lists(runs) -> exp.Expression | None:
+    """The runs' queries whose list is empty (inputs.Loaded.empty_lists; runs of lists), prefixed as _stacked_runs
+    prefixes them, in one relation; None when no run is one of lists."""
+    selects = [exp.select(exp.alias_(_prefixed("e", i), "query_id")).from_(_relation(run.empty_lists, "e"))
+               for i, run in enumerate(runs) if run.empty_lists]
+    return _union(selects) if selects else None
+
+
+def _relation(sql: str, alias: str) -> exp.Expression:
+    """A relation's DuckDB text (a table name or a parenthesized subquery) as a sqlglot FROM item named alias."""
+    rel = sqlglot.parse_one(f"SELECT * FROM {sql}", dialect="duckdb").args["from_"].this
+    rel.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+    return rel
 
 
 def _union(selects):
@@ -249,10 +271,11 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
             for run in loaded:
                 check_rank_positions(con, run)
         run_rel, any_rank = _stacked_runs(loaded)
+        empty = _stacked_empty_lists(loaded)
         if against_baseline:  # the baseline under every run's prefix, as the judgments are
             ref_rel, ref_rank = _stacked_runs([loaded[0]] * len(loaded))
             sides["reference"] = sqlgen.Source(ref_rel, True, ref_rank)
-        plan = sqlgen.plan(measures, conv, sqlgen.Source(run_rel, True, any_rank),
+        plan = sqlgen.plan(measures, conv, sqlgen.Source(run_rel, True, any_rank, empty_lists=empty),
                            sqlgen.Source(_stacked_judgments(judged, len(loaded)), True, False),
                            per_query=True, means=False, split_kinds=True, **sides)  # DuckDB only (sqlgen)
         inner = determinism.ordered(plan.query).sql(dialect="duckdb")

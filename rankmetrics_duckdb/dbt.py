@@ -319,7 +319,8 @@ def _rank_positions(text: str, what: str) -> str:
     """text with the check of ranks not 1..n (the last branch of rm_checks: native.query_template's
     rank_positions, sqlgen.rank_positions_faults) kept only for a call whose preset reads rank values as
     positions (the argument rank_positions: rm_rank_positions, conventions.reads_rank_values): its lines between
-    {% if rank_positions %} and {% endif %}, so that every other call's SQL is what it was."""
+    {% if rank_positions %} and {% endif %} (each on a line of its own, as _if_else's blocks: the run_lists
+    variants are then compared block by block), so that every other call's SQL is what it was."""
     start, end = _cte(text, "rm_checks")
     body = text[start:end]
     if body.count(sqlgen.RANK_POSITIONS_FAULT) != 1:
@@ -339,21 +340,41 @@ def _rank_positions(text: str, what: str) -> str:
     last = body.rfind("\n", 0, i - 1) + 1
     if union < 0 or depth >= 0 or body[first:union].strip() or body[last:i - 1].strip():
         raise ValueError(f"{what}: the check of the ranks is not the last branch of rm_checks, on lines of its own")
-    return (text[:start] + body[:first] + "{% if rank_positions %}" + body[first:last] + "{% endif %}" + body[last:]
-            + text[end:])
+    return (text[:start] + body[:first] + "{% if rank_positions %}\n" + body[first:last] + "{% endif %}\n"
+            + body[last:] + text[end:])
 
 
-def _if_else(cond: str, yes: str, no: str) -> str:
-    """Jinja giving yes when cond holds, else no, with the lines they share written once."""
-    a, b = yes.splitlines(keepends=True), no.splitlines(keepends=True)
+def _if_else(cond: str, yes: str, no: str, own_lines: bool = False) -> str:
+    """Jinja giving yes when cond holds, else no, with the lines they share written once. own_lines: each tag on
+    a line of its own, so that a later _if_else over two such texts finds them as lines of their own (and nests
+    its own tags around or inside them, never across)."""
+    a, b = _units(yes), _units(no)
+    end = "\n" if own_lines else ""
     out = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op == "equal":
             out += a[i1:i2]
         else:
-            out.append("{%% if %s %%}" % cond + "".join(a[i1:i2]) + "{% else %}" + "".join(b[j1:j2])
-                       + "{% endif %}")
+            out.append("{%% if %s %%}" % cond + end + "".join(a[i1:i2]) + "{% else %}" + end + "".join(b[j1:j2])
+                       + "{% endif %}" + end)
     return "".join(out)
+
+
+def _units(text: str) -> list[str]:
+    """text's lines, each block of an _if_else(own_lines=True) (from its `{% if ... %}` line to its `{% endif %}`
+    line) one unit: a later _if_else then puts a block that differs in one of its branches whole, never its tags
+    apart (which would close a block opened outside the branch)."""
+    units, depth = [], 0
+    for line in text.splitlines(keepends=True):
+        if depth:
+            units[-1] += line
+        else:
+            units.append(line)
+        if re.fullmatch(r"{% if [^%]* %}\n", line):
+            depth += 1
+        elif line == "{% endif %}\n" and depth:
+            depth -= 1
+    return units
 
 
 def body(macro_name: str, dialect: str) -> str:
@@ -362,20 +383,26 @@ def body(macro_name: str, dialect: str) -> str:
     per adapter, shape_bodies), and what differs with groups (by) chosen by Jinja."""
     d = dialects.get(dialect)
 
-    def whole(by):
-        text = _rank_positions(_render(macro_name, d, by, by, False, ""), f"{macro_name} for {dialect}")
+    def shaped(by, lists):
+        text = _rank_positions(_render(macro_name, d, by, by, lists, ""), f"{macro_name} for {dialect}")
         for name, args in (("run_items", RUN_ITEMS_ARGS), ("judgment_items", JUDGMENT_ITEMS_ARGS)):
             start, end = _cte(text, name)  # the same for every metric: rendered once (_piece)
-            if text[start:end] != _piece(d.name, name, by, by, False, ""):
+            if text[start:end] != _piece(d.name, name, by, by, lists, ""):
                 raise ValueError(f"{macro_name} for {dialect}: its {name} differs from the other metrics'")
             text = text[:start] + "\n  {{ rankmetrics.rm_%s(%s) }}\n" % (name, args) + text[end:]
         if sqlgen.REFERENCE_ITEMS + " AS (" in text:  # Intersection's reference run: read as the run is
             start, end = _cte(text, sqlgen.REFERENCE_ITEMS)
             if text[start:end] != re.sub(r"\b" + _RUN + r"\b", _SIDES["reference"], _piece(d.name, "run_items", by, by,
-                                                                                        False, "")):
+                                                                                        lists, "")):
                 raise ValueError(f"{macro_name} for {dialect}: its reference_items differ from its run_items")
             args = RUN_ITEMS_ARGS.replace("run, ", "reference, ", 1)
             text = text[:start] + "\n  {{ rankmetrics.rm_run_items(%s) }}\n" % args + text[end:]
+        return text
+
+    def whole(by):
+        text = shaped(by, False)
+        if d.lists is not None:  # a run of lists: its empty lists are queries of the run ('Q' rows; the rest alike)
+            text = _if_else("run_lists", shaped(by, True), text, own_lines=True)
         return _columns(_loops(text, "by"), f"{macro_name} for {dialect}")
 
     return _finish(_if_else("by", whole(_GROUPS), whole(())), f"{macro_name} for {dialect}")

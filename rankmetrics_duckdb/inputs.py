@@ -60,7 +60,7 @@ class Loaded:
 
     def __init__(self, label: str, relation: exp.Expression | None = None, has_score: bool = True,
                  has_rank: bool = False, ids_checked: bool = False, groups: tuple = (), build=None,
-                 group_rows: str | None = None):
+                 group_rows: str | None = None, empty_lists: str | None = None):
         self.label = label                # how messages name it: a file path, a table name, 'DataFrame', ...
         self._relation = relation         # exp.Table or exp.Subquery selecting the standard columns
         self.has_score, self.has_rank = has_score, has_rank
@@ -68,6 +68,8 @@ class Loaded:
         self.groups = tuple(groups)       # group columns kept beside the standard ones (warehouse.py)
         self.group_rows = group_rows      # DuckDB SQL of the relation the run's groups are read from, when not
         #                                   this one (View.group_rows)
+        self.empty_lists = empty_lists    # a run of lists: DuckDB SQL of the relation of its rows whose list is
+        #                                   empty (View.empty_lists), queries of the run that retrieved nothing
         self._build = build
 
     @property
@@ -101,6 +103,9 @@ class View:
     group_rows: str | None = None  # a run of lists: a view of every row's group columns (a group whose lists
     #                                are all empty has no row in this view's unnested rows, yet is a run)
     lists: bool = False            # its item column is a list, unnested by the view
+    empty_lists: str | None = None  # a run of lists: a view of its rows whose list is empty or NULL (query_id and
+    #                                 the group columns), each a query of the run that retrieved nothing, which the
+    #                                 unnested rows do not have (sqlgen.Source.empty_lists)
 
 
 def arrow_table(relation: duckdb.DuckDBPyRelation):
@@ -255,9 +260,12 @@ def query_overlap(con, run, judgments, counted: bool = True) -> tuple[int, int, 
     they have no query in common (with the two counts in its message if counted)."""
     r, j = run.relation.sql(dialect="duckdb"), judgments.relation.sql(dialect="duckdb")
     keys = overlap_keys(judgments.groups, quoted)
+    # a run of lists: its queries whose list is empty are the run's too (Loaded.empty_lists)
+    empty = (f" UNION SELECT {', '.join(['CAST(t.query_id AS VARCHAR) AS q'] + keys)} FROM {run.empty_lists} AS t"
+             if run.empty_lists else "")
     row = run_sql(con,
         f"WITH rq AS MATERIALIZED (SELECT DISTINCT {', '.join(['CAST(t.query_id AS VARCHAR) AS q'] + keys)} "
-        f"FROM {r} AS t), "
+        f"FROM {r} AS t{empty}), "
         f"jq AS MATERIALIZED (SELECT DISTINCT {', '.join(['CAST(t.query_id AS VARCHAR) AS q'] + keys)} FROM {j} AS t) "
         f"SELECT {', '.join(overlap_counts('rq', 'jq', len(keys)))}").fetchone()
     if row[2] == 0:

@@ -125,10 +125,10 @@ def _join_params(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
-def _stream(bindings: dict) -> exp.Select:
+def _stream(bindings: dict, listed: bool = False) -> exp.Select:
     """sql/01_stream.sql's rm_stream with its parameters bound to expressions (not folded), reading the
-    run_items and judgment_items CTEs."""
-    return sqlgen.stream_body(bindings)
+    run_items and judgment_items CTEs (and, listed, the EMPTY_LISTS CTE of a run of lists: its 'Q' rows)."""
+    return sqlgen.stream_body(bindings, listed=listed)
 
 
 # what a metric macro reads (sql/01_stream.sql)
@@ -154,6 +154,7 @@ def query(macro_name: str, dialect: str, run: sqlgen.Source, judgments: sqlgen.S
 
 
 _TEMPLATE_PARAM = "rm_template_param_"  # a parameter in query_template's params CTE, before for_dialect
+_RUN_LISTS = "rm_run_lists"  # meta of the macro's run_lists bound to the object's shape (folded up: fold_up)
 
 
 def for_dialect(template: exp.Select, dialect: str, param) -> exp.Select:
@@ -226,7 +227,12 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
     """
     macro = sqlsource.macros()[macro_name]
     params = parameters(macro_name)
-    body = sqlsource.substitute(sqlsource.unchecked(macro.body), {name: _prm(name) for name, _, _ in params})
+    # the table's shape is the object's (run_lists: the terms of a run of lists' empty lists in rm_reported and
+    # rm_sufficient, folded away for other runs below)
+    listed = exp.Boolean(this=run.lists)
+    listed.meta[_RUN_LISTS] = True
+    body = sqlsource.substitute(sqlsource.unchecked(macro.body), {**{name: _prm(name) for name, _, _ in params},
+                                                                  "run_lists": listed})
     # the macro unnests its key (a STRUCT of the groups and the query id, DuckDB's way of grouping, see
     # sql/01_stream.sql) into columns; here the key is the query id itself
     body = body.transform(lambda n: n.this if isinstance(n, exp.Explode) and isinstance(n.this, exp.Column)
@@ -248,14 +254,18 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
     else:
         call.replace(exp.Table(this=exp.to_identifier(STREAM), alias=call.args.get("alias")))
     body = sqlgen.read_items(sqlsource.expand(body))  # rm_reported reads the run's queries (trec_eval -J)
+    for flag in [b for b in body.find_all(exp.Boolean) if b.meta.get(_RUN_LISTS)]:
+        sqlsource.fold_up(flag)
     body = _join_params(body)
-    stream = _join_params(_stream(stream_bindings))
+    stream = _join_params(_stream(stream_bindings, run.lists))
 
     params_select = exp.select(*[exp.alias_(exp.column(_TEMPLATE_PARAM + name), name, quoted=False)
                                  for name, _, _ in params])
     out = body
     ctes = [("params", params_select), ("run_items", sqlgen.run_items(run, by=by)),
             ("judgment_items", _join_params(sqlgen.judgment_items(judgments, grades=_prm("grades"), by=by)))]
+    if run.lists:  # the queries whose list is empty: 'Q' rows of the stream
+        ctes.append((sqlgen.EMPTY_LISTS, sqlgen.empty_lists(run, by)))
     if kind == "rm_item_stream":
         if interactions is None:
             raise UsageError(f"{macro_name} reads the training interactions: give their table (--interactions)")

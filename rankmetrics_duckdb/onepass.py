@@ -50,6 +50,7 @@ class _Source:
     kind: str = RUN
     groups: tuple = ()       # group columns kept beside the standard ones (a warehouse view's: inputs.View)
     group_rows: str | None = None  # where the run's groups are read, when not from select (inputs.View)
+    empty_lists: str | None = None  # a run of lists: its rows whose list is empty (inputs.View.empty_lists)
 
 
 class _NotHere(Exception):
@@ -61,6 +62,7 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
         src = _typed(reader, quoted(obj.name), kind, obj.label, floats=True, groups=obj.groups)
         src.rescan = obj.rescan
         src.group_rows = obj.group_rows and quoted(obj.group_rows)
+        src.empty_lists = obj.empty_lists and quoted(obj.empty_lists)
         return src
     if isinstance(obj, (str, os.PathLike)):
         path = os.fspath(obj)
@@ -253,7 +255,8 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result
     summary = {"run_queries": run_queries, "judged_queries": judged_queries, "common_queries": common,
                "judged_not_in_run": judged_queries - common, "run_not_judged": run_queries - common}
     loaded = [inputs.Loaded(src.label, None, src.has_score, src.has_rank, ids_checked=src.strict, groups=src.groups,
-                            build=lambda src=src: _relation(src), group_rows=src.group_rows) for src in sources]
+                            build=lambda src=src: _relation(src), group_rows=src.group_rows,
+                            empty_lists=src.empty_lists) for src in sources]
     rows = [row[:-1] for row in out if row[0] is not None]
     return Result(loaded[0], loaded[1], summary, rows, presorted, parts)
 
@@ -285,8 +288,13 @@ def _sources_sql(j: _Source, r: _Source, part: tuple[str | None, str | None] | N
         if within:
             select = f"SELECT * FROM ({select}) AS rm_part WHERE {' AND '.join(within)}"
         return f"{hint}({select})"
+    run_rows = "rm_src_run AS t"
+    if r.empty_lists:  # a run of lists: its queries whose list is empty are the run's too (no part bounds: one part)
+        columns = ", ".join(["t.query_id"] + [f"t.{quoted(g)}" for g in r.groups])
+        run_rows = (f"(SELECT {columns} FROM rm_src_run AS t UNION ALL SELECT {columns} FROM {r.empty_lists} AS t) "
+                    f"AS t")
     return (f"rm_src_run AS {cte(r)}, rm_src_judgments AS {cte(j)}, "
-            f"rm_run_queries AS (SELECT {', '.join(['t.query_id AS q'] + keys)}, count(*) AS n FROM rm_src_run AS t "
+            f"rm_run_queries AS (SELECT {', '.join(['t.query_id AS q'] + keys)}, count(*) AS n FROM {run_rows} "
             f"GROUP BY ALL), "
             f"rm_judged_queries AS (SELECT DISTINCT {', '.join(['t.query_id AS q'] + keys)} FROM rm_src_judgments AS t)")
 
@@ -313,7 +321,8 @@ def _statement(specs, conv: dict, j: _Source, r: _Source, top_n: bool, presorted
     the query-id overlap (see evaluate)."""
     ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments",
                                          top_n, by=r.groups, judged_by=j.groups, presorted=presorted,
-                                         keep_ranking=keep_ranking, groups_sql=r.group_rows)
+                                         keep_ranking=keep_ranking, groups_sql=r.group_rows,
+                                         empty_sql=r.empty_lists)
     blanks = "NULL, " * (3 + len(r.groups))  # measure, the group columns, query_id, value
     return (f"WITH {_sources_sql(j, r)}, {ctes} "
             f"SELECT f.*, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "
@@ -365,7 +374,7 @@ def _parts(reader, specs, conv: dict, r: _Source, top_n: bool) -> int:
     """How many parts (_in_parts) the run's evaluation takes: 1 unless the run is cheap to scan again and its rows
     need more than PART_SHARE of the memory limit (_parts_needed; at most MAX_PARTS); 1 too when the fused
     query's final SELECT reads more than the per-query values (a measure over the whole catalog)."""
-    if not r.rescan:
+    if not r.rescan or r.empty_lists:  # (a view of lists is unnested on each scan: not rescan)
         return 1
     parts = min(MAX_PARTS, _parts_needed(reader, r))
     if parts <= 1 or not _final_reads_values(specs, conv, r, top_n):

@@ -15,6 +15,7 @@ import os
 RUN_PLACEHOLDER = "rankmetrics_placeholder_run_5f1e"
 JUDGMENTS_PLACEHOLDER = "rankmetrics_placeholder_judgments_5f1e"
 GROUPS_PLACEHOLDER = "rankmetrics_placeholder_groups_5f1e"  # the run's groups (sqlgen.Source.group_rows)
+EMPTY_PLACEHOLDER = "rankmetrics_placeholder_empty_5f1e"  # a run of lists' empty lists (sqlgen.Source.empty_lists)
 # the side tables some metrics read (sqlgen.SIDE_CTES: the training interactions, the catalog)
 SIDE_PLACEHOLDERS = {"interactions": "rankmetrics_placeholder_interactions_5f1e",
                      "catalog": "rankmetrics_placeholder_catalog_5f1e",
@@ -86,18 +87,20 @@ def _cached(key_items: list, build) -> tuple[str, ...]:
 
 def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, by: tuple = (),
            judged_by: tuple = (), sides: tuple = (), reference: tuple | None = None,
-           presorted: bool = False, keep_ranking: bool = False) -> tuple[str, str]:
+           presorted: bool = False, keep_ranking: bool = False, listed: bool = False) -> tuple[str, str]:
     """(the CTE list, the final SELECT) of the fused query's DuckDB text, built once and cached. by: the run's
     group columns; judged_by: those the judgments have; sides: the side tables given (SIDE_PLACEHOLDERS);
     reference: (has_score, has_rank) of the reference run (Intersection's; in the run's shape, its groups by);
     presorted: the run ranked in its input order (sqlgen.plan's presorted), its numbered rows kept in a
-    materialized CTE with keep_ranking (sqlgen.plan's keep_ranking)."""
+    materialized CTE with keep_ranking (sqlgen.plan's keep_ranking); listed: a run of lists, whose rows with an
+    empty list are read from EMPTY_PLACEHOLDER (sqlgen.Source.empty_lists)."""
     def build():
         from sqlglot import exp
         from . import determinism, sqlgen
         plan = sqlgen.plan(measures, conv,
                            sqlgen.Source(exp.to_table(RUN_PLACEHOLDER), has_score, has_rank, groups=tuple(by),
-                                         group_rows=exp.to_table(GROUPS_PLACEHOLDER) if by else None),
+                                         group_rows=exp.to_table(GROUPS_PLACEHOLDER) if by else None,
+                                         empty_lists=exp.to_table(EMPTY_PLACEHOLDER) if listed else None),
                            sqlgen.Source(exp.to_table(JUDGMENTS_PLACEHOLDER), True, False, groups=tuple(judged_by)),
                            split_kinds=True, top_n=top_n, by=tuple(by),  # DuckDB only: see sqlgen (Spark mishandles that shape)
                            reference=None if reference is None else sqlgen.Source(
@@ -112,9 +115,9 @@ def _parts(measures, conv: dict, has_score: bool, has_rank: bool, top_n: bool, b
     parts = _cached([
         [(m.requested, m.metric.name, m.k, list(m.params), list(m.average_of)) for m in measures],
         sorted((k, repr(v)) for k, v in conv.items()), has_score, has_rank, top_n, list(by), list(judged_by),
-        list(sides), reference, presorted, keep_ranking], build)
+        list(sides), reference, presorted, keep_ranking, *(["listed"] if listed else [])], build)
     if (parts[0].count(RUN_PLACEHOLDER) != 1 or parts[0].count(JUDGMENTS_PLACEHOLDER) != 1
-            or parts[0].count(GROUPS_PLACEHOLDER) != bool(by)):
+            or parts[0].count(GROUPS_PLACEHOLDER) != bool(by) or parts[0].count(EMPTY_PLACEHOLDER) != listed):
         raise RuntimeError("rankmetrics: the cached query does not have its placeholder tables")
     return parts
 
@@ -161,21 +164,26 @@ def presorted(con, measures, conv: dict, has_score: bool, has_rank: bool, run_sq
 def duckdb_parts(measures, conv: dict, has_score: bool, has_rank: bool, run_sql: str,
                  judgments_sql: str, top_n: bool = False, by: tuple = (), judged_by: tuple = (),
                  sides: dict | None = None, reference=None, presorted: bool = False,
-                 keep_ranking: bool = False, groups_sql: str | None = None) -> tuple[str, str]:
+                 keep_ranking: bool = False, groups_sql: str | None = None,
+                 empty_sql: str | None = None) -> tuple[str, str]:
     """(CTE list, final SELECT) of the fused query reading run_sql and judgments_sql (table names or
     parenthesized subqueries), for callers that add CTEs or wrap the final SELECT (onepass.py). top_n: see
     sqlgen.plan (the caller decides, with measures.top_n_pays). reference: the loaded reference run
     (inputs.Loaded), or None. groups_sql: where the run's groups are read (by), when not from run_sql
-    (inputs.Loaded.group_rows)."""
+    (inputs.Loaded.group_rows). empty_sql: a run of lists' rows whose list is empty (inputs.Loaded.empty_lists), or
+    None for a run that is not of lists."""
     sides = dict(sides or {})
     columns = None
     if reference is not None:
         columns = (reference.has_score, reference.has_rank)
         sides["reference"] = reference.relation.sql(dialect="duckdb")
     ctes, final = _parts(measures, conv, has_score, has_rank, top_n, by, judged_by,
-                         tuple(sorted(n for n in sides if n != "reference")), columns, presorted, keep_ranking)
+                         tuple(sorted(n for n in sides if n != "reference")), columns, presorted, keep_ranking,
+                         empty_sql is not None)
     ctes = (ctes.replace(RUN_PLACEHOLDER, run_sql).replace(JUDGMENTS_PLACEHOLDER, judgments_sql)
             .replace(GROUPS_PLACEHOLDER, groups_sql or run_sql))
+    if empty_sql is not None:
+        ctes = ctes.replace(EMPTY_PLACEHOLDER, empty_sql)
     for name, sql in sides.items():
         ctes = ctes.replace(SIDE_PLACEHOLDERS[name], sql)
     return ctes, final
@@ -189,5 +197,5 @@ def duckdb_sql(measures, conv: dict, run, judgments, top_n: bool = False, by: tu
     (Intersection's), or None."""
     ctes, final = duckdb_parts(measures, conv, run.has_score, run.has_rank, run.relation.sql(dialect="duckdb"),
                                judgments.relation.sql(dialect="duckdb"), top_n, by, judgments.groups, sides,
-                               reference, presorted, groups_sql=run.group_rows)
+                               reference, presorted, groups_sql=run.group_rows, empty_sql=run.empty_lists)
     return f"WITH {ctes} {final}"

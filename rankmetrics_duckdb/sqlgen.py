@@ -52,10 +52,19 @@ class Source:
     group_rows: exp.Expression | None = None  # a run's groups read from this relation (its group columns), not
     #                       from `expression`: a warehouse view of unnested lists has no row for a group whose
     #                       lists are all empty, which is still a run of the table (warehouse.view)
+    empty_lists: exp.Expression | None = None  # a run of lists read through a view of its unnested rows
+    #                       (warehouse.view): the relation of its rows whose list is empty (query_id and the group
+    #                       columns), each a query that retrieved nothing, which the unnested rows do not have
 
     def column(self, alias: str, name: str) -> exp.Column:
         """The relation's column holding our column `name`, read through the alias."""
         return user_column(self.columns.get(name, name), alias)
+
+
+def listed(run: Source) -> bool:
+    """Whether the run is one of lists (its own list column, or a view of them with its empty lists beside it):
+    its queries whose list is empty are queries of the run that retrieved nothing (EMPTY_LISTS)."""
+    return run.lists or run.empty_lists is not None
 
 
 def user_column(name: str, table: str | None = None) -> exp.Column:
@@ -483,6 +492,32 @@ def judgment_items(src: Source, conv: dict | None = None, grades: exp.Expression
     return _group_join(select, src, "j", by) if by else select
 
 
+# The CTE of a run of lists' queries whose list is empty (sql/01_stream.sql's rm_empty_lists): the stream gives each
+# a 'Q' row of its own, with no item, which the query sets count as the run's (rm_reported) and no measure reads.
+EMPTY_LISTS = "empty_lists"
+
+
+def empty_lists(src: Source, by: tuple = ()) -> exp.Select:
+    """The stream's query id of each row of a run of lists whose list is empty or NULL (a query that retrieved
+    nothing), as rm_empty_lists gives it in DuckDB: read from the list column itself (src.lists), or from the
+    relation of such rows beside a view of the unnested rows (src.empty_lists). A row without a query id (NULL or
+    blank) is left out, as the unnested rows leave it out: it names no query."""
+    if src.empty_lists is not None:
+        rows = Source(src.empty_lists, columns=src.columns, groups=src.groups)
+        empty = None
+    else:
+        rows = src
+        empty = exp.LT(this=exp.Coalesce(this=exp.ArraySize(this=src.column("r", "item_id")),
+                                         expressions=[exp.Literal.number(0)]), expression=exp.Literal.number(1))
+    query = _cast(rows.column("r", "query_id"), "VARCHAR")
+    named = exp.and_(exp.Not(this=exp.Is(this=query.copy(), expression=exp.Null())),
+                     exp.NEQ(this=exp.Trim(this=query.copy(), expression=exp.Literal.string(" ")),
+                             expression=exp.Literal.string("")))
+    select = exp.select(exp.alias_(_query_key(rows, "r", by), "query_id")).from_(_source(rows, "r")).where(
+        exp.and_(empty, named) if empty is not None else named)
+    return _group_join(select, rows, "r", by) if by else select
+
+
 def _bind_value(v):
     if v == "e":
         return sqlsource.literal(math.e)
@@ -495,12 +530,23 @@ def _prepare(e: exp.Expression, bindings: dict) -> exp.Expression:
     return sqlsource.fold(sqlsource.expand(sqlsource.substitute(e, bindings), copy=False), copy=False)
 
 
-def stream_body(bindings: dict, macro: str = "rm_stream") -> exp.Expression:
+def stream_body(bindings: dict, macro: str = "rm_stream", listed: bool = False) -> exp.Expression:
     """sql/01_stream.sql's rm_stream (or another stream macro of its parameters, rm_grouped_stream) with its
     parameters bound to the given expressions (not folded), reading the run_items and judgment_items CTEs
-    (native.py binds them to a view's parameters)."""
+    (native.py binds them to a view's parameters). listed: a run of lists, whose queries with an empty list have
+    a 'Q' row each (the macro's last branch, reading the EMPTY_LISTS CTE); otherwise that branch is left out."""
     body = sqlsource.substitute(sqlsource.macros()[macro].body, bindings)
+    if not listed:
+        body = split_empty_lists(body)[0]
     return sqlsource.expand(read_items(body))
+
+
+def split_empty_lists(body: exp.Expression) -> tuple[exp.Expression, exp.Select | None]:
+    """(a stream macro's body without its 'Q' rows, the SELECT of its 'Q' rows or None): the last branch of its
+    UNION ALL, the rows of a run of lists' queries whose list is empty (sql/01_stream.sql's rm_empty_lists)."""
+    if isinstance(body, exp.Union) and not body.args.get("distinct") and _kind_of(body.expression) == "Q":
+        return body.this, body.expression
+    return body, None
 
 
 def read_items(tree: exp.Expression) -> exp.Expression:
@@ -508,27 +554,51 @@ def read_items(tree: exp.Expression) -> exp.Expression:
     and rm_judgment_items (the stream; rm_reported's run)."""
     def inputs(node):
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
-            name = {"rm_run_items": "run_items", "rm_judgment_items": "judgment_items"}.get(node.this.name.lower())
+            name = {"rm_run_items": "run_items", "rm_judgment_items": "judgment_items",
+                    "rm_empty_lists": EMPTY_LISTS}.get(node.this.name.lower())
             if name:
                 return exp.Table(this=exp.to_identifier(name), alias=node.args.get("alias"))
         return node
     return tree.transform(inputs)
 
 
-def stream(conv: dict, grouped: bool = False) -> exp.Expression:
+def stream(conv: dict, grouped: bool = False, listed: bool = False) -> exp.Expression:
     """sql/01_stream.sql's rm_stream with the conventions folded in, reading the run_items and judgment_items
-    CTEs: the 'R' rows UNION ALL the 'J' rows; with grouped, rm_grouped_stream (the same rows and values, and the
-    rows behind each item for grouped_fault)."""
+    CTEs: the 'R' rows UNION ALL the 'J' rows (and, listed, the 'Q' rows of a run of lists' empty lists, from the
+    EMPTY_LISTS CTE); with grouped, rm_grouped_stream (the same rows and values, and the rows behind each item for
+    grouped_fault), without its 'Q' rows (plan puts them after what it adds to it: empty_list_rows)."""
     body = sqlsource.fold(stream_body({"ties": _bind_value(conv["ties"]),
                                        "judged_only": _bind_value(bool(conv["judged_only"])),
                                        "grades": _bind_value(conv["grades"])},
-                                      "rm_grouped_stream" if grouped else "rm_stream"))
+                                      "rm_grouped_stream" if grouped else "rm_stream", listed and not grouped))
     if grouped:  # the run's and the judgments' rows put together (u): partitioned by query for the dialects that
         #          say how (Dialect.partition_hint), so that the grouping and the windows after it share one exchange
         for sub in body.find_all(exp.Subquery):
             if sub.alias == "u":
                 sub.meta[PARTITION] = "query_id"
     return body
+
+
+def empty_list_rows(grouped: bool = False) -> exp.Select:
+    """The 'Q' rows of the stream (rm_stream's, or rm_grouped_stream's with grouped): one per query of a run of
+    lists whose list is empty, read from the EMPTY_LISTS CTE, every column but the query id and the kind NULL."""
+    body = stream_body({}, "rm_grouped_stream" if grouped else "rm_stream", listed=True)
+    rows = split_empty_lists(body)[1]
+    if rows is None:
+        raise ValueError("sql/01_stream.sql: the stream must end with UNION ALL SELECT ... 'Q' AS kind ...")
+    return rows
+
+
+def _with_empty_lists(rows: exp.Select, names: list[str], grouped: bool = False) -> exp.Expression:
+    """rows (a SELECT of the stream's columns and more, named names) UNION ALL the stream's 'Q' rows
+    (empty_list_rows), NULL in the columns they do not have."""
+    empty = empty_list_rows(grouped)
+    own = {e.alias_or_name: e for e in empty.expressions}
+    missing = [n for n in own if n not in names]
+    if missing:
+        raise ValueError(f"the stream's 'Q' rows have columns the stream lacks: {missing}")
+    empty.set("expressions", [own[n] if n in own else exp.alias_(exp.Null(), n) for n in names])
+    return exp.union(rows, empty, distinct=False)
 
 
 # The conventions the stream's rows depend on (run_items, judgment_items, rm_stream): a stream made under them
@@ -581,17 +651,17 @@ PLAIN_STREAM = "rm_plain_stream"  # the stream before the item statistics are jo
 
 
 def item_stream_ctes(conv: dict, interactions: Source, catalog: Source | None,
-                     plain: exp.Expression | None = None) -> list:
+                     plain: exp.Expression | None = None, listed: bool = False) -> list:
     """The CTEs of the stream with item statistics (sql/01_stream.sql's rm_item_stream): the side tables, the
-    statistics, the plain stream (stream(conv), or the given one: native.py's, with parameters), and the stream
-    (STREAM) with the statistics beside each row."""
+    statistics, the plain stream (stream(conv, listed=listed), or the given one: native.py's, with parameters),
+    and the stream (STREAM) with the statistics beside each row."""
     macros = sqlsource.macros()
     ctes = [(SIDE_CTES["interactions"], side_items("interactions", interactions))]
     if catalog is not None:
         ctes.append((SIDE_CTES["catalog"], side_items("catalog", catalog)))
     for name, macro in (("item_stats", "rm_item_stats"), ("train_totals", "rm_train_totals")):
         ctes.append((name, sqlsource.expand(_side_tables(macros[macro].body.copy(), catalog is not None))))
-    ctes.append((PLAIN_STREAM, stream(conv) if plain is None else plain))
+    ctes.append((PLAIN_STREAM, stream(conv, listed=listed) if plain is None else plain))
     ctes.append((STREAM, sqlsource.expand(_side_tables(macros["rm_item_stream"].body.copy(), catalog is not None))))
     return ctes
 
@@ -859,10 +929,11 @@ def per_group(body: exp.Select, macro_name: str, by: bool) -> exp.Select:
     return body
 
 
-def catalog_stream_ctes(conv: dict, catalog: Source, plain: exp.Expression | None = None) -> list:
+def catalog_stream_ctes(conv: dict, catalog: Source, plain: exp.Expression | None = None,
+                        listed: bool = False) -> list:
     """The CTEs of the stream with the catalog's size (sql/01_stream.sql's rm_catalog_stream): the catalog, its
-    size, the plain stream (stream(conv), or the given one), and the stream (STREAM) with the size beside each
-    row."""
+    size, the plain stream (stream(conv, listed=listed), or the given one), and the stream (STREAM) with the size
+    beside each row."""
     macros = sqlsource.macros()
 
     def read(node):
@@ -874,7 +945,7 @@ def catalog_stream_ctes(conv: dict, catalog: Source, plain: exp.Expression | Non
         return node
     return [(SIDE_CTES["catalog"], side_items("catalog", catalog)),
             ("catalog_totals", sqlsource.expand(macros["rm_catalog_totals"].body.copy().transform(read))),
-            (PLAIN_STREAM, stream(conv) if plain is None else plain),
+            (PLAIN_STREAM, stream(conv, listed=listed) if plain is None else plain),
             (STREAM, sqlsource.expand(macros["rm_catalog_stream"].body.copy().transform(read)))]
 
 
@@ -1091,11 +1162,13 @@ def keep_rows(measures: list[Measure], conv: dict) -> exp.Expression | None:
 
 
 def _split_features(conv: dict, kept: list, values: list, keep, depth: int | None, top_n: bool,
-                    read_later: set = frozenset(), presorted: bool = False, keep_ranking: bool = False) -> list:
+                    read_later: set = frozenset(), presorted: bool = False, keep_ranking: bool = False,
+                    listed: bool = False) -> list:
     """The CTEs retrieved, judged and features of the split_kinds shape (see plan). read_later: the features that
     features of stage 1 read (computed over both kinds). presorted: the ranking numbers the rows in their input
     order (presorted_ranking), which the caller has made sure it can; keep_ranking: those numbered rows are a CTE
-    of their own (RANKED_RUN, which plan materializes)."""
+    of their own (RANKED_RUN, which plan materializes). listed: the 'Q' rows of a run of lists' empty lists join
+    the judged rows (empty_list_rows; NULL in the features computed on the retrieved rows alone, as there)."""
     retrieved, judged = stream_parts(conv)
     ranking_cte = []
     if presorted:
@@ -1122,6 +1195,8 @@ def _split_features(conv: dict, kept: list, values: list, keep, depth: int | Non
     judged_rows = exp.select(*[c.copy() for c in columns], *[exp.alias_(exp.Null(), name) for name, _ in own]).from_(
         "judged AS s")
     rows = exp.union(retrieved_rows, judged_rows, distinct=False)
+    if listed:
+        rows = _with_empty_lists(rows, [c.name for c in columns] + [name for name, _ in own])
     if both:
         columns += [_column("s", name) for name, _ in own]
         rows = exp.select(*[c.copy() for c in columns], *[exp.alias_(e, name) for name, e in both]).from_(
@@ -1205,8 +1280,10 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     all_measures, measures = measures, [m for m in measures if m.metric.scope != "catalog"]
     split_kinds = split_kinds and not tables and not whole  # catalog_part reads the one stream
     grouped = grouped and bool(measures) and not (tables or split_kinds)
-    if stream_table is not None and (by or tables or split_kinds or grouped or checks):
-        raise ValueError("sqlgen.plan: stream_table reads a stream without groups, side tables, checks or split_kinds")
+    lists = listed(run)  # a run of lists: its empty lists are queries of the run too ('Q' rows, EMPTY_LISTS)
+    if stream_table is not None and (by or tables or split_kinds or grouped or checks or lists):
+        raise ValueError("sqlgen.plan: stream_table reads a stream without groups, side tables, checks, split_kinds "
+                         "or lists")
     if presorted and not (split_kinds and presortable(conv)):
         raise ValueError("sqlgen.plan: presorted needs split_kinds and a ranking of every item (presortable)")
     if keep_ranking and not presorted:
@@ -1226,6 +1303,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
             for key, val in {**conv, **measure.values(conv), **dict(part)}.items():
                 if key in macro.params:
                     bindings[key] = _bind_value(val)
+            bindings["run_lists"] = exp.Boolean(this=lists)  # a run of lists: its empty lists' 'Q' rows
             renames = {}
             for alias, fexpr, stage in features:
                 prepared = _prepare(fexpr, bindings)
@@ -1245,7 +1323,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
             parts.append(_prepare(value.transform(rename), bindings))
             if having is None and having_expr is not None:
                 # sql/01_stream.sql's rm_reported, folded: with judged_only, the judged queries of the run
-                # (trec_eval -J), read from the run_items CTE
+                # (trec_eval -J), read from the run_items CTE; a run of lists' queries with an empty list ('Q' rows)
                 having = read_items(_prepare(having_expr.this, bindings)).unnest()
         total = parts[0]
         for part_value in parts[1:]:
@@ -1262,27 +1340,31 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
     keep = keep_rows(measures, conv)
     items = [("run_items", run_items(run, conv, by, checked=checks)),
              ("judgment_items", judgment_items(judgments, conv, by=by))]
+    if lists:
+        items.append((EMPTY_LISTS, empty_lists(run, by)))
     if by:
         items.insert(0, ("rm_groups", groups_cte(run, by)))
     if split_kinds:
         ctes = list(items)
         ctes += _split_features(conv, kept, values, keep, cutoff_depth(measures, conv), top_n, read_later, presorted,
-                                keep_ranking)
+                                keep_ranking, lists)
         feature_table = "features"
     else:
         ctes = ([*[c for c in items if run_queried and c[0] == "run_items"],  # run_queried's IN reads it
                  (STREAM, exp.select("*").from_(stream_table.copy()))]
                 if stream_table is not None
-                else items + (item_stream_ctes(conv, interactions, catalog) if interactions is not None
-                              else catalog_stream_ctes(conv, catalog) if catalog is not None
-                              else [(STREAM, stream(conv, grouped))]))
+                else items + (item_stream_ctes(conv, interactions, catalog, listed=lists) if interactions is not None
+                              else catalog_stream_ctes(conv, catalog, listed=lists) if catalog is not None
+                              else [(STREAM, stream(conv, grouped, lists))]))
         if vectors is not None:
             ctes = vector_stream_ctes(ctes, vectors)
         if reference is not None:
             ctes = reference_stream_ctes(ctes, reference, conv, by, checked=checks)
         if keep is not None:  # the judged rows all stay (and, grouped, the run's rows grouped_fault refuses:
-            #                   repeated items, no finite score, no id)
-            keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")), keep.left, keep.right,
+            #                   repeated items, no finite score, no id; and a run of lists' 'Q' rows)
+            keep = exp.or_(exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("J")),
+                           *([exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("Q"))] if lists else []),
+                           keep.left, keep.right,
                            *([exp.GT(this=_column("s", "run_rows"), expression=exp.Literal.number(1)),
                               _not_finite(_column("s", "score")), _missing_id("s", "run", by)[0]]
                              if grouped else []),
@@ -1298,6 +1380,10 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
             # sorts the rows kept (every 'J' row is), not every row (the catalog-wide measures read them all)
             dict(ctes)[STREAM].where(keep, copy=False)
             keep = None
+        if grouped and lists:  # the 'Q' rows after what the grouped stream gained (moved running sums)
+            at = next(i for i, (name, _) in enumerate(ctes) if name == STREAM)
+            body = ctes[at][1]
+            ctes[at] = (STREAM, _with_empty_lists(body, [e.alias_or_name for e in body.expressions], grouped=True))
         if kept or keep is not None:
             features_select = exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("s")),
                                          *[exp.alias_(e, name) for name, e in kept]).from_(f"{STREAM} AS s")

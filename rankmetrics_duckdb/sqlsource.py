@@ -242,6 +242,26 @@ def _const(e):
 _NOT_CONST = object()
 
 
+def fold_up(node: exp.Expression) -> None:
+    """The AND, OR, NOT and parentheses around a constant TRUE or FALSE node simplified, up its ancestors and
+    nothing else of the tree (fold simplifies every constant): for a flag bound where the rest keeps its shape (the
+    native objects' run_lists, whose conventions stay parameters)."""
+    while isinstance(_const(node), bool) and node.parent is not None:
+        value, parent = _const(node), node.parent
+        if isinstance(parent, exp.Paren):
+            new = exp.Boolean(this=value)
+        elif isinstance(parent, exp.Not):
+            new = exp.Boolean(this=not value)
+        elif isinstance(parent, (exp.And, exp.Or)):
+            absorbing = isinstance(parent, exp.Or)  # TRUE absorbs OR, FALSE absorbs AND
+            other = parent.right if parent.left is node else parent.left
+            new = exp.Boolean(this=absorbing) if value == absorbing else other
+        else:
+            return
+        parent.replace(new)
+        node = new
+
+
 def fold(tree: exp.Expression, copy: bool = True) -> exp.Expression:
     """Simplify what the literal convention parameters decided: constant comparisons, CASE branches, NULL tests,
     AND/OR with constants, COALESCE of a NULL, and ORDER BY terms that are constant. copy=False: in tree itself."""

@@ -200,6 +200,7 @@ def loaded(reader: Reader, v: View) -> Loaded:
                              f"item list is empty") from None
         raise
     out.group_rows = v.group_rows and quoted(v.group_rows)
+    out.empty_lists = v.empty_lists and quoted(v.empty_lists)
     return out
 
 
@@ -285,12 +286,21 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     select += group_columns
     name = reader.temp_name(kind)
     group_rows = reader.temp_name(kind) if kind == RUN and lists and groups else None
+    empty = reader.temp_name(kind) if kind == RUN and lists else None
     try:
         run_sql(reader.con, f"CREATE TEMP VIEW {quoted(name)} AS SELECT {', '.join(select)} FROM {source} AS t")
         if group_rows:  # every row's groups, an empty list's too: that group is a run that retrieved nothing
             run_sql(reader.con, f"CREATE TEMP VIEW {quoted(group_rows)} AS SELECT {', '.join(group_columns)} "
                                 f"FROM {source} AS t")
+        if empty:  # the rows whose list is empty (or NULL), which the unnested rows lack: each a query of the run
+            #        that retrieved nothing (sqlgen.empty_lists); a row without a query id names none
+            query_id = f"CAST(t.{quoted(query)} AS VARCHAR)"
+            columns = ", ".join([f"{query_id} AS query_id"] + group_columns)
+            run_sql(reader.con, f"CREATE TEMP VIEW {quoted(empty)} AS SELECT {columns} FROM {source} AS t "
+                                f"WHERE coalesce(len(t.{quoted(item)}), 0) = 0 AND {query_id} IS NOT NULL "
+                                f"AND trim({query_id}, ' ') <> ''")
     except duckdb.Error as e:
         raise InputError(f"{label}: cannot read the {kind}: {first_line(e)}") from None
     return View(name, kind, label, tuple(names_out), rescan=cheap and not lists,  # lists: unnested on each scan
-                group_types=tuple(types[g] for g in groups), group_rows=group_rows, lists=bool(lists))
+                group_types=tuple(types[g] for g in groups), group_rows=group_rows, lists=bool(lists),
+                empty_lists=empty)

@@ -4,6 +4,9 @@
 --   kind  'R' a retrieved item (pos = its rank in the run, 1 is best)
 --         'J' a judged item    (pos = its rank in the ideal ordering, highest grade first; items of equal
 --                                grade in any order: only gain(grade) x discount(pos) is ever read on 'J' rows)
+--         'Q' a query of a run of lists whose list is empty: in the run, it retrieved nothing (no item, grade or
+--             rank). Only the query sets read it (rm_reported): a measure counts 'R' and 'J' rows, never rows of
+--             any kind
 --   grade the item's relevance grade, NULL when the item is not judged
 --   ipos  for 'R' rows, the item's rank when the retrieved list is re-sorted by grade (for ideal rankings)
 --   score the run's score ('R' rows), used to find tied items

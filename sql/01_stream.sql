@@ -63,6 +63,21 @@ FROM (
     WHERE run_lists
 ) AS r;
 
+-- The queries of a run of lists whose list is empty (or NULL): each asked of the model, which returned nothing. The
+-- key as rm_run_items makes it; no row without run_lists. Unnested, such a query has no row, so the stream gives it
+-- a 'Q' row of its own (rm_stream), and rm_reported counts it as a query of the run.
+CREATE OR REPLACE MACRO rm_empty_lists(run, query_column, item_column, "by", run_lists) AS TABLE
+SELECT struct_pack(*COLUMNS(list_concat("by", ['query_id']))) AS query_id
+FROM (
+    SELECT
+        COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_score'),
+        CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
+        len(COLUMNS(lambda c: c = CASE WHEN run_lists THEN item_column ELSE 'rm_no_list' END)) AS items
+    FROM (SELECT *, NULL AS rm_no_score, CAST([] AS VARCHAR[]) AS rm_no_list FROM query_table(run)) AS w
+    WHERE run_lists
+) AS e
+WHERE COALESCE(e.items, 0) = 0;
+
 -- The HAVING of every metric macro: does a query's result row stay (rm_in_query_set's `queries`)? trec_eval -J is
 -- the exception: a query of the run whose retrieved items are all unjudged keeps no 'R' row after judged_only,
 -- yet trec_eval evaluates it (num_ret 0: it is in the run and in the qrels). So with judged_only the queries of
@@ -74,7 +89,12 @@ CREATE OR REPLACE MACRO rm_reported(kind, query_id, queries, judged_only, run, q
     OR (queries = 'both' AND rm_flag(judged_only) AND SUM(CASE WHEN kind = 'J' THEN 1 ELSE 0 END) > 0
         AND rm_bytewise(query_id) IN (
             SELECT rm_bytewise(ri.query_id)
-            FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS ri));
+            FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS ri))
+    -- a run of lists: a query whose list is empty ('Q' row: rm_empty_lists) is a query of the run that retrieved
+    -- nothing (pytrec_eval evaluates a query whose ranking is empty: num_ret 0), under 'both' when it is judged
+    -- ('all' and 'judged' decide without the run); the term folds away where run_lists is false
+    OR (run_lists AND (queries = 'both' OR queries = 'run') AND SUM(CASE WHEN kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (queries = 'run' OR SUM(CASE WHEN kind = 'J' THEN 1 ELSE 0 END) > 0));
 
 -- A judgment's grade: 'truncate' (trec_eval, which reads grades with atol: 1.5 is 1, -0.5 is 0) or 'as_given'.
 -- A grade that is not finite stays as it is, for the input checks to refuse (Spark's FLOOR of NaN is 0).
@@ -133,7 +153,8 @@ JOIN (
     SELECT {'query_id': ''} AS key, to_json(struct_pack(rm_no_rel := NULL)) AS groups WHERE len("by") = 0
 ) AS g ON json_contains(g.groups, j.groups);
 
--- The stream: one 'R' row per retrieved item and one 'J' row per judged item (see 00_common.sql).
+-- The stream: one 'R' row per retrieved item and one 'J' row per judged item (see 00_common.sql), and one 'Q' row
+-- per query of a run of lists whose list is empty.
 --   ties        how the run is ordered: 'item_desc' (score, then item id descending byte-wise: trec_eval),
 --               'item_asc' (score, then item id ascending), 'average' (as item_desc; DCG then averages the
 --               discounts of tied items), 'input' (the run's own rank column, then as item_desc)
@@ -194,7 +215,20 @@ SELECT
     j.grade,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
-FROM rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS j;
+FROM rm_judgment_items(judgments, grades, run, query_column, item_column, relevance_column, "by", judgment_lists) AS j
+UNION ALL
+-- A query of a run of lists whose list is empty retrieved nothing, yet is a query of the run: one 'Q' row, with no
+-- item, grade or rank (rm_empty_lists; none without run_lists). No measure reads it (each reads 'R' and 'J' rows,
+-- and its windows put it apart: NULL ranks sort last); rm_reported counts it as the run's.
+SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS VARCHAR) AS item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    CAST(NULL AS DOUBLE) AS grade,
+    NULL AS pos,  -- untyped: the ranks' own type (ClickHouse's ROW_NUMBER is unsigned; a BIGINT NULL made a Variant)
+    NULL AS ipos
+FROM rm_empty_lists(run, query_column, item_column, "by", run_lists) AS e;
 
 -- The same stream in the shape of one exchange (the SQL for Spark: dialects.Dialect.stream = 'grouped'). rm_stream
 -- ranks the run, joins it with the judgments on (query, item) and ranks the judgments, and the input checks group
@@ -298,7 +332,22 @@ FROM (
         ON (k.kind = 'R' AND (i.pos IS NOT NULL OR i.run_rows > 1 OR (i.run_rows > 0 AND (rm_not_finite(i.score)
                 OR i.item_id IS NULL OR trim(i.item_id, ' ') = ''))))
             OR (k.kind = 'J' AND i.judgment_rows > 0)
-) AS s;
+) AS s
+UNION ALL
+-- rm_stream's 'Q' rows (a run of lists' queries whose list is empty), after the grouping: no item to group
+SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS VARCHAR) AS item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    CAST(NULL AS DOUBLE) AS grade,
+    NULL AS pos,  -- untyped, as rm_stream's: the types of the rows above
+    NULL AS ipos,
+    NULL AS run_rows,
+    NULL AS judgment_rows,
+    CAST(NULL AS DOUBLE) AS low_grade,
+    CAST(NULL AS DOUBLE) AS rank_in
+FROM rm_empty_lists(run, query_column, item_column, "by", run_lists) AS e;
 
 -- A row without a query id or an item id (NULL, empty or all spaces), or whose score (or rank) or grade is NULL,
 -- NaN or infinite (the messages of sqlgen.py's _missing_id and _number_fault, which the SQL for other engines

@@ -1,10 +1,13 @@
 -- Whether each query got a recommendation list (RecTools' data-quality metrics, rectools/metrics/dq.py).
 --
 -- SufficientReco@k: 1 when the run has k items for the query, else 0; with deep := 'true', the share of k it
--- has (at most 1). Only queries with a retrieved item have a value (RecTools averages over the users of the
--- recommendations): NULL otherwise, and left out of the mean.
-CREATE OR REPLACE MACRO rm_sufficient(kind, pos, k, deep) AS
-    CASE WHEN rm_retrieved(kind, pos, NULL) = 0 THEN NULL
+-- has (at most 1). Only queries of the run have a value (RecTools averages over the users of the
+-- recommendations): NULL for a query without a retrieved item, left out of the mean, unless the run is one of lists
+-- and the query's list is empty (its 'Q' row: sql/01_stream.sql): asked, it got none of its k items, 0. (The term
+-- folds away where run_lists is false.)
+CREATE OR REPLACE MACRO rm_sufficient(kind, pos, k, deep, run_lists) AS
+    CASE WHEN rm_retrieved(kind, pos, NULL) = 0
+              AND NOT (run_lists AND SUM(CASE WHEN kind = 'Q' THEN 1 ELSE 0 END) > 0) THEN NULL
          WHEN deep = 'true' THEN LEAST(CAST(rm_retrieved(kind, pos, k) AS DOUBLE) / k, CAST(1 AS DOUBLE))
          WHEN rm_retrieved(kind, pos, k) >= k THEN CAST(1 AS DOUBLE)
          ELSE CAST(0 AS DOUBLE) END;
@@ -15,7 +18,7 @@ CREATE OR REPLACE MACRO sufficient_reco(run, judgments, k := NULL, deep := 'fals
         relevance_column := 'relevance', "by" := [], run_lists := FALSE, judgment_lists := FALSE) AS TABLE
 SELECT
     UNNEST(f.query_id),
-    rm_sufficient(f.kind, f.pos, k, deep) AS value
+    rm_sufficient(f.kind, f.pos, k, deep, run_lists) AS value
 FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
 CROSS JOIN (SELECT rm_valid(k IS NOT NULL, 'sufficient_reco', 'k', 'a whole number >= 1', k)

@@ -587,6 +587,37 @@ def test_adapter_sql_under_judged_only_keeps_a_query_whose_items_are_all_unjudge
     assert got == pytest.approx(want, abs=1e-12), adapter
 
 
+@pytest.mark.parametrize("adapter", [a for a, lists in _cases() if lists])
+def test_adapter_sql_counts_an_empty_list_as_a_query_that_retrieved_nothing(project, engine_of, adapter):
+    """run_lists=true: a user whose list is empty (the model returned nothing) is a query of the run that retrieved
+    nothing, in the dbt macros (whose body is the native objects'): under 'both' pytrec_eval evaluates it (the run
+    {'u1': {}}: nDCG@10 0) and leaves out u2 (not judged) and u4 (not in the run); under 'run' u2, with no
+    judgment, scores 0 as a query with nothing relevant (by hand). The macros dropped u1 and u2 (no unnested row)."""
+    from rankmetrics_duckdb import dbt
+    proj, env, root, pg = project
+    package = root / "build" / "dbt" / "rankmetrics"
+    dialect = dict(dbt.adapters())[adapter].name
+    qrels = {"u0": {"a": 1}, "u1": {"c": 1}, "u4": {"d": 1}}
+    ranked = {"u0": {"a": 2.0, "b": 1.0}, "u1": {}, "u2": {}}
+    both = {q: v["ndcg_cut_10"] for q, v in pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10"}).evaluate(
+        ranked).items()}
+    assert both == {"u0": 1.0, "u1": 0.0}
+    e = engine_of(dialect)
+    run = e.load("de_recs", pa.table({"user_id": list(ranked), "movie_id": pa.array(
+        [list(d) for d in ranked.values()], pa.list_(pa.string()))}))
+    judged = e.load("de_labels", pa.table({"user_id": [q for q, d in qrels.items() for _ in d],
+                                           "movie_id": [i for d in qrels.values() for i in d],
+                                           "rating": pa.array([g for d in qrels.values() for g in d.values()],
+                                                              pa.int64())}))
+    module = _module(package, "ndcg.sql", adapter, dialect)
+    impl = _resolve(package, "ndcg.sql", module, adapter, "ndcg")
+    for queries, want in (("both", both), ("run", {**both, "u2": 0.0})):
+        sql = str(impl(run=run, judgments=judged, **{**ARGS, "by": [], "run_lists": True, "score_column": None,
+                                                      "queries": queries}))
+        got = {str(r[-2]): float(r[-1]) for r in e.rows(sql)}
+        assert got == pytest.approx(want, abs=1e-12), (adapter, queries)
+
+
 def test_generated_macro_matches_its_golden_file(project):
     """The generated nDCG macro file and the shape macros, byte for byte (tests/golden/dbt_ndcg.sql and
     dbt_shape.sql; RANKMETRICS_REGEN_GOLDEN=1 rewrites them: review the diff). Their adapters without an engine

@@ -222,7 +222,7 @@ def engine(request, started):
             _, lseg = list_tables(per_segment=True)
             names.update(lrecs=e.load("wh_lrecs", lrecs), llabels=e.load("wh_llabels", llabels),
                          lseg_labels=e.load("wh_lseg_labels", lseg),
-                         **{name: e.load(f"wh_{name}", t) for name, t in GRADE_LISTS.items()})
+                         **{name: e.load(f"wh_{name}", t) for name, t in {**GRADE_LISTS, **EMPTY_LISTS}.items()})
         return e, names
     return started.get(("warehouse", request.param), start, lambda pair: pair[0].close())
 
@@ -255,6 +255,163 @@ def test_sql_grade_lists_of_another_length_fail(engine):
         with pytest.raises(rm.InputError, match=f"query u has 2 items \\(item_id\\) and {grades} \\(grades\\) in "
                                                 f"the judgments; give one grade per item"):
             rm.evaluate(GRADE_LISTS[judged], _RUN_ABC, ["nDCG@3"], columns=columns)
+
+
+# A run of lists in which a user's list is empty: the model was asked for u1 and u2 and returned nothing (MLlib's and
+# BigQuery ML's shape). u0 retrieves a (relevant) then b; u1 is judged (c), u2 is not; u4 is judged and not in the run.
+_STRINGS = pa.list_(pa.string())
+EMPTY_LISTS = {
+    "empty_run": pa.table({"query_id": ["u0", "u1", "u2"], "item_id": pa.array([["a", "b"], [], []], _STRINGS)}),
+    "empty_qrels": pa.table({"query_id": ["u0", "u1", "u4"], "item_id": ["a", "c", "d"],
+                             "relevance": pa.array([1, 1, 1], pa.int64())}),
+    # the brief's MLlib rows: (u0: [a, b] / {a}), (u1: [] / {})
+    "mllib_run": pa.table({"query_id": ["u0", "u1"], "item_id": pa.array([["a", "b"], []], _STRINGS)}),
+    "mllib_qrels": pa.table({"query_id": ["u0"], "item_id": ["a"], "relevance": pa.array([1], pa.int64())}),
+}
+# ours -> pytrec_eval's name, and whether the mean is a sum (trec_eval's counts)
+EMPTY_MEASURES = {"P@2": ("P_2", False), "AP": ("map", False), "nDCG@2": ("ndcg_cut_2", False),
+                  "RR": ("recip_rank", False), "NumRet": ("num_ret", True)}
+
+
+def empty_lists_expected():
+    """{convention name: {(measure, query or None): value}} for EMPTY_LISTS, each from an independent source:
+    - 'both' (trec_eval's default): pytrec_eval, run here, on the run as its dict ({'u1': {}}: a query whose ranking
+      is empty is evaluated, num_ret 0; u2 is not judged and u4 not in the run, so neither is evaluated);
+    - 'mllib': Spark MLlib's RankingMetrics over the rows (u0: [a, b] / {a}), (u1: [] / {}) (an empty label set
+      scores 0, 'Empty ground truth set'), computed by hand: P@2 (0.5 + 0) / 2, nDCG@2 (1 + 0) / 2, MAP (1 + 0) / 2
+      (test_sql_empty_lists_... runs RankingMetrics itself on Spark);
+    - 'all_nan' (queries 'all', empty 'nan', as the rectools preset): by hand. u0: a relevant at rank 1, P@2 1/2,
+      AP 1, two items of k = 2, SufficientReco 1; u1 (empty list, judged) and u4 (judged, not retrieved): 0; u2
+      (empty list, no judgment): NaN, left out of the means; SufficientReco is a query of the run's: u1 and u2 got
+      none of their 2 items, 0, and u4, not in the run, has none (NaN)."""
+    qrels = {"u0": {"a": 1}, "u1": {"c": 1}, "u4": {"d": 1}}
+    ran = pytrec_eval.RelevanceEvaluator(qrels, {m for m, _ in EMPTY_MEASURES.values()}).evaluate(
+        {"u0": {"a": 2.0, "b": 1.0}, "u1": {}, "u2": {}})
+    assert set(ran) == {"u0", "u1"} and ran["u1"]["num_ret"] == 0
+    both = {}
+    for ours, (theirs, summed) in EMPTY_MEASURES.items():
+        values = [ran[q][theirs] for q in ("u0", "u1")]
+        both.update({(ours, q): v for q, v in zip(("u0", "u1"), values)})
+        both[(ours, None)] = sum(values) if summed else sum(values) / len(values)
+    nan = math.nan
+    all_nan = {("P@2", "u0"): 0.5, ("P@2", "u1"): 0.0, ("P@2", "u2"): nan, ("P@2", "u4"): 0.0, ("P@2", None): 1 / 6,
+               ("AP", "u0"): 1.0, ("AP", "u1"): 0.0, ("AP", "u2"): nan, ("AP", "u4"): 0.0, ("AP", None): 1 / 3,
+               ("SufficientReco@2", "u0"): 1.0, ("SufficientReco@2", "u1"): 0.0, ("SufficientReco@2", "u2"): 0.0,
+               ("SufficientReco@2", "u4"): nan, ("SufficientReco@2", None): 1 / 3}
+    mllib = {("P@2", None): 0.25, ("nDCG@2", None): 0.5, ("AP", None): 0.5}
+    return {"both": both, "mllib": mllib, "all_nan": all_nan}
+
+
+EMPTY_EXPECTED = empty_lists_expected()
+# (run, judgments, measures, evaluate()'s keywords, per query) of each expectation
+EMPTY_CASES = {"both": ("empty_run", "empty_qrels", list(EMPTY_MEASURES), {}, True),
+               "mllib": ("mllib_run", "mllib_qrels", ["P@2", "nDCG@2", "AP"], {"convention": "mllib"}, False),
+               "all_nan": ("empty_run", "empty_qrels", ["P@2", "AP", "SufficientReco@2"],
+                           {"queries": "all", "empty": "nan"}, True)}
+
+
+def check_empty(rows, want, label):
+    """rows (measure, query_id, value) equal want {(measure, query or None): value}, NaN for NaN (or NULL)."""
+    got = {(m, None if q is None else str(q)): math.nan if v is None else float(v) for m, q, v in rows}
+    assert set(got) == set(want), f"{label}: rows {sorted(got, key=str)}"
+    for key, w in want.items():
+        if math.isnan(w):
+            assert math.isnan(got[key]), f"{label} {key}: {got[key]}"
+        else:
+            assert got[key] == pytest.approx(w, abs=1e-12), f"{label} {key}"
+
+
+def test_sql_empty_lists_are_queries_that_retrieved_nothing(engine):
+    """A run of lists whose list is empty for a query: the query is in the run and retrieved nothing, on every
+    engine with lists (the grouped stream on Spark). It vanished before (its unnested rows have none): 'both' and
+    'run' dropped it, and the means were over the other queries (MLlib's P@2 0.25 came out 0.5). The numbers are
+    EMPTY_EXPECTED's (pytrec_eval, MLlib by hand, by hand); on Spark, MLlib's RankingEvaluator (RankingMetrics
+    underneath) is run on the same rows too."""
+    e, names = engine
+    if e.dialect in NO_LISTS:
+        return  # test_sql_lists: refused with 'has no list'
+    for case, (run, judged, measures, kw, per_query) in EMPTY_CASES.items():
+        sql = rm.to_sql(measures, dialect=e.dialect, run=names[run], judgments=names[judged], per_query=per_query,
+                        run_lists=True, **kw)
+        check_empty([r[-3:] for r in e.rows(sql)], EMPTY_EXPECTED[case], f"{e.dialect} {case}")
+    if e.dialect == "postgres":  # the native functions over the same tables (rankmetrics macros --run-lists)
+        e.con.execute("CREATE SCHEMA IF NOT EXISTS rm_empty")
+        e.con.execute(native.script("postgres", run=names["empty_run"], judgments=names["empty_qrels"],
+                                    schema="rm_empty", form=Shape(run_lists=True)))
+        calls = {"P@2": "rm_precision(2)", "AP": "rm_ap()", "nDCG@2": "rm_ndcg(2)", "RR": "rm_rr()",
+                 "NumRet": "rm_num_ret()"}
+        rows = []
+        for m, call in calls.items():
+            rows += [(m, q, v) for q, v in e.rows(f"SELECT query_id, value FROM rm_empty.{call}")]
+            rows += [(m, None, v) for (v,) in e.rows(f"SELECT {'sum' if m == 'NumRet' else 'avg'}(value) "
+                                                     f"FROM rm_empty.{call}")]
+        check_empty(rows, EMPTY_EXPECTED["both"], "postgres functions")
+        rows = [(m, q, v) for m, call in (("P@2", "rm_precision(2, queries => 'all', empty => 'nan')"),
+                                          ("AP", "rm_ap(queries => 'all', empty => 'nan')"),
+                                          ("SufficientReco@2", "rm_sufficient_reco(2, queries => 'all')"))
+                for q, v in e.rows(f"SELECT query_id, value FROM rm_empty.{call}")]
+        check_empty(rows, {k: v for k, v in EMPTY_EXPECTED["all_nan"].items() if k[1] is not None},
+                    "postgres functions, queries 'all'")
+    if e.dialect == "spark":  # MLlib itself, on the rows of mllib_run (a -> 1.0, b -> 2.0) and their labels
+        from pyspark.ml.evaluation import RankingEvaluator
+        rows = e.spark.createDataFrame([([1.0, 2.0], [1.0]), ([], [])], "prediction ARRAY<DOUBLE>, label ARRAY<DOUBLE>")
+        for metric, ours in (("precisionAtK", "P@2"), ("ndcgAtK", "nDCG@2"), ("meanAveragePrecision", "AP")):
+            evaluator = RankingEvaluator(predictionCol="prediction", labelCol="label", metricName=metric, k=2)
+            value = evaluator.evaluate(rows)
+            assert value == pytest.approx(EMPTY_EXPECTED["mllib"][(ours, None)], abs=1e-12), metric
+
+
+@pytest.mark.parametrize("one_statement", [True, False])
+def test_python_empty_lists_are_queries_that_retrieved_nothing(one_statement, tmp_path):
+    """evaluate() and the command line on a run of lists with empty ones (the one statement, and the careful
+    path): EMPTY_EXPECTED's numbers, and the empty-list queries counted as the run's in the summary. A NULL list is
+    an empty one (BigQuery reads a NULL array as empty)."""
+    import json
+    import pyarrow.parquet as pq
+    from conftest import cli
+    for case, (run, judged, measures, kw, per_query) in EMPTY_CASES.items():
+        ev = rm.Evaluation(EMPTY_LISTS[judged], EMPTY_LISTS[run], measures, one_statement=one_statement, **kw)
+        try:
+            rows, path, summary = ev.rows(), ev.path, ev.summary
+        finally:
+            ev.close()
+        assert path == ("one statement" if one_statement else "careful")
+        check_empty([r for r in rows if per_query or r[1] is None], EMPTY_EXPECTED[case], f"python {case}")
+        if case == "both":  # u0, u1, u2 in the run (u1, u2 empty); u0, u1, u4 judged
+            assert summary == {"run_queries": 3, "judged_queries": 3, "common_queries": 2, "judged_not_in_run": 1,
+                               "run_not_judged": 1}
+    nulls = EMPTY_LISTS["empty_run"].set_column(1, "item_id", pa.array([["a", "b"], None, None], _STRINGS))
+    got = rm.evaluate(EMPTY_LISTS["empty_qrels"], nulls, list(EMPTY_MEASURES), per_query=True,
+                      one_statement=one_statement)
+    check_empty([(m, q, v) for m, values in got.items() for q, v in values.items()],
+                {k: v for k, v in EMPTY_EXPECTED["both"].items() if k[1] is not None}, "python, NULL lists")
+    if one_statement:  # the command line, on Parquet files
+        pq.write_table(EMPTY_LISTS["empty_run"], tmp_path / "run.parquet")
+        pq.write_table(EMPTY_LISTS["empty_qrels"], tmp_path / "qrels.parquet")
+        out = json.loads(cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"),
+                             *[a for m in EMPTY_MEASURES for a in ("-m", m)], "-q", "--format", "json").stdout)
+        check_empty([(r["measure"], None if r["aggregate"] else r["query_id"], r["value"]) for r in out],
+                    EMPTY_EXPECTED["both"], "cli")
+
+
+def test_macros_empty_lists(duck):
+    """The DuckDB macros (run_lists := true) on a run of lists with empty ones: EMPTY_EXPECTED's numbers under
+    'both' and under queries 'all' with empty 'nan' (mllib's conventions are to_sql's and evaluate()'s to set)."""
+    for name, t in EMPTY_LISTS.items():
+        duck.register(name, t)
+    calls = {"P@2": '"precision"({}, k := 2)', "AP": "ap({})", "nDCG@2": "ndcg({}, k := 2)", "RR": "rr({})",
+             "NumRet": "num_ret({})", "SufficientReco@2": "sufficient_reco({}, k := 2)"}
+    for case, extra in (("both", ""), ("all_nan", ", queries := 'all', empty := 'nan'")):
+        run, judged, measures, _, _ = EMPTY_CASES[case]
+        args = f"'{run}', '{judged}', run_lists := true{extra}"
+        rows = []
+        for m in measures:
+            sql = f"SELECT query_id, value FROM {calls[m].format(args)}"
+            rows += [(m, q, v) for q, v in duck.execute(sql).fetchall()]
+            summed = m == "NumRet"  # trec_eval's counts sum
+            rows.append((m, None, duck.execute(f"SELECT {'sum' if summed else 'avg'}(value) FROM "
+                                               f"{calls[m].format(args)}").fetchall()[0][0]))
+        check_empty(rows, EMPTY_EXPECTED[case], f"macros {case}")
 
 
 def test_sql_list_positions_read_as_ranks_from_one(engine):
@@ -752,28 +909,36 @@ def test_python_lists_under_our_own_names_need_no_shape(form, tmp_path):
 
 @pytest.mark.parametrize("one_statement", [True, False])
 def test_a_group_whose_lists_are_all_empty_is_a_run_that_retrieved_nothing(one_statement, tmp_path):
-    """Run lists with by: a model ('v0') whose every list is empty is a run of the table that retrieved nothing.
-    Under queries 'judged' (trec_eval -c) each judged query of it scores 0 on every measure (hand computation:
-    no retrieved item, so no relevant one retrieved; R@10, P@5, RR, AP and nDCG are 0); under the default it has
-    no query, so no row. evaluate() used to drop it (its unnested rows have none) while the SQL reported it. The
-    other models' numbers are pytrec_eval's (EXPECTED, segment app)."""
+    """Run lists with by: a model ('v0') whose every list is empty is a run of the table that retrieved nothing,
+    and each of its users a query of that run (pytrec_eval evaluates a query whose ranking is empty: {user: {}}).
+    Under queries 'judged' (trec_eval -c) and the default 'both' each judged query of it scores 0 on every measure
+    (pytrec_eval, run in the test). evaluate() used to drop the group (its unnested rows have none), and then under
+    'both' its queries (no 'R' row). The other models' numbers are pytrec_eval's (EXPECTED, segment app)."""
+    from scipy import stats as scipy_stats
     lrecs, llabels = list_tables()
     app = lrecs.filter(pa.compute.equal(lrecs["segment"], "app"))
     empty = pa.table({"model_version": ["v0"] * 3, "user_id": pa.array(USERS[:3], pa.int64()),
                       "items": pa.array([[]] * 3, lrecs["items"].type)})
     run = pa.concat_tables([empty, app.select(["model_version", "user_id", "items"])])
     columns = {"query_id": "user_id", "item_id": "items", "relevance": "grades"}
+    qrels = {}
+    for u, movie, r in LABELS:
+        qrels.setdefault(str(u), {})[str(movie)] = r
+    nothing = pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES.values())).evaluate({str(u): {} for u in USERS})
     judged = rm.evaluate(llabels, run, list(MEASURES), columns=columns, by=["model_version"], queries="judged",
                          per_query=True, one_statement=one_statement)
     assert set(judged) == {("v0",), *((m,) for m in MODELS)}
     for m in MEASURES:
-        assert judged[("v0",)][m] == {str(u): 0.0 for u in USERS}, m
+        assert judged[("v0",)][m] == {str(u): nothing[str(u)][MEASURES[m]] for u in USERS} == {
+            str(u): 0.0 for u in USERS}, m
         for model in MODELS:
             want = {q: v for q, v in EXPECTED[(model, "app")][m].items() if q is not None}
             assert judged[(model,)][m] == pytest.approx(want, abs=1e-9), (model, m)
-    default = rm.evaluate(llabels, run, list(MEASURES), columns=columns, by=["model_version"],
+    default = rm.evaluate(llabels, run, list(MEASURES), columns=columns, by=["model_version"], per_query=True,
                           one_statement=one_statement)
-    assert set(default) == {(m,) for m in MODELS}
+    assert set(default) == {("v0",), *((m,) for m in MODELS)}
+    for m in MEASURES:  # its three users, in the run (empty lists) and judged
+        assert default[("v0",)][m] == {str(u): nothing[str(u)][MEASURES[m]] for u in USERS[:3]}, m
     # the SQL of the same tables says the same
     con = duckdb.connect()
     con.register("run", run)
@@ -782,15 +947,18 @@ def test_a_group_whose_lists_are_all_empty_is_a_run_that_retrieved_nothing(one_s
                     run_lists=True, judgment_lists=True, queries="judged")
     means = {(measure, model): value for measure, model, _, value in con.sql(sql).fetchall()}
     assert {k: v for k, v in means.items() if k[1] == "v0"} == {(m, "v0"): 0.0 for m in MEASURES}
-    # compare --by: the empty model is a group of its own, which shares no query with the judgments: refused
-    # as such a run is, naming the group (it used to be left out, or refused as 'the run has 1 group')
+    # compare --by: the empty model is a run of its own, with three queries in common with the judgments (it used
+    # to be refused for having none, or left out); AP against v1 over them, as scipy's paired t-test gives it
     import pyarrow.parquet as pq
     pq.write_table(run.filter(pa.compute.is_in(run["model_version"], pa.array(["v0", "v1"]))),
                    tmp_path / "run.parquet")
-    for queries in ("both", "judged"):
-        with pytest.raises(rm.InputError, match="group model_version = v0: .*no query in common"):
-            rm.compare(llabels, str(tmp_path / "run.parquet"), ["AP"], columns=columns, by=["model_version"],
-                       queries=queries)
+    with pytest.warns(UserWarning, match="v1 and the baseline v0 have values for 3 common queries of 12"):
+        rows = rm.compare(llabels, str(tmp_path / "run.parquet"), ["AP"], columns=columns, by=["model_version"],
+                          correction="none")
+    assert [(r["run"], r["queries"]) for r in rows] == [("v0", 3), ("v1", 3)]
+    v1 = [EXPECTED[("v1", "app")]["AP"][str(u)] for u in USERS[:3]]
+    assert rows[0]["mean"] == 0.0 and rows[1]["mean"] == pytest.approx(EXPECTED[("v1", "app")]["AP"][None], abs=1e-9)
+    assert rows[1]["p_value"] == pytest.approx(scipy_stats.ttest_rel(v1, [0.0] * 3).pvalue, rel=1e-9)
 
 
 @pytest.mark.parametrize("nan_scores", ["error", "last"])  # the one statement, and the careful path

@@ -42,7 +42,38 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) IS NULL
+      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT), ' ') <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) IS NULL
+      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT), ' ') <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -100,6 +131,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS TEXT) AS item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    CAST(NULL AS DOUBLE) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -264,21 +308,23 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
-{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-{% endif %}    FROM run_items AS x
+      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+    FROM run_items AS x
     WHERE
       NOT x.rank_in IS NULL
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-{% if rank_positions %}    UNION ALL
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
     SELECT
-{% if by %}      'rankmetrics: query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
-{% else %}      'rankmetrics: query ' || x.query_id || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
-{% endif %}    FROM run_items AS x
+      'rankmetrics: query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
+    FROM run_items AS x
     WHERE
       NOT x.rank_in IS NULL
     GROUP BY
@@ -288,6 +334,34 @@ WITH params AS (
       OR MAX(x.rank_in) <> COUNT(x.rank_in)
       OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
       OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
+    SELECT
+      'rankmetrics: query ' || x.query_id || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
 {% endif %}  ) AS d
 )
 SELECT
@@ -1364,10 +1438,34 @@ FROM (
           ri.query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, STRPOS(b.query_id, ':'))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -1409,7 +1507,38 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -1469,6 +1598,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS TEXT) AS item_id,
+    CAST(NULL AS DOUBLE PRECISION) AS score,
+    CAST(NULL AS DOUBLE PRECISION) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -1633,21 +1775,23 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
-{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-{% endif %}    FROM run_items AS x
+      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+    FROM run_items AS x
     WHERE
       NOT x.rank_in IS NULL
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-{% if rank_positions %}    UNION ALL
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
     SELECT
-{% if by %}      'rankmetrics: query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
-{% else %}      'rankmetrics: query ' || x.query_id || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
-{% endif %}    FROM run_items AS x
+      'rankmetrics: query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
+    FROM run_items AS x
     WHERE
       NOT x.rank_in IS NULL
     GROUP BY
@@ -1657,6 +1801,34 @@ WITH params AS (
       OR MAX(x.rank_in) <> COUNT(x.rank_in)
       OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
       OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
+    SELECT
+      'rankmetrics: query ' || x.query_id || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
 {% endif %}  ) AS d
 )
 SELECT
@@ -2648,10 +2820,34 @@ FROM (
           ri.query_id COLLATE "C"
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id FROM 1 FOR POSITION(':' IN b.query_id))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -2693,7 +2889,42 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT (
+        CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) IS NULL
+      )
+      AND TRIM(BOTH ' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String))) <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT (
+        CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) IS NULL
+      )
+      AND TRIM(BOTH ' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String))) <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id AS query_id,
     'R' AS kind,
@@ -2751,6 +2982,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id AS query_id,
+    'Q' AS kind,
+    CAST(NULL AS Nullable(String)) AS item_id,
+    CAST(NULL AS Nullable(Float64)) AS score,
+    CAST(NULL AS Nullable(Float64)) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -3018,18 +3262,19 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: item ',
         x.item_id,
         ' of query ',
-{% if by %}        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
+        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -3039,16 +3284,17 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-{% if rank_positions %}    UNION ALL
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: query ',
-{% if by %}        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
+        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -3062,6 +3308,48 @@ WITH params AS (
       OR MAX(x.rank_in) <> COUNT(x.rank_in)
       OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
       OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT (
+        x.rank_in IS NULL
+      )
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+        x.query_id,
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT (
+        x.rank_in IS NULL
+      )
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
 {% endif %}  ) AS d
 )
 SELECT
@@ -4216,10 +4504,34 @@ FROM (
           ri.query_id AS query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, POSITION(b.query_id, ':'))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -4264,7 +4576,38 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS STRING)) <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS STRING)) <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -4322,6 +4665,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS STRING) AS item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    CAST(NULL AS DOUBLE) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -4575,18 +4931,19 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: item ',
         x.item_id,
         ' of query ',
-{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -4594,16 +4951,17 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-{% if rank_positions %}    UNION ALL
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: query ',
-{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -4615,6 +4973,44 @@ WITH params AS (
       OR MAX(x.rank_in) <> COUNT(x.rank_in)
       OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
       OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+        x.query_id,
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
 {% endif %}  ) AS d
 )
 SELECT
@@ -5693,10 +6089,34 @@ FROM (
           ri.query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, LOCATE(':', b.query_id))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -5742,7 +6162,38 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
+      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS STRING), ' ') <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
+      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS STRING), ' ') <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -5801,6 +6252,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS STRING) AS item_id,
+    CAST(NULL AS FLOAT64) AS score,
+    CAST(NULL AS FLOAT64) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -6054,18 +6518,19 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: item ',
         x.item_id,
         ' of query ',
-{% if by %}        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
+        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -6073,16 +6538,17 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-{% if rank_positions %}    UNION ALL
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: query ',
-{% if by %}        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
+        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -6094,6 +6560,44 @@ WITH params AS (
       OR MAX(x.rank_in) <> COUNT(x.rank_in)
       OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
       OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+        x.query_id,
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
 {% endif %}  ) AS d
 )
 SELECT
@@ -7170,10 +7674,34 @@ FROM (
           ri.query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, INSTR(b.query_id, ':'))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -7215,7 +7743,38 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(ARRAY_SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR), ' ') <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(ARRAY_SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR), ' ') <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -7273,6 +7832,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS VARCHAR) AS item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    CAST(NULL AS DOUBLE) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -7526,18 +8098,19 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: item ',
         x.item_id,
         ' of query ',
-{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -7545,16 +8118,17 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-{% if rank_positions %}    UNION ALL
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: query ',
-{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -7566,6 +8140,44 @@ WITH params AS (
       OR MAX(x.rank_in) <> COUNT(x.rank_in)
       OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
       OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+        x.query_id,
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
 {% endif %}  ) AS d
 )
 SELECT
@@ -8644,10 +9256,34 @@ FROM (
           ri.query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, CHARINDEX(':', b.query_id))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -8692,7 +9328,41 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CONCAT(
+      CAST(g.group_key AS VARCHAR),
+      CAST(CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS VARCHAR)
+    ) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(CARDINALITY(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(CARDINALITY(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -8750,6 +9420,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS VARCHAR) AS item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    CAST(NULL AS DOUBLE) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -9003,18 +9686,19 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: item ',
         x.item_id,
         ' of query ',
-{% if by %}        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
+        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
         ' (group ',
         SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -9022,16 +9706,17 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-{% if rank_positions %}    UNION ALL
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: query ',
-{% if by %}        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
+        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
         ' (group ',
         SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -9043,6 +9728,44 @@ WITH params AS (
       OR MAX(x.rank_in) <> COUNT(x.rank_in)
       OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
       OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+        x.query_id,
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
 {% endif %}  ) AS d
 )
 SELECT
@@ -10233,10 +10956,34 @@ FROM (
           ri.query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTR(b.query_id, 1, STRPOS(b.query_id, ':'))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -10278,7 +11025,38 @@ WITH params AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-), item_stream AS (
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -10336,6 +11114,19 @@ WITH params AS (
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
     ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
   FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS VARCHAR(MAX)) AS item_id,
+    CAST(NULL AS DOUBLE PRECISION) AS score,
+    CAST(NULL AS DOUBLE PRECISION) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
@@ -10500,21 +11291,23 @@ WITH params AS (
     CROSS JOIN params AS prm
     WHERE
       prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
     UNION ALL
     SELECT
-{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-{% endif %}    FROM run_items AS x
+      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+    FROM run_items AS x
     WHERE
       NOT x.rank_in IS NULL
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-{% if rank_positions %}    UNION ALL
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
     SELECT
-{% if by %}      'rankmetrics: query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n' AS fault
-{% else %}      'rankmetrics: query ' || x.query_id || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n' AS fault
-{% endif %}    FROM run_items AS x
+      'rankmetrics: query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n' AS fault
+    FROM run_items AS x
     WHERE
       NOT x.rank_in IS NULL
     GROUP BY
@@ -10524,6 +11317,34 @@ WITH params AS (
       OR MAX(x.rank_in) <> COUNT(x.rank_in)
       OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
       OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
+    SELECT
+      'rankmetrics: query ' || x.query_id || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n' AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
 {% endif %}  ) AS d
 )
 SELECT
@@ -11569,10 +12390,34 @@ FROM (
           ri.query_id
         FROM run_items AS ri
 {% endif %}      )
-{% if by %}  ) AS b
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id FROM 1 FOR POSITION(':' IN b.query_id))
 {% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
 {% endif %}) AS results
 WHERE
   (
@@ -11947,16 +12792,16 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-{% if rank_positions %}    UNION ALL
+{% if by %}{% if rank_positions %}
+    UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: query ',
-{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
+        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -11968,6 +12813,26 @@ WITH params AS (
       OR MAX(x.rank_in) <> COUNT(x.rank_in)
       OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
       OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
+{% else %}{% if rank_positions %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+        x.query_id,
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
 {% endif %}  ) AS d
 )
 SELECT
@@ -13501,16 +14366,16 @@ WITH params AS (
       AND (
         x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
       )
-{% if rank_positions %}    UNION ALL
+{% if by %}{% if rank_positions %}
+    UNION ALL
     SELECT
       CONCAT(
         'rankmetrics: query ',
-{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
         ' (group ',
         SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
         ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
       ) AS fault
     FROM run_items AS x
     WHERE
@@ -13522,6 +14387,26 @@ WITH params AS (
       OR MAX(x.rank_in) <> COUNT(x.rank_in)
       OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
       OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
+{% else %}{% if rank_positions %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+        x.query_id,
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
 {% endif %}  ) AS d
 )
 SELECT
