@@ -415,12 +415,15 @@ def test_postgres_functions_refuse_a_rank_beside_the_score_that_is_not_finite():
     e = engines.start("postgres")
     try:
         qrels = e.load("k_qrels", QRELS)
-        for name, rank in (("nan", float("nan")), ("inf", float("inf")), ("null", None)):
-            run = e.load(f"k_{name}", _ranked(rank))
-            e.con.execute(f"CREATE SCHEMA rk{name}")
-            e.con.execute(native.script("postgres", run=run, judgments=qrels, schema=f"rk{name}",
-                                        run_columns="score,rank"))
-            call = f"SELECT value FROM rk{name}.rm_rr(ties => 'input')"
+        cases = (("nan", float("nan")), ("inf", float("inf")), ("null", None))
+        runs = {name: e.load(f"k_{name}", _ranked(rank)) for name, rank in cases}
+        # the functions created once, over a view that each case points at its table
+        e.con.execute(f"CREATE VIEW k_run AS SELECT * FROM {runs['null']}")
+        e.con.execute("CREATE SCHEMA rk")
+        e.con.execute(native.script("postgres", run="k_run", judgments=qrels, schema="rk", run_columns="score,rank"))
+        for name, rank in cases:
+            e.con.execute(f"CREATE OR REPLACE VIEW k_run AS SELECT * FROM {runs[name]}")
+            call = "SELECT value FROM rk.rm_rr(ties => 'input')"
             if rank is None:
                 assert [float(r[0]) for r in e.rows(call)] == [1.0]
             else:
