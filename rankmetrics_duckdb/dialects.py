@@ -126,6 +126,11 @@ class Dialect:
     #                                   rm_fail marker): the engine's error function, else a cast of the text to
     #                                   a number, whose error quotes the text
     concat_function: bool = False     # write text concatenation as CONCAT(...) (T-SQL: + would add numbers)
+    regexp: str | None = "function"   # its regular-expression match: "function" (sqlglot writes RegexpLike: ~,
+    #                                   RLIKE, match(), REGEXP_CONTAINS, REGEXP_LIKE), "operator" (x REGEXP p:
+    #                                   MariaDB has no REGEXP_LIKE, MySQL has both), None: none (SQL Server before
+    #                                   2025), where the argument checks that match a pattern (a gain map's form,
+    #                                   native._macro_rules) are left out rather than fail every call
     lists: str | None = "unnest"      # list columns (run_lists, judgment_lists): "unnest" (sqlglot writes UNNEST
     #                                   WITH ORDINALITY, POSEXPLODE, WITH OFFSET, FLATTEN), "array_join"
     #                                   (ClickHouse's ARRAY JOIN), None: the engine has no list type
@@ -216,14 +221,14 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             lacks={"IntraListDiversity": "sqlglot writes Redshift's unnesting of a list without the element's "
                                          "position, which pairs the items' vectors dimension by dimension"},
             note="Redshift has no locale collations: comparisons are byte-wise"),
-    Dialect("tsql", "tsql", dbt_adapter="sqlserver", bytewise="Latin1_General_BIN2", collate_ids=True, float32="REAL",
+    Dialect("tsql", "tsql", dbt_adapter="sqlserver", regexp=None, bytewise="Latin1_General_BIN2", collate_ids=True, float32="REAL",
             nulls_in_windows=False,
             text_type="NVARCHAR(4000)", lists=None, concat_function=True,
             note="binary collation; null order as a CASE sort key"),
     # MySQL 8 / MariaDB 10.2+: ids compared in a binary collation (the default ones are case-insensitive); no
     # NULLS FIRST/LAST at all; no SELECT can fail with a message, so the SQL calls the helper function rm_fail,
     # which `rankmetrics macros --dialect mysql` creates (SIGNAL); a missing helper fails the statement too.
-    Dialect("mysql", "mysql", dbt_adapter="mysql", bytewise="utf8mb4_bin", collate_ids=True, nulls_in_windows=False,
+    Dialect("mysql", "mysql", dbt_adapter="mysql", regexp="operator", bytewise="utf8mb4_bin", collate_ids=True, nulls_in_windows=False,
             lists=None,
             concat_function=True, fail="rm_fail({msg})", helper=_MYSQL_FAIL,
             lacks=dict.fromkeys(("G", "nDCGRel", "RnDCG"),
@@ -526,6 +531,20 @@ def _constant_rows(tree: exp.Expression) -> exp.Expression:
     return tree.transform(swap, copy=False)
 
 
+def _regexp(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """A pattern match (only the argument checks write one: native._macro_rules) as the engine writes it
+    (Dialect.regexp): x REGEXP p, or TRUE where the engine has none (the check left out rather than failing every
+    call)."""
+    def match(node):
+        if not isinstance(node, exp.RegexpLike):
+            return node
+        if d.regexp is None:
+            return exp.true()
+        return exp.Paren(this=exp.Var(this=f"{node.this.sql(dialect=d.sqlglot)} REGEXP "
+                                           f"{node.expression.sql(dialect=d.sqlglot)}"))
+    return tree.transform(match, copy=False)
+
+
 def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Expression:
     """The query, rewritten for the dialect (a copy, or the query itself rewritten when copy is False: a tree
     the caller built for this call alone; sqlglot still has to write it)."""
@@ -546,6 +565,8 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
         tree = _constant_rows(tree)
     if d.concat_function:
         tree = _concat_calls(tree)
+    if d.regexp != "function":
+        tree = _regexp(tree, d)
     tree = _bytewise(tree, d)
     tree = _safe_divisions(tree)
     if not d.nulls_in_windows:

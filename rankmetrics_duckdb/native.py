@@ -357,11 +357,12 @@ def _macro_rules(macro_name: str, names: set) -> list[tuple]:
                 else n)
             # a range the helper checks (min_rel below max_rel), not what _argument_checks' own rules check
             # (k, p, log_base, choices) nor a bare NOT NULL (each would add a branch to every object)
+            # or a form it matches (rm_valid_gains' pattern of a gain map)
             calls += [c for c in inlined.find_all(exp.Anonymous) if c.name.lower() == "rm_valid"
                       and len(c.expressions) == 5 and isinstance(c.expressions[2], exp.Literal)
                       and c.expressions[2].this not in ("k", "p", "log_base", "ref_k") and not _choices(
                           c.expressions[2].this) and c.expressions[0].find(exp.LT, exp.LTE, exp.GT, exp.GTE,
-                                                                           exp.Between) is not None]
+                                                                           exp.Between, exp.RegexpFullMatch) is not None]
     rules = []
     for call in calls:
         if len(call.expressions) != 5:
@@ -371,7 +372,7 @@ def _macro_rules(macro_name: str, names: set) -> list[tuple]:
             continue
         allowed = (exp.Column, exp.Identifier, exp.Literal, exp.Boolean, exp.Null, exp.Paren, exp.And, exp.Or,
                    exp.Not, exp.Is, exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.Between, exp.In,
-                   exp.Floor, exp.TryCast, exp.DataType, exp.Anonymous)
+                   exp.Floor, exp.TryCast, exp.DataType, exp.Anonymous, exp.RegexpFullMatch)
         nodes = list(condition.walk())
         if any(not isinstance(n, allowed) for n in nodes) or any(
                 isinstance(n, exp.Anonymous) and n.name.lower() != "rm_valid_number" for n in nodes) or any(
@@ -384,6 +385,10 @@ def _macro_rules(macro_name: str, names: set) -> list[tuple]:
                 return exp.Not(this=exp.Is(this=node.expressions[0].copy(), expression=exp.Null()))
             if isinstance(node, exp.TryCast):
                 return node.this.copy()
+            if isinstance(node, exp.RegexpFullMatch) and isinstance(node.expression, exp.Literal):
+                # the whole text matches: anchored, as every engine's match reads (dialects.Dialect.regexp)
+                return exp.RegexpLike(this=node.this.copy(),
+                                      expression=exp.Literal.string(f"^({node.expression.this})$"))
             return node
         condition = condition.transform(portable).transform(
             lambda n: exp.column(n.name, table="prm") if isinstance(n, exp.Column) else n)

@@ -504,11 +504,16 @@ ARGUMENT_FAULTS = [
     # gave 0 for every query
     ("nerr8", {"k": 3}, "max_rel must be a number above min_rel"),
     ("nerr8", {"k": 3, "min_rel": 3, "max_rel": 1}, "max_rel must be a number above min_rel"),
+    # and a form the helper matches (rm_valid_gains' pattern, an anchored match on each engine): a map that is not
+    # 'level=gain,...' found no level and gave the default gains, with no word
+    ("ndcg", {"gains": "1:3,2:9"}, "gains must be level=gain pairs such as .*, not .?1:3,2:9"),
+    ("dcg", {"gains": "1=3 2=9"}, "gains must be level=gain pairs"),
+    ("ndcg", {"k": 5, "ideal": "cutoff", "gains": "1=3"}, r"gains must be level=gain pairs .*\(with ideal judgments\)"),
 ]
 # Spark (a few seconds a failing call) runs one case of each kind of check (native's own rules, a macro's own
-# rm_valid, a shared helper's range): the checks are the same SQL on every engine, written by one function
+# rm_valid, a shared helper's range, a helper's pattern): the checks are the same SQL on every engine, written by one function
 # (native._argument_checks); the other engines run every case
-SPARK_ARGUMENT_FAULTS = {0, 1, 3, 5, 8, 14}
+SPARK_ARGUMENT_FAULTS = {0, 1, 3, 5, 8, 14, 15}
 
 
 @pytest.mark.parametrize("installed,macro,args,message", [
@@ -520,6 +525,23 @@ def test_arguments_outside_their_range_fail(installed, macro, args, message):
     the object, the parameter and the value (the DuckDB macros with error(), the others through rm_checks)."""
     with pytest.raises(Exception, match=message):
         installed.call(macro, args)
+
+
+def test_a_gain_map_is_taken(installed):
+    """A gain map of the right form passes the pattern check on each engine and gives the DuckDB macro's nDCG with
+    that map (test_every_metric_equals_the_duckdb_macro: the same objects, the default arguments)."""
+    import duckdb
+    con = duckdb.connect()
+    con.execute(sqlsource.script())
+    con.register("run_in", RUN_TABLE)
+    con.register("judgments_in", JUDGMENTS_TABLE)
+    args = {"k": 10, "gains": "0=0.5,1=3,2=9.25"}
+    want = _rows_to_dict(con.execute(native.call("ndcg", "duckdb", args, run="run_in", judgments="judgments_in"))
+                         .fetchall())
+    plain = _rows_to_dict(con.execute(native.call("ndcg", "duckdb", {"k": 10}, run="run_in",
+                                                  judgments="judgments_in")).fetchall())
+    assert want != plain  # the map changes the numbers
+    _compare(installed.call("ndcg", args), want, f"{installed.dialect} ndcg gains")
 
 
 def test_recommender_objects_need_their_tables():

@@ -283,6 +283,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_MATCHES(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND prm.ideal = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN 'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'' (with ideal judgments), not ' || COALESCE(CAST(prm.gains AS TEXT), 'NULL')
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
           WHEN NOT COALESCE((
             prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
           ), FALSE)
@@ -1750,6 +1769,22 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                prm.gains ~ '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                AND prm.ideal = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN 'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'' (with ideal judgments), not ' || COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
           WHEN NOT COALESCE((
             prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
           ), FALSE)
@@ -3208,6 +3243,28 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS Nullable(String)), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                match(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND prm.ideal = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS Nullable(String)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4885,6 +4942,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                prm.gains RLIKE '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                AND prm.ideal = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
           WHEN NOT COALESCE((
             prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
           ), FALSE)
@@ -6129,7 +6205,1607 @@ WHERE
 {% endmacro %}
 
 {% macro databricks__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions) %}
-  {{ return(rankmetrics.spark__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions)) }}
+WITH params AS (
+  SELECT
+    CAST({{ rankmetrics.literal(k) }} AS INT) AS k,
+    CAST({{ rankmetrics.literal(gain) }} AS STRING) AS gain,
+    CAST({{ rankmetrics.literal(rel) }} AS DOUBLE) AS rel,
+    CAST({{ rankmetrics.literal(log_base) }} AS DOUBLE) AS log_base,
+    CAST({{ rankmetrics.literal(ideal) }} AS STRING) AS ideal,
+    CAST({{ rankmetrics.literal(gains) }} AS STRING) AS gains,
+    CAST({{ rankmetrics.literal(ties) }} AS STRING) AS ties,
+    CAST({{ rankmetrics.literal(judged_only) }} AS BOOLEAN) AS judged_only,
+    CAST({{ rankmetrics.literal(queries) }} AS STRING) AS queries,
+    CAST({{ rankmetrics.literal(empty) }} AS STRING) AS empty,
+    CAST({{ rankmetrics.literal(grades) }} AS STRING) AS grades
+{% if by %}), rm_groups AS (
+  SELECT
+    {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %},
+    {% endif %}{% endfor %},
+    ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} ASC NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS group_no,
+    CAST(ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} ASC NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS STRING) || ':' AS group_key
+  FROM (
+    SELECT DISTINCT
+      {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
+      {% endif %}{% endfor %}
+    FROM {{ run }} AS r
+  ) AS d
+{% else %}{% endif %}), run_items AS (
+  {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
+), judgment_items AS (
+  {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
+{% if by %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
+  FROM {{ run }} AS r
+  JOIN rm_groups AS g
+    ON {% for g in by %}(
+      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
+  WHERE
+    COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS STRING)) <> ''
+    )
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+), empty_lists AS (
+  SELECT
+    CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
+  FROM {{ run }} AS r
+  WHERE
+    COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+    AND (
+      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
+      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS STRING)) <> ''
+    )
+{% else %}
+{% endif %}
+{% endif %}), item_stream AS (
+  SELECT
+    ranked.query_id,
+    'R' AS kind,
+    ranked.item_id,
+    ranked.score,
+    j.grade,
+    ranked.pos,
+    ROW_NUMBER() OVER (
+      PARTITION BY ranked.query_id
+      ORDER BY COALESCE(j.grade, 0) DESC NULLS LAST, ranked.pos ASC NULLS LAST
+    ) AS ipos
+  FROM (
+    SELECT
+      r.query_id,
+      r.item_id,
+      r.score,
+      ROW_NUMBER() OVER (
+        PARTITION BY r.query_id
+        ORDER BY CASE WHEN prm.ties = 'input' THEN r.rank_in END ASC NULLS LAST, r.score DESC NULLS LAST, CASE WHEN prm.ties = 'item_asc' THEN r.item_id END ASC NULLS LAST, r.item_id DESC NULLS LAST
+      ) AS pos
+    FROM (
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      CROSS JOIN params AS prm
+      WHERE
+        NOT prm.judged_only
+      UNION ALL
+      SELECT
+        ri.query_id,
+        ri.item_id,
+        ri.score,
+        ri.rank_in
+      FROM run_items AS ri
+      JOIN judgment_items AS jo
+        ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
+      CROSS JOIN params AS prm
+      WHERE
+        prm.judged_only AND jo.grade >= 0
+    ) AS r
+    CROSS JOIN params AS prm
+  ) AS ranked
+  LEFT JOIN judgment_items AS j
+    ON j.query_id = ranked.query_id AND j.item_id = ranked.item_id
+  UNION ALL
+  SELECT
+    j.query_id,
+    'J' AS kind,
+    j.item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    j.grade,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS pos,
+    ROW_NUMBER() OVER (PARTITION BY j.query_id ORDER BY j.grade DESC NULLS LAST) AS ipos
+  FROM judgment_items AS j
+{% if run_lists %}
+  UNION ALL
+  SELECT
+    e.query_id,
+    'Q' AS kind,
+    CAST(NULL AS STRING) AS item_id,
+    CAST(NULL AS DOUBLE) AS score,
+    CAST(NULL AS DOUBLE) AS grade,
+    NULL AS pos,
+    NULL AS ipos
+  FROM empty_lists AS e
+{% else %}
+{% endif %}
+), rm_checks AS (
+  SELECT
+    MIN(d.fault) AS fault
+  FROM (
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' appears ',
+        CAST(COUNT(*) AS STRING),
+        ' times for query ',
+{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' in the run'
+      ) AS fault
+    FROM run_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' is judged ',
+        CAST(COUNT(*) AS STRING),
+        ' times (grades ',
+        CAST(MIN(x.grade) AS STRING),
+        ' to ',
+        CAST(MAX(x.grade) AS STRING),
+        ')'
+      ) AS fault
+    FROM judgment_items AS x
+    GROUP BY
+      x.query_id,
+      x.item_id
+    HAVING
+      COUNT(*) > 1
+    UNION ALL
+    SELECT
+      CASE
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
+        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
+        WHEN (
+          x.score - x.score IS NULL OR x.score - x.score <> 0
+        )
+        THEN CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
+        )
+      END AS fault
+    FROM run_items AS x
+    WHERE
+      (
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
+      )
+      OR (
+        x.score - x.score IS NULL OR x.score - x.score <> 0
+      )
+    UNION ALL
+    SELECT
+      CASE
+        WHEN x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
+        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
+        WHEN (
+          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+        )
+        THEN CONCAT(
+          'rankmetrics: item ',
+          x.item_id,
+          ' of query ',
+{% if by %}          SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+          ' (group ',
+          SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+          ' of the by columns, in sort order)',
+{% else %}          x.query_id,
+{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
+        )
+      END AS fault
+    FROM judgment_items AS x
+    WHERE
+      (
+        x.query_id IS NULL
+        OR x.item_id IS NULL
+{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}        OR TRIM(' ' FROM x.query_id) = ''
+{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
+      )
+      OR (
+        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
+      )
+    UNION ALL
+    SELECT
+      a.fault
+    FROM (
+      SELECT
+        CASE
+          WHEN prm.k < 1
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: k must be a whole number >= 1, or NULL for no cutoff, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
+            COALESCE(CAST(prm.gain AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.log_base <= 1
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: log_base must be a number > 1, not ',
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
+            COALESCE(CAST(prm.ideal AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
+            COALESCE(CAST(prm.ties AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
+            COALESCE(CAST(prm.queries AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.empty IN ('zero', 'nan')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
+            COALESCE(CAST(prm.empty AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
+            COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_LIKE(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND prm.ideal = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+    ) AS a
+    WHERE
+      NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a grade too high for exponential gain in rm_ndcg (2^grade - 1 overflows past grade 1023)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+{% else %}        x.query_id,
+{% endif %}        ' has a negative grade, which rm_ndcg with raw gain does not take (nor does scikit-learn ndcg_score)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'raw' AND x.grade < 0
+{% if by %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
+        ' (group ',
+        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
+        ' of the by columns, in sort order)',
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
+{% else %}{% if run_lists %}
+{% else %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
+        ' has a score (or rank) that is NULL, NaN or infinite in the run'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+      AND (
+        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
+      )
+{% endif %}
+{% if rank_positions %}
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: query ',
+        x.query_id,
+        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
+      ) AS fault
+    FROM run_items AS x
+    WHERE
+      NOT x.rank_in IS NULL
+    GROUP BY
+      x.query_id
+    HAVING
+      MIN(x.rank_in) <> 1
+      OR MAX(x.rank_in) <> COUNT(x.rank_in)
+      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
+      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
+{% endif %}
+{% endif %}  ) AS d
+)
+SELECT
+  *
+FROM (
+  SELECT
+{% if by %}    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
+    {% endif %}{% endfor %},
+    SUBSTRING(b.query_id, LOCATE(':', b.query_id) + 1) AS query_id,
+    b.value
+  FROM (
+    SELECT
+      f.query_id,
+      CASE
+        WHEN prm.empty = 'nan'
+        AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+        THEN NULL
+        ELSE COALESCE(
+          (
+            CAST(SUM(
+              CASE
+                WHEN f.kind = 'R' AND prm.ties = 'average'
+                THEN CASE
+{% else %}    f.query_id,
+    CASE
+      WHEN prm.empty = 'nan'
+      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
+      THEN NULL
+      ELSE COALESCE(
+        (
+          CAST(SUM(
+            CASE
+              WHEN f.kind = 'R' AND prm.ties = 'average'
+              THEN CASE
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND LOCATE((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  )),
+                  LOCATE(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
+              END * f.tie_discount
+              WHEN f.kind = 'R' AND (
+                prm.k IS NULL OR f.pos <= prm.k
+              )
+              THEN CASE
+                WHEN prm.gains <> ''
+                AND f.grade >= 0
+                AND f.grade = FLOOR(f.grade)
+                AND LOCATE((
+                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  )),
+                  LOCATE(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN prm.gain = 'raw'
+                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN prm.gain = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                  WHEN prm.gain = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(f.grade AS DOUBLE)
+                END
+              END * (
+                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+              )
+              ELSE 0
+            END
+          ) AS DOUBLE) / NULLIF(
+            CASE
+              WHEN prm.ideal = 'cutoff'
+              THEN (
+                LN(CAST(prm.log_base AS DOUBLE)) * (
+                  -0.24323834289098076 + (
+                    0.5772156649015329 + LN(LN(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE))) + SQRT(CAST((
+                      (
+                        prm.k + 1
+                      ) + 12
+                    ) AS DOUBLE)) * (
+                      1.0 * LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)), 28)
+                    )
+                  ) + 1 / NULLIF(2 * LN(CAST((
+                    prm.k + 1
+                  ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
+                    12 * CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2),
+                    0
+                  ) + (
+                    POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 3
+                  ) / NULLIF(
+                    360 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4),
+                    0
+                  ) - (
+                    12 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)) + 60
+                  ) / NULLIF(
+                    15120 * POWER(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 6),
+                    0
+                  ) - (
+                    1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 0)
+                  )
+                )
+              )
+              ELSE SUM(
+                CASE
+{% endif %}                  WHEN prm.gains <> ''
+{% if by %}                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+{% else %}                  AND f.kind = 'J'
+                  AND (
+                    prm.k IS NULL OR f.gain_pos <= prm.k
+                  )
+                  AND CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND LOCATE((
+{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+{% if by %}                    ), ',' || prm.gains) + LENGTH((
+{% else %}                    ), ',' || prm.gains) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      )),
+                      LOCATE(
+                        ',',
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          LOCATE((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                          ), ',' || prm.gains) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                          ))
+                        )
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END > 0
+                  THEN CASE
+                    WHEN prm.gains <> ''
+                    AND f.grade >= 0
+                    AND f.grade = FLOOR(f.grade)
+                    AND LOCATE((
+{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+{% if by %}                    )),
+                    LOCATE(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        LOCATE((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+{% else %}                    ), ',' || prm.gains) > 0
+                    THEN CAST(SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      )),
+                      LOCATE(
+                        ',',
+                        SUBSTRING(
+                          ',' || prm.gains || ',',
+                          LOCATE((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                          ), ',' || prm.gains) + LENGTH((
+                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                          ))
+                        )
+                      ) - 1
+                    ) AS DOUBLE)
+                    ELSE CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END
+                  END * (
+                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                  )
+                  WHEN prm.gains <> ''
+                  THEN 0
+                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  )
+                  THEN CASE
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+{% if by %}                  END
+                END * f.tie_discount
+                WHEN f.kind = 'R' AND (
+                  prm.k IS NULL OR f.pos <= prm.k
+                )
+                THEN CASE
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
+                  AND f.grade = FLOOR(f.grade)
+                  AND LOCATE((
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    )),
+                    LOCATE(
+                      ',',
+                      SUBSTRING(
+                        ',' || prm.gains || ',',
+                        LOCATE((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ))
+                      )
+                    ) - 1
+                  ) AS DOUBLE)
+                  ELSE CASE
+{% else %}                  END * (
+                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                  )
+                  WHEN prm.ideal = 'candidates'
+                  AND f.kind = 'R'
+                  AND (
+                    prm.k IS NULL OR f.ipos <= prm.k
+                  )
+                  THEN CASE
+{% endif %}                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+{% if by %}                  END
+                END * (
+                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+{% else %}                  END * (
+                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
+                  )
+                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                    prm.k IS NULL OR f.pos <= prm.k
+                  )
+                  THEN CASE
+                    WHEN prm.gain = 'raw'
+                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                    THEN CAST(0 AS DOUBLE)
+                    WHEN prm.gain = 'exponential'
+                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                    WHEN prm.gain = 'binary'
+                    THEN CAST(1 AS DOUBLE)
+                    ELSE CAST(f.grade AS DOUBLE)
+                  END * (
+                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
+                  )
+                  ELSE 0
+                END
+              )
+            END,
+            0
+          )
+        ),
+        CAST(0 AS DOUBLE)
+      )
+    END AS value
+  FROM (
+    SELECT
+      s.*,
+      (
+        AVG(
+          CASE
+            WHEN (
+              prm.k IS NULL OR s.pos <= prm.k
+            )
+            THEN (
+              LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+            )
+            ELSE 0
+          END
+        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+      ) AS tie_discount,
+      (
+        SUM(CASE WHEN (
+          prm.k IS NULL OR s.pos <= prm.k
+        ) THEN 1 ELSE 0 END) OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos NULLS LAST
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+        )
+      ) AS ideal_pos_within,
+      (
+        ROW_NUMBER() OVER (
+          PARTITION BY s.query_id, s.kind
+          ORDER BY CASE
+            WHEN prm.gains <> ''
+            AND s.grade >= 0
+            AND s.grade = FLOOR(s.grade)
+            AND LOCATE((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+            ), ',' || prm.gains) > 0
+            THEN CAST(SUBSTRING(
+              ',' || prm.gains || ',',
+              LOCATE((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+              ), ',' || prm.gains) + LENGTH((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+              )),
+              LOCATE(
+                ',',
+                SUBSTRING(
+                  ',' || prm.gains || ',',
+                  LOCATE((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  ))
+{% endif %}                )
+{% if by %}                ELSE 0
+              END
+            ) AS DOUBLE) / NULLIF(
+              CASE
+                WHEN prm.ideal = 'cutoff'
+                THEN (
+                  LN(CAST(prm.log_base AS DOUBLE)) * (
+                    -0.24323834289098076 + (
+                      0.5772156649015329 + LN(LN(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE))) + SQRT(CAST((
+                        (
+                          prm.k + 1
+                        ) + 12
+                      ) AS DOUBLE)) * (
+                        1.0 * LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
+                          (
+                            prm.k + 1
+                          ) + 12
+                        ) AS DOUBLE)), 28)
+                      )
+                    ) + 1 / NULLIF(2 * LN(CAST((
+                      prm.k + 1
+                    ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
+                      12 * CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2),
+                      0
+                    ) + (
+                      POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)) + 3
+                    ) / NULLIF(
+                      360 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 4),
+                      0
+                    ) - (
+                      12 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)) + 60
+                    ) / NULLIF(
+                      15120 * POWER(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 6),
+                      0
+                    ) - (
+                      1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
+                        prm.k + 1
+                      ) + 12 AS DOUBLE)), 0)
+                    )
+                  )
+                )
+                ELSE SUM(
+                  CASE
+                    WHEN prm.gains <> ''
+                    AND f.kind = 'J'
+                    AND (
+                      prm.k IS NULL OR f.gain_pos <= prm.k
+                    )
+                    AND CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) > 0
+                      THEN CAST(SUBSTRING(
+                        ',' || prm.gains || ',',
+                        LOCATE((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        )),
+                        LOCATE(
+                          ',',
+                          SUBSTRING(
+                            ',' || prm.gains || ',',
+                            LOCATE((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                            ), ',' || prm.gains) + LENGTH((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                            ))
+                          )
+                        ) - 1
+                      ) AS DOUBLE)
+                      ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE)
+                        ELSE CAST(f.grade AS DOUBLE)
+                      END
+                    END > 0
+                    THEN CASE
+                      WHEN prm.gains <> ''
+                      AND f.grade >= 0
+                      AND f.grade = FLOOR(f.grade)
+                      AND LOCATE((
+                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) > 0
+                      THEN CAST(SUBSTRING(
+                        ',' || prm.gains || ',',
+                        LOCATE((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        ), ',' || prm.gains) + LENGTH((
+                          ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                        )),
+                        LOCATE(
+                          ',',
+                          SUBSTRING(
+                            ',' || prm.gains || ',',
+                            LOCATE((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                            ), ',' || prm.gains) + LENGTH((
+                              ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                            ))
+                          )
+                        ) - 1
+                      ) AS DOUBLE)
+                      ELSE CASE
+                        WHEN prm.gain = 'raw'
+                        THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                        WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                        THEN CAST(0 AS DOUBLE)
+                        WHEN prm.gain = 'exponential'
+                        THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                        WHEN prm.gain = 'binary'
+                        THEN CAST(1 AS DOUBLE)
+                        ELSE CAST(f.grade AS DOUBLE)
+                      END
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.gains <> ''
+                    THEN 0
+                    WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'candidates'
+                    AND f.kind = 'R'
+                    AND (
+                      prm.k IS NULL OR f.ipos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
+                    )
+                    WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
+                      prm.k IS NULL OR f.pos <= prm.k
+                    )
+                    THEN CASE
+                      WHEN prm.gain = 'raw'
+                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
+                      THEN CAST(0 AS DOUBLE)
+                      WHEN prm.gain = 'exponential'
+                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
+                      WHEN prm.gain = 'binary'
+                      THEN CAST(1 AS DOUBLE)
+                      ELSE CAST(f.grade AS DOUBLE)
+                    END * (
+                      LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                )
+              END,
+              0
+            )
+          ),
+          CAST(0 AS DOUBLE)
+{% else %}              ) - 1
+            ) AS DOUBLE)
+            ELSE CASE
+              WHEN prm.gain = 'raw'
+              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+              THEN CAST(0 AS DOUBLE)
+              WHEN prm.gain = 'exponential'
+              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+              WHEN prm.gain = 'binary'
+              THEN CAST(1 AS DOUBLE)
+              ELSE CAST(s.grade AS DOUBLE)
+            END
+          END DESC NULLS LAST
+{% endif %}        )
+{% if by %}      END AS value
+    FROM (
+      SELECT
+        s.*,
+        (
+          AVG(
+            CASE
+              WHEN (
+                prm.k IS NULL OR s.pos <= prm.k
+              )
+              THEN (
+                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+              )
+              ELSE 0
+            END
+          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+        ) AS tie_discount,
+        (
+          SUM(CASE WHEN (
+            prm.k IS NULL OR s.pos <= prm.k
+          ) THEN 1 ELSE 0 END) OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos NULLS LAST
+            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+          )
+        ) AS ideal_pos_within,
+        (
+          ROW_NUMBER() OVER (
+            PARTITION BY s.query_id, s.kind
+            ORDER BY CASE
+              WHEN prm.gains <> ''
+              AND s.grade >= 0
+              AND s.grade = FLOOR(s.grade)
+              AND LOCATE((
+                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+              ), ',' || prm.gains) > 0
+              THEN CAST(SUBSTRING(
+                ',' || prm.gains || ',',
+                LOCATE((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                )),
+                LOCATE(
+                  ',',
+                  SUBSTRING(
+                    ',' || prm.gains || ',',
+                    LOCATE((
+                      ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                    ))
+                  )
+                ) - 1
+              ) AS DOUBLE)
+              ELSE CASE
+                WHEN prm.gain = 'raw'
+                THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
+                THEN CAST(0 AS DOUBLE)
+                WHEN prm.gain = 'exponential'
+                THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+                WHEN prm.gain = 'binary'
+                THEN CAST(1 AS DOUBLE)
+                ELSE CAST(s.grade AS DOUBLE)
+              END
+            END DESC NULLS LAST
+          )
+        ) AS gain_pos
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS f
+{% else %}      ) AS gain_pos
+    FROM item_stream AS s
+{% endif %}    CROSS JOIN params AS prm
+{% if by %}    GROUP BY
+      f.query_id,
+      prm.empty,
+      prm.gain,
+      prm.gains,
+      prm.ideal,
+      prm.judged_only,
+      prm.k,
+      prm.log_base,
+      prm.queries,
+      prm.rel,
+      prm.ties
+    HAVING
+      (
+        NOT (
+          prm.queries = 'both' AND prm.judged_only
+        )
+        AND CASE
+          WHEN prm.queries = 'both'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'judged'
+          THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+          WHEN prm.queries = 'run'
+          THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+          ELSE TRUE
+        END
+{% else %}  ) AS f
+  CROSS JOIN params AS prm
+  GROUP BY
+    f.query_id,
+    prm.empty,
+    prm.gain,
+    prm.gains,
+    prm.ideal,
+    prm.judged_only,
+    prm.k,
+    prm.log_base,
+    prm.queries,
+    prm.rel,
+    prm.ties
+  HAVING
+    (
+      NOT (
+        prm.queries = 'both' AND prm.judged_only
+{% endif %}      )
+{% if by %}      OR (
+        prm.queries = 'both'
+        AND prm.judged_only
+{% else %}      AND CASE
+        WHEN prm.queries = 'both'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+{% if by %}        AND f.query_id IN (
+          SELECT
+            ri.query_id
+          FROM run_items AS ri
+        )
+{% else %}        WHEN prm.queries = 'judged'
+        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        WHEN prm.queries = 'run'
+        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
+        ELSE TRUE
+      END
+    )
+    OR (
+      prm.queries = 'both'
+      AND prm.judged_only
+      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      AND f.query_id IN (
+        SELECT
+          ri.query_id
+        FROM run_items AS ri
+{% endif %}      )
+{% if by %}{% if run_lists %}
+      OR (
+        (
+          prm.queries = 'both' OR prm.queries = 'run'
+        )
+        AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+        AND (
+          prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        )
+      )
+{% else %}
+{% endif %}
+  ) AS b
+  JOIN rm_groups AS g
+    ON g.group_key = SUBSTRING(b.query_id, 1, LOCATE(':', b.query_id))
+{% else %}    )
+{% if run_lists %}
+    OR (
+      (
+        prm.queries = 'both' OR prm.queries = 'run'
+      )
+      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
+      AND (
+        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+      )
+    )
+{% else %}
+{% endif %}
+{% endif %}) AS results
+WHERE
+  (
+    SELECT
+      RAISE_ERROR(c.fault)
+    FROM rm_checks AS c
+    WHERE
+      NOT c.fault IS NULL
+  ) IS NULL
 {% endmacro %}
 
 {% macro bigquery__ndcg(run, judgments, k, gain, rel, log_base, ideal, gains, ties, judged_only, queries, empty, grades, query_column, item_column, score_column, rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists, rank_positions) %}
@@ -6466,6 +8142,28 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_CONTAINS(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND prm.ideal = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8046,6 +9744,28 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_LIKE(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND prm.ideal = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9634,6 +11354,28 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_LIKE(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND prm.ideal = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11266,6 +13008,22 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                prm.gains ~ '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                AND prm.ideal = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN 'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ' || COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
           WHEN NOT COALESCE((
             prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
           ), FALSE)
@@ -12721,6 +14479,20 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS NVARCHAR(4000)), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.gains = '' OR (
+              (1 = 1) AND prm.ideal = 'judgments'
+            )
+          ), (1 = 0))
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -14295,6 +16067,27 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS CHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                (
+                  prm.gains REGEXP '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND prm.ideal = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS CHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm

@@ -6642,6 +6642,28 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_CONTAINS(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND 'judgments' = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -7124,6 +7146,28 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_CONTAINS(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND prm.ideal = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8017,6 +8061,28 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_CONTAINS(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND 'judgments' = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ideal_dcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
