@@ -131,12 +131,21 @@ def _nul_fault(path: str) -> str | None:
 
 
 def read_fault(path: str) -> str | None:
-    """On the error path of a text read: the first bytes that are not UTF-8 text anywhere in the file."""
+    """On the error path of a text read: the first bytes that are not UTF-8 text anywhere in the file, or a carriage
+    return that does not end a line (DuckDB's CSV reader stops at one between lines that end in \n: "The CSV Parser
+    state machine reached an invalid state", naming no line)."""
     try:
         with (gzip.open if is_gzip(path) else open)(path, "rb") as fh:
-            return text_fault(path, fh.read())
+            data = fh.read()
     except (OSError, EOFError):
         return None
+    fault = text_fault(path, data)
+    lone = re.search(rb"\r(?!\n)", data) if fault is None else None
+    if lone is not None:
+        line = data.count(b"\n", 0, lone.start()) + 1
+        return (f"{path}, line {line}: a carriage return (\\r) that does not end the line, where the other lines "
+                f"end in \\n (trec_eval reads lines to \\n and would not split there); end every line with \\n")
+    return fault
 
 
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)  # C's decimal strtod: no 1_000

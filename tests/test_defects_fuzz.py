@@ -285,3 +285,22 @@ def test_sql_prefs_cut_is_written_in_digits(value):
     """`rankmetrics sql -R prefs -M 1_0` cut at 10 (argparse's int), where trec_eval's atol reads 1."""
     p = cli("sql", "-R", "prefs", "--run", "r", "--judgments", "p", "-M", value, check=False)
     assert p.returncode == 2 and f"written in digits, not '{value}'" in p.stderr and p.stdout == ""
+
+
+def test_a_carriage_return_inside_a_line_names_the_line(tmp_path):
+    """A lone carriage return between lines that end in \\n (a run pasted together from two systems) stopped
+    DuckDB's CSV reader with "The CSV Parser state machine reached an invalid state", naming no line; trec_eval reads
+    lines to \\n, so the line holds two lines' fields. The message names the file and the line; a file of CRLF line
+    ends reads as before (AP 1: d1, the one relevant item, first)."""
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q1 0 d1 1\n")
+    for name, text, line in (("mixed.run", "q1 Q0 d1 1 1.0 r\rq1 Q0 d2 2 0.5 r\nq1 Q0 d3 3 0.2 r\n", 1),
+                             ("later.run", "q1 Q0 d1 1 1.0 r\nq1 Q0 d2 2 0.5 r\rq1 Q0 d3 3 0.2 r\n", 2)):
+        run = tmp_path / name
+        run.write_bytes(text.encode())
+        p = cli("eval", str(qrels), str(run), "-m", "map", check=False)
+        assert p.returncode == 1 and f"{name}, line {line}: a carriage return (\\r) that does not end the line" \
+            in p.stderr and "Traceback" not in p.stderr, p.stderr
+    crlf = tmp_path / "crlf.run"
+    crlf.write_bytes(b"q1 Q0 d1 1 1.0 r\r\nq1 Q0 d2 2 0.5 r\r\n")
+    assert cli("eval", str(qrels), str(crlf), "-m", "map").stdout.split() == ["map", "all", "1.0000"]
