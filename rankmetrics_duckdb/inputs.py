@@ -407,6 +407,9 @@ class Reader:
                 source = f"read_parquet({reader_path(path)})"
             else:
                 refuse_binary(path)
+                if os.path.getsize(path) == 0:  # DuckDB's reader makes one column of nothing (column0)
+                    raise InputError(f"{path}: the file is empty; a file of the {name} needs a header line naming "
+                                     f"its columns, then its rows")
                 source = (f"read_csv({reader_path(path)}, header=true, all_varchar=true, "
                           f"compression='{compression(path)}')")
         elif isinstance(obj, str):

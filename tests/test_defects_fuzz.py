@@ -1,12 +1,14 @@
 """Defects found by session 28's fuzz of bad and odd inputs (every command and the Python surface): each was a
 wrong number with no word, a foreign exception, or a caller's transaction lost. Every value asserted is
 computed by hand in the test."""
+import os
+
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import cli
+from conftest import TREC, cli
 
 import rankmetrics_duckdb as rm
 from rankmetrics_duckdb.errors import InputError, UsageError
@@ -304,3 +306,14 @@ def test_a_carriage_return_inside_a_line_names_the_line(tmp_path):
     crlf = tmp_path / "crlf.run"
     crlf.write_bytes(b"q1 Q0 d1 1 1.0 r\r\nq1 Q0 d2 2 0.5 r\r\n")
     assert cli("eval", str(qrels), str(crlf), "-m", "map").stdout.split() == ["map", "all", "1.0000"]
+
+
+def test_an_empty_side_file_is_named_as_empty(tmp_path):
+    """A zero-byte --interactions or --items file was reported as missing its columns ("found: column0", DuckDB's
+    name for the one column it makes of nothing); it is named as empty."""
+    empty = tmp_path / "empty.tsv"
+    empty.write_bytes(b"")
+    for option, metric in (("--interactions", "MeanInvUserFreq@10"), ("--items", "CatalogCoverage@10")):
+        p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-m", metric, option,
+                str(empty), check=False)
+        assert p.returncode == 1 and "empty.tsv: the file is empty" in p.stderr and "column0" not in p.stderr, p.stderr
