@@ -464,7 +464,7 @@ def _add_comparison_arguments(p, with_format=True) -> None:
                         "tukey (Tukey's HSD over every run, as ranx)")
     p.add_argument("--pairs", choices=("baseline", "all"), default="baseline",
                    help="test each run against the first (default), or every pair of runs (ranx's compare)")
-    p.add_argument("--correction", choices=stats.CORRECTIONS, default="holm",
+    p.add_argument("--correction", choices=stats.CORRECTIONS,
                    help="multiple-comparison correction over the pairs tested (not with tukey), per metric "
                         "(default: holm)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks (default 0.05)")
@@ -472,8 +472,8 @@ def _add_comparison_arguments(p, with_format=True) -> None:
     _add_sides(p, reference=False)  # Intersection: against the baseline
     p.add_argument("--baseline", metavar="VALUE", help="with --by: the group compared with the others (its value; "
                                                        "v1/app for two group columns), else the first in sort order")
-    p.add_argument("--seed", type=int, default=42, help="seed of the randomization and bootstrap tests (42)")
-    p.add_argument("--trials", type=int, default=10_000, help="randomization/bootstrap trials, at most 1,000,000 (10000)")
+    p.add_argument("--seed", type=int, help="seed of the randomization and bootstrap tests (42)")
+    p.add_argument("--trials", type=int, help="randomization/bootstrap trials, at most 1,000,000 (10000)")
     add_nan_scores(p)
     if with_format:
         p.add_argument("--format", choices=render.COMPARISON_FORMATS, default="table",

@@ -318,11 +318,31 @@ def paired(base: dict, other: dict) -> list[str]:
 MAX_TRIALS = 1_000_000
 
 
-def run_comparison(judgments, runs, metrics=None, *, test="t", correction="holm", alpha=0.05, seed=42,
-                   trials=10_000, con=None, convention="trec_eval", nan_scores="error", pairs="baseline",
-                   **overrides) -> Comparison:
+DEFAULT_CORRECTION, DEFAULT_SEED, DEFAULT_TRIALS = "holm", 42, 10_000
+RESAMPLING = ("randomization", "bootstrap")  # the tests that take trials and a seed
+
+
+def _settings(test, correction, seed, trials):
+    """The test's settings, a setting the test does not read refused (it was ignored: --trials 100 with the t-test
+    changed nothing, without a word); None is the default."""
     if test not in stats.TESTS:
         raise UsageError(f"unknown test '{test}'; choose one of: {', '.join(stats.TESTS)}")
+    if test not in RESAMPLING:
+        given = [name for name, value in (("trials", trials), ("seed", seed)) if value is not None]
+        if given:
+            raise UsageError(f"{' and '.join(given)} appl{'ies' if given == ['seed'] else 'y'} to the randomization and bootstrap tests only, not to "
+                             f"test='{test}', the {TEST_NAMES[test]}")
+    if test == "tukey" and correction not in (None, "none"):
+        raise UsageError(f"correction '{correction}' does not apply to test='tukey': Tukey's HSD adjusts its "
+                         f"p-values for every pair itself (give correction 'none' or leave it out)")
+    return (("none" if test == "tukey" else DEFAULT_CORRECTION) if correction is None else correction,
+            DEFAULT_SEED if seed is None else seed, DEFAULT_TRIALS if trials is None else trials)
+
+
+def run_comparison(judgments, runs, metrics=None, *, test="t", correction=None, alpha=0.05, seed=None,
+                   trials=None, con=None, convention="trec_eval", nan_scores="error", pairs="baseline",
+                   **overrides) -> Comparison:
+    correction, seed, trials = _settings(test, correction, seed, trials)
     if correction not in stats.CORRECTIONS:
         raise UsageError(f"unknown correction '{correction}'; choose one of: {', '.join(stats.CORRECTIONS)}")
     if pairs not in PAIRS:
@@ -415,7 +435,7 @@ def _row(measure, run, versus, mean, delta, p, padj, lo, hi, sig, n, wtl) -> dic
             "significant": sig, "queries": n, "wins": wins, "ties": ties, "losses": losses}
 
 
-def compare(judgments, runs, metrics=None, *, test="t", correction="holm", alpha=0.05, seed=42, trials=10_000,
+def compare(judgments, runs, metrics=None, *, test="t", correction=None, alpha=0.05, seed=None, trials=None,
             con=None, convention="trec_eval", output="rows", pairs="baseline", **overrides):
     """Compare runs with the first one (the baseline), or every pair of runs (pairs='all', as ranx's compare),
     metric by metric.

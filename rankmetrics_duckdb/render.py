@@ -488,8 +488,8 @@ def render_html(c: compare_mod.Comparison, judgments_label: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def report(judgments, runs, metrics=None, path=None, *, test="t", correction="holm", alpha=0.05, seed=42,
-           trials=10_000, con=None, convention="trec_eval", **overrides) -> str:
+def report(judgments, runs, metrics=None, path=None, *, test="t", correction=None, alpha=0.05, seed=None,
+           trials=None, con=None, convention="trec_eval", **overrides) -> str:
     """The HTML report as a string; written to path (atomically) when given."""
     c = compare_mod.run_comparison(judgments, runs, metrics, test=test, correction=correction, alpha=alpha,
                                    seed=seed, trials=trials, con=con, convention=convention, **overrides)

@@ -60,6 +60,28 @@ def test_trials_capped_fast(tmp_path):
             rm.compare(Q, [R, R2], ["map"], test="bootstrap", trials=bad)
 
 
+def test_settings_the_test_does_not_read_refused(tmp_path):
+    # --trials and --seed with the t-test (and Tukey's), --correction holm with Tukey's: ignored without a word
+    R2 = os.path.join(TREC, "results.trunc")
+    cases = [(["--trials", "100"], "trials"), (["--test", "t", "--seed", "7"], "seed"),
+             (["--test", "tukey", "--trials", "100", "--seed", "7"], "trials and seed"),
+             (["--test", "tukey", "--correction", "holm"], "correction 'holm'")]
+    for cmd in ("compare", "report"):
+        extra = ["-o", str(tmp_path / "r.html")] if cmd == "report" else []
+        for args, words in cases:
+            _one_line_usage_error(quick_cli(cmd, Q, R, R2, "-m", "map", *args, *extra), words)
+    with pytest.raises(UsageError, match="seed applies to the randomization and bootstrap tests only"):
+        rm.compare(Q, [R, R2], ["map"], seed=1)
+    with pytest.raises(UsageError, match="correction 'bonferroni' does not apply to test='tukey'"):
+        rm.compare(Q, [R, R2], ["map"], test="tukey", correction="bonferroni")
+    # what the test reads is still taken: Tukey's with correction 'none' said out loud, randomization with a seed
+    assert rm.compare(Q, [R, R2], ["map"], test="tukey", correction="none") == rm.compare(Q, [R, R2], ["map"],
+                                                                                          test="tukey")
+    rows = rm.compare(Q, [R, R2], ["map"], test="randomization", trials=50, seed=3)
+    # out.test: map 0.1785 for results.test; out.test.aqc's run, results.trunc, without -c: 2 queries judged
+    assert rows[0]["mean"] == pytest.approx(0.1785, abs=5e-5) and rows[1]["queries"] == 2
+
+
 def test_complete_contradicting_queries_refused():
     # -c set queries='judged' and silently won over --queries run
     _one_line_usage_error(cli("eval", Q, R, "-m", "map", "-c", "--queries", "run", check=False), "-c", "--queries run")
