@@ -320,28 +320,15 @@ def _rank_positions(text: str, what: str) -> str:
     rank_positions, sqlgen.rank_positions_faults) kept only for a call whose preset reads rank values as
     positions (the argument rank_positions: rm_rank_positions, conventions.reads_rank_values): its lines between
     {% if rank_positions %} and {% endif %} (each on a line of its own, as _if_else's blocks: the run_lists
-    variants are then compared block by block), so that every other call's SQL is what it was."""
-    start, end = _cte(text, "rm_checks")
-    body = text[start:end]
-    if body.count(sqlgen.RANK_POSITIONS_FAULT) != 1:
-        raise ValueError(f"{what}: no check of the ranks in rm_checks")
-    union = body.rfind("UNION ALL", 0, body.index(sqlgen.RANK_POSITIONS_FAULT))
-    first = body.rfind("\n", 0, union) + 1
-    i, depth, quote = union, 0, None  # the parenthesis closing rm_checks' subquery of faults ends the branch
-    while union >= 0 and depth >= 0 and i < len(body):
-        c = body[i]
-        if quote:
-            quote = None if c == quote else quote
-        elif c in "'\"`":
-            quote = c
-        else:
-            depth += (c == "(") - (c == ")")
-        i += 1
-    last = body.rfind("\n", 0, i - 1) + 1
-    if union < 0 or depth >= 0 or body[first:union].strip() or body[last:i - 1].strip():
-        raise ValueError(f"{what}: the check of the ranks is not the last branch of rm_checks, on lines of its own")
-    return (text[:start] + body[:first] + "{% if rank_positions %}\n" + body[first:last] + "{% endif %}\n"
-            + body[last:] + text[end:])
+    variants are then compared block by block), so that every other call's SQL is what it was. The tree marks
+    the branch (native.RANK_POSITIONS_MARKS): the comment on the line before its UNION ALL becomes the if, the
+    one after the closing parenthesis of rm_checks' faults an endif on the line before that parenthesis."""
+    begin, end = (re.escape(f"/* {mark} */") for mark in native.RANK_POSITIONS_MARKS)
+    text, n = re.subn(r"^[ \t]*%s\n(?=[ \t]*UNION ALL\n)" % begin, "{% if rank_positions %}\n", text, flags=re.M)
+    text, m = re.subn(r"^([ \t]*\).*) %s$" % end, "{% endif %}\n\\1", text, flags=re.M)
+    if (n, m) != (1, 1):
+        raise ValueError(f"{what}: the check of the ranks is not marked once, its marks on lines of their own")
+    return text
 
 
 def _if_else(cond: str, yes: str, no: str, own_lines: bool = False) -> str:

@@ -127,10 +127,11 @@ class Dialect:
     #                                   a number, whose error quotes the text
     concat_function: bool = False     # write text concatenation as CONCAT(...) (T-SQL: + would add numbers)
     regexp: str | None = "function"   # its regular-expression match: "function" (sqlglot writes RegexpLike: ~,
-    #                                   RLIKE, match(), REGEXP_CONTAINS, REGEXP_LIKE), "operator" (x REGEXP p:
-    #                                   MariaDB has no REGEXP_LIKE, MySQL has both), None: none (SQL Server before
-    #                                   2025), where the argument checks that match a pattern (a gain map's form,
-    #                                   native._macro_rules) are left out rather than fail every call
+    #                                   RLIKE, match(), REGEXP_CONTAINS, REGEXP_LIKE), "operator" (RegexpLike
+    #                                   written x REGEXP p, _regexp_operator: MariaDB has no REGEXP_LIKE, MySQL
+    #                                   has both), None: none (SQL Server before 2025), where the argument checks
+    #                                   that match a pattern (a gain map's form, native._macro_rules) are left
+    #                                   out rather than fail every call (_regexp)
     lists: str | None = "unnest"      # list columns (run_lists, judgment_lists): "unnest" (sqlglot writes UNNEST
     #                                   WITH ORDINALITY, POSEXPLODE, WITH OFFSET, FLATTEN), "array_join"
     #                                   (ClickHouse's ARRAY JOIN), None: the engine has no list type
@@ -532,16 +533,14 @@ def _constant_rows(tree: exp.Expression) -> exp.Expression:
 
 
 def _regexp(tree: exp.Expression, d: Dialect) -> exp.Expression:
-    """A pattern match (only the argument checks write one: native._macro_rules) as the engine writes it
-    (Dialect.regexp): x REGEXP p, or TRUE where the engine has none (the check left out rather than failing every
-    call)."""
+    """A pattern match (only the argument checks write one: native._macro_rules) as the engine has it
+    (Dialect.regexp): TRUE where it has none (the check left out rather than failing every call); in parentheses
+    where it is the operator x REGEXP p (written so by _regexp_operator), so that it stands alone as a function
+    call does."""
     def match(node):
         if not isinstance(node, exp.RegexpLike):
             return node
-        if d.regexp is None:
-            return exp.true()
-        return exp.Paren(this=exp.Var(this=f"{node.this.sql(dialect=d.sqlglot)} REGEXP "
-                                           f"{node.expression.sql(dialect=d.sqlglot)}"))
+        return exp.true() if d.regexp is None else exp.Paren(this=node)
     return tree.transform(match, copy=False)
 
 
@@ -674,28 +673,46 @@ def _explicit_nulls(ordered_sql):
     return ordered
 
 
-def _generator(dialect, base, explicit_nulls: bool, pretty: bool):
-    """A generator of class base (the sqlglot dialect's) for that dialect, writing NULLS FIRST/LAST on every
-    ORDER BY term when explicit_nulls. Not a subclass: sqlglot's compiled build (`sqlglot[c]`, sqlglotc) refuses
-    to make interpreted subclasses of its generators ("interpreted classes cannot inherit from compiled"), so
-    the Ordered writer is replaced in this instance's dispatch table; sqlglot releases without that table get a
-    subclass."""
+def _regexp_operator(self, expression):
+    """A pattern match as the operator x REGEXP p (Dialect.regexp "operator": MariaDB has no REGEXP_LIKE, which
+    sqlglot's MySQL writes; _regexp puts it in parentheses)."""
+    return self.binary(expression, "REGEXP")
+
+
+def _writers(d: Dialect) -> dict:
+    """{expression class: a function of sqlglot's writer of that class giving ours}: how the dialect's writing
+    differs from its sqlglot dialect's."""
+    writers = {}
+    if d.nulls_in_windows:
+        writers[exp.Ordered] = _explicit_nulls
+    if d.regexp == "operator":
+        writers[exp.RegexpLike] = lambda _: _regexp_operator
+    return writers
+
+
+def _generator(dialect, base, writers: dict, pretty: bool):
+    """A generator of class base (the sqlglot dialect's) for that dialect, with the writers of _writers. Not a
+    subclass: sqlglot's compiled build (`sqlglot[c]`, sqlglotc) refuses to make interpreted subclasses of its
+    generators ("interpreted classes cannot inherit from compiled"), so the writers are replaced in this
+    instance's dispatch table; sqlglot releases without that table get a subclass (its TRANSFORMS come first)."""
     options = dict(dialect=dialect, pretty=pretty, unsupported_level=sqlglot.ErrorLevel.RAISE)
     generator = base(**options)
-    if not explicit_nulls:
+    if not writers:
         return generator
     dispatch = getattr(generator, "_dispatch", None)
-    if isinstance(dispatch, dict) and exp.Ordered in dispatch:
-        generator._dispatch = {**dispatch, exp.Ordered: _explicit_nulls(dispatch[exp.Ordered])}
+    if isinstance(dispatch, dict):
+        generator._dispatch = {**dispatch, **{cls: own(dispatch.get(cls)) for cls, own in writers.items()}}
         return generator
-    return type("ExplicitNulls", (base,), {"ordered_sql": _explicit_nulls(base.ordered_sql)})(**options)
+    transforms = {cls: own(base.TRANSFORMS.get(cls) or getattr(base, f"{cls.__name__.lower()}_sql", None))
+                  for cls, own in writers.items()}
+    return type("Rewritten", (base,), {"TRANSFORMS": {**base.TRANSFORMS, **transforms}})(**options)
 
 
 def generate(tree: exp.Expression, dialect: str, pretty: bool = True) -> str:
     """Write a tree already transformed for the dialect (the tree may be changed in the writing)."""
     d = get(dialect)
     target = sqlglot.Dialect.get_or_raise(d.sqlglot)
-    return _generator(target, target.generator_class, d.nulls_in_windows, pretty).generate(tree, copy=False)
+    return _generator(target, target.generator_class, _writers(d), pretty).generate(tree, copy=False)
 
 
 def refuse_lacking(d: Dialect, metric_names) -> None:

@@ -183,6 +183,10 @@ def _source_key(source: sqlgen.Source | None):
 # (about 0.45 MB each: a script's 51 objects over the same tables, for two sets of tables)
 _TEMPLATES: collections.OrderedDict = collections.OrderedDict()
 _TEMPLATES_KEPT = 128
+# rank_positions' check, marked in the tree for dbt._rank_positions: a comment on the UNION ALL that adds it to
+# rm_checks' faults (written on a line of its own before that UNION ALL) and one on the subquery of the faults
+# (written after its closing parenthesis), the check being their last branch
+RANK_POSITIONS_MARKS = ("rm_dbt_rank_positions_begin", "rm_dbt_rank_positions_end")
 
 
 def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source, by: tuple = (),
@@ -222,8 +226,8 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
     rank_positions: rm_checks also fails on a query of the run whose given ranks are not 1..n
     (sqlgen.rank_positions_faults, to_sql's check), as its last branch. The objects take no preset, so they never
     ask for it; the dbt package, whose macros take one, asks for it and keeps the branch only for a call under a
-    preset that reads rank values as positions (dbt._rank_positions; the macro rm_rank_positions decides, its
-    table read off conventions.reads_rank_values).
+    preset that reads rank values as positions (dbt._rank_positions, where RANK_POSITIONS_MARKS are; the macro
+    rm_rank_positions decides, its table read off conventions.reads_rank_values).
     """
     macro = sqlsource.macros()[macro_name]
     params = parameters(macro_name)
@@ -311,11 +315,14 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
                                                                      label=PREFIX + macro_name)]
     if run.has_score and run.has_rank and not run.lists:  # a NaN or infinite rank beside the score
         faults.append(sqlgen.rank_faults(by))
-    if rank_positions:  # last: dbt finds it there (dbt._rank_positions)
+    if rank_positions:  # last, and marked (RANK_POSITIONS_MARKS)
         faults.append(sqlgen.rank_positions_faults(by))
     if faults:
         inner = checks.args["from_"].this
         inner.set("this", sqlgen.union_all([inner.this, *faults]))
+        if rank_positions:
+            inner.this.add_comments([RANK_POSITIONS_MARKS[0]])
+            inner.add_comments([RANK_POSITIONS_MARKS[1]])
     ctes.append(("rm_checks", checks))
     for name, cte in ctes:
         out = out.with_(name, as_=cte, copy=False)  # our own tree: no copy per CTE

@@ -291,11 +291,6 @@ def grouped_fault(by: tuple = (), grades: tuple = (), rank_positions: bool = Fal
     return exp.Min(this=fault)
 
 
-# what the message of a query whose ranks are not 1..n says after naming it (_rank_positions_message; dbt.py
-# finds the check by it)
-RANK_POSITIONS_FAULT = "its ranks are not 1..n"
-
-
 def _rank_positions_message(query: list) -> exp.Concat:
     """The message of a query whose given ranks are not 1..n under a preset whose library reads rank values as
     positions (conventions.RANK_VALUES: RecTools), as inputs.check_rank_positions refuses it on the Python
@@ -303,7 +298,7 @@ def _rank_positions_message(query: list) -> exp.Concat:
     lit = exp.Literal.string
     return exp.Concat(expressions=[
         lit("rankmetrics: query "), *[q.copy() for q in query],
-        lit(f" of the run: {RANK_POSITIONS_FAULT} (tied, missing one, not from 1, or not whole): RecTools reads rank "
+        lit(" of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank "
             "values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query's "
             "items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query's ranks as 1..n")])
 

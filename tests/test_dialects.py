@@ -844,7 +844,8 @@ def test_renders_where_sqlglot_generators_cannot_be_subclassed():
         base = Refusing
     tree = sqlglot.parse_one("SELECT ROW_NUMBER() OVER (ORDER BY t.a DESC, t.b) AS n FROM t ORDER BY t.c DESC",
                              read="duckdb")
-    text = dialects._generator(target, base, True, False).generate(tree, copy=False)
+    text = dialects._generator(target, base, dialects._writers(dialects.get("postgres")), False).generate(
+        tree, copy=False)
     assert text == ("SELECT ROW_NUMBER() OVER (ORDER BY t.a DESC NULLS LAST, t.b ASC NULLS LAST) AS n FROM t "
                     "ORDER BY t.c DESC NULLS LAST")
     # and the whole route through the build installed here: to_sql for PostgreSQL
