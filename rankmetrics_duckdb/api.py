@@ -100,10 +100,12 @@ class Evaluation:
             self.sides = {name: self.reader.load_side(self._side_objects[role], name, role,
                                                       self.form.side_columns(role))
                           for name, role in self._side_inputs.items()}
-            if reference is not None:
-                self.reference = _load_reference(self.reader, reference, self.form)
             views = None
             from . import warehouse
+            if reference is not None:  # in the run's shape; lists under our own names found as the run's are
+                reference = table_like(reference, RUN)
+                self.reference = _load_reference(self.reader, reference,
+                                                 warehouse.with_lists(self.reader, self.form, judgments, [reference]))
             # lists of items under our own names are a warehouse shape too (warehouse.with_lists)
             self.form = warehouse.with_lists(self.reader, self.form, judgments, [run])
             if self.form:  # other column names, groups or lists: read as the standard shape (warehouse.py)

@@ -526,6 +526,23 @@ def test_hand_computed_intersection():
     assert itself["Intersection@3"]["q"] == 1.0
 
 
+def test_hand_computed_intersection_of_lists():
+    # the run and the reference as lists (a recommender's output: one row per user), either or both: the reference
+    # was refused ("neither a score nor a rank column"). Run a, b, c, d against the reference c, a, x, as in
+    # test_hand_computed_intersection: @2 1/2, (ref_k=1)@3 1/3, (ref_k=3)@4 1/2
+    names = ["Intersection@2", "Intersection(ref_k=1)@3", "Intersection(ref_k=3)@4"]
+    lists = pa.schema([("query_id", pa.string()), ("item_id", pa.list_(pa.string()))])
+    run_lists = pa.table({"query_id": ["q"], "item_id": [list("abcd")]}, schema=lists)
+    ref_lists = pa.table({"query_id": ["q"], "item_id": [list("cax")]}, schema=lists)
+    qrels = pa.table({"query_id": ["q"], "item_id": ["a"], "relevance": [1]})
+    for run, ref in ((run_lists, ref_lists), (run_table([("q", i, n, 10.0 - n) for n, i in enumerate("abcd", 1)]),
+                                              ref_lists),
+                     (run_lists, run_table([("q", i, n, 10.0 - n) for n, i in enumerate("cax", 1)]))):
+        got = evaluate(qrels, run, names, convention="rectools", reference=ref, per_query=True)
+        assert {n: v["q"] for n, v in got.items()} == pytest.approx(
+            {names[0]: 1 / 2, names[1]: 1 / 3, names[2]: 1 / 2}, abs=1e-12)
+
+
 def test_intersection_duckdb_macro_equals_rectools():
     # sql/intersection.sql called as a DuckDB macro (the run's rank column ranks it: ties := 'input', as RecTools
     # reads ranks), on item-kNN against the popularity model, per user and mean
