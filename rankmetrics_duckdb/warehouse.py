@@ -191,16 +191,16 @@ def views_all(reader: Reader, judgments, runs: list, form: Shape) -> tuple[View,
 
 def loaded(reader: Reader, v: View) -> Loaded:
     """A view of the standard shape loaded and checked by the careful path (a duplicate is one within a group)."""
-    try:
-        out = reader.load(v.name, v.kind, groups=v.groups, label=v.label)
-    except InputError:  # lists all empty: the view has no row, which the check calls an input without rows
-        if v.lists and not run_sql(reader.con, f"SELECT count(*) FROM (SELECT 1 FROM {quoted(v.name)} LIMIT 1) "
-                                               f"AS t").fetchone()[0]:
-            raise InputError(f"{v.label}: the {v.kind} {'have' if v.kind == JUDGMENTS else 'has'} no item: every "
-                             f"item list is empty") from None
+    try:  # a run of lists whose every list is empty is a run of queries that retrieved nothing (not empty: the
+        #   check reads its empty lists too, checks.check_sql)
+        out = reader.load(v.name, v.kind, groups=v.groups, label=v.label,
+                          empty_lists=v.empty_lists and quoted(v.empty_lists))
+    except InputError:  # judgments' lists all empty: the view has no row, which the check calls an input without rows
+        if v.lists and v.kind == JUDGMENTS and not run_sql(
+                reader.con, f"SELECT count(*) FROM (SELECT 1 FROM {quoted(v.name)} LIMIT 1) AS t").fetchone()[0]:
+            raise InputError(f"{v.label}: the judgments have no item: every item list is empty") from None
         raise
     out.group_rows = v.group_rows and quoted(v.group_rows)
-    out.empty_lists = v.empty_lists and quoted(v.empty_lists)
     return out
 
 
