@@ -63,13 +63,16 @@ def group_sql(groups: tuple, table: str = "t") -> str:
 
 
 def check_sql(kind: str, rows: str, has_score: bool, has_rank: bool, ids_checked: bool, nan_last: bool = False,
-              typed: bool = False, groups: tuple = ()) -> list[CheckSQL]:
+              typed: bool = False, groups: tuple = (), empty_lists: str | None = None) -> list[CheckSQL]:
     """The checks of an input, in the order the careful path (Reader.check) reports them: the one definition
     that Reader._checks runs and onepass counts in its statement. rows: the input (a table or a parenthesized
     SELECT), whose rows (alias t) the counts aggregate and the duplicate check reads again. typed: the numbers
     are DOUBLE already (no text to find in them); nan_last: non-finite scores are made NULL and ranked last, not
-    refused; groups: the group columns (quoted names) within which a (query, item) pair must be unique."""
-    out = [CheckSQL("empty", None, "CASE WHEN count(*) = 0 THEN 1 ELSE 0 END")]
+    refused; groups: the group columns (quoted names) within which a (query, item) pair must be unique.
+    empty_lists: a run of lists' rows whose list is empty (inputs.View.empty_lists), queries that retrieved
+    nothing: a run of lists with such rows is not empty even when its unnested rows are none (every list empty)."""
+    empty = "count(*) = 0" + (f" AND NOT EXISTS (SELECT 1 FROM {empty_lists})" if empty_lists else "")
+    out = [CheckSQL("empty", None, f"CASE WHEN {empty} THEN 1 ELSE 0 END")]
     for col in () if ids_checked else ("query_id", "item_id"):
         text = f"CAST(t.{col} AS VARCHAR)"
         # trim(x) = '' only for x empty or all spaces, which sort (byte-wise, as DuckDB compares text) before '!':

@@ -361,12 +361,14 @@ class Reader:
         """A new name for a temporary table of this reader, dropped on close."""
         return self._name(kind)
 
-    def load(self, obj, kind: str, groups: tuple = (), label: str | None = None) -> Loaded:
+    def load(self, obj, kind: str, groups: tuple = (), label: str | None = None,
+             empty_lists: str | None = None) -> Loaded:
         """obj read as the kind of input; groups: group columns a table keeps beside the standard ones (the
         warehouse step, warehouse.py, hands over tables of the standard shape with them, and the label that
-        messages name)."""
-        if groups or label:
-            return self._table(obj, kind, groups, label)
+        messages name); empty_lists: a run of lists' rows whose list is empty, beside the table of its unnested
+        rows (the warehouse step's View.empty_lists, quoted: Loaded.empty_lists)."""
+        if groups or label or empty_lists:
+            return self._table(obj, kind, groups, label, empty_lists)
         obj = table_like(obj, kind)
         if is_stream(obj) or (isinstance(obj, (str, os.PathLike)) and is_special_file(os.fspath(obj))):
             return self._spooled(obj, kind)
@@ -524,9 +526,11 @@ class Reader:
     def _columns(self, from_sql: str) -> list[str]:
         return [d[0] for d in run_sql(self.con, f"SELECT * FROM {from_sql} LIMIT 0").description]
 
-    def _table(self, name: str, kind: str, groups: tuple = (), label: str | None = None) -> Loaded:
+    def _table(self, name: str, kind: str, groups: tuple = (), label: str | None = None,
+               empty_lists: str | None = None) -> Loaded:
         table = table_name(name)
-        return self._standard(table.sql(dialect="duckdb"), kind, label or f"table {name}", table, groups)
+        return self._standard(table.sql(dialect="duckdb"), kind, label or f"table {name}", table, groups,
+                              empty_lists)
 
     def _frame(self, frame, kind: str, label: str) -> Loaded:
         name = self._name(kind)
@@ -546,7 +550,8 @@ class Reader:
             return self._standard(quoted(table), kind, label, exp.to_table(table))
         return self._standard(quoted(name), kind, label, exp.to_table(name))
 
-    def _standard(self, from_sql: str, kind: str, label: str, table: exp.Expression, groups: tuple = ()) -> Loaded:
+    def _standard(self, from_sql: str, kind: str, label: str, table: exp.Expression, groups: tuple = (),
+                  empty_lists: str | None = None) -> Loaded:
         types = {row[0]: str(row[1]) for row in run_sql(self.con, f"DESCRIBE SELECT * FROM {from_sql}").fetchall()}
         cols = map_columns(list(types), kind, label)
         wanted = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else
@@ -558,7 +563,8 @@ class Reader:
             select = exp.select(*[exp.alias_(exp.column(cols[c], quoted=True), c) for c in wanted],
                                 *[exp.column(g, quoted=True) for g in groups]).from_(table)
             relation = exp.Subquery(this=select)
-        loaded = Loaded(label, relation, "score" in cols or kind == JUDGMENTS, "rank" in cols, groups=tuple(groups))
+        loaded = Loaded(label, relation, "score" in cols or kind == JUDGMENTS, "rank" in cols, groups=tuple(groups),
+                        empty_lists=empty_lists)
         self.check(loaded, kind)
         return loaded
 
@@ -856,7 +862,8 @@ class Reader:
                   "duplicate": duplicate}
         return [Check(c.count, lambda n, c=c: report[c.name](n, c.column))
                 for c in check_sql(kind, src, loaded.has_score, loaded.has_rank, loaded.ids_checked, groups=gq,
-                                   nan_last=kind == RUN and self.nan_scores == "last")]
+                                   nan_last=kind == RUN and self.nan_scores == "last",
+                                   empty_lists=loaded.empty_lists if kind == RUN else None)]
 
 
 class _NotStrict(Exception):

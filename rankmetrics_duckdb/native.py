@@ -308,7 +308,7 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
     # a duplicate item or judgment, or an argument outside its range, fails the call with the engine's error
     # (sqlgen.input_checks, _argument_checks)
     out = sqlgen.guarded(out)
-    checks = sqlgen.input_checks(by, reference=kind == "rm_reference_stream")
+    checks = sqlgen.input_checks(by, reference=kind == "rm_reference_stream", listed=run.lists)
     faults = [f for f in (_argument_checks(macro_name, params),) if f is not None]
     if any(name == "gain" for name, _, _ in params):  # the grades the gain given cannot take
         faults += [_join_params(f) for f in sqlgen.gain_grade_faults(macro_name, _prm("gain"), by,

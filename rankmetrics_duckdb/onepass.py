@@ -152,7 +152,8 @@ def _checks(src: _Source, kind: str) -> list[str]:
     """The careful path's checks of this input (checks.check_sql, and _trec_strict's form) as counts over rows t."""
     rows = "rm_src_judgments" if kind == JUDGMENTS else "rm_src_run"  # _sources_sql's CTEs
     out = [c.count for c in checks.check_sql(kind, rows, src.has_score or kind == JUDGMENTS, src.has_rank, src.strict,
-                                             typed=True, groups=tuple(quoted(g) for g in src.groups))]
+                                             typed=True, groups=tuple(quoted(g) for g in src.groups),
+                                             empty_lists=src.empty_lists if kind == RUN else None)]
     if src.strict:
         out.append(f"sum(CASE WHEN {src.bad_row} THEN 1 ELSE 0 END)")
     return out

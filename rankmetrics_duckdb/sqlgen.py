@@ -171,19 +171,21 @@ def _judged_fault(item: exp.Expression, count: exp.Expression, query: list, low:
             _cast(high, "VARCHAR"), lit(")")]
 
 
-def _missing_id(row: str, where: str, by: tuple = ()) -> tuple[exp.Expression, exp.Expression]:
+def _missing_id(row: str, where: str, by: tuple = (), items: bool = True) -> tuple[exp.Expression, exp.Expression]:
     """(the condition, the message) of a row (its alias) of the run or the judgments (where) without a query id or
     an item id, NULL or empty (or all spaces), as the Python routes refuse them (checks.check_sql): a query (or an
     item) of its own otherwise, and a per-query row whose query_id is NULL reads as the mean row. With groups (by)
-    the query id is the one after its group's key (key_parts)."""
+    the query id is the one after its group's key (key_parts). items=False: the query id alone (a row of
+    EMPTY_LISTS, a run of lists' row whose list is empty, has no item)."""
     query = key_parts(_column(row, "query_id"))[2] if by else _column(row, "query_id")
     # blank: empty or ASCII spaces only, TRIM(' ' FROM x) on every engine (DuckDB's TRIM(x) strips Unicode spaces
     # too, PostgreSQL's spaces only: an id of a no-break space was refused on one and taken on the other)
     empty = lambda e: exp.EQ(this=exp.Trim(this=e, expression=exp.Literal.string(" ")),  # noqa: E731
                              expression=exp.Literal.string(""))
-    condition = exp.or_(exp.Is(this=_column(row, "query_id"), expression=exp.Null()),
-                        exp.Is(this=_column(row, "item_id"), expression=exp.Null()),
-                        empty(query), empty(_column(row, "item_id")))
+    condition = (exp.or_(exp.Is(this=_column(row, "query_id"), expression=exp.Null()),
+                         exp.Is(this=_column(row, "item_id"), expression=exp.Null()),
+                         empty(query), empty(_column(row, "item_id"))) if items else
+                 exp.or_(exp.Is(this=_column(row, "query_id"), expression=exp.Null()), empty(query)))
     return condition, exp.Literal.string(f"rankmetrics: a row of the {where} has no query id or no item id "
                                          f"(NULL or empty)")
 
@@ -262,24 +264,27 @@ def gain_grade_faults(macro_name: str, gain: exp.Expression, by: tuple = (), lab
     return faults
 
 
-def grouped_fault(by: tuple = (), grades: tuple = (), rank_positions: bool = False) -> exp.Expression:
+def grouped_fault(by: tuple = (), grades: tuple = (), rank_positions: bool = False,
+                  listed: bool = False) -> exp.Expression:
     """The input checks of the grouped stream (rm_grouped_stream), as an aggregate over its rows (as f): the
     first fault's message (input_checks' messages, and the least of them as there), NULL when the inputs are
     clean. Each of its items carries how many run rows and judgment rows it had; the checks read them on its 'R'
     row and its 'J' row. grades: measures.grade_rules, read on the 'J' rows. rank_positions: a given rank that is
-    not its row's position fails (rank_positions_fault)."""
+    not its row's position fails (rank_positions_fault). listed: a run of lists, whose 'Q' rows (EMPTY_LISTS) fail
+    without a query id as its 'R' rows do."""
     f = lambda name: _column("f", name)  # noqa: E731
     query = _fault_query(f("query_id"), by)
     kind = lambda k: exp.EQ(this=f("kind"), expression=exp.Literal.string(k))  # noqa: E731
     over = lambda name: exp.GT(this=f(name), expression=exp.Literal.number(1))  # noqa: E731
     def no_id(k: str, where: str) -> exp.If:
-        condition, message = _missing_id("f", where, by)
+        condition, message = _missing_id("f", where, by, items=k != "Q")
         return exp.If(this=exp.and_(kind(k), condition), true=message)
     def no_number(k: str, where: str) -> exp.If:  # the 'R' row's score, the 'J' row's grade
         condition, message = _number_fault("f", query, where)
         return exp.If(this=exp.and_(kind(k), condition), true=message)
     fault = exp.Case(ifs=[
-        no_id("R", "run"), no_id("J", "judgments"), no_number("R", "run"), no_number("J", "judgments"),
+        no_id("R", "run"), no_id("J", "judgments"), *([no_id("Q", "run")] if listed else []),
+        no_number("R", "run"), no_number("J", "judgments"),
         *[exp.If(this=exp.and_(kind("J"), condition), true=message)
           for condition, message in (_grade_fault("f", query, rule) for rule in grades)],
         exp.If(this=exp.and_(kind("R"), over("run_rows")),
@@ -343,13 +348,14 @@ def unless_fault(value: exp.Expression, fault: exp.Expression) -> exp.Expression
 
 
 def input_checks(by: tuple = (), reference: bool = False, grades: tuple = (),
-                 rank_positions: bool = False) -> exp.Select:
+                 rank_positions: bool = False, listed: bool = False) -> exp.Select:
     """rm_checks: one row holding the inputs' first fault as a message, NULL when they are clean: an item twice
     in a query of the run (a table holding two models, say), or an item judged twice in a query; with reference,
     an item twice in a query of the reference run (REFERENCE_ITEMS, Intersection's). The careful
     path checks its inputs before the query; SQL over tables this program does not read checks them itself
     (plan's checks), so that it fails rather than count a row twice. grades: measures.grade_rules, on the
-    judgments. rank_positions: a query whose given ranks are not 1..n (rank_positions_faults)."""
+    judgments. rank_positions: a query whose given ranks are not 1..n (rank_positions_faults). listed: a run of
+    lists, whose rows with an empty list (EMPTY_LISTS) fail without a query id, as its unnested rows do."""
     x = lambda name: _column("x", name)  # noqa: E731
     count = exp.Count(this=exp.Star())
     query = _fault_query(x("query_id"), by)
@@ -374,6 +380,11 @@ def input_checks(by: tuple = (), reference: bool = False, grades: tuple = (),
     faults = exp.union(exp.union(run, judged, distinct=False),
                        exp.union(faulty("run_items", "run"), faulty("judgment_items", "judgments"), distinct=False),
                        distinct=False)
+    if listed:  # a row whose list is empty and whose query id is missing: no item, refused all the same
+        no_query, message = _missing_id("x", "run", by, items=False)
+        faults = exp.union(faults, exp.select(exp.alias_(message, "fault")).from_(exp.Table(
+            this=exp.to_identifier(EMPTY_LISTS), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(no_query),
+            distinct=False)
     if reference:
         faults = exp.union(faults, exp.union(
             repeated(REFERENCE_ITEMS, *_run_fault(x("item_id"), count.copy(), query, "reference")),
@@ -496,7 +507,9 @@ def empty_lists(src: Source, by: tuple = ()) -> exp.Select:
     """The stream's query id of each row of a run of lists whose list is empty or NULL (a query that retrieved
     nothing), as rm_empty_lists gives it in DuckDB: read from the list column itself (src.lists), or from the
     relation of such rows beside a view of the unnested rows (src.empty_lists). A row without a query id (NULL or
-    blank) is left out, as the unnested rows leave it out: it names no query."""
+    blank) is kept, for the checks to refuse it (input_checks, grouped_fault: listed) as they refuse an unnested
+    row without one; where nothing checks (the careful path's loaded tables), the Python routes have refused it
+    already (warehouse.view gives it an unnested row, which the input checks count)."""
     if src.empty_lists is not None:
         rows = Source(src.empty_lists, columns=src.columns, groups=src.groups)
         empty = None
@@ -504,12 +517,9 @@ def empty_lists(src: Source, by: tuple = ()) -> exp.Select:
         rows = src
         empty = exp.LT(this=exp.Coalesce(this=exp.ArraySize(this=src.column("r", "item_id")),
                                          expressions=[exp.Literal.number(0)]), expression=exp.Literal.number(1))
-    query = _cast(rows.column("r", "query_id"), "VARCHAR")
-    named = exp.and_(exp.Not(this=exp.Is(this=query.copy(), expression=exp.Null())),
-                     exp.NEQ(this=exp.Trim(this=query.copy(), expression=exp.Literal.string(" ")),
-                             expression=exp.Literal.string("")))
-    select = exp.select(exp.alias_(_query_key(rows, "r", by), "query_id")).from_(_source(rows, "r")).where(
-        exp.and_(empty, named) if empty is not None else named)
+    select = exp.select(exp.alias_(_query_key(rows, "r", by), "query_id")).from_(_source(rows, "r"))
+    if empty is not None:
+        select = select.where(empty)
     return _group_join(select, rows, "r", by) if by else select
 
 
@@ -1401,7 +1411,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         in_order(wide, _column("f", "pos"), _column("f", "kind"))  # DuckDB adds a query's terms in rank order
         fault = None
         if grouped and checks:  # the checks: each query's first fault, and a query with one is kept
-            fault = grouped_fault(by, grade_rules(measures, conv), rank_positions)
+            fault = grouped_fault(by, grade_rules(measures, conv), rank_positions, lists)
             wide = wide.select(exp.alias_(fault.copy(), "rm_fault"))
         if having is not None and not (isinstance(having, exp.Boolean) and having.this):
             if fault is not None:
@@ -1512,7 +1522,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         query = exp.union(query, part, distinct=False)
     if checks and not grouped:
         ctes.append(("rm_checks", input_checks(by, reference is not None, grade_rules(measures, conv),
-                                               rank_positions)))
+                                               rank_positions, lists)))
         query = guarded(query)
     if not isinstance(query, exp.Select):
         query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("results"))))

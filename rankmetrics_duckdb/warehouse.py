@@ -191,16 +191,16 @@ def views_all(reader: Reader, judgments, runs: list, form: Shape) -> tuple[View,
 
 def loaded(reader: Reader, v: View) -> Loaded:
     """A view of the standard shape loaded and checked by the careful path (a duplicate is one within a group)."""
-    try:
-        out = reader.load(v.name, v.kind, groups=v.groups, label=v.label)
-    except InputError:  # lists all empty: the view has no row, which the check calls an input without rows
-        if v.lists and not run_sql(reader.con, f"SELECT count(*) FROM (SELECT 1 FROM {quoted(v.name)} LIMIT 1) "
-                                               f"AS t").fetchone()[0]:
-            raise InputError(f"{v.label}: the {v.kind} {'have' if v.kind == JUDGMENTS else 'has'} no item: every "
-                             f"item list is empty") from None
+    try:  # a run of lists whose every list is empty is a run of queries that retrieved nothing (not empty: the
+        #   check reads its empty lists too, checks.check_sql)
+        out = reader.load(v.name, v.kind, groups=v.groups, label=v.label,
+                          empty_lists=v.empty_lists and quoted(v.empty_lists))
+    except InputError:  # judgments' lists all empty: the view has no row, which the check calls an input without rows
+        if v.lists and v.kind == JUDGMENTS and not run_sql(
+                reader.con, f"SELECT count(*) FROM (SELECT 1 FROM {quoted(v.name)} LIMIT 1) AS t").fetchone()[0]:
+            raise InputError(f"{v.label}: the judgments have no item: every item list is empty") from None
         raise
     out.group_rows = v.group_rows and quoted(v.group_rows)
-    out.empty_lists = v.empty_lists and quoted(v.empty_lists)
     return out
 
 
@@ -254,11 +254,17 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
         fault = checks.id_column_fault(column, type_text)  # a list of them: its element type
         if fault:
             raise InputError(f"{label}: {fault}")
-    select = [f"CAST(t.{quoted(query)} AS VARCHAR) AS query_id"]
+    query_id = f"CAST(t.{quoted(query)} AS VARCHAR)"
+    select = [f"{query_id} AS query_id"]
+    empty_list = f"coalesce(len(t.{quoted(item)}), 0) = 0"  # (with lists) the row's list is empty or NULL
     if kind == RUN:
-        if lists:  # ranked by position
-            select += [f"CAST(UNNEST(t.{quoted(item)}) AS VARCHAR) AS item_id",
-                       f"GENERATE_SUBSCRIPTS(t.{quoted(item)}, 1) AS rank"]
+        if lists:  # ranked by position. A row whose list is empty and whose query id is missing (NULL or blank)
+            #        gives one row, its item NULL: unnested, it would give none and vanish unchecked, where the
+            #        input checks refuse a row without a query id ("missing id", the same count as its neighbours'
+            #        rows); with an id such a row is a query that retrieved nothing (the view `empty` below)
+            items = (f"CASE WHEN {empty_list} AND ({query_id} IS NULL OR trim({query_id}, ' ') = '') "
+                     f"THEN [NULL] ELSE t.{quoted(item)} END")
+            select += [f"CAST(UNNEST({items}) AS VARCHAR) AS item_id", f"GENERATE_SUBSCRIPTS({items}, 1) AS rank"]
         else:
             score = _find(names, "score", form, label, kind, False)
             rank = _find(names, "rank", form, label, kind, False)
@@ -293,12 +299,11 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
             run_sql(reader.con, f"CREATE TEMP VIEW {quoted(group_rows)} AS SELECT {', '.join(group_columns)} "
                                 f"FROM {source} AS t")
         if empty:  # the rows whose list is empty (or NULL), which the unnested rows lack: each a query of the run
-            #        that retrieved nothing (sqlgen.empty_lists); a row without a query id names none
-            query_id = f"CAST(t.{quoted(query)} AS VARCHAR)"
+            #        that retrieved nothing (sqlgen.empty_lists); a row without a query id names none (the
+            #        unnested rows hold it, for the checks to refuse)
             columns = ", ".join([f"{query_id} AS query_id"] + group_columns)
             run_sql(reader.con, f"CREATE TEMP VIEW {quoted(empty)} AS SELECT {columns} FROM {source} AS t "
-                                f"WHERE coalesce(len(t.{quoted(item)}), 0) = 0 AND {query_id} IS NOT NULL "
-                                f"AND trim({query_id}, ' ') <> ''")
+                                f"WHERE {empty_list} AND {query_id} IS NOT NULL AND trim({query_id}, ' ') <> ''")
     except duckdb.Error as e:
         raise InputError(f"{label}: cannot read the {kind}: {first_line(e)}") from None
     return View(name, kind, label, tuple(names_out), rescan=cheap and not lists,  # lists: unnested on each scan

@@ -65,7 +65,8 @@ FROM (
 
 -- The queries of a run of lists whose list is empty (or NULL): each asked of the model, which returned nothing. The
 -- key as rm_run_items makes it; no row without run_lists. Unnested, such a query has no row, so the stream gives it
--- a 'Q' row of its own (rm_stream), and rm_reported counts it as a query of the run.
+-- a 'Q' row of its own (rm_stream), and rm_reported counts it as a query of the run. A row without a query id
+-- (NULL or blank) is one too, which rm_run_fault refuses (as an unnested row without one).
 CREATE OR REPLACE MACRO rm_empty_lists(run, query_column, item_column, "by", run_lists) AS TABLE
 SELECT struct_pack(*COLUMNS(list_concat("by", ['query_id']))) AS query_id
 FROM (
@@ -361,7 +362,8 @@ CREATE OR REPLACE MACRO rm_row_fault(query_id, item_id, number, what, input) AS
                  || ' that is NULL, NaN or infinite in the ' || input
     END;
 
--- The run's faults (an item twice in a query, a row rm_row_fault refuses), one row each.
+-- The run's faults (an item twice in a query, a row rm_row_fault refuses, a run of lists' row whose list is empty
+-- and whose query id is missing: it names no query, as an unnested row without one), one row each.
 CREATE OR REPLACE MACRO rm_run_fault(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS TABLE
 SELECT 'rankmetrics: item ' || x.item_id || ' appears ' || CAST(COUNT(*) AS VARCHAR) || ' times for query '
     || x.query_id.query_id || ' in the run' AS fault
@@ -374,7 +376,11 @@ FROM (
     SELECT rm_row_fault(x.query_id.query_id, x.item_id, x.score, 'a score (or rank)', 'run') AS fault
     FROM rm_run_items(run, query_column, item_column, score_column, rank_column, "by", run_lists) AS x
 ) AS f
-WHERE f.fault IS NOT NULL;
+WHERE f.fault IS NOT NULL
+UNION ALL
+SELECT 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+FROM rm_empty_lists(run, query_column, item_column, "by", run_lists) AS e
+WHERE e.query_id.query_id IS NULL OR trim(e.query_id.query_id, ' ') = '';
 
 -- The types of the "by" columns a table has, as JSON ({"segment": "VARCHAR", ...}; the dummy rm_no_rel makes
 -- COLUMNS match when it has none), from its first row: no row, no types.

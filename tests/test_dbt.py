@@ -618,6 +618,38 @@ def test_adapter_sql_counts_an_empty_list_as_a_query_that_retrieved_nothing(proj
         assert got == pytest.approx(want, abs=1e-12), (adapter, queries)
 
 
+# Spark's macros are the same template's (a statement costs it seconds): its SQL is test_warehouse's to run there
+@pytest.mark.parametrize("adapter", [a for a, lists in _cases() if lists and a != "spark"])
+def test_adapter_sql_refuses_an_empty_list_without_a_query_id_and_takes_all_lists_empty(project, engine_of, adapter):
+    """run_lists=true: a row whose list is empty and whose query id is NULL fails the call, as a row of items
+    without a query id does (the macros left it out, and u0's nDCG@10 1 came back); a run whose every list is
+    empty is a run of queries that retrieved nothing: pytrec_eval, run here on {'u0': {}, 'u1': {}, 'u2': {}},
+    evaluates the judged u0 and u1 (nDCG@10 0) and leaves out u2 (not judged); the macros gave the same before."""
+    from rankmetrics_duckdb import dbt
+    proj, env, root, pg = project
+    package = root / "build" / "dbt" / "rankmetrics"
+    dialect = dict(dbt.adapters())[adapter].name
+    qrels = {"u0": {"a": 1}, "u1": {"c": 1}, "u4": {"d": 1}}
+    want = {q: v["ndcg_cut_10"] for q, v in pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10"}).evaluate(
+        {"u0": {}, "u1": {}, "u2": {}}).items()}
+    assert want == {"u0": 0.0, "u1": 0.0}
+    e = engine_of(dialect)
+    lists = pa.list_(pa.string())
+    no_id = e.load("dn_recs", pa.table({"user_id": ["u0", None], "movie_id": pa.array([["a", "b"], []], lists)}))
+    empty = e.load("dn_empty", pa.table({"user_id": ["u0", "u1", "u2"], "movie_id": pa.array([[], [], []], lists)}))
+    judged = e.load("dn_labels", pa.table({"user_id": [q for q, d in qrels.items() for _ in d],
+                                           "movie_id": [i for d in qrels.values() for i in d],
+                                           "rating": pa.array([g for d in qrels.values() for g in d.values()],
+                                                              pa.int64())}))
+    module = _module(package, "ndcg.sql", adapter, dialect)
+    impl = _resolve(package, "ndcg.sql", module, adapter, "ndcg")
+    args = {**ARGS, "by": [], "run_lists": True, "score_column": None}
+    with pytest.raises(Exception, match=r"a row of the run has no query id or no item id \(NULL or empty\)"):
+        e.rows(str(impl(run=no_id, judgments=judged, **args)))
+    got = {str(r[-2]): float(r[-1]) for r in e.rows(str(impl(run=empty, judgments=judged, **args)))}
+    assert got == pytest.approx(want, abs=1e-12), adapter
+
+
 def test_generated_macro_matches_its_golden_file(project):
     """The generated nDCG macro file and the shape macros, byte for byte (tests/golden/dbt_ndcg.sql and
     dbt_shape.sql; RANKMETRICS_REGEN_GOLDEN=1 rewrites them: review the diff). Their adapters without an engine

@@ -267,6 +267,13 @@ EMPTY_LISTS = {
     # the brief's MLlib rows: (u0: [a, b] / {a}), (u1: [] / {})
     "mllib_run": pa.table({"query_id": ["u0", "u1"], "item_id": pa.array([["a", "b"], []], _STRINGS)}),
     "mllib_qrels": pa.table({"query_id": ["u0"], "item_id": ["a"], "relevance": pa.array([1], pa.int64())}),
+    # a row whose list is empty and whose query id is missing (NULL; blank, in a run of one model named by `model`):
+    # it names no query, and must be refused as a row of unnested items without a query id is (it vanished, unsaid)
+    "no_id_run": pa.table({"query_id": ["u0", None], "item_id": pa.array([["a", "b"], []], _STRINGS)}),
+    "blank_id_run": pa.table({"model": ["m", "m"], "query_id": ["u0", " "],
+                              "item_id": pa.array([["a", "b"], []], _STRINGS)}),
+    # every list empty: a run of queries that retrieved nothing (refused before: "every item list is empty")
+    "all_empty_run": pa.table({"query_id": ["u0", "u1", "u2"], "item_id": pa.array([[], [], []], _STRINGS)}),
 }
 # ours -> pytrec_eval's name, and whether the mean is a sum (trec_eval's counts)
 EMPTY_MEASURES = {"P@2": ("P_2", False), "AP": ("map", False), "nDCG@2": ("ndcg_cut_2", False),
@@ -412,6 +419,155 @@ def test_macros_empty_lists(duck):
             rows.append((m, None, duck.execute(f"SELECT {'sum' if summed else 'avg'}(value) FROM "
                                                f"{calls[m].format(args)}").fetchall()[0][0]))
         check_empty(rows, EMPTY_EXPECTED[case], f"macros {case}")
+
+
+def test_macros_empty_list_without_a_query_id_and_all_lists_empty(duck):
+    """The DuckDB macros (run_lists := true): a row whose list is empty and whose query id is NULL (or blank,
+    within a group) fails the call, as a row of items without one does (under queries 'run' it was a query of its
+    own, NULL, scoring 0 in the mean); a run whose every list is empty gives ALL_EMPTY_EXPECTED's numbers
+    (pytrec_eval) under 'both'."""
+    for name, t in EMPTY_LISTS.items():
+        duck.register(name, t)
+    for run, extra in (("no_id_run", ""), ("no_id_run", ", queries := 'run'"),
+                       ("blank_id_run", ", \"by\" := ['model']")):
+        with pytest.raises(duckdb.Error, match=MISSING_QUERY_ID):
+            duck.execute(f"SELECT * FROM \"precision\"('{run}', 'empty_qrels', k := 2, run_lists := true{extra})")
+    calls = {"P@2": '"precision"({}, k := 2)', "AP": "ap({})", "nDCG@2": "ndcg({}, k := 2)", "RR": "rr({})",
+             "NumRet": "num_ret({})"}
+    args = "'all_empty_run', 'empty_qrels', run_lists := true"
+    rows = []
+    for m, call in calls.items():
+        rows += [(m, q, v) for q, v in duck.execute(f"SELECT query_id, value FROM {call.format(args)}").fetchall()]
+        mean = "sum" if m == "NumRet" else "avg"  # trec_eval's counts sum
+        rows.append((m, None, duck.execute(f"SELECT {mean}(value) FROM {call.format(args)}").fetchall()[0][0]))
+    check_empty(rows, ALL_EMPTY_EXPECTED["both"], "macros, all empty")
+
+
+def all_empty_expected():
+    """{convention: {(measure, query or None): value}} for all_empty_run (u0, u1, u2, every list empty) against
+    empty_qrels (u0, u1, u4 judged), each from an independent source:
+    - 'both' (trec_eval's default): pytrec_eval, run here, on {'u0': {}, 'u1': {}, 'u2': {}}: it evaluates the
+      judged queries whose ranking is empty (u0, u1: num_ret 0, every measure 0) and leaves out u2 (not judged)
+      and u4 (not in the run), trec_eval's rule of averaging over the queries judged and in the run;
+    - 'mllib': RankingMetrics over (u0: [] / {a}), (u1: [] / {c}), (u2: [] / {}), by hand: no item retrieved, so
+      no hit at any rank: P@2 = 0 / 2, DCG 0 over a positive ideal DCG, AP 0 / |labels|, and an empty label set
+      scores 0 ('Empty ground truth set'); P@2, nDCG@2 and MAP are (0 + 0 + 0) / 3 = 0."""
+    qrels = {"u0": {"a": 1}, "u1": {"c": 1}, "u4": {"d": 1}}
+    ran = pytrec_eval.RelevanceEvaluator(qrels, {m for m, _ in EMPTY_MEASURES.values()}).evaluate(
+        {"u0": {}, "u1": {}, "u2": {}})
+    assert set(ran) == {"u0", "u1"} and ran["u0"]["num_ret"] == ran["u1"]["num_ret"] == 0
+    both = {}
+    for ours, (theirs, summed) in EMPTY_MEASURES.items():
+        values = [ran[q][theirs] for q in ("u0", "u1")]
+        both.update({(ours, q): v for q, v in zip(("u0", "u1"), values)})
+        both[(ours, None)] = sum(values) if summed else sum(values) / len(values)
+    return {"both": both, "mllib": {("P@2", None): 0.0, ("nDCG@2", None): 0.0, ("AP", None): 0.0}}
+
+
+ALL_EMPTY_EXPECTED = all_empty_expected()
+# (measures, evaluate()'s keywords, per query) of each expectation of all_empty_run against empty_qrels
+ALL_EMPTY_CASES = {"both": (list(EMPTY_MEASURES), {}, True),
+                   "mllib": (["P@2", "nDCG@2", "AP"], {"convention": "mllib"}, False)}
+MISSING_QUERY_ID = "a row of the run has no query id or no item id \\(NULL or empty\\)"
+
+
+def test_sql_empty_list_without_a_query_id_and_all_lists_empty(engine):
+    """On every engine with lists (the grouped stream on Spark): a row whose list is empty and whose query id is
+    NULL (or blank, within a group) fails the statement as a row of items without a query id does (the SQL left
+    it out: u0's P@2 0.5 came back); a run whose every list is empty is a run of queries that retrieved nothing:
+    ALL_EMPTY_EXPECTED's numbers (pytrec_eval; MLlib by hand). On PostgreSQL the native function refuses the row
+    too."""
+    e, names = engine
+    if e.dialect in NO_LISTS:
+        return  # test_sql_lists: refused with 'has no list'
+    slow = e.dialect == "spark"  # a second or two a statement: one failure and one case (the grouped stream's)
+    for run, by, per_query in (("no_id_run", [], False), ("blank_id_run", ["model"], True))[:1 if slow else 2]:
+        with pytest.raises(Exception, match=MISSING_QUERY_ID):
+            e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=names[run], judgments=names["empty_qrels"],
+                             run_lists=True, by=by, per_query=per_query))
+    for case, (measures, kw, per_query) in list(ALL_EMPTY_CASES.items())[:1 if slow else 2]:
+        sql = rm.to_sql(measures, dialect=e.dialect, run=names["all_empty_run"], judgments=names["empty_qrels"],
+                        per_query=per_query, run_lists=True, **kw)
+        check_empty([r[-3:] for r in e.rows(sql)], ALL_EMPTY_EXPECTED[case], f"{e.dialect} all empty, {case}")
+    if e.dialect == "postgres":  # the native function of P@k (rankmetrics macros --run-lists) over no_id_run
+        from rankmetrics_duckdb import dialects, sqlgen
+        run = sqlgen.Source(dialects.table(names["no_id_run"], "postgres", "run table"), has_score=False,
+                            lists=True)
+        judged = sqlgen.Source(dialects.table(names["empty_qrels"], "postgres", "judgments table"))
+        e.con.execute("CREATE SCHEMA IF NOT EXISTS rm_no_id")
+        e.con.execute(native.ddl("precision", "postgres", run, judged, schema="rm_no_id"))
+        with pytest.raises(Exception, match=MISSING_QUERY_ID):
+            e.rows("SELECT query_id, value FROM rm_no_id.rm_precision(2)")
+
+
+@pytest.mark.parametrize("one_statement", [True, False])
+def test_python_empty_list_without_a_query_id_is_refused(one_statement, tmp_path):
+    """evaluate(), compare() and `eval` (the one statement, and the careful path) refuse a run of lists'
+    row without a query id whether its list is empty or not, in the one line that names the rows without one: it
+    was dropped without a word when its list was empty (u0's P@2 0.5 came back). Counted: the run u0 [a, b],
+    NULL [], NULL [x, y], ' ' NULL has 1 + 2 + 1 = 4 such rows (the unnested ones and the two whose list is empty)."""
+    from conftest import cli
+    import pyarrow.parquet as pq
+    qrels = EMPTY_LISTS["empty_qrels"]
+    message = r"^pyarrow Table: {} row\(s\) with an empty or NULL query_id in the run$"
+    with pytest.raises(rm.InputError, match=message.format(1)):
+        rm.evaluate(qrels, EMPTY_LISTS["no_id_run"], ["P@2"], one_statement=one_statement)
+    with pytest.raises(rm.InputError, match=message.format(1)):  # blank, within a group
+        rm.evaluate(qrels, EMPTY_LISTS["blank_id_run"], ["P@2"], by=["model"], one_statement=one_statement)
+    counted = pa.table({"query_id": ["u0", None, None, " "],
+                        "item_id": pa.array([["a", "b"], [], ["x", "y"], None], _STRINGS)})
+    with pytest.raises(rm.InputError, match=message.format(4)):
+        rm.evaluate(qrels, counted, ["P@2"], one_statement=one_statement)
+    ints = pa.table({"query_id": pa.array([0, None], pa.int64()),
+                     "item_id": pa.array([[1, 2], []], pa.list_(pa.int64()))})
+    with pytest.raises(rm.InputError, match=message.format(1)):  # a list of numbers: the same
+        rm.evaluate(pa.table({"query_id": [0], "item_id": [1], "relevance": [1]}), ints, ["P@2"],
+                    one_statement=one_statement)
+    if one_statement:  # compare, and the command line on Parquet files: one line, exit 1, no traceback
+        with pytest.raises(rm.InputError, match=message.format(1)):
+            rm.compare(qrels, [EMPTY_LISTS["no_id_run"], EMPTY_LISTS["empty_run"]], ["P@2"])
+        pq.write_table(EMPTY_LISTS["no_id_run"], tmp_path / "run.parquet")
+        pq.write_table(qrels, tmp_path / "qrels.parquet")
+        p = cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m", "P@2", check=False)
+        assert p.returncode == 1 and p.stderr == (f"rankmetrics: error: {tmp_path / 'run.parquet'}: 1 row(s) with "
+                                                  f"an empty or NULL query_id in the run\n")
+
+
+@pytest.mark.parametrize("one_statement", [True, False])
+def test_python_a_run_whose_every_list_is_empty_retrieved_nothing(one_statement, tmp_path):
+    """evaluate(), compare() and the command line on a run of lists whose every list is empty (NULL or []): a
+    run of queries that retrieved nothing, ALL_EMPTY_EXPECTED's numbers (pytrec_eval run on it; MLlib by hand),
+    its queries counted in the summary; it was refused ("the run has no item: every item list is empty"). A run
+    of lists without rows is still an empty run."""
+    import json
+    import pyarrow.parquet as pq
+    from conftest import cli
+    qrels = EMPTY_LISTS["empty_qrels"]
+    nulls = EMPTY_LISTS["all_empty_run"].set_column(1, "item_id", pa.array([[], None, None], _STRINGS))
+    for run in (EMPTY_LISTS["all_empty_run"], nulls):
+        for case, (measures, kw, per_query) in ALL_EMPTY_CASES.items():
+            ev = rm.Evaluation(qrels, run, measures, one_statement=one_statement, **kw)
+            try:
+                rows, path, summary = ev.rows(), ev.path, ev.summary
+            finally:
+                ev.close()
+            assert path == ("one statement" if one_statement else "careful")
+            check_empty([r for r in rows if per_query or r[1] is None], ALL_EMPTY_EXPECTED[case], f"python {case}")
+            assert summary == {"run_queries": 3, "judged_queries": 3, "common_queries": 2, "judged_not_in_run": 1,
+                               "run_not_judged": 1}
+    with pytest.raises(rm.InputError, match=r"^pyarrow Table: the run has no rows$"):
+        rm.evaluate(qrels, EMPTY_LISTS["all_empty_run"].slice(0, 0), ["P@2"], one_statement=one_statement)
+    if one_statement:  # compare, and the command line on Parquet files
+        rows = rm.compare(qrels, [EMPTY_LISTS["all_empty_run"], EMPTY_LISTS["empty_run"]], ["P@2"])
+        # empty_run: u0 retrieves a (relevant) then b, P@2 1/2; u1 retrieves nothing, 0 (EMPTY_EXPECTED's)
+        assert [(r["queries"], r["mean"]) for r in rows] == [
+            (2, ALL_EMPTY_EXPECTED["both"][("P@2", None)]), (2, EMPTY_EXPECTED["both"][("P@2", None)])]
+        pq.write_table(EMPTY_LISTS["all_empty_run"], tmp_path / "run.parquet")
+        pq.write_table(qrels, tmp_path / "qrels.parquet")
+        out = json.loads(cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"),
+                             *[a for m in EMPTY_MEASURES for a in ("-m", m)], "-q", "--format", "json").stdout)
+        check_empty([(r["measure"], None if r["aggregate"] else r["query_id"], r["value"]) for r in out],
+                    ALL_EMPTY_EXPECTED["both"], "cli")
 
 
 def test_sql_list_positions_read_as_ranks_from_one(engine):
@@ -995,14 +1151,11 @@ def test_queries_of_a_group_are_counted_within_their_group(nan_scores):
 
 
 def test_lists_all_empty_are_named_as_such():
-    # found by a differential run of the routes: "the run has no rows" for a table that has rows, all of them
-    # empty lists (a group of them beside others is a run that retrieved nothing: test_a_group_whose_lists_...)
+    # found by a differential run of the routes: "the judgments have no rows" for a table that has rows, all of
+    # them empty lists (a run whose lists are all empty is a run that retrieved nothing:
+    # test_python_a_run_whose_every_list_is_empty_retrieved_nothing)
     empty = pa.array([[], []], pa.list_(pa.string()))
-    run = pa.table({"query_id": ["q1", "q2"], "item_id": empty})
     judgments = pa.table({"query_id": ["q1", "q2"], "item_id": empty})
-    flat_judgments = pa.table({"query_id": ["q1"], "item_id": ["a"], "relevance": [1]})
     flat_run = pa.table({"query_id": ["q1"], "item_id": ["a"], "score": [1.0]})
-    with pytest.raises(rm.InputError, match=r"^pyarrow Table: the run has no item: every item list is empty$"):
-        rm.evaluate(flat_judgments, run, ["AP"], queries="judged")
     with pytest.raises(rm.InputError, match=r"^pyarrow Table: the judgments have no item: every item list is empty$"):
         rm.evaluate(judgments, flat_run, ["AP"])

@@ -54,10 +54,6 @@ WITH params AS (
     AND {% endif %}{% endfor %}
   WHERE
     COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) IS NULL
-      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT), ' ') <> ''
-    )
 {% else %}
 {% endif %}
 {% else %}{% if run_lists %}
@@ -67,10 +63,6 @@ WITH params AS (
   FROM {{ run }} AS r
   WHERE
     COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) IS NULL
-      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT), ' ') <> ''
-    )
 {% else %}
 {% endif %}
 {% endif %}), item_stream AS (
@@ -221,7 +213,26 @@ WITH params AS (
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
       )
+{% if by %}{% if run_lists %}
     UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL
+      OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1), ' ') = ''
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL OR TRIM(x.query_id, ' ') = ''
+{% else %}
+{% endif %}
+{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -1538,10 +1549,6 @@ WITH params AS (
     AND {% endif %}{% endfor %}
   WHERE
     COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
-      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
-    )
 {% else %}
 {% endif %}
 {% else %}{% if run_lists %}
@@ -1551,10 +1558,6 @@ WITH params AS (
   FROM {{ run }} AS r
   WHERE
     COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
-      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
-    )
 {% else %}
 {% endif %}
 {% endif %}), item_stream AS (
@@ -1707,7 +1710,26 @@ WITH params AS (
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
       )
+{% if by %}{% if run_lists %}
     UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL
+      OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL OR TRIM(' ' FROM x.query_id) = ''
+{% else %}
+{% endif %}
+{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -2936,12 +2958,6 @@ WITH params AS (
     AND {% endif %}{% endfor %}
   WHERE
     COALESCE(LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT (
-        CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) IS NULL
-      )
-      AND TRIM(BOTH ' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String))) <> ''
-    )
 {% else %}
 {% endif %}
 {% else %}{% if run_lists %}
@@ -2951,12 +2967,6 @@ WITH params AS (
   FROM {{ run }} AS r
   WHERE
     COALESCE(LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT (
-        CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) IS NULL
-      )
-      AND TRIM(BOTH ' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String))) <> ''
-    )
 {% else %}
 {% endif %}
 {% endif %}), item_stream AS (
@@ -3151,7 +3161,26 @@ WITH params AS (
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
       )
+{% if by %}{% if run_lists %}
     UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL
+      OR TRIM(BOTH ' ' FROM SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL OR TRIM(BOTH ' ' FROM x.query_id) = ''
+{% else %}
+{% endif %}
+{% endif %}    UNION ALL
     SELECT
       a.fault AS fault
     FROM (
@@ -4645,10 +4674,6 @@ WITH params AS (
     AND {% endif %}{% endfor %}
   WHERE
     COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
-      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS STRING)) <> ''
-    )
 {% else %}
 {% endif %}
 {% else %}{% if run_lists %}
@@ -4658,10 +4683,6 @@ WITH params AS (
   FROM {{ run }} AS r
   WHERE
     COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
-      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS STRING)) <> ''
-    )
 {% else %}
 {% endif %}
 {% endif %}), item_stream AS (
@@ -4856,7 +4877,26 @@ WITH params AS (
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
       )
+{% if by %}{% if run_lists %}
     UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL
+      OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL OR TRIM(' ' FROM x.query_id) = ''
+{% else %}
+{% endif %}
+{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -6246,10 +6286,6 @@ WITH params AS (
     AND {% endif %}{% endfor %}
   WHERE
     COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
-      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS STRING)) <> ''
-    )
 {% else %}
 {% endif %}
 {% else %}{% if run_lists %}
@@ -6259,10 +6295,6 @@ WITH params AS (
   FROM {{ run }} AS r
   WHERE
     COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
-      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS STRING)) <> ''
-    )
 {% else %}
 {% endif %}
 {% endif %}), item_stream AS (
@@ -6457,7 +6489,26 @@ WITH params AS (
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
       )
+{% if by %}{% if run_lists %}
     UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL
+      OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL OR TRIM(' ' FROM x.query_id) = ''
+{% else %}
+{% endif %}
+{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -7850,10 +7901,6 @@ WITH params AS (
     AND {% endif %}{% endfor %}
   WHERE
     COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
-      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS STRING), ' ') <> ''
-    )
 {% else %}
 {% endif %}
 {% else %}{% if run_lists %}
@@ -7863,10 +7910,6 @@ WITH params AS (
   FROM {{ run }} AS r
   WHERE
     COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) IS NULL
-      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS STRING), ' ') <> ''
-    )
 {% else %}
 {% endif %}
 {% endif %}), item_stream AS (
@@ -8062,7 +8105,26 @@ WITH params AS (
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
       )
+{% if by %}{% if run_lists %}
     UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL
+      OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1), ' ') = ''
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL OR TRIM(x.query_id, ' ') = ''
+{% else %}
+{% endif %}
+{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -9453,10 +9515,6 @@ WITH params AS (
     AND {% endif %}{% endfor %}
   WHERE
     COALESCE(ARRAY_SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
-      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR), ' ') <> ''
-    )
 {% else %}
 {% endif %}
 {% else %}{% if run_lists %}
@@ -9466,10 +9524,6 @@ WITH params AS (
   FROM {{ run }} AS r
   WHERE
     COALESCE(ARRAY_SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
-      AND TRIM(CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR), ' ') <> ''
-    )
 {% else %}
 {% endif %}
 {% endif %}), item_stream AS (
@@ -9664,7 +9718,26 @@ WITH params AS (
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
       )
+{% if by %}{% if run_lists %}
     UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL
+      OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1), ' ') = ''
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL OR TRIM(x.query_id, ' ') = ''
+{% else %}
+{% endif %}
+{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -11063,10 +11136,6 @@ WITH params AS (
     AND {% endif %}{% endfor %}
   WHERE
     COALESCE(CARDINALITY(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
-      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
-    )
 {% else %}
 {% endif %}
 {% else %}{% if run_lists %}
@@ -11076,10 +11145,6 @@ WITH params AS (
   FROM {{ run }} AS r
   WHERE
     COALESCE(CARDINALITY(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
-      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
-    )
 {% else %}
 {% endif %}
 {% endif %}), item_stream AS (
@@ -11274,7 +11339,26 @@ WITH params AS (
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
       )
+{% if by %}{% if run_lists %}
     UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL
+      OR TRIM(' ' FROM SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL OR TRIM(' ' FROM x.query_id) = ''
+{% else %}
+{% endif %}
+{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -12779,10 +12863,6 @@ WITH params AS (
     AND {% endif %}{% endfor %}
   WHERE
     COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
-      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
-    )
 {% else %}
 {% endif %}
 {% else %}{% if run_lists %}
@@ -12792,10 +12872,6 @@ WITH params AS (
   FROM {{ run }} AS r
   WHERE
     COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
-    AND (
-      NOT CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) IS NULL
-      AND TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR)) <> ''
-    )
 {% else %}
 {% endif %}
 {% endif %}), item_stream AS (
@@ -12946,7 +13022,26 @@ WITH params AS (
       OR (
         x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
       )
+{% if by %}{% if run_lists %}
     UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL
+      OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
+{% else %}
+{% endif %}
+{% else %}{% if run_lists %}
+    UNION ALL
+    SELECT
+      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
+    FROM empty_lists AS x
+    WHERE
+      x.query_id IS NULL OR TRIM(' ' FROM x.query_id) = ''
+{% else %}
+{% endif %}
+{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
