@@ -442,10 +442,11 @@ def compare(judgments, runs, metrics=None, *, test="t", correction=None, alpha=0
 
     runs: a list of runs (file paths, table names on con, relations, pandas/polars/pyarrow tables), the first
     being the baseline, or a dict {name: run}. test: 't' (paired t-test, as scipy.stats.ttest_rel),
-    'randomization' (sign flips, `trials` trials, seeded), 'bootstrap' (percentile 95% interval of the mean
+    'randomization' (sign flips, `trials` trials (None: 10,000), seeded by `seed` (None: 42)), 'bootstrap' (percentile 95% interval of the mean
     difference and the shifted-null bootstrap p-value) or 'tukey' (Tukey's HSD over every run, as
     scipy.stats.tukey_hsd and ranx). correction: 'holm', 'bonferroni' or 'none', over the pairs tested, per
-    metric (not with tukey, which adjusts itself). Conventions as for evaluate().
+    metric (None: holm; with tukey, which adjusts itself, none). trials, seed and correction are refused with a
+    test that does not read them. Conventions as for evaluate().
     Returns a list of dicts {"measure", "run", "versus", "mean", "delta", "p_value", "p_adjusted", "ci_low",
     "ci_high", "significant", "queries", "wins", "ties", "losses"}: per metric the mean of the baseline (of every
     run with pairs='all'; versus None, the test columns None), then each pair: run against versus, delta = run -
