@@ -128,12 +128,15 @@ def key_parts(key: exp.Expression) -> tuple[exp.Expression, exp.Expression, exp.
             exp.Substring(this=key.copy(), start=exp.Add(this=at.copy(), expression=exp.Literal.number(1))))
 
 
-def ungroup(select: exp.Select, alias: str, by: tuple) -> tuple[exp.Select, exp.Expression]:
+def ungroup(select: exp.Select, alias: str, by: tuple, keep_unkeyed: bool = False) -> tuple[exp.Select, exp.Expression]:
     """select (reading rows keyed by a grouped query id as `alias`) joined with rm_groups (as g), and the query id
-    without its group's key; the caller projects group_columns(by)."""
+    without its group's key; the caller projects group_columns(by). keep_unkeyed: a LEFT JOIN, so that a row whose
+    key is NULL (a row without a query id: the group's key || NULL) is kept, in a group of NULLs of its own, where
+    it fails with the fault it carries (the grouped stream's rm_fault): the join dropped it, and with it the fault."""
     group_key, _, query = key_parts(exp.column("query_id", table=alias))
     joined = select.join(exp.Table(this=exp.to_identifier("rm_groups"), alias=exp.TableAlias(this=exp.to_identifier("g"))),
-                         on=exp.EQ(this=exp.column("group_key", table="g"), expression=group_key))
+                         on=exp.EQ(this=exp.column("group_key", table="g"), expression=group_key),
+                         join_type="left" if keep_unkeyed else None)
     return joined, query
 
 
@@ -1449,7 +1452,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         def with_groups(select):  # the group's number off the query id, and its columns from rm_groups
             nonlocal query_id
             if by:
-                select, query_id = ungroup(select, "v", by)
+                select, query_id = ungroup(select, "v", by, keep_unkeyed=fault is not None)
             return select
         both = grouped and per_query and means and not by  # one read of measure_values: GROUPING SETS
         if per_query and not both:

@@ -30,6 +30,11 @@ NO_ITEM = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", None], "relevanc
 # run of two models (by), the empty query id is the one after the group's key
 EMPTY_ITEM = pa.table({"query_id": ["q1", "q1"], "item_id": ["d1", ""], "score": [0.9, 0.1]})
 SPACE_QUERY = pa.table({"query_id": ["q1", "  "], "item_id": ["d1", "d2"], "relevance": pa.array([1, 1], pa.int64())})
+# a NULL query id in a grouped run: Spark's grouped stream keys it NULL (the group's key || NULL), and the join of
+# the results with the groups dropped it with its fault: P@2 of group a 0.5, as if the row were not there
+NULL_QUERY_BY = pa.table({"model": ["a", "a", "a"], "query_id": ["q1", "q1", None], "item_id": ["d1", "d2", "d3"],
+                          "score": [0.9, 0.1, 0.5]})
+NO_QUERY_JUDGED = pa.table({"query_id": ["q1", None], "item_id": ["d1", "d2"], "relevance": pa.array([1, 1], pa.int64())})
 EMPTY_QUERY_BY = pa.table({"model": ["a", "a", "b"], "query_id": ["q1", "q1", ""], "item_id": ["d1", "d2", "d1"],
                            "score": [0.9, 0.1, 0.5]})
 # a score or a grade that is NULL, NaN or infinite, which eval refuses: without the check, d2's NULL score ranks
@@ -90,6 +95,8 @@ def engine(request, started):
                    "space_query": e.load("f_space_query", SPACE_QUERY),
                    "nbsp_item": e.load("f_nbsp_item", NBSP_ITEM), "nbsp_qrels": e.load("f_nbsp_qrels", NBSP_QRELS),
                    "empty_query_by": e.load("f_empty_query_by", EMPTY_QUERY_BY),
+                   "null_query_by": e.load("f_null_query_by", NULL_QUERY_BY),
+                   "no_query_judged": e.load("f_no_query_judged", NO_QUERY_JUDGED),
                    **{f"{name}_score": e.load(f"f_{name}_score", _scored(v)) for name, v in NOT_FINITE.items()
                       if name == "null" or e.dialect != "mysql"},
                    **{f"{name}_grade": e.load(f"f_{name}_grade", _graded(v)) for name, v in NOT_FINITE.items()
@@ -265,6 +272,13 @@ def test_missing_ids_fail(engine):
         e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["run"], judgments=t["space_query"]))
     with pytest.raises(Exception, match=r"a row of the run has no query id or no item id \(NULL or empty\)"):
         e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["empty_query_by"], judgments=t["qrels"], by=["model"]))
+    for per_query in (False, True):
+        with pytest.raises(Exception, match=r"a row of the run has no query id or no item id \(NULL or empty\)"):
+            e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["null_query_by"], judgments=t["qrels"], by=["model"],
+                             per_query=per_query))
+        with pytest.raises(Exception, match=r"a row of the judgments has no query id or no item id \(NULL or empty\)"):
+            e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["null_query_by"], judgments=t["no_query_judged"],
+                             by=["model"], per_query=per_query))
 
 
 def test_an_id_of_unicode_spaces_is_an_id(engine):
