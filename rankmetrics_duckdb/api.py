@@ -363,7 +363,8 @@ class Prepared:
     Qrels and Run objects, built once and evaluated many times): prepare() loads and checks them as evaluate()'s
     careful path does, and each evaluate() reads the stream (the run ranked and joined with the judgments), which
     is computed on first use for its conventions and kept in memory, so that only the measures are computed
-    again. The numbers are evaluate()'s, bit for bit. Plain inputs only: no columns=, by=, lists or side tables.
+    again. The numbers are evaluate()'s, bit for bit. Plain inputs only: no columns=, by=, lists (refused:
+    evaluate() reads them) or side tables.
     Close it (or use `with`) to free the memory."""
 
     def __init__(self, judgments, run, *, convention="trec_eval", memory_limit=None, threads=None,
@@ -379,6 +380,12 @@ class Prepared:
         self._streams = {}  # the stream's conventions (sqlgen.STREAM_CONVENTIONS) -> its table
         try:
             self.reader = Reader(self.con, True, nan_scores, trec_rank=conventions.reads_rank(self.conv))
+            judgments, run = table_like(judgments, JUDGMENTS), table_like(run, RUN)
+            from . import warehouse
+            listed = [kind for kind, obj in ((RUN, run), (JUDGMENTS, judgments)) if warehouse.item_lists(self.reader, obj)]
+            if listed:  # (read as plain inputs, a run of lists had "neither a score nor a rank column")
+                raise UsageError(f"prepare() takes plain inputs: the {listed[0]}'s item column is a list, which "
+                                 f"evaluate() reads (evaluate(judgments, run, metrics))")
             self.judgments = self.reader.load(judgments, JUDGMENTS)
             self.run = self.reader.load(run, RUN)
             self.summary = _overlap_summary(self.con, self.run, self.judgments)

@@ -99,6 +99,12 @@ def test_what_prepare_does_not_take_and_a_closed_one_say_so():
         with pytest.raises(rm.UsageError, match=f"prepare\\(\\) takes plain inputs under our column names: no "
                                                 f"{next(iter(kw))} "):
             rm.prepare(j, r, **kw)
+    # a run (or judgments) of lists: "the run has neither a score nor a rank column" named no way out
+    lists = pa.table({"query_id": ["1"], "item_id": [["a"]]})
+    for jj, rr, kind in ((j, lists, "run"), (lists, r, "judgments")):
+        with pytest.raises(rm.UsageError, match=f"prepare\\(\\) takes plain inputs: the {kind}'s item column is a "
+                                                f"list, which evaluate\\(\\) reads"):
+            rm.prepare(jj, rr)
     p = rm.prepare(j, r)
     assert p.evaluate(["P@1"]) == {"P@1": 1.0}  # by hand: a, relevant, first
     p.close()
