@@ -558,6 +558,13 @@ def test_every_adapter_sql_gives_evals_numbers(project, engine_of, adapter, list
     assert len(want) == 72 and got == pytest.approx(want, abs=1e-9), adapter
 
 
+def _labels(e, name, qrels):
+    """The judgments {query: {item: grade}} loaded on the engine as name(user_id, movie_id, rating)."""
+    return e.load(name, pa.table({"user_id": [q for q, d in qrels.items() for _ in d],
+                                  "movie_id": [i for d in qrels.values() for i in d],
+                                  "rating": pa.array([g for d in qrels.values() for g in d.values()], pa.int64())}))
+
+
 @pytest.mark.parametrize("adapter", ["default", "postgres"])
 def test_adapter_sql_under_judged_only_keeps_a_query_whose_items_are_all_unjudged(project, engine_of, adapter):
     """trec_eval -J evaluates a query of the run whose retrieved items are all unjudged (every measure 0): the dbt
@@ -576,10 +583,7 @@ def test_adapter_sql_under_judged_only_keeps_a_query_whose_items_are_all_unjudge
     run = e.load("dj_recs", pa.table({"user_id": [q for q, d in ranked.items() for _ in d],
                                       "movie_id": [i for d in ranked.values() for i in d],
                                       "pred": [s for d in ranked.values() for s in d.values()]}))
-    judged = e.load("dj_labels", pa.table({"user_id": [q for q, d in qrels.items() for _ in d],
-                                           "movie_id": [i for d in qrels.values() for i in d],
-                                           "rating": pa.array([g for d in qrels.values() for g in d.values()],
-                                                              pa.int64())}))
+    judged = _labels(e, "dj_labels", qrels)
     module = _module(package, "ndcg.sql", adapter, dialect)
     impl = _resolve(package, "ndcg.sql", module, adapter, "ndcg")
     sql = str(impl(run=run, judgments=judged, **{**ARGS, "by": [], "judged_only": True}))
@@ -605,10 +609,7 @@ def test_adapter_sql_counts_an_empty_list_as_a_query_that_retrieved_nothing(proj
     e = engine_of(dialect)
     run = e.load("de_recs", pa.table({"user_id": list(ranked), "movie_id": pa.array(
         [list(d) for d in ranked.values()], pa.list_(pa.string()))}))
-    judged = e.load("de_labels", pa.table({"user_id": [q for q, d in qrels.items() for _ in d],
-                                           "movie_id": [i for d in qrels.values() for i in d],
-                                           "rating": pa.array([g for d in qrels.values() for g in d.values()],
-                                                              pa.int64())}))
+    judged = _labels(e, "de_labels", qrels)
     module = _module(package, "ndcg.sql", adapter, dialect)
     impl = _resolve(package, "ndcg.sql", module, adapter, "ndcg")
     for queries, want in (("both", both), ("run", {**both, "u2": 0.0})):
@@ -637,10 +638,7 @@ def test_adapter_sql_refuses_an_empty_list_without_a_query_id_and_takes_all_list
     lists = pa.list_(pa.string())
     no_id = e.load("dn_recs", pa.table({"user_id": ["u0", None], "movie_id": pa.array([["a", "b"], []], lists)}))
     empty = e.load("dn_empty", pa.table({"user_id": ["u0", "u1", "u2"], "movie_id": pa.array([[], [], []], lists)}))
-    judged = e.load("dn_labels", pa.table({"user_id": [q for q, d in qrels.items() for _ in d],
-                                           "movie_id": [i for d in qrels.values() for i in d],
-                                           "rating": pa.array([g for d in qrels.values() for g in d.values()],
-                                                              pa.int64())}))
+    judged = _labels(e, "dn_labels", qrels)
     module = _module(package, "ndcg.sql", adapter, dialect)
     impl = _resolve(package, "ndcg.sql", module, adapter, "ndcg")
     args = {**ARGS, "by": [], "run_lists": True, "score_column": None}

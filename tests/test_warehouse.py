@@ -368,6 +368,15 @@ def test_sql_empty_lists_are_queries_that_retrieved_nothing(engine):
             assert value == pytest.approx(EMPTY_EXPECTED["mllib"][(ours, None)], abs=1e-12), metric
 
 
+def _evaluated(judgments, run, measures, one_statement, **kw):
+    """(rows, path, summary) of an Evaluation, closed."""
+    ev = rm.Evaluation(judgments, run, measures, one_statement=one_statement, **kw)
+    try:
+        return ev.rows(), ev.path, ev.summary
+    finally:
+        ev.close()
+
+
 @pytest.mark.parametrize("one_statement", [True, False])
 def test_python_empty_lists_are_queries_that_retrieved_nothing(one_statement, tmp_path):
     """evaluate() and the command line on a run of lists with empty ones (the one statement, and the careful
@@ -377,11 +386,7 @@ def test_python_empty_lists_are_queries_that_retrieved_nothing(one_statement, tm
     import pyarrow.parquet as pq
     from conftest import cli
     for case, (run, judged, measures, kw, per_query) in EMPTY_CASES.items():
-        ev = rm.Evaluation(EMPTY_LISTS[judged], EMPTY_LISTS[run], measures, one_statement=one_statement, **kw)
-        try:
-            rows, path, summary = ev.rows(), ev.path, ev.summary
-        finally:
-            ev.close()
+        rows, path, summary = _evaluated(EMPTY_LISTS[judged], EMPTY_LISTS[run], measures, one_statement, **kw)
         assert path == ("one statement" if one_statement else "careful")
         check_empty([r for r in rows if per_query or r[1] is None], EMPTY_EXPECTED[case], f"python {case}")
         if case == "both":  # u0, u1, u2 in the run (u1, u2 empty); u0, u1, u4 judged
@@ -546,11 +551,7 @@ def test_python_a_run_whose_every_list_is_empty_retrieved_nothing(one_statement,
     nulls = EMPTY_LISTS["all_empty_run"].set_column(1, "item_id", pa.array([[], None, None], _STRINGS))
     for run in (EMPTY_LISTS["all_empty_run"], nulls):
         for case, (measures, kw, per_query) in ALL_EMPTY_CASES.items():
-            ev = rm.Evaluation(qrels, run, measures, one_statement=one_statement, **kw)
-            try:
-                rows, path, summary = ev.rows(), ev.path, ev.summary
-            finally:
-                ev.close()
+            rows, path, summary = _evaluated(qrels, run, measures, one_statement, **kw)
             assert path == ("one statement" if one_statement else "careful")
             check_empty([r for r in rows if per_query or r[1] is None], ALL_EMPTY_EXPECTED[case], f"python {case}")
             assert summary == {"run_queries": 3, "judged_queries": 3, "common_queries": 2, "judged_not_in_run": 1,
