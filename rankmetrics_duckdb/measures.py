@@ -1191,7 +1191,7 @@ def _split_params(text: str) -> list[str]:
 
 def split_names(text: str) -> list[str]:
     """One string naming several measures, as ir_measures takes them: "nDCG@10 P(rel=2)@5 AP" (separated by
-    white space outside parentheses, brackets and quotes); a single name as it is."""
+    white space outside parentheses, brackets and quotes, and not right after an @); a single name as it is."""
     parts, depth, quote, current = [], 0, None, ""
     for c in text:
         if quote:
@@ -1203,6 +1203,8 @@ def split_names(text: str) -> list[str]:
         elif c in ")]}":
             depth -= 1
         elif c.isspace() and depth <= 0:
+            if current.endswith("@"):  # "ndcg@ 3": a cutoff after a space (ranx's int(" 3") takes it), not a name
+                continue
             if current:
                 parts.append(current)
             current = ""

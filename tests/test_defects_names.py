@@ -362,3 +362,12 @@ def test_exponential_gain_of_a_huge_grade_is_an_input_error(tmp_path):
         rm.evaluate(qrels, run, ["ndcg_burges@10"])
     # linear gain of the same grade is finite: (2000 + 1/log2(3)) / (2000 + 1/log2(3)) = 1
     assert rm.evaluate(qrels, run, ["nDCG@10"])["nDCG@10"] == pytest.approx(1.0)
+
+
+def test_a_space_after_the_at_is_a_cutoff():
+    # "ndcg@ 3" (ranx's own parse, int(" 3"), takes it) was split as two names and refused as "metric 'ndcg@':
+    # cutoff '' is not a whole number". trec_eval's out.test on qrels.test / results.test: P_5 0.2667, map 0.1785
+    got = rm.evaluate(os.path.join(TREC, "qrels.test"), RESULTS, ["P@ 5", "P@  5 map"])
+    assert got == pytest.approx({"P@5": 0.2667, "map": 0.1785}, abs=5e-5)
+    out = cli("eval", os.path.join(TREC, "qrels.test"), RESULTS, "-m", "P@ 5").stdout
+    assert float(out.split()[-1]) == pytest.approx(0.2667, abs=5e-5)
