@@ -382,7 +382,8 @@ class Prepared:
             self.reader = Reader(self.con, True, nan_scores, trec_rank=conventions.reads_rank(self.conv))
             judgments, run = table_like(judgments, JUDGMENTS), table_like(run, RUN)
             from . import warehouse
-            listed = [kind for kind, obj in ((RUN, run), (JUDGMENTS, judgments)) if warehouse.item_lists(self.reader, obj)]
+            listed = [kind for kind, obj in ((RUN, run), (JUDGMENTS, judgments))
+                      if warehouse.item_lists(self.reader, obj)]
             if listed:  # (read as plain inputs, a run of lists had "neither a score nor a rank column")
                 raise UsageError(f"prepare() takes plain inputs: the {listed[0]}'s item column is a list, which "
                                  f"evaluate() reads (evaluate(judgments, run, metrics))")

@@ -330,7 +330,8 @@ def _settings(test, correction, seed, trials):
     if test not in RESAMPLING:
         given = [name for name, value in (("trials", trials), ("seed", seed)) if value is not None]
         if given:
-            raise UsageError(f"{' and '.join(given)} appl{'ies' if given == ['seed'] else 'y'} to the randomization and bootstrap tests only, not to "
+            verb = "applies" if given == ["seed"] else "apply"
+            raise UsageError(f"{' and '.join(given)} {verb} to the randomization and bootstrap tests only, not to "
                              f"test='{test}', the {TEST_NAMES[test]}")
     if test == "tukey" and correction not in (None, "none"):
         raise UsageError(f"correction '{correction}' does not apply to test='tukey': Tukey's HSD adjusts its "
@@ -442,9 +443,9 @@ def compare(judgments, runs, metrics=None, *, test="t", correction=None, alpha=0
 
     runs: a list of runs (file paths, table names on con, relations, pandas/polars/pyarrow tables), the first
     being the baseline, or a dict {name: run}. test: 't' (paired t-test, as scipy.stats.ttest_rel),
-    'randomization' (sign flips, `trials` trials (None: 10,000), seeded by `seed` (None: 42)), 'bootstrap' (percentile 95% interval of the mean
-    difference and the shifted-null bootstrap p-value) or 'tukey' (Tukey's HSD over every run, as
-    scipy.stats.tukey_hsd and ranx). correction: 'holm', 'bonferroni' or 'none', over the pairs tested, per
+    'randomization' (sign flips, `trials` trials (None: 10,000), seeded by `seed` (None: 42)), 'bootstrap'
+    (percentile 95% interval of the mean difference and the shifted-null bootstrap p-value) or 'tukey' (Tukey's
+    HSD over every run, as scipy.stats.tukey_hsd and ranx). correction: 'holm', 'bonferroni' or 'none', over the pairs tested, per
     metric (None: holm; with tukey, which adjusts itself, none). trials, seed and correction are refused with a
     test that does not read them. Conventions as for evaluate().
     Returns a list of dicts {"measure", "run", "versus", "mean", "delta", "p_value", "p_adjusted", "ci_low",

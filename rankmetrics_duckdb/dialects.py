@@ -222,15 +222,15 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             lacks={"IntraListDiversity": "sqlglot writes Redshift's unnesting of a list without the element's "
                                          "position, which pairs the items' vectors dimension by dimension"},
             note="Redshift has no locale collations: comparisons are byte-wise"),
-    Dialect("tsql", "tsql", dbt_adapter="sqlserver", regexp=None, bytewise="Latin1_General_BIN2", collate_ids=True, float32="REAL",
-            nulls_in_windows=False,
+    Dialect("tsql", "tsql", dbt_adapter="sqlserver", regexp=None, bytewise="Latin1_General_BIN2", collate_ids=True,
+            float32="REAL", nulls_in_windows=False,
             text_type="NVARCHAR(4000)", lists=None, concat_function=True,
             note="binary collation; null order as a CASE sort key"),
     # MySQL 8 / MariaDB 10.2+: ids compared in a binary collation (the default ones are case-insensitive); no
     # NULLS FIRST/LAST at all; no SELECT can fail with a message, so the SQL calls the helper function rm_fail,
     # which `rankmetrics macros --dialect mysql` creates (SIGNAL); a missing helper fails the statement too.
-    Dialect("mysql", "mysql", dbt_adapter="mysql", regexp="operator", bytewise="utf8mb4_bin", collate_ids=True, nulls_in_windows=False,
-            lists=None,
+    Dialect("mysql", "mysql", dbt_adapter="mysql", regexp="operator", bytewise="utf8mb4_bin", collate_ids=True,
+            nulls_in_windows=False, lists=None,
             concat_function=True, fail="rm_fail({msg})", helper=_MYSQL_FAIL,
             lacks=dict.fromkeys(("G", "nDCGRel", "RnDCG"),
                                 "MariaDB computes its windows over the run and the ideal ranking wrongly when other "

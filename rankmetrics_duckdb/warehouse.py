@@ -257,13 +257,13 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     query_id = f"CAST(t.{quoted(query)} AS VARCHAR)"
     select = [f"{query_id} AS query_id"]
     empty_list = f"coalesce(len(t.{quoted(item)}), 0) = 0"  # (with lists) the row's list is empty or NULL
+    no_query = checks.missing_id(query_id, query_id)
     if kind == RUN:
         if lists:  # ranked by position. A row whose list is empty and whose query id is missing (NULL or blank)
             #        gives one row, its item NULL: unnested, it would give none and vanish unchecked, where the
             #        input checks refuse a row without a query id ("missing id", the same count as its neighbours'
             #        rows); with an id such a row is a query that retrieved nothing (the view `empty` below)
-            items = (f"CASE WHEN {empty_list} AND ({query_id} IS NULL OR trim({query_id}, ' ') = '') "
-                     f"THEN [NULL] ELSE t.{quoted(item)} END")
+            items = f"CASE WHEN {empty_list} AND ({no_query}) THEN [NULL] ELSE t.{quoted(item)} END"
             select += [f"CAST(UNNEST({items}) AS VARCHAR) AS item_id", f"GENERATE_SUBSCRIPTS({items}, 1) AS rank"]
         else:
             score = _find(names, "score", form, label, kind, False)
@@ -303,7 +303,7 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
             #        unnested rows hold it, for the checks to refuse)
             columns = ", ".join([f"{query_id} AS query_id"] + group_columns)
             run_sql(reader.con, f"CREATE TEMP VIEW {quoted(empty)} AS SELECT {columns} FROM {source} AS t "
-                                f"WHERE {empty_list} AND {query_id} IS NOT NULL AND trim({query_id}, ' ') <> ''")
+                                f"WHERE {empty_list} AND NOT ({no_query})")
     except duckdb.Error as e:
         raise InputError(f"{label}: cannot read the {kind}: {first_line(e)}") from None
     return View(name, kind, label, tuple(names_out), rescan=cheap and not lists,  # lists: unnested on each scan
