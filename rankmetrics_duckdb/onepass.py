@@ -51,6 +51,7 @@ class _Source:
     groups: tuple = ()       # group columns kept beside the standard ones (a warehouse view's: inputs.View)
     group_rows: str | None = None  # where the run's groups are read, when not from select (inputs.View)
     empty_lists: str | None = None  # a run of lists: its rows whose list is empty (inputs.View.empty_lists)
+    head_select: str | None = None  # select for a first look at the head only (strict TREC text: a small buffer)
 
 
 class _NotHere(Exception):
@@ -144,8 +145,10 @@ def _file(reader, path: str, kind: str) -> _Source:
     if not content or len(content[0].split(delim)) != want or len(lines) != len(content):
         raise _NotHere()  # a header, a comment, another column count: the careful path decides
     select, bad_row = textfiles.strict_trec_select(f"${_param(kind)}", form, kind, rank=reader.trec_rank)
+    head, _ = textfiles.strict_trec_select(f"${_param(kind)}", form, kind, rank=reader.trec_rank,
+                                           buffer_size=textfiles.HEAD_BUFFER)
     return _Source(path, select, True, kind == RUN and reader.trec_rank, strict=True, bad_row=bad_row, path=path,
-                   kind=kind)
+                   kind=kind, head_select=head)
 
 
 def _checks(src: _Source, kind: str) -> list[str]:
@@ -218,8 +221,8 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result
     try:  # a run already in rank order is ranked without a sort (sqlgen's presorted; a first look decides), on
         # our own connection only: on the caller's, the query failing for a row out of order would abort their
         # transaction
-        presorted = reader.private and plancache.presorted(reader.con, specs, conv, r.has_score, r.has_rank, f"({r.select})",
-                                                           _params(r), by=r.groups)
+        presorted = reader.private and plancache.presorted(reader.con, specs, conv, r.has_score, r.has_rank,
+                                                           f"({r.head_select or r.select})", _params(r), by=r.groups)
     except duckdb.Error:
         presorted = False
 

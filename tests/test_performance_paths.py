@@ -11,7 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 import pytrec_eval
 
-from rankmetrics_duckdb import Evaluation, InputError, determinism, evaluate, measures, plancache, sqlgen
+from rankmetrics_duckdb import (Evaluation, InputError, determinism, evaluate, measures, plancache, sqlgen,
+                                textfiles)
 from conftest import ROOT
 from conftest import TREC, cli, read_trec_output
 import synthetic
@@ -80,6 +81,36 @@ def test_trec_text_forms_give_trec_eval_numbers(tmp_path, form):
     assert got["map"] == pytest.approx(want["map"]["all"], abs=5.1e-5)
     assert got["P_10"] == pytest.approx(want["P_10"]["all"], abs=5.1e-5)
     assert got["num_ret"] == want["num_ret"]["all"]
+
+
+def test_trec_text_in_rank_order_is_ranked_as_it_comes(tmp_path):
+    """trec_eval's results.test written in rank order (score, then docno descending: trec_eval's order) is ranked
+    without a sort, after a first look at its head (a small read, textfiles.HEAD_BUFFER), with trec_eval's numbers
+    (out.test.aq). A run whose first line is longer than that buffer, where the first look fails, is ranked by
+    the sort: the numbers worked out by hand."""
+    rows = [ln.split() for ln in open(os.path.join(TREC, "results.test"))]
+    rows.sort(key=lambda f: (f[0], -float(f[4]), [-b for b in f[2].encode()] + [1]))  # docno descending, bytewise
+    run = tmp_path / "run.txt"
+    run.write_text("".join(" ".join(f) + "\n" for f in rows))
+    want = read_trec_output(os.path.join(TREC, "out.test.aq"))
+    ev = Evaluation(os.path.join(TREC, "qrels.test"), str(run), ["map", "P_10", "ndcg"])
+    try:
+        assert (ev.path, ev.ranking) == ("one statement", "input order")
+        for m, q, v in ev.rows():
+            assert v == pytest.approx(want[m][q or "all"], abs=5.1e-5), (m, q)
+    finally:
+        ev.close()
+    long_id = "d" + "x" * (2 * textfiles.HEAD_BUFFER)
+    run.write_text(f"q1 Q0 {long_id} 1 3.0 t\nq1 Q0 d2 2 2.0 t\nq1 Q0 d3 3 1.0 t\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(f"q1 0 {long_id} 0\nq1 0 d2 1\nq1 0 d3 1\n")
+    ev = Evaluation(str(qrels), str(run), ["map", "P_1"])
+    try:
+        # relevant items at ranks 2 and 3 of 2 relevant: AP (1/2 + 2/3) / 2 = 7/12; the top item is not relevant
+        assert ev.path == "one statement" and dict((m, v) for m, q, v in ev.rows() if q is None) == {
+            "map": pytest.approx(7 / 12, abs=1e-12), "P_1": 0.0}
+    finally:
+        ev.close()
 
 
 def test_strict_reader_falls_back_for_the_line_at_fault(tmp_path):
