@@ -160,6 +160,11 @@ class Dialect:
     #                                   (MySQL, MariaDB, SQL Server): the ids are written COLLATE bytewise where
     #                                   run_items and judgment_items make them, so that every window, grouping
     #                                   and join after them compares them byte-wise, not only the sorts
+    pads_spaces: str | None = None    # its comparisons ignore trailing spaces (PAD SPACE), even in a binary
+    #                                   collation, so id 'd1 ' would match judgment 'd1': the engines' names, for
+    #                                   the message of an id ending in a space, which fails the statement
+    #                                   (_padded_ids). Not SQL Server's: its NCHAR columns pad every id with
+    #                                   spaces, and refusing them would refuse those tables outright
     float32: str | None = "FLOAT"     # its 32-bit float type, to which scores='float32' (the pytrec_eval preset)
     #                                   rounds the scores; None: the engine has none (refuse_float32)
     signed_zero: bool = False         # sorts and partitions -0.0 apart from 0.0 (a total order; its = holds
@@ -230,6 +235,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     # NULLS FIRST/LAST at all; no SELECT can fail with a message, so the SQL calls the helper function rm_fail,
     # which `rankmetrics macros --dialect mysql` creates (SIGNAL); a missing helper fails the statement too.
     Dialect("mysql", "mysql", dbt_adapter="mysql", regexp="operator", bytewise="utf8mb4_bin", collate_ids=True,
+            pads_spaces="MySQL and MariaDB",
             nulls_in_windows=False, lists=None,
             concat_function=True, fail="rm_fail({msg})", helper=_MYSQL_FAIL,
             lacks=dict.fromkeys(("G", "nDCGRel", "RnDCG"),
@@ -466,11 +472,15 @@ def _fail(tree: exp.Expression, d: Dialect) -> exp.Expression:
     def swap(node):
         if meta_value(node, MARKER) == FAIL:
             call = node if isinstance(node, exp.Anonymous) else node.find(exp.Anonymous)
-            msg = call.expressions[0]
-            return _fail_template(d.fail, d.sqlglot).transform(
-                lambda n: msg.copy() if isinstance(n, exp.Column) and n.name == "rm_msg" else n)
+            return _failing(call.expressions[0], d)
         return node
     return tree.transform(swap, copy=False)
+
+
+def _failing(msg: exp.Expression, d: Dialect) -> exp.Expression:
+    """The dialect's expression that fails the statement with the text msg (Dialect.fail)."""
+    return _fail_template(d.fail, d.sqlglot).transform(
+        lambda n: msg.copy() if isinstance(n, exp.Column) and n.name == "rm_msg" else n)
 
 
 def _partition_hints(tree: exp.Expression, d: Dialect) -> exp.Expression:
@@ -558,6 +568,8 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
         tree = _float32_type(tree, d)
     if d.signed_zero:
         tree = _unsigned_zero(tree)
+    if d.pads_spaces:
+        tree = _padded_ids(tree, d)
     if d.collate_ids:
         tree = _collated_ids(tree, d)
     if d.values_rows:
@@ -598,6 +610,30 @@ def _collated_ids(tree: exp.Expression, d: Dialect) -> exp.Expression:
     collation = exp.Var(this=d.bytewise)
     for column in list(_item_columns(tree, RUN_ITEMS + ("judgment_items",), ("query_id", "item_id"))):
         column.set("this", exp.Collate(this=column.this, expression=collation.copy()))
+    return tree
+
+
+def _padded_ids(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """The query and item ids where run_items (and reference_items) and judgment_items make them, failing the
+    statement (Dialect.fail) for an id that ends in a space: the engine compares it equal to the id without the
+    space (PAD SPACE, binary collations included), so run item 'd1 ' would count as judged 'd1', where every other
+    route compares ids byte by byte. A query id with groups ends its group's key (sqlgen.key_parts): the key is
+    tested, the id named. An id of spaces only is left to the input checks, which refuse it as no id."""
+    lit = exp.Literal.string
+    for column in list(_item_columns(tree, RUN_ITEMS + ("judgment_items",), ("query_id", "item_id"))):
+        made = column.this
+        named = (made.expressions[-1] if isinstance(made, exp.Concat) else
+                 made.expression if isinstance(made, exp.DPipe) else made)
+        what = "query" if column.alias == "query_id" else "item"
+        message = exp.Concat(expressions=[
+            lit(f"rankmetrics: {what} id '"), named.copy(),
+            lit(f"' ends with a space: {d.pads_spaces} compare it equal to the id without it (PAD SPACE); trim "
+                f"the ids")])
+        failing = exp.Cast(this=_failing(message, d), to=exp.DataType.build("VARCHAR"))
+        blank = exp.EQ(this=exp.Trim(this=named.copy(), expression=lit(" ")), expression=lit(""))  # the input
+        #                                                       checks refuse it as no id (sqlgen._missing_id)
+        padded = exp.and_(exp.Like(this=made.copy(), expression=lit("% ")), exp.Not(this=blank))
+        column.set("this", exp.Case(ifs=[exp.If(this=padded, true=failing)], default=made))
     return tree
 
 

@@ -247,6 +247,40 @@ def test_mariadb_joins_byte_wise_and_needs_its_helper():
         e.close()
 
 
+def test_mariadb_refuses_ids_ending_in_a_space():
+    """MariaDB (as MySQL) compares 'd1 ' equal to 'd1' even in utf8mb4_bin (PAD SPACE): a plain join matches run
+    item 'd1 ' with judged item 'd1'. Byte by byte, as every other route compares ids, they differ: the run's top
+    item is unjudged, P@1 0, where MariaDB would have said 1. The rendered SQL fails on such an id, in the run or
+    the judgments, with groups or without, naming it; an id of spaces only is refused as no id, as before."""
+    e = engines.start("mysql")
+    try:
+        e.rows("CREATE TABLE rm.pad_run (query_id VARCHAR(20), item_id VARCHAR(20), score DOUBLE, model VARCHAR(5))")
+        e.rows("CREATE TABLE rm.pad_qrels (query_id VARCHAR(20), item_id VARCHAR(20), relevance INT)")
+        e.rows("INSERT INTO rm.pad_run VALUES ('q1', 'd1', 1.0, 'a'), ('q1', 'd2', 0.5, 'a')")
+        e.rows("INSERT INTO rm.pad_qrels VALUES ('q1', 'd1', 1), ('q1', 'd2', 0)")
+        sql = {by: rm.to_sql(["P@1"], dialect="mysql", run="rm.pad_run", judgments="rm.pad_qrels",
+                          by=["model"] if by else None)
+               for by in (False, True)}
+        assert [float(r[-1]) for r in e.rows(sql[False]) + e.rows(sql[True])] == [1.0, 1.0]  # d1 judged 1, first
+        e.rows("UPDATE rm.pad_run SET item_id = 'd1 ' WHERE item_id = 'd1'")
+        assert e.rows("SELECT count(*) FROM rm.pad_run r JOIN rm.pad_qrels j ON r.item_id = j.item_id "
+                      "COLLATE utf8mb4_bin") == [(2,)]
+        for by in (False, True):
+            with pytest.raises(Exception, match=r"rankmetrics: item id 'd1 ' ends with a space: MySQL and MariaDB "
+                                                r"compare it equal to the id without it \(PAD SPACE\); trim the ids"):
+                e.rows(sql[by])
+        e.rows("UPDATE rm.pad_run SET item_id = 'd1' WHERE item_id = 'd1 '")
+        e.rows("UPDATE rm.pad_qrels SET query_id = 'q1  ' WHERE item_id = 'd2'")
+        for by in (False, True):
+            with pytest.raises(Exception, match=r"rankmetrics: query id 'q1  ' ends with a space"):
+                e.rows(sql[by])
+        e.rows("UPDATE rm.pad_qrels SET query_id = ' ' WHERE item_id = 'd2'")
+        with pytest.raises(Exception, match=r"a row of the judgments has no query id or no item id \(NULL or empty\)"):
+            e.rows(sql[False])
+    finally:
+        e.close()
+
+
 def test_mysql_helper_script_takes_no_table_options():
     from rankmetrics_duckdb.errors import UsageError
     script = native.script("mysql")

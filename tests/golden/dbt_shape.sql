@@ -396,8 +396,30 @@
 {% macro mysql__rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) %}
 {% if by and run_lists %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% elif by %}
   SELECT
-    CONCAT(g.group_key, CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR)) COLLATE utf8mb4_bin AS query_id,
-    CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR) COLLATE utf8mb4_bin AS item_id,
+    CASE
+      WHEN CONCAT(g.group_key, CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR)) LIKE '% '
+      AND NOT TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR)) = ''
+      THEN CAST(RM_FAIL(
+        CONCAT(
+          'rankmetrics: query id ''',
+          CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR),
+          ''' ends with a space: MySQL and MariaDB compare it equal to the id without it (PAD SPACE); trim the ids'
+        )
+      ) AS CHAR)
+      ELSE CONCAT(g.group_key, CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR))
+    END COLLATE utf8mb4_bin AS query_id,
+    CASE
+      WHEN CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR) LIKE '% '
+      AND NOT TRIM(' ' FROM CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR)) = ''
+      THEN CAST(RM_FAIL(
+        CONCAT(
+          'rankmetrics: item id ''',
+          CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR),
+          ''' ends with a space: MySQL and MariaDB compare it equal to the id without it (PAD SPACE); trim the ids'
+        )
+      ) AS CHAR)
+      ELSE CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR)
+    END COLLATE utf8mb4_bin AS item_id,
     {% if score_column %}CAST(r.{{ rankmetrics.column(score_column) }} AS DOUBLE){% else %}-CAST(r.{{ rankmetrics.column(rank_column) }} AS DOUBLE){% endif %} AS score,
     {% if rank_column %}CAST(r.{{ rankmetrics.column(rank_column) }} AS DOUBLE){% else %}CAST(NULL AS DOUBLE){% endif %} AS rank_in
   FROM {{ run }} AS r
@@ -407,8 +429,30 @@
     ){% if not loop.last %} AND {% endif %}{% endfor %}
 {% elif run_lists %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
-    CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR) COLLATE utf8mb4_bin AS query_id,
-    CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR) COLLATE utf8mb4_bin AS item_id,
+    CASE
+      WHEN CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR) LIKE '% '
+      AND NOT TRIM(' ' FROM CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR)) = ''
+      THEN CAST(RM_FAIL(
+        CONCAT(
+          'rankmetrics: query id ''',
+          CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR),
+          ''' ends with a space: MySQL and MariaDB compare it equal to the id without it (PAD SPACE); trim the ids'
+        )
+      ) AS CHAR)
+      ELSE CAST(r.{{ rankmetrics.column(query_column) }} AS CHAR)
+    END COLLATE utf8mb4_bin AS query_id,
+    CASE
+      WHEN CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR) LIKE '% '
+      AND NOT TRIM(' ' FROM CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR)) = ''
+      THEN CAST(RM_FAIL(
+        CONCAT(
+          'rankmetrics: item id ''',
+          CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR),
+          ''' ends with a space: MySQL and MariaDB compare it equal to the id without it (PAD SPACE); trim the ids'
+        )
+      ) AS CHAR)
+      ELSE CAST(r.{{ rankmetrics.column(item_column) }} AS CHAR)
+    END COLLATE utf8mb4_bin AS item_id,
     {% if score_column %}CAST(r.{{ rankmetrics.column(score_column) }} AS DOUBLE){% else %}-CAST(r.{{ rankmetrics.column(rank_column) }} AS DOUBLE){% endif %} AS score,
     {% if rank_column %}CAST(r.{{ rankmetrics.column(rank_column) }} AS DOUBLE){% else %}CAST(NULL AS DOUBLE){% endif %} AS rank_in
   FROM {{ run }} AS r
@@ -2783,8 +2827,30 @@
 {% macro mysql__rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) %}
 {% if by and judgments_by %}{% if judgment_lists and relevance_column %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% elif judgment_lists %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
-    CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR)) COLLATE utf8mb4_bin AS query_id,
-    CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) COLLATE utf8mb4_bin AS item_id,
+    CASE
+      WHEN CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR)) LIKE '% '
+      AND NOT TRIM(' ' FROM CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR)) = ''
+      THEN CAST(RM_FAIL(
+        CONCAT(
+          'rankmetrics: query id ''',
+          CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR),
+          ''' ends with a space: MySQL and MariaDB compare it equal to the id without it (PAD SPACE); trim the ids'
+        )
+      ) AS CHAR)
+      ELSE CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR))
+    END COLLATE utf8mb4_bin AS query_id,
+    CASE
+      WHEN CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) LIKE '% '
+      AND NOT TRIM(' ' FROM CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR)) = ''
+      THEN CAST(RM_FAIL(
+        CONCAT(
+          'rankmetrics: item id ''',
+          CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR),
+          ''' ends with a space: MySQL and MariaDB compare it equal to the id without it (PAD SPACE); trim the ids'
+        )
+      ) AS CHAR)
+      ELSE CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR)
+    END COLLATE utf8mb4_bin AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
@@ -2806,8 +2872,30 @@
   CROSS JOIN params AS prm
 {% endif %}{% elif by %}{% if judgment_lists and relevance_column %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% elif judgment_lists %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
-    CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR)) COLLATE utf8mb4_bin AS query_id,
-    CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) COLLATE utf8mb4_bin AS item_id,
+    CASE
+      WHEN CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR)) LIKE '% '
+      AND NOT TRIM(' ' FROM CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR)) = ''
+      THEN CAST(RM_FAIL(
+        CONCAT(
+          'rankmetrics: query id ''',
+          CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR),
+          ''' ends with a space: MySQL and MariaDB compare it equal to the id without it (PAD SPACE); trim the ids'
+        )
+      ) AS CHAR)
+      ELSE CONCAT(g.group_key, CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR))
+    END COLLATE utf8mb4_bin AS query_id,
+    CASE
+      WHEN CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) LIKE '% '
+      AND NOT TRIM(' ' FROM CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR)) = ''
+      THEN CAST(RM_FAIL(
+        CONCAT(
+          'rankmetrics: item id ''',
+          CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR),
+          ''' ends with a space: MySQL and MariaDB compare it equal to the id without it (PAD SPACE); trim the ids'
+        )
+      ) AS CHAR)
+      ELSE CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR)
+    END COLLATE utf8mb4_bin AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
@@ -2826,8 +2914,30 @@
   CROSS JOIN params AS prm
 {% endif %}{% else %}{% if judgment_lists and relevance_column %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% elif judgment_lists %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
-    CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR) COLLATE utf8mb4_bin AS query_id,
-    CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) COLLATE utf8mb4_bin AS item_id,
+    CASE
+      WHEN CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR) LIKE '% '
+      AND NOT TRIM(' ' FROM CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR)) = ''
+      THEN CAST(RM_FAIL(
+        CONCAT(
+          'rankmetrics: query id ''',
+          CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR),
+          ''' ends with a space: MySQL and MariaDB compare it equal to the id without it (PAD SPACE); trim the ids'
+        )
+      ) AS CHAR)
+      ELSE CAST(j.{{ rankmetrics.column(query_column) }} AS CHAR)
+    END COLLATE utf8mb4_bin AS query_id,
+    CASE
+      WHEN CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR) LIKE '% '
+      AND NOT TRIM(' ' FROM CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR)) = ''
+      THEN CAST(RM_FAIL(
+        CONCAT(
+          'rankmetrics: item id ''',
+          CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR),
+          ''' ends with a space: MySQL and MariaDB compare it equal to the id without it (PAD SPACE); trim the ids'
+        )
+      ) AS CHAR)
+      ELSE CAST(j.{{ rankmetrics.column(item_column) }} AS CHAR)
+    END COLLATE utf8mb4_bin AS item_id,
     CASE
       WHEN prm.grades = 'truncate'
       AND NOT (
