@@ -158,12 +158,17 @@ def _file(reader, path: str, kind: str) -> _Source:
 EMPTY_SOURCE = "rm_src_empty"
 
 
+def _empty_rows(src: _Source) -> str | None:
+    """Where the statement reads a run of lists' rows whose list is empty (EMPTY_SOURCE), None for another input."""
+    return EMPTY_SOURCE if src.kind == RUN and src.empty_lists else None
+
+
 def _checks(src: _Source, kind: str) -> list[str]:
     """The careful path's checks of this input (checks.check_sql, and _trec_strict's form) as counts over rows t."""
     rows = "rm_src_judgments" if kind == JUDGMENTS else "rm_src_run"  # _sources_sql's CTEs
     out = [c.count for c in checks.check_sql(kind, rows, src.has_score or kind == JUDGMENTS, src.has_rank, src.strict,
                                              typed=True, groups=tuple(quoted(g) for g in src.groups),
-                                             empty_lists=EMPTY_SOURCE if kind == RUN and src.empty_lists else None)]
+                                             empty_lists=_empty_rows(src))]
     if src.strict:
         out.append(f"sum(CASE WHEN {src.bad_row} THEN 1 ELSE 0 END)")
     return out
@@ -334,7 +339,7 @@ def _statement(specs, conv: dict, j: _Source, r: _Source, top_n: bool, presorted
     ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments",
                                          top_n, by=r.groups, judged_by=j.groups, presorted=presorted,
                                          keep_ranking=keep_ranking, groups_sql=r.group_rows,
-                                         empty_sql=EMPTY_SOURCE if r.empty_lists else None)
+                                         empty_sql=_empty_rows(r))
     blanks = "NULL, " * (3 + len(r.groups))  # measure, the group columns, query_id, value
     return (f"WITH {_sources_sql(j, r)}, {ctes} "
             f"SELECT f.*, CAST(NULL AS BIGINT[]) AS rm_checks FROM ({final}) AS f "

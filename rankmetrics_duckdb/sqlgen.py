@@ -185,10 +185,9 @@ def _missing_id(row: str, where: str, by: tuple = (), items: bool = True) -> tup
     # too, PostgreSQL's spaces only: an id of a no-break space was refused on one and taken on the other)
     empty = lambda e: exp.EQ(this=exp.Trim(this=e, expression=exp.Literal.string(" ")),  # noqa: E731
                              expression=exp.Literal.string(""))
-    condition = (exp.or_(exp.Is(this=_column(row, "query_id"), expression=exp.Null()),
-                         exp.Is(this=_column(row, "item_id"), expression=exp.Null()),
-                         empty(query), empty(_column(row, "item_id"))) if items else
-                 exp.or_(exp.Is(this=_column(row, "query_id"), expression=exp.Null()), empty(query)))
+    ids = ("query_id", "item_id") if items else ("query_id",)
+    condition = exp.or_(*[exp.Is(this=_column(row, name), expression=exp.Null()) for name in ids],
+                        *[empty(query if name == "query_id" else _column(row, name)) for name in ids])
     return condition, exp.Literal.string(f"rankmetrics: a row of the {where} has no query id or no item id "
                                          f"(NULL or empty)")
 
