@@ -6,10 +6,10 @@ import math
 import operator
 import os
 
-import duckdb
 
 from . import checks, connections, conventions, diversity, measures as measures_mod, onepass, plancache, shape, textfiles
 from ._lazy import LazyModule
+from .engine import duckdb
 from .errors import InputError, UsageError, first_line
 from .inputs import JUDGMENTS, RUN, Reader, check_rank_positions, mean_list_length, query_overlap, run_sql, table_like
 

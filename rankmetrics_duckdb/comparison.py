@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from . import connections, conventions, diversity, measures as measures_mod, stats
 from ._lazy import LazyModule
+from .engine import duckdb
 from .errors import InputError, UsageError, first_line
 from .inputs import JUDGMENTS, RUN, Reader, check_rank_positions, query_overlap, run_sql
 from .shape import Shape
@@ -454,7 +455,6 @@ def compare(judgments, runs, metrics=None, *, test="t", correction=None, alpha=0
     versus, wins / ties / losses the queries where run is above, equal to, below versus. output='pandas' or
     'arrow' returns a DataFrame or a pyarrow Table of the same rows.
     """
-    import duckdb
     try:
         c = run_comparison(judgments, runs, metrics, test=test, correction=correction, alpha=alpha, seed=seed,
                            trials=trials, con=con, convention=convention, pairs=pairs, **overrides)

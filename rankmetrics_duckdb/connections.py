@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 
-import duckdb
+from .engine import duckdb
 
 _LOCK = threading.Lock()
 # the database of each process id: a forked child keeps its parent's entry, never closed there (closing it would

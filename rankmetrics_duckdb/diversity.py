@@ -11,9 +11,9 @@ import math
 import re
 from dataclasses import dataclass
 
-import duckdb
 
 from . import connections, textfiles
+from .engine import duckdb
 from .errors import InputError, UsageError, first_line
 from .inputs import RUN, Reader
 

@@ -14,11 +14,11 @@ import warnings
 from dataclasses import dataclass
 from typing import Callable
 
-import duckdb
 
 from . import checks, connections, paths
 from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, number_column_fault, overlap_counts, overlap_keys, text_number  # noqa: F401
 from ._lazy import LazyModule
+from .engine import duckdb
 from .errors import InputError, UsageError, first_line
 from .shape import ALIASES, SIDE_PARAMS
 from .textfiles import (NUMBER, compression, csv_shape_fault, first_line_number, header_delimiter, is_special_file, is_stream, is_trec_line, line_of, odd_spaces, peek, read_fault, refuse_binary, split_fields, strict_form, strict_trec_select,

@@ -28,9 +28,9 @@ import math
 import os
 from dataclasses import dataclass
 
-import duckdb
 
 from . import checks, connections, inputs, measures, paths, plancache, textfiles
+from .engine import duckdb
 from .errors import first_line
 from .inputs import JUDGMENTS, RUN, map_columns, quoted, sql_string
 

@@ -7,11 +7,11 @@ judgment group and one sub-group (get_qrels_prefs.c). The measures are SQL, sql/
 the careful path, and keeps the queries trec_eval evaluates (the run's, or with -c every judged one)."""
 from __future__ import annotations
 
-import duckdb
 import pyarrow as pa
 
 from . import connections, measures, textfiles
 from .api import register
+from .engine import duckdb
 from .errors import InputError, UsageError, first_line
 from .inputs import RUN, Reader
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 
-import duckdb
 
 from . import checks, paths
 from .checks import is_number_type
+from .engine import duckdb
 from .errors import InputError, first_line
 from .inputs import JUDGMENTS, RUN, Loaded, Reader, View, quoted, reader_path, run_sql, sql_string, table_like, table_name
 from .shape import ALIASES, Shape

@@ -126,3 +126,37 @@ def test_a_global_setting_is_set_back_under_threads(monkeypatch):
     for means in got:
         assert means["map"] == pytest.approx(_want()["map"], abs=5.1e-5)
     assert connections.private().execute("SELECT current_setting('disabled_optimizers')").fetchall() == before
+
+
+ENGINE_ONLY = """
+import json, sys
+import pyarrow as pa
+from rankmetrics_duckdb import evaluate, relation
+files = evaluate(sys.argv[1], sys.argv[2], ["map", "P_10"])
+before = "duckdb" in sys.modules
+# the run as an Arrow table: DuckDB scans one only once its Python module has set the scan up
+rows = [line.split() for line in open(sys.argv[2])]
+run = pa.table({"query_id": [r[0] for r in rows], "item_id": [r[2] for r in rows],
+                "score": [float(r[4]) for r in rows]})
+arrow = evaluate(sys.argv[1], run, ["map", "P_10"])
+after = "duckdb" in sys.modules
+lazy = {m: v for m, q, v in relation(sys.argv[1], sys.argv[2], ["map", "P_10"]).fetchall() if q is None}
+print(json.dumps({"files": files, "before": before, "arrow": arrow, "after": after, "lazy": lazy}))
+"""
+
+
+def test_files_need_only_the_engine_and_the_rest_imports_duckdb_when_needed():
+    """engine.py: a process that has not imported duckdb evaluates files on the engine alone (`_duckdb`; the
+    duckdb module costs about 0.05 s to import), and what needs the module (an Arrow table's scan, a relation)
+    imports it then and gives the same numbers. The tests' own process imports duckdb, so only a child can show
+    it. Numbers: trec_eval's out.test."""
+    import json
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-c", ENGINE_ONLY, QRELS, RUN], capture_output=True, text=True, timeout=120,
+                       cwd=os.path.dirname(TREC))
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["before"] is False and out["after"] is True
+    for key in ("files", "arrow", "lazy"):
+        assert out[key] == pytest.approx(_want(), abs=5.1e-5), key
