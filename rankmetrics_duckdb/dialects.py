@@ -7,7 +7,9 @@ adapter):
 
   bytewise     how to compare item ids byte-wise, as trec_eval's strcmp does (the rm_bytewise marker of
                sql/00_common.sql): PostgreSQL needs COLLATE "C", SQL Server a binary collation; the others
-               already compare strings by bytes / code points (the same order for UTF-8).
+               already compare strings by bytes / code points (the same order for UTF-8). Where the default
+               collation is case-insensitive (MySQL, SQL Server), the ids are written in it where they are made,
+               and the group values (by) compared in a byte-wise form of any type too (bytewise_value).
   null order   every window ORDER BY term says where NULLs go (NULLS FIRST/LAST); engines that cannot write
                that in a window (T-SQL, BigQuery) get an explicit `CASE WHEN x IS NULL ...` sort key.
   division     every divisor goes through NULLIF(divisor, 0): PostgreSQL, Spark (ANSI), BigQuery, T-SQL and
