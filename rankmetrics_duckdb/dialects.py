@@ -7,7 +7,9 @@ adapter):
 
   bytewise     how to compare item ids byte-wise, as trec_eval's strcmp does (the rm_bytewise marker of
                sql/00_common.sql): PostgreSQL needs COLLATE "C", SQL Server a binary collation; the others
-               already compare strings by bytes / code points (the same order for UTF-8).
+               already compare strings by bytes / code points (the same order for UTF-8). Where the default
+               collation is case-insensitive (MySQL, SQL Server), the ids are written in it where they are made,
+               and the group values (by) compared in a byte-wise form of any type too (bytewise_value).
   null order   every window ORDER BY term says where NULLs go (NULLS FIRST/LAST); engines that cannot write
                that in a window (T-SQL, BigQuery) get an explicit `CASE WHEN x IS NULL ...` sort key.
   division     every divisor goes through NULLIF(divisor, 0): PostgreSQL, Spark (ANSI), BigQuery, T-SQL and
@@ -160,6 +162,10 @@ class Dialect:
     #                                   (MySQL, MariaDB, SQL Server): the ids are written COLLATE bytewise where
     #                                   run_items and judgment_items make them, so that every window, grouping
     #                                   and join after them compares them byte-wise, not only the sorts
+    bytewise_value: str | None = None  # for such an engine: a value {x} of any type (a group column's: text,
+    #                                   number, date) in a form compared byte-wise, case and accents apart, so
+    #                                   that group values equal in the column's collation are two groups
+    #                                   (_bytewise_groups); None: its comparisons keep group values apart already
     pads_spaces: str | None = None    # its comparisons ignore trailing spaces (PAD SPACE), even in a binary
     #                                   collation, so id 'd1 ' would match judgment 'd1': the engines' names, for
     #                                   the message of an id ending in a space, which fails the statement
@@ -227,14 +233,20 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             lacks={"IntraListDiversity": "sqlglot writes Redshift's unnesting of a list without the element's "
                                          "position, which pairs the items' vectors dimension by dimension"},
             note="Redshift has no locale collations: comparisons are byte-wise"),
+    # group values in the ids' form (their = ignores trailing spaces there too, as NCHAR columns pad)
     Dialect("tsql", "tsql", dbt_adapter="sqlserver", regexp=None, bytewise="Latin1_General_BIN2", collate_ids=True,
+            bytewise_value="CAST({x} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2",
             float32="REAL", nulls_in_windows=False,
             text_type="NVARCHAR(4000)", lists=None, concat_function=True,
             note="binary collation; null order as a CASE sort key"),
     # MySQL 8 / MariaDB 10.2+: ids compared in a binary collation (the default ones are case-insensitive); no
     # NULLS FIRST/LAST at all; no SELECT can fail with a message, so the SQL calls the helper function rm_fail,
     # which `rankmetrics macros --dialect mysql` creates (SIGNAL); a missing helper fails the statement too.
+    # group values as the bytes of their text in the connection's character set (utf8mb4, which the ids' COLLATE
+    # utf8mb4_bin needs already: a latin1 column and a utf8mb4 one give the same bytes), compared as binary
+    # strings, which are NO PAD: 'v1' and 'v1 ' are two groups
     Dialect("mysql", "mysql", dbt_adapter="mysql", regexp="operator", bytewise="utf8mb4_bin", collate_ids=True,
+            bytewise_value="CAST(CAST({x} AS CHAR) AS BINARY)",
             pads_spaces="MySQL and MariaDB",
             nulls_in_windows=False, lists=None,
             concat_function=True, fail="rm_fail({msg})", helper=_MYSQL_FAIL,
@@ -572,6 +584,8 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
         tree = _padded_ids(tree, d)
     if d.collate_ids:
         tree = _collated_ids(tree, d)
+    if d.bytewise_value:
+        tree = _bytewise_groups(tree, d)
     if d.values_rows:
         tree = _constant_rows(tree)
     if d.concat_function:
@@ -610,6 +624,58 @@ def _collated_ids(tree: exp.Expression, d: Dialect) -> exp.Expression:
     collation = exp.Var(this=d.bytewise)
     for column in list(_item_columns(tree, RUN_ITEMS + ("judgment_items",), ("query_id", "item_id"))):
         column.set("this", exp.Collate(this=column.this, expression=collation.copy()))
+    return tree
+
+
+# the CTE of the run's groups (sqlgen.groups_cte: SELECT DISTINCT of the group columns as d, numbered), joined as g
+# on the group columns (sqlgen._group_join: NULL-safe equalities)
+GROUPS = "rm_groups"
+
+
+@functools.lru_cache(maxsize=None)
+def _value_template(template: str, read: str) -> exp.Expression:
+    """Dialect.bytewise_value parsed, its value a column rm_value (parsed once: _bytewise_value copies it)."""
+    return sqlglot.parse_one(template.format(x="rm_value"), read=read)
+
+
+def _bytewise_value(value: exp.Expression, d: Dialect) -> exp.Expression:
+    """The dialect's byte-wise form of value (Dialect.bytewise_value)."""
+    return _value_template(d.bytewise_value, d.sqlglot).transform(
+        lambda n: value.copy() if isinstance(n, exp.Column) and n.name == "rm_value" else n)
+
+
+def _bytewise_groups(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """The group values compared byte-wise where rm_groups is made and wherever it is joined: its DISTINCT of the
+    group columns written as a GROUP BY of each column and its byte-wise form (Dialect.bytewise_value), so that
+    values equal in the column's collation ('A' and 'a', MySQL's 'v1' and 'v1 ') are groups of their own, each
+    holding its value as stored; its numbering ordered by each column, then its byte-wise form (the same numbers
+    on every run); and each NULL-safe equality of a joined table's group column with rm_groups' (g.rm_g1) comparing
+    their byte-wise forms too. A form of any type, where a COLLATE would fail on a number; beside the column's own
+    equality, which keeps apart what the form might not (a number or a date written as text)."""
+    for cte in tree.find_all(exp.CTE):
+        outer = cte.this
+        if cte.alias != GROUPS or not isinstance(outer, exp.Select):
+            continue
+        source = outer.args.get("from_")
+        inner = source.this.this if source is not None and isinstance(source.this, exp.Subquery) else None
+        if isinstance(inner, exp.Select) and inner.args.get("distinct"):
+            inner.set("distinct", None)
+            inner.set("group", exp.Group(expressions=[e for p in inner.expressions
+                                                      for e in (p.this.copy(), _bytewise_value(p.this, d))]))
+        for window in outer.find_all(exp.Window):
+            order = window.args.get("order")
+            if order is not None:
+                order.set("expressions", [t for term in order.expressions for t in (
+                    term, exp.Ordered(this=_bytewise_value(term.this, d), desc=term.args.get("desc"),
+                                      nulls_first=term.args.get("nulls_first")))])
+    for join in list(tree.find_all(exp.Join)):
+        if not (isinstance(join.this, exp.Table) and join.this.name == GROUPS and join.args.get("on") is not None):
+            continue
+        alias = join.this.alias_or_name
+        for eq in list(join.args["on"].find_all(exp.NullSafeEQ)):
+            if isinstance(eq.expression, exp.Column) and eq.expression.table == alias:
+                same = exp.NullSafeEQ(this=_bytewise_value(eq.this, d), expression=_bytewise_value(eq.expression, d))
+                eq.replace(exp.and_(eq.copy(), same))
     return tree
 
 

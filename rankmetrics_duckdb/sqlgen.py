@@ -87,7 +87,9 @@ def _group(i: int) -> str:
 
 
 def groups_cte(run: Source, by: tuple) -> exp.Select:
-    """rm_groups: the run's distinct groups (typed as in the run), numbered in sort order (NULLs first)."""
+    """rm_groups: the run's distinct groups (typed as in the run), numbered in sort order (NULLs first). Where
+    the default collation may hold distinct values equal (MySQL, SQL Server), the dialect layer keeps them apart
+    (dialects._bytewise_groups: the DISTINCT and the joins with rm_groups compare a byte-wise form too)."""
     rows = run if run.group_rows is None else Source(run.group_rows, columns=run.columns)
     distinct = exp.select(*[exp.alias_(rows.column("r", g), _group(i)) for i, g in enumerate(by)]).from_(
         _source(rows, "r")).distinct()

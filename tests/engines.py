@@ -419,10 +419,11 @@ class ReadBack:
         tree = sqlglot.parse_one(sql, read=self.dialect)
         tree = tree.transform(lambda n: n.this if isinstance(n, exp.Collate) else n)
         # the engine's way to fail a statement (dialects.Dialect.fail: Trino's fail, BigQuery's ERROR, Spark's
-        # raise_error) becomes DuckDB's error, which fails the same way
+        # raise_error, MySQL's helper rm_fail, for the mysql SQL read back) becomes DuckDB's error, which fails the
+        # same way
+        fails = ("fail", "error", "raise_error", "rm_fail")
         tree = tree.transform(lambda n: exp.Anonymous(this="error", expressions=n.expressions)
-                              if isinstance(n, exp.Anonymous) and n.name.lower() in ("fail", "error", "raise_error")
-                              else n)
+                              if isinstance(n, exp.Anonymous) and n.name.lower() in fails else n)
         if self.dialect == "tsql" and tree.find(exp.With):  # T-SQL writes no RECURSIVE: a CTE reading itself is
             tree.find(exp.With).set("recursive", True)  # recursive there, DuckDB must be told
         if self.dialect == "tsql":  # sqlglot reads T-SQL FLOAT (8 bytes, FLOAT(53)) as a 4-byte REAL

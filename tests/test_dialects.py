@@ -905,6 +905,121 @@ def test_ids_differing_in_case_or_accents_stay_apart_on_mariadb(engine):
     assert "COLLATE Latin1_General_BIN2 AS query_id" in rm.to_sql(["AP"], dialect="tsql", run="r", judgments="j")
 
 
+# groups of the run (model, query, item, score) and their judgments (model, query, item, grade) for the tests below:
+# 'A' and 'a' have disjoint query ids, 'v1' and 'v1 ' share query q1 and item d1
+_CASED_GROUPS_RUN = [("A", "q1", "d1", 3.0), ("A", "q1", "d2", 2.0), ("A", "q1", "d3", 1.0), ("A", "q2", "d1", 2.0),
+                     ("A", "q2", "d2", 1.0),
+                     ("a", "q3", "d1", 3.0), ("a", "q3", "d2", 2.0), ("a", "q4", "d5", 1.0), ("a", "q4", "d6", 0.5),
+                     ("v1", "q1", "d1", 1.0), ("v1", "q1", "d2", 2.0),
+                     ("v1 ", "q1", "d1", 2.0), ("v1 ", "q1", "d3", 1.0), ("v1 ", "q5", "d2", 1.0)]
+_CASED_GROUPS_QRELS = [("A", "q1", "d3", 1), ("A", "q2", "d1", 1), ("a", "q3", "d2", 1), ("a", "q4", "d6", 1),
+                       ("a", "q4", "d5", 0), ("v1", "q1", "d1", 1), ("v1 ", "q1", "d1", 1), ("v1 ", "q1", "d3", 1),
+                       ("v1 ", "q5", "d2", 1)]
+_CASED_GROUPS_N = {("A", "q1"): 1, ("A", "q2"): 2}  # the integer group column n: 0 elsewhere
+_CASED_GROUPS_BY = (["model"], ["n", "model"])
+
+
+def cased_groups_tables():
+    """(run, judgments) of the groups above as Arrow tables: the run with the text group column model and the
+    integer one n, the judgments with model."""
+    rows, judged = _CASED_GROUPS_RUN, _CASED_GROUPS_QRELS
+    run = pa.table({"model": [m for m, *_ in rows], "n": [_CASED_GROUPS_N.get((m, q), 0) for m, q, *_ in rows],
+                    "query_id": [q for _, q, _, _ in rows], "item_id": [d for *_, d, _ in rows],
+                    "score": [s for *_, s in rows]})
+    judgments = pa.table({"model": [m for m, *_ in judged], "query_id": [q for _, q, _, _ in judged],
+                          "item_id": [d for *_, d, _ in judged], "relevance": [g for *_, g in judged]})
+    return run, judgments
+
+
+def cased_groups_expected(run, judgments, by):
+    """{(measure, *group values, query id or None for the mean): value}: AP and RR of each group of by, evaluated
+    by pytrec_eval on the group's run rows alone against the judgments of its model."""
+    import pytrec_eval
+    want = {}
+    for key in sorted({tuple(row[c] for c in by) for row in run.to_pylist()}):
+        group_run, group_qrels = {}, {}
+        for row in run.to_pylist():
+            if tuple(row[c] for c in by) == key:
+                group_run.setdefault(row["query_id"], {})[row["item_id"]] = row["score"]
+        for row in judgments.to_pylist():
+            if row["model"] == key[by.index("model")]:
+                group_qrels.setdefault(row["query_id"], {})[row["item_id"]] = row["relevance"]
+        te = pytrec_eval.RelevanceEvaluator(group_qrels, {"map", "recip_rank"}).evaluate(group_run)
+        assert set(te) == set(group_run)  # every query of the group judged: no query set to choose
+        for measure, name in (("AP", "map"), ("RR", "recip_rank")):
+            for q in te:
+                want[(measure, *key, q)] = te[q][name]
+            want[(measure, *key, None)] = sum(te[q][name] for q in te) / len(te)
+    return want
+
+
+def check_cased_groups(rows, want, by, label):
+    """The rows (measure, *by, query_id, value) are want's, each group's values as stored ('A' and 'a', 'v1' and
+    'v1 ')."""
+    got = {}
+    for row in rows:
+        key = tuple(int(v) if c == "n" else v for c, v in zip(["measure", *by, "query_id"], row[:-1]))
+        assert key not in got, f"{label} by {by}: duplicate row {key}"
+        got[key] = float(row[-1])
+    assert set(got) == set(want), f"{label} by {by}: rows differ: {sorted(set(got) ^ set(want), key=str)[:6]}"
+    assert {k[by.index("model") + 1] for k in got} == {"A", "a", "v1", "v1 "}
+    for key, w in want.items():
+        assert got[key] == pytest.approx(w, rel=1e-9, abs=1e-9), f"{label} by {by} {key}: {got[key]} != {w}"
+
+
+@pytest.mark.parametrize("engine", ["mysql"], indirect=True)
+def test_group_values_differing_in_case_or_trailing_spaces_stay_apart_on_mariadb(engine):
+    """Group values (by) compared byte-wise, as the ids are: in MariaDB's case-insensitive, PAD SPACE default
+    collation, 'A' = 'a' and 'v1' = 'v1 ', and before, rm_groups' DISTINCT kept one of each pair and the run's rows
+    were joined to it in that collation. Groups 'A' and 'a' (disjoint query ids) then came back as one group 'A'
+    holding q1 to q4, silently: on the 'A' and 'a' rows alone the SQL returned one mean row per measure, ('AP', 'A',
+    None, 0.5833...) over q1 to q4, where group 'A' is 0.6667 (q1, q2) and group 'a' 0.5 (q3, q4), and no row of
+    'a'. 'v1' and 'v1 ' (both with q1 and d1) were refused: "item d1 appears 2 times for query q1 (group 2 of the by
+    columns, in sort order) in the run". pytrec_eval (run here) evaluates each group's rows alone; the SQL's rows
+    must be those, with each group's value as stored, on a text group column with the judgments joined on it and
+    with an integer group column beside it (the byte-wise form of a number)."""
+    e = engine.engine
+    run, judgments = cased_groups_tables()
+    r, j = e.load("cased_groups_run", run), e.load("cased_groups_qrels", judgments)
+    assert e.rows(f"SELECT COUNT(DISTINCT model) FROM {r}") == [(2,)]  # the column's collation: 'A' = 'a', 'v1' = 'v1 '
+    for by in _CASED_GROUPS_BY:
+        sql = rm.to_sql(["AP", "RR"], dialect="mysql", run=r, judgments=j, by=by, judgments_by=["model"],
+                        per_query=True)
+        check_cased_groups(e.rows(sql), cased_groups_expected(run, judgments, by), by, "mariadb")
+
+
+@pytest.mark.parametrize("dialect", ["mysql", "tsql"])
+def test_group_values_compare_bytewise_where_ids_are_collated(dialect):
+    """The dialects whose default collations hold distinct values equal (Dialect.collate_ids) number the groups
+    by each value and its byte-wise form, and join on both; read back into DuckDB by sqlglot, the SQL still gives
+    each group's numbers (pytrec_eval's). SQL Server has no engine here: its text is checked. The other dialects'
+    rm_groups is the SELECT DISTINCT it was."""
+    form = {"mysql": "CAST(CAST({} AS CHAR) AS BINARY)",
+            "tsql": "CAST({} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2"}[dialect]
+    equal = {"mysql": "<=>", "tsql": "IS NOT DISTINCT FROM"}[dialect]
+    sql = rm.to_sql(["AP"], dialect=dialect, run="r", judgments="j", by=["model"], judgments_by=["model"])
+    text = " ".join(sql.split())
+    assert f"GROUP BY r.model, {form.format('r.model')} )" in text
+    assert f"ORDER BY d.rm_g1, {form.format('d.rm_g1')})" in text
+    for src in ("r", "j"):  # the run's rows and the judgments' joined with rm_groups
+        assert (f"ON ( {src}.model {equal} g.rm_g1 AND {form.format(src + '.model')} {equal} "
+                f"{form.format('g.rm_g1')} )") in text
+    for other in dialects.names():
+        if not dialects.get(other).collate_ids:
+            assert "SELECT DISTINCT r.model AS rm_g1" in " ".join(rm.to_sql(
+                ["AP"], dialect=other, run="r", judgments="j", by=["model"]).split()), other
+    run, judgments = cased_groups_tables()
+    back = engines.ReadBack(dialect)
+    try:
+        r, j = back.load("cased_groups_run", run), back.load("cased_groups_qrels", judgments)
+        for by in _CASED_GROUPS_BY:
+            sql = rm.to_sql(["AP", "RR"], dialect=dialect, run=r, judgments=j, by=by, judgments_by=["model"],
+                            per_query=True)
+            check_cased_groups(back.rows(sql), cased_groups_expected(run, judgments, by), by, f"{dialect} read back")
+    finally:
+        back.close()
+
+
 @pytest.mark.parametrize("engine", ["duckdb", "postgres", "datafusion", "clickhouse", "mysql"], indirect=True)
 def test_float32_scores_tie_as_pytrec_eval_ties_them(engine):
     # scores='float32' (the pytrec_eval preset) was never run on an engine: T-SQL wrote it FLOAT (64-bit there),

@@ -14300,13 +14300,24 @@ WITH params AS (
   SELECT
     {% for g in by %}d.rm_g{{ loop.index }} AS rm_g{{ loop.index }}{% if not loop.last %},
     {% endif %}{% endfor %},
-    ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %}, {% endif %}{% endfor %}) AS group_no,
-    CONCAT(CAST(ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %}, {% endif %}{% endfor %}) AS NVARCHAR(4000)), ':') AS group_key
+    ROW_NUMBER() OVER (
+      ORDER BY {% for g in by %}d.rm_g{{ loop.index }}, CAST(d.rm_g{{ loop.index }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2{% if not loop.last %}, {% endif %}{% endfor %}
+    ) AS group_no,
+    CONCAT(
+      CAST(ROW_NUMBER() OVER (
+        ORDER BY {% for g in by %}d.rm_g{{ loop.index }}, CAST(d.rm_g{{ loop.index }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2{% if not loop.last %}, {% endif %}{% endfor %}
+      ) AS NVARCHAR(4000)),
+      ':'
+    ) AS group_key
   FROM (
-    SELECT DISTINCT
+    SELECT
       {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
       {% endif %}{% endfor %}
     FROM {{ run }} AS r
+    GROUP BY
+      {% for g in by %}r.{{ rankmetrics.column(g) }},
+      CAST(r.{{ rankmetrics.column(g) }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2{% if not loop.last %},
+      {% endif %}{% endfor %}
   ) AS d
 {% else %}{% endif %}), run_items AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
@@ -15888,13 +15899,24 @@ WITH params AS (
   SELECT
     {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %},
     {% endif %}{% endfor %},
-    ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %}, {% endif %}{% endfor %}) AS group_no,
-    CONCAT(CAST(ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %}, {% endif %}{% endfor %}) AS CHAR), ':') AS group_key
+    ROW_NUMBER() OVER (
+      ORDER BY {% for g in by %}d.rm_g{{ loop.index }}, CAST(CAST(d.rm_g{{ loop.index }} AS CHAR) AS BINARY){% if not loop.last %}, {% endif %}{% endfor %}
+    ) AS group_no,
+    CONCAT(
+      CAST(ROW_NUMBER() OVER (
+        ORDER BY {% for g in by %}d.rm_g{{ loop.index }}, CAST(CAST(d.rm_g{{ loop.index }} AS CHAR) AS BINARY){% if not loop.last %}, {% endif %}{% endfor %}
+      ) AS CHAR),
+      ':'
+    ) AS group_key
   FROM (
-    SELECT DISTINCT
+    SELECT
       {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
       {% endif %}{% endfor %}
     FROM {{ run }} AS r
+    GROUP BY
+      {% for g in by %}r.{{ rankmetrics.column(g) }},
+      CAST(CAST(r.{{ rankmetrics.column(g) }} AS CHAR) AS BINARY){% if not loop.last %},
+      {% endif %}{% endfor %}
   ) AS d
 {% else %}{% endif %}), run_items AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}

@@ -381,6 +381,7 @@
   JOIN rm_groups AS g
     ON {% for g in by %}(
       r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+      AND CAST(r.{{ rankmetrics.column(g) }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2 IS NOT DISTINCT FROM CAST(g.rm_g{{ loop.index }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2
     ){% if not loop.last %}
     AND {% endif %}{% endfor %}
 {% elif run_lists %}{{ exceptions.raise_compiler_error("rankmetrics: tsql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
@@ -426,7 +427,9 @@
   JOIN rm_groups AS g
     ON {% for g in by %}(
       r.{{ rankmetrics.column(g) }} <=> g.rm_g{{ loop.index }}
-    ){% if not loop.last %} AND {% endif %}{% endfor %}
+      AND CAST(CAST(r.{{ rankmetrics.column(g) }} AS CHAR) AS BINARY) <=> CAST(CAST(g.rm_g{{ loop.index }} AS CHAR) AS BINARY)
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
 {% elif run_lists %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
     CASE
@@ -2779,6 +2782,7 @@
   JOIN rm_groups AS g
     ON {% for g in judgments_by %}(
       j.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ by.index(g) + 1 }}
+      AND CAST(j.{{ rankmetrics.column(g) }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2 IS NOT DISTINCT FROM CAST(g.rm_g{{ by.index(g) + 1 }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2
     ){% if not loop.last %}
     AND {% endif %}{% endfor %}
   CROSS JOIN params AS prm
@@ -2868,7 +2872,9 @@
   JOIN rm_groups AS g
     ON {% for g in judgments_by %}(
       j.{{ rankmetrics.column(g) }} <=> g.rm_g{{ by.index(g) + 1 }}
-    ){% if not loop.last %} AND {% endif %}{% endfor %}
+      AND CAST(CAST(j.{{ rankmetrics.column(g) }} AS CHAR) AS BINARY) <=> CAST(CAST(g.rm_g{{ by.index(g) + 1 }} AS CHAR) AS BINARY)
+    ){% if not loop.last %}
+    AND {% endif %}{% endfor %}
   CROSS JOIN params AS prm
 {% endif %}{% elif by %}{% if judgment_lists and relevance_column %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% elif judgment_lists %}{{ exceptions.raise_compiler_error("rankmetrics: mysql has no list (array) type: run_lists and judgment_lists cannot be used on it") }}{% else %}
   SELECT
