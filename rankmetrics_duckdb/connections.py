@@ -49,6 +49,14 @@ def private() -> duckdb.DuckDBPyConnection:
         return database.cursor()
 
 
+def open_early() -> None:
+    """Make the process's database now, in a thread: duckdb.connect() takes 0.015-0.03 s and lets Python run
+    meanwhile, so `rankmetrics eval` imports its modules and searches its files beside it (issue 19); private()
+    waits for it under the lock, or makes it itself if the thread has not started yet."""
+    if os.getpid() not in _DATABASES:
+        threading.Thread(target=lambda: private().close(), name="rankmetrics-database").start()
+
+
 # The settings of a caller's connection under which rankmetrics' SQL would compute other numbers, with the values
 # it is written for (DuckDB's defaults): an ORDER BY without ASC or DESC, where NULLs sort (DuckDB's SQL as sqlglot
 # writes it leaves out NULLS LAST, its default), and how strings compare (ids compare byte-wise: under 'nocase'
