@@ -591,6 +591,39 @@ def test_adapter_sql_under_judged_only_keeps_a_query_whose_items_are_all_unjudge
     assert got == pytest.approx(want, abs=1e-12), adapter
 
 
+@pytest.mark.parametrize("adapter", ["default", "postgres"])
+def test_adapter_sql_checks_rank_positions_within_each_group(project, engine_of, adapter):
+    """rank_positions (the rectools preset's check of ranks 1..n, ties 'input': the rank column is the order) with
+    groups: each model's ranks of a user are checked as a run of their own. Two models both rank u1's items 1, 2, 3
+    (the user's ranks over the table are 1, 1, 2, 2, 3, 3: tied if the groups were ignored) and give their own
+    numbers; a gap in one model's ranks (1, 3, 4) fails the statement naming the user. nDCG@10 by hand (linear gain, a and c relevant with grade 1, ideal DCG
+    1 + 1/log2(3)): m1 ranks a 1, b 2, c 3, DCG 1 + 1/log2(4) = 1.5; m2 ranks c 1, a 2, b 3, DCG = the ideal, 1.
+    The scores order both models' items otherwise (b first: 1/log2(3) + 1/log2(4)), so the ranks are what is read."""
+    import math
+    from rankmetrics_duckdb import dbt
+    proj, env, root, pg = project
+    package = root / "build" / "dbt" / "rankmetrics"
+    dialect = dict(dbt.adapters())[adapter].name
+    e = engine_of(dialect)
+    judged = _labels(e, "dr_labels", {"u1": {"a": 1, "b": 0, "c": 1}})
+    ideal = 1 + 1 / math.log2(3)
+    want = {("m1", "u1"): 1.5 / ideal, ("m2", "u1"): 1.0}
+    module = _module(package, "ndcg.sql", adapter, dialect)
+    impl = _resolve(package, "ndcg.sql", module, adapter, "ndcg")
+    for name, m2_ranks in (("dr_recs", [2, 3, 1]), ("dr_gap", [3, 4, 1])):
+        run = e.load(name, pa.table({"model": ["m1"] * 3 + ["m2"] * 3, "user_id": ["u1"] * 6,
+                                     "movie_id": ["a", "b", "c"] * 2, "pos": pa.array([1, 2, 3] + m2_ranks, pa.int64()),
+                                     "pred": [0.5, 0.9, 0.1, 0.1, 0.9, 0.5]}))  # by score: b first
+        sql = str(impl(run=run, judgments=judged, **{**ARGS, "by": ["model"], "rank_column": "pos",
+                                                     "ties": "input", "rank_positions": True}))
+        if name == "dr_recs":
+            got = {(str(r[0]), str(r[1])): float(r[2]) for r in e.rows(sql)}
+            assert got == pytest.approx(want, abs=1e-12), adapter
+        else:
+            with pytest.raises(Exception, match=r"rankmetrics: query u1 .*its ranks are not 1\.\.n"):
+                e.rows(sql)
+
+
 @pytest.mark.parametrize("adapter", [a for a, lists in _cases() if lists])
 def test_adapter_sql_counts_an_empty_list_as_a_query_that_retrieved_nothing(project, engine_of, adapter):
     """run_lists=true: a user whose list is empty (the model returned nothing) is a query of the run that retrieved
