@@ -694,7 +694,7 @@ def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnectio
     if threads is not None:
         config["threads"] = check_threads(threads)
     try:
-        con = duckdb.connect(config=config) if config else connections.private()
+        con = connections.private() if connections.shared(memory_limit, threads) else duckdb.connect(config=config)
     except duckdb.Error as e:
         first = first_line(e)
         raise UsageError(f"invalid memory limit or thread count ({memory_limit!r}, {threads!r}): {first}") from None

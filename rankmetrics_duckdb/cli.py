@@ -269,8 +269,8 @@ def _add_workflow(sub) -> None:
 
 
 def cmd_eval(args) -> int:
-    if args.memory_limit is None and args.threads is None:  # else a database of its own (api._connect)
-        from . import connections
+    from . import connections
+    if connections.shared(args.memory_limit, args.threads):
         connections.open_early()
     from .api import Evaluation
     if args.debug_level is not None and args.debug_level.strip() != "0":  # -D 0: trec_eval's default, no output

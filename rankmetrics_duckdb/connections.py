@@ -49,6 +49,12 @@ def private() -> duckdb.DuckDBPyConnection:
         return database.cursor()
 
 
+def shared(memory_limit, threads) -> bool:
+    """Whether an evaluation with these limits runs on the process's database (private()); with a memory limit
+    or a thread count it has a database of its own (api._connect)."""
+    return not memory_limit and threads is None
+
+
 def open_early() -> None:
     """Make the process's database now, in a thread: duckdb.connect() takes 0.015-0.03 s and lets Python run
     meanwhile, so `rankmetrics eval` imports its modules and searches its files beside it (issue 19); private()

@@ -474,9 +474,16 @@ def _lists(tree: exp.Expression, d: Dialect) -> exp.Expression:
 
 
 @functools.lru_cache(maxsize=None)
-def _fail_template(fail: str, read: str) -> exp.Expression:
-    """Dialect.fail parsed, its message a column rm_msg (parsed once: _fail copies it)."""
-    return sqlglot.parse_one(fail.format(msg="rm_msg"), read=read)
+def _template(text: str, read: str, slot: str) -> exp.Expression:
+    """A Dialect field's SQL with a slot ({msg} of fail, {x} of bytewise_value) parsed once, the slot a column
+    rm_<slot>: _filled copies it."""
+    return sqlglot.parse_one(text.format(**{slot: f"rm_{slot}"}), read=read)
+
+
+def _filled(text: str, d: Dialect, slot: str, value: exp.Expression) -> exp.Expression:
+    """The dialect's SQL text (a field of d) with value in its slot."""
+    return _template(text, d.sqlglot, slot).transform(
+        lambda n: value.copy() if isinstance(n, exp.Column) and n.name == f"rm_{slot}" else n)
 
 
 def _fail(tree: exp.Expression, d: Dialect) -> exp.Expression:
@@ -491,8 +498,7 @@ def _fail(tree: exp.Expression, d: Dialect) -> exp.Expression:
 
 def _failing(msg: exp.Expression, d: Dialect) -> exp.Expression:
     """The dialect's expression that fails the statement with the text msg (Dialect.fail)."""
-    return _fail_template(d.fail, d.sqlglot).transform(
-        lambda n: msg.copy() if isinstance(n, exp.Column) and n.name == "rm_msg" else n)
+    return _filled(d.fail, d, "msg", msg)
 
 
 def _partition_hints(tree: exp.Expression, d: Dialect) -> exp.Expression:
@@ -632,16 +638,9 @@ def _collated_ids(tree: exp.Expression, d: Dialect) -> exp.Expression:
 GROUPS = "rm_groups"
 
 
-@functools.lru_cache(maxsize=None)
-def _value_template(template: str, read: str) -> exp.Expression:
-    """Dialect.bytewise_value parsed, its value a column rm_value (parsed once: _bytewise_value copies it)."""
-    return sqlglot.parse_one(template.format(x="rm_value"), read=read)
-
-
 def _bytewise_value(value: exp.Expression, d: Dialect) -> exp.Expression:
     """The dialect's byte-wise form of value (Dialect.bytewise_value)."""
-    return _value_template(d.bytewise_value, d.sqlglot).transform(
-        lambda n: value.copy() if isinstance(n, exp.Column) and n.name == "rm_value" else n)
+    return _filled(d.bytewise_value, d, "x", value)
 
 
 def _bytewise_groups(tree: exp.Expression, d: Dialect) -> exp.Expression:

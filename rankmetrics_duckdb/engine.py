@@ -37,8 +37,6 @@ _duckdb = _engine()
 ENGINE = frozenset({"DuckDBPyConnection", "Error", "InterruptException", "TransactionException"})
 CONNECTION = frozenset({"fetchall", "fetchone", "fetchmany", "description", "rowcount", "close", "interrupt",
                         "begin", "commit", "rollback"})
-
-
 MODULE = "duckdb"  # the module's name (in sys.modules once imported)
 
 
