@@ -370,10 +370,10 @@ METRICS = {m.name: m for m in (
            "utility; 1, -1, 0, 0)", ("rel", "utility_a", "utility_b", "utility_c", "utility_d", "num_docs"),
            cutoff="none", reads="all"),
     Metric("G", "g", "trec_eval's normalized gain G: gain / log2(2 + ideal cost - gain so far) over the retrieved, "
-           "over the ideal gain", ("rel",), cutoff="none", reads="all"),
-    Metric("nDCGRel", "ndcg_rel", "nDCG averaged over the items with a gain (trec_eval ndcg_rel)", ("rel",),
+           "over the ideal gain", ("rel", "gains"), cutoff="none", reads="all"),
+    Metric("nDCGRel", "ndcg_rel", "nDCG averaged over the items with a gain (trec_eval ndcg_rel)", ("rel", "gains"),
            cutoff="none", reads="all"),
-    Metric("RnDCG", "rndcg", "nDCG averaged at the ranks where the ideal gain drops (trec_eval Rndcg)", ("rel",),
+    Metric("RnDCG", "rndcg", "nDCG averaged at the ranks where the ideal gain drops (trec_eval Rndcg)", ("rel", "gains"),
            cutoff="none", reads="all"),
     Metric("infAP", "infap", "inferred AP (Yilmaz & Aslam 2006, trec_eval infAP): AP from a sampled pool, a grade "
            "below 0 being in the pool but unjudged", ("rel",), cutoff="none"),
@@ -892,7 +892,7 @@ _FRACTION_TREC = re.compile(r"(?P<fam>iprec_at_recall|Rprec_mult)(?:(?:_|\.(?=[\
 _IPREC_IRM = re.compile(r"IPrec@(?P<level>[\d.]+)", re.I)                             # ir_measures: IPrec@0.1
 # ir_measures' IPrec with parameters: IPrec(rel=2)@0.1, IPrec(judged_only=True)@0.1, IPrec(recall=0.1)
 _IPREC_IRM_PARAMS = re.compile(r"IPrec\((?P<params>[^()]*)\)(?:@(?P<level>[\d.]+))?")
-_TREC_GAINS = re.compile(r"(?P<fam>ndcg|dcg|ideal_dcg)[._](?P<gains>[^=()@]*=[^()@]*)")  # ndcg.1=3,2=9 (gain_map
+_TREC_GAINS = re.compile(r"(?P<fam>ndcg_rel|ndcg|dcg|ideal_dcg|Rndcg|G)[._](?P<gains>[^=()@]*=[^()@]*)")  # ndcg.1=3,2=9 (gain_map
 #                                                      reads it; not ndcg_burges(gain=linear)@10, ranx's spelling)
 _ELEVEN_PT = re.compile(r"11pt_avg[._](?P<levels>[\d.]*\d[\d.]*(?:,[\d.]*\d[\d.]*)*)")  # 11pt_avg..25,.5,.75
 _SET_F = re.compile(r"set_F[._](?P<beta>[\d.]+)")                                     # set_F.0.5: beta 0.5
@@ -904,7 +904,7 @@ _TREC_PARAMETER_FORMS = {
     **{fam: f"it takes positive whole cutoffs, e.g. {fam}.5,10" for fam in
        ("P", "recall", "ndcg_cut", "map_cut", "success", "unj", "relative_P", "P_avgjg")},
     **{fam: f"it takes a gain map of level=gain pairs, levels >= 0, e.g. {fam}.1=3,2=9" for fam in
-       ("ndcg", "dcg", "ideal_dcg")},
+       ("ndcg", "dcg", "ideal_dcg", "G", "Rndcg", "ndcg_rel")},
     **{fam: f"it takes decimal values, e.g. {fam}.0.2,0.5" for fam in
        ("iprec_at_recall", "Rprec_mult", "11pt_avg", "Rprec_mult_avgjg")},
     "set_F": "it takes one beta > 0, e.g. set_F.0.5", "relstring": "it takes one length, e.g. relstring.20",
@@ -968,13 +968,9 @@ def _parse_trec_special(name: str, requested: str) -> list[Measure] | None:
                         tuple((k, _param_value(metric, k, v, requested)) for k, v in zip(keys, raw)))]
     if name == "11pt_avg":
         return [Measure(requested, METRICS["IPrecAvg11"], None, ())]
-    m = re.fullmatch(r"(?P<fam>G|Rndcg|ndcg_rel)[._]\d+=.*", name)
-    if m:  # trec_eval takes a gain map there too (te_init_meas_s_double_p_pair)
-        raise UsageError(f"metric '{requested}': a gain map is taken by ndcg, dcg and ideal_dcg (ndcg.1=3,2=9); "
-                         f"{m.group('fam')} uses the grades as gains here (write {m.group('fam')})")
     m = _TREC_GAINS.fullmatch(name)
-    if m:  # trec_eval's gain map (m_ndcg.c): printed ndcg_1=3,2=9,4=4.5
-        metric = METRICS[TREC_NAMES[m.group("fam")][0]]
+    if m:  # trec_eval's gain map (m_ndcg.c, m_G.c, ...): printed ndcg_1=3,2=9,4=4.5
+        metric = METRICS[TREC_NAMES[m.group("fam").lower()][0]]
         return [Measure(f"{m.group('fam')}_{m.group('gains')}", metric, None,
                         (("gains", gain_map(m.group("gains"), requested)),))]
     m = _ELEVEN_PT.fullmatch(name)

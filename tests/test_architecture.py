@@ -441,6 +441,7 @@ def test_each_metrics_defaults_are_its_macros_signature():
                     ("Utility", "utility_a"): 1.0, ("Utility", "utility_b"): -1.0, ("Utility", "utility_c"): 0.0,
                     ("Utility", "utility_d"): 0.0, ("RBPResid", "p"): 0.9, ("IdealDCG", "rel"): 1,
                     ("nDCG", "gains"): "", ("DCG", "gains"): "", ("IdealDCG", "gains"): "",
+                    ("G", "gains"): "", ("nDCGRel", "gains"): "", ("RnDCG", "gains"): "",
                     ("F1", "beta"): 1, ("NERR8", "min_rel"): 0, ("NERR8", "max_rel"): None,
                     ("NERR10", "p"): 0.9, ("NERR10", "min_rel"): 0, ("NERR10", "max_rel"): None,
                     ("NERR9", "min_rel"): 0, ("NERR9", "max_rel"): None, ("NERR11", "t"): 1.0,

@@ -35,7 +35,7 @@ def test_trec_families_expand_to_default_cutoffs():
     ("nDGC@10", "did you mean"), ("P@0", "positive"), ("nDCG@-3", "positive"), ("P@x", "not a whole number"),
     ("nDCG(gain=cubic)@10", "unknown value 'cubic'"), ("AP(foo=1)", "unknown parameter 'foo'"),
     ("Rprec@10", "takes no cutoff"), ("RBP(p=1.5)", "between 0 and 1"), ("", "empty"),
-    ("G.1=0", "a gain map is taken by ndcg, dcg and ideal_dcg"), ("Rndcg.2=5", "Rndcg uses the grades as gains"),
+    ("G.-1=0", "gain levels are grades >= 0, not -1"), ("Rndcg.2=x", "not '2=x'"), ("ndcg_rel.1=3,1=4", "given twice"),
     # trec_eval's parameters we cannot read: the message names the parameters and the family's form (trec_eval
     # reads some of these through atol/atof, or marks unjudged items with levels -1 and -2)
     ("P.a", "cannot read 'a' as the parameters of trec_eval's P; it takes positive whole cutoffs"),

@@ -411,3 +411,190 @@ def test_a_refused_request_says_only_why(tmp_path):
     assert _lines(p.stdout) == [("P_2", "all", "0.5000")]  # 1 relevant in the top 2, by hand
     assert p.stderr == ("rankmetrics: note: trec_eval computes a measure once, with the first parameters given for "
                         "it: P.5 left out for P.2\n")
+
+
+def _trec_gains(counts, pairs):
+    """gain_init.c's setup_gains: the levels of the map first, then each judged level 0..max not in it with its
+    level as gain; sorted by gain, lowest first (each entry [level, gain, judged items at the level])."""
+    gains = [[level, gain, 0] for level, gain in pairs.items()]
+    for level in range(max(counts) + 1 if counts else 0):
+        entry = next((e for e in gains if e[0] == level), None)
+        if entry is None:
+            gains.append([level, float(level), counts.get(level, 0)])
+        else:
+            entry[2] = counts.get(level, 0)
+    return sorted(gains, key=lambda e: e[1])
+
+
+class _Ideal:
+    """trec_eval's walk down the ideal ranking (cur_level, num_at_level, ideal_gain), as m_G.c and the others
+    write it inline."""
+    def __init__(self, gains):
+        self.gains, self.cur, self.n = gains, len(gains) - 1, 0
+        self.gain = gains[self.cur][1] if self.cur >= 0 else 0.0
+
+    def step(self):
+        self.n += 1
+        while self.cur >= 0 and self.n > self.gains[self.cur][2]:
+            self.n, self.cur = 1, self.cur - 1
+            self.gain = self.gains[self.cur][1] if self.cur >= 0 else 0.0
+
+
+def _gain_measures(judged, retrieved, pairs):
+    """trec_eval's G, ndcg_rel and Rndcg of one query (m_G.c, m_ndcg_rel.c, m_Rndcg.c, transcribed loop for loop):
+    judged {item: level}, retrieved [item, ...] in rank order, pairs {level: gain}."""
+    counts = {}
+    for level in judged.values():
+        if level >= 0:
+            counts[level] = counts.get(level, 0) + 1
+    gains = _trec_gains(counts, pairs)
+    by_level = {e[0]: e[1] for e in gains}
+    res = [by_level.get(judged.get(item, -1), 0.0) for item in retrieved]
+    out = {}
+    # G
+    ideal, g, s_res, s_ideal, cost, i = _Ideal(gains), 0.0, 0.0, 0.0, 0.0, 0
+    while i < len(res) and ideal.gain > 0.0:
+        s_res += res[i]
+        ideal.step()
+        if ideal.gain > 0.0:
+            s_ideal += ideal.gain
+        cost += ideal.gain if ideal.gain >= 1.0 else 1.0
+        if res[i] != 0:
+            g += res[i] / math.log2(2 + cost - s_res)
+        i += 1
+    while i < len(res):
+        s_res += res[i]
+        cost += 1.0
+        if res[i] != 0:
+            g += res[i] / math.log2(2 + cost - s_res)
+        i += 1
+    while ideal.gain > 0.0:
+        ideal.step()
+        if ideal.gain > 0.0:
+            s_ideal += ideal.gain
+    out["G"] = g / s_ideal if s_ideal > 0.0 else 0.0
+    # ndcg_rel
+    ideal, dcg, idcg, total, num_rel, num_rel_ret, i = _Ideal(gains), 0.0, 0.0, 0.0, 0, 0, 0
+    while i < len(res) and ideal.gain > 0.0:
+        if res[i] != 0:
+            dcg += res[i] / math.log2(i + 2)
+        ideal.step()
+        if ideal.gain > 0.0:
+            num_rel += 1
+            idcg += ideal.gain / math.log2(i + 2)
+        if res[i] > 0:
+            total += dcg / idcg
+            num_rel_ret += 1
+        i += 1
+    while i < len(res):
+        if res[i] != 0:
+            dcg += res[i] / math.log2(i + 2)
+        if res[i] > 0:
+            total += dcg / idcg
+            num_rel_ret += 1
+        i += 1
+    while ideal.gain > 0.0:
+        ideal.step()
+        if ideal.gain > 0.0:
+            num_rel += 1
+            idcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    total += (num_rel - num_rel_ret) * dcg / idcg if idcg else 0.0  # 0/0 there: NaN, and NaN > 0 is false
+    out["ndcg_rel"] = total / num_rel if total > 0.0 else 0.0
+    # Rndcg (res_rels.num_rel: the items judged relevant, level >= 1)
+    if not any(level >= 1 for level in judged.values()):
+        out["Rndcg"] = 0.0
+        return out
+    ideal, dcg, idcg, total, changes, i = _Ideal(gains), 0.0, 0.0, 0.0, 0, 0
+    old = ideal.gain
+    while i < len(res) and ideal.gain > 0.0:
+        ideal.step()
+        if old != ideal.gain:
+            if idcg > 0.0:
+                total, changes = total + dcg / idcg, changes + 1
+            old = ideal.gain
+        if res[i] != 0:
+            dcg += res[i] / math.log2(i + 2)
+        if ideal.gain > 0.0:
+            idcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    if i < len(res):
+        while i < len(res):
+            if res[i] != 0:
+                dcg += res[i] / math.log2(i + 2)
+            i += 1
+        if idcg > 0.0:
+            total, changes = total + dcg / idcg, changes + 1
+    while ideal.gain > 0.0:
+        ideal.step()
+        if old != ideal.gain:
+            if idcg > 0.0:
+                total, changes = total + dcg / idcg, changes + 1
+            old = ideal.gain
+        if ideal.gain > 0.0:
+            idcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    out["Rndcg"] = total / changes if changes else math.nan  # trec_eval: 0/0, printed -nan
+    return out
+
+
+# gain maps of trec_eval's form: gains raised, a level's gain made negative or 0, level 0 given a gain, two levels
+# given one gain (one R level in Rndcg), the levels' order reversed; distinct gains differ by 1 or more, since
+# trec_eval orders the levels with a comparison that truncates the difference of two gains (docs/conventions.md)
+GAIN_MAPS = ["1=3,2=9", "0=1,2=-1", "2=-2,0=5", "0=2,3=1", "1=2", "1=3,2=1,3=1", "3=0,1=5.5", "2=1.5,1=4.5", "1=0,2=0,3=0"]
+
+
+def test_gain_maps_of_g_ndcg_rel_and_rndcg_as_trec_eval_computes_them(tmp_path):
+    """G, ndcg_rel and Rndcg with trec_eval's gain map (-m G.1=3,2=9), each query against the loops of m_G.c,
+    m_ndcg_rel.c and m_Rndcg.c transcribed above; the same loops reproduce the measures without a map."""
+    import random
+    rnd = random.Random(19)
+    qrels, run, judged, ranked = [], [], {}, {}
+    for q in range(12):
+        qid = f"q{q}"
+        items = [f"d{i}" for i in range(rnd.randint(4, 14))]
+        judged[qid] = {d: rnd.choice([0, 0, 1, 1, 2, 3]) for d in rnd.sample(items, rnd.randint(1, len(items)))}
+        if q == 0:
+            judged[qid] = {d: 0 for d in judged[qid]}  # nothing relevant
+        ranked[qid] = rnd.sample(items + ["u1", "u2"], rnd.randint(1, len(items)))  # u1, u2: never judged
+        qrels += [(qid, d, g) for d, g in judged[qid].items()]
+        run += [(qid, d, 100 - i) for i, d in enumerate(ranked[qid])]
+    q, r = _write(tmp_path, qrels, run)
+    for gmap in [""] + GAIN_MAPS:
+        pairs = {int(lv): float(g) for lv, g in (p.split("=") for p in gmap.split(","))} if gmap else {}
+        want = {qid: _gain_measures(judged[qid], ranked[qid], pairs) for qid in judged if ranked[qid]}
+        for fam in ("G", "ndcg_rel", "Rndcg"):
+            name = f"{fam}.{gmap}" if gmap else fam
+            printed = f"{fam}_{gmap}" if gmap else fam
+            rows = json.loads(cli("eval", "-q", "-m", name, q, r, "--format", "json").stdout)
+            got = {row["query_id"]: row["value"] for row in rows if row["measure"] == printed}
+            assert set(got) == set(want) | {"all"}, (name, got)
+            # Rndcg of a query whose relevant items all have gains <= 0 under the map: trec_eval divides 0 by 0
+            # and prints -nan; rankmetrics gives 0, as for its other 0/0 (docs/conventions.md)
+            values = {qid: 0.0 if math.isnan(v[fam]) else v[fam] for qid, v in want.items()}
+            for qid, value in values.items():
+                assert got[qid] == pytest.approx(value, abs=1e-12), (name, qid)
+            assert got["all"] == pytest.approx(sum(values.values()) / len(values), abs=1e-12), name
+
+
+def test_g_ndcg_rel_and_rndcg_with_a_gain_map_by_hand(tmp_path):
+    # One query: a (grade 1), b (grade 2) and c (grade 0) judged; the run retrieves x (unjudged), a, b. Gain map
+    # 1=3,2=9: gains a 3, b 9, c 0; the ideal ranking is b (9), a (3).
+    q, r = _write(tmp_path, [("q1", "a", 1), ("q1", "b", 2), ("q1", "c", 0)],
+                  [("q1", "x", 3), ("q1", "a", 2), ("q1", "b", 1)])
+    # G: cost after rank r is the sum of max(ideal gain, 1) over ranks 1..r: 9, 12, 13; gained so far 0, 3, 12.
+    # a at rank 2: 3 / log2(2 + 12 - 3); b at rank 3: 9 / log2(2 + 13 - 12); over the ideal gains 9 + 3.
+    g = (3 / math.log2(11) + 9 / math.log2(3)) / 12
+    # ndcg_rel: DCG at rank 2 is 3 / log2(3), at rank 3 adds 9 / log2(4); the ideal DCG at ranks 1, 2: 9, then
+    # 9 + 3 / log2(3) (no ideal gain at rank 3). Averaged at a and b over the 2 items with a gain.
+    dcg2, dcg3 = 3 / math.log2(3), 3 / math.log2(3) + 9 / 2
+    ideal2 = 9 + 3 / math.log2(3)
+    ndcg_rel = (dcg2 / ideal2 + dcg3 / ideal2) / 2
+    # Rndcg: the ideal gain drops after rank 1 (9 -> 3) and after rank 2 (3 -> 0): nDCG@1 = 0 / 9 and
+    # nDCG@2 = dcg2 / ideal2; 3 retrieved is not 2 beyond the 2 ideal ranks, so no final nDCG.
+    rndcg = (0 / 9 + dcg2 / ideal2) / 2
+    for fam, want in (("G", g), ("ndcg_rel", ndcg_rel), ("Rndcg", rndcg)):
+        rows = json.loads(cli("eval", "-q", "-m", f"{fam}.1=3,2=9", q, r, "--format", "json").stdout)
+        assert [x["value"] for x in rows if x["query_id"] == "q1"] == [pytest.approx(want, abs=1e-15)], fam
+        out = cli("eval", "-q", "-m", f"{fam}.1=3,2=9", q, r).stdout
+        assert _lines(out) == [(f"{fam}_1=3,2=9", "q1", "%.4f" % want), (f"{fam}_1=3,2=9", "all", "%.4f" % want)]

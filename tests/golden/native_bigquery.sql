@@ -9529,11 +9529,12 @@ WHERE
   ) IS NULL
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_g(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_g(rel FLOAT64, gains STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
     COALESCE(rel, 1) AS rel,
+    COALESCE(gains, '') AS gains,
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
@@ -9768,6 +9769,28 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_CONTAINS(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND 'judgments' = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_g: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -9801,21 +9824,11 @@ FROM (
         (
           CAST(SUM(
             CASE
-              WHEN f.kind = 'R'
-              AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END <> 0
-              THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END * LN(CAST(2 AS FLOAT64)) / NULLIF(LN(2 + f.pos + f.g_ideal_extra - f.g_gained), 0)
+              WHEN f.kind = 'R' AND f.tgain <> 0
+              THEN f.tgain * LN(CAST(2 AS FLOAT64)) / NULLIF(LN(2 + f.pos + f.g_ideal_extra - f.g_gained), 0)
               ELSE 0
             END
-          ) AS FLOAT64) / NULLIF(
-            SUM(
-              CASE
-                WHEN f.kind = 'J'
-                THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END
-                ELSE 0
-              END
-            ),
-            0
-          )
+          ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN f.tgain ELSE 0 END), 0)
         ),
         CAST(0 AS FLOAT64)
       )
@@ -9827,25 +9840,115 @@ FROM (
         SUM(
           CASE
             WHEN s.kind = 'J'
-            THEN CASE
-              WHEN CASE WHEN s.grade > 0 THEN CAST(s.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END > 1
-              THEN CASE WHEN s.grade > 0 THEN CAST(s.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END - 1
-              ELSE 0
-            END
+            THEN CASE WHEN s.tgain > 1 THEN s.tgain - 1 ELSE 0 END
             ELSE 0
           END
         ) OVER (
           PARTITION BY s.query_id
-          ORDER BY 2 * s.pos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END
+          ORDER BY CASE
+            WHEN 2 * s.gpos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END IS NULL
+            THEN 1
+            ELSE 0
+          END ASC, 2 * s.gpos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         )
       ) AS g_ideal_extra,
-      SUM(CASE WHEN s.grade > 0 THEN CAST(s.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END) OVER (
+      SUM(s.tgain) OVER (
         PARTITION BY s.query_id, s.kind
         ORDER BY s.pos
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
       ) AS g_gained
-    FROM item_stream AS s
+    FROM (
+      SELECT
+        s.*,
+        CASE
+          WHEN prm.gains <> ''
+          AND s.grade >= 0
+          AND s.grade = FLOOR(s.grade)
+          AND INSTR(',' || prm.gains, (
+            ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+          )) > 0
+          THEN CAST(SUBSTRING(
+            ',' || prm.gains || ',',
+            INSTR(',' || prm.gains, (
+              ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+            )) + LENGTH((
+              ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+            )),
+            INSTR(
+              SUBSTRING(
+                ',' || prm.gains || ',',
+                INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                )) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                ))
+              ),
+              ','
+            ) - 1
+          ) AS FLOAT64)
+          ELSE CASE
+            WHEN 'linear' = 'raw'
+            THEN COALESCE(CAST(s.grade AS FLOAT64), CAST(0 AS FLOAT64))
+            WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+            THEN CAST(0 AS FLOAT64)
+            WHEN 'linear' = 'exponential'
+            THEN POWER(CAST(2 AS FLOAT64), s.grade) - 1
+            WHEN 'linear' = 'binary'
+            THEN CAST(1 AS FLOAT64)
+            ELSE CAST(s.grade AS FLOAT64)
+          END
+        END AS tgain,
+        CASE
+          WHEN prm.gains <> '' AND s.kind = 'J'
+          THEN (
+            ROW_NUMBER() OVER (
+              PARTITION BY s.query_id, s.kind
+              ORDER BY CASE
+                WHEN prm.gains <> ''
+                AND s.grade >= 0
+                AND s.grade = FLOOR(s.grade)
+                AND INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                )) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                  )) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                  )),
+                  INSTR(
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      INSTR(',' || prm.gains, (
+                        ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                      ))
+                    ),
+                    ','
+                  ) - 1
+                ) AS FLOAT64)
+                ELSE CASE
+                  WHEN 'linear' = 'raw'
+                  THEN COALESCE(CAST(s.grade AS FLOAT64), CAST(0 AS FLOAT64))
+                  WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+                  THEN CAST(0 AS FLOAT64)
+                  WHEN 'linear' = 'exponential'
+                  THEN POWER(CAST(2 AS FLOAT64), s.grade) - 1
+                  WHEN 'linear' = 'binary'
+                  THEN CAST(1 AS FLOAT64)
+                  ELSE CAST(s.grade AS FLOAT64)
+                END
+              END DESC
+            )
+          )
+          ELSE s.pos
+        END AS gpos
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -9891,11 +9994,12 @@ WHERE
   ) IS NULL
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_ndcg_rel(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_ndcg_rel(rel FLOAT64, gains STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
     COALESCE(rel, 1) AS rel,
+    COALESCE(gains, '') AS gains,
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
@@ -10130,6 +10234,28 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_CONTAINS(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND 'judgments' = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -10160,36 +10286,21 @@ FROM (
       AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
       THEN NULL
       ELSE COALESCE(
-        (
-          CAST((
+        CASE
+          WHEN (
             SUM(
               CASE
-                WHEN f.kind = 'R'
-                AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END > 0
+                WHEN f.kind = 'R' AND f.tgain > 0
                 THEN f.rel_dcg_upto / NULLIF(f.rel_ideal_upto, 0)
                 ELSE 0
               END
             ) + (
-              SUM(
-                CASE
-                  WHEN f.kind = 'J'
-                  AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END > 0
-                  THEN 1
-                  ELSE 0
-                END
-              ) - SUM(
-                CASE
-                  WHEN f.kind = 'R'
-                  AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END > 0
-                  THEN 1
-                  ELSE 0
-                END
-              )
+              SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END) - SUM(CASE WHEN f.kind = 'R' AND f.tgain > 0 THEN 1 ELSE 0 END)
             ) * COALESCE(
               SUM(
                 CASE
                   WHEN f.kind = 'R'
-                  THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END * (
+                  THEN f.tgain * (
                     LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
                   )
                   ELSE 0
@@ -10197,9 +10308,9 @@ FROM (
               ) / NULLIF(
                 SUM(
                   CASE
-                    WHEN f.kind = 'J'
-                    THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END * (
-                      LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
+                    WHEN f.kind = 'J' AND f.tgain > 0
+                    THEN f.tgain * (
+                      LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(f.gpos AS FLOAT64) + 1), 0)
                     )
                     ELSE 0
                   END
@@ -10208,18 +10319,44 @@ FROM (
               ),
               0
             )
-          ) AS FLOAT64) / NULLIF(
-            SUM(
-              CASE
-                WHEN f.kind = 'J'
-                AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END > 0
-                THEN 1
-                ELSE 0
-              END
-            ),
-            0
+          ) > 0
+          THEN (
+            CAST((
+              SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.tgain > 0
+                  THEN f.rel_dcg_upto / NULLIF(f.rel_ideal_upto, 0)
+                  ELSE 0
+                END
+              ) + (
+                SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END) - SUM(CASE WHEN f.kind = 'R' AND f.tgain > 0 THEN 1 ELSE 0 END)
+              ) * COALESCE(
+                SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    THEN f.tgain * (
+                      LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                ) / NULLIF(
+                  SUM(
+                    CASE
+                      WHEN f.kind = 'J' AND f.tgain > 0
+                      THEN f.tgain * (
+                        LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(f.gpos AS FLOAT64) + 1), 0)
+                      )
+                      ELSE 0
+                    END
+                  ),
+                  0
+                ),
+                0
+              )
+            ) AS FLOAT64) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END), 0)
           )
-        ),
+          ELSE CAST(0 AS FLOAT64)
+        END,
         CAST(0 AS FLOAT64)
       )
     END AS value
@@ -10227,7 +10364,7 @@ FROM (
     SELECT
       s.*,
       SUM(
-        CASE WHEN s.grade > 0 THEN CAST(s.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END * (
+        s.tgain * (
           LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(s.pos AS FLOAT64) + 1), 0)
         )
       ) OVER (
@@ -10239,20 +10376,116 @@ FROM (
         SUM(
           CASE
             WHEN s.kind = 'J'
-            THEN (
-              CASE WHEN s.grade > 0 THEN CAST(s.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END * (
-                LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(s.pos AS FLOAT64) + 1), 0)
+            THEN CASE
+              WHEN s.tgain > 0
+              THEN s.tgain * (
+                LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(s.gpos AS FLOAT64) + 1), 0)
               )
-            )
+              ELSE 0
+            END
             ELSE 0
           END
         ) OVER (
           PARTITION BY s.query_id
-          ORDER BY 2 * s.pos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END
+          ORDER BY CASE
+            WHEN 2 * s.gpos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END IS NULL
+            THEN 1
+            ELSE 0
+          END ASC, 2 * s.gpos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         )
       ) AS rel_ideal_upto
-    FROM item_stream AS s
+    FROM (
+      SELECT
+        s.*,
+        CASE
+          WHEN prm.gains <> ''
+          AND s.grade >= 0
+          AND s.grade = FLOOR(s.grade)
+          AND INSTR(',' || prm.gains, (
+            ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+          )) > 0
+          THEN CAST(SUBSTRING(
+            ',' || prm.gains || ',',
+            INSTR(',' || prm.gains, (
+              ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+            )) + LENGTH((
+              ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+            )),
+            INSTR(
+              SUBSTRING(
+                ',' || prm.gains || ',',
+                INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                )) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                ))
+              ),
+              ','
+            ) - 1
+          ) AS FLOAT64)
+          ELSE CASE
+            WHEN 'linear' = 'raw'
+            THEN COALESCE(CAST(s.grade AS FLOAT64), CAST(0 AS FLOAT64))
+            WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+            THEN CAST(0 AS FLOAT64)
+            WHEN 'linear' = 'exponential'
+            THEN POWER(CAST(2 AS FLOAT64), s.grade) - 1
+            WHEN 'linear' = 'binary'
+            THEN CAST(1 AS FLOAT64)
+            ELSE CAST(s.grade AS FLOAT64)
+          END
+        END AS tgain,
+        CASE
+          WHEN prm.gains <> '' AND s.kind = 'J'
+          THEN (
+            ROW_NUMBER() OVER (
+              PARTITION BY s.query_id, s.kind
+              ORDER BY CASE
+                WHEN prm.gains <> ''
+                AND s.grade >= 0
+                AND s.grade = FLOOR(s.grade)
+                AND INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                )) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                  )) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                  )),
+                  INSTR(
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      INSTR(',' || prm.gains, (
+                        ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                      ))
+                    ),
+                    ','
+                  ) - 1
+                ) AS FLOAT64)
+                ELSE CASE
+                  WHEN 'linear' = 'raw'
+                  THEN COALESCE(CAST(s.grade AS FLOAT64), CAST(0 AS FLOAT64))
+                  WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+                  THEN CAST(0 AS FLOAT64)
+                  WHEN 'linear' = 'exponential'
+                  THEN POWER(CAST(2 AS FLOAT64), s.grade) - 1
+                  WHEN 'linear' = 'binary'
+                  THEN CAST(1 AS FLOAT64)
+                  ELSE CAST(s.grade AS FLOAT64)
+                END
+              END DESC
+            )
+          )
+          ELSE s.pos
+        END AS gpos
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -10298,11 +10531,12 @@ WHERE
   ) IS NULL
 );
 
-CREATE OR REPLACE TABLE FUNCTION metrics.rm_rndcg(rel FLOAT64, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
+CREATE OR REPLACE TABLE FUNCTION metrics.rm_rndcg(rel FLOAT64, gains STRING, ties STRING, judged_only BOOL, queries STRING, empty STRING, grades STRING)
 AS (
 WITH params AS (
   SELECT
     COALESCE(rel, 1) AS rel,
+    COALESCE(gains, '') AS gains,
     COALESCE(ties, 'item_desc') AS ties,
     COALESCE(judged_only, FALSE) AS judged_only,
     COALESCE(queries, 'both') AS queries,
@@ -10537,6 +10771,28 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_CONTAINS(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND 'judgments' = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -10581,19 +10837,12 @@ FROM (
               ) + CASE
                 WHEN SUM(CASE WHEN f.kind = 'R' AND (
                   NULL IS NULL OR f.pos <= NULL
-                ) THEN 1 ELSE 0 END) >= SUM(
-                  CASE
-                    WHEN f.kind = 'J'
-                    AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END > 0
-                    THEN 1
-                    ELSE 0
-                  END
-                ) + 2
+                ) THEN 1 ELSE 0 END) >= SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END) + 2
                 THEN COALESCE(
                   SUM(
                     CASE
                       WHEN f.kind = 'R'
-                      THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END * (
+                      THEN f.tgain * (
                         LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
                       )
                       ELSE 0
@@ -10601,9 +10850,9 @@ FROM (
                   ) / NULLIF(
                     SUM(
                       CASE
-                        WHEN f.kind = 'J'
-                        THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END * (
-                          LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
+                        WHEN f.kind = 'J' AND f.tgain > 0
+                        THEN f.tgain * (
+                          LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(f.gpos AS FLOAT64) + 1), 0)
                         )
                         ELSE 0
                       END
@@ -10619,14 +10868,7 @@ FROM (
                 SUM(CASE WHEN f.kind = 'J' AND f.r_level_end THEN 1 ELSE 0 END) + CASE
                   WHEN SUM(CASE WHEN f.kind = 'R' AND (
                     NULL IS NULL OR f.pos <= NULL
-                  ) THEN 1 ELSE 0 END) >= SUM(
-                    CASE
-                      WHEN f.kind = 'J'
-                      AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END > 0
-                      THEN 1
-                      ELSE 0
-                    END
-                  ) + 2
+                  ) THEN 1 ELSE 0 END) >= SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END) + 2
                   THEN 1
                   ELSE 0
                 END
@@ -10646,7 +10888,7 @@ FROM (
           CASE
             WHEN s.kind = 'R'
             THEN (
-              CASE WHEN s.grade > 0 THEN CAST(s.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END * (
+              s.tgain * (
                 LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(s.pos AS FLOAT64) + 1), 0)
               )
             )
@@ -10654,24 +10896,120 @@ FROM (
           END
         ) OVER (
           PARTITION BY s.query_id
-          ORDER BY 2 * s.pos + CASE WHEN s.kind = 'R' THEN 0 ELSE 1 END
+          ORDER BY CASE
+            WHEN 2 * s.gpos + CASE WHEN s.kind = 'R' THEN 0 ELSE 1 END IS NULL
+            THEN 1
+            ELSE 0
+          END ASC, 2 * s.gpos + CASE WHEN s.kind = 'R' THEN 0 ELSE 1 END
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         )
       ) AS r_dcg_upto,
       SUM(
-        CASE WHEN s.grade > 0 THEN CAST(s.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END * (
-          LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(s.pos AS FLOAT64) + 1), 0)
-        )
+        CASE
+          WHEN s.tgain > 0
+          THEN s.tgain * (
+            LN(CAST(2 AS FLOAT64)) / NULLIF(LN(CAST(s.gpos AS FLOAT64) + 1), 0)
+          )
+          ELSE 0
+        END
       ) OVER (
         PARTITION BY s.query_id, s.kind
-        ORDER BY s.pos
+        ORDER BY CASE WHEN s.gpos IS NULL THEN 1 ELSE 0 END ASC, s.gpos
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
       ) AS r_ideal_upto,
-      CASE WHEN s.grade > 0 THEN CAST(s.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END > 0
-      AND s.pos = MAX(s.pos) OVER (
-        PARTITION BY s.query_id, s.kind, CASE WHEN s.grade > 0 THEN CAST(s.grade AS FLOAT64) ELSE CAST(0 AS FLOAT64) END
-      ) AS r_level_end
-    FROM item_stream AS s
+      s.tgain > 0
+      AND s.gpos = MAX(s.gpos) OVER (PARTITION BY s.query_id, s.kind, s.tgain) AS r_level_end
+    FROM (
+      SELECT
+        s.*,
+        CASE
+          WHEN prm.gains <> ''
+          AND s.grade >= 0
+          AND s.grade = FLOOR(s.grade)
+          AND INSTR(',' || prm.gains, (
+            ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+          )) > 0
+          THEN CAST(SUBSTRING(
+            ',' || prm.gains || ',',
+            INSTR(',' || prm.gains, (
+              ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+            )) + LENGTH((
+              ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+            )),
+            INSTR(
+              SUBSTRING(
+                ',' || prm.gains || ',',
+                INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                )) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                ))
+              ),
+              ','
+            ) - 1
+          ) AS FLOAT64)
+          ELSE CASE
+            WHEN 'linear' = 'raw'
+            THEN COALESCE(CAST(s.grade AS FLOAT64), CAST(0 AS FLOAT64))
+            WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+            THEN CAST(0 AS FLOAT64)
+            WHEN 'linear' = 'exponential'
+            THEN POWER(CAST(2 AS FLOAT64), s.grade) - 1
+            WHEN 'linear' = 'binary'
+            THEN CAST(1 AS FLOAT64)
+            ELSE CAST(s.grade AS FLOAT64)
+          END
+        END AS tgain,
+        CASE
+          WHEN prm.gains <> '' AND s.kind = 'J'
+          THEN (
+            ROW_NUMBER() OVER (
+              PARTITION BY s.query_id, s.kind
+              ORDER BY CASE
+                WHEN prm.gains <> ''
+                AND s.grade >= 0
+                AND s.grade = FLOOR(s.grade)
+                AND INSTR(',' || prm.gains, (
+                  ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                )) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  INSTR(',' || prm.gains, (
+                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                  )) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                  )),
+                  INSTR(
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      INSTR(',' || prm.gains, (
+                        ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                      )) + LENGTH((
+                        ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
+                      ))
+                    ),
+                    ','
+                  ) - 1
+                ) AS FLOAT64)
+                ELSE CASE
+                  WHEN 'linear' = 'raw'
+                  THEN COALESCE(CAST(s.grade AS FLOAT64), CAST(0 AS FLOAT64))
+                  WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+                  THEN CAST(0 AS FLOAT64)
+                  WHEN 'linear' = 'exponential'
+                  THEN POWER(CAST(2 AS FLOAT64), s.grade) - 1
+                  WHEN 'linear' = 'binary'
+                  THEN CAST(1 AS FLOAT64)
+                  ELSE CAST(s.grade AS FLOAT64)
+                END
+              END DESC
+            )
+          )
+          ELSE s.pos
+        END AS gpos
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY

@@ -9467,12 +9467,13 @@ WHERE
       NOT c.fault IS NULL
   ) IS NULL;
 
-CREATE OR REPLACE FUNCTION rm_g(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_g(rel DOUBLE DEFAULT 1, gains STRING DEFAULT '', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
   SELECT
     rm_g.rel AS rel,
+    rm_g.gains AS gains,
     rm_g.ties AS ties,
     rm_g.judged_only AS judged_only,
     rm_g.queries AS queries,
@@ -9706,6 +9707,28 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_LIKE(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND 'judgments' = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_g: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -9739,21 +9762,11 @@ FROM (
         (
           CAST(SUM(
             CASE
-              WHEN f.kind = 'R'
-              AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END <> 0
-              THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * LN(CAST(2 AS DOUBLE)) / NULLIF(LN(2 + f.pos + f.g_ideal_extra - f.g_gained), 0)
+              WHEN f.kind = 'R' AND f.tgain <> 0
+              THEN f.tgain * LN(CAST(2 AS DOUBLE)) / NULLIF(LN(2 + f.pos + f.g_ideal_extra - f.g_gained), 0)
               ELSE 0
             END
-          ) AS DOUBLE) / NULLIF(
-            SUM(
-              CASE
-                WHEN f.kind = 'J'
-                THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END
-                ELSE 0
-              END
-            ),
-            0
-          )
+          ) AS DOUBLE) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN f.tgain ELSE 0 END), 0)
         ),
         CAST(0 AS DOUBLE)
       )
@@ -9765,25 +9778,111 @@ FROM (
         SUM(
           CASE
             WHEN s.kind = 'J'
-            THEN CASE
-              WHEN CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 1
-              THEN CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END - 1
-              ELSE 0
-            END
+            THEN CASE WHEN s.tgain > 1 THEN s.tgain - 1 ELSE 0 END
             ELSE 0
           END
         ) OVER (
           PARTITION BY s.query_id
-          ORDER BY 2 * s.pos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END NULLS LAST
+          ORDER BY 2 * s.gpos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END NULLS LAST
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         )
       ) AS g_ideal_extra,
-      SUM(CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END) OVER (
+      SUM(s.tgain) OVER (
         PARTITION BY s.query_id, s.kind
         ORDER BY s.pos NULLS LAST
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
       ) AS g_gained
-    FROM item_stream AS s
+    FROM (
+      SELECT
+        s.*,
+        CASE
+          WHEN prm.gains <> ''
+          AND s.grade >= 0
+          AND s.grade = FLOOR(s.grade)
+          AND LOCATE((
+            ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+          ), ',' || prm.gains) > 0
+          THEN CAST(SUBSTRING(
+            ',' || prm.gains || ',',
+            LOCATE((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+            ), ',' || prm.gains) + LENGTH((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+            )),
+            LOCATE(
+              ',',
+              SUBSTRING(
+                ',' || prm.gains || ',',
+                LOCATE((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                ))
+              )
+            ) - 1
+          ) AS DOUBLE)
+          ELSE CASE
+            WHEN 'linear' = 'raw'
+            THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+            WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+            THEN CAST(0 AS DOUBLE)
+            WHEN 'linear' = 'exponential'
+            THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+            WHEN 'linear' = 'binary'
+            THEN CAST(1 AS DOUBLE)
+            ELSE CAST(s.grade AS DOUBLE)
+          END
+        END AS tgain,
+        CASE
+          WHEN prm.gains <> '' AND s.kind = 'J'
+          THEN (
+            ROW_NUMBER() OVER (
+              PARTITION BY s.query_id, s.kind
+              ORDER BY CASE
+                WHEN prm.gains <> ''
+                AND s.grade >= 0
+                AND s.grade = FLOOR(s.grade)
+                AND LOCATE((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  LOCATE((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  )),
+                  LOCATE(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN 'linear' = 'raw'
+                  THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                  WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN 'linear' = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+                  WHEN 'linear' = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(s.grade AS DOUBLE)
+                END
+              END DESC NULLS LAST
+            )
+          )
+          ELSE s.pos
+        END AS gpos
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -9828,12 +9927,13 @@ WHERE
       NOT c.fault IS NULL
   ) IS NULL;
 
-CREATE OR REPLACE FUNCTION rm_ndcg_rel(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_ndcg_rel(rel DOUBLE DEFAULT 1, gains STRING DEFAULT '', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
   SELECT
     rm_ndcg_rel.rel AS rel,
+    rm_ndcg_rel.gains AS gains,
     rm_ndcg_rel.ties AS ties,
     rm_ndcg_rel.judged_only AS judged_only,
     rm_ndcg_rel.queries AS queries,
@@ -10067,6 +10167,28 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_LIKE(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND 'judgments' = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -10097,36 +10219,21 @@ FROM (
       AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
       THEN NULL
       ELSE COALESCE(
-        (
-          CAST((
+        CASE
+          WHEN (
             SUM(
               CASE
-                WHEN f.kind = 'R'
-                AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
+                WHEN f.kind = 'R' AND f.tgain > 0
                 THEN f.rel_dcg_upto / NULLIF(f.rel_ideal_upto, 0)
                 ELSE 0
               END
             ) + (
-              SUM(
-                CASE
-                  WHEN f.kind = 'J'
-                  AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
-                  THEN 1
-                  ELSE 0
-                END
-              ) - SUM(
-                CASE
-                  WHEN f.kind = 'R'
-                  AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
-                  THEN 1
-                  ELSE 0
-                END
-              )
+              SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END) - SUM(CASE WHEN f.kind = 'R' AND f.tgain > 0 THEN 1 ELSE 0 END)
             ) * COALESCE(
               SUM(
                 CASE
                   WHEN f.kind = 'R'
-                  THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+                  THEN f.tgain * (
                     LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
                   )
                   ELSE 0
@@ -10134,9 +10241,9 @@ FROM (
               ) / NULLIF(
                 SUM(
                   CASE
-                    WHEN f.kind = 'J'
-                    THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
-                      LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                    WHEN f.kind = 'J' AND f.tgain > 0
+                    THEN f.tgain * (
+                      LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.gpos AS DOUBLE) + 1), 0)
                     )
                     ELSE 0
                   END
@@ -10145,29 +10252,53 @@ FROM (
               ),
               0
             )
-          ) AS DOUBLE) / NULLIF(
-            SUM(
-              CASE
-                WHEN f.kind = 'J'
-                AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
-                THEN 1
-                ELSE 0
-              END
-            ),
-            0
+          ) > 0
+          THEN (
+            CAST((
+              SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.tgain > 0
+                  THEN f.rel_dcg_upto / NULLIF(f.rel_ideal_upto, 0)
+                  ELSE 0
+                END
+              ) + (
+                SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END) - SUM(CASE WHEN f.kind = 'R' AND f.tgain > 0 THEN 1 ELSE 0 END)
+              ) * COALESCE(
+                SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    THEN f.tgain * (
+                      LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                ) / NULLIF(
+                  SUM(
+                    CASE
+                      WHEN f.kind = 'J' AND f.tgain > 0
+                      THEN f.tgain * (
+                        LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.gpos AS DOUBLE) + 1), 0)
+                      )
+                      ELSE 0
+                    END
+                  ),
+                  0
+                ),
+                0
+              )
+            ) AS DOUBLE) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END), 0)
           )
-        ),
+          ELSE CAST(0 AS DOUBLE)
+        END,
         CAST(0 AS DOUBLE)
       )
     END AS value
   FROM (
     SELECT
       s.*,
-      SUM(
-        CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
-          LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
-        )
-      ) OVER (
+      SUM(s.tgain * (
+        LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+      )) OVER (
         PARTITION BY s.query_id, s.kind
         ORDER BY s.pos NULLS LAST
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
@@ -10176,20 +10307,112 @@ FROM (
         SUM(
           CASE
             WHEN s.kind = 'J'
-            THEN (
-              CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
-                LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+            THEN CASE
+              WHEN s.tgain > 0
+              THEN s.tgain * (
+                LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.gpos AS DOUBLE) + 1), 0)
               )
-            )
+              ELSE 0
+            END
             ELSE 0
           END
         ) OVER (
           PARTITION BY s.query_id
-          ORDER BY 2 * s.pos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END NULLS LAST
+          ORDER BY 2 * s.gpos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END NULLS LAST
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         )
       ) AS rel_ideal_upto
-    FROM item_stream AS s
+    FROM (
+      SELECT
+        s.*,
+        CASE
+          WHEN prm.gains <> ''
+          AND s.grade >= 0
+          AND s.grade = FLOOR(s.grade)
+          AND LOCATE((
+            ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+          ), ',' || prm.gains) > 0
+          THEN CAST(SUBSTRING(
+            ',' || prm.gains || ',',
+            LOCATE((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+            ), ',' || prm.gains) + LENGTH((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+            )),
+            LOCATE(
+              ',',
+              SUBSTRING(
+                ',' || prm.gains || ',',
+                LOCATE((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                ))
+              )
+            ) - 1
+          ) AS DOUBLE)
+          ELSE CASE
+            WHEN 'linear' = 'raw'
+            THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+            WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+            THEN CAST(0 AS DOUBLE)
+            WHEN 'linear' = 'exponential'
+            THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+            WHEN 'linear' = 'binary'
+            THEN CAST(1 AS DOUBLE)
+            ELSE CAST(s.grade AS DOUBLE)
+          END
+        END AS tgain,
+        CASE
+          WHEN prm.gains <> '' AND s.kind = 'J'
+          THEN (
+            ROW_NUMBER() OVER (
+              PARTITION BY s.query_id, s.kind
+              ORDER BY CASE
+                WHEN prm.gains <> ''
+                AND s.grade >= 0
+                AND s.grade = FLOOR(s.grade)
+                AND LOCATE((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  LOCATE((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  )),
+                  LOCATE(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN 'linear' = 'raw'
+                  THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                  WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN 'linear' = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+                  WHEN 'linear' = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(s.grade AS DOUBLE)
+                END
+              END DESC NULLS LAST
+            )
+          )
+          ELSE s.pos
+        END AS gpos
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -10234,12 +10457,13 @@ WHERE
       NOT c.fault IS NULL
   ) IS NULL;
 
-CREATE OR REPLACE FUNCTION rm_rndcg(rel DOUBLE DEFAULT 1, ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_rndcg(rel DOUBLE DEFAULT 1, gains STRING DEFAULT '', ties STRING DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries STRING DEFAULT 'both', empty STRING DEFAULT 'zero', grades STRING DEFAULT 'truncate')
 RETURNS TABLE (query_id STRING, value DOUBLE)
 RETURN
 WITH params AS (
   SELECT
     rm_rndcg.rel AS rel,
+    rm_rndcg.gains AS gains,
     rm_rndcg.ties AS ties,
     rm_rndcg.judged_only AS judged_only,
     rm_rndcg.queries AS queries,
@@ -10473,6 +10697,28 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_LIKE(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND 'judgments' = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -10517,19 +10763,12 @@ FROM (
               ) + CASE
                 WHEN SUM(CASE WHEN f.kind = 'R' AND (
                   NULL IS NULL OR f.pos <= NULL
-                ) THEN 1 ELSE 0 END) >= SUM(
-                  CASE
-                    WHEN f.kind = 'J'
-                    AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
-                    THEN 1
-                    ELSE 0
-                  END
-                ) + 2
+                ) THEN 1 ELSE 0 END) >= SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END) + 2
                 THEN COALESCE(
                   SUM(
                     CASE
                       WHEN f.kind = 'R'
-                      THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+                      THEN f.tgain * (
                         LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
                       )
                       ELSE 0
@@ -10537,9 +10776,9 @@ FROM (
                   ) / NULLIF(
                     SUM(
                       CASE
-                        WHEN f.kind = 'J'
-                        THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
-                          LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                        WHEN f.kind = 'J' AND f.tgain > 0
+                        THEN f.tgain * (
+                          LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.gpos AS DOUBLE) + 1), 0)
                         )
                         ELSE 0
                       END
@@ -10555,14 +10794,7 @@ FROM (
                 SUM(CASE WHEN f.kind = 'J' AND f.r_level_end THEN 1 ELSE 0 END) + CASE
                   WHEN SUM(CASE WHEN f.kind = 'R' AND (
                     NULL IS NULL OR f.pos <= NULL
-                  ) THEN 1 ELSE 0 END) >= SUM(
-                    CASE
-                      WHEN f.kind = 'J'
-                      AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
-                      THEN 1
-                      ELSE 0
-                    END
-                  ) + 2
+                  ) THEN 1 ELSE 0 END) >= SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END) + 2
                   THEN 1
                   ELSE 0
                 END
@@ -10582,7 +10814,7 @@ FROM (
           CASE
             WHEN s.kind = 'R'
             THEN (
-              CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+              s.tgain * (
                 LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
               )
             )
@@ -10590,24 +10822,116 @@ FROM (
           END
         ) OVER (
           PARTITION BY s.query_id
-          ORDER BY 2 * s.pos + CASE WHEN s.kind = 'R' THEN 0 ELSE 1 END NULLS LAST
+          ORDER BY 2 * s.gpos + CASE WHEN s.kind = 'R' THEN 0 ELSE 1 END NULLS LAST
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         )
       ) AS r_dcg_upto,
       SUM(
-        CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
-          LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
-        )
+        CASE
+          WHEN s.tgain > 0
+          THEN s.tgain * (
+            LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.gpos AS DOUBLE) + 1), 0)
+          )
+          ELSE 0
+        END
       ) OVER (
         PARTITION BY s.query_id, s.kind
-        ORDER BY s.pos NULLS LAST
+        ORDER BY s.gpos NULLS LAST
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
       ) AS r_ideal_upto,
-      CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
-      AND s.pos = MAX(s.pos) OVER (
-        PARTITION BY s.query_id, s.kind, CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END
-      ) AS r_level_end
-    FROM item_stream AS s
+      s.tgain > 0
+      AND s.gpos = MAX(s.gpos) OVER (PARTITION BY s.query_id, s.kind, s.tgain) AS r_level_end
+    FROM (
+      SELECT
+        s.*,
+        CASE
+          WHEN prm.gains <> ''
+          AND s.grade >= 0
+          AND s.grade = FLOOR(s.grade)
+          AND LOCATE((
+            ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+          ), ',' || prm.gains) > 0
+          THEN CAST(SUBSTRING(
+            ',' || prm.gains || ',',
+            LOCATE((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+            ), ',' || prm.gains) + LENGTH((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+            )),
+            LOCATE(
+              ',',
+              SUBSTRING(
+                ',' || prm.gains || ',',
+                LOCATE((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                ))
+              )
+            ) - 1
+          ) AS DOUBLE)
+          ELSE CASE
+            WHEN 'linear' = 'raw'
+            THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+            WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+            THEN CAST(0 AS DOUBLE)
+            WHEN 'linear' = 'exponential'
+            THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+            WHEN 'linear' = 'binary'
+            THEN CAST(1 AS DOUBLE)
+            ELSE CAST(s.grade AS DOUBLE)
+          END
+        END AS tgain,
+        CASE
+          WHEN prm.gains <> '' AND s.kind = 'J'
+          THEN (
+            ROW_NUMBER() OVER (
+              PARTITION BY s.query_id, s.kind
+              ORDER BY CASE
+                WHEN prm.gains <> ''
+                AND s.grade >= 0
+                AND s.grade = FLOOR(s.grade)
+                AND LOCATE((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  LOCATE((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                  )),
+                  LOCATE(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      LOCATE((
+                        ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN 'linear' = 'raw'
+                  THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                  WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN 'linear' = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+                  WHEN 'linear' = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(s.grade AS DOUBLE)
+                END
+              END DESC NULLS LAST
+            )
+          )
+          ELSE s.pos
+        END AS gpos
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY

@@ -9491,12 +9491,13 @@ WHERE
   ) IS NULL
 $$;
 
-CREATE OR REPLACE FUNCTION rm_g(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_g(rel DOUBLE DEFAULT 1, gains VARCHAR DEFAULT '', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
   SELECT
     rel AS rel,
+    gains AS gains,
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
@@ -9730,6 +9731,28 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_LIKE(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND 'judgments' = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_g: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -9763,21 +9786,11 @@ FROM (
         (
           CAST(SUM(
             CASE
-              WHEN f.kind = 'R'
-              AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END <> 0
-              THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * LN(CAST(2 AS DOUBLE)) / NULLIF(LN(2 + f.pos + f.g_ideal_extra - f.g_gained), 0)
+              WHEN f.kind = 'R' AND f.tgain <> 0
+              THEN f.tgain * LN(CAST(2 AS DOUBLE)) / NULLIF(LN(2 + f.pos + f.g_ideal_extra - f.g_gained), 0)
               ELSE 0
             END
-          ) AS DOUBLE) / NULLIF(
-            SUM(
-              CASE
-                WHEN f.kind = 'J'
-                THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END
-                ELSE 0
-              END
-            ),
-            0
-          )
+          ) AS DOUBLE) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN f.tgain ELSE 0 END), 0)
         ),
         CAST(0 AS DOUBLE)
       )
@@ -9789,25 +9802,111 @@ FROM (
         SUM(
           CASE
             WHEN s.kind = 'J'
-            THEN CASE
-              WHEN CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 1
-              THEN CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END - 1
-              ELSE 0
-            END
+            THEN CASE WHEN s.tgain > 1 THEN s.tgain - 1 ELSE 0 END
             ELSE 0
           END
         ) OVER (
           PARTITION BY s.query_id
-          ORDER BY 2 * s.pos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END ASC NULLS LAST
+          ORDER BY 2 * s.gpos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END ASC NULLS LAST
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         )
       ) AS g_ideal_extra,
-      SUM(CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END) OVER (
+      SUM(s.tgain) OVER (
         PARTITION BY s.query_id, s.kind
         ORDER BY s.pos ASC NULLS LAST
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
       ) AS g_gained
-    FROM item_stream AS s
+    FROM (
+      SELECT
+        s.*,
+        CASE
+          WHEN prm.gains <> ''
+          AND s.grade >= 0
+          AND s.grade = FLOOR(s.grade)
+          AND CHARINDEX((
+            ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+          ), ',' || prm.gains) > 0
+          THEN CAST(SUBSTRING(
+            ',' || prm.gains || ',',
+            CHARINDEX((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+            ), ',' || prm.gains) + LENGTH((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+            )),
+            CHARINDEX(
+              ',',
+              SUBSTRING(
+                ',' || prm.gains || ',',
+                CHARINDEX((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                ))
+              )
+            ) - 1
+          ) AS DOUBLE)
+          ELSE CASE
+            WHEN 'linear' = 'raw'
+            THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+            WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+            THEN CAST(0 AS DOUBLE)
+            WHEN 'linear' = 'exponential'
+            THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+            WHEN 'linear' = 'binary'
+            THEN CAST(1 AS DOUBLE)
+            ELSE CAST(s.grade AS DOUBLE)
+          END
+        END AS tgain,
+        CASE
+          WHEN prm.gains <> '' AND s.kind = 'J'
+          THEN (
+            ROW_NUMBER() OVER (
+              PARTITION BY s.query_id, s.kind
+              ORDER BY CASE
+                WHEN prm.gains <> ''
+                AND s.grade >= 0
+                AND s.grade = FLOOR(s.grade)
+                AND CHARINDEX((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  CHARINDEX((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                  )),
+                  CHARINDEX(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      CHARINDEX((
+                        ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN 'linear' = 'raw'
+                  THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                  WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN 'linear' = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+                  WHEN 'linear' = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(s.grade AS DOUBLE)
+                END
+              END DESC NULLS LAST
+            )
+          )
+          ELSE s.pos
+        END AS gpos
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -9853,12 +9952,13 @@ WHERE
   ) IS NULL
 $$;
 
-CREATE OR REPLACE FUNCTION rm_ndcg_rel(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_ndcg_rel(rel DOUBLE DEFAULT 1, gains VARCHAR DEFAULT '', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
   SELECT
     rel AS rel,
+    gains AS gains,
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
@@ -10092,6 +10192,28 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_LIKE(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND 'judgments' = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -10122,36 +10244,21 @@ FROM (
       AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
       THEN NULL
       ELSE COALESCE(
-        (
-          CAST((
+        CASE
+          WHEN (
             SUM(
               CASE
-                WHEN f.kind = 'R'
-                AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
+                WHEN f.kind = 'R' AND f.tgain > 0
                 THEN f.rel_dcg_upto / NULLIF(f.rel_ideal_upto, 0)
                 ELSE 0
               END
             ) + (
-              SUM(
-                CASE
-                  WHEN f.kind = 'J'
-                  AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
-                  THEN 1
-                  ELSE 0
-                END
-              ) - SUM(
-                CASE
-                  WHEN f.kind = 'R'
-                  AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
-                  THEN 1
-                  ELSE 0
-                END
-              )
+              SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END) - SUM(CASE WHEN f.kind = 'R' AND f.tgain > 0 THEN 1 ELSE 0 END)
             ) * COALESCE(
               SUM(
                 CASE
                   WHEN f.kind = 'R'
-                  THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+                  THEN f.tgain * (
                     LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
                   )
                   ELSE 0
@@ -10159,9 +10266,9 @@ FROM (
               ) / NULLIF(
                 SUM(
                   CASE
-                    WHEN f.kind = 'J'
-                    THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
-                      LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                    WHEN f.kind = 'J' AND f.tgain > 0
+                    THEN f.tgain * (
+                      LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.gpos AS DOUBLE) + 1), 0)
                     )
                     ELSE 0
                   END
@@ -10170,29 +10277,53 @@ FROM (
               ),
               0
             )
-          ) AS DOUBLE) / NULLIF(
-            SUM(
-              CASE
-                WHEN f.kind = 'J'
-                AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
-                THEN 1
-                ELSE 0
-              END
-            ),
-            0
+          ) > 0
+          THEN (
+            CAST((
+              SUM(
+                CASE
+                  WHEN f.kind = 'R' AND f.tgain > 0
+                  THEN f.rel_dcg_upto / NULLIF(f.rel_ideal_upto, 0)
+                  ELSE 0
+                END
+              ) + (
+                SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END) - SUM(CASE WHEN f.kind = 'R' AND f.tgain > 0 THEN 1 ELSE 0 END)
+              ) * COALESCE(
+                SUM(
+                  CASE
+                    WHEN f.kind = 'R'
+                    THEN f.tgain * (
+                      LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                    )
+                    ELSE 0
+                  END
+                ) / NULLIF(
+                  SUM(
+                    CASE
+                      WHEN f.kind = 'J' AND f.tgain > 0
+                      THEN f.tgain * (
+                        LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.gpos AS DOUBLE) + 1), 0)
+                      )
+                      ELSE 0
+                    END
+                  ),
+                  0
+                ),
+                0
+              )
+            ) AS DOUBLE) / NULLIF(SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END), 0)
           )
-        ),
+          ELSE CAST(0 AS DOUBLE)
+        END,
         CAST(0 AS DOUBLE)
       )
     END AS "value"
   FROM (
     SELECT
       s.*,
-      SUM(
-        CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
-          LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
-        )
-      ) OVER (
+      SUM(s.tgain * (
+        LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+      )) OVER (
         PARTITION BY s.query_id, s.kind
         ORDER BY s.pos ASC NULLS LAST
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
@@ -10201,20 +10332,112 @@ FROM (
         SUM(
           CASE
             WHEN s.kind = 'J'
-            THEN (
-              CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
-                LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
+            THEN CASE
+              WHEN s.tgain > 0
+              THEN s.tgain * (
+                LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.gpos AS DOUBLE) + 1), 0)
               )
-            )
+              ELSE 0
+            END
             ELSE 0
           END
         ) OVER (
           PARTITION BY s.query_id
-          ORDER BY 2 * s.pos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END ASC NULLS LAST
+          ORDER BY 2 * s.gpos + CASE WHEN s.kind = 'J' THEN 0 ELSE 1 END ASC NULLS LAST
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         )
       ) AS rel_ideal_upto
-    FROM item_stream AS s
+    FROM (
+      SELECT
+        s.*,
+        CASE
+          WHEN prm.gains <> ''
+          AND s.grade >= 0
+          AND s.grade = FLOOR(s.grade)
+          AND CHARINDEX((
+            ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+          ), ',' || prm.gains) > 0
+          THEN CAST(SUBSTRING(
+            ',' || prm.gains || ',',
+            CHARINDEX((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+            ), ',' || prm.gains) + LENGTH((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+            )),
+            CHARINDEX(
+              ',',
+              SUBSTRING(
+                ',' || prm.gains || ',',
+                CHARINDEX((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                ))
+              )
+            ) - 1
+          ) AS DOUBLE)
+          ELSE CASE
+            WHEN 'linear' = 'raw'
+            THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+            WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+            THEN CAST(0 AS DOUBLE)
+            WHEN 'linear' = 'exponential'
+            THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+            WHEN 'linear' = 'binary'
+            THEN CAST(1 AS DOUBLE)
+            ELSE CAST(s.grade AS DOUBLE)
+          END
+        END AS tgain,
+        CASE
+          WHEN prm.gains <> '' AND s.kind = 'J'
+          THEN (
+            ROW_NUMBER() OVER (
+              PARTITION BY s.query_id, s.kind
+              ORDER BY CASE
+                WHEN prm.gains <> ''
+                AND s.grade >= 0
+                AND s.grade = FLOOR(s.grade)
+                AND CHARINDEX((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  CHARINDEX((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                  )),
+                  CHARINDEX(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      CHARINDEX((
+                        ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN 'linear' = 'raw'
+                  THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                  WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN 'linear' = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+                  WHEN 'linear' = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(s.grade AS DOUBLE)
+                END
+              END DESC NULLS LAST
+            )
+          )
+          ELSE s.pos
+        END AS gpos
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY
@@ -10260,12 +10483,13 @@ WHERE
   ) IS NULL
 $$;
 
-CREATE OR REPLACE FUNCTION rm_rndcg(rel DOUBLE DEFAULT 1, ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
+CREATE OR REPLACE FUNCTION rm_rndcg(rel DOUBLE DEFAULT 1, gains VARCHAR DEFAULT '', ties VARCHAR DEFAULT 'item_desc', judged_only BOOLEAN DEFAULT FALSE, queries VARCHAR DEFAULT 'both', empty VARCHAR DEFAULT 'zero', grades VARCHAR DEFAULT 'truncate')
 RETURNS TABLE (query_id VARCHAR, value DOUBLE)
 AS $$
 WITH params AS (
   SELECT
     rel AS rel,
+    gains AS gains,
     ties AS ties,
     judged_only AS judged_only,
     queries AS queries,
@@ -10499,6 +10723,28 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                REGEXP_LIKE(
+                  prm.gains,
+                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                )
+                AND 'judgments' = 'judgments'
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -10543,19 +10789,12 @@ FROM (
               ) + CASE
                 WHEN SUM(CASE WHEN f.kind = 'R' AND (
                   NULL IS NULL OR f.pos <= NULL
-                ) THEN 1 ELSE 0 END) >= SUM(
-                  CASE
-                    WHEN f.kind = 'J'
-                    AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
-                    THEN 1
-                    ELSE 0
-                  END
-                ) + 2
+                ) THEN 1 ELSE 0 END) >= SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END) + 2
                 THEN COALESCE(
                   SUM(
                     CASE
                       WHEN f.kind = 'R'
-                      THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+                      THEN f.tgain * (
                         LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
                       )
                       ELSE 0
@@ -10563,9 +10802,9 @@ FROM (
                   ) / NULLIF(
                     SUM(
                       CASE
-                        WHEN f.kind = 'J'
-                        THEN CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
-                          LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                        WHEN f.kind = 'J' AND f.tgain > 0
+                        THEN f.tgain * (
+                          LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(f.gpos AS DOUBLE) + 1), 0)
                         )
                         ELSE 0
                       END
@@ -10581,14 +10820,7 @@ FROM (
                 SUM(CASE WHEN f.kind = 'J' AND f.r_level_end THEN 1 ELSE 0 END) + CASE
                   WHEN SUM(CASE WHEN f.kind = 'R' AND (
                     NULL IS NULL OR f.pos <= NULL
-                  ) THEN 1 ELSE 0 END) >= SUM(
-                    CASE
-                      WHEN f.kind = 'J'
-                      AND CASE WHEN f.grade > 0 THEN CAST(f.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
-                      THEN 1
-                      ELSE 0
-                    END
-                  ) + 2
+                  ) THEN 1 ELSE 0 END) >= SUM(CASE WHEN f.kind = 'J' AND f.tgain > 0 THEN 1 ELSE 0 END) + 2
                   THEN 1
                   ELSE 0
                 END
@@ -10608,7 +10840,7 @@ FROM (
           CASE
             WHEN s.kind = 'R'
             THEN (
-              CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
+              s.tgain * (
                 LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
               )
             )
@@ -10616,24 +10848,116 @@ FROM (
           END
         ) OVER (
           PARTITION BY s.query_id
-          ORDER BY 2 * s.pos + CASE WHEN s.kind = 'R' THEN 0 ELSE 1 END ASC NULLS LAST
+          ORDER BY 2 * s.gpos + CASE WHEN s.kind = 'R' THEN 0 ELSE 1 END ASC NULLS LAST
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
         )
       ) AS r_dcg_upto,
       SUM(
-        CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END * (
-          LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
-        )
+        CASE
+          WHEN s.tgain > 0
+          THEN s.tgain * (
+            LN(CAST(2 AS DOUBLE)) / NULLIF(LN(CAST(s.gpos AS DOUBLE) + 1), 0)
+          )
+          ELSE 0
+        END
       ) OVER (
         PARTITION BY s.query_id, s.kind
-        ORDER BY s.pos ASC NULLS LAST
+        ORDER BY s.gpos ASC NULLS LAST
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
       ) AS r_ideal_upto,
-      CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END > 0
-      AND s.pos = MAX(s.pos) OVER (
-        PARTITION BY s.query_id, s.kind, CASE WHEN s.grade > 0 THEN CAST(s.grade AS DOUBLE) ELSE CAST(0 AS DOUBLE) END
-      ) AS r_level_end
-    FROM item_stream AS s
+      s.tgain > 0
+      AND s.gpos = MAX(s.gpos) OVER (PARTITION BY s.query_id, s.kind, s.tgain) AS r_level_end
+    FROM (
+      SELECT
+        s.*,
+        CASE
+          WHEN prm.gains <> ''
+          AND s.grade >= 0
+          AND s.grade = FLOOR(s.grade)
+          AND CHARINDEX((
+            ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+          ), ',' || prm.gains) > 0
+          THEN CAST(SUBSTRING(
+            ',' || prm.gains || ',',
+            CHARINDEX((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+            ), ',' || prm.gains) + LENGTH((
+              ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+            )),
+            CHARINDEX(
+              ',',
+              SUBSTRING(
+                ',' || prm.gains || ',',
+                CHARINDEX((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) + LENGTH((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                ))
+              )
+            ) - 1
+          ) AS DOUBLE)
+          ELSE CASE
+            WHEN 'linear' = 'raw'
+            THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+            WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+            THEN CAST(0 AS DOUBLE)
+            WHEN 'linear' = 'exponential'
+            THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+            WHEN 'linear' = 'binary'
+            THEN CAST(1 AS DOUBLE)
+            ELSE CAST(s.grade AS DOUBLE)
+          END
+        END AS tgain,
+        CASE
+          WHEN prm.gains <> '' AND s.kind = 'J'
+          THEN (
+            ROW_NUMBER() OVER (
+              PARTITION BY s.query_id, s.kind
+              ORDER BY CASE
+                WHEN prm.gains <> ''
+                AND s.grade >= 0
+                AND s.grade = FLOOR(s.grade)
+                AND CHARINDEX((
+                  ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                ), ',' || prm.gains) > 0
+                THEN CAST(SUBSTRING(
+                  ',' || prm.gains || ',',
+                  CHARINDEX((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                  ), ',' || prm.gains) + LENGTH((
+                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                  )),
+                  CHARINDEX(
+                    ',',
+                    SUBSTRING(
+                      ',' || prm.gains || ',',
+                      CHARINDEX((
+                        ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                      ), ',' || prm.gains) + LENGTH((
+                        ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
+                      ))
+                    )
+                  ) - 1
+                ) AS DOUBLE)
+                ELSE CASE
+                  WHEN 'linear' = 'raw'
+                  THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
+                  WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < 0
+                  THEN CAST(0 AS DOUBLE)
+                  WHEN 'linear' = 'exponential'
+                  THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
+                  WHEN 'linear' = 'binary'
+                  THEN CAST(1 AS DOUBLE)
+                  ELSE CAST(s.grade AS DOUBLE)
+                END
+              END DESC NULLS LAST
+            )
+          )
+          ELSE s.pos
+        END AS gpos
+      FROM item_stream AS s
+      CROSS JOIN params AS prm
+    ) AS s
   ) AS f
   CROSS JOIN params AS prm
   GROUP BY
