@@ -542,6 +542,16 @@ def test_a_gain_map_is_taken(installed):
                                                   judgments="judgments_in")).fetchall())
     assert want != plain  # the map changes the numbers
     _compare(installed.call("ndcg", args), want, f"{installed.dialect} ndcg gains")
+    # trec_eval's gain measures: a map that reorders the levels (the ideal ranking numbered again by gain) and
+    # gives one a negative gain
+    for macro in ("g", "ndcg_rel", "rndcg"):
+        args = {"gains": "0=1,1=5,2=-1"}
+        want = _rows_to_dict(con.execute(native.call(macro, "duckdb", args, run="run_in", judgments="judgments_in"))
+                             .fetchall())
+        plain = _rows_to_dict(con.execute(native.call(macro, "duckdb", {}, run="run_in", judgments="judgments_in"))
+                              .fetchall())
+        assert want != plain, macro
+        _compare(installed.call(macro, args), want, f"{installed.dialect} {macro} gains")
 
 
 def test_recommender_objects_need_their_tables():
