@@ -24,12 +24,14 @@ CREATE OR REPLACE MACRO rm_run_upto(query_id, kind, pos, value) AS
         OVER (PARTITION BY query_id ORDER BY 2 * pos + CASE WHEN kind = 'R' THEN 0 ELSE 1 END
               ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
 
--- The ideal DCG of the judged rows (positive gains at their ideal positions), and the run's DCG (every gain).
-CREATE OR REPLACE MACRO rm_ideal_dcg_of(kind, tgain, gpos) AS
-    SUM(CASE WHEN kind = 'J' AND tgain > 0 THEN tgain * rm_discount(gpos, 2) ELSE 0 END);
+-- How many positions the ideal ranking has (the judged rows with a positive gain), and the run's nDCG over all of
+-- it: the run's DCG (every gain, at its rank) over the ideal DCG (the positive gains, at their ideal positions),
+-- 0 without one.
+CREATE OR REPLACE MACRO rm_ideal_count(kind, tgain) AS SUM(CASE WHEN kind = 'J' AND tgain > 0 THEN 1 ELSE 0 END);
 
-CREATE OR REPLACE MACRO rm_run_dcg_of(kind, pos, tgain) AS
-    SUM(CASE WHEN kind = 'R' THEN tgain * rm_discount(pos, 2) ELSE 0 END);
+CREATE OR REPLACE MACRO rm_whole_ndcg(kind, pos, tgain, gpos) AS
+    COALESCE(SUM(CASE WHEN kind = 'R' THEN tgain * rm_discount(pos, 2) ELSE 0 END)
+             / NULLIF(SUM(CASE WHEN kind = 'J' AND tgain > 0 THEN tgain * rm_discount(gpos, 2) ELSE 0 END), 0), 0);
 
 -- G: over the retrieved items with a gain, gain / log2(2 + cost - gained), cost being the sum over the ranks so
 -- far of max(ideal gain, 1) and gained the run's gain so far; normalized by the sum of the ideal gains.
@@ -47,10 +49,10 @@ CREATE OR REPLACE MACRO rm_positive_ratio(x, n) AS CASE WHEN x > 0 THEN rm_ratio
 CREATE OR REPLACE MACRO rm_ndcg_rel(kind, pos, tgain, gpos, dcg_upto, ideal_dcg_upto) AS
     rm_positive_ratio(
         SUM(CASE WHEN kind = 'R' AND tgain > 0 THEN dcg_upto / NULLIF(ideal_dcg_upto, 0) ELSE 0 END)
-        + (SUM(CASE WHEN kind = 'J' AND tgain > 0 THEN 1 ELSE 0 END)
+        + (rm_ideal_count(kind, tgain)
            - SUM(CASE WHEN kind = 'R' AND tgain > 0 THEN 1 ELSE 0 END))
-          * COALESCE(rm_run_dcg_of(kind, pos, tgain) / NULLIF(rm_ideal_dcg_of(kind, tgain, gpos), 0), 0),
-        SUM(CASE WHEN kind = 'J' AND tgain > 0 THEN 1 ELSE 0 END));
+          * rm_whole_ndcg(kind, pos, tgain, gpos),
+        rm_ideal_count(kind, tgain));
 
 -- Rndcg: nDCG averaged at the ranks where the ideal gain drops (the last judged item of each positive gain: the
 -- judged rows of a gain are consecutive in the ideal ranking, so its last is the one at their highest position),
@@ -59,11 +61,11 @@ CREATE OR REPLACE MACRO rm_ndcg_rel(kind, pos, tgain, gpos, dcg_upto, ideal_dcg_
 CREATE OR REPLACE MACRO rm_rndcg(kind, pos, grade, tgain, gpos, level_end, dcg_upto, ideal_dcg_upto, lvl) AS
     CASE WHEN rm_num_rel(kind, grade, lvl) = 0 THEN CAST(0 AS DOUBLE) ELSE rm_ratio(
         SUM(CASE WHEN kind = 'J' AND level_end THEN dcg_upto / NULLIF(ideal_dcg_upto, 0) ELSE 0 END)
-        + CASE WHEN rm_retrieved(kind, pos, NULL) >= SUM(CASE WHEN kind = 'J' AND tgain > 0 THEN 1 ELSE 0 END) + 2
-               THEN COALESCE(rm_run_dcg_of(kind, pos, tgain) / NULLIF(rm_ideal_dcg_of(kind, tgain, gpos), 0), 0)
+        + CASE WHEN rm_retrieved(kind, pos, NULL) >= rm_ideal_count(kind, tgain) + 2
+               THEN rm_whole_ndcg(kind, pos, tgain, gpos)
                ELSE 0 END,
         SUM(CASE WHEN kind = 'J' AND level_end THEN 1 ELSE 0 END)
-        + CASE WHEN rm_retrieved(kind, pos, NULL) >= SUM(CASE WHEN kind = 'J' AND tgain > 0 THEN 1 ELSE 0 END) + 2
+        + CASE WHEN rm_retrieved(kind, pos, NULL) >= rm_ideal_count(kind, tgain) + 2
                THEN 1 ELSE 0 END) END;
 
 CREATE OR REPLACE MACRO g(run, judgments, rel := 1, gains := '',
