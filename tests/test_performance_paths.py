@@ -438,6 +438,33 @@ def test_gzip_trec_text_in_the_strict_form_takes_the_one_statement(tmp_path, sep
         assert outcomes[0] == outcomes[1], repr(char)  # as the plain file with the same lines
 
 
+@pytest.mark.parametrize("sep", [" ", "\t"])
+@pytest.mark.parametrize("kind,field", [("run", 1), ("run", 3), ("run", 5), ("qrels", 1)])
+def test_an_empty_unused_field_in_the_strict_form_is_refused(tmp_path, sep, kind, field):
+    """A file split on one delimiter where one line's unused field (iter or Q0, a run's rank, its tag) is empty:
+    the delimiter twice in a row, or last on the line. Read on whitespace, as trec_eval reads it, that line has a
+    field too few, and the file is refused naming the line, plain or gzip. The strict reader reads the unused
+    fields for this alone (textfiles.strict_trec_select's rm_bad; benchmarks/README.md, round 20)."""
+    import gzip
+    source, want = ("results.test", "5 columns where a TREC run line has 6") if kind == "run" else \
+        ("qrels.test", "3 columns where a TREC qrels line has 4")
+
+    def fix(lines):
+        out = [sep.join(ln.split()) for ln in lines]
+        fields = out[3].split(sep)
+        fields[field] = ""  # the fourth line: between two delimiters, or after the last
+        out[3] = sep.join(fields)
+        return "\n".join(out) + "\n"
+    odd = _variant(tmp_path, f"odd-{kind}.txt", source, fix)
+    with open(odd, "rb") as src, gzip.open(tmp_path / f"odd-{kind}.gz", "wb") as dst:
+        dst.write(src.read())
+    clean = _single_spaced(tmp_path)
+    for given in (odd, str(tmp_path / f"odd-{kind}.gz")):
+        qrels, run = (clean[0], given) if kind == "run" else (given, clean[1])
+        with pytest.raises(InputError, match=f"line 4: {want}"):
+            evaluate(qrels, run, ["map"])
+
+
 def test_gzip_run_tag_is_the_last_lines_like_the_plain_files(tmp_path):
     """trec_eval's runid is the tag of the run's last line (comments and blank lines after it skipped): a gzip
     file read in blocks (about 2 MB here, so the last line is found across a block boundary) gives the plain
