@@ -142,11 +142,19 @@ CREATE OR REPLACE MACRO rm_valid_k(macro, k) AS
 CREATE OR REPLACE MACRO rm_valid_rel(macro, rel) AS
     rm_valid(rm_valid_number(rel), macro, 'rel', 'a finite number (the relevance level)', rel);
 
--- gains: '' or 'level=gain,...' (whole levels >= 0, each once; numeric gains), with the judgments' ideal only
+-- gains: '' or 'level=gain,...' (whole levels >= 0, each once; numeric gains), with the judgments' ideal only.
+-- A level is written without leading zeros: rm_gain_of finds a grade's gain by the level's text (',1='), and
+-- '01=10' matched no grade, which kept the default gain without a word. A level given twice is refused as the
+-- command line refuses it (rm_gain_of would take the first); that second check has no portable form (its list
+-- functions are DuckDB's), so the native objects and dbt macros carry the pattern alone (native._macro_rules).
 CREATE OR REPLACE MACRO rm_valid_gains(macro, gains, ideal) AS
-    rm_valid(gains = '' OR (regexp_full_match(gains, '[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*')
+    rm_valid(gains = '' OR (regexp_full_match(gains, '(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*')
                             AND ideal = 'judgments'),
-             macro, 'gains', 'level=gain pairs such as ''1=3,2=9'' (with ideal judgments)', gains);
+             macro, 'gains', 'level=gain pairs such as ''1=3,2=9'', levels without leading zeros (with ideal judgments)',
+             gains)
+    AND rm_valid(gains = '' OR len(list_distinct(regexp_extract_all(',' || gains, ',([0-9]+)=', 1)))
+                               = len(string_split(gains, ',')),
+                 macro, 'gains', 'level=gain pairs with each level once', gains);
 
 CREATE OR REPLACE MACRO rm_valid_choice(macro, param, value, choices) AS
     rm_valid(list_contains(choices, TRY_CAST(value AS VARCHAR)), macro, param,

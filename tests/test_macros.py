@@ -184,3 +184,29 @@ def test_an_empty_run_scores_each_judged_query_0_under_judged():
     assert sorted(con.execute(sql).fetchall(), key=str) == sorted(
         [(m, q, 0.0) for m in ("AP", "nDCG@10", "P@5") for q in ("q1", "q2", None)], key=str)
     assert con.execute("SELECT * FROM ap('r', 'j')").fetchall() == []  # queries 'both': none in common
+
+
+def test_a_gain_map_gives_each_level_once_without_leading_zeros(con, tmp_path):
+    """A gain map on the DuckDB macros is refused unless each level is written once and without leading zeros:
+    the macros find a grade's gain by the level's text, so '01=10' matched no grade and kept the default gain
+    without a word (nDCG 1.0 here), and '1=3,1=10' took the first gain where the command line refuses the map.
+    Run a, b; a graded 2, b graded 1; the map 1=10 (by hand): DCG = 2/log2(2) + 10/log2(3), the ideal ranking b
+    then a: 10/log2(2) + 2/log2(3). trec_eval reads the level 01 as 1 (`-m ndcg.01=10`): so does eval."""
+    import math
+    con.execute("CREATE OR REPLACE TABLE gm_run AS SELECT * FROM (VALUES ('q1', 'a', 3.0), ('q1', 'b', 2.0)) "
+                "AS t(query_id, item_id, score)")
+    con.execute("CREATE OR REPLACE TABLE gm_qrels AS SELECT * FROM (VALUES ('q1', 'a', 2), ('q1', 'b', 1)) "
+                "AS t(query_id, item_id, relevance)")
+    want = (2 + 10 / math.log2(3)) / (10 + 2 / math.log2(3))
+    for gains in ("1=10", "0=0,1=10", "10=4,1=10"):
+        got = con.execute(f"SELECT value FROM ndcg('gm_run', 'gm_qrels', gains := '{gains}')").fetchall()
+        assert got == [(pytest.approx(want, abs=1e-12),)], gains
+    for gains, rule in (("01=10", "levels without leading zeros"), ("1=3,2=0,00=1", "levels without leading zeros"),
+                        ("1=3,1=10", "each level once"), ("1=3,2=9,1=3", "each level once")):
+        for macro in ("ndcg", "dcg", "g"):
+            with pytest.raises(duckdb.Error, match=f"{macro}: gains must be level=gain pairs.*{rule}.*not '{gains}'"):
+                con.execute(f"SELECT * FROM {macro}('gm_run', 'gm_qrels', gains := '{gains}')").fetchall()
+    (tmp_path / "q").write_text("q1 0 a 2\nq1 0 b 1\n")
+    (tmp_path / "r").write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\n")
+    out = cli("eval", "-m", "ndcg.01=10", str(tmp_path / "q"), str(tmp_path / "r")).stdout
+    assert out == f"ndcg_01=10            \tall\t{want:.4f}\n"

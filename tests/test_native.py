@@ -509,6 +509,8 @@ ARGUMENT_FAULTS = [
     ("ndcg", {"gains": "1:3,2:9"}, "gains must be level=gain pairs such as .*, not .?1:3,2:9"),
     ("dcg", {"gains": "1=3 2=9"}, "gains must be level=gain pairs"),
     ("ndcg", {"k": 5, "ideal": "cutoff", "gains": "1=3"}, r"gains must be level=gain pairs .*\(with ideal judgments\)"),
+    # a level with a leading zero matched no grade (the gain is found by the level's text) and kept the default
+    ("ndcg", {"gains": "1=3,02=9"}, "levels without leading zeros .*, not .?1=3,02=9"),
 ]
 # Spark (a few seconds a failing call) runs one case of each kind of check (native's own rules, a macro's own
 # rm_valid, a shared helper's range, a helper's pattern): the checks are the same SQL on every engine, written by one function

@@ -300,14 +300,14 @@ WITH params AS (
               OR (
                 REGEXP_MATCHES(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND prm.ideal = 'judgments'
               )
             ),
             FALSE
           )
-          THEN 'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'' (with ideal judgments), not ' || COALESCE(CAST(prm.gains AS TEXT), 'NULL')
+          THEN 'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'', levels without leading zeros (with ideal judgments), not ' || COALESCE(CAST(prm.gains AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
@@ -1795,13 +1795,13 @@ WITH params AS (
             (
               prm.gains = ''
               OR (
-                prm.gains ~ '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                prm.gains ~ '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 AND prm.ideal = 'judgments'
               )
             ),
             FALSE
           )
-          THEN 'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'' (with ideal judgments), not ' || COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+          THEN 'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'', levels without leading zeros (with ideal judgments), not ' || COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
@@ -3284,7 +3284,7 @@ WITH params AS (
               OR (
                 match(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND prm.ideal = 'judgments'
               )
@@ -3292,7 +3292,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS Nullable(String)), 'NULL')
           )
         END AS fault
@@ -4986,14 +4986,14 @@ WITH params AS (
             (
               prm.gains = ''
               OR (
-                prm.gains RLIKE '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                prm.gains RLIKE '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 AND prm.ideal = 'judgments'
               )
             ),
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
@@ -6600,7 +6600,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND prm.ideal = 'judgments'
               )
@@ -6608,7 +6608,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
@@ -8216,7 +8216,7 @@ WITH params AS (
               OR (
                 REGEXP_CONTAINS(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND prm.ideal = 'judgments'
               )
@@ -8224,7 +8224,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
@@ -9829,7 +9829,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND prm.ideal = 'judgments'
               )
@@ -9837,7 +9837,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -11450,7 +11450,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND prm.ideal = 'judgments'
               )
@@ -11458,7 +11458,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -13107,13 +13107,13 @@ WITH params AS (
             (
               prm.gains = ''
               OR (
-                prm.gains ~ '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                prm.gains ~ '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 AND prm.ideal = 'judgments'
               )
             ),
             FALSE
           )
-          THEN 'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ' || COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+          THEN 'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ' || COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
@@ -14597,7 +14597,7 @@ WITH params AS (
             )
           ), (1 = 0))
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
@@ -16195,7 +16195,7 @@ WITH params AS (
               prm.gains = ''
               OR (
                 (
-                  prm.gains REGEXP '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  prm.gains REGEXP '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND prm.ideal = 'judgments'
               )
@@ -16203,7 +16203,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as ''1=3,2=9'', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS CHAR), 'NULL')
           )
         END AS fault

@@ -6651,7 +6651,7 @@ WITH params AS (
               OR (
                 REGEXP_CONTAINS(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -6659,7 +6659,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_dcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_dcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
@@ -7158,7 +7158,7 @@ WITH params AS (
               OR (
                 REGEXP_CONTAINS(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND prm.ideal = 'judgments'
               )
@@ -7166,7 +7166,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
@@ -8073,7 +8073,7 @@ WITH params AS (
               OR (
                 REGEXP_CONTAINS(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -8081,7 +8081,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ideal_dcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_ideal_dcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
@@ -9778,7 +9778,7 @@ WITH params AS (
               OR (
                 REGEXP_CONTAINS(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -9786,7 +9786,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_g: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_g: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
@@ -10243,7 +10243,7 @@ WITH params AS (
               OR (
                 REGEXP_CONTAINS(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -10251,7 +10251,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
@@ -10780,7 +10780,7 @@ WITH params AS (
               OR (
                 REGEXP_CONTAINS(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -10788,7 +10788,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_rndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_rndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault

@@ -6595,7 +6595,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -6603,7 +6603,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_dcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_dcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
@@ -7101,7 +7101,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND prm.ideal = 'judgments'
               )
@@ -7109,7 +7109,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
@@ -8015,7 +8015,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -8023,7 +8023,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ideal_dcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_ideal_dcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
@@ -9716,7 +9716,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -9724,7 +9724,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_g: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_g: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
@@ -10176,7 +10176,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -10184,7 +10184,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
@@ -10706,7 +10706,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -10714,7 +10714,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_rndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_rndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault

@@ -6613,7 +6613,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -6621,7 +6621,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_dcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_dcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -7120,7 +7120,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND prm.ideal = 'judgments'
               )
@@ -7128,7 +7128,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -8035,7 +8035,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -8043,7 +8043,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ideal_dcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_ideal_dcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -9740,7 +9740,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -9748,7 +9748,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_g: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_g: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -10201,7 +10201,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -10209,7 +10209,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -10732,7 +10732,7 @@ WITH params AS (
               OR (
                 REGEXP_LIKE(
                   prm.gains,
-                  '^([0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,[0-9]+=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
+                  '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 )
                 AND 'judgments' = 'judgments'
               )
@@ -10740,7 +10740,7 @@ WITH params AS (
             FALSE
           )
           THEN CONCAT(
-            'rankmetrics: rm_rndcg: gains must be level=gain pairs such as \'1=3,2=9\' (with ideal judgments), not ',
+            'rankmetrics: rm_rndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
