@@ -221,7 +221,8 @@ PARAMS = {
     "log_base": Param("log_base", "base", "base of the log discount"),
     "p": Param("p", "prob", "persistence of the rank-biased precision user"),
     "max_grade": Param("max_grade", "grade", "highest grade of the ERR stopping probability"),
-    "at_recall": Param("at_recall", "fraction", "recall level of the interpolated precision, from 0 to 1"),
+    "at_recall": Param("at_recall", "number", "recall level of the interpolated precision, from 0 to 1 (another "
+                       "number is taken as trec_eval takes it: see IPrec)"),
     "mult": Param("mult", "positive", "multiple of |G| at which Rprec_mult takes the precision"),
     "min_rel": Param("min_rel", "nonnegative", "grade scaled to gain 0 (cwl_eval's gains: clipped to [min_rel, "
                      "max_rel], scaled to [0, 1])"),

@@ -1,7 +1,9 @@
 -- IPrec (trec_eval iprec_at_recall, ir_measures IPrec@r): interpolated precision at the recall level at_recall,
 -- the highest precision at any rank at or below the c-th relevant retrieved item, c = the level times |G|
 -- rounded half away from zero (iprec_rounding 'nearest': trec_eval 10's lround) or plus 0.9 and truncated ('v9':
--- trec_eval 9, pytrec_eval); c = 0 counts as 1, and the value is 0 when fewer than c relevant items are retrieved. Precision rises only at a relevant item, so the highest precision at or below a rank is
+-- trec_eval 9, pytrec_eval); c = 0 counts as 1, and the value is 0 when fewer than c relevant items are retrieved.
+-- A level outside 0 to 1 is taken as trec_eval takes it (`-m iprec_at_recall.1.2`): its c by the same rounding, so
+-- above 1 the value is 0 unless c rounds to |G| (1.2 of 2: c = 2), and below 0 c counts as 1. Precision rises only at a relevant item, so the highest precision at or below a rank is
 -- the highest running / pos over the relevant rows from there on (m_iprec_at_recall.c loops backwards instead).
 -- the count in double precision, as trec_eval's C (0.7 x 3 + 0.9 is 2.9999999999999996 there, so 2 with 'v9')
 CREATE OR REPLACE MACRO rm_iprec_count(at_recall, query_num_rel, rounding) AS
@@ -29,8 +31,8 @@ FROM (
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
 ) AS f
 CROSS JOIN (SELECT rm_valid_rel('iprec_at_recall', rel)
-        AND rm_valid(rm_valid_number(at_recall) AND TRY_CAST(at_recall AS DOUBLE) BETWEEN 0 AND 1,
-                     'iprec_at_recall', 'at_recall', 'a recall level from 0 to 1', at_recall)
+        AND rm_valid(rm_valid_number(at_recall), 'iprec_at_recall', 'at_recall', 'a finite number (a recall level)',
+                     at_recall)
         AND rm_valid_choice('iprec_at_recall', 'iprec_rounding', iprec_rounding, ['nearest', 'v9'])
         AND rm_valid_stream('iprec_at_recall', ties, judged_only, queries, grades)
         AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,

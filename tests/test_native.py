@@ -494,7 +494,7 @@ ARGUMENT_FAULTS = [
     # (nDCG 0 for every query with ideal cutoff and no k, the rectools preset's ideal)
     ("ndcg", {"ideal": "cutoff"}, "k must be a cutoff from 1 to 1000 with ideal .*, not NULL"),
     ("ndcg", {"ideal": "cutoff", "k": 1001}, "k must be a cutoff from 1 to 1000"),
-    ("iprec_at_recall", {"at_recall": 1.5}, "at_recall must be"),
+    ("iprec_at_recall", {"iprec_rounding": "v8"}, "iprec_rounding must be one of nearest, v9"),
     ("rprec_mult", {"mult": 0}, "mult must be a number > 0"),
     ("f1", {"beta": -1}, "beta must be a number >= 0"),
     ("err", {"max_grade": 0}, "max_grade must be"),

@@ -130,6 +130,20 @@ def test_rbp_with_its_parameter_prints_as_trec_eval_names_and_places_it(tmp_path
     assert _trec_line(out, "rbp_p=0.8", "all") == "%.4f" % ((1.0 - 0.8) * 1.0)
 
 
+def test_iprec_at_recall_levels_above_1_as_trec_eval_takes_them(tmp_path):
+    # trec_eval takes any level (`-m iprec_at_recall.1.5` printed 0 where rankmetrics refused it): its count of
+    # relevant items is lround(level x |G|) (m_iprec_at_recall.c), and a count above the relevant retrieved gives 0.
+    # By hand: a (relevant), b, c (relevant): precision 1 at a, 2/3 at c. |G| = 2: level 1.0 and 1.2 (2.4 -> 2)
+    # reach c: 2/3; 1.25 (2.5 -> 3) and 1.5 (3) no rank: 0. trec_eval prints the levels in order.
+    q, r = _write(tmp_path, [("q1", "a", 1), ("q1", "b", 0), ("q1", "c", 2)],
+                  [("q1", "a", 3), ("q1", "b", 2), ("q1", "c", 1)])
+    out = cli("eval", q, r, "-m", "iprec_at_recall.1.5,1.0,1.2,1.25").stdout
+    assert out.splitlines() == [f"iprec_at_recall_{level}  \tall\t{value}" for level, value in
+                                (("1.00", "0.6667"), ("1.20", "0.6667"), ("1.25", "0.0000"), ("1.50", "0.0000"))]
+    got = rm.evaluate(q, r, ["IPrec@1.2", "IPrec(at_recall=1.25)", "IPrec@1.0"])
+    assert got == {"IPrec@1.2": 2 / 3, "IPrec(at_recall=1.25)": 0.0, "IPrec@1.0": 2 / 3}
+
+
 def test_judged_only_keeps_such_queries_within_each_group():
     # by= groups are runs of their own: per model, a query whose retrieved items are all unjudged is kept with -J.
     # m1: q1 a (relevant; x unjudged, dropped): AP 1; q2 y, z unjudged: nothing retrieved, AP 0 -> map 0.5.

@@ -12870,10 +12870,10 @@ WITH params AS (
       SELECT
         CASE
           WHEN NOT COALESCE((
-            NOT prm.at_recall IS NULL AND prm.at_recall BETWEEN 0 AND 1
+            NOT prm.at_recall IS NULL
           ), FALSE)
           THEN CONCAT(
-            'rankmetrics: rm_iprec_at_recall: at_recall must be a recall level from 0 to 1, not ',
+            'rankmetrics: rm_iprec_at_recall: at_recall must be a finite number (a recall level), not ',
             COALESCE(CAST(prm.at_recall AS STRING), 'NULL')
           )
         END AS fault
