@@ -631,21 +631,34 @@ class Reader:
         fast = self._trec_strict(path, kind)
         if fast is not None:
             return fast
-        lines = (f"read_csv({reader_path(path)}, columns={{'line': 'VARCHAR'}}, delim='\\x01', header=false, "
-                 f"quote='', escape='', auto_detect=false, compression='{compression(path)}')")
-        # the line without the white space around it (TREC_SPACE: DuckDB's trim() alone takes spaces only, and a
-        # tab before the first field made it an empty one), split at white space
-        stripped = (f"SELECT regexp_replace(l.line, '^[ \\t\\n\\r\\f]+|[ \\t\\n\\r\\f]+$', '', 'g') AS s, "
-                    f"l.line AS line FROM {lines} AS l")
-        split = (f"SELECT string_split_regex(x.s, '\\s+') AS p, x.line AS line FROM ({stripped}) AS x "
-                 f"WHERE x.s <> '' AND NOT starts_with(x.s, '#')")
-        try:
-            bad = run_sql(self.con, f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
-                                   f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} "
-                                   f"OR contains(s.line, chr(11)) LIMIT 1").fetchone()
-        except duckdb.Error as e:
-            message = first_line(e)
-            raise InputError(read_fault(path) or f"{path}: cannot read the file as text: {message}") from None
+        def split_lines(strict: bool) -> str:
+            lines = (f"read_csv({reader_path(path)}, columns={{'line': 'VARCHAR'}}, delim='\\x01', header=false, "
+                     f"quote='', escape='', auto_detect=false, compression='{compression(path)}'"
+                     f"{'' if strict else ', strict_mode=false'})")
+            # the line without the white space around it (TREC_SPACE: DuckDB's trim() alone takes spaces only, and
+            # a tab before the first field made it an empty one), split at white space
+            stripped = (f"SELECT regexp_replace(l.line, '^[ \\t\\n\\r\\f]+|[ \\t\\n\\r\\f]+$', '', 'g') AS s, "
+                        f"l.line AS line FROM {lines} AS l")
+            return (f"SELECT string_split_regex(x.s, '\\s+') AS p, x.line AS line FROM ({stripped}) AS x "
+                    f"WHERE x.s <> '' AND NOT starts_with(x.s, '#')")
+        # DuckDB's CSV reader in its strict mode takes one kind of line end per file, and refused a file with both
+        # CRLF and LF lines ("The CSV Parser state machine reached an invalid state"), which trec_eval reads (each
+        # line up to its LF; a CR is white space): a file the strict mode refuses for no fault of read_fault's is
+        # read again without it, which ends a line at either and keeps a line whole (a \x01 byte in it too, as
+        # trec_eval keeps it)
+        for strict in (True, False):
+            split = split_lines(strict)
+            try:
+                bad = run_sql(self.con, f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
+                                       f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} "
+                                       f"OR contains(s.line, chr(11)) LIMIT 1").fetchone()
+                break
+            except duckdb.Error as e:
+                fault = read_fault(path)  # a lone CR inside a line, bytes that are not text: named as such
+                if strict and fault is None:
+                    first_error = e
+                    continue
+                raise InputError(fault or f"{path}: cannot read the file as text: {first_line(first_error)}") from None
         if bad:
             number = first_line_number(path, lambda ln: ln == bad[0])
             n = len(split_fields(bad[0]))  # split as the query above splits it
