@@ -646,19 +646,22 @@ class Reader:
         # line up to its LF; a CR is white space): a file the strict mode refuses for no fault of read_fault's is
         # read again without it, which ends a line at either and keeps a line whole (a \x01 byte in it too, as
         # trec_eval keeps it)
-        for strict in (True, False):
-            split = split_lines(strict)
+        def first_bad(split: str):
+            return run_sql(self.con, f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
+                                     f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} "
+                                     f"OR contains(s.line, chr(11)) LIMIT 1").fetchone()
+        split = split_lines(strict=True)
+        try:
+            bad = first_bad(split)
+        except duckdb.Error as e:
+            fault = read_fault(path)  # a lone CR inside a line, bytes that are not text: named as such
+            if fault is not None:
+                raise InputError(fault) from None
+            split = split_lines(strict=False)
             try:
-                bad = run_sql(self.con, f"SELECT s.line FROM ({split}) AS s WHERE len(s.p) < {want} "
-                                       f"{'OR len(s.p) > 4' if kind == JUDGMENTS else ''} "
-                                       f"OR contains(s.line, chr(11)) LIMIT 1").fetchone()
-                break
-            except duckdb.Error as e:
-                fault = read_fault(path)  # a lone CR inside a line, bytes that are not text: named as such
-                if strict and fault is None:
-                    first_error = e
-                    continue
-                raise InputError(fault or f"{path}: cannot read the file as text: {first_line(first_error)}") from None
+                bad = first_bad(split)
+            except duckdb.Error:
+                raise InputError(f"{path}: cannot read the file as text: {first_line(e)}") from None
         if bad:
             number = first_line_number(path, lambda ln: ln == bad[0])
             n = len(split_fields(bad[0]))  # split as the query above splits it

@@ -3,8 +3,9 @@
 -- rounded half away from zero (iprec_rounding 'nearest': trec_eval 10's lround) or plus 0.9 and truncated ('v9':
 -- trec_eval 9, pytrec_eval); c = 0 counts as 1, and the value is 0 when fewer than c relevant items are retrieved.
 -- A level outside 0 to 1 is taken as trec_eval takes it (`-m iprec_at_recall.1.2`): its c by the same rounding, so
--- above 1 the value is 0 unless c rounds to |G| (1.2 of 2: c = 2), and below 0 c counts as 1. Precision rises only at a relevant item, so the highest precision at or below a rank is
--- the highest running / pos over the relevant rows from there on (m_iprec_at_recall.c loops backwards instead).
+-- above 1 the value is 0 unless c rounds to |G| (1.2 of 2: c = 2), and below 0 c counts as 1. Precision rises
+-- only at a relevant item, so the highest precision at or below a rank is the highest running / pos over the
+-- relevant rows from there on (m_iprec_at_recall.c loops backwards instead).
 -- the count in double precision, as trec_eval's C (0.7 x 3 + 0.9 is 2.9999999999999996 there, so 2 with 'v9')
 CREATE OR REPLACE MACRO rm_iprec_count(at_recall, query_num_rel, rounding) AS
     FLOOR(CAST(at_recall AS DOUBLE) * query_num_rel + CASE WHEN rounding = 'v9' THEN 0.9 ELSE 0.5 END);
