@@ -208,7 +208,10 @@ class MariaDB:
             user = pwd.getpwnam("nobody")
             os.chown(self.tmp, user.pw_uid, user.pw_gid)
             run_as = dict(user=user.pw_uid, group=user.pw_gid, extra_groups=[])
-        data = os.path.join(self.tmp, "data")
+        data, scratch = os.path.join(self.tmp, "data"), os.path.join(self.tmp, "scratch")
+        os.mkdir(scratch)
+        if run_as:
+            os.chown(scratch, run_as["user"], run_as["group"])
         self.proc = None
         try:
             p = subprocess.run([install, "--no-defaults", f"--datadir={data}", "--skip-test-db",
@@ -220,7 +223,10 @@ class MariaDB:
                 [server, "--no-defaults", f"--datadir={data}", f"--socket={self.socket}", "--skip-networking",
                  "--skip-grant-tables", f"--pid-file={os.path.join(self.tmp, 'pid')}",
                  f"--log-error={os.path.join(self.tmp, 'error.log')}", "--character-set-server=utf8mb4",
-                 "--collation-server=utf8mb4_general_ci", "--innodb-buffer-pool-size=32M"],
+                 "--collation-server=utf8mb4_general_ci", "--innodb-buffer-pool-size=32M",
+                 # its temporary tables in its own folder: two test processes' servers shared /tmp, and one
+                 # failed a query with "Error on delete of '/tmp/#sql-temptable-14ff-3-a1.MAI' (Errcode: 2)"
+                 f"--tmpdir={scratch}"],
                 cwd=self.tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **run_as)
             deadline = time.monotonic() + 60
             while True:
