@@ -612,7 +612,8 @@ class Reader:
             refuse_duplicate_columns(header, path)
             opts = f"header=true, delim={sql_string(delim)}, all_varchar=true, compression='{compression(path)}'"
             return self._materialize(f"SELECT * FROM read_csv({reader_path(path)}, {opts})", path, kind, text=True,
-                                     explain=lambda: csv_shape_fault(path, delim))
+                                     explain=lambda: csv_shape_fault(path, delim),
+                                     lenient=f"SELECT * FROM read_csv({reader_path(path)}, {opts}, strict_mode=false)")
         if delim == "," and len(header) >= 2 and len(first.split()) < (4 if kind == JUDGMENTS else 6):
             raise InputError(f"{path}, line 1: looks like CSV, but {first.strip()[:80]!r} is not a header naming the "
                              f"columns; {needed_columns(kind)}")
@@ -749,9 +750,11 @@ class Reader:
             raise InputError(f"{path}: cannot read the file as Parquet: {message}") from None
         return loaded
 
-    def _materialize(self, select: str, path: str, kind: str, text: bool = False, explain=None) -> Loaded:
+    def _materialize(self, select: str, path: str, kind: str, text: bool = False, explain=None,
+                     lenient: str | None = None) -> Loaded:
         """Load a file into a temporary table of the private connection, with numeric columns converted.
-        If DuckDB cannot read it, explain() (or, for text, the first non-UTF-8 byte) names the fault."""
+        If DuckDB cannot read it, explain() (or, for text, the first non-UTF-8 byte) names the fault; when neither
+        finds one, the lenient select (DuckDB's CSV reader without its strict mode) reads it, if given."""
         name = self._name(kind)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {quoted(name)} AS {select}")
@@ -760,7 +763,16 @@ class Reader:
             fault = (read_fault(path) if text else None) or (explain() if explain else None)
             if fault:
                 raise InputError(fault) from None
-            raise InputError(f"{path}: cannot read the file as {'text' if text else 'Parquet'}: {message}") from None
+            # The strict mode takes one kind of line end per file and refused a CSV file with both CRLF and LF
+            # lines ("Error when sniffing file"), which Python's csv module and the warehouses read; explain() has
+            # found every row with the header's field count, so the file is read again without the strict mode
+            # (as _trec reads TREC text)
+            try:
+                if lenient is None:
+                    raise e
+                run_sql(self.con, f"CREATE TEMP TABLE {quoted(name)} AS {lenient}")
+            except duckdb.Error:
+                raise InputError(f"{path}: cannot read the file as {'text' if text else 'Parquet'}: {message}") from None
         cols = map_columns(self._columns(quoted(name)), kind, path)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
         exprs = [f"CAST({quoted(cols['query_id'])} AS VARCHAR) AS query_id",

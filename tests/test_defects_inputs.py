@@ -312,6 +312,27 @@ def test_csv_without_known_header_lists_the_columns_it_needs(tmp_path):
     assert "1 columns" not in line
 
 
+def test_csv_with_crlf_and_lf_lines_is_read(tmp_path):
+    """DuckDB's strict CSV reader refused a file with both line ends ("Error when sniffing file"), as concatenated
+    exports have them; every row has the header's fields, so it is read, plain or gzip, judgments and run alike."""
+    import gzip
+    q = put(tmp_path, "q.csv", "query_id,item_id,relevance\r\n1,a,1\n1,b,0\r\n1,c,1\n2,a,1\r\n")
+    r = put(tmp_path, "r.csv", "query_id,item_id,score\n1,a,3.0\r\n1,b,2.0\n1,c,1.0\r\n2,b,1.0\n")
+    with open(q, "rb") as fh:
+        gz = put(tmp_path, "q.csv.gz", gzip.compress(fh.read()))
+    before = {p: open(p, "rb").read() for p in (q, r, gz)}
+    # AP, query 1: a (1/1) and c (2/3) over 2 relevant = 0.8333; query 2 retrieves only b, not its relevant a: 0
+    for judgments in (q, gz):
+        p = run_cli("eval", judgments, r, "-m", "map", "-q")
+        assert p.returncode == 0, p.stderr
+        values = {f[1]: float(f[2]) for f in (ln.split() for ln in p.stdout.splitlines())}
+        assert values == pytest.approx({"1": (1 + 2 / 3) / 2, "2": 0.0, "all": (1 + 2 / 3) / 4}, abs=5e-5)
+    assert {p: open(p, "rb").read() for p in (q, r, gz)} == before
+    # a row with a field too many is still named, not read past
+    bad = put(tmp_path, "bad.csv", "query_id,item_id,relevance\r\n1,a,1\n1,b,0,7\r\n")
+    one_line(run_cli("eval", bad, r, "-m", "P@1"), 1, "bad.csv", "line 3", "4 fields", "header has 3")
+
+
 def test_crlf_and_lf_runs_with_a_comma_in_the_tag_are_read_alike(tmp_path):
     q = put(tmp_path, "q", "1 0 a 1\n1 0 b 0\n1 0 c 1\n")
     # AP: relevant a at rank 1 (1/1) and c at rank 3 (2/3), over 2 relevant -> (1 + 2/3) / 2 = 0.8333
