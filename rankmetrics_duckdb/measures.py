@@ -235,6 +235,9 @@ PARAMS = {
     "utility_b": Param("utility_b", "number", "utility of a non-relevant item retrieved"),
     "utility_c": Param("utility_c", "number", "utility of a relevant item not retrieved"),
     "utility_d": Param("utility_d", "number", "utility of a non-relevant item not retrieved"),
+    "num_docs": Param("num_docs", "docs", conventions.PARAMETERS["num_docs"][1]),
+    "iprec_rounding": Param("iprec_rounding", "choice", "how a recall level becomes a count of relevant items",
+                            conventions.PARAMETERS["iprec_rounding"][0]),
     "gains": Param("gains", "gains", "a gain per relevance level, 'level=gain,...' (trec_eval's ndcg.1=3,2=9; "
                    "ir_measures' gains={1:3,2:9}); other levels keep the gain convention's"),
     "judged_count": Param("judged_count", "choice", "Judged@k as trec_eval's 1 - unj_k (grades >= 0, over k) or "
@@ -758,9 +761,9 @@ def _param_value(metric: Metric, key: str, raw: str, requested: str):
             raise UsageError(f"metric '{requested}': unknown value '{raw}' for {key}; choose one of: "
                              f"{', '.join(spec.choices)}")
         return raw
-    if spec.kind in ("level", "base"):
+    if spec.kind in ("level", "base", "docs"):
         try:
-            return conventions.check("rel" if spec.kind == "level" else "log_base", raw)
+            return conventions.check({"level": "rel", "base": "log_base", "docs": "num_docs"}[spec.kind], raw)
         except UsageError as e:
             raise UsageError(f"metric '{requested}': {key}: {e}") from None
     try:

@@ -142,6 +142,13 @@ def test_iprec_at_recall_levels_above_1_as_trec_eval_takes_them(tmp_path):
                                 (("1.00", "0.6667"), ("1.20", "0.6667"), ("1.25", "0.0000"), ("1.50", "0.0000"))]
     got = rm.evaluate(q, r, ["IPrec@1.2", "IPrec(at_recall=1.25)", "IPrec@1.0"])
     assert got == {"IPrec@1.2": 2 / 3, "IPrec(at_recall=1.25)": 0.0, "IPrec@1.0": 2 / 3}
+    # the rounding as the metric's own parameter (it said "KeyError: 'iprec_rounding'"): trec_eval 9's count is
+    # level x |G| + 0.9 truncated: 0.6 of 2 is 2.1 -> 2 relevant items, reached at c: 2/3, where lround(1.2) = 1 is
+    # reached at a: 1; 0.3 is 1.5 -> 1 (lround(0.6) = 1 too): 1
+    got = rm.evaluate(q, r, ["IPrec(iprec_rounding=v9)@0.6", "IPrec(iprec_rounding=nearest)@0.6",
+                             "IPrec(iprec_rounding=v9)@0.3"])
+    assert got == {"IPrec(iprec_rounding=v9)@0.6": 2 / 3, "IPrec(iprec_rounding=nearest)@0.6": 1.0,
+                   "IPrec(iprec_rounding=v9)@0.3": 1.0}
 
 
 def test_judged_only_keeps_such_queries_within_each_group():

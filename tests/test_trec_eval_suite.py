@@ -380,6 +380,12 @@ def test_utility_with_collection_size():
         want = 2 * rr - (ret - rr) + 0.5 * (rel - rr) + 0.001 * (100000 + rr - ret - rel)
         assert got[q] == pytest.approx(want, abs=1e-9), q
     assert got["all"] == pytest.approx(sum(got[q] for q in ("301", "302", "303")) / 3, abs=1e-9)
+    # the collection size as the metric's own parameter (it said "KeyError: 'num_docs'"): the same hand values
+    p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-q", "--format", "json",
+            "-m", "Utility(utility_a=2,utility_b=-1,utility_c=0.5,utility_d=0.001,num_docs=100000)")
+    assert p.returncode == 0, p.stderr
+    by_name = {row["query_id"]: row["value"] for row in json.loads(p.stdout)}
+    assert by_name == pytest.approx(got, abs=1e-9)
 
 
 def test_dcg_and_ideal_dcg_by_hand():
