@@ -10,7 +10,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from . import connections, measures, textfiles
-from .api import register
+from .api import max_retrieved_count, register
 from .engine import duckdb
 from .errors import InputError, UsageError, first_line
 from .inputs import RUN, Reader
@@ -74,6 +74,7 @@ def evaluate(judgments: str, run, names=None, *, rel_format: str = "prefs", all_
     set): per query, then over the queries (query_id None: the counts summed, the others averaged, as trec_eval
     does); num_q when asked for. all_queries (-c): every judged query, a query the run lacks at 0."""
     wanted = measures.prefs_measures(names)
+    max_retrieved = max_retrieved_count(max_retrieved)  # trec_eval's -M, checked as on every route
     prefs = read_prefs(judgments, rel_format)
     con = connections.private()
     reader = Reader(con, True, nan_scores)
@@ -85,7 +86,7 @@ def evaluate(judgments: str, run, names=None, *, rel_format: str = "prefs", all_
                 f"FROM {loaded.relation.sql(dialect='duckdb')}")
         con.register("rm_prefs_judgments", prefs)
         in_run = {q for (q,) in con.sql("SELECT DISTINCT query_id FROM rm_prefs_run").fetchall()}
-        limit = "NULL" if max_retrieved is None else str(int(max_retrieved))
+        limit = "NULL" if max_retrieved is None else str(max_retrieved)
         relation = con.sql(f"SELECT * FROM trec_prefs('rm_prefs_run', 'rm_prefs_judgments', {limit}) "
                            f"ORDER BY query_id")
         columns, result = relation.columns, relation.fetchall()

@@ -289,6 +289,17 @@ def test_sql_prefs_cut_is_written_in_digits(value):
     assert p.returncode == 2 and f"written in digits, not '{value}'" in p.stderr and p.stdout == ""
 
 
+@pytest.mark.parametrize("value, message", [("1_0", "written in digits, not '1_0'"),
+                                            ("0", "whole number >= 1, not '0'"),
+                                            ("abc", "whole number >= 1, not 'abc'")])
+def test_eval_prefs_cut_is_checked_as_on_every_route(value, message):
+    """`rankmetrics eval -R prefs -M` took Python's int(): 1_0 cut at 10 (trec_eval's atol reads 1), 0 gave zeros,
+    abc said 'ValueError: invalid literal for int()'. It is refused as the plain route refuses it."""
+    p = cli("eval", "-R", "prefs", os.path.join(TREC, "prefs.test"), os.path.join(TREC, "prefs.results.test"),
+            "-M", value, check=False)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and message in p.stderr and p.stdout == "", p.stderr
+
+
 def test_a_carriage_return_inside_a_line_names_the_line(tmp_path):
     """A lone carriage return between lines that end in \\n (a run pasted together from two systems) stopped
     DuckDB's CSV reader with "The CSV Parser state machine reached an invalid state", naming no line; trec_eval reads
