@@ -993,10 +993,18 @@ def _metric_files(names: list[str]) -> list[str]:
 
 
 def write(folder: str) -> list[str]:
-    """Write the package into folder (created if missing; our files replaced); the paths written."""
+    """Write the package into folder (created if missing, or empty, or a package written here before, whose files
+    are replaced); the paths written. Any other folder is refused: its dbt_project.yml, README.md or macros would
+    be overwritten (a user's own files are never modified)."""
     if os.path.exists(folder) and not os.path.isdir(folder):
         raise UsageError(f"{folder}: not a folder")
-    os.makedirs(os.path.join(folder, "macros"), exist_ok=True)
+    if os.path.isdir(folder) and os.listdir(folder) and not _ours(folder):
+        raise UsageError(f"{folder}: the folder holds files that are not a rankmetrics dbt package (written by "
+                         f"rankmetrics dbt); give a new or empty folder, e.g. {os.path.join(folder, 'rankmetrics')}")
+    try:
+        os.makedirs(os.path.join(folder, "macros"), exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"{folder}: cannot create the folder ({e.strerror or e})") from None
     files = {"dbt_project.yml": _project(), "README.md": _readme(),
              os.path.join("macros", "_rankmetrics.sql"): _HELPERS.replace("@RANK_POSITIONS@",
                                                                           _jinja_value(_rank_values()))}
@@ -1009,7 +1017,21 @@ def write(folder: str) -> list[str]:
     written = []
     for rel, text in files.items():
         path = os.path.join(folder, rel)
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise UsageError(f"{path}: cannot write the file ({e.strerror or e})") from None
         written.append(path)
     return written
+
+
+def _ours(folder: str) -> bool:
+    """Whether folder holds a package rankmetrics dbt wrote: its project file names the project rankmetrics, and
+    its helper macros are there."""
+    try:
+        with open(os.path.join(folder, "dbt_project.yml"), encoding="utf-8") as fh:
+            first = fh.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return first.strip() == "name: 'rankmetrics'" and os.path.isfile(os.path.join(folder, "macros", "_rankmetrics.sql"))

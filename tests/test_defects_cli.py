@@ -245,3 +245,22 @@ def test_readme_python_examples_run_as_written(tmp_path):
         script.write_text(block)
         p = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
         assert p.returncode == 0, f"README python block {i + 1} fails:\n{block}\n{p.stderr}"
+
+
+def test_dbt_refuses_a_folder_of_other_files(tmp_path):
+    """`rankmetrics dbt -o DIR` wrote dbt_project.yml, README.md and macros/*.sql over a user's own (exit 0): a
+    folder that is neither new, empty, nor a package it wrote is refused, untouched; a folder it cannot make is
+    named."""
+    mine = tmp_path / "my_project"
+    (mine / "macros").mkdir(parents=True)
+    (mine / "dbt_project.yml").write_text("name: 'my_project'\n")
+    (mine / "macros" / "ndcg.sql").write_text("-- mine\n")
+    p = cli("dbt", "-o", str(mine), check=False)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
+    assert "not a rankmetrics dbt package" in p.stderr and str(mine) in p.stderr
+    assert (mine / "dbt_project.yml").read_text() == "name: 'my_project'\n"
+    assert (mine / "macros" / "ndcg.sql").read_text() == "-- mine\n"
+    assert sorted(os.listdir(mine)) == ["dbt_project.yml", "macros"] and os.listdir(mine / "macros") == ["ndcg.sql"]
+    (tmp_path / "f").write_text("")
+    p = cli("dbt", "-o", str(tmp_path / "f" / "pkg"), check=False)
+    assert p.returncode == 2 and "cannot create the folder (Not a directory)" in p.stderr, p.stderr
