@@ -359,7 +359,7 @@ def read_zscores(path: str) -> dict:
     refuse_binary(path)
     out, where = {}, {}
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:  # a byte order mark is not part of the first query id
             for number, line in enumerate(fh, 1):
                 fields = split_fields(line)
                 if not fields:
@@ -400,7 +400,9 @@ def field_lines(path: str, names: tuple, kind: str):
     if fault:
         raise UsageError(fault)
     try:
-        with open(path, encoding="utf-8", newline="") as fh:
+        # utf-8-sig: a byte order mark is not part of the first query id (DuckDB's reader of qrels and runs drops
+        # it too; kept, the first query matched no run query and its values were silently 0)
+        with open(path, encoding="utf-8-sig", newline="") as fh:
             for number, line in enumerate(fh, 1):
                 fields = split_fields(line)
                 if line.startswith("#") or not fields:

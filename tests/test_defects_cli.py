@@ -264,3 +264,30 @@ def test_dbt_refuses_a_folder_of_other_files(tmp_path):
     (tmp_path / "f").write_text("")
     p = cli("dbt", "-o", str(tmp_path / "f" / "pkg"), check=False)
     assert p.returncode == 2 and "cannot create the folder (Not a directory)" in p.stderr, p.stderr
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_query_id(tmp_path):
+    """A UTF-8 byte order mark before the first line was read as part of the first query id by the readers of
+    trec_eval's other formats (qrels_jg, prefs, -Z) and of subtopic qrels, so that query matched no run query and
+    its value was silently 0 (DuckDB's reader of plain qrels and runs drops the mark). By hand: q1 retrieves its
+    relevant d1 first and q2 its relevant d1 first, so P@1 is 1 for both; -Z with mean 0.5 and stddev 0.5 makes
+    each (1 - 0.5) / 0.5 = 1."""
+    bom = "\ufeff"
+    run = tmp_path / "r.run"
+    run.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d1 1 2.0 t\nq2 Q0 d3 2 1.0 t\n")
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text(bom + "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\nq2 0 d3 0\n", encoding="utf-8")
+    prefs = tmp_path / "p.prefs"  # q1: d1 preferred to d2 (levels 2 and 1); q2: d1 to d3; the run orders both right
+    prefs.write_text(bom + "q1 g s d1 2\nq1 g s d2 1\nq2 g s d1 2\nq2 g s d3 1\n", encoding="utf-8")
+    div = tmp_path / "div.qrels"  # one subtopic each, met by the first item: alpha-nDCG@1 = 1
+    div.write_text(bom + "q1 1 d1 1\nq2 1 d1 1\n", encoding="utf-8")
+    z = tmp_path / "z"
+    z.write_text(bom + "q1 P_1 0.5 0.5\nq2 P_1 0.5 0.5\n", encoding="utf-8")
+    for args, measure in ((["-R", "qrels_jg", "-m", "P_avgjg.1", str(qrels)], "P_avgjg_1"),
+                          (["-R", "prefs", "-m", "prefs_simp", str(prefs)], "prefs_simp"),
+                          (["-m", "alpha_nDCG@1", str(div)], "alpha_nDCG@1"),
+                          (["-m", "P.1", "-Z", str(z), str(qrels)], "ZP_1")):
+        p = cli("eval", "-q", *args, str(run), check=False)
+        assert p.returncode == 0, p.stderr
+        values = {f[1]: float(f[2]) for f in (ln.split() for ln in p.stdout.splitlines()) if f[0] == measure}
+        assert values == {"q1": 1.0, "q2": 1.0, "all": 1.0}, (args, p.stdout)
