@@ -43,9 +43,15 @@ class CheckSQL:
 
 def text_number(text: str) -> str:
     """The SQL of the number a text (SQL of a VARCHAR) reads as, NULL when it is not one: DuckDB's cast, which also
-    reads digits grouped by '_' (1_000 as 1000, as Python's float does, where trec_eval's atof reads 1): such
-    text is not a number here (textfiles.NUMBER, the Python readers' rule). Spaces around it are the caller's."""
-    return f"CASE WHEN contains({text}, '_') THEN NULL ELSE TRY_CAST({text} AS DOUBLE) END"
+    reads digits grouped by '_' (1_000 as 1000, as Python's float does, where trec_eval's atof reads 1) and a sign
+    after a '+' (+-1 as -1, where atol reads 0): such text is not a number here (textfiles.NUMBER, the Python
+    readers' rule). Spaces around it are the caller's (ASCII_SPACES)."""
+    return f"CASE WHEN contains({text}, '_') OR contains({text}, '+-') THEN NULL ELSE TRY_CAST({text} AS DOUBLE) END"
+
+
+# The white space around a field that the readers drop: ASCII's (trec_eval's isspace, C's strtod), as an argument
+# of DuckDB's trim(x, characters). trim(x) alone drops Unicode spaces too, and read '\u00a02' as 2.
+ASCII_SPACES = "' \t\n\r\f'"
 
 
 def non_finite_test(c: str, has_score: bool) -> str:

@@ -16,7 +16,7 @@ from typing import Callable
 
 
 from . import checks, connections, paths
-from .checks import group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, number_column_fault, overlap_counts, overlap_keys, text_number  # noqa: F401
+from .checks import ASCII_SPACES, group_sql, JUDGMENTS, RUN, check_sql, is_number_type, non_finite_test, number_column_fault, overlap_counts, overlap_keys, text_number  # noqa: F401
 from ._lazy import LazyModule
 from .engine import duckdb
 from .errors import InputError, UsageError, first_line
@@ -779,14 +779,15 @@ class Reader:
                  f"CAST({quoted(cols['item_id'])} AS VARCHAR) AS item_id"]
         for c in numeric:
             src = quoted(cols[c])
-            number = text_number(f"trim(CAST({src} AS VARCHAR))")
+            number = text_number(f"trim(CAST({src} AS VARCHAR), {ASCII_SPACES})")
             bad = run_sql(self.con, 
                 f"SELECT CAST({src} AS VARCHAR), {quoted(cols['query_id'])}, {quoted(cols['item_id'])} "
                 f"FROM {quoted(name)} WHERE {src} IS NOT NULL AND {number} IS NULL LIMIT 1").fetchone()
             if bad:
                 what = {"relevance": "relevance", "score": "score", "rank": "rank"}[c]
                 where = self._where(path, bad[0], text)
-                raise InputError(f"{path}{where}: {what} '{bad[0]}' is not a number (query {bad[1]}, item {bad[2]})")
+                raise InputError(f"{path}{where}: {what} '{bad[0]}' is not a number (query {bad[1]}, item {bad[2]})"
+                                 + odd_spaces(bad[0]).replace("does not separate fields", "is not white space here"))
             exprs.append(f"{number} AS {c}")
         final = self._name(kind)
         run_sql(self.con, f"CREATE TEMP TABLE {quoted(final)} AS SELECT {', '.join(exprs)} FROM {quoted(name)}")
@@ -800,7 +801,7 @@ class Reader:
         if not text:
             return ""
         number = first_line_number(path, lambda ln: value in ln.split() or value in ln.split(",")
-                                    or value in ln.split("\t"))
+                                    or value in ln.split("\t") or value in split_fields(ln))
         return f", line {number}" if number else ""
 
     # ---- checks ------------------------------------------------------------------------------------------

@@ -572,3 +572,37 @@ def test_a_number_column_of_a_type_without_numbers_is_refused_by_its_type(tmp_pa
     with pytest.raises(InputError, match=re.escape(f"{label}: the score column is {duck_type}, not numbers (give "
                                                    f"numbers, or numbers as text)")):
         rm.evaluate(j, r, ["AP"])
+
+
+@pytest.mark.parametrize("value", ["+-1", "\u00a01"])
+@pytest.mark.parametrize("where", ["run", "qrels", "run.gz", "csv", "arrow"])
+def test_numbers_c_does_not_read_are_not_numbers(tmp_path, where, value):
+    # DuckDB's CSV reader and cast read +-1 as -1, and its trim() drops a no-break space, so '\u00a02' was grade 2;
+    # trec_eval's atof/atol read 0 for both (bpref 1.0 where trec_eval gives 0.0): a number so written is refused
+    # as not a number on the strict TREC reader, the general one (--nan-scores last), gzip, CSV and Arrow tables
+    import gzip
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_text("1 0 a 0\n1 0 b 1\n")
+    r.write_text("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    assert rm.evaluate(str(q), str(r), ["AP"]) == {"AP": 0.5}  # a (not relevant), then b (relevant): 1/2
+    column, line = ("relevance", 2) if where == "qrels" else ("score", 2 if where != "csv" else 3)
+    if where == "qrels":
+        q.write_text(f"1 0 a 0\n1 0 b {value}\n", encoding="utf-8")
+    elif where == "run":
+        r.write_text(f"1 Q0 a 1 2 t\n1 Q0 b 2 {value} t\n", encoding="utf-8")
+    elif where == "run.gz":
+        r = tmp_path / "run.gz"
+        with gzip.open(r, "wt", encoding="utf-8") as fh:
+            fh.write(f"1 Q0 a 1 2 t\n1 Q0 b 2 {value} t\n")
+    elif where == "csv":
+        r = tmp_path / "run.csv"
+        r.write_text(f"query_id,item_id,score\n1,a,2\n1,b,{value}\n", encoding="utf-8")
+    if where == "arrow":
+        run = pa.table({"query_id": ["1", "1"], "item_id": ["a", "b"], "score": ["2", value]})
+        with pytest.raises(InputError, match=re.escape(f"score '{value}' is not a number")):
+            rm.evaluate(str(q), run, ["AP"])
+        return
+    for extra in ([], ["--nan-scores", "last"]):
+        p = cli("eval", str(q), str(r), "-m", "map", *extra, check=False)
+        assert p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
+        assert f", line {line}: {column} '{value}' is not a number" in p.stderr, p.stderr
