@@ -8,6 +8,7 @@ import gzip
 import math
 import os
 import re
+import zlib  # a gzip file's corrupt data raises zlib.error, not an OSError
 
 from .checks import JUDGMENTS, text_number
 from .errors import InputError, UsageError
@@ -49,7 +50,7 @@ def peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
                     lines.append(line.rstrip("\r\n"))
                 if len(lines) >= n:
                     break
-    except (OSError, EOFError) as e:
+    except (OSError, EOFError, zlib.error) as e:
         raise InputError(f"{path}: cannot read the file ({e})") from None
     return is_gz, lines
 
@@ -76,7 +77,7 @@ def refuse_binary(path: str) -> None:
         with (gzip.open if is_gz else open)(path, "rb") as fh:
             chunk = fh.read(65536)
         fault = text_fault(path, chunk) or (None if is_gz else _nul_fault(path))
-    except (OSError, EOFError) as e:
+    except (OSError, EOFError, zlib.error) as e:
         raise InputError(f"{path}: cannot read the file ({getattr(e, 'strerror', None) or e})") from None
     if fault:
         raise InputError(fault)
@@ -137,7 +138,7 @@ def read_fault(path: str) -> str | None:
     try:
         with (gzip.open if is_gzip(path) else open)(path, "rb") as fh:
             data = fh.read()
-    except (OSError, EOFError):
+    except (OSError, EOFError, zlib.error):
         return None
     fault = text_fault(path, data)
     lone = re.search(rb"\r(?!\n)", data) if fault is None else None
@@ -257,7 +258,7 @@ def trec_run_tag(path: str) -> str | None:
                     lines = [ln for ln in chunk.splitlines() if ln.strip() and not ln.lstrip().startswith(b"#")]
                     if lines and (end == 0 or len(lines) > 1):
                         last = lines[-1]
-    except (OSError, EOFError, ValueError):
+    except (OSError, EOFError, ValueError, zlib.error):
         return None
     fields = last.split()
     if len(fields) < 6:
@@ -334,7 +335,7 @@ def strict_form(path: str) -> tuple[str, bool, bool] | None:
                 # hold either has its numbers read as text (checks.text_number); '+-' is looked for only where a
                 # '+' is (a two-byte search costs about 15 times a one-byte one)
                 underscore = m.find(b"_") >= 0 or (m.find(b"+") >= 0 and m.find(b"+-") >= 0)
-    except (OSError, ValueError, EOFError, gzip.BadGzipFile):
+    except (OSError, ValueError, EOFError, zlib.error):
         return None
     return delim.decode(), False, underscore
 
@@ -350,7 +351,7 @@ def line_of(label: str, tokens) -> str:
                 return ""
         number = first_line_number(label, lambda ln: all(t in re.split(r"[\s,]+", ln.strip().lower())
                                                           for t in tokens))
-    except (OSError, EOFError):
+    except (OSError, EOFError, zlib.error):
         return ""
     return f", line {number}" if number else ""
 

@@ -606,3 +606,23 @@ def test_numbers_c_does_not_read_are_not_numbers(tmp_path, where, value):
         p = cli("eval", str(q), str(r), "-m", "map", *extra, check=False)
         assert p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
         assert f", line {line}: {column} '{value}' is not a number" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("role", ["run", "qrels", "zscores"])
+def test_a_gzip_file_whose_data_is_corrupt_is_named(tmp_path, role):
+    # gzip's magic number, then bytes that do not inflate: Python's zlib.error is no OSError, and the message was
+    # "rankmetrics: error: error: Error -3 while decompressing data", naming no file
+    import gzip
+    good = gzip.compress(b"1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n" * 50)
+    bad = tmp_path / "bad.gz"
+    bad.write_bytes(good[:10] + b"\xff" * 40 + good[50:])
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_text("1 0 a 0\n1 0 b 1\n")
+    r.write_text("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    args = {"run": [str(q), str(bad)], "qrels": [str(bad), str(r)],
+            "zscores": ["-Z", str(bad), str(q), str(r)]}[role]
+    p = cli("eval", "-m", "map", *args, check=False)
+    assert p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
+    assert p.stderr.startswith(f"rankmetrics: error: {bad}: cannot read the file (") and "decompress" in p.stderr
+    with pytest.raises(InputError, match=re.escape(f"{bad}: cannot read the file")):
+        rm.evaluate(*([str(q), str(bad)] if role == "run" else [str(bad), str(r)]), ["AP"])
