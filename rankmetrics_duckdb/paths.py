@@ -55,7 +55,6 @@ def write_atomic(path: str, write) -> None:
     0600). A symbolic link is written through (its target is the output, the link stays), and an output that is
     not a regular file (/dev/null, /dev/stdout's terminal, a FIFO) is written into, never replaced: the bytes go
     through the temporary file, then are copied into it."""
-    import shutil
     import stat
     import tempfile
     check_output(path, ())
@@ -66,6 +65,18 @@ def write_atomic(path: str, write) -> None:
     if target != path:
         check_output(target, ())
     folder = tempfile.gettempdir() if special else os.path.dirname(os.path.abspath(target))
+    try:
+        _write_through(path, target, special, folder, write)
+    except OSError as e:  # a folder not writable, a full disk, a name too long: said of the output, in one line
+        from .errors import UsageError
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _write_through(path: str, target: str, special: bool, folder: str, write) -> None:
+    """write_atomic's writing: write(a temporary file in folder), then the rename onto target, or the copy into
+    it when it is not a regular file."""
+    import shutil
+    import tempfile
     fd, tmp = tempfile.mkstemp(prefix=".rankmetrics-", suffix=os.path.splitext(path)[1], dir=folder)
     os.close(fd)
     try:

@@ -291,3 +291,17 @@ def test_a_byte_order_mark_is_not_part_of_the_first_query_id(tmp_path):
         assert p.returncode == 0, p.stderr
         values = {f[1]: float(f[2]) for f in (ln.split() for ln in p.stdout.splitlines()) if f[0] == measure}
         assert values == {"q1": 1.0, "q2": 1.0, "all": 1.0}, (args, p.stdout)
+
+
+@pytest.mark.parametrize("command", ["eval", "fuse"])
+def test_an_output_that_cannot_be_written_is_named(tmp_path, command):
+    """-o on a full device or with a name longer than the file system allows said 'OSError: [Errno 28] ...' or
+    '[Errno 36] ...' (or named the temporary file): one line naming the output, exit 2, no half-written file."""
+    qrels, run = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
+    args = {"eval": ["eval", qrels, run, "-m", "map"], "fuse": ["fuse", run, run]}[command]
+    outputs = [str(tmp_path / ("x" * 300 + ".txt"))] + (["/dev/full"] if os.path.exists("/dev/full") else [])
+    for out in outputs:
+        p = cli(*args, "-o", out, check=False)
+        assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
+        assert p.stderr.startswith(f"rankmetrics: error: cannot write {out}: "), p.stderr
+    assert os.listdir(tmp_path) == []
