@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from . import connections, textfiles
 from .engine import duckdb
 from .errors import InputError, UsageError, first_line
-from .inputs import RUN, Reader
+from .inputs import RUN, Reader, no_common_query
 
 # name (ir_measures' and ndeval's spellings) -> (macro, whether it takes a cutoff)
 NAMES = {
@@ -153,6 +153,7 @@ def evaluate(judgments, run, names, *, per_query: bool = True, ties: str | None 
         con.execute(sqlsource.script())
         _judgments(con, judgments)
         con.sql(f"CREATE TEMP VIEW rm_div_run AS SELECT * FROM {loaded.relation.sql(dialect='duckdb')}")
+        _overlap(con, loaded.label, judgments)
         for m in wanted:
             args = "".join(f", {key} := {sqlsource.literal(value).sql(dialect='duckdb')}" for key, value in m.params)
             k = "NULL" if m.k is None else str(m.k)
@@ -169,6 +170,20 @@ def evaluate(judgments, run, names, *, per_query: bool = True, ties: str | None 
         reader.close()
         con.close()
     return rows
+
+
+def _overlap(con, run_label: str, judgments) -> None:
+    """Refuse subtopic judgments without rows, or sharing no query with the run, as every other route refuses
+    them (a mean of NaN, exit 0, before)."""
+    label = judgments if isinstance(judgments, str) else f"the subtopic judgments ({type(judgments).__name__})"
+    ran, judged, common = con.execute(
+        "SELECT (SELECT count(DISTINCT query_id) FROM rm_div_run), (SELECT count(DISTINCT query_id) FROM "
+        "rm_div_judgments), (SELECT count(*) FROM (SELECT CAST(query_id AS VARCHAR) FROM rm_div_run INTERSECT "
+        "SELECT CAST(query_id AS VARCHAR) FROM rm_div_judgments))").fetchall()[0]
+    if not judged:
+        raise InputError(f"{label}: the subtopic judgments have no rows")
+    if not common:
+        raise no_common_query(run_label, label, (ran, judged))
 
 
 def partition(metrics) -> tuple[list[str], list]:

@@ -13,7 +13,7 @@ from . import connections, measures, textfiles
 from .api import max_retrieved_count, register
 from .engine import duckdb
 from .errors import InputError, UsageError, first_line
-from .inputs import RUN, Reader
+from .inputs import RUN, Reader, no_common_query
 
 # the fields of a line of each format (get_prefs.c's parse_prefs_line, get_qrels_prefs.c's)
 FIELDS = {"prefs": ("query", "judgment group", "sub-group", "item", "level"),
@@ -86,6 +86,9 @@ def evaluate(judgments: str, run, names=None, *, rel_format: str = "prefs", all_
                 f"FROM {loaded.relation.sql(dialect='duckdb')}")
         con.register("rm_prefs_judgments", prefs)
         in_run = {q for (q,) in con.sql("SELECT DISTINCT query_id FROM rm_prefs_run").fetchall()}
+        judged = set(prefs.column("query_id").to_pylist())
+        if in_run and judged and not in_run & judged:  # as on every route (it printed num_q 0 and zeros)
+            raise no_common_query(loaded.label, judgments, (len(in_run), len(judged)))
         limit = "NULL" if max_retrieved is None else str(max_retrieved)
         relation = con.sql(f"SELECT * FROM trec_prefs('rm_prefs_run', 'rm_prefs_judgments', {limit}) "
                            f"ORDER BY query_id")

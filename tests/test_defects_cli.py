@@ -305,3 +305,19 @@ def test_an_output_that_cannot_be_written_is_named(tmp_path, command):
         assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
         assert p.stderr.startswith(f"rankmetrics: error: cannot write {out}: "), p.stderr
     assert os.listdir(tmp_path) == []
+
+
+def test_no_query_in_common_is_refused_on_the_preference_and_diversity_routes(tmp_path):
+    """A run sharing no query with the judgments stops with one line on every route: -R prefs printed num_q 0 and
+    zeros, the diversity measures a mean of nan, both with exit 0 (the plain route refused it already)."""
+    run = tmp_path / "r.run"
+    run.write_text("zz Q0 d1 1 3 t\n")
+    prefs = tmp_path / "p.prefs"
+    prefs.write_text("q1 g s d1 2\nq1 g s d2 1\n")
+    div = tmp_path / "div.qrels"
+    div.write_text("q1 1 d1 1\nq2 1 d1 1\n")
+    for args in (["-R", "prefs", str(prefs)], ["-R", "qrels_prefs", os.path.join(TREC, "qrels.test")],
+                 ["-m", "alpha_nDCG@10", str(div)]):
+        p = cli("eval", *args, str(run), check=False)
+        assert p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1, (args, p.stdout, p.stderr)
+        assert f"the run ({run})" in p.stderr and "have no query in common (1 run queries, " in p.stderr
