@@ -857,7 +857,7 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
         metrics = [metrics]
     d = dialects.get(dialect)
     diversity.refuse(metrics, "to_sql, rankmetrics sql")
-    measures = measures_mod.parse_all(metrics or DEFAULT_METRICS)
+    measures = measures_mod.valued(measures_mod.parse_all(metrics or DEFAULT_METRICS), "to_sql, rankmetrics sql")
     dialects.refuse_lacking(d, [m.metric.name for m in measures])
     conventions.refuse_gaps(convention, overrides, [m.metric.name for m in measures])
     conv = measures_mod.stream_conventions(measures, conventions.resolve(convention, **overrides))

@@ -230,7 +230,7 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
     if isinstance(metrics, str):
         metrics = [metrics]
     diversity.refuse(metrics, "compare")
-    measures = measures_mod.parse_all(metrics or measures_mod.TREC_DEFAULT)
+    measures = measures_mod.valued(measures_mod.parse_all(metrics or measures_mod.TREC_DEFAULT), "compare")
     conventions.refuse_gaps(convention, overrides, [m.metric.name for m in measures])
     conv = measures_mod.stream_conventions(measures, conventions.resolve(convention, **overrides))
     whole = [m.requested for m in measures if m.metric.scope == "catalog"]

@@ -1215,6 +1215,15 @@ def split_names(text: str) -> list[str]:
     return parts or [text]
 
 
+def valued(measures: list[Measure], where: str) -> list[Measure]:
+    """The measures of parse_all, refused when none is left: only trec_eval's text lines (runid, relstring), which
+    `rankmetrics eval` writes and `where` (compare, to_sql) has no value of."""
+    if not measures:
+        raise UsageError(f"{where}: runid and relstring are trec_eval's text lines, written by rankmetrics eval; "
+                         f"name a measure with a value (map, ndcg_cut_10, P@10, ...)")
+    return measures
+
+
 def parse_all(names) -> list[Measure]:
     """The measures the names ask for, each once; trec_eval's runid is a line of the trec format, not a value to
     compute (wants_runid), and is left out."""

@@ -321,3 +321,18 @@ def test_no_query_in_common_is_refused_on_the_preference_and_diversity_routes(tm
         p = cli("eval", *args, str(run), check=False)
         assert p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1, (args, p.stdout, p.stderr)
         assert f"the run ({run})" in p.stderr and "have no query in common (1 run queries, " in p.stderr
+
+
+@pytest.mark.parametrize("command", ["compare", "sql"])
+@pytest.mark.parametrize("measure", ["runid", "relstring"])
+def test_text_lines_alone_are_refused_where_no_text_is_written(command, measure):
+    """`compare -m relstring` and `sql -m runid` said 'ValueError: sqlgen.plan: no rows asked for (catalog-wide
+    measures have no per-query rows)': trec_eval's text lines have no value to compare or to compute in SQL."""
+    qrels, run = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
+    args = {"compare": ["compare", qrels, run, os.path.join(TREC, "results.trunc")],
+            "sql": ["sql", "--run", "r", "--judgments", "j"]}[command]
+    p = cli(*args, "-m", measure, check=False)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
+    assert "runid and relstring are trec_eval's text lines" in p.stderr and "ValueError" not in p.stderr
+    with pytest.raises(rm.UsageError, match="text lines"):
+        rm.to_sql([measure], run="r", judgments="j")
