@@ -161,7 +161,7 @@ def side_check_sql(name: str) -> list[CheckSQL]:
     for col in SIDE_COLUMNS[name]:
         if col in SIDE_LISTS:
             out.append(CheckSQL("missing list", col, f"sum(CASE WHEN t.{col} IS NULL OR len(t.{col}) = 0 OR "
-                                                     f"NOT list_bool_and(list_transform(t.{col}, lambda x: isfinite(x))) "
+                                                     f"NOT list_bool_and(list_transform(t.{col}, lambda x: coalesce(isfinite(x), false))) "
                                                      f"THEN 1 ELSE 0 END)"))
             out.append(CheckSQL("list lengths", col, f"count(DISTINCT len(t.{col})) - 1"))
             out.append(CheckSQL("duplicate item", "item_id", "count(*) - count(DISTINCT t.item_id)"))

@@ -479,6 +479,11 @@ def test_intra_list_diversity_needs_the_vectors(tmp_path):
     pq.write_table(pa.table({"item_id": ["a", "b"], "embedding": [[1.0, 2.0], [1.0]]}), ragged)
     p = cli("eval", qrels, run, "-m", "IntraListDiversity@10", "--items", str(ragged), check=False)
     assert p.returncode == 1 and "different lengths" in p.stderr and p.stderr.count("\n") == 1
+    # a NULL element in a vector (a NaN one was refused; list_bool_and skips NULLs, and a distance was computed)
+    holed = tmp_path / "holed.parquet"
+    pq.write_table(pa.table({"item_id": ["a", "b"], "embedding": [[1.0, 2.0], [None, 1.0]]}), holed)
+    p = cli("eval", qrels, run, "-m", "IntraListDiversity@10", "--items", str(holed), check=False)
+    assert p.returncode == 1 and "1 row(s) without a list of finite numbers" in p.stderr, p.stderr
     p = cli("eval", qrels, run, "-m", "IntraListDiversity@10", "--items", os.path.join(RECSYS, "items.parquet"),
             "--convention", "rectools", "--distance", "cosine")
     assert p.returncode == 0 and "IntraListDiversity@10" in p.stdout
