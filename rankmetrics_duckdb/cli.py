@@ -346,12 +346,27 @@ def _kept_rows(rows: list, args) -> list:
     return rows
 
 
+def _unapplied(args, applied: set) -> list[str]:
+    """The options given that a route of eval does not apply (it ignored them without a word): the convention
+    switches but those in applied, the column names of the run and the judgments, the side tables and their
+    columns, -M, -Z and --by (each route names those it applies in applied, by their dest)."""
+    from .shape import COLUMN_PARAMS, SIDE_PARAMS
+    short = {"rel": "-l", "judged_only": "-J", "complete": "-c", "max_retrieved": "-M", "zscores": "-Z"}
+    switches = [n for n in _overrides(args) if not (n == "queries" and args.complete)]  # -c sets queries
+    dests = (switches + ["complete"] + list(COLUMN_PARAMS.values())
+             + ["interactions", "items", "reference", "max_retrieved", "zscores", "by"]
+             + [param for params in SIDE_PARAMS.values() for param in params.values()])
+    given = [d for d in dict.fromkeys(dests) if d not in applied and getattr(args, d, None) not in (None, False, [])]
+    if "convention" not in applied and args.convention != "trec_eval":  # the default preset is no option given
+        given.append("convention")
+    return [short.get(d, "--" + d.replace("_", "-")) for d in given]
+
+
 def _eval_diversity(args, div, other) -> int:
     """eval -m alpha_nDCG@20 ...: the diversity measures over subtopic judgments (diversity.py)."""
     from . import diversity
     diversity.refuse_mixed(div, other)
-    unsupported = [flag for flag, given in (("-M", args.max_retrieved), ("-Z", args.zscores),
-                                            ("--by", getattr(args, "by", None))) if given]
+    unsupported = _unapplied(args, {"ties", "queries", "complete", "convention"})
     if unsupported:
         raise UsageError(f"diversity measures do not take {', '.join(unsupported)} yet")
     from .conventions import resolve
@@ -371,7 +386,8 @@ def _eval_judgment_groups(args) -> int:
     """eval -R qrels_jg: trec_eval's judgment-group measures (judgment_groups.py), printed as trec_eval does."""
     from . import judgment_groups, preferences
     prefs = args.rel_format in ("prefs", "qrels_prefs")
-    unsupported = [flag for flag, given in (("-Z", args.zscores), ("--by", getattr(args, "by", None))) if given]
+    unsupported = (_unapplied(args, {"complete", "max_retrieved"}) if prefs else
+                   [flag for flag, given in (("-Z", args.zscores), ("--by", getattr(args, "by", None))) if given])
     if unsupported:
         raise UsageError(f"-R {args.rel_format} does not take {', '.join(unsupported)} yet")
     if prefs:

@@ -278,6 +278,13 @@ def test_judgment_groups_with_c_count_missing_queries(tmp_path):
     (["-m", "map_avgjg"], "is a judgment-group measure: give the judgments in trec_eval's qrels_jg format"),
     (["-R", "prefs", "-m", "map"], "'map' needs plain qrels"),
     (["-R", "qrels_jg", "-Z", "zscores"], "-R qrels_jg does not take -Z yet"),
+    # options a route applies not were ignored without a word (alpha-nDCG the same with -J and -l 2)
+    (["-R", "prefs", "--convention", "ranx"], "-R prefs does not take --convention yet"),
+    (["-R", "qrels_prefs", "--ties", "average", "--query-column", "q"],
+     "-R qrels_prefs does not take --ties, --query-column yet"),
+    (["-m", "alpha_nDCG@10", "-J", "-l", "2"], "diversity measures do not take -l, -J yet"),
+    (["-m", "alpha_nDCG@10", "--gain", "exponential", "--interactions", "i"],
+     "diversity measures do not take --gain, --interactions yet"),
 ])
 def test_judgment_group_misuse_says_why(args, message):
     p = cli("eval", *args, os.path.join(TREC, "qrels.123"), os.path.join(TREC, "results.test"), check=False)
