@@ -55,7 +55,13 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with its errors on one line (no usage block) like every other error of the command line."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
+        self.exit(2, f"{self.prog}: error: {_one_line(message)} (see {self.prog} -h)\n")
+
+
+def _one_line(message: str) -> str:
+    """A message as one line of plain text: a character that is not printable (a newline, a carriage return or a
+    terminal escape in a value the message quotes, a no-break space) written as its Python escape."""
+    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in message)
 
 
 def _dialects_help(native: bool) -> str:
@@ -567,7 +573,7 @@ def main(argv=None) -> int:
         return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics, "compare": cmd_compare,
                 "report": cmd_report, "sql": cmd_sql, "dbt": cmd_dbt, "fuse": cmd_fuse}[args.command](args)
     except RankMetricsError as e:
-        sys.stderr.write(f"rankmetrics: error: {e}\n")
+        sys.stderr.write(f"rankmetrics: error: {_one_line(str(e))}\n")
         return 2 if isinstance(e, UsageError) else 1
     except KeyboardInterrupt:
         sys.stderr.write("rankmetrics: interrupted\n")
@@ -576,7 +582,7 @@ def main(argv=None) -> int:
         return 0
     except Exception as e:  # a bug or an engine error: still one line, never a traceback
         first = first_line(e)
-        sys.stderr.write(f"rankmetrics: error: {type(e).__name__}: {first}\n")
+        sys.stderr.write(f"rankmetrics: error: {type(e).__name__}: {_one_line(first)}\n")
         return 1
 
 

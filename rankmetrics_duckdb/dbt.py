@@ -36,7 +36,7 @@ import re
 
 from . import conventions, dialects, measures, native, shape, sqlgen
 from ._version import __version__
-from .errors import UsageError
+from .errors import RankMetricsError, UsageError
 
 from ._lazy import LazyModule
 
@@ -1021,7 +1021,7 @@ def write(folder: str) -> list[str]:
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as e:
-            raise UsageError(f"{path}: cannot write the file ({e.strerror or e})") from None
+            raise RankMetricsError(f"cannot write {path}: {e.strerror or e}") from None
         written.append(path)
     return written
 

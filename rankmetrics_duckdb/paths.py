@@ -68,8 +68,8 @@ def write_atomic(path: str, write) -> None:
     try:
         _write_through(path, target, special, folder, write)
     except OSError as e:  # a folder not writable, a full disk, a name too long: said of the output, in one line
-        from .errors import UsageError
-        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+        from .errors import RankMetricsError  # neither a usage nor an input error: exit 1
+        raise RankMetricsError(f"cannot write {path}: {e.strerror or e}") from None
 
 
 def _write_through(path: str, target: str, special: bool, folder: str, write) -> None:

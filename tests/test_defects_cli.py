@@ -296,13 +296,13 @@ def test_a_byte_order_mark_is_not_part_of_the_first_query_id(tmp_path):
 @pytest.mark.parametrize("command", ["eval", "fuse"])
 def test_an_output_that_cannot_be_written_is_named(tmp_path, command):
     """-o on a full device or with a name longer than the file system allows said 'OSError: [Errno 28] ...' or
-    '[Errno 36] ...' (or named the temporary file): one line naming the output, exit 2, no half-written file."""
+    '[Errno 36] ...' (or named the temporary file): one line naming the output, exit 1, no half-written file."""
     qrels, run = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
     args = {"eval": ["eval", qrels, run, "-m", "map"], "fuse": ["fuse", run, run]}[command]
     outputs = [str(tmp_path / ("x" * 300 + ".txt"))] + (["/dev/full"] if os.path.exists("/dev/full") else [])
     for out in outputs:
         p = cli(*args, "-o", out, check=False)
-        assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
+        assert p.returncode == 1 and p.stdout == "" and p.stderr.count("\n") == 1, p.stderr
         assert p.stderr.startswith(f"rankmetrics: error: cannot write {out}: "), p.stderr
     assert os.listdir(tmp_path) == []
 
@@ -336,3 +336,16 @@ def test_text_lines_alone_are_refused_where_no_text_is_written(command, measure)
     assert "runid and relstring are trec_eval's text lines" in p.stderr and "ValueError" not in p.stderr
     with pytest.raises(rm.UsageError, match="text lines"):
         rm.to_sql([measure], run="r", judgments="j")
+
+
+def test_a_value_with_a_line_break_or_an_escape_is_quoted_in_one_line():
+    """A value the message quotes was written as it came: a newline in it made the message two lines, a terminal
+    escape reached the terminal. Every error is one line of printable text (cli._one_line)."""
+    qrels, run = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
+    for args, shown in ((["eval", "-l", "1\n2", qrels, run], "'1\\n2'"),
+                        (["eval", qrels, "/tmp/no\nsuch"], "/tmp/no\\nsuch: no such file"),
+                        (["eval", "-m", "nDCG(gain=a\x1b[2Jb)@10", qrels, run], "'a\\x1b[2Jb'"),
+                        (["sql", "--dialect", "x\ry", "--run", "r", "--judgments", "j"], "'x\\ry'")):
+        p = cli(*args, check=False)
+        assert p.returncode in (1, 2) and p.stderr.count("\n") == 1 and shown in p.stderr, (args, p.stderr)
+        assert "\x1b" not in p.stderr and "\r" not in p.stderr
