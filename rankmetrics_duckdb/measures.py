@@ -28,7 +28,7 @@ exp = LazyModule("sqlglot.expressions")  # sqlglot, imported when SQL is first w
 class Param:
     name: str
     kind: str  # 'choice' | 'level' | 'base' | 'prob' | 'grade' | 'fraction' | 'number' | 'positive' | 'nonnegative'
-    #            | 'cutoff' (a whole number >= 1)
+    #            | 'cutoff' (a whole number >= 1) | 'docs' (a whole number >= 0) | 'gains' (a gain map)
     description: str
     choices: tuple = ()
     required: bool = False  # no default: the name must give it (ir_measures' max_rel)
