@@ -191,7 +191,9 @@ def partition(metrics) -> tuple[list[str], list]:
     from .measures import split_names
     if metrics is None:
         return [], []
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    # one name, or one object that is no list of names (5: parse_all refuses it by its type, as measures'
+    # _name_of words it; list(5) raised "TypeError: 'int' object is not iterable")
+    names = [metrics] if isinstance(metrics, str) or not hasattr(metrics, "__iter__") else list(metrics)
     div, other = [], []
     for n in names:
         text = n if isinstance(n, str) else str(n) if type(n).__module__.split(".")[0] == "ir_measures" else None

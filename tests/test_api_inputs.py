@@ -80,3 +80,17 @@ def test_a_score_too_large_for_float32_scores_is_an_input_error(tmp_path):
     with pytest.raises(rm.InputError, match=r"at most about 3.4e38 in magnitude"):
         rm.prepare(j, pa.table({"query_id": ["1", "1"], "item_id": ["a", "b"], "score": [5.0, 3.5e38]}),
                    convention="pytrec_eval")
+
+
+@pytest.mark.parametrize("metrics", [5, [5], [None], [["map"]], 2.5])
+def test_metrics_that_are_not_names_are_refused_by_their_type(metrics):
+    """evaluate(Q, R, 5) and the other entry points raised "TypeError: 'int' object is not iterable" (the check of
+    diversity measures listed the metrics first): a metric that is not a name is a UsageError naming its type."""
+    import rankmetrics_duckdb as rm
+    qrels, run = Q, R
+    calls = [lambda: rm.evaluate(qrels, run, metrics), lambda: rm.to_sql(metrics, run="r", judgments="j"),
+             lambda: rm.prepare(qrels, run).evaluate(metrics),
+             lambda: rm.compare(qrels, [run, os.path.join(TREC, "results.trunc")], metrics)]
+    for call in calls:
+        with pytest.raises(rm.UsageError, match="a metric must be a name such as 'nDCG@10'"):
+            call()
