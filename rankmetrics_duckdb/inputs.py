@@ -767,12 +767,13 @@ class Reader:
             # lines ("Error when sniffing file"), which Python's csv module and the warehouses read; explain() has
             # found every row with the header's field count, so the file is read again without the strict mode
             # (as _trec reads TREC text)
+            unread = InputError(f"{path}: cannot read the file as {'text' if text else 'Parquet'}: {message}")
+            if lenient is None:
+                raise unread from None
             try:
-                if lenient is None:
-                    raise e
                 run_sql(self.con, f"CREATE TEMP TABLE {quoted(name)} AS {lenient}")
             except duckdb.Error:
-                raise InputError(f"{path}: cannot read the file as {'text' if text else 'Parquet'}: {message}") from None
+                raise unread from None
         cols = map_columns(self._columns(quoted(name)), kind, path)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
         exprs = [f"CAST({quoted(cols['query_id'])} AS VARCHAR) AS query_id",
