@@ -392,8 +392,10 @@ def _eval_judgment_groups(args) -> int:
     """eval -R qrels_jg: trec_eval's judgment-group measures (judgment_groups.py), printed as trec_eval does."""
     from . import judgment_groups, preferences
     prefs = args.rel_format in ("prefs", "qrels_prefs")
-    unsupported = (_unapplied(args, {"complete", "max_retrieved"}) if prefs else
-                   [flag for flag, given in (("-Z", args.zscores), ("--by", getattr(args, "by", None))) if given])
+    from .conventions import PARAMETERS
+    # -R qrels_jg takes the convention and its switches (judgment_groups.evaluate); -R prefs only -c and -M
+    applied = {"complete", "max_retrieved"} | (set() if prefs else set(PARAMETERS) | {"convention"})
+    unsupported = _unapplied(args, applied)
     if unsupported:
         raise UsageError(f"-R {args.rel_format} does not take {', '.join(unsupported)} yet")
     if prefs:

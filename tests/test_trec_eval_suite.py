@@ -282,6 +282,8 @@ def test_judgment_groups_with_c_count_missing_queries(tmp_path):
     (["-R", "prefs", "--convention", "ranx"], "-R prefs does not take --convention yet"),
     (["-R", "qrels_prefs", "--ties", "average", "--query-column", "q"],
      "-R qrels_prefs does not take --ties, --query-column yet"),
+    (["-R", "qrels_jg", "--query-column", "q", "--interactions", "i"],
+     "-R qrels_jg does not take --query-column, --interactions yet"),
     (["-m", "alpha_nDCG@10", "-J", "-l", "2"], "diversity measures do not take -l, -J yet"),
     (["-m", "alpha_nDCG@10", "--gain", "exponential", "--interactions", "i"],
      "diversity measures do not take --gain, --interactions yet"),
