@@ -8,10 +8,14 @@ import gzip
 import math
 import os
 import re
-import zlib  # a gzip file's corrupt data raises zlib.error, not an OSError
+import zlib
 
 from .checks import JUDGMENTS, text_number
 from .errors import InputError, UsageError
+
+# What a failed read of a text file raises: the file system's errors, a gzip file cut short (EOFError), and a gzip
+# file whose data does not inflate (zlib.error, which is no OSError)
+READ_ERRORS = (OSError, EOFError, zlib.error)
 
 
 def header_delimiter(path: str, first: str) -> str:
@@ -50,7 +54,7 @@ def peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
                     lines.append(line.rstrip("\r\n"))
                 if len(lines) >= n:
                     break
-    except (OSError, EOFError, zlib.error) as e:
+    except READ_ERRORS as e:
         raise InputError(f"{path}: cannot read the file ({e})") from None
     return is_gz, lines
 
@@ -77,7 +81,7 @@ def refuse_binary(path: str) -> None:
         with (gzip.open if is_gz else open)(path, "rb") as fh:
             chunk = fh.read(65536)
         fault = text_fault(path, chunk) or (None if is_gz else _nul_fault(path))
-    except (OSError, EOFError, zlib.error) as e:
+    except READ_ERRORS as e:
         raise InputError(f"{path}: cannot read the file ({getattr(e, 'strerror', None) or e})") from None
     if fault:
         raise InputError(fault)
@@ -138,7 +142,7 @@ def read_fault(path: str) -> str | None:
     try:
         with (gzip.open if is_gzip(path) else open)(path, "rb") as fh:
             data = fh.read()
-    except (OSError, EOFError, zlib.error):
+    except READ_ERRORS:
         return None
     fault = text_fault(path, data)
     lone = re.search(rb"\r(?!\n)", data) if fault is None else None
@@ -258,7 +262,7 @@ def trec_run_tag(path: str) -> str | None:
                     lines = [ln for ln in chunk.splitlines() if ln.strip() and not ln.lstrip().startswith(b"#")]
                     if lines and (end == 0 or len(lines) > 1):
                         last = lines[-1]
-    except (OSError, EOFError, ValueError, zlib.error):
+    except (*READ_ERRORS, ValueError):
         return None
     fields = last.split()
     if len(fields) < 6:
@@ -290,8 +294,9 @@ def strict_trec_select(path_sql: str, form: tuple[str, bool], kind: str, rank: b
     assert delim in (" ", "\t")
     n = 4 if kind == JUDGMENTS else 6
     numeric = {3: "relevance"} if kind == JUDGMENTS else {3: "rank", 4: "score"} if rank else {4: "score"}
-    # numbers read as DOUBLE by the CSV reader itself, unless the file may hold a '_' or '+-' (strict_form): DuckDB reads
-    # 1_000 as 1000, which is not a number here (checks.text_number), so those are read as text and converted
+    # numbers read as DOUBLE by the CSV reader itself, unless the file may hold a '_' or '+-' (strict_form): DuckDB
+    # reads 1_000 as 1000 and +-1 as -1, which are not numbers here (checks.text_number), so those are read as
+    # text and converted
     number_type = "VARCHAR" if text_numbers else "DOUBLE"
     types = ", ".join(f"'c{i}': '{number_type if i in numeric else 'VARCHAR'}'" for i in range(n))
     source = (f"read_csv({path_sql}, columns={{{types}}}, delim='{delim}', header=false, quote='', escape='', "
@@ -311,12 +316,12 @@ def strict_trec_select(path_sql: str, form: tuple[str, bool], kind: str, rank: b
 
 
 def strict_form(path: str) -> tuple[str, bool, bool] | None:
-    """(delimiter, gzip, whether a '_' or '+-' may occur) when a TREC text file can be split on one character, ' ' or
-    '\\t', exactly as the general TREC reader splits its lines on runs of whitespace (the regular expression
+    """(delimiter, gzip, whether a '_' or '+-' may occur) when a TREC text file can be split on one character, ' '
+    or '\\t', exactly as the general TREC reader splits its lines on runs of whitespace (the regular expression
     \\s+: space, tab, CR, LF, FF): no other of those characters occurs. An uncompressed file is checked here by
     single-byte searches of a memory map (a large file costs milliseconds; None for CRLF, mixed separators, a NUL
-    byte, which the careful path refuses; a '_' or '+-' anywhere makes strict_trec_select read the numbers as text); a
-    gzip file cannot be searched without decompressing it, so its delimiter is its first line's, its numbers
+    byte, which the careful path refuses; a '_' or '+-' anywhere makes strict_trec_select read the numbers as
+    text); a gzip file cannot be searched without decompressing it, so its delimiter is its first line's, its numbers
     are read as text, and strict_trec_select's rm_bad finds the other characters row by row."""
     import mmap
     try:
@@ -334,10 +339,10 @@ def strict_form(path: str) -> tuple[str, bool, bool] | None:
                 # DuckDB's CSV reader reads 1_000 as 1000 and +-1 as -1 (C's strtod: 1 and 0): a file that may
                 # hold either has its numbers read as text (checks.text_number); '+-' is looked for only where a
                 # '+' is (a two-byte search costs about 15 times a one-byte one)
-                underscore = m.find(b"_") >= 0 or (m.find(b"+") >= 0 and m.find(b"+-") >= 0)
-    except (OSError, ValueError, EOFError, zlib.error):
+                text_numbers = m.find(b"_") >= 0 or (m.find(b"+") >= 0 and m.find(b"+-") >= 0)
+    except (*READ_ERRORS, ValueError):
         return None
-    return delim.decode(), False, underscore
+    return delim.decode(), False, text_numbers
 
 
 def line_of(label: str, tokens) -> str:
@@ -351,7 +356,7 @@ def line_of(label: str, tokens) -> str:
                 return ""
         number = first_line_number(label, lambda ln: all(t in re.split(r"[\s,]+", ln.strip().lower())
                                                           for t in tokens))
-    except (OSError, EOFError, zlib.error):
+    except READ_ERRORS:
         return ""
     return f", line {number}" if number else ""
 
