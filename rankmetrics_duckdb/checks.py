@@ -160,9 +160,10 @@ def side_check_sql(name: str) -> list[CheckSQL]:
     out = [CheckSQL("empty", None, "CASE WHEN count(*) = 0 THEN 1 ELSE 0 END")]
     for col in SIDE_COLUMNS[name]:
         if col in SIDE_LISTS:
+            # coalesce: list_bool_and skips NULLs, so a NULL element passed where a NaN did not
+            finite = f"list_bool_and(list_transform(t.{col}, lambda x: coalesce(isfinite(x), false)))"
             out.append(CheckSQL("missing list", col, f"sum(CASE WHEN t.{col} IS NULL OR len(t.{col}) = 0 OR "
-                                                     f"NOT list_bool_and(list_transform(t.{col}, lambda x: coalesce(isfinite(x), false))) "
-                                                     f"THEN 1 ELSE 0 END)"))
+                                                     f"NOT {finite} THEN 1 ELSE 0 END)"))
             out.append(CheckSQL("list lengths", col, f"count(DISTINCT len(t.{col})) - 1"))
             out.append(CheckSQL("duplicate item", "item_id", "count(*) - count(DISTINCT t.item_id)"))
             continue

@@ -34,9 +34,9 @@ import multiprocessing
 import os
 import re
 
-from . import conventions, dialects, measures, native, shape, sqlgen
+from . import conventions, dialects, measures, native, paths, shape, sqlgen
 from ._version import __version__
-from .errors import RankMetricsError, UsageError
+from .errors import UsageError
 
 from ._lazy import LazyModule
 
@@ -1017,11 +1017,7 @@ def write(folder: str) -> list[str]:
     written = []
     for rel, text in files.items():
         path = os.path.join(folder, rel)
-        try:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as e:
-            raise RankMetricsError(f"cannot write {path}: {e.strerror or e}") from None
+        paths.write_text(path, text)  # a file it cannot write: "cannot write PATH: reason", exit 1
         written.append(path)
     return written
 
@@ -1034,4 +1030,5 @@ def _ours(folder: str) -> bool:
             first = fh.readline()
     except (OSError, UnicodeDecodeError):
         return False
-    return first.strip() == "name: 'rankmetrics'" and os.path.isfile(os.path.join(folder, "macros", "_rankmetrics.sql"))
+    return (first.strip() == f"name: '{PACKAGE}'"  # _project()'s first line
+            and os.path.isfile(os.path.join(folder, "macros", "_rankmetrics.sql")))

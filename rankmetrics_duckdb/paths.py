@@ -72,6 +72,14 @@ def write_atomic(path: str, write) -> None:
         raise RankMetricsError(f"cannot write {path}: {e.strerror or e}") from None
 
 
+def write_text(path: str, text: str) -> None:
+    """Write text to path (UTF-8) atomically (write_atomic)."""
+    def put(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    write_atomic(path, put)
+
+
 def _write_through(path: str, target: str, special: bool, folder: str, write) -> None:
     """write_atomic's writing: write(a temporary file in folder), then the rename onto target, or the copy into
     it when it is not a regular file."""

@@ -335,14 +335,7 @@ def write_comparison(path: str, c: compare_mod.Comparison, fmt: str) -> None:
         write_text(path, render_comparison(c, fmt))
 
 
-def write_text(path: str, text: str) -> None:
-    """Write text to path (UTF-8) atomically (paths.write_atomic)."""
-    paths.write_atomic(path, lambda tmp: _write_text(tmp, text))
-
-
-def _write_text(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
+write_text = paths.write_text  # text written atomically (UTF-8)
 
 
 # ---- the HTML report ---------------------------------------------------------------------------------------
