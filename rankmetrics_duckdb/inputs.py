@@ -219,21 +219,40 @@ def refuse_duplicate_columns(names, label: str) -> None:
         seen.add(key)
 
 
+# The columns read as numbers. A column named as ours (score, rank, relevance) is that column; without one, an
+# input may have one of the other usual names (ALIASES): a run with both pred and prediction, or judgments with
+# both label and rating, is refused rather than read by the aliases' order. An id column's names do have an
+# order: the first present is the id (qid before query, docno before docid: PyTerrier's frames hold the query's
+# text in query and an index's own number in docid).
+VALUE_COLUMNS = {RUN: ("score", "rank"), JUDGMENTS: ("relevance",)}
+
+
+def alias_column(lower: dict[str, str], ours: str, kind: str, label: str) -> str | None:
+    """The input's column for our column `ours` by its usual names (lower: lower-cased name -> name), or None."""
+    present = [lower[a] for a in ALIASES[ours] if a in lower]
+    if len(present) > 1 and ours in VALUE_COLUMNS[kind] and ours not in lower:
+        raise InputError(f"{label}: columns {' and '.join(present)} could each be the {ours} column of the "
+                         f"{kind}; name the one to read (--{ours}-column, or columns={{'{ours}': ...}} in Python)")
+    return present[0] if present else None
+
+
 def map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
     """Standard column -> the input's column, by name (case-insensitive, with the usual aliases)."""
     lower = {n.lower().strip(): n for n in names}
     found = {}
-    for std, aliases in ALIASES.items():
-        for a in aliases:
-            if a in lower:
-                found[std] = lower[a]
-                break
+    for std in ALIASES:
+        column = alias_column(lower, std, kind, label)
+        if column is not None:
+            found[std] = column
     need = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else [])
     missing = [c for c in need if c not in found]
     if missing:
-        raise InputError(f"{label}: no {' or '.join(missing)} column in the {kind} (columns: {', '.join(names)})")
+        read = "; ".join(f"{', '.join(ALIASES[c])}" for c in missing)
+        raise InputError(f"{label}: no {' or '.join(missing)} column in the {kind} (columns: {', '.join(names)}; "
+                         f"names read, any case: {read}; or name it: --{missing[0].split('_')[0]}-column)")
     if kind == RUN and "score" not in found and "rank" not in found:
-        raise InputError(f"{label}: the run has neither a score nor a rank column (columns: {', '.join(names)})")
+        raise InputError(f"{label}: the run has neither a score nor a rank column (columns: {', '.join(names)}; "
+                         f"names read, any case: {', '.join(ALIASES['score'] + ALIASES['rank'])})")
     return found
 
 

@@ -19,7 +19,7 @@ from . import checks, paths
 from .checks import is_number_type
 from .engine import duckdb
 from .errors import InputError, first_line
-from .inputs import JUDGMENTS, RUN, Loaded, Reader, View, quoted, reader_path, run_sql, sql_string, table_like, table_name
+from .inputs import JUDGMENTS, RUN, Loaded, alias_column, Reader, View, quoted, reader_path, run_sql, sql_string, table_like, table_name
 from .shape import ALIASES, Shape
 from .textfiles import compression, header_delimiter, is_trec_line, peek
 
@@ -78,9 +78,9 @@ def _find(names: list[str], ours: str, form: Shape, label: str, kind: str, requi
                 raise InputError(f"{label}: no column {given} (the {ours.replace('_', ' ')} column) in the {kind}; "
                                  f"columns: {', '.join(names)}")
             return None
-    for alias in ALIASES[ours]:
-        if alias in lower:
-            return lower[alias]
+    found = alias_column(lower, ours, kind, label)
+    if found is not None:
+        return found
     if required:
         raise InputError(f"{label}: no {ours} column in the {kind} (name it: --{ours.split('_')[0]}-column, "
                          f"columns={{'{ours}': ...}}); columns: {', '.join(names)}")

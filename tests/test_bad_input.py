@@ -180,10 +180,13 @@ def test_missing_columns(tmp_path, kind):
     cases = [  # (judgments columns, run columns, words)
         (["item_id", "relevance"], ["query_id", "item_id", "score"], "no query_id column in the judgments"),
         (["query_id", "relevance"], ["query_id", "item_id", "score"], "no item_id column in the judgments"),
-        (["query_id", "item_id"], ["query_id", "item_id", "score"], "no relevance column in the judgments"),
+        (["query_id", "item_id"], ["query_id", "item_id", "score"], "no relevance column in the judgments "
+         "(columns: query_id, item_id; names read, any case: relevance, rel, label, grade, judgment, rating, qrel; "
+         "or name it: --relevance-column)"),
         (["query_id", "item_id", "relevance"], ["item_id", "score"], "no query_id column in the run"),
         (["query_id", "item_id", "relevance"], ["query_id", "item_id", "tag"],
-         "the run has neither a score nor a rank column (columns: query_id, item_id, tag)"),
+         "the run has neither a score nor a rank column (columns: query_id, item_id, tag; names read, any case: "
+         "score, sim, similarity, prediction, pred, rank, position, pos)"),
     ]
     for i, (jcols, rcols, words) in enumerate(cases):
         j, r = make(jcols, f"j{i}"), make(rcols, f"r{i}")
@@ -533,6 +536,31 @@ def test_a_number_too_large_for_a_double_is_named_with_its_line(tmp_path):
     r = write(tmp_path, "run", "1 Q0 a 1 2 t\n1 Q0 b 2 1e400 t\n")
     refused(["eval", q, r, "-m", "map"], 1, f"{r}, line 2: score inf (infinite, or too large for a double) for "
             f"query 1, item b", files=[q, r])
+
+
+def test_two_names_for_one_value_column_are_refused(tmp_path):
+    # pred and prediction are both names of the score: the reader took the first listed, silently. Run of one
+    # query: by pred a (grade 1) is first, P@1 = 1; by prediction b (grade 0) is first, P@1 = 0
+    q = tmp_path / "qrels.csv"
+    q.write_text("query_id,item_id,relevance\nq1,a,1\nq1,b,0\nq1,c,1\n")
+    r = tmp_path / "run.csv"
+    r.write_text("query_id,item_id,prediction,pred\nq1,a,1,3\nq1,b,3,2\nq1,c,2,1\n")
+    p = cli("eval", str(q), str(r), "-m", "P@1", check=False)
+    assert p.returncode == 1 and p.stderr.strip() == (
+        f"rankmetrics: error: {r}: columns prediction and pred could each be the score column of the run; name "
+        f"the one to read (--score-column, or columns={{'score': ...}} in Python)")
+    assert cli("eval", str(q), str(r), "-m", "P@1", "--score-column", "pred").stdout.split() == ["P@1", "all", "1.0000"]
+    assert rm.evaluate(str(q), str(r), ["P@1"], columns={"score": "prediction"}) == {"P@1": 0.0}
+    labels = pa.table({"query_id": ["q1"] * 2, "item_id": ["a", "b"], "label": [1, 0], "rating": [0, 1]})
+    with pytest.raises(InputError, match="^pyarrow Table: columns label and rating could each be the relevance"):
+        rm.evaluate(labels, str(r), ["P@1"], columns={"score": "pred"})
+    # by rating b is the relevant one, ranked second by pred: P@1 = 0
+    assert rm.evaluate(labels, str(r), ["P@1"], columns={"score": "pred", "relevance": "rating"}) == {"P@1": 0.0}
+    # a column named as ours is that column (score beside pred: by score b first, P@1 = 0); an id column's names
+    # have an order, PyTerrier's frame (qid beside the query's text, docno beside the index's docid) reads
+    # qid and docno: b, ranked first by score, is not relevant, P@1 = 0; by docid (7, 8, 9) nothing would match
+    r.write_text("qid,docid,docno,rank,score,query,pred\nq1,7,a,1,1,hi,3\nq1,8,b,0,3,hi,2\nq1,9,c,2,2,hi,1\n")
+    assert rm.evaluate(str(q), str(r), ["P@1", "NumRelRet"]) == {"P@1": 0.0, "NumRelRet": 2}
 
 
 def test_a_column_named_twice_is_refused(tmp_path):
