@@ -414,7 +414,7 @@ class Reader:
         column} where they differ (shape.Shape.side_columns). Returns the table."""
         wanted = checks.SIDE_COLUMNS[name]
         columns = columns or {}
-        label = f"the {name}"
+        label, header = f"the {name}", None  # header: a CSV file's column names
         if isinstance(obj, (str, os.PathLike)) and (os.path.exists(os.fspath(obj)) or not self.is_table(os.fspath(obj))):
             path = os.fspath(obj)
             label = path
@@ -433,6 +433,8 @@ class Reader:
                                      f"its columns, then its rows")
                 source = (f"read_csv({reader_path(path)}, header=true, all_varchar=true, "
                           f"compression='{compression(path)}')")
+                lines = peek(path, 1)[1]
+                header = [h.strip().strip('"') for h in lines[0].split(header_delimiter(path, lines[0]))] if lines else []
         elif isinstance(obj, str):
             label = f"table {obj}"
             source = table_name(obj).sql(dialect="duckdb")
@@ -442,6 +444,7 @@ class Reader:
             elif type(obj).__module__.split(".")[0] not in ("pandas", "polars", "pyarrow"):
                 raise InputError(f"cannot read the {name} from a {type(obj).__name__}; give a file path, a table "
                                  f"name, a DuckDB relation, or a pandas, polars or pyarrow table")
+            header = [str(c) for c in (obj.column_names if hasattr(obj, "column_names") else obj.columns)]
             registered = self.register(obj, name)
             label, source = f"the {name} ({type(obj).__name__})", quoted(registered)
         try:
@@ -451,6 +454,10 @@ class Reader:
         found = list(described)
         lower = {c.lower(): c for c in found}
         given = {c: columns.get(c, c) for c in wanted}  # our name -> the input's
+        names = [n.lower() for n in (found if header is None else header)]
+        twice = [given[c] for c in wanted if names.count(given[c].lower()) > 1]
+        if twice:
+            raise InputError(f"{label}: column {twice[0]} appears twice; name each column once")
         missing = [c for c in wanted if given[c].lower() not in lower]
         if missing:
             named = ", ".join(given[c] if given[c] == c else f"{given[c]} (the {c})" for c in missing)

@@ -563,6 +563,21 @@ def test_two_names_for_one_value_column_are_refused(tmp_path):
     assert rm.evaluate(str(q), str(r), ["P@1", "NumRelRet"]) == {"P@1": 0.0, "NumRelRet": 2}
 
 
+def test_a_side_table_column_named_twice_is_refused(tmp_path):
+    # the interactions' item_id twice (a, c by the first; b, a by the second): DuckDB renames the second of a CSV
+    # header or of a frame's columns (any case) item_id_1, and the reader took the first, silently
+    q = write(tmp_path, "q.csv", "query_id,item_id,relevance\nu1,a,1\n")
+    r = write(tmp_path, "r.csv", "query_id,item_id,score\nu1,a,1\nu1,c,0.5\n")
+    inter = write(tmp_path, "inter.csv", "user_id,item_id,item_id\nu1,a,b\nu2,c,a\n")
+    refused(["eval", q, r, "-m", "MeanInvUserFreq@10", "--interactions", inter], 1,
+            f"{inter}: column item_id appears twice; name each column once")
+    frame = pa.Table.from_arrays([pa.array(["u1", "u2"]), pa.array(["a", "c"]), pa.array(["b", "a"])],
+                                 names=["user_id", "item_id", "Item_Id"])
+    for obj in (frame, frame.to_pandas()):
+        with pytest.raises(InputError, match=r"^the interactions \((Table|DataFrame)\): column item_id appears twice"):
+            rm.evaluate(q, r, ["MeanInvUserFreq@10"], interactions=obj)
+
+
 def test_a_column_named_twice_is_refused(tmp_path):
     # DuckDB names the second 'relevance' of a CSV header relevance_1 and the reader took the first, silently
     # (map 0.5 where the second column gives 1.0); an Arrow table may hold two columns of one name too
