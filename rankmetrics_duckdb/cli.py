@@ -6,9 +6,24 @@ import os
 import sys
 import warnings
 
-from . import dialects, measures, paths, render, textfiles
+from . import conventions, dialects, measures, paths, render, textfiles
 from ._version import __version__
 from .errors import InputError, RankMetricsError, UsageError, first_line
+
+
+def _int(text: str) -> int:
+    """argparse's type for a whole number: ASCII digits and a sign (int() also reads '1_0' as 10, and Unicode
+    digits)."""
+    conventions.to_float(text)  # ValueError unless a number written as strtod reads it
+    return int(text)
+
+
+def _float(text: str) -> float:
+    """argparse's type for a number, as strtod reads it (conventions.to_float: not '1_0', nor Unicode digits)."""
+    return conventions.to_float(text)
+
+
+_int.__name__, _float.__name__ = "int", "float"  # argparse's message: invalid int value: '1_0'
 
 
 def _add_conventions(p: argparse.ArgumentParser) -> None:
@@ -113,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_nan_scores(e)
     e.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (larger runs spill to "
                                                            "a temporary folder)")
-    e.add_argument("--threads", type=int, metavar="N", help="DuckDB threads, 1 to 1024 (default: one per core)")
+    e.add_argument("--threads", type=_int, metavar="N", help="DuckDB threads, 1 to 1024 (default: one per core)")
     _add_shape(e)
     _add_sides(e)
     _add_conventions(e)
@@ -144,8 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="combsum, wsum (--weights), combmnz, rrf (--rrf-k), isr or bordafuse (default: wsum, as ranx)")
     f.add_argument("--norm", default="min-max",
                    help="min-max (default, as ranx), max, sum, zmuv, rank or none: per run and query, first")
-    f.add_argument("--weights", type=float, nargs="+", metavar="W", help="wsum's weights, one per run (default 1)")
-    f.add_argument("--rrf-k", dest="rrf_k", type=float, default=60, metavar="K", help="rrf's k (default 60)")
+    f.add_argument("--weights", type=_float, nargs="+", metavar="W", help="wsum's weights, one per run (default 1)")
+    f.add_argument("--rrf-k", dest="rrf_k", type=_float, default=60, metavar="K", help="rrf's k (default 60)")
     f.add_argument("--tag", default="fused", help="the run tag of the TREC lines (default: fused)")
     f.add_argument("-o", "--output", metavar="FILE", help="write to FILE (.parquet: Parquet), atomically; else "
                                                           "standard output")
@@ -494,13 +509,13 @@ def _add_comparison_arguments(p, with_format=True) -> None:
     p.add_argument("--correction", choices=stats.CORRECTIONS,
                    help="multiple-comparison correction over the pairs tested (not with tukey), per metric "
                         "(default: holm)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level for the marks (default 0.05)")
+    p.add_argument("--alpha", type=_float, default=0.05, help="significance level for the marks (default 0.05)")
     _add_shape(p)
     _add_sides(p, reference=False)  # Intersection: against the baseline
     p.add_argument("--baseline", metavar="VALUE", help="with --by: the group compared with the others (its value; "
                                                        "v1/app for two group columns), else the first in sort order")
-    p.add_argument("--seed", type=int, help="seed of the randomization and bootstrap tests (42)")
-    p.add_argument("--trials", type=int, help="randomization/bootstrap trials, at most 1,000,000 (10000)")
+    p.add_argument("--seed", type=_int, help="seed of the randomization and bootstrap tests (42)")
+    p.add_argument("--trials", type=_int, help="randomization/bootstrap trials, at most 1,000,000 (10000)")
     add_nan_scores(p)
     if with_format:
         p.add_argument("--format", choices=render.COMPARISON_FORMATS, default="table",
@@ -563,6 +578,15 @@ def _inputs_and_output(args) -> None:
         paths.check_output(args.output, given)
 
 
+def _refuse_empty_values(parser, args) -> None:
+    """An option given an empty value (--query-column '', --memory-limit '', --dialect ''), which the routes would
+    take as the option left out, is refused; -o '' has its own message (_inputs_and_output)."""
+    command = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[args.command]
+    for action in command._actions:
+        if action.option_strings and action.dest != "output" and getattr(args, action.dest, None) == "":
+            raise UsageError(f"{'/'.join(action.option_strings)} takes a value, not an empty one")
+
+
 def main(argv=None) -> int:
     warnings.showwarning = lambda message, *a, **k: sys.stderr.write(f"rankmetrics: warning: {message}\n")
     parser = build_parser()
@@ -571,6 +595,7 @@ def main(argv=None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        _refuse_empty_values(parser, args)
         _inputs_and_output(args)
         return {"eval": cmd_eval, "macros": cmd_macros, "metrics": cmd_metrics, "compare": cmd_compare,
                 "report": cmd_report, "sql": cmd_sql, "dbt": cmd_dbt, "fuse": cmd_fuse}[args.command](args)

@@ -6,6 +6,7 @@ import math
 import re
 
 from .errors import UsageError
+from .textfiles import NUMBER
 
 # Each convention parameter: its choices (None = free value checked by its own rule) and a one-line description.
 PARAMETERS = {
@@ -168,6 +169,14 @@ def plain_number(key: str, value):
                      f"'1e3' as 1)")
 
 
+def to_float(value) -> float:
+    """float(value), but text must be a number as C's strtod reads it (textfiles.NUMBER, spaces around): Python's
+    float also reads '1_0' as 10 and Unicode digits ('\uff15' as 5). ValueError otherwise, as float's own."""
+    if isinstance(value, str) and not NUMBER.fullmatch(value.strip(" \t")):
+        raise ValueError(f"not a number: {value!r}")
+    return float(value)
+
+
 def check(key: str, value):
     choices = PARAMETERS[key][0]
     if choices is not None:
@@ -204,7 +213,7 @@ def check(key: str, value):
         if str(value).lower() == "e":
             return "e"
         try:
-            number = float(value)
+            number = to_float(value)
         except (TypeError, ValueError):
             raise UsageError(f"log_base must be a number greater than 1 or 'e', not '{value}'") from None
         if not (number > 1 and math.isfinite(number)):

@@ -28,7 +28,7 @@ NAMES = {
     "AP_IA": ("ap_ia", False), "MAP-IA": ("ap_ia", False),
     "StRecall": ("st_recall", True), "strec": ("st_recall", True),
 }
-_NAME = re.compile(r"(?P<name>[A-Za-z_-]+?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>\d+))?")
+_NAME = re.compile(r"(?P<name>[A-Za-z_-]+?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>[0-9]+))?")
 # the parameters a name may set (ir_measures' SUPPORTED_PARAMS), each the macro's parameter of that name
 PARAMS = {"alpha": float, "beta": float, "rel": int, "judged_only": bool, "cutoff": int}
 # ndeval orders tied scores by docno ascending (pyndeval, ir_measures' pyndeval provider): the default here

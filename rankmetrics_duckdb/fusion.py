@@ -76,10 +76,25 @@ def fuse(runs, method: str = "wsum", norm: str = "min-max", weights=None, rrf_k:
             f"SELECT f.query_id, f.item_id, f.score FROM fuse('rm_fuse_runs', method := {lit(method)}, "
             f"norm := {lit(norm)}, rrf_k := {lit(float(rrf_k))}) AS f "
             f"ORDER BY encode(f.query_id), f.score DESC, encode(f.item_id) DESC")
-        return arrow_table(result)
+        table = arrow_table(result)
+        _refuse_overflow(table, method, norm)
+        return table
     finally:
         reader.close()
         con.close()
+
+
+def _refuse_overflow(table, method: str, norm: str) -> None:
+    """A fused score beyond a double's range (inf, or NaN from inf - inf: huge scores summed, or normalized by a
+    sum or a spread that overflows) is refused, naming the item: written, it would be a run eval refuses, or a
+    ranking by a number that is not the fusion's. No score at all (None: nan_scores='last') is fusion's own."""
+    import pyarrow.compute as pc
+    bad = pc.invert(pc.fill_null(pc.is_finite(table.column("score")), True))
+    if pc.any(bad).as_py():
+        row = table.filter(bad).slice(0, 1).to_pylist()[0]
+        raise InputError(f"the fused score of item {row['item_id']} for query {row['query_id']} is {row['score']} "
+                         f"(method {method}, norm {norm}): the scores overflow a double; normalize them (--norm, "
+                         f"norm=) or scale them down")
 
 
 def write(table, path: str, tag: str = "fused") -> None:

@@ -149,7 +149,7 @@ def _literal(text: str):
         return text.upper() == "TRUE"
     if len(text) >= 2 and text[0] == text[-1] == "'":
         return text[1:-1].replace("''", "'")
-    if re.fullmatch(r"[+-]?\d+", text):
+    if re.fullmatch(r"[+-]?[0-9]+", text):
         return int(text)
     return float(text)
 
@@ -692,7 +692,7 @@ def _suggest(name: str) -> str:
 
 def _cutoff(text: str, requested: str) -> int:
     text = text.strip()
-    if not re.fullmatch(r"[+-]?\d+", text):
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
         raise UsageError(f"metric '{requested}': cutoff '{text}' is not a whole number; write e.g. P@10")
     value = int(text)
     if value <= 0:
@@ -705,7 +705,7 @@ def _trec_cutoffs(text: str, requested: str) -> list[int]:
     C's atol (23.4 is 23), sorted, every one positive and none twice."""
     ks = []
     for raw in text.split(","):
-        whole = re.match(r"\d*", raw).group(0)
+        whole = re.match(r"[0-9]*", raw).group(0)
         if not whole or int(whole) <= 0:
             raise UsageError(f"metric '{requested}': cutoff '{raw}' is not a positive number (trec_eval reads "
                              f"cutoffs as whole numbers: 23.4 is 23)")
@@ -718,7 +718,7 @@ def _trec_cutoffs(text: str, requested: str) -> list[int]:
 GRADE_LIMIT = 1023  # 2^1023 is the largest power of two a double holds: 2^g - 1 of a higher grade is infinite
 
 
-_GAIN_PAIR = re.compile(r"\s*(?P<level>[-+]?\d+)\s*[=:]\s*(?P<gain>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*")
+_GAIN_PAIR = re.compile(r"\s*(?P<level>[-+]?[0-9]+)\s*[=:]\s*(?P<gain>[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*")
 
 
 def gain_map(raw: str, requested: str) -> str:
@@ -767,7 +767,7 @@ def _param_value(metric: Metric, key: str, raw: str, requested: str):
         except UsageError as e:
             raise UsageError(f"metric '{requested}': {key}: {e}") from None
     try:
-        number = float(raw)
+        number = conventions.to_float(raw)
     except ValueError:
         raise UsageError(f"metric '{requested}': {key} must be a number, not '{raw}'") from None
     if not math.isfinite(number):
@@ -838,10 +838,10 @@ def _irm_normalize(metric, raw, requested):
 IRM_PARAMS = {"dcg": _irm_dcg, "relative": _irm_relative, "T": _irm_t, "rel": _irm_rel, "normalize": _irm_normalize}
 
 
-_IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>-?[^@()\-]*))?(?:-l(?P<lvl>\d+))?$")
+_IRM = re.compile(r"^(?P<name>[A-Za-z][\w\-]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>-?[^@()\-]*))?(?:-l(?P<lvl>[0-9]+))?$")
 
 
-_RBP_RANX = re.compile(r"rbp\.(?P<p>\d+)(?:-l(?P<lvl>\d+))?", re.I)     # ranx: rbp.95 is p = 0.95
+_RBP_RANX = re.compile(r"rbp\.(?P<p>[0-9]+)(?:-l(?P<lvl>[0-9]+))?", re.I)     # ranx: rbp.95 is p = 0.95
 _RBP_TREC = re.compile(r"rbp[._]p=(?P<p>[^,]+)")                      # trec_eval: -m rbp.p=0.95, printed rbp_p=0.95
 _RBP_RESID_TREC = re.compile(r"rbp_resid[._]p=(?P<p>[^,]+)")          # trec_eval: -m rbp_resid.p=0.95
 _RBP_AMBIGUOUS = re.compile(r"rbp(?P<sep>[@_])(?P<rest>[^()]*)")     # rbp@10, rbp_10: p or cutoff?
@@ -873,7 +873,7 @@ def _parse_rbp(name: str, requested: str) -> list[Measure] | None:
         p = _param_value(metric, "p", m.group("p"), requested)  # printed rbp_p=0.95, as trec_eval prints it
         return [Measure(f"rbp_p={m.group('p')}", metric, None,
                         tuple(sorted({**TREC_NAMES["rbp"][1], "p": p}.items())))]
-    if re.fullmatch(r"rbp\.[\d.,]+", name, re.I):  # rbp.9.5, rbp.95,99: neither ranx's p nor trec_eval's (read as cutoffs)
+    if re.fullmatch(r"rbp\.[0-9.,]+", name, re.I):  # rbp.9.5, rbp.95,99: neither ranx's p nor trec_eval's (read as cutoffs)
         raise UsageError(f"metric '{requested}': ranx's rbp.NN takes whole digits (rbp.95: p 0.95), trec_eval's rbp a "
                          f"p= (rbp.p=0.95); RBP(p=0.95)@10 adds a cutoff")
     m = _RBP_AMBIGUOUS.fullmatch(name)
@@ -892,15 +892,15 @@ _FRACTION_FAMILIES = {
     "iprec_at_recall": ("IPrec", "at_recall", IPREC_LEVELS),
     "Rprec_mult": ("RprecMult", "mult", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
 }
-_FRACTION_TREC = re.compile(r"(?P<fam>iprec_at_recall|Rprec_mult)(?:(?:_|\.(?=[\d.]))(?P<values>[\d.,]+))?")
-_IPREC_IRM = re.compile(r"IPrec@(?P<level>[\d.]+)", re.I)                             # ir_measures: IPrec@0.1
+_FRACTION_TREC = re.compile(r"(?P<fam>iprec_at_recall|Rprec_mult)(?:(?:_|\.(?=[0-9.]))(?P<values>[0-9.,]+))?")
+_IPREC_IRM = re.compile(r"IPrec@(?P<level>[0-9.]+)", re.I)                             # ir_measures: IPrec@0.1
 # ir_measures' IPrec with parameters: IPrec(rel=2)@0.1, IPrec(judged_only=True)@0.1, IPrec(recall=0.1)
-_IPREC_IRM_PARAMS = re.compile(r"IPrec\((?P<params>[^()]*)\)(?:@(?P<level>[\d.]+))?")
+_IPREC_IRM_PARAMS = re.compile(r"IPrec\((?P<params>[^()]*)\)(?:@(?P<level>[0-9.]+))?")
 _TREC_GAINS = re.compile(r"(?P<fam>ndcg_rel|ndcg|dcg|ideal_dcg|Rndcg|G)[._](?P<gains>[^=()@]*=[^()@]*)")  # ndcg.1=3,2=9 (gain_map
 #                                                      reads it; not ndcg_burges(gain=linear)@10, ranx's spelling)
-_ELEVEN_PT = re.compile(r"11pt_avg[._](?P<levels>[\d.]*\d[\d.]*(?:,[\d.]*\d[\d.]*)*)")  # 11pt_avg..25,.5,.75
-_SET_F = re.compile(r"set_F[._](?P<beta>[\d.]+)")                                     # set_F.0.5: beta 0.5
-_UTILITY = re.compile(r"utility(?:[._](?P<coefficients>[-\d.,]+))?")                  # utility.2,-1,0,0
+_ELEVEN_PT = re.compile(r"11pt_avg[._](?P<levels>[0-9.]*[0-9][0-9.]*(?:,[0-9.]*[0-9][0-9.]*)*)")  # 11pt_avg..25,.5,.75
+_SET_F = re.compile(r"set_F[._](?P<beta>[0-9.]+)")                                     # set_F.0.5: beta 0.5
+_UTILITY = re.compile(r"utility(?:[._](?P<coefficients>[-0-9.,]+))?")                  # utility.2,-1,0,0
 
 
 # how trec_eval's families take parameters, for the message when they cannot be read (-m P.a)
@@ -1008,7 +1008,7 @@ def parse(requested: str) -> list[Measure]:
     if special:
         return special
     # trec_eval style: family_k, family.k, family.k1,k2, or a bare family.
-    m = re.fullmatch(r"(?P<fam>[A-Za-z_]+?)(?:_(?P<ks>[\d,]+)|\.(?P<dotted>[\d.,]+))?", name)
+    m = re.fullmatch(r"(?P<fam>[A-Za-z_]+?)(?:_(?P<ks>[0-9,]+)|\.(?P<dotted>[0-9.,]+))?", name)
     fam = m.group("fam").lower() if m else None
     # A family whose trec_eval spec fixes parameters (rbp: p = 0.9) is taken as trec_eval's only when spelled as
     # trec_eval spells it, in lower case: `RBP` is the ir_measures metric with its own default (p = 0.8).
@@ -1105,7 +1105,7 @@ def parse(requested: str) -> list[Measure]:
     return [Measure(requested, metric, k, tuple(sorted(params.items())))]
 
 
-_RELSTRING = re.compile(r"relstring(?:[._]\d+)?")  # trec_eval's per-query text of the top grades: not a value
+_RELSTRING = re.compile(r"relstring(?:[._][0-9]+)?")  # trec_eval's per-query text of the top grades: not a value
 
 
 def relstrings_wanted(names) -> list[tuple[str, int]]:

@@ -670,3 +670,32 @@ def test_a_gzip_file_whose_data_is_corrupt_is_named(tmp_path, role):
     assert p.stderr.startswith(f"rankmetrics: error: {bad}: cannot read the file (") and "decompress" in p.stderr
     with pytest.raises(InputError, match=re.escape(f"{bad}: cannot read the file")):
         rm.evaluate(*([str(q), str(bad)] if role == "run" else [str(bad), str(r)]), ["AP"])
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--query-column", ""], "--query-column takes a value, not an empty one"),
+    (["--memory-limit", ""], "--memory-limit takes a value, not an empty one"),
+    (["--log-base="], "--log-base takes a value, not an empty one"),
+    (["--interactions-user-column", ""], "--interactions-user-column takes a value, not an empty one"),
+    (["--threads", "1_0"], "argument --threads: invalid int value: '1_0'"),
+    (["--threads", "\uff12"], "argument --threads: invalid int value: '\uff12'"),
+    (["--log-base", "1_0"], "log_base must be a number greater than 1 or 'e', not '1_0'"),
+])
+def test_empty_values_and_numbers_python_alone_reads_are_refused(tmp_path, args, words):
+    # an empty value was taken as the option left out (--query-column '' read query_id); int() and float() read
+    # '1_0' as 10 and the full-width digit '\uff12' as 2, where C's strtod (trec_eval) reads 1 and nothing
+    q = write(tmp_path, "q", QRELS)
+    r = write(tmp_path, "run", "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    refused(["eval", q, r, "-m", "nDCG@10", *args], 2, words)
+
+
+def test_metric_parameters_in_digits_only(tmp_path):
+    q = write(tmp_path, "q", QRELS)
+    r = write(tmp_path, "run", "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    for name, words in [("P@\uff15", "cutoff '\uff15' is not a whole number"),
+                        ("nDCG(log_base=1_0)@3", "log_base must be a number greater than 1 or 'e', not '1_0'"),
+                        ("RBP(p=\uff10.8)", "p must be a number, not '\uff10.8'"),
+                        ("ndcg_cut.\uff15", "cannot read '\uff15' as the parameters of trec_eval's ndcg_cut")]:
+        with pytest.raises(UsageError, match=re.escape(words)):
+            rm.evaluate(q, r, [name])
+    refused(["macros", "--dialect", ""], 2, "--dialect takes a value, not an empty one")

@@ -156,3 +156,23 @@ def test_ranx_method_names_are_taken(runs, method):
     # ranx.fuse's own names (sum, mnz) were refused as unknown methods
     paths = runs["synthetic"][:2]
     assert rm.fuse(paths, method=METHODS[method]).to_pydict() == rm.fuse(paths, method=method).to_pydict()
+
+
+@pytest.mark.parametrize("norm,first", [("none", "inf"), ("sum", "nan"), ("zmuv", "nan"), ("min-max", "nan")])
+def test_a_fused_score_beyond_a_double_is_refused(tmp_path, norm, first):
+    # a (1e308) and b (-1e308) in both runs. norm none: a's sum 2e308 overflows to inf, and the run written was one
+    # eval refuses. sum: the total 1e308 + -1e308 = 0 divides (nan); zmuv: the mean's sum overflows (inf - inf =
+    # nan); min-max: the spread 1e308 - -1e308 = inf, and (1e308 - -1e308) / inf = inf / inf = nan. ranx writes
+    # nan for min-max and 0.0 for zmuv: neither is a fusion of these runs
+    run = tmp_path / "run"
+    run.write_text("1 Q0 a 1 1e308 t\n1 Q0 b 2 -1e308 t\n" if norm != "none" else "1 Q0 a 1 1e308 t\n1 Q0 b 2 1 t\n")
+    out = tmp_path / "fused"
+    p = cli("fuse", str(run), str(run), "--method", "sum", "--norm", norm, "-o", str(out), check=False)
+    assert p.returncode == 1 and not out.exists(), p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rankmetrics: error: the fused score of item ") and (
+        f" for query 1 is {first} (method combsum, norm {norm}): the scores overflow a double; " in lines[0]), lines
+    # scaled down a thousandfold the same runs fuse: under none, a's sum 2e305 and b's 2 (hand computed)
+    run.write_text("1 Q0 a 1 1e305 t\n1 Q0 b 2 1 t\n")
+    fused = rm.fuse([str(run), str(run)], method="sum", norm="none").to_pylist()
+    assert fused == [{"query_id": "1", "item_id": "a", "score": 2e305}, {"query_id": "1", "item_id": "b", "score": 2.0}]
