@@ -10,7 +10,7 @@ import os
 from . import checks, connections, conventions, diversity, measures as measures_mod, onepass, plancache, shape, textfiles
 from ._lazy import LazyModule
 from .engine import duckdb
-from .errors import InputError, UsageError, first_line
+from .errors import InputError, UsageError, first_line, flag
 from .inputs import JUDGMENTS, RUN, Reader, check_rank_positions, mean_list_length, query_overlap, run_sql, table_like
 
 # the query builder and sqlglot, only when a query is built (a cached query needs neither: _lazy.py)
@@ -79,6 +79,8 @@ class Evaluation:
         self.by = self.form.by
         self.convention = convention
         private = con is None
+        if not private and not isinstance(con, duckdb.DuckDBPyConnection):
+            raise UsageError(f"con must be a DuckDB connection (duckdb.connect()), not {type(con).__name__}")
         self._spill = None
         self.con = _connect(memory_limit, threads, progress, self) if private else con
         if not private and (memory_limit or threads or progress):
@@ -420,7 +422,7 @@ class Prepared:
 
     def evaluate(self, metrics=None, *, per_query=False) -> dict:
         """evaluate()'s answer for these metrics: {measure: mean}, or {measure: {query_id: value}}."""
-        return _result(*self._measured(metrics), per_query)
+        return _result(*self._measured(metrics), flag("per_query", per_query))
 
     def _measured(self, metrics) -> tuple[list[tuple], list]:
         """(the rows, the measures asked for)."""
@@ -772,6 +774,7 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
     """
     if isinstance(metrics, str):
         metrics = [metrics]
+    per_query = flag("per_query", per_query)
     div, other = diversity.partition(metrics)
     if div:  # the diversity measures read subtopic judgments: their own route (diversity.py)
         diversity.refuse_mixed(div, other)
@@ -822,7 +825,9 @@ def relation(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
 
 def _run_columns(run_columns) -> tuple[bool, bool]:
     """(has_score, has_rank) from 'score', 'rank', 'score,rank' or a sequence of those names."""
-    names = run_columns.replace(",", " ").split() if isinstance(run_columns, str) else list(run_columns or ())
+    if not isinstance(run_columns, (str, list, tuple)):
+        raise UsageError(f"run columns must be score, rank or score,rank, not {run_columns!r}")
+    names = run_columns.replace(",", " ").split() if isinstance(run_columns, str) else list(run_columns)
     names = [str(n).strip().lower() for n in names]
     if not names or any(n not in ("score", "rank") for n in names):
         raise UsageError(f"run columns must be score, rank or score,rank, not '{run_columns}'")
@@ -855,6 +860,7 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     from . import dialects
     if isinstance(metrics, str):
         metrics = [metrics]
+    per_query, pretty = flag("per_query", per_query), flag("pretty", pretty)
     d = dialects.get(dialect)
     diversity.refuse(metrics, "to_sql, rankmetrics sql")
     measures = measures_mod.valued(measures_mod.parse_all(metrics or DEFAULT_METRICS), "to_sql, rankmetrics sql")

@@ -18,6 +18,7 @@ is a sum as in trec_eval, their sum, and the bootstrap interval likewise); mean 
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 import os
 import warnings
@@ -349,8 +350,8 @@ def run_comparison(judgments, runs, metrics=None, *, test="t", correction=None, 
         raise UsageError(f"unknown correction '{correction}'; choose one of: {', '.join(stats.CORRECTIONS)}")
     if pairs not in PAIRS:
         raise UsageError(f"unknown pairs '{pairs}'; choose one of: {', '.join(PAIRS)}")
-    if not 0 < float(alpha) < 1:
-        raise UsageError(f"alpha must be between 0 and 1, not {alpha}")
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
+        raise UsageError(f"alpha must be a number between 0 and 1, not {alpha!r}")
     try:  # ints (numpy's too); not floats, strings or bools
         n = None if isinstance(trials, bool) else operator.index(trials)
     except TypeError:

@@ -839,7 +839,9 @@ def table(name: str, dialect: str = "duckdb", what: str = "table") -> exp.Table:
     Plain parts that need quoting (a '-' in a BigQuery project, a leading digit) are quoted by sqlglot when the
     query is written."""
     d = get(dialect)
-    text = str(name) if name is not None else ""
+    if name is not None and not isinstance(name, str):  # 6.5 was the table "6"."5"
+        raise UsageError(f"{what} name must be text, not {name!r}")
+    text = name or ""
     parts = text.split(".")
     refusal = (f"{what} name {text!r} is not a (possibly qualified) table name: use dot-separated parts, each "
                f"a plain name (letters, digits, _, $ and -) or a quoted identifier (\"RecsV2\"); spaces outside "

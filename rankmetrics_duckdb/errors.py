@@ -13,6 +13,14 @@ class InputError(RankMetricsError, ValueError):
     """Input data that cannot be evaluated as given: a file, column, query, item or value at fault."""
 
 
+def flag(name: str, value) -> bool:
+    """A switch of the Python API (per_query, pretty, run_lists, ...): True or False (numpy's bool too), else a
+    UsageError naming it; 'no' was taken as true."""
+    if type(value).__name__ not in ("bool", "bool_"):
+        raise UsageError(f"{name} must be True or False, not {value!r}")
+    return bool(value)
+
+
 def first_line(error: BaseException) -> str:
     """The first line of an exception's message (DuckDB's carry a context block below it), or its type's name
     when it has no message."""

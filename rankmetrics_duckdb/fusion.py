@@ -42,7 +42,10 @@ def fuse(runs, method: str = "wsum", norm: str = "min-max", weights=None, rrf_k:
     if isinstance(runs, (str, bytes, os.PathLike)) or hasattr(runs, "columns") or hasattr(runs, "schema"):  # a
         #                                                                       path or a table: one run, not a list
         raise UsageError("runs: give a list of two or more runs (one path or table is one run)")
-    runs = list(runs)
+    try:
+        runs = list(runs)
+    except TypeError:
+        raise UsageError(f"runs: give a list of two or more runs, not {runs!r}") from None
     if len(runs) < 2:
         raise UsageError(f"fusion needs two or more runs, got {len(runs)}")
     if weights is None:

@@ -8,7 +8,7 @@ objects' argument lists (native.py) leave them out.
 """
 from __future__ import annotations
 
-from .errors import UsageError
+from .errors import UsageError, flag
 
 COLUMNS = ("query_id", "item_id", "score", "rank", "relevance")
 # the columns of the results, beside the group columns (by): Python's rows and to_arrow(), the CLI's JSON and CSV,
@@ -45,7 +45,12 @@ SIDE_PARAMS = {role: {ours: f"{role}_{ours.split('_')[0]}_column" for ours in na
 def _names(value, what: str) -> tuple:
     if value is None:
         return ()
-    names = (value,) if isinstance(value, str) else tuple(value)
+    if isinstance(value, str):
+        names = (value,)
+    elif isinstance(value, (list, tuple)):
+        names = tuple(value)
+    else:
+        raise UsageError(f"{what} must be a column name or a list of them, not {value!r}")
     if not all(isinstance(n, str) and n.strip() for n in names):
         raise UsageError(f"{what} must be column names, not {value!r}")
     if len(set(names)) != len(names):
@@ -78,7 +83,7 @@ class Shape:
 
     def __init__(self, columns=None, by=None, judgments_by=None, run_lists=False, judgment_lists=False,
                  interactions_columns=None, items_columns=None):
-        columns = _mapping(dict(columns or {}), COLUMNS, "columns")
+        columns = _mapping(columns or None, COLUMNS, "columns")
         # a name equal to ours is ours, but for the judgments' grades beside item lists: naming the column says
         # the grades are a parallel list (left out, every listed item is relevant, grade 1)
         self.columns = {k: v for k, v in columns.items() if v != k or (k == "relevance" and judgment_lists)}
@@ -87,9 +92,7 @@ class Shape:
         extra = [g for g in self.judgments_by if g not in self.by]
         if extra:
             raise UsageError(f"judgments_by: {', '.join(extra)} is not a group column (by)")
-        for name, value in (("run_lists", run_lists), ("judgment_lists", judgment_lists)):
-            if not isinstance(value, bool):
-                raise UsageError(f"{name} must be True or False, not {value!r}")
+        flag("run_lists", run_lists), flag("judgment_lists", judgment_lists)
         self.run_lists, self.judgment_lists = run_lists, judgment_lists
         used = set(self.columns.values()) | {k for k in COLUMNS if k not in self.columns}
         clash = [g for g in self.by if g in used]

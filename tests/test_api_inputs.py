@@ -1,5 +1,6 @@
 """Every input kind gives the same numbers, and a caller's connection is left as found."""
 import os
+import re
 
 import duckdb
 import pandas as pd
@@ -94,3 +95,30 @@ def test_metrics_that_are_not_names_are_refused_by_their_type(metrics):
     for call in calls:
         with pytest.raises(rm.UsageError, match="a metric must be a name such as 'nDCG@10'"):
             call()
+
+
+def test_arguments_of_the_wrong_type_are_usage_errors():
+    """Arguments of the wrong type raised Python's own errors ('int' object is not iterable, dictionary update
+    sequence element, 'str' object has no attribute 'execute', could not convert string to float), or were taken:
+    pretty='no' failed in sqlglot, per_query='no' was true, judgments=6.5 became the table "6"."5"."""
+    import rankmetrics_duckdb as rm
+    other = os.path.join(TREC, "results.trunc")
+    cases = [
+        (lambda: rm.evaluate(Q, R, ["map"], by=5), "by must be a column name or a list of them, not 5"),
+        (lambda: rm.evaluate(Q, R, ["map"], columns="user"), "columns must map our column names"),
+        (lambda: rm.evaluate(Q, R, ["map"], con="x"), "con must be a DuckDB connection (duckdb.connect()), not str"),
+        (lambda: rm.evaluate(Q, R, ["map"], per_query="no"), "per_query must be True or False, not 'no'"),
+        (lambda: rm.prepare(Q, R).evaluate(["map"], per_query=1), "per_query must be True or False, not 1"),
+        (lambda: rm.fuse(None), "runs: give a list of two or more runs, not None"),
+        (lambda: rm.compare(Q, [R, other], ["map"], alpha="x"), "alpha must be a number between 0 and 1, not 'x'"),
+        (lambda: rm.to_sql(["map"], run="r", judgments="j", pretty="no"), "pretty must be True or False, not 'no'"),
+        (lambda: rm.to_sql(["map"], run="r", judgments=6.5), "judgments table name must be text, not 6.5"),
+        (lambda: rm.to_sql(["map"], run="r", judgments="j", run_columns=5), "run columns must be score, rank or "),
+    ]
+    for call, words in cases:
+        with pytest.raises(rm.UsageError, match="^" + re.escape(words)):
+            call()
+    # what stays accepted: a cursor of a connection, numpy's bool and float
+    import numpy as np
+    assert evaluate(Q, R, ["map"], con=duckdb.connect().cursor(), per_query=np.bool_(False)) == evaluate(Q, R, ["map"])
+    assert rm.compare(Q, [R, other], ["map"], alpha=np.float32(0.05)) == rm.compare(Q, [R, other], ["map"])
