@@ -21,7 +21,7 @@ from ._lazy import LazyModule
 from .engine import duckdb
 from .errors import InputError, UsageError, first_line
 from .shape import ALIASES, SIDE_PARAMS
-from .textfiles import (NUMBER, compression, csv_shape_fault, first_line_number, header_delimiter, is_special_file, is_stream, is_trec_line, line_of, odd_spaces, peek, read_fault, refuse_binary, split_fields, strict_form, strict_trec_select,
+from .textfiles import (NUMBER, compression, csv_quote_fault, csv_shape_fault, first_line_number, header_delimiter, is_special_file, is_stream, is_trec_line, line_of, odd_spaces, peek, read_fault, refuse_binary, split_fields, strict_form, strict_trec_select,
                         VERTICAL_TAB, vertical_tab_fault)
 
 exp = LazyModule("sqlglot.expressions")  # sqlglot, imported on first use (_lazy.py)
@@ -639,6 +639,7 @@ class Reader:
             opts = f"header=true, delim={sql_string(delim)}, all_varchar=true, compression='{compression(path)}'"
             return self._materialize(f"SELECT * FROM read_csv({reader_path(path)}, {opts})", path, kind, text=True,
                                      explain=lambda: csv_shape_fault(path, delim),
+                                     quotes=lambda: csv_quote_fault(path, delim),
                                      lenient=f"SELECT * FROM read_csv({reader_path(path)}, {opts}, strict_mode=false)")
         if delim == "," and len(header) >= 2 and len(first.split()) < (4 if kind == JUDGMENTS else 6):
             raise InputError(f"{path}, line 1: looks like CSV, but {first.strip()[:80]!r} is not a header naming the "
@@ -777,10 +778,11 @@ class Reader:
         return loaded
 
     def _materialize(self, select: str, path: str, kind: str, text: bool = False, explain=None,
-                     lenient: str | None = None) -> Loaded:
+                     lenient: str | None = None, quotes=None) -> Loaded:
         """Load a file into a temporary table of the private connection, with numeric columns converted.
         If DuckDB cannot read it, explain() (or, for text, the first non-UTF-8 byte) names the fault; when neither
-        finds one, the lenient select (DuckDB's CSV reader without its strict mode) reads it, if given."""
+        finds one, the lenient select (DuckDB's CSV reader without its strict mode) reads it, if given. quotes():
+        a CSV file's quotes that do not pair up, looked for when an id holds a quote (DuckDB reads them into it)."""
         name = self._name(kind)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {quoted(name)} AS {select}")
@@ -801,6 +803,12 @@ class Reader:
             except duckdb.Error:
                 raise unread from None
         cols = map_columns(self._columns(quoted(name)), kind, path)
+        if quotes is not None and run_sql(self.con, f"SELECT 1 FROM {quoted(name)} WHERE contains(CAST("
+                                          f"{quoted(cols['query_id'])} AS VARCHAR), '\"') OR contains(CAST("
+                                          f"{quoted(cols['item_id'])} AS VARCHAR), '\"') LIMIT 1").fetchone():
+            fault = quotes()
+            if fault:
+                raise InputError(fault)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
         exprs = [f"CAST({quoted(cols['query_id'])} AS VARCHAR) AS query_id",
                  f"CAST({quoted(cols['item_id'])} AS VARCHAR) AS item_id"]

@@ -213,6 +213,24 @@ def csv_shape_fault(path: str, delim: str) -> str | None:
     return None
 
 
+def csv_quote_fault(path: str, delim: str) -> str | None:
+    """The first line of a CSV file whose quotes do not pair up ('q1,"a,1': a quote opened and not closed;
+    '"a"x': text after a closing quote), which DuckDB reads into the value ('"a'), by Python's csv module in
+    its strict mode; None if there is none. Run only when an id holds a quote."""
+    import csv
+    opener = gzip.open if peek(path, 1)[0] else open
+    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
+        rows = csv.reader(fh, delimiter=delim, strict=True)
+        start = 1
+        try:
+            for _ in rows:
+                start = rows.line_num + 1
+        except csv.Error as e:
+            return (f"{path}, line {start}: the quotes of a field do not pair up ({e}); quote a field whole "
+                    f"(\"a,b\") and double a quote inside one (\"a\"\"b\")")
+    return None
+
+
 def first_line_number(path: str, predicate) -> int | None:
     """1-based number of the first line satisfying predicate (used on the error path only)."""
     opener = gzip.open if peek(path, 1)[0] else open

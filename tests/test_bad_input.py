@@ -699,3 +699,20 @@ def test_metric_parameters_in_digits_only(tmp_path):
         with pytest.raises(UsageError, match=re.escape(words)):
             rm.evaluate(q, r, [name])
     refused(["macros", "--dialect", ""], 2, "--dialect takes a value, not an empty one")
+
+
+def test_csv_quotes_that_do_not_pair_up_are_refused(tmp_path):
+    # DuckDB reads 'q1,"a,1' as the item '"a' (with the line's three fields), and '"a"x' as '"a"x': the judged
+    # item a then matched nothing, P@1 0 where a, ranked first and relevant, gives 1. Python's csv (strict) refuses
+    # both; the plain route and the route of named columns say so
+    run = write(tmp_path, "run.csv", "query_id,item_id,score\nq1,a,2\nq1,b,1\n")
+    for body, why in [('q1,"a,1\nq1,b,0\n', "unexpected end of data"), ('q1,"a"x,1\nq1,b,0\n', "',' expected after")]:
+        q = write(tmp_path, "q.csv", "query_id,item_id,relevance\n" + body)
+        refused(["eval", q, run, "-m", "P@1"], 1, f"{q}, line 2: the quotes of a field do not pair up ({why}")
+        q = write(tmp_path, "q2.csv", "qq,item_id,relevance\n" + body)
+        refused(["eval", q, run, "-m", "P@1", "--query-column", "qq"], 1,
+                f"{q}, line 2: the quotes of a field do not pair up ({why}")
+    # quotes that pair up: the items 'a"b' (grade 1, score 1) and 'b,c' (grade 0, score 2): P@1 0, P@2 1/2
+    q = write(tmp_path, "q.csv", 'query_id,item_id,relevance\nq1,"a""b",1\nq1,"b,c",0\n')
+    r = write(tmp_path, "r.csv", 'query_id,item_id,score\nq1,"a""b",1\nq1,"b,c",2\n')
+    assert rm.evaluate(q, r, ["P@1", "P@2"]) == {"P@1": 0.0, "P@2": 0.5}
