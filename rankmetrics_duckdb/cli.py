@@ -310,7 +310,7 @@ def cmd_eval(args) -> int:
     else:
         left_out = []
     # DuckDB draws its progress bar on stdout: only when both streams are a terminal (never into a pipe or file)
-    progress = sys.stdout.isatty() and sys.stderr.isatty()
+    progress = all(s is not None and s.isatty() for s in (sys.stdout, sys.stderr))
     # trec_eval's relstring: a text line per query, in the trec format only (the others hold numbers)
     texts = measures.relstrings_wanted(args.metrics) if args.per_query and trec else []
     # relstring is printed for the queries trec_eval evaluates (the conventions' query set: -c, -J), which the
@@ -560,13 +560,18 @@ def _inputs_and_output(args) -> None:
     standard output, as without -o)."""
     if getattr(args, "output", None) == "":
         raise UsageError("-o names no file (an empty name); leave -o out to print to standard output")
+    if sys.stdout is None and not getattr(args, "output", None):
+        raise UsageError("standard output is closed: name a file with -o" if hasattr(args, "output") else
+                         "standard output is closed")
     if args.command not in ("eval", "compare", "report", "fuse"):
         return
     names = {"eval": ["judgments", "run", "reference"], "fuse": ["runs"]}.get(args.command, ["judgments", "runs"])
     given = [v for n in names for v in (getattr(args, n) if n == "runs" else [getattr(args, n)]) if v is not None]
     if given.count("-") > 1:
         raise UsageError("'-' (standard input) can be only one of the inputs: it is read once")
-    stdin = sys.stdin.buffer
+    if "-" in given and sys.stdin is None:
+        raise UsageError("'-' reads standard input, which is closed")
+    stdin = sys.stdin.buffer if "-" in given else None
     if "judgments" in names:
         args.judgments = stdin if args.judgments == "-" else args.judgments
     if args.command == "eval":

@@ -716,3 +716,22 @@ def test_csv_quotes_that_do_not_pair_up_are_refused(tmp_path):
     q = write(tmp_path, "q.csv", 'query_id,item_id,relevance\nq1,"a""b",1\nq1,"b,c",0\n')
     r = write(tmp_path, "r.csv", 'query_id,item_id,score\nq1,"a""b",1\nq1,"b,c",2\n')
     assert rm.evaluate(q, r, ["P@1", "P@2"]) == {"P@1": 0.0, "P@2": 0.5}
+
+
+def test_closed_standard_streams_are_named(tmp_path):
+    # with standard output or input closed (>&-, <&-) Python's sys.stdout / sys.stdin are None: the command line
+    # said "AttributeError: 'NoneType' object has no attribute 'isatty'"
+    import shlex
+    import subprocess
+    import sys
+    q = write(tmp_path, "q", QRELS)
+    r = write(tmp_path, "run", "1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    me = f"{shlex.quote(sys.executable)} -m rankmetrics_duckdb eval {shlex.quote(q)}"
+    for command, words in [(f"{me} {shlex.quote(r)} -m P@1 >&-", "standard output is closed: name a file with -o"),
+                           (f"{me} - -m P@1 <&-", "'-' reads standard input, which is closed")]:
+        p = subprocess.run(["bash", "-c", command], capture_output=False, stderr=subprocess.PIPE, text=True)
+        assert p.returncode == 2 and p.stderr == f"rankmetrics: error: {words}\n", p.stderr
+    # with -o the output goes to the file: a relevant, ranked first, P@1 = 1
+    out = tmp_path / "out.txt"
+    p = subprocess.run(["bash", "-c", f"{me} {shlex.quote(r)} -m P@1 -o {shlex.quote(str(out))} >&-"])
+    assert p.returncode == 0 and out.read_text().split() == ["P@1", "all", "1.0000"]
