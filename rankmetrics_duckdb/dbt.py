@@ -81,6 +81,9 @@ def _metric(macro_name: str) -> measures.Metric:
     raise ValueError(f"no metric spec for macro {macro_name}")
 
 
+_LEVEL = r"(?:^|,)([0-9]+)="  # a gain map's levels ('1=3,2=9': 1 and 2)
+
+
 def _jinja(value) -> str:
     """A Python value as a Jinja literal."""
     if value is None:
@@ -480,6 +483,12 @@ def _metric_file(macro_name: str) -> str:
           "{%- endif -%}"
           for preset, gaps in conventions.GAPS.items() if metric.name in gaps and gaps[metric.name][0] in names],
         *sides,
+        # a gain map's level given twice: the SQL's check of the form cannot see it (sql/00_common.sql's
+        # rm_valid_gains reads it with DuckDB's list functions), and the map's first gain was taken
+        *([f"  {{%- if gains is string and modules.re.findall({_jinja(_LEVEL)}, gains) | unique | list | length "
+           f"!= modules.re.findall({_jinja(_LEVEL)}, gains) | length -%}}"
+           f"{{{{ exceptions.raise_compiler_error({_jinja(f'rankmetrics.{macro_name}: gains must be level=gain pairs with each level once, not ')} ~ gains) }}}}"
+           "{%- endif -%}"] if "gains" in names else []),
         "  {%- set rm_preset = presets[preset] -%}",
         f"  {{%- set shape = rankmetrics.rm_shape({_jinja('rankmetrics.' + macro_name)}, judgments, score_column, "
         "rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) -%}",

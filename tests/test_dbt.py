@@ -720,6 +720,10 @@ BAD_CALLS = [
     # graded RBP under ranx's preset: its rbp macro reads rel=none as ranx's level 1, binary (0.19 for 0.14)
     ("rankmetrics.evaluate(ref('run'), ref('qrels'), metrics=['rbp'], preset='ranx', level_for_gain=false)",
      "rankmetrics.evaluate: measure 'rbp' without level_for_gain is graded"),
+    # a gain map's level given twice: the SQL checks the form alone, and the first gain was taken (DuckDB's ndcg
+    # macro refuses it)
+    ("rankmetrics.ndcg(ref('run'), ref('qrels'), k=5, gains='1=3,2=9,1=5')",
+     "rankmetrics.ndcg: gains must be level=gain pairs with each level once, not 1=3,2=9,1=5"),
     # a group column named like a column of the results: the rows had two columns named value
     ("rankmetrics.precision(ref('run'), ref('qrels'), k=5, by=['Value'])",
      "rankmetrics.precision: by: a group column named 'Value' would clash with the results' own columns"),
