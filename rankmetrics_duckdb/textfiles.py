@@ -73,14 +73,18 @@ def is_special_file(path: str) -> bool:
         return False
 
 
-def refuse_binary(path: str) -> None:
+EXPECTED = "TREC qrels/run text, CSV/TSV with a header, Parquet, or gzip of the text forms"  # what eval reads
+
+
+def refuse_binary(path: str, expected: str = EXPECTED) -> None:
     """A file that is neither Parquet nor text (after gunzip): a NUL byte or bytes that are not UTF-8 in its
-    first 64 KiB (anywhere, for a NUL in an uncompressed file: both read paths refuse it, see text_fault)."""
+    first 64 KiB (anywhere, for a NUL in an uncompressed file: both read paths refuse it, see text_fault).
+    expected: what the reader takes, for the message (the readers of one text form name it: no Parquet there)."""
     try:
         is_gz = is_gzip(path)
         with (gzip.open if is_gz else open)(path, "rb") as fh:
             chunk = fh.read(65536)
-        fault = text_fault(path, chunk) or (None if is_gz else _nul_fault(path))
+        fault = text_fault(path, chunk, expected) or (None if is_gz else _nul_fault(path, expected))
     except READ_ERRORS as e:
         raise InputError(f"{path}: cannot read the file ({getattr(e, 'strerror', None) or e})") from None
     if fault:
@@ -92,7 +96,7 @@ OTHER_COMPRESSION = ((b"BZh", "bzip2-compressed"), (b"\xfd7zXZ\x00", "xz-compres
                      (b"\x1f\x8b", "gzip-compressed (twice)"), (b"PK\x03\x04", "a zip archive's"))
 
 
-def text_fault(path: str, data: bytes) -> str | None:
+def text_fault(path: str, data: bytes, expected: str = EXPECTED) -> str | None:
     """The message for the first NUL byte or non-UTF-8 byte of data (a file's text from its start), or None.
     Ids are compared byte-wise, so text in another encoding (Latin-1) is refused rather than guessed. Data that
     starts as a compressed file other than gzip does (bzip2, xz, zstd, gzip again) is named as such."""
@@ -110,16 +114,15 @@ def text_fault(path: str, data: bytes) -> str | None:
             return (f"{path}, line {line}: not UTF-8 text (byte 0x{data[e.start]:02X}); rankmetrics reads text "
                     f"files as UTF-8: convert it (e.g. iconv -f latin1 -t utf-8)")
     if nul >= 0:
-        return _nul_message(path, data[:nul].count(b"\n") + 1)
+        return _nul_message(path, data[:nul].count(b"\n") + 1, expected)
     return None
 
 
-def _nul_message(path: str, line: int) -> str:
-    return (f"{path}: cannot detect the format: a NUL byte (line {line}), binary content, not text (expected TREC "
-            f"qrels/run text, CSV/TSV with a header, Parquet, or gzip of the text forms)")
+def _nul_message(path: str, line: int, expected: str = EXPECTED) -> str:
+    return f"{path}: cannot detect the format: a NUL byte (line {line}), binary content, not text (expected {expected})"
 
 
-def _nul_fault(path: str) -> str | None:
+def _nul_fault(path: str, expected: str = EXPECTED) -> str | None:
     """The message for a NUL byte anywhere in an uncompressed file (a memory-mapped byte search), or None."""
     import mmap
     with open(path, "rb") as fh:
@@ -132,7 +135,7 @@ def _nul_fault(path: str) -> str | None:
             line, start = 1, 0
             while (start := m.find(b"\n", start, at) + 1) > 0:
                 line += 1
-            return _nul_message(path, line)
+            return _nul_message(path, line, expected)
 
 
 def read_fault(path: str) -> str | None:
@@ -383,10 +386,11 @@ def read_zscores(path: str) -> dict:
     """trec_eval's -Z file (get_zscores.c): lines `qid measure mean stddev`, whitespace separated, as
     {(qid, measure): (mean, stddev)}. A line of another form, a value that is not a finite number, a negative
     standard deviation or a (qid, measure) pair given twice is refused with the file and line."""
-    refuse_binary(path)
+    refuse_binary(path, "z-score text: lines 'qid measure mean stddev', or gzip of it")
     out, where = {}, {}
     try:
-        with open(path, encoding="utf-8-sig") as fh:  # a byte order mark is not part of the first query id
+        with (gzip.open if is_gzip(path) else open)(path, "rt", encoding="utf-8-sig") as fh:  # a byte order mark
+            #                                                                  is not part of the first query id
             for number, line in enumerate(fh, 1):
                 fields = split_fields(line)
                 if not fields:
@@ -410,8 +414,8 @@ def read_zscores(path: str) -> dict:
                 out[(qid, measure)], where[(qid, measure)] = tuple(values), number
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text") from None
-    except OSError as e:
-        raise InputError(f"{path}: cannot read the z-score file: {e.strerror or e}") from None
+    except READ_ERRORS as e:
+        raise InputError(f"{path}: cannot read the z-score file: {getattr(e, 'strerror', None) or e}") from None
     if not out:
         raise InputError(f"{path}: the z-score file has no lines")
     return out
@@ -422,14 +426,14 @@ def field_lines(path: str, names: tuple, kind: str):
     prefs, qrels_prefs): fields split on white space, `#` comment lines and blank lines skipped; a binary or
     unreadable file, a line of another number of fields or text that is not UTF-8 stops with one line naming
     the file (and the line)."""
-    refuse_binary(path)
+    refuse_binary(path, f"{kind} text: lines '{' '.join(names)}', or gzip of it")
     fault = read_fault(path)
     if fault:
         raise UsageError(fault)
     try:
         # utf-8-sig: a byte order mark is not part of the first query id (DuckDB's reader of qrels and runs drops
         # it too; kept, the first query matched no run query and its values were silently 0)
-        with open(path, encoding="utf-8-sig", newline="") as fh:
+        with (gzip.open if is_gzip(path) else open)(path, "rt", encoding="utf-8-sig", newline="") as fh:
             for number, line in enumerate(fh, 1):
                 fields = split_fields(line)
                 if line.startswith("#") or not fields:
@@ -443,8 +447,8 @@ def field_lines(path: str, names: tuple, kind: str):
                 yield number, fields
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror or e}") from None
+    except READ_ERRORS as e:
+        raise InputError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
 
 
 def finite(text: str) -> float | None:

@@ -568,3 +568,35 @@ def test_no_summary_n_leaves_the_means_out_as_trec_eval_does():
     assert want.count("\n") > 100
     assert cli("eval", "-m", "all_trec", "-q", "-n", q, r).stdout == want
     assert cli("eval", "-m", "all_trec", "-n", q, r).stdout == ""
+
+
+def test_other_judgment_formats_and_zscores_read_gzip_and_name_what_they_take(tmp_path):
+    """-R prefs, -R qrels_jg and -Z read gzip of their text as eval's qrels and runs do (it failed: "not UTF-8
+    text"), giving trec_eval's own outputs; a binary file (Parquet) is named with the form the option reads, not
+    eval's list with Parquet in it."""
+    import gzip
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    packed = {}
+    for name in ("prefs.test", "qrels.123", "zscores_file"):
+        packed[name] = str(tmp_path / (name + ".gz"))
+        with open(os.path.join(TREC, name), "rb") as src, gzip.open(packed[name], "wb") as dst:
+            dst.write(src.read())
+    results = os.path.join(TREC, "results.test")
+    for args, out in [(["-m", "all_prefs", "-q", "-R", "prefs", packed["prefs.test"],
+                        os.path.join(TREC, "prefs.results.test")], "out.test.prefs"),
+                      (["-m", "qrels_jg", "-q", "-R", "qrels_jg", packed["qrels.123"], results], "out.test.qrels_jg"),
+                      (["-q", "-m", "all_trec", "-Z", packed["zscores_file"], os.path.join(TREC, "qrels.test"),
+                        results], "out.test.aqZ")]:
+        with open(os.path.join(TREC, out)) as fh:
+            assert cli("eval", *args).stdout == fh.read(), out
+    parquet = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"query_id": ["1"], "item_id": ["a"], "relevance": [1]}), parquet)
+    for args, form in [(["-R", "prefs", parquet, results], "prefs text: lines 'query judgment group sub-group item "
+                                                            "level', or gzip of it"),
+                       (["-m", "P_5", "-Z", parquet, os.path.join(TREC, "qrels.test"), results],
+                        "z-score text: lines 'qid measure mean stddev', or gzip of it")]:
+        p = cli("eval", *args, check=False)
+        # (this small Parquet file has its first NUL byte after a newline byte)
+        assert p.returncode == 1 and p.stderr == (f"rankmetrics: error: {parquet}: cannot detect the format: a NUL "
+                                                  f"byte (line 2), binary content, not text (expected {form})\n")
