@@ -431,10 +431,11 @@ class Reader:
                 if os.path.getsize(path) == 0:  # DuckDB's reader makes one column of nothing (column0)
                     raise InputError(f"{path}: the file is empty; a file of the {name} needs a header line naming "
                                      f"its columns, then its rows")
-                source = (f"read_csv({reader_path(path)}, header=true, all_varchar=true, "
-                          f"compression='{compression(path)}')")
                 lines = peek(path, 1)[1]
-                header = [h.strip().strip('"') for h in lines[0].split(header_delimiter(path, lines[0]))] if lines else []
+                delim = header_delimiter(path, lines[0]) if lines else ","
+                header = [h.strip().strip('"') for h in lines[0].split(delim)] if lines else []
+                source = (f"read_csv({reader_path(path)}, header=true, all_varchar=true, delim={sql_string(delim)}, "
+                          f"compression='{compression(path)}')")
         elif isinstance(obj, str):
             label = f"table {obj}"
             source = table_name(obj).sql(dialect="duckdb")
@@ -450,7 +451,17 @@ class Reader:
         try:
             described = {row[0]: str(row[1]) for row in run_sql(self.con, f"DESCRIBE SELECT * FROM {source}").fetchall()}
         except duckdb.Error as e:
-            raise InputError(f"{label}: cannot read it as a table ({first_line(e)})") from None
+            unread = InputError(f"{label}: cannot read it as a table ({first_line(e)})")
+            if header is None or label != path:
+                raise unread from None
+            fault = csv_shape_fault(path, delim)  # as _materialize: a ragged row is named, else (CRLF and LF
+            if fault:                             # line ends in one file) read without DuckDB's strict mode
+                raise InputError(fault) from None
+            source = source[:-1] + ", strict_mode=false)"
+            try:
+                described = {row[0]: str(row[1]) for row in run_sql(self.con, f"DESCRIBE SELECT * FROM {source}").fetchall()}
+            except duckdb.Error:
+                raise unread from None
         found = list(described)
         lower = {c.lower(): c for c in found}
         given = {c: columns.get(c, c) for c in wanted}  # our name -> the input's

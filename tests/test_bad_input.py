@@ -735,3 +735,16 @@ def test_closed_standard_streams_are_named(tmp_path):
     out = tmp_path / "out.txt"
     p = subprocess.run(["bash", "-c", f"{me} {shlex.quote(r)} -m P@1 -o {shlex.quote(str(out))} >&-"])
     assert p.returncode == 0 and out.read_text().split() == ["P@1", "all", "1.0000"]
+
+
+def test_a_side_table_csv_with_both_line_ends_is_read(tmp_path):
+    # CRLF and LF lines in one interactions file: DuckDB's sniffer refused it ("Error when sniffing file"), as it
+    # did the run's and judgments' CSV before. Training: u1 took a, u2 took c (2 users); u1's run a, c: each item
+    # taken by 1 of 2 users, -log2(1/2) = 1 each, mean 1. A ragged row is named as for the judgments
+    q = write(tmp_path, "q.csv", "query_id,item_id,relevance\nu1,a,1\n")
+    r = write(tmp_path, "r.csv", "query_id,item_id,score\nu1,a,1\nu1,c,0.5\n")
+    inter = write(tmp_path, "inter.csv", "user_id,item_id\r\nu1,a\nu2,c\r\n")
+    assert rm.evaluate(q, r, ["MeanInvUserFreq@10"], interactions=inter) == {"MeanInvUserFreq@10": 1.0}
+    write(tmp_path, "inter.csv", "user_id,item_id\r\nu1,a,x\nu2,c\r\n")
+    refused(["eval", q, r, "-m", "MeanInvUserFreq@10", "--interactions", inter], 1,
+            f"{inter}, line 2: 3 fields where the header has 2 (user_id, item_id)")
