@@ -541,26 +541,22 @@ def test_a_number_too_large_for_a_double_is_named_with_its_line(tmp_path):
 def test_two_names_for_one_value_column_are_refused(tmp_path):
     # pred and prediction are both names of the score: the reader took the first listed, silently. Run of one
     # query: by pred a (grade 1) is first, P@1 = 1; by prediction b (grade 0) is first, P@1 = 0
-    q = tmp_path / "qrels.csv"
-    q.write_text("query_id,item_id,relevance\nq1,a,1\nq1,b,0\nq1,c,1\n")
-    r = tmp_path / "run.csv"
-    r.write_text("query_id,item_id,prediction,pred\nq1,a,1,3\nq1,b,3,2\nq1,c,2,1\n")
-    p = cli("eval", str(q), str(r), "-m", "P@1", check=False)
-    assert p.returncode == 1 and p.stderr.strip() == (
-        f"rankmetrics: error: {r}: columns prediction and pred could each be the score column of the run; name "
-        f"the one to read (--score-column, or columns={{'score': ...}} in Python)")
-    assert cli("eval", str(q), str(r), "-m", "P@1", "--score-column", "pred").stdout.split() == ["P@1", "all", "1.0000"]
-    assert rm.evaluate(str(q), str(r), ["P@1"], columns={"score": "prediction"}) == {"P@1": 0.0}
+    q = write(tmp_path, "qrels.csv", "query_id,item_id,relevance\nq1,a,1\nq1,b,0\nq1,c,1\n")
+    r = write(tmp_path, "run.csv", "query_id,item_id,prediction,pred\nq1,a,1,3\nq1,b,3,2\nq1,c,2,1\n")
+    refused(["eval", q, r, "-m", "P@1"], 1, f"{r}: columns prediction and pred could each be the score column of "
+            f"the run; name the one to read (--score-column, or columns={{'score': ...}} in Python)")
+    assert cli("eval", q, r, "-m", "P@1", "--score-column", "pred").stdout.split() == ["P@1", "all", "1.0000"]
+    assert rm.evaluate(q, r, ["P@1"], columns={"score": "prediction"}) == {"P@1": 0.0}
     labels = pa.table({"query_id": ["q1"] * 2, "item_id": ["a", "b"], "label": [1, 0], "rating": [0, 1]})
     with pytest.raises(InputError, match="^pyarrow Table: columns label and rating could each be the relevance"):
-        rm.evaluate(labels, str(r), ["P@1"], columns={"score": "pred"})
+        rm.evaluate(labels, r, ["P@1"], columns={"score": "pred"})
     # by rating b is the relevant one, ranked second by pred: P@1 = 0
-    assert rm.evaluate(labels, str(r), ["P@1"], columns={"score": "pred", "relevance": "rating"}) == {"P@1": 0.0}
+    assert rm.evaluate(labels, r, ["P@1"], columns={"score": "pred", "relevance": "rating"}) == {"P@1": 0.0}
     # a column named as ours is that column (score beside pred: by score b first, P@1 = 0); an id column's names
     # have an order, PyTerrier's frame (qid beside the query's text, docno beside the index's docid) reads
     # qid and docno: b, ranked first by score, is not relevant, P@1 = 0; by docid (7, 8, 9) nothing would match
-    r.write_text("qid,docid,docno,rank,score,query,pred\nq1,7,a,1,1,hi,3\nq1,8,b,0,3,hi,2\nq1,9,c,2,2,hi,1\n")
-    assert rm.evaluate(str(q), str(r), ["P@1", "NumRelRet"]) == {"P@1": 0.0, "NumRelRet": 2}
+    write(tmp_path, "run.csv", "qid,docid,docno,rank,score,query,pred\nq1,7,a,1,1,hi,3\nq1,8,b,0,3,hi,2\nq1,9,c,2,2,hi,1\n")
+    assert rm.evaluate(q, r, ["P@1", "NumRelRet"]) == {"P@1": 0.0, "NumRelRet": 2}
 
 
 def test_a_side_table_column_named_twice_is_refused(tmp_path):
