@@ -256,6 +256,18 @@ def map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
     return found
 
 
+def unreadable(path: str, error: Exception, form: str) -> InputError:
+    """The error for a file DuckDB's reader refused: a line beyond its longest (2 MB) named as such (its line
+    found here: DuckDB's count of a CSV file's lines was 1 for the fourth), else its message's first line."""
+    long = re.search(r"Maximum line size of (\d+) bytes exceeded\. Actual Size:\s*(\d+)", str(error))
+    if long:
+        limit, size = int(long[1]), int(long[2])
+        number = first_line_number(path, lambda ln: len(ln.encode("utf-8", "replace")) > limit)
+        return InputError(f"{path}{f', line {number}' if number else ''}: {size:,} bytes long, beyond the longest "
+                          f"line DuckDB reads ({limit:,} bytes)")
+    return InputError(f"{path}: cannot read the file as {form}: {first_line(error)}")
+
+
 class Rows:
     """A statement's result read to its end (DuckDB wants every result finished before the next statement)."""
 
@@ -700,7 +712,7 @@ class Reader:
             try:
                 bad = first_bad(split)
             except duckdb.Error:
-                raise InputError(f"{path}: cannot read the file as text: {first_line(e)}") from None
+                raise unreadable(path, e, "text") from None
         if bad:
             number = first_line_number(path, lambda ln: ln == bad[0])
             n = len(split_fields(bad[0]))  # split as the query above splits it
@@ -798,7 +810,6 @@ class Reader:
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {quoted(name)} AS {select}")
         except duckdb.Error as e:
-            message = first_line(e)
             fault = (read_fault(path) if text else None) or (explain() if explain else None)
             if fault:
                 raise InputError(fault) from None
@@ -806,7 +817,7 @@ class Reader:
             # lines ("Error when sniffing file"), which Python's csv module and the warehouses read; explain() has
             # found every row with the header's field count, so the file is read again without the strict mode
             # (as _trec reads TREC text)
-            unread = InputError(f"{path}: cannot read the file as {'text' if text else 'Parquet'}: {message}")
+            unread = unreadable(path, e, "text" if text else "Parquet")
             if lenient is None:
                 raise unread from None
             try:

@@ -744,3 +744,16 @@ def test_a_side_table_csv_with_both_line_ends_is_read(tmp_path):
     write(tmp_path, "inter.csv", "user_id,item_id\r\nu1,a,x\nu2,c\r\n")
     refused(["eval", q, r, "-m", "MeanInvUserFreq@10", "--interactions", inter], 1,
             f"{inter}, line 2: 3 fields where the header has 2 (user_id, item_id)")
+
+
+def test_a_line_beyond_duckdbs_longest_is_named(tmp_path):
+    # a 3 MB item id: DuckDB's reader stops at 2,000,000 bytes a line, and its message "CSV Error on Line: 1"
+    # named the first line of a CSV file whatever line it was; Python's csv module (explaining a CSV fault) raised
+    # "field larger than field limit" naming no file
+    q = write(tmp_path, "q", QRELS)
+    long = "a" * 3_000_000
+    for name, text, line in [("run", f"1 Q0 b 1 2 t\n1 Q0 {long} 2 1 t\n", 2),
+                             ("run.csv", f"query_id,item_id,score\n1,b,2\n1,c,1\n1,{long},0\n", 4)]:
+        r = write(tmp_path, name, text)
+        message = refused(["eval", q, r, "-m", "P@1"], 1, f"{r}, line {line}: ")
+        assert message.endswith(" bytes long, beyond the longest line DuckDB reads (2,000,000 bytes)"), message
