@@ -173,17 +173,27 @@ class Dialect:
     #                                   spaces, and refusing them would refuse those tables outright
     float32: str | None = "FLOAT"     # its 32-bit float type, to which scores='float32' (the pytrec_eval preset)
     #                                   rounds the scores; None: the engine has none (refuse_float32)
+    distinct_levels: str | None = None  # true when the gain map {g} ('1=3,2=9', its form checked) names each
+    #                                   level once: the native objects' check of gains (native._argument_checks,
+    #                                   the rm_distinct_levels marker), which needs the engine's list functions;
+    #                                   None: not checked there (the dbt macros check it when they compile)
     signed_zero: bool = False         # sorts and partitions -0.0 apart from 0.0 (a total order; its = holds
     #                                   them equal): the run's scores and ranks are written with 0 for -0.0
     #                                   (run_items), or a score of -0.0 ranked below 0.0 where trec_eval ties them
 
 
+_SPARK_LEVELS = "size(array_distinct(regexp_extract_all(concat(',', {g}), ',([0-9]+)=', 1))) = size(split({g}, ','))"
+
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("duckdb", "duckdb", dbt_adapter="default", fail="error({msg})", note="the reference engine",
+            distinct_levels="len(list_distinct(regexp_extract_all(',' || {g}, ',([0-9]+)=', 1))) "
+                            "= len(string_split({g}, ','))",
             native=Native("table macros", 0, sql_macros=True, named_arg="{name} := {value}")),
     # NORMALIZE is a column-name keyword of PostgreSQL: no function argument may be called normalize unquoted
     Dialect("postgres", "postgres", dbt_adapter="postgres", bytewise='"C"', note='item ids compared with COLLATE "C"',
             keywords=("normalize",),
+            distinct_levels="(SELECT count(DISTINCT m[1]) FROM regexp_matches(',' || {g}, ',([0-9]+)=', 'g') AS m) "
+                            "= array_length(string_to_array({g}, ','), 1)",
             native=Native("SQL functions returning TABLE", 1, _BY_NAME, param_ref="function.name",
                           types=(("VARCHAR", "TEXT"),), body_quote="$rankmetrics$",
                           ddl=_SQL_FUNCTION + "{groups}query_id TEXT, value DOUBLE PRECISION) LANGUAGE sql STABLE AS "
@@ -196,6 +206,8 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("clickhouse", "clickhouse", dbt_adapter="clickhouse", settings=(("join_use_nulls", 1),), lists="array_join",
             # throwIf wants a constant message; a Nullable text cast to a number is NULL: assumeNotNull first
             fail="toInt64(assumeNotNull({msg}))",
+            distinct_levels="length(arrayDistinct(extractAll(concat(',', {g}), ',([0-9]+)='))) "
+                            "= length(splitByChar(',', {g}))",
             note="SETTINGS join_use_nulls = 1",
             # every parameter Nullable: one left out of the call is NULL, which params turns into the default;
             # k unsigned, as ClickHouse cannot unify Int64 with the UInt64 of a count in one CASE. ClickHouse
@@ -207,14 +219,18 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                                  ("VARCHAR", "Nullable(String)"), ("BOOLEAN", "Nullable(Bool)")),
                           ddl="CREATE OR REPLACE VIEW {fn} AS\n{body};\n", named_arg="{name}={value}")),
     Dialect("spark", "spark", dbt_adapter="spark", fail="raise_error({msg})", stream="grouped",
+            distinct_levels=_SPARK_LEVELS,
             partition_hint="REPARTITION({column})", values_rows=True,
             note="ANSI mode safe: every divisor through NULLIF",
             native=replace(_SPARK, kind="SQL table functions (Spark 4)", listing=2)),
     Dialect("databricks", "databricks", dbt_adapter="databricks", fail="raise_error({msg})", stream="grouped",
+            distinct_levels=_SPARK_LEVELS,
             partition_hint="REPARTITION({column})", values_rows=True,
             note="as spark",
             native=_SPARK),
     Dialect("bigquery", "bigquery", dbt_adapter="bigquery", nulls_in_windows=False, fail="ERROR({msg})", float32=None,
+            distinct_levels="(SELECT COUNT(DISTINCT x) FROM UNNEST(REGEXP_EXTRACT_ALL(CONCAT(',', {g}), "
+                            "',([0-9]+)=')) AS x) = ARRAY_LENGTH(SPLIT({g}, ','))",
             note="null order as a CASE sort key",
             native=Native("table functions", 4,
                           "every argument, in order (BigQuery table functions have no defaults); NULL means the "
@@ -223,6 +239,8 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                           schema_required="BigQuery table functions live in a dataset: give one with --schema "
                                           "DATASET")),
     Dialect("snowflake", "snowflake", dbt_adapter="snowflake", quote_output=True, float32=None,
+            distinct_levels="ARRAY_SIZE(ARRAY_DISTINCT(REGEXP_SUBSTR_ALL(',' || {g}, ',([0-9]+)=', 1, 1, 'e', 1))) "
+                            "= ARRAY_SIZE(SPLIT({g}, ','))",
             note="result columns quoted: Snowflake upper-cases",
             native=Native("SQL UDTFs", 5, _BY_NAME, types=(("INT", "NUMBER"),), body_quote="$$",
                           ddl=_SQL_FUNCTION + "{groups}query_id VARCHAR, value DOUBLE)\nAS {body};\n",
@@ -486,6 +504,20 @@ def _filled(text: str, d: Dialect, slot: str, value: exp.Expression) -> exp.Expr
         lambda n: value.copy() if isinstance(n, exp.Column) and n.name == f"rm_{slot}" else n)
 
 
+DISTINCT_LEVELS = "rm_distinct_levels"  # native._argument_checks' marker: a gain map names each level once
+
+
+def _distinct_levels(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """rm_distinct_levels(g) written as the engine tests it (Dialect.distinct_levels), else true: not checked."""
+    def swap(node):
+        if isinstance(node, exp.Anonymous) and node.name == DISTINCT_LEVELS:
+            if d.distinct_levels is None:
+                return exp.true()
+            return exp.Paren(this=_filled(d.distinct_levels, d, "g", node.expressions[0]))
+        return node
+    return tree.transform(swap) if any(n.name == DISTINCT_LEVELS for n in tree.find_all(exp.Anonymous)) else tree
+
+
 def _fail(tree: exp.Expression, d: Dialect) -> exp.Expression:
     """Write the expansions of rm_fail(msg) (DuckDB's error(msg)) as the dialect fails a statement (Dialect.fail)."""
     def swap(node):
@@ -579,6 +611,7 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
     tree = query.copy() if copy else query
     tree = _lists(tree, d)
     tree = _fail(tree, d)
+    tree = _distinct_levels(tree, d)
     if d.guard_first:
         tree = _guard_first(tree)
     tree = _partition_hints(tree, d)

@@ -441,6 +441,13 @@ def _argument_checks(macro_name: str, params) -> exp.Select | None:
         if rule is None:
             continue
         faults.append(fault_row(bad, name, rule, ref.copy()))
+    if any(n == "gains" for n, _, _ in params):  # a level given twice (its form: _macro_rules' pattern), as the
+        #                                          engine can tell (dialects.Dialect.distinct_levels)
+        gains = exp.column("gains", table="prm")
+        once = exp.or_(exp.EQ(this=gains.copy(), expression=lit("")),
+                       exp.Anonymous(this=dialects.DISTINCT_LEVELS, expressions=[gains.copy()]))
+        faults.append(fault_row(exp.Not(this=exp.Coalesce(this=exp.Paren(this=once), expressions=[exp.false()])),
+                                "gains", "level=gain pairs with each level once", gains.copy()))
     for condition, name, rule, value in _macro_rules(macro_name, {n for n, _, _ in params}):
         faults.append(fault_row(exp.Not(this=exp.Coalesce(this=exp.Paren(this=condition), expressions=[exp.false()])),
                                 name, rule, value))

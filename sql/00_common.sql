@@ -146,8 +146,8 @@ CREATE OR REPLACE MACRO rm_valid_rel(macro, rel) AS
 -- A level is written without leading zeros: rm_gain_of finds a grade's gain by the level's text (',1='), and
 -- '01=10' matched no grade, which kept the default gain without a word. A level given twice is refused as the
 -- command line refuses it (rm_gain_of would take the first); that second check has no portable form (its list
--- functions are DuckDB's), so the native objects carry the pattern alone (native._macro_rules); the dbt macros
--- check the levels when they compile (dbt._LEVEL).
+-- functions are DuckDB's): the native objects carry the pattern (native._macro_rules) and each engine's form of
+-- the second (dialects.Dialect.distinct_levels); the dbt macros also check the levels when they compile.
 CREATE OR REPLACE MACRO rm_valid_gains(macro, gains, ideal) AS
     rm_valid(gains = '' OR (regexp_full_match(gains, '(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*')
                             AND ideal = 'judgments'),

@@ -299,6 +299,21 @@ WITH params AS (
             (
               prm.gains = ''
               OR (
+                LENGTH(LIST_DISTINCT(REGEXP_EXTRACT_ALL(',' || prm.gains, ',([0-9]+)=', 1))) = LENGTH(STR_SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN 'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ' || COALESCE(CAST(prm.gains AS TEXT), 'NULL')
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
                 REGEXP_MATCHES(
                   prm.gains,
                   '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
@@ -1796,6 +1811,25 @@ WITH params AS (
             (
               prm.gains = ''
               OR (
+                (
+                  SELECT
+                    COUNT(DISTINCT m[1])
+                  FROM REGEXP_MATCHES(',' || prm.gains, ',([0-9]+)=', 'g') AS m
+                ) = ARRAY_LENGTH(STRING_TO_ARRAY(prm.gains, ','), 1)
+              )
+            ),
+            FALSE
+          )
+          THEN 'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ' || COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
                 prm.gains ~ '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 AND prm.ideal = 'judgments'
               )
@@ -3273,6 +3307,24 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS Nullable(String)), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                LENGTH(arrayDistinct(extractAll(CONCAT(',', prm.gains), ',([0-9]+)='))) = LENGTH(splitByString(',', prm.gains))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS Nullable(String)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4987,6 +5039,24 @@ WITH params AS (
             (
               prm.gains = ''
               OR (
+                SIZE(ARRAY_DISTINCT(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)='))) = SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
                 prm.gains RLIKE '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
                 AND prm.ideal = 'judgments'
               )
@@ -6589,6 +6659,24 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                SIZE(ARRAY_DISTINCT(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)='))) = SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8215,6 +8303,28 @@ WITH params AS (
             (
               prm.gains = ''
               OR (
+                (
+                  SELECT
+                    COUNT(DISTINCT x)
+                  FROM UNNEST(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)=')) AS x
+                ) = ARRAY_LENGTH(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
                 REGEXP_CONTAINS(
                   prm.gains,
                   '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
@@ -9818,6 +9928,24 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                ARRAY_SIZE(ARRAY_DISTINCT(REGEXP_SUBSTR_ALL(',' || prm.gains, ',([0-9]+)=', 1, 1, 'e', 1))) = ARRAY_SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11439,6 +11567,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.gains = '' OR TRUE
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13104,6 +13244,15 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
+          WHEN NOT COALESCE((
+            prm.gains = '' OR TRUE
+          ), FALSE)
+          THEN 'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ' || COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
           WHEN NOT COALESCE(
             (
               prm.gains = ''
@@ -14586,6 +14735,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS NVARCHAR(4000)), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.gains = '' OR (1 = 1)
+          ), (1 = 0))
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -16185,6 +16346,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS CHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            prm.gains = '' OR TRUE
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS CHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm

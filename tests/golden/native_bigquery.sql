@@ -6649,6 +6649,28 @@ WITH params AS (
             (
               prm.gains = ''
               OR (
+                (
+                  SELECT
+                    COUNT(DISTINCT x)
+                  FROM UNNEST(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)=')) AS x
+                ) = ARRAY_LENGTH(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
                 REGEXP_CONTAINS(
                   prm.gains,
                   '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
@@ -7146,6 +7168,28 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                (
+                  SELECT
+                    COUNT(DISTINCT x)
+                  FROM UNNEST(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)=')) AS x
+                ) = ARRAY_LENGTH(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8061,6 +8105,28 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                (
+                  SELECT
+                    COUNT(DISTINCT x)
+                  FROM UNNEST(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)=')) AS x
+                ) = ARRAY_LENGTH(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ideal_dcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9776,6 +9842,28 @@ WITH params AS (
             (
               prm.gains = ''
               OR (
+                (
+                  SELECT
+                    COUNT(DISTINCT x)
+                  FROM UNNEST(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)=')) AS x
+                ) = ARRAY_LENGTH(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_g: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
                 REGEXP_CONTAINS(
                   prm.gains,
                   '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
@@ -10231,6 +10319,28 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                (
+                  SELECT
+                    COUNT(DISTINCT x)
+                  FROM UNNEST(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)=')) AS x
+                ) = ARRAY_LENGTH(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10768,6 +10878,28 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                (
+                  SELECT
+                    COUNT(DISTINCT x)
+                  FROM UNNEST(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)=')) AS x
+                ) = ARRAY_LENGTH(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm

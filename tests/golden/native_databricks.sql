@@ -6593,6 +6593,24 @@ WITH params AS (
             (
               prm.gains = ''
               OR (
+                SIZE(ARRAY_DISTINCT(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)='))) = SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
                 REGEXP_LIKE(
                   prm.gains,
                   '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
@@ -7089,6 +7107,24 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                SIZE(ARRAY_DISTINCT(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)='))) = SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8003,6 +8039,24 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                SIZE(ARRAY_DISTINCT(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)='))) = SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ideal_dcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9714,6 +9768,24 @@ WITH params AS (
             (
               prm.gains = ''
               OR (
+                SIZE(ARRAY_DISTINCT(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)='))) = SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_g: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
                 REGEXP_LIKE(
                   prm.gains,
                   '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
@@ -10164,6 +10236,24 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                SIZE(ARRAY_DISTINCT(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)='))) = SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10694,6 +10784,24 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                SIZE(ARRAY_DISTINCT(REGEXP_EXTRACT_ALL(CONCAT(',', prm.gains), ',([0-9]+)='))) = SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm

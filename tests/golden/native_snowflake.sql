@@ -6611,6 +6611,24 @@ WITH params AS (
             (
               prm.gains = ''
               OR (
+                ARRAY_SIZE(ARRAY_DISTINCT(REGEXP_SUBSTR_ALL(',' || prm.gains, ',([0-9]+)=', 1, 1, 'e', 1))) = ARRAY_SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
                 REGEXP_LIKE(
                   prm.gains,
                   '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
@@ -7108,6 +7126,24 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                ARRAY_SIZE(ARRAY_DISTINCT(REGEXP_SUBSTR_ALL(',' || prm.gains, ',([0-9]+)=', 1, 1, 'e', 1))) = ARRAY_SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8023,6 +8059,24 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                ARRAY_SIZE(ARRAY_DISTINCT(REGEXP_SUBSTR_ALL(',' || prm.gains, ',([0-9]+)=', 1, 1, 'e', 1))) = ARRAY_SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ideal_dcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9738,6 +9792,24 @@ WITH params AS (
             (
               prm.gains = ''
               OR (
+                ARRAY_SIZE(ARRAY_DISTINCT(REGEXP_SUBSTR_ALL(',' || prm.gains, ',([0-9]+)=', 1, 1, 'e', 1))) = ARRAY_SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_g: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
                 REGEXP_LIKE(
                   prm.gains,
                   '^((0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(,(0|[1-9][0-9]*)=[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+))*)$'
@@ -10189,6 +10261,24 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                ARRAY_SIZE(ARRAY_DISTINCT(REGEXP_SUBSTR_ALL(',' || prm.gains, ',([0-9]+)=', 1, 1, 'e', 1))) = ARRAY_SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10720,6 +10810,24 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(
+            (
+              prm.gains = ''
+              OR (
+                ARRAY_SIZE(ARRAY_DISTINCT(REGEXP_SUBSTR_ALL(',' || prm.gains, ',([0-9]+)=', 1, 1, 'e', 1))) = ARRAY_SIZE(SPLIT(prm.gains, ','))
+              )
+            ),
+            FALSE
+          )
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: gains must be level=gain pairs with each level once, not ',
+            COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
