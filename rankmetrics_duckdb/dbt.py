@@ -598,6 +598,9 @@ _HELPERS = """\
   {%- for g in by if g | lower in @OUTPUT_COLUMNS@ -%}
     {{ exceptions.raise_compiler_error(what ~ ": by: a group column named '" ~ g ~ "' would clash with the results' own columns (@OUTPUT_NAMES@); rename it in a view or query") }}
   {%- endfor -%}
+  {%- for g in by if g | lower in @OUR_COLUMNS@ or g in [score_column, rank_column, relevance_column] -%}
+    {{ exceptions.raise_compiler_error(what ~ ": by: " ~ g ~ " is one of the run's id, score or rank columns, or has one of their names (@OUR_NAMES@); rename the group column in a view or query") }}
+  {%- endfor -%}
   {%- if judgments_by is not none -%}
     {%- set jby = rankmetrics.rm_names(judgments_by, what ~ ": judgments_by") -%}
     {%- for g in jby if g not in by -%}
@@ -632,9 +635,10 @@ _HELPERS = """\
 {%- endmacro %}
 """
 # the results' own columns (shape.OUTPUT_COLUMNS), which a group column may not be named like (shape.Shape refuses
-# it on the other routes)
+# it on the other routes), and ours (shape.COLUMNS: a group named score was read from score_column)
 _HELPERS = _HELPERS.replace("@OUTPUT_COLUMNS@", repr(list(shape.OUTPUT_COLUMNS))).replace(
-    "@OUTPUT_NAMES@", ", ".join(shape.OUTPUT_COLUMNS))
+    "@OUTPUT_NAMES@", ", ".join(shape.OUTPUT_COLUMNS)).replace("@OUR_COLUMNS@", repr(list(shape.COLUMNS))).replace(
+    "@OUR_NAMES@", ", ".join(shape.COLUMNS))
 
 
 def _rank_values() -> dict:

@@ -227,9 +227,10 @@ def refuse_duplicate_columns(names, label: str) -> None:
 VALUE_COLUMNS = {RUN: ("score", "rank"), JUDGMENTS: ("relevance",)}
 
 
-def alias_column(lower: dict[str, str], ours: str, kind: str, label: str) -> str | None:
-    """The input's column for our column `ours` by its usual names (lower: lower-cased name -> name), or None."""
-    present = [lower[a] for a in ALIASES[ours] if a in lower]
+def alias_column(lower: dict[str, str], ours: str, kind: str, label: str, taken=()) -> str | None:
+    """The input's column for our column `ours` by its usual names (lower: lower-cased name -> name), or None;
+    taken: the columns already read as another (a query column named pos is no rank)."""
+    present = [lower[a] for a in ALIASES[ours] if a in lower and lower[a] not in taken]
     if len(present) > 1 and ours in VALUE_COLUMNS[kind] and ours not in lower:
         raise InputError(f"{label}: columns {' and '.join(present)} could each be the {ours} column of the "
                          f"{kind}; name the one to read (--{ours}-column, or columns={{'{ours}': ...}} in Python)")

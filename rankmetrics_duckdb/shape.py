@@ -94,10 +94,6 @@ class Shape:
             raise UsageError(f"judgments_by: {', '.join(extra)} is not a group column (by)")
         flag("run_lists", run_lists), flag("judgment_lists", judgment_lists)
         self.run_lists, self.judgment_lists = run_lists, judgment_lists
-        used = set(self.columns.values()) | {k for k in COLUMNS if k not in self.columns}
-        clash = [g for g in self.by if g in used]
-        if clash:
-            raise UsageError(f"by: {', '.join(clash)} is one of the run's id, score or rank columns")
         # the results carry the group columns beside these: a group named like one would overwrite it (a JSON
         # key, an Arrow or CSV column) or be overwritten; SQL engines fold the case of names, so any case clashes
         clash = [g for g in self.by if g.lower() in OUTPUT_COLUMNS]
@@ -105,6 +101,13 @@ class Shape:
             raise UsageError(f"by: a group column named {', '.join(repr(g) for g in clash)} would clash with the "
                              f"results' own columns ({', '.join(OUTPUT_COLUMNS)}); rename it in a view or "
                              f"query (SELECT {clash[0]} AS {clash[0].lower()}_group, ...)")
+        # a group column named as one of ours (score), even when ours is another column (score read from pred):
+        # the routes wrote the mapped column (r.pred) for the group
+        used = set(self.columns.values()) | set(COLUMNS)
+        clash = [g for g in self.by if g in used or g.lower() in COLUMNS]
+        if clash:
+            raise UsageError(f"by: {', '.join(clash)} is one of the run's id, score or rank columns, or has one of "
+                             f"their names ({', '.join(COLUMNS)}); rename the group column in a view or query")
         # as given (a name given equal to ours still says the input has that column: native.script's vectors)
         self.sides = {role: _mapping(value, SIDE_COLUMNS[role], f"{role}_columns")
                       for role, value in (("interactions", interactions_columns), ("items", items_columns))}

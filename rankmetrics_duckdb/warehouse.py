@@ -61,7 +61,7 @@ SHARED = ("query_id", "item_id")  # columns both tables have: a name given may b
 
 
 def _find(names: list[str], ours: str, form: Shape, label: str, kind: str, required: bool,
-          used: set | None = None) -> str | None:
+          used: set | None = None, taken=()) -> str | None:
     """The input's column holding our column `ours`: the name given in form.columns, else ours or an alias. The
     query and item columns are in both tables: a name given that one table lacks is looked for there as if not
     given (recs.items beside labels.item_id); load_pair checks that some table has it."""
@@ -78,7 +78,7 @@ def _find(names: list[str], ours: str, form: Shape, label: str, kind: str, requi
                 raise InputError(f"{label}: no column {given} (the {ours.replace('_', ' ')} column) in the {kind}; "
                                  f"columns: {', '.join(names)}")
             return None
-    found = alias_column(lower, ours, kind, label)
+    found = alias_column(lower, ours, kind, label, taken)  # taken: columns read as others (groups, ids)
     if found is not None:
         return found
     if required:
@@ -247,8 +247,9 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
                 raise InputError(f"{label}: group column {found} is a {types[found].split('(')[0]}: group by "
                                  f"columns of single values (text, numbers, dates)")
             groups.append(found)
-    query = _find(names, "query_id", form, label, kind, True, used)
-    item = _find(names, "item_id", form, label, kind, True, used)
+    query = _find(names, "query_id", form, label, kind, True, used, taken=groups)
+    item = _find(names, "item_id", form, label, kind, True, used, taken=(*groups, query))
+    taken = (*groups, query, item)
     lists = _is_list(types[item])
     for column, type_text in ((query, types[query]), (item, types[item].rsplit("[", 1)[0] if lists else types[item])):
         fault = checks.id_column_fault(column, type_text)  # a list of them: its element type
@@ -273,15 +274,15 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
             items = f"CASE WHEN {empty_list} AND ({no_query}) THEN [NULL] ELSE t.{quoted(item)} END"
             select += [f"CAST(UNNEST({items}) AS VARCHAR) AS item_id", f"GENERATE_SUBSCRIPTS({items}, 1) AS rank"]
         else:
-            score = _find(names, "score", form, label, kind, False)
-            rank = _find(names, "rank", form, label, kind, False)
+            score = _find(names, "score", form, label, kind, False, taken=taken)
+            rank = _find(names, "rank", form, label, kind, False, taken=(*taken, score))
             if score is None and rank is None:
                 raise InputError(f"{label}: the run has neither a score nor a rank column (name one: "
                                  f"--score-column, columns={{'score': ...}}); columns: {', '.join(names)}")
             select.append(f"CAST(t.{quoted(item)} AS VARCHAR) AS item_id")
             select += [f"t.{quoted(c)} AS {ours}" for ours, c in (("score", score), ("rank", rank)) if c]
     else:
-        relevance = _find(names, "relevance", form, label, kind, not lists)
+        relevance = _find(names, "relevance", form, label, kind, not lists, taken=taken)
         if lists:  # relevant items, graded by a parallel list or 1
             select.append(f"CAST(UNNEST(t.{quoted(item)}) AS VARCHAR) AS item_id")
             if relevance is None:

@@ -724,6 +724,10 @@ BAD_CALLS = [
     # macro refuses it)
     ("rankmetrics.ndcg(ref('run'), ref('qrels'), k=5, gains='1=3,2=9,1=5')",
      "rankmetrics.ndcg: gains must be level=gain pairs with each level once, not 1=3,2=9,1=5"),
+    # a group column named like one of ours, that column read from another (score_column='pred'): the group was
+    # read from pred, one group per score
+    ("rankmetrics.ap(ref('run'), ref('qrels'), score_column='pred', by=['score'])",
+     "rankmetrics.ap: by: score is one of the run's id, score or rank columns, or has one of their names"),
     # a group column named like a column of the results: the rows had two columns named value
     ("rankmetrics.precision(ref('run'), ref('qrels'), k=5, by=['Value'])",
      "rankmetrics.precision: by: a group column named 'Value' would clash with the results' own columns"),

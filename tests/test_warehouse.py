@@ -1160,3 +1160,28 @@ def test_lists_all_empty_are_named_as_such():
     flat_run = pa.table({"query_id": ["q1"], "item_id": ["a"], "score": [1.0]})
     with pytest.raises(rm.InputError, match=r"^pyarrow Table: the judgments have no item: every item list is empty$"):
         rm.evaluate(judgments, flat_run, ["AP"])
+
+
+def test_group_and_id_columns_named_like_our_columns():
+    """A group column named score while the score is read from pred: both routes wrote r.pred for the group (one
+    group per score value, AP 0.5 each, where the models m1 and m2 have AP 1 and 1/2). A query column named pos
+    (one of the rank column's usual names) was also read as the rank: "rank 'q1' is not a number"."""
+    import pyarrow as pa
+    import rankmetrics_duckdb as rm
+    judgments = pa.table({"query_id": ["q1", "q1"], "item_id": ["a", "b"], "relevance": [1, 0]})
+    run = pa.table({"score": ["m1", "m1", "m2", "m2"], "query_id": ["q1"] * 4, "item_id": ["a", "b", "a", "b"],
+                    "pred": [2.0, 1.0, 1.0, 2.0]})
+    words = "by: score is one of the run's id, score or rank columns, or has one of their names"
+    with pytest.raises(rm.UsageError, match=words):
+        rm.evaluate(judgments, run, ["AP"], by=["score"], columns={"score": "pred"})
+    with pytest.raises(rm.UsageError, match=words):
+        rm.to_sql(["AP"], run="run", judgments="judgments", by=["score"], columns={"score": "pred"})
+    # named otherwise the groups are the models: m1 ranks a (relevant) first, AP 1; m2 ranks it second, AP 1/2
+    renamed = run.rename_columns(["model", "query_id", "item_id", "pred"])
+    assert rm.evaluate(judgments, renamed, ["AP"], by=["model"], columns={"score": "pred"}) == {
+        ("m1",): {"AP": 1.0}, ("m2",): {"AP": 0.5}}
+    # the query column pos: b (score 2, not relevant) first, a second: AP 1/2
+    run = pa.table({"pos": ["q1", "q1"], "i": ["a", "b"], "s": [1.0, 2.0]})
+    labels = pa.table({"pos": ["q1"], "i": ["a"], "rel": [1]})
+    assert rm.evaluate(labels, run, ["AP"], columns={"query_id": "pos", "item_id": "i", "score": "s",
+                                                      "relevance": "rel"}) == {"AP": 0.5}
