@@ -257,6 +257,16 @@ def map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
     return found
 
 
+def refuse_unpaired_quotes(con, from_sql: str, ids, path: str, delim: str) -> None:
+    """A CSV file's quotes that do not pair up, which DuckDB reads into the value ('q1,"a,1' gives the id '"a'):
+    looked for (textfiles.csv_quote_fault) only when one of the ids (columns of from_sql) holds a quote."""
+    held = " OR ".join(f"contains(CAST({quoted(c)} AS VARCHAR), '\"')" for c in ids)
+    if run_sql(con, f"SELECT 1 FROM {from_sql} WHERE {held} LIMIT 1").fetchone():
+        fault = csv_quote_fault(path, delim)
+        if fault:
+            raise InputError(fault)
+
+
 def unreadable(path: str, error: Exception, form: str) -> InputError:
     """The error for a file DuckDB's reader refused: a line beyond its longest (2 MB) named as such (its line
     found here: DuckDB's count of a CSV file's lines was 1 for the fourth), else its message's first line."""
@@ -663,7 +673,7 @@ class Reader:
             opts = f"header=true, delim={sql_string(delim)}, all_varchar=true, compression='{compression(path)}'"
             return self._materialize(f"SELECT * FROM read_csv({reader_path(path)}, {opts})", path, kind, text=True,
                                      explain=lambda: csv_shape_fault(path, delim),
-                                     quotes=lambda: csv_quote_fault(path, delim),
+                                     csv_delim=delim,
                                      lenient=f"SELECT * FROM read_csv({reader_path(path)}, {opts}, strict_mode=false)")
         if delim == "," and len(header) >= 2 and len(first.split()) < (4 if kind == JUDGMENTS else 6):
             raise InputError(f"{path}, line 1: looks like CSV, but {first.strip()[:80]!r} is not a header naming the "
@@ -802,11 +812,11 @@ class Reader:
         return loaded
 
     def _materialize(self, select: str, path: str, kind: str, text: bool = False, explain=None,
-                     lenient: str | None = None, quotes=None) -> Loaded:
+                     lenient: str | None = None, csv_delim: str | None = None) -> Loaded:
         """Load a file into a temporary table of the private connection, with numeric columns converted.
         If DuckDB cannot read it, explain() (or, for text, the first non-UTF-8 byte) names the fault; when neither
-        finds one, the lenient select (DuckDB's CSV reader without its strict mode) reads it, if given. quotes():
-        a CSV file's quotes that do not pair up, looked for when an id holds a quote (DuckDB reads them into it)."""
+        finds one, the lenient select (DuckDB's CSV reader without its strict mode) reads it, if given. csv_delim: a
+        CSV file's delimiter, for its quotes that do not pair up (refuse_unpaired_quotes)."""
         name = self._name(kind)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {quoted(name)} AS {select}")
@@ -826,12 +836,8 @@ class Reader:
             except duckdb.Error:
                 raise unread from None
         cols = map_columns(self._columns(quoted(name)), kind, path)
-        if quotes is not None and run_sql(self.con, f"SELECT 1 FROM {quoted(name)} WHERE contains(CAST("
-                                          f"{quoted(cols['query_id'])} AS VARCHAR), '\"') OR contains(CAST("
-                                          f"{quoted(cols['item_id'])} AS VARCHAR), '\"') LIMIT 1").fetchone():
-            fault = quotes()
-            if fault:
-                raise InputError(fault)
+        if csv_delim is not None:
+            refuse_unpaired_quotes(self.con, quoted(name), (cols["query_id"], cols["item_id"]), path, csv_delim)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
         exprs = [f"CAST({quoted(cols['query_id'])} AS VARCHAR) AS query_id",
                  f"CAST({quoted(cols['item_id'])} AS VARCHAR) AS item_id"]

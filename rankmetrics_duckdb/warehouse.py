@@ -19,9 +19,10 @@ from . import checks, paths
 from .checks import is_number_type
 from .engine import duckdb
 from .errors import InputError, first_line
-from .inputs import JUDGMENTS, RUN, Loaded, alias_column, Reader, View, quoted, reader_path, run_sql, sql_string, table_like, table_name
+from .inputs import (JUDGMENTS, RUN, Loaded, Reader, View, alias_column, quoted, reader_path, refuse_unpaired_quotes,
+                     run_sql, sql_string, table_like, table_name)
 from .shape import ALIASES, Shape
-from .textfiles import compression, csv_quote_fault, header_delimiter, is_trec_line, peek
+from .textfiles import compression, header_delimiter, is_trec_line, peek
 
 
 def _source(reader: Reader, obj, kind: str) -> tuple[str, str, bool]:
@@ -256,12 +257,8 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
         if fault:
             raise InputError(f"{label}: {fault}")
     if source.startswith("read_csv(") and not lists:  # DuckDB reads quotes that do not pair up into the id
-        ids = " OR ".join(f"contains(CAST(t.{quoted(c)} AS VARCHAR), '\"')" for c in (query, item))
-        if run_sql(reader.con, f"SELECT 1 FROM {source} AS t WHERE {ids} LIMIT 1").fetchone():
-            _, lines = peek(label, 1)
-            fault = csv_quote_fault(label, header_delimiter(label, lines[0] if lines else ""))
-            if fault:
-                raise InputError(fault)
+        _, lines = peek(label, 1)
+        refuse_unpaired_quotes(reader.con, source, (query, item), label, header_delimiter(label, lines[0] if lines else ""))
     query_id = f"CAST(t.{quoted(query)} AS VARCHAR)"
     select = [f"{query_id} AS query_id"]
     empty_list = f"coalesce(len(t.{quoted(item)}), 0) = 0"  # (with lists) the row's list is empty or NULL
