@@ -304,11 +304,7 @@ def cmd_eval(args) -> int:
     if div:
         return _eval_diversity(args, div, other)
     trec = render.row_format(args.output, args.format) == "trec"
-    if args.metrics and trec:  # trec_eval's output: several -m of one of its measures read as trec_eval reads
-        #                        them, the first one's parameters (JSON, CSV and Parquet keep every request)
-        args.metrics, left_out = measures.trec_first_parameters(args.metrics)
-    else:
-        left_out = []
+    left_out = _first_parameters(args)
     # DuckDB draws its progress bar on stdout: only when both streams are a terminal (never into a pipe or file)
     progress = all(s is not None and s.isatty() for s in (sys.stdout, sys.stderr))
     # trec_eval's relstring: a text line per query, in the trec format only (the others hold numbers)
@@ -322,9 +318,7 @@ def cmd_eval(args) -> int:
                     memory_limit=args.memory_limit, threads=args.threads, progress=progress,
                     nan_scores=args.nan_scores, max_retrieved=args.max_retrieved, zscores=args.zscores,
                     **_shape(args), **_sides(args))
-    if left_out:  # once the request is taken (a refused one says only why)
-        sys.stderr.write("rankmetrics: note: trec_eval computes a measure once, with the first parameters given "
-                         "for it: " + "; ".join(f"{a} left out for {b}" for a, b in left_out) + "\n")
+    _note_left_out(left_out)  # once the request is taken (a refused one says only why)
     if ev.note():
         sys.stderr.write(f"rankmetrics: note: {ev.note()}\n")
     try:
@@ -403,6 +397,22 @@ def _eval_diversity(args, div, other) -> int:
     return 0
 
 
+def _first_parameters(args) -> list[tuple[str, str]]:
+    """In trec_eval's output, several -m of one of its measures are read as trec_eval reads them, the first one's
+    parameters (measures.trec_first_parameters; JSON, CSV and Parquet keep every request): args.metrics becomes
+    what is evaluated; returns the arguments left out, with the one used instead of each."""
+    if not args.metrics or render.row_format(args.output, args.format) != "trec":
+        return []
+    args.metrics, left_out = measures.trec_first_parameters(args.metrics)
+    return left_out
+
+
+def _note_left_out(left_out) -> None:
+    if left_out:
+        sys.stderr.write("rankmetrics: note: trec_eval computes a measure once, with the first parameters given "
+                         "for it: " + "; ".join(f"{a} left out for {b}" for a, b in left_out) + "\n")
+
+
 def _eval_judgment_groups(args) -> int:
     """eval -R qrels_jg: trec_eval's judgment-group measures (judgment_groups.py), printed as trec_eval does."""
     from . import judgment_groups, preferences
@@ -413,6 +423,7 @@ def _eval_judgment_groups(args) -> int:
     unsupported = _unapplied(args, applied)
     if unsupported:
         raise UsageError(f"-R {args.rel_format} does not take {', '.join(unsupported)} yet")
+    left_out = _first_parameters(args)
     if prefs:
         rows = preferences.evaluate(args.judgments, args.run, args.metrics, rel_format=args.rel_format,
                                     all_queries=bool(_overrides(args).get("queries") == "judged"),
@@ -421,6 +432,7 @@ def _eval_judgment_groups(args) -> int:
         rows = judgment_groups.evaluate(args.judgments, args.run, args.metrics, convention=args.convention,
                                         nan_scores=args.nan_scores, max_retrieved=args.max_retrieved,
                                         **_overrides(args))
+    _note_left_out(left_out)
     rows = _kept_rows(rows, args)
     names = args.metrics or ["prefs" if prefs else "qrels_jg"]
     order = {r[0]: measures.trec_sort_key(r[0]) for r in rows}

@@ -561,6 +561,20 @@ def test_a_measure_given_twice_takes_its_first_parameters_as_trec_eval_does():
         (f[0], f[1]): f[2] for f in (line.split() for line in (p3 + p10).splitlines())}
 
 
+def test_a_judgment_group_measure_given_twice_takes_its_first_parameters_too():
+    """-R qrels_jg reads several -m of one measure as trec_eval does (meas_init.c, as for plain qrels): -m
+    P_avgjg.5 -m P_avgjg.10 prints P_avgjg_5 alone (it printed both), as does -m P_avgjg -m P_avgjg.5 (it printed
+    the default cutoffs too). The expected lines are out.test.qrels_jg's P_avgjg_5 (trec_eval -m qrels_jg -q -R
+    qrels_jg qrels.123 results.test)."""
+    want = _lines_of("out.test.qrels_jg", lambda f: f[0] == "P_avgjg_5")
+    assert want.count("\n") == 4
+    for args, left in ((["-m", "P_avgjg.5", "-m", "P_avgjg.10"], "P_avgjg.10 left out for P_avgjg.5"),
+                       (["-m", "P_avgjg", "-m", "P_avgjg.5"], "P_avgjg left out for P_avgjg.5")):
+        p = cli("eval", "-q", "-R", "qrels_jg", *args, os.path.join(TREC, "qrels.123"),
+                os.path.join(TREC, "results.test"))
+        assert p.stdout == want and left in p.stderr
+
+
 def test_no_summary_n_leaves_the_means_out_as_trec_eval_does():
     """trec_eval -n: no summary (the 'all' lines, runid among them); with -q the per-query lines of out.test.aq."""
     q, r = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
