@@ -701,8 +701,12 @@ class Reader:
             # a tab before the first field made it an empty one), split at white space
             stripped = (f"SELECT regexp_replace(l.line, '^[ \\t\\n\\r\\f]+|[ \\t\\n\\r\\f]+$', '', 'g') AS s, "
                         f"l.line AS line FROM {lines} AS l")
+            # a comment: a line of judgments whose first byte is '#' (get_qrels.c, as field_lines: ' #x 0 d 1' is
+            # a judgment of query '#x'), a run's line whose first field starts with '#' (get_trec_results.c skips
+            # the white space before it)
+            first = "x.line" if kind == JUDGMENTS else "x.s"
             return (f"SELECT string_split_regex(x.s, '\\s+') AS p, x.line AS line FROM ({stripped}) AS x "
-                    f"WHERE x.s <> '' AND NOT starts_with(x.s, '#')")
+                    f"WHERE x.s <> '' AND NOT starts_with({first}, '#')")
         # DuckDB's CSV reader in its strict mode takes one kind of line end per file, and refused a file with both
         # CRLF and LF lines ("The CSV Parser state machine reached an invalid state"), which trec_eval reads (each
         # line up to its LF; a CR is white space): a file the strict mode refuses for no fault of read_fault's is

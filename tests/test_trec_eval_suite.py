@@ -449,6 +449,21 @@ def test_comment_lines_in_qrels_are_skipped():
     assert json.loads(a.stdout)[0]["value"] == pytest.approx(0.1785, abs=5e-5)
 
 
+def test_a_comment_is_a_line_starting_with_hash_in_qrels_and_a_first_field_in_runs(tmp_path):
+    """get_qrels.c skips a line whose first byte is '#': ' #x 0 a 1' (white space first) is a judgment of query
+    '#x' there (it was skipped here). get_trec_results.c skips the white space before a '#' first: a run's ' #c'
+    line is a comment. By hand, with -c: queries '#x' (1 relevant, nothing retrieved) and 1 (a retrieved and
+    relevant): num_q 2, num_rel 1 + 1 = 2, num_ret 1."""
+    q = tmp_path / "qrels"
+    q.write_text("1 0 a 1\n #x 0 a 1\n")
+    r = tmp_path / "run"
+    r.write_text("1 Q0 a 1 1 t\n\t#c Q0 b 2 0.5 t\n")
+    p = cli("eval", "-c", "-q", "-m", "num_q", "-m", "num_ret", "-m", "num_rel", str(q), str(r))
+    assert [tuple(line.split()) for line in p.stdout.splitlines()] == [("num_ret", "#x", "0"), ("num_rel", "#x", "1"), ("num_ret", "1", "1"),
+                                ("num_rel", "1", "1"), ("num_q", "all", "2"), ("num_ret", "all", "1"),
+                                ("num_rel", "all", "2")]
+
+
 @pytest.mark.parametrize("expected,qrels,run,extra", CASES, ids=[c[0] for c in CASES])
 def test_judged_is_one_minus_unj(expected, qrels, run, extra):
     """trec_eval's unj_k is the unjudged fraction of the top k (negative grades count as unjudged)."""
