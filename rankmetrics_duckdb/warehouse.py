@@ -25,37 +25,63 @@ from .shape import ALIASES, Shape
 from .textfiles import compression, header_delimiter, is_trec_line, peek
 
 
-def _source(reader: Reader, obj, kind: str) -> tuple[str, str, bool]:
+def _source(reader: Reader, obj, kind: str) -> tuple[str, str, bool, list | None]:
     """(SQL of a FROM item reading obj, its label, whether it is cheap to scan again: a table, Parquet or an Arrow
-    table, not CSV or a pandas or polars frame, converted on each scan)."""
+    table, not CSV or a pandas or polars frame, converted on each scan; the input's own column names where two may
+    differ only in case, which DuckDB reads as one name and renames the second: a frame's, a file's header or
+    schema, a relation's; None for a table of the database, whose names cannot)."""
     if isinstance(obj, (str, os.PathLike)):
         text = os.fspath(obj)
         if not os.path.exists(text) and reader.is_table(text):
-            return table_name(text).sql(dialect="duckdb"), f"table {text}", True
+            return table_name(text).sql(dialect="duckdb"), f"table {text}", True, None
         if text == "-" or not os.path.isfile(text):
             raise InputError(f"{text}: no such file or table (a table, a frame, a Parquet or CSV file is needed "
                              f"with column names, groups or lists)")
         with open(text, "rb") as fh:
             head = fh.read(4)
         if head == b"PAR1" or text.lower().endswith(".parquet"):
-            return f"read_parquet({reader_path(text)})", text, True
+            return f"read_parquet({reader_path(text)})", text, True, _parquet_names(text)
         _, lines = peek(text, 2)
         if lines and is_trec_line(lines[0], kind):
             raise InputError(f"{text}: a TREC {'qrels' if kind == JUDGMENTS else 'run'} file has no named columns, "
                              f"and group columns, other column names and lists read tables, frames, Parquet or "
                              f"CSV with a header")
         delim = header_delimiter(text, lines[0] if lines else "")
+        header = [h.strip().strip('"') for h in lines[0].split(delim)] if lines else None
         return (f"read_csv({reader_path(text)}, header=true, delim={sql_string(delim)}, "
-                f"compression='{compression(text)}')", text, False)
+                f"compression='{compression(text)}')", text, False, header)
     if isinstance(obj, duckdb.DuckDBPyRelation):
         table = obj.to_arrow_table()
-        return quoted(reader.register(table, kind)), "DuckDB relation", True
+        return quoted(reader.register(table, kind)), "DuckDB relation", True, list(table.column_names)
     obj = table_like(obj, kind)
     module = type(obj).__module__.split(".")[0]
     if module in ("pandas", "polars", "pyarrow"):
-        return quoted(reader.register(obj, kind)), f"{module} {type(obj).__name__}", module == "pyarrow"
+        names = [str(c) for c in (obj.column_names if module == "pyarrow" else obj.columns)]
+        return (quoted(reader.register(obj, kind)), f"{module} {type(obj).__name__}", module == "pyarrow", names)
     raise InputError(f"cannot read the {kind} from a {type(obj).__name__}; give a table name, a Parquet or CSV file, "
                      f"a DuckDB relation, or a pandas, polars or pyarrow table")
+
+
+def _parquet_names(path: str) -> list | None:
+    """A Parquet file's column names, from its footer (None when pyarrow cannot read it: DuckDB says why)."""
+    try:
+        import pyarrow.parquet as pq
+        return list(pq.read_schema(path).names)
+    except Exception:  # noqa: BLE001 - DuckDB's reader names the fault of a file pyarrow cannot read
+        return None
+
+
+def _refuse_case_twins(own: list | None, read: list[str], label: str) -> None:
+    """A column read (DuckDB's name of it) whose name the input holds twice, differing only in case (S and s):
+    DuckDB reads names without case and renames the second (s_1), so the column a name finds is the engine's
+    choice: refused, naming both."""
+    if not own:
+        return
+    for column in read:
+        twins = [n for n in own if n.lower() == column.lower()]
+        if len(twins) > 1:
+            raise InputError(f"{label}: columns {twins[0]} and {twins[1]} differ only in case, which DuckDB does "
+                             f"not tell apart: rename one")
 
 
 SHARED = ("query_id", "item_id")  # columns both tables have: a name given may be the name in one table only
@@ -230,7 +256,7 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     """obj (a run or judgments of any shape) as a temporary view of the standard shape with its group columns
     under their own names (inputs.View), not yet checked; used collects the names of form.columns found (see
     _find)."""
-    source, label, cheap = _source(reader, obj, kind)
+    source, label, cheap, own = _source(reader, obj, kind)
     try:
         described = run_sql(reader.con, f"DESCRIBE SELECT * FROM {source}").fetchall()
     except duckdb.Error as e:
@@ -251,6 +277,7 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     query = _find(names, "query_id", form, label, kind, True, used, taken=groups)
     item = _find(names, "item_id", form, label, kind, True, used, taken=(*groups, query))
     taken = (*groups, query, item)
+    _refuse_case_twins(own, taken, label)
     lists = _is_list(types[item])
     for column, type_text in ((query, types[query]), (item, types[item].rsplit("[", 1)[0] if lists else types[item])):
         fault = checks.id_column_fault(column, type_text)  # a list of them: its element type
@@ -273,6 +300,7 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
         else:
             score = _find(names, "score", form, label, kind, False, taken=taken)
             rank = _find(names, "rank", form, label, kind, False, taken=(*taken, score))
+            _refuse_case_twins(own, [c for c in (score, rank) if c], label)
             if score is None and rank is None:
                 raise InputError(f"{label}: the run has neither a score nor a rank column (name one: "
                                  f"--score-column, columns={{'score': ...}}); columns: {', '.join(names)}")
@@ -280,6 +308,7 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
             select += [f"t.{quoted(c)} AS {ours}" for ours, c in (("score", score), ("rank", rank)) if c]
     else:
         relevance = _find(names, "relevance", form, label, kind, not lists, taken=taken)
+        _refuse_case_twins(own, [relevance] if relevance else [], label)
         if lists:  # relevant items, graded by a parallel list or 1
             select.append(f"CAST(UNNEST(t.{quoted(item)}) AS VARCHAR) AS item_id")
             if relevance is None:

@@ -595,6 +595,34 @@ def test_a_column_named_twice_is_refused(tmp_path):
     assert rm.evaluate(str(t), str(r), ["AP"]) == {"AP": 0.5}
 
 
+def test_columns_differing_only_in_case_are_refused_when_read(tmp_path):
+    # a run with S (3, 2) and s (1, 5) and columns={'score': 's'}: DuckDB reads names without case and renamed s to
+    # s_1, so 's' found S: P@1 of q1 was 1 (a, judged 1, first by S) where s ranks b (judged 0) first, P@1 0. Every
+    # form that can hold both names is refused, naming them; a pair that is not read does not matter
+    run = pa.table({"Q": ["q1", "q1"], "item_id": ["a", "b"], "S": [3.0, 2.0], "s": [1.0, 5.0]})
+    judged = pa.table({"query_id": ["q1", "q1"], "item_id": ["a", "b"], "relevance": [1, 0]})
+    pq.write_table(run, tmp_path / "run.parquet")
+    csv = write(tmp_path, "run.csv", "Q,item_id,S,s\nq1,a,3,1\nq1,b,2,5\n")
+    for obj, label in ((run, "pyarrow Table"), (run.to_pandas(), "pandas DataFrame"),
+                       (str(tmp_path / "run.parquet"), str(tmp_path / "run.parquet")), (csv, csv)):
+        for score in ("s", "S"):
+            with pytest.raises(InputError, match=f"^{re.escape(label)}: columns S and s differ only in case"):
+                rm.evaluate(judged, obj, ["P@1"], columns={"query_id": "Q", "score": score})
+    refused(["eval", "--query-column", "Q", "--score-column", "s", write(tmp_path, "q.csv", "query_id,item_id,"
+             "relevance\nq1,a,1\nq1,b,0\n"), csv], 1, f"{csv}: columns S and s differ only in case")
+    # a group column and the judgments' grade likewise
+    grouped = run.append_column("G", pa.array(["m", "m"])).append_column("g", pa.array(["x", "y"]))
+    with pytest.raises(InputError, match="^pyarrow Table: columns G and g differ only in case"):
+        rm.evaluate(judged, grouped.drop_columns(["s"]), ["P@1"], columns={"query_id": "Q", "score": "S"}, by=["g"])
+    twins = judged.append_column("Judge", pa.array([0, 1])).append_column("judge", pa.array([1, 0]))
+    with pytest.raises(InputError, match="^pyarrow Table: columns Judge and judge differ only in case"):
+        rm.evaluate(twins, run.drop_columns(["s"]), ["P@1"], columns={"query_id": "Q", "score": "S",
+                                                                      "relevance": "judge"})
+    # s and S not read (the score is named x): q1's a (x 1) below b (x 2), b judged 0: P@1 = 0
+    other = run.append_column("x", pa.array([1.0, 2.0]))
+    assert rm.evaluate(judged, other, ["P@1"], columns={"query_id": "Q", "score": "x"}) == {"P@1": 0.0}
+
+
 @pytest.mark.parametrize("kind", ["arrow", "parquet"])
 @pytest.mark.parametrize("arrow_type,duck_type", [(pa.bool_(), "BOOLEAN"), (pa.binary(), "BLOB")])
 def test_a_number_column_of_a_type_without_numbers_is_refused_by_its_type(tmp_path, kind, arrow_type, duck_type):
