@@ -850,8 +850,8 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     by=[...] names group columns of the run, each group evaluated as a run of its own (the rows gain a column per
     group column, the means are per group); judgments_by: those of them the judgments have too, joined on (the
     judgments are shared by the groups on the others); run_lists / judgment_lists: the item column is a list
-    (the run's in rank order; the judgments' with their grades in a parallel list when columns names a
-    relevance column, else grade 1).
+    (the run's in rank order; the judgments' with their grades in a parallel list, the relevance column:
+    columns' or ours, relevance; judgment_lists='ones': no grades, each listed item grade 1).
     interactions, items: the tables the recommender metrics MeanInvUserFreq, AvgRecPopularity and Serendipity
     read (training interactions: user_id, item_id; the catalog: item_id, and embedding for IntraListDiversity),
     as table names; interactions_columns, items_columns: their column names where they differ (as evaluate).
@@ -886,7 +886,8 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
             table.set("alias", node.args.get("alias"))
             return table
         return node
-    form = shape.Shape(columns, by, judgments_by, run_lists, judgment_lists, interactions_columns, items_columns)
+    form = shape.Shape(columns, by, judgments_by, run_lists, judgment_lists, interactions_columns, items_columns,
+                       tables=True)
     side_columns = tuple((name, () if role == "reference" else  # the reference: the run's columns
                           tuple(sorted(form.side_columns(role, checks.SIDE_COLUMNS[name]).items())))
                          for name, role in sorted(sides.items()))

@@ -209,9 +209,10 @@ def _add_shape(p, tables: bool = False) -> None:
                        help="a group column (of --by) that the judgments table has too: joined on it")
         g.add_argument("--run-lists", action="store_true",
                        help="the run's item column is a list (array) in rank order")
-        g.add_argument("--judgment-lists", action="store_true",
-                       help="the judgments' item column is a list of relevant items (grades: a parallel list "
-                            "named by --relevance-column, else 1)")
+        g.add_argument("--judgment-lists", nargs="?", const=True, default=False, choices=("ones",),
+                       help="the judgments' item column is a list of relevant items, their grades a parallel "
+                            "list: the relevance column (--relevance-column, default relevance); "
+                            "--judgment-lists ones: no grades, each listed item grade 1")
 
 
 def _add_sides(p, tables: bool = False, reference: bool = True) -> None:
@@ -264,11 +265,6 @@ def _shape(args) -> dict:
     for name in ("judgments_by", "run_lists", "judgment_lists"):
         if hasattr(args, name):
             out[name] = getattr(args, name)
-    if getattr(args, "judgment_lists", False) and "relevance" not in out["columns"]:
-        # SQL over tables nobody read first cannot see whether a grades list is there (eval and the dbt package
-        # read a `relevance` list when there is one): say which grades the SQL gives
-        sys.stderr.write("rankmetrics: note: --judgment-lists without --relevance-column: every listed item has "
-                         "grade 1 (name a parallel list of grades: --relevance-column relevance)\n")
     return out
 
 
@@ -462,7 +458,8 @@ def cmd_macros(args) -> int:
     from . import native
     from .shape import Shape
     sides = _sides(args)
-    form = Shape(**_shape(args), **{key: sides.pop(key) for key in list(sides) if key.endswith("_columns")})
+    form = Shape(**_shape(args), **{key: sides.pop(key) for key in list(sides) if key.endswith("_columns")},
+                 tables=True)
     sys.stdout.write(native.script(args.dialect, run=args.run, judgments=args.judgments, schema=args.schema,
                                    run_columns=args.run_columns, form=form, **sides))
     return 0

@@ -82,8 +82,22 @@ class Shape:
     (interactions_columns, items_columns: {our name: theirs}, SIDE_COLUMNS). Every route checks these here."""
 
     def __init__(self, columns=None, by=None, judgments_by=None, run_lists=False, judgment_lists=False,
-                 interactions_columns=None, items_columns=None):
+                 interactions_columns=None, items_columns=None, tables=False):
         columns = _mapping(columns or None, COLUMNS, "columns")
+        if judgment_lists == "ones":  # each listed item relevant, grade 1 (MLlib's label arrays): no grades list
+            if "relevance" in columns:
+                raise UsageError(f"judgment_lists='ones' gives each listed item grade 1, and columns names a "
+                                 f"relevance column ({columns['relevance']}) of grades: give one of them")
+            judgment_lists = True
+        elif type(judgment_lists).__name__ not in ("bool", "bool_"):
+            raise UsageError(f"judgment_lists must be True, False or 'ones', not {judgment_lists!r}")
+        elif judgment_lists and tables:
+            # SQL over tables nobody read first (tables: to_sql, rankmetrics sql and macros) cannot see whether a
+            # grades list is there: it reads the one named as the relevance column, ours (relevance) unless named,
+            # as eval and the dbt package read a relevance list; a table without one fails in the engine, where
+            # every listed item silently had grade 1. judgment_lists='ones' says there is none.
+            columns.setdefault("relevance", "relevance")
+        judgment_lists = bool(judgment_lists)
         # a name equal to ours is ours, but for the judgments' grades beside item lists: naming the column says
         # the grades are a parallel list (left out, every listed item is relevant, grade 1)
         self.columns = {k: v for k, v in columns.items() if v != k or (k == "relevance" and judgment_lists)}
@@ -92,7 +106,7 @@ class Shape:
         extra = [g for g in self.judgments_by if g not in self.by]
         if extra:
             raise UsageError(f"judgments_by: {', '.join(extra)} is not a group column (by)")
-        flag("run_lists", run_lists), flag("judgment_lists", judgment_lists)
+        flag("run_lists", run_lists)
         self.run_lists, self.judgment_lists = run_lists, judgment_lists
         # the results carry the group columns beside these: a group named like one would overwrite it (a JSON
         # key, an Arrow or CSV column) or be overwritten; SQL engines fold the case of names, so any case clashes

@@ -944,11 +944,12 @@ def test_python_grouped_rows_in_order():
 
 
 def test_sql_judgment_lists_read_the_grades_list_named_relevance(tmp_path):
-    """Judgments as lists with their grades in a parallel list whose column is named relevance, our own name:
-    naming it (columns={'relevance': 'relevance'}, --relevance-column relevance) reads the grades, as naming
-    any other column does; to_sql gave every listed item grade 1 when the name equalled ours. One query, run
-    a, b, c (scores 3, 2, 1), judged [a, b, c] with grades [0, 2, 1]: DCG@3 = 0 + 2/log2(3) + 1/2, ideal
-    2 + 1/log2(3); with every grade 1 the run would be ideal (1.0)."""
+    """Judgments as lists with their grades in a parallel list whose column is named relevance, our own name: the
+    SQL reads it whether named (columns={'relevance': 'relevance'}, --relevance-column relevance) or not, as eval
+    and the dbt package read it (without the name the SQL gave every listed item grade 1, with a note: a silent
+    1.0). One query, run a, b, c (scores 3, 2, 1), judged [a, b, c] with grades [0, 2, 1]: DCG@3 = 0 + 2/log2(3)
+    + 1/2, ideal 2 + 1/log2(3); with every grade 1 the run is ideal (1.0), which --judgment-lists ones asks for
+    (MLlib's label arrays). A table without the relevance list fails in the engine, naming the column."""
     import duckdb
     from conftest import cli
     want = (2 / math.log2(3) + 1 / 2) / (2 + 1 / math.log2(3))
@@ -956,24 +957,36 @@ def test_sql_judgment_lists_read_the_grades_list_named_relevance(tmp_path):
     con.execute("CREATE TABLE recs AS SELECT * FROM (VALUES ('u', 'a', 3.0), ('u', 'b', 2.0), ('u', 'c', 1.0)) "
                 "AS t(user_id, item_id, score)")
     con.execute("CREATE TABLE labels AS SELECT 'u' AS user_id, ['a', 'b', 'c'] AS item_id, [0, 2, 1] AS relevance")
-    sql = rm.to_sql(["nDCG@3"], dialect="duckdb", run="recs", judgments="labels",
-                    columns={"query_id": "user_id", "relevance": "relevance"}, judgment_lists=True)
-    assert con.execute(sql).fetchall() == [("nDCG@3", None, pytest.approx(want, abs=1e-12))]
-    p = cli("sql", "-m", "nDCG@3", "--run", "recs", "--judgments", "labels", "--query-column", "user_id",
-            "--relevance-column", "relevance", "--judgment-lists")
-    assert con.execute(p.stdout).fetchall() == [("nDCG@3", None, pytest.approx(want, abs=1e-12))]
-    assert p.stderr == ""
-    # without --relevance-column the SQL gives every listed item grade 1 (it cannot see the table): the run is then
-    # ideal, 1.0, and a note says so, where eval and the dbt package read the relevance list
-    p = cli("sql", "-m", "nDCG@3", "--run", "recs", "--judgments", "labels", "--query-column", "user_id",
-            "--judgment-lists")
+    con.execute("CREATE TABLE ones AS SELECT 'u' AS user_id, ['a', 'b', 'c'] AS item_id")
+    for columns in ({"query_id": "user_id", "relevance": "relevance"}, {"query_id": "user_id"}):
+        sql = rm.to_sql(["nDCG@3"], dialect="duckdb", run="recs", judgments="labels", columns=columns,
+                        judgment_lists=True)
+        assert con.execute(sql).fetchall() == [("nDCG@3", None, pytest.approx(want, abs=1e-12))]
+    for named in (["--relevance-column", "relevance"], []):
+        p = cli("sql", "-m", "nDCG@3", "--run", "recs", "--judgments", "labels", "--query-column", "user_id",
+                *named, "--judgment-lists")
+        assert con.execute(p.stdout).fetchall() == [("nDCG@3", None, pytest.approx(want, abs=1e-12))]
+        assert p.stderr == ""
+    # no grades: each listed item grade 1, the run ideal
+    p = cli("sql", "-m", "nDCG@3", "--run", "recs", "--judgments", "ones", "--query-column", "user_id",
+            "--judgment-lists", "ones")
     assert con.execute(p.stdout).fetchall() == [("nDCG@3", None, pytest.approx(1.0, abs=1e-12))]
-    assert p.stderr == ("rankmetrics: note: --judgment-lists without --relevance-column: every listed item has grade "
-                        "1 (name a parallel list of grades: --relevance-column relevance)\n")
+    sql = rm.to_sql(["nDCG@3"], run="recs", judgments="ones", columns={"query_id": "user_id"}, judgment_lists="ones")
+    assert con.execute(sql).fetchall() == [("nDCG@3", None, pytest.approx(1.0, abs=1e-12))]
+    with pytest.raises(duckdb.BinderException, match="relevance"):
+        con.execute(rm.to_sql(["nDCG@3"], run="recs", judgments="ones", columns={"query_id": "user_id"},
+                              judgment_lists=True))
+    with pytest.raises(UsageError, match="judgment_lists='ones' gives each listed item grade 1, and columns names a "
+                                         "relevance column"):
+        rm.to_sql(["nDCG@3"], run="recs", judgments="ones", columns={"relevance": "g"}, judgment_lists="ones")
+    with pytest.raises(UsageError, match="judgment_lists must be True, False or 'ones', not 'yes'"):
+        rm.to_sql(["nDCG@3"], run="recs", judgments="ones", judgment_lists="yes")
+    p = cli("sql", "--run", "recs", "--judgments", "ones", "--judgment-lists", "twos", check=False)
+    assert p.returncode == 2 and "invalid choice: 'twos'" in p.stderr
     judged = pa.table({"user_id": ["u"], "item_id": [["a", "b", "c"]], "relevance": [[0, 2, 1]]})
     ran = con.sql("SELECT * FROM recs").to_arrow_table()
-    assert rm.evaluate(judged, ran, ["nDCG@3"], columns={"query_id": "user_id", "relevance": "relevance"}
-                       )["nDCG@3"] == pytest.approx(want, abs=1e-12)  # lists read as such
+    for columns in ({"query_id": "user_id", "relevance": "relevance"}, {"query_id": "user_id"}):
+        assert rm.evaluate(judged, ran, ["nDCG@3"], columns=columns)["nDCG@3"] == pytest.approx(want, abs=1e-12)
 
 
 def test_group_column_types_across_the_run_and_the_judgments(tmp_path):
