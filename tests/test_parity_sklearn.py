@@ -124,3 +124,31 @@ def test_negative_grade_with_raw_gain_on_the_command_line(tmp_path):
     value = [row["value"] for row in __import__("json").loads(p.stdout) if row["query_id"] == "q1"]
     assert value == [pytest.approx(-1 + 1 / math.log2(3))]
     assert value[0] == pytest.approx(dcg_score([[-1, 1]], [[3, 2]]))
+
+
+def test_raw_gain_refuses_the_grade_the_measure_reads(tmp_path):
+    """Under grades 'truncate' (the trec_eval preset with --gain raw) a grade of -0.5 is read as 0 (toward zero), a
+    grade raw gain takes: eval refused the -0.5 as written, where the SQL (which checks the truncated grade) gave
+    the number. Now both give it; -1.5 (read as -1) and, with grades as given, -0.5 are refused by both. By hand:
+    a (grade 0) then b (grade 2): DCG@2 = 2 / log2(3), ideal 2, nDCG@2 = 1 / log2(3); scikit-learn agrees on the
+    truncated grades."""
+    import duckdb
+    from rankmetrics_duckdb import to_sql
+    from rankmetrics_duckdb.errors import InputError
+    run = pa.table({"query_id": ["q1", "q1"], "item_id": ["a", "b"], "score": [2.0, 1.0]})
+    want = 1 / math.log2(3)
+    assert want == pytest.approx(ndcg_score([[0, 2]], [[2.0, 1.0]], k=2))
+    con = duckdb.connect()
+    con.register("run", run)
+    for grade, overrides, ok in ((-0.5, {}, True), (-1.5, {}, False), (-0.5, {"grades": "as_given"}, False)):
+        judged = pa.table({"query_id": ["q1", "q1"], "item_id": ["a", "b"], "relevance": [grade, 2.0]})
+        con.register("judgments", judged)
+        sql = to_sql(["nDCG@2"], run="run", judgments="judgments", gain="raw", **overrides)
+        if ok:
+            assert evaluate(judged, run, ["nDCG@2"], gain="raw", **overrides) == {"nDCG@2": pytest.approx(want)}
+            assert con.execute(sql).fetchall() == [("nDCG@2", None, pytest.approx(want))]
+        else:
+            with pytest.raises(InputError, match=f"grade {grade:g} \\(query q1, item a\\) is negative"):
+                evaluate(judged, run, ["nDCG@2"], gain="raw", **overrides)
+            with pytest.raises(duckdb.Error, match="item a of query q1 has a negative grade"):
+                con.execute(sql).fetchall()
