@@ -33,6 +33,12 @@ def is_gzip(path: str) -> bool:
         return fh.read(2) == GZIP_MAGIC
 
 
+def open_text(path: str, mode: str = "rt", **options):
+    """The file opened for reading, decompressed when it is gzip (is_gzip): every reader of our text forms takes
+    both."""
+    return (gzip.open if is_gzip(path) else open)(path, mode, **options)
+
+
 def compression(path: str) -> str:
     """DuckDB's compression option for reading a text file: 'gzip' when its first bytes say gzip, else 'none'.
     DuckDB's 'auto' goes by the name's extension: a gzip file named otherwise was read as text and refused."""
@@ -45,10 +51,9 @@ def compression(path: str) -> str:
 def peek(path: str, n: int = 50) -> tuple[bool, list[str]]:
     """(is gzip, the first n non-blank lines) of a text file."""
     is_gz = is_gzip(path)
-    opener = gzip.open if is_gz else open
     lines = []
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+        with open_text(path, encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 if line.strip():
                     lines.append(line.rstrip("\r\n"))
@@ -82,7 +87,7 @@ def refuse_binary(path: str, expected: str = EXPECTED) -> None:
     expected: what the reader takes, for the message (the readers of one text form name it: no Parquet there)."""
     try:
         is_gz = is_gzip(path)
-        with (gzip.open if is_gz else open)(path, "rb") as fh:
+        with open_text(path, "rb") as fh:
             chunk = fh.read(65536)
         fault = text_fault(path, chunk, expected) or (None if is_gz else _nul_fault(path, expected))
     except READ_ERRORS as e:
@@ -143,7 +148,7 @@ def read_fault(path: str) -> str | None:
     return that does not end a line (DuckDB's CSV reader stops at one between lines that end in \n: "The CSV Parser
     state machine reached an invalid state", naming no line)."""
     try:
-        with (gzip.open if is_gzip(path) else open)(path, "rb") as fh:
+        with open_text(path, "rb") as fh:
             data = fh.read()
     except READ_ERRORS:
         return None
@@ -201,8 +206,7 @@ def char_name(c: str) -> str:
 def csv_shape_fault(path: str, delim: str) -> str | None:
     """On the error path of a CSV read: the first line whose field count differs from the header's."""
     import csv
-    opener = gzip.open if peek(path, 1)[0] else open
-    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
+    with open_text(path, encoding="utf-8", errors="replace", newline="") as fh:
         rows = csv.reader(fh, delimiter=delim)
         header = None
         try:
@@ -224,8 +228,7 @@ def csv_quote_fault(path: str, delim: str) -> str | None:
     '"a"x': text after a closing quote), which DuckDB reads into the value ('"a'), by Python's csv module in
     its strict mode; None if there is none. Run only when an id holds a quote."""
     import csv
-    opener = gzip.open if peek(path, 1)[0] else open
-    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
+    with open_text(path, encoding="utf-8", errors="replace", newline="") as fh:
         rows = csv.reader(fh, delimiter=delim, strict=True)
         start = 1
         try:
@@ -241,8 +244,7 @@ def csv_quote_fault(path: str, delim: str) -> str | None:
 
 def first_line_number(path: str, predicate) -> int | None:
     """1-based number of the first line satisfying predicate (used on the error path only)."""
-    opener = gzip.open if peek(path, 1)[0] else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+    with open_text(path, encoding="utf-8", errors="replace") as fh:
         for number, line in enumerate(fh, 1):
             if predicate(line.rstrip("\r\n")):
                 return number
@@ -394,7 +396,7 @@ def read_zscores(path: str) -> dict:
     refuse_binary(path, "z-score text: lines 'qid measure mean stddev', or gzip of it")
     out, where = {}, {}
     try:
-        with (gzip.open if is_gzip(path) else open)(path, "rt", encoding="utf-8-sig") as fh:  # a byte order mark
+        with open_text(path, encoding="utf-8-sig") as fh:  # a byte order mark
             #                                                                  is not part of the first query id
             for number, line in enumerate(fh, 1):
                 fields = split_fields(line)
@@ -438,7 +440,7 @@ def field_lines(path: str, names: tuple, kind: str):
     try:
         # utf-8-sig: a byte order mark is not part of the first query id (DuckDB's reader of qrels and runs drops
         # it too; kept, the first query matched no run query and its values were silently 0)
-        with (gzip.open if is_gzip(path) else open)(path, "rt", encoding="utf-8-sig", newline="") as fh:
+        with open_text(path, encoding="utf-8-sig", newline="") as fh:
             for number, line in enumerate(fh, 1):
                 fields = split_fields(line)
                 if line.startswith("#") or not fields:
