@@ -396,8 +396,7 @@ def read_zscores(path: str) -> dict:
     refuse_binary(path, "z-score text: lines 'qid measure mean stddev', or gzip of it")
     out, where = {}, {}
     try:
-        with open_text(path, encoding="utf-8-sig") as fh:  # a byte order mark
-            #                                                                  is not part of the first query id
+        with open_text(path, encoding="utf-8-sig") as fh:  # a byte order mark is not part of the first query id
             for number, line in enumerate(fh, 1):
                 fields = split_fields(line)
                 if not fields:
