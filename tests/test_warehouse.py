@@ -983,6 +983,12 @@ def test_sql_judgment_lists_read_the_grades_list_named_relevance(tmp_path):
         rm.to_sql(["nDCG@3"], run="recs", judgments="ones", judgment_lists="yes")
     p = cli("sql", "--run", "recs", "--judgments", "ones", "--judgment-lists", "twos", check=False)
     assert p.returncode == 2 and "invalid choice: 'twos'" in p.stderr
+    # the DuckDB macros see the table: the relevance list when there is one, relevance_column := NULL for none
+    rm.register(con)
+    macro = "SELECT value FROM ndcg('recs', '{}', 3, query_column := 'user_id', judgment_lists := true{})"
+    assert con.execute(macro.format("labels", "")).fetchall() == [(pytest.approx(want, abs=1e-12),)]
+    for table, extra in (("labels", ", relevance_column := NULL"), ("ones", "")):
+        assert con.execute(macro.format(table, extra)).fetchall() == [(pytest.approx(1.0, abs=1e-12),)]
     judged = pa.table({"user_id": ["u"], "item_id": [["a", "b", "c"]], "relevance": [[0, 2, 1]]})
     ran = con.sql("SELECT * FROM recs").to_arrow_table()
     for columns in ({"query_id": "user_id", "relevance": "relevance"}, {"query_id": "user_id"}):
