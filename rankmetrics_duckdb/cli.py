@@ -206,7 +206,11 @@ def _add_shape(p, tables: bool = False) -> None:
                         "as a run of its own; the rows gain a column per group column")
     if tables:
         g.add_argument("--judgments-by", action="append", metavar="COLUMN",
-                       help="a group column (of --by) that the judgments table has too: joined on it")
+                       help="a group column (of --by) that the judgments table has too: joined on it (with --by, "
+                            "this or --shared-judgments is required: the SQL cannot see the table)")
+        g.add_argument("--shared-judgments", action="store_true",
+                       help="the judgments table has none of the group columns (--by): its judgments serve every "
+                            "group")
         g.add_argument("--run-lists", action="store_true",
                        help="the run's item column is a list (array) in rank order")
         g.add_argument("--judgment-lists", nargs="?", const=True, default=False, choices=("ones",),
@@ -265,6 +269,11 @@ def _shape(args) -> dict:
     for name in ("judgments_by", "run_lists", "judgment_lists"):
         if hasattr(args, name):
             out[name] = getattr(args, name)
+    if getattr(args, "shared_judgments", False):
+        if args.judgments_by:
+            raise UsageError(f"--shared-judgments says the judgments have none of the group columns; it contradicts "
+                             f"--judgments-by {args.judgments_by[0]}: give one of them")
+        out["judgments_by"] = []
     return out
 
 

@@ -122,6 +122,13 @@ class Shape:
         if clash:
             raise UsageError(f"by: {', '.join(clash)} is one of the run's id, score or rank columns, or has one of "
                              f"their names ({', '.join(COLUMNS)}); rename the group column in a view or query")
+        if tables and self.by and judgments_by is None:
+            # SQL over tables nobody read first cannot see which group columns the judgments have: shared judgments
+            # of a table that has one (labels per day) gave each group the judgments of every group, silently
+            raise UsageError(f"by: say which of the group columns the judgments table has too (the SQL cannot see "
+                             f"it): judgments_by=[...] (--judgments-by COLUMN), or judgments_by=[] "
+                             f"(--shared-judgments) when it has none of {', '.join(self.by)} and its judgments serve "
+                             f"every group")
         # as given (a name given equal to ours still says the input has that column: native.script's vectors)
         self.sides = {role: _mapping(value, SIDE_COLUMNS[role], f"{role}_columns")
                       for role, value in (("interactions", interactions_columns), ("items", items_columns))}

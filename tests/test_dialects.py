@@ -492,7 +492,8 @@ def test_internal_names_are_no_keyword_of_any_dialect():
     few it does not (STREAM)."""
     import sqlglot
     from sqlglot import exp
-    query = rm.to_sql(["nDCG@10", "AP"], dialect="duckdb", run="r", judgments="j", by=["m"], per_query=True)
+    query = rm.to_sql(["nDCG@10", "AP"], dialect="duckdb", run="r", judgments="j", by=["m"], judgments_by=[],
+                      per_query=True)
     tree = sqlglot.parse_one(query, read="duckdb")
     names = {c.alias.upper() for c in tree.find_all(exp.CTE)} | {
         a.name.upper() for a in tree.find_all(exp.TableAlias) if a.name}
@@ -791,7 +792,7 @@ def test_engine_catalog_wide_metrics_per_group(engine):
     names = _recsys_names(engine)
     sql = rm.to_sql(GROUPED_METRICS, dialect=engine.engine.dialect, run=names["stacked"],
                     judgments=names["grouped_test"], convention="rectools", run_columns="score,rank",
-                    columns=GROUPED_COLUMNS, by=["model"], items=names["items"])
+                    columns=GROUPED_COLUMNS, by=["model"], judgments_by=[], items=names["items"])
     got = {}
     for measure, model, query_id, value in engine.engine.rows(sql):
         assert query_id is None, (measure, model, query_id)
@@ -824,9 +825,11 @@ def test_engine_side_tables_without_a_catalog_equal_eval(engine):
 def test_cli_sql_with_side_tables_and_groups_prints_to_sql():
     p = cli("sql", "--dialect", "postgres", "-m", "Gini@10", "-m", "Serendipity@10", "--run", "recs",
             "--judgments", "test", "--interactions", "train", "--items", "catalog", "--by", "model",
-            "--query-column", "user", "--convention", "rectools", "--run-columns", "score,rank")
+            "--shared-judgments", "--query-column", "user", "--convention", "rectools", "--run-columns",
+            "score,rank")
     assert p.stdout == rm.to_sql(["Gini@10", "Serendipity@10"], dialect="postgres", run="recs", judgments="test",
-                                 interactions="train", items="catalog", by=["model"], columns={"query_id": "user"},
+                                 interactions="train", items="catalog", by=["model"], judgments_by=[],
+                                 columns={"query_id": "user"},
                                  convention="rectools", run_columns="score,rank")
 
 
@@ -1014,7 +1017,7 @@ def test_group_values_compare_bytewise_where_ids_are_collated(dialect):
     for other in dialects.names():
         if not dialects.get(other).collate_ids:
             assert "SELECT DISTINCT r.model AS rm_g1" in " ".join(rm.to_sql(
-                ["AP"], dialect=other, run="r", judgments="j", by=["model"]).split()), other
+                ["AP"], dialect=other, run="r", judgments="j", by=["model"], judgments_by=[]).split()), other
     run, judgments = cased_groups_tables()
     back = engines.ReadBack(dialect)
     try:

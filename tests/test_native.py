@@ -321,8 +321,9 @@ def test_recommender_objects_per_group_with_mapped_columns():
             ("items", ITEMS_TABLE.rename_columns(["film", "vec"])))}
         ddl = cli("macros", "--dialect", "postgres", "--schema", "rm", "--run", tables["run"], "--judgments",
                   tables["judgments"], "--run-columns", "score,rank", "--interactions", tables["interactions"],
-                  "--items", tables["items"], "--by", "model", "--query-column", "uid", "--item-column", "movie",
-                  "--score-column", "pred", "--rank-column", "pos", "--interactions-user-column", "who",
+                  "--items", tables["items"], "--by", "model", "--shared-judgments", "--query-column", "uid",
+                  "--item-column", "movie", "--score-column", "pred", "--rank-column", "pos",
+                  "--interactions-user-column", "who",
                   "--interactions-item-column", "film", "--items-item-column", "film", "--items-embedding-column",
                   "vec").stdout
         for statement in statements(ddl):

@@ -635,7 +635,7 @@ def test_hand_computed_intersection_per_group():
                        ).fetchall()
     assert dict(rows) == pytest.approx({"A": 0.0, "B": 1 / 2}, abs=1e-12)
     rows = con.execute(to_sql(["Intersection@3"], run="r", judgments="j", reference="f", columns=columns,
-                              by=["seg"])).fetchall()
+                              by=["seg"], judgments_by=[])).fetchall()
     assert {r[1]: r[-1] for r in rows} == pytest.approx({"A": 1 / 3, "B": 1 / 2}, abs=1e-12)
 
 

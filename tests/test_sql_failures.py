@@ -259,7 +259,7 @@ def test_mariadb_refuses_ids_ending_in_a_space():
         e.rows("INSERT INTO rm.pad_run VALUES ('q1', 'd1', 1.0, 'a'), ('q1', 'd2', 0.5, 'a')")
         e.rows("INSERT INTO rm.pad_qrels VALUES ('q1', 'd1', 1), ('q1', 'd2', 0)")
         sql = {by: rm.to_sql(["P@1"], dialect="mysql", run="rm.pad_run", judgments="rm.pad_qrels",
-                          by=["model"] if by else None)
+                          by=["model"] if by else None, judgments_by=[])
                for by in (False, True)}
         assert [float(r[-1]) for r in e.rows(sql[False]) + e.rows(sql[True])] == [1.0, 1.0]  # d1 judged 1, first
         e.rows("UPDATE rm.pad_run SET item_id = 'd1 ' WHERE item_id = 'd1'")
@@ -305,14 +305,15 @@ def test_missing_ids_fail(engine):
     with pytest.raises(Exception, match=r"a row of the judgments has no query id or no item id \(NULL or empty\)"):
         e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["run"], judgments=t["space_query"]))
     with pytest.raises(Exception, match=r"a row of the run has no query id or no item id \(NULL or empty\)"):
-        e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["empty_query_by"], judgments=t["qrels"], by=["model"]))
+        e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["empty_query_by"], judgments=t["qrels"], by=["model"],
+                         judgments_by=[]))
     for per_query in (False, True):
         with pytest.raises(Exception, match=r"a row of the run has no query id or no item id \(NULL or empty\)"):
             e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["null_query_by"], judgments=t["qrels"], by=["model"],
-                             per_query=per_query))
+                             judgments_by=[], per_query=per_query))
         with pytest.raises(Exception, match=r"a row of the judgments has no query id or no item id \(NULL or empty\)"):
             e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=t["null_query_by"], judgments=t["no_query_judged"],
-                             by=["model"], per_query=per_query))
+                             by=["model"], judgments_by=[], per_query=per_query))
 
 
 def test_an_id_of_unicode_spaces_is_an_id(engine):

@@ -489,7 +489,7 @@ def test_sql_empty_list_without_a_query_id_and_all_lists_empty(engine):
     for run, by, per_query in (("no_id_run", [], False), ("blank_id_run", ["model"], True))[:1 if slow else 2]:
         with pytest.raises(Exception, match=MISSING_QUERY_ID):
             e.rows(rm.to_sql(["P@2"], dialect=e.dialect, run=names[run], judgments=names["empty_qrels"],
-                             run_lists=True, by=by, per_query=per_query))
+                             run_lists=True, by=by, judgments_by=[], per_query=per_query))
     for case, (measures, kw, per_query) in list(ALL_EMPTY_CASES.items())[:1 if slow else 2]:
         sql = rm.to_sql(measures, dialect=e.dialect, run=names["all_empty_run"], judgments=names["empty_qrels"],
                         per_query=per_query, run_lists=True, **kw)
@@ -602,7 +602,7 @@ def test_sql_column_names_that_are_keywords(engine):
                                           "index": [1.0, 0.5]})),
             e.load("wh_kw_judged", pa.table({"select": ["q1"], "order": ["b"], "values": pa.array([1], pa.int64())})))
     run, judged = KEYWORD_TABLES[key]
-    sql = rm.to_sql(["P@2", "P@1"], dialect=e.dialect, run=run, judgments=judged, by=["group"],
+    sql = rm.to_sql(["P@2", "P@1"], dialect=e.dialect, run=run, judgments=judged, by=["group"], judgments_by=[],
                     columns={"query_id": "select", "item_id": "order", "score": "index", "relevance": "values"})
     got = {r[0]: float(r[-1]) for r in e.rows(sql)}
     assert got == {"P@2": 0.5, "P@1": 0.0}
@@ -614,7 +614,7 @@ KEYWORD_TABLES = {}
 def test_sql_groups_and_column_names(engine):
     e, names = engine
     sql = rm.to_sql(list(MEASURES), dialect=e.dialect, run=names["recs"], judgments=names["labels"],
-                    per_query=True, columns=COLUMNS, by=BY)
+                    per_query=True, columns=COLUMNS, by=BY, judgments_by=[])
     check(e.rows(sql), EXPECTED, f"{e.dialect} sql")
     sql = rm.to_sql(list(MEASURES), dialect=e.dialect, run=names["recs"], judgments=names["seg_labels"],
                     per_query=True, columns=COLUMNS, by=BY, judgments_by=["segment"])
@@ -627,10 +627,10 @@ def test_sql_lists(engine):
     if e.dialect in NO_LISTS:
         with pytest.raises(UsageError, match=f"{e.dialect} has no list"):
             rm.to_sql(list(MEASURES), dialect=e.dialect, run=names["recs"], judgments=names["labels"],
-                      columns=columns, by=BY, run_lists=True)
+                      columns=columns, by=BY, judgments_by=[], run_lists=True)
         return
     sql = rm.to_sql(list(MEASURES), dialect=e.dialect, run=names["lrecs"], judgments=names["llabels"],
-                    per_query=True, columns=columns, by=BY, run_lists=True, judgment_lists=True)
+                    per_query=True, columns=columns, by=BY, judgments_by=[], run_lists=True, judgment_lists=True)
     check(e.rows(sql), EXPECTED, f"{e.dialect} sql, lists")
     sql = rm.to_sql(list(MEASURES), dialect=e.dialect, run=names["lrecs"], judgments=names["lseg_labels"],
                     per_query=True, columns=columns, by=BY, judgments_by=["segment"], run_lists=True,
@@ -656,6 +656,41 @@ def test_native_functions_on_postgres():
         check(rows, EXPECTED, "postgres functions")
     finally:
         e.close()
+
+
+def test_sql_groups_must_say_which_group_columns_the_judgments_have():
+    """The SQL cannot see the judgments table: with by, it must be told which group columns the judgments have
+    (judgments_by, --judgments-by) or that they have none (judgments_by=[], --shared-judgments). Left unsaid, the
+    judgments were read as shared: labels per day (day 1 judges a, day 2 judges b) gave day 2, which ranks a then b,
+    P@1 1 (a judged on day 1), where its own labels give 0 and AP 1/2 (b relevant at rank 2), as eval gives."""
+    import duckdb
+    from conftest import cli
+    con = duckdb.connect()
+    con.execute("CREATE TABLE run AS SELECT * FROM (VALUES (1, 'u', 'a', 2.0), (1, 'u', 'b', 1.0), (2, 'u', 'a', 2.0), "
+                "(2, 'u', 'b', 1.0)) AS t(ds, query_id, item_id, score)")
+    con.execute("CREATE TABLE labels AS SELECT * FROM (VALUES (1, 'u', 'a', 1), (2, 'u', 'b', 1)) "
+                "AS t(ds, query_id, item_id, relevance)")
+    con.execute("CREATE TABLE shared AS SELECT * FROM (VALUES ('u', 'b', 1)) AS t(query_id, item_id, relevance)")
+    with pytest.raises(UsageError, match=r"by: say which of the group columns the judgments table has too"):
+        rm.to_sql(["P@1", "AP"], run="run", judgments="labels", by=["ds"])
+    p = cli("sql", "--run", "run", "--judgments", "labels", "--by", "ds", check=False)
+    assert p.returncode == 2 and "--shared-judgments" in p.stderr and p.stdout == ""
+    p = cli("macros", "--dialect", "postgres", "--run", "run", "--judgments", "labels", "--by", "ds", check=False)
+    assert p.returncode == 2 and "say which of the group columns" in p.stderr
+    want = {(1,): {"P@1": 1.0, "AP": 1.0}, (2,): {"P@1": 0.0, "AP": 0.5}}
+    assert rm.evaluate(con.table("labels"), con.table("run"), ["P@1", "AP"], by=["ds"]) == want
+    sql = rm.to_sql(["P@1", "AP"], run="run", judgments="labels", by=["ds"], judgments_by=["ds"])
+    assert {(r[1], r[0]): r[-1] for r in con.execute(sql).fetchall()} == {
+        (d, m): v for (d,), values in want.items() for m, v in values.items()}
+    # shared judgments (b relevant for both days, a unjudged): P@1 0, AP 1/2 each day
+    sql = rm.to_sql(["P@1", "AP"], run="run", judgments="shared", by=["ds"], judgments_by=[])
+    assert sorted((r[1], r[0], r[-1]) for r in con.execute(sql).fetchall()) == [
+        (1, "AP", 0.5), (1, "P@1", 0.0), (2, "AP", 0.5), (2, "P@1", 0.0)]
+    p = cli("sql", "-m", "P@1", "--run", "run", "--judgments", "shared", "--by", "ds", "--shared-judgments")
+    assert sorted((r[1], r[-1]) for r in con.execute(p.stdout).fetchall()) == [(1, 0.0), (2, 0.0)]
+    p = cli("sql", "--run", "run", "--judgments", "labels", "--by", "ds", "--shared-judgments", "--judgments-by", "ds",
+            check=False)
+    assert p.returncode == 2 and "contradicts --judgments-by ds" in p.stderr
 
 
 def test_shape_options_are_checked():
@@ -900,7 +935,7 @@ def test_mixed_case_quoted_table_in_a_schema_on_postgres():
         e.con.execute('CREATE TABLE analytics."Labels" AS SELECT * FROM rm.labels_src')
         args = ["sql", "--dialect", "postgres", "--run", 'analytics."RecsV2"', "--judgments", 'analytics."Labels"',
                 "--query-column", "user_id", "--item-column", "movie_id", "--score-column", "Pred",
-                "--relevance-column", "rating", "--by", "model_version", "-m", "AP", "-q"]
+                "--relevance-column", "rating", "--by", "model_version", "--shared-judgments", "-m", "AP", "-q"]
         rows = e.rows(cli(*args).stdout)
         got = {(m, str(q) if q is not None else None): float(v) for m, q, v in
                ((r[1], r[2], r[3]) for r in rows if r[0] == "AP")}
@@ -1120,7 +1155,7 @@ def test_a_group_whose_lists_are_all_empty_is_a_run_that_retrieved_nothing(one_s
     con.register("run", run)
     con.register("labels", llabels)
     sql = rm.to_sql(list(MEASURES), run="run", judgments="labels", columns=columns, by=["model_version"],
-                    run_lists=True, judgment_lists=True, queries="judged")
+                    judgments_by=[], run_lists=True, judgment_lists=True, queries="judged")
     means = {(measure, model): value for measure, model, _, value in con.sql(sql).fetchall()}
     assert {k: v for k, v in means.items() if k[1] == "v0"} == {(m, "v0"): 0.0 for m in MEASURES}
     # compare --by: the empty model is a run of its own, with three queries in common with the judgments (it used
