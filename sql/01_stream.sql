@@ -42,22 +42,22 @@ FROM (
     -- COLUMNS picks the dummy rm_* columns in the branch that does not apply, so that both branches bind)
     SELECT
         COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_score'),
-        CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
-        CAST(COLUMNS(lambda c: c = CASE WHEN run_lists THEN 'rm_no_item' ELSE item_column END) AS VARCHAR) AS item_id,
-        COALESCE(*COLUMNS(lambda c: c = score_column OR c = 'rm_no_score')) AS score,
-        len(list_value(*COLUMNS(lambda c: c = score_column OR c = 'rm_no_score'))) AS score_columns,
-        COALESCE(*COLUMNS(lambda c: c = rank_column OR c = 'rm_no_score')) AS rank
+        CAST(COLUMNS(lambda c: lower(c) = lower(query_column)) AS VARCHAR) AS query_id,
+        CAST(COLUMNS(lambda c: lower(c) = CASE WHEN run_lists THEN 'rm_no_item' ELSE lower(item_column) END) AS VARCHAR) AS item_id,
+        COALESCE(*COLUMNS(lambda c: lower(c) = lower(score_column) OR c = 'rm_no_score')) AS score,
+        len(list_value(*COLUMNS(lambda c: lower(c) = lower(score_column) OR c = 'rm_no_score'))) AS score_columns,
+        COALESCE(*COLUMNS(lambda c: lower(c) = lower(rank_column) OR c = 'rm_no_score')) AS rank
     FROM (SELECT *, NULL AS rm_no_score, '' AS rm_no_item FROM query_table(run)) AS w
     WHERE NOT run_lists
     UNION ALL BY NAME
     SELECT
         COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_score'),
-        CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
-        CAST(UNNEST(COLUMNS(lambda c: c = CASE WHEN run_lists THEN item_column ELSE 'rm_no_list' END)) AS VARCHAR)
+        CAST(COLUMNS(lambda c: lower(c) = lower(query_column)) AS VARCHAR) AS query_id,
+        CAST(UNNEST(COLUMNS(lambda c: lower(c) = CASE WHEN run_lists THEN lower(item_column) ELSE 'rm_no_list' END)) AS VARCHAR)
             AS item_id,
         CAST(NULL AS DOUBLE) AS score,
         1 AS score_columns,
-        GENERATE_SUBSCRIPTS(COLUMNS(lambda c: c = CASE WHEN run_lists THEN item_column ELSE 'rm_no_list' END), 1)
+        GENERATE_SUBSCRIPTS(COLUMNS(lambda c: lower(c) = CASE WHEN run_lists THEN lower(item_column) ELSE 'rm_no_list' END), 1)
             AS rank
     FROM (SELECT *, NULL AS rm_no_score, CAST([] AS VARCHAR[]) AS rm_no_list FROM query_table(run)) AS w
     WHERE run_lists
@@ -72,8 +72,8 @@ SELECT struct_pack(*COLUMNS(list_concat("by", ['query_id']))) AS query_id
 FROM (
     SELECT
         COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_score'),
-        CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
-        len(COLUMNS(lambda c: c = CASE WHEN run_lists THEN item_column ELSE 'rm_no_list' END)) AS items
+        CAST(COLUMNS(lambda c: lower(c) = lower(query_column)) AS VARCHAR) AS query_id,
+        len(COLUMNS(lambda c: lower(c) = CASE WHEN run_lists THEN lower(item_column) ELSE 'rm_no_list' END)) AS items
     FROM (SELECT *, NULL AS rm_no_score, CAST([] AS VARCHAR[]) AS rm_no_list FROM query_table(run)) AS w
     WHERE run_lists
 ) AS e
@@ -119,23 +119,23 @@ SELECT
     rm_grade(COALESCE(j.relevance, CASE WHEN j.rel_columns = 1 THEN 1 END), grades) AS grade
 FROM (
     SELECT
-        CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
-        CAST(COLUMNS(lambda c: c = CASE WHEN judgment_lists THEN 'rm_no_item' ELSE item_column END) AS VARCHAR)
+        CAST(COLUMNS(lambda c: lower(c) = lower(query_column)) AS VARCHAR) AS query_id,
+        CAST(COLUMNS(lambda c: lower(c) = CASE WHEN judgment_lists THEN 'rm_no_item' ELSE lower(item_column) END) AS VARCHAR)
             AS item_id,
-        CAST(COALESCE(*COLUMNS(lambda c: c = relevance_column OR c = 'rm_no_rel')) AS DOUBLE) AS relevance,
-        len(list_value(*COLUMNS(lambda c: c = relevance_column OR c = 'rm_no_rel'))) AS rel_columns,
+        CAST(COALESCE(*COLUMNS(lambda c: lower(c) = lower(relevance_column) OR c = 'rm_no_rel')) AS DOUBLE) AS relevance,
+        len(list_value(*COLUMNS(lambda c: lower(c) = lower(relevance_column) OR c = 'rm_no_rel'))) AS rel_columns,
         to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_rel'))) AS groups
     FROM (SELECT *, NULL AS rm_no_rel, '' AS rm_no_item FROM query_table(judgments)) AS w
     WHERE NOT judgment_lists
     UNION ALL
     SELECT
-        CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
-        CAST(UNNEST(COLUMNS(lambda c: c = CASE WHEN judgment_lists THEN item_column ELSE 'rm_no_list' END))
+        CAST(COLUMNS(lambda c: lower(c) = lower(query_column)) AS VARCHAR) AS query_id,
+        CAST(UNNEST(COLUMNS(lambda c: lower(c) = CASE WHEN judgment_lists THEN lower(item_column) ELSE 'rm_no_list' END))
             AS VARCHAR) AS item_id,
-        CAST(UNNEST(COALESCE(*COLUMNS(lambda c: c = CASE WHEN judgment_lists THEN relevance_column
+        CAST(UNNEST(COALESCE(*COLUMNS(lambda c: lower(c) = CASE WHEN judgment_lists THEN lower(relevance_column)
                                                          ELSE 'rm_no_list' END OR c = 'rm_no_rel'))) AS DOUBLE)
             AS relevance,
-        len(list_value(*COLUMNS(lambda c: c = CASE WHEN judgment_lists THEN relevance_column ELSE 'rm_no_list' END
+        len(list_value(*COLUMNS(lambda c: lower(c) = CASE WHEN judgment_lists THEN lower(relevance_column) ELSE 'rm_no_list' END
                                          OR c = 'rm_no_rel'))) AS rel_columns,
         to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_rel'))) AS groups
     FROM (SELECT *, CAST(NULL AS DOUBLE[]) AS rm_no_rel, CAST([] AS DOUBLE[]) AS rm_no_list
@@ -147,7 +147,7 @@ JOIN (
     SELECT DISTINCT
         struct_pack(*COLUMNS(list_concat("by", ['query_id']))) AS key,
         to_json(struct_pack(*COLUMNS(lambda c: list_contains("by", c) OR c = 'rm_no_rel'))) AS groups
-    FROM (SELECT COLUMNS(lambda c: c <> 'query_id'), '' AS query_id, NULL AS rm_no_rel FROM query_table(run)) AS w
+    FROM (SELECT COLUMNS(lambda c: lower(c) <> 'query_id'), '' AS query_id, NULL AS rm_no_rel FROM query_table(run)) AS w
     -- without groups the one key, the run empty or not (an empty run's judged queries score 0 under 'judged', as
     -- the rendered SQL scores them; the key's fields are unioned by name)
     UNION
@@ -555,11 +555,11 @@ SELECT
     rm_grade(w.relevance, grades) >= rel AS relevant
 FROM (
     SELECT
-        CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
-        CAST(COLUMNS(item_column) AS VARCHAR) AS item_id,
+        CAST(COLUMNS(lambda c: lower(c) = lower(query_column)) AS VARCHAR) AS query_id,
+        CAST(COLUMNS(lambda c: lower(c) = lower(item_column)) AS VARCHAR) AS item_id,
         -- NULL without such a column (COLUMNS then picks the dummy), which rm_subtopic_input_fault reports
-        CAST(COALESCE(*COLUMNS(lambda c: c = subtopic_column OR c = 'rm_no_subtopic')) AS VARCHAR) AS subtopic,
-        COALESCE(CAST(COLUMNS(relevance_column) AS DOUBLE), 1) AS relevance
+        CAST(COALESCE(*COLUMNS(lambda c: lower(c) = lower(subtopic_column) OR c = 'rm_no_subtopic')) AS VARCHAR) AS subtopic,
+        COALESCE(CAST(COLUMNS(lambda c: lower(c) = lower(relevance_column)) AS DOUBLE), 1) AS relevance
     FROM (SELECT *, NULL AS rm_no_subtopic FROM query_table(judgments)) AS w
 ) AS w;
 

@@ -210,3 +210,25 @@ def test_a_gain_map_gives_each_level_once_without_leading_zeros(con, tmp_path):
     (tmp_path / "r").write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\n")
     out = cli("eval", "-m", "ndcg.01=10", str(tmp_path / "q"), str(tmp_path / "r")).stdout
     assert out == f"ndcg_01=10            \tall\t{want:.4f}\n"
+
+
+def test_macros_find_columns_by_name_in_any_case_and_never_by_pattern():
+    """DuckDB names are read without case, and the macros found columns by exact text (relevance_column :=
+    'relevance' missed a column Relevance: every judged item grade 1; a Score column beside rank was missed and the
+    run ranked by rank) and the query column by a regular expression (a column prev_query_id was read as the query
+    id). By hand: run q1 = a (2.0, rank 2), b (1.0, rank 1); a judged 0, b judged 1: RR 1/2 by score (a then b)."""
+    con = duckdb.connect()
+    import rankmetrics_duckdb as rm
+    rm.register(con)
+    con.execute("CREATE TABLE rt AS SELECT * FROM (VALUES ('q1', 'a', 2.0, 2), ('q1', 'b', 1.0, 1)) "
+                "AS t(Query_Id, ITEM_ID, Score, rank)")
+    con.execute("CREATE TABLE jt AS SELECT * FROM (VALUES ('q2', 'q1', 'a', 0), ('q1', 'q1', 'b', 1)) "
+                "AS t(prev_query_id, QUERY_ID, Item_Id, Relevance)")
+    assert rm.evaluate("jt", "rt", ["RR"], con=con, per_query=True) == {"RR": {"q1": 0.5}}
+    for call in ("rr('rt', 'jt')", "rr('rt', 'jt', query_column := 'QUERY_ID', item_column := 'item_id', "
+                                   "score_column := 'SCORE', relevance_column := 'relevance')"):
+        assert con.execute(f"SELECT * FROM {call}").fetchall() == [("q1", 0.5)], call
+    # a name that is no column fails, where the pattern user.id found user_id
+    con.execute("CREATE TABLE ut AS SELECT 'q1' AS user_id, 'a' AS item_id, 1.0 AS score")
+    with pytest.raises(duckdb.BinderException, match="empty set of columns"):
+        con.execute("SELECT * FROM rr('ut', 'jt', query_column := 'user.id')").fetchall()
