@@ -525,11 +525,10 @@ def _check_score_readers(con, run, readers: dict) -> None:
 def _check_gain_grades(con, judgments, measures, conv) -> None:
     """The grades a gain cannot take (measures.grade_rules) are an input error, named with the first such
     judgment: not a NaN, or a number the reference refuses. judgments: the loaded judgments (inputs.Loaded). The
-    grade tested is the one the measures read: truncated under grades 'truncate' (-0.5 is 0, as the SQL's rm_grade
-    and sqlgen's checks have it)."""
-    grade = "trunc(CAST(t.relevance AS DOUBLE))" if conv["grades"] == "truncate" else "CAST(t.relevance AS DOUBLE)"
+    grade tested is the one the measures read (sqlgen.grade_of: -0.5 is 0 under grades 'truncate')."""
     for rule in measures_mod.grade_rules(measures, conv):
         j = judgments.relation.sql(dialect="duckdb")  # (the text: sqlglot, only when a rule applies)
+        grade = sqlgen.grade_of(exp.column("relevance", "t"), conv["grades"]).sql(dialect="duckdb")
         row = run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), t.relevance FROM {j} "
                            f"AS t WHERE {grade} {rule.op} {rule.bound} ORDER BY t.relevance "
                            f"{'ASC' if rule.op == '<' else 'DESC'} LIMIT 1").fetchone()

@@ -13,11 +13,13 @@ class InputError(RankMetricsError, ValueError):
     """Input data that cannot be evaluated as given: a file, column, query, item or value at fault."""
 
 
-def flag(name: str, value) -> bool:
+def flag(name: str, value, also: str | None = None) -> bool:
     """A switch of the Python API (per_query, pretty, run_lists, ...): True or False (numpy's bool too), else a
-    UsageError naming it; 'no' was taken as true."""
+    UsageError naming it; 'no' was taken as true. also: a word the caller takes besides (judgment_lists' 'ones'),
+    named in the message."""
     if type(value).__name__ not in ("bool", "bool_"):
-        raise UsageError(f"{name} must be True or False, not {value!r}")
+        raise UsageError(f"{name} must be True{', False' if also else ' or False'}"
+                         f"{f' or {also!r}' if also else ''}, not {value!r}")
     return bool(value)
 
 

@@ -257,11 +257,15 @@ def map_columns(names: list[str], kind: str, label: str) -> dict[str, str]:
     return found
 
 
-def refuse_unpaired_quotes(con, from_sql: str, ids, path: str, delim: str) -> None:
+def refuse_unpaired_quotes(con, from_sql: str, ids, path: str, delim: str | None = None) -> None:
     """A CSV file's quotes that do not pair up, which DuckDB reads into the value ('q1,"a,1' gives the id '"a'):
-    looked for (textfiles.csv_quote_fault) only when one of the ids (columns of from_sql) holds a quote."""
+    looked for (textfiles.csv_quote_fault) only when one of the ids (columns of from_sql) holds a quote. delim:
+    the file's delimiter (None: its header's, read then)."""
     held = " OR ".join(f"contains(CAST({quoted(c)} AS VARCHAR), '\"')" for c in ids)
     if run_sql(con, f"SELECT 1 FROM {from_sql} WHERE {held} LIMIT 1").fetchone():
+        if delim is None:
+            lines = peek(path, 1)[1]
+            delim = header_delimiter(path, lines[0] if lines else "")
         fault = csv_quote_fault(path, delim)
         if fault:
             raise InputError(fault)

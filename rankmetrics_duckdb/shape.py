@@ -89,15 +89,13 @@ class Shape:
                 raise UsageError(f"judgment_lists='ones' gives each listed item grade 1, and columns names a "
                                  f"relevance column ({columns['relevance']}) of grades: give one of them")
             judgment_lists = True
-        elif type(judgment_lists).__name__ not in ("bool", "bool_"):
-            raise UsageError(f"judgment_lists must be True, False or 'ones', not {judgment_lists!r}")
-        elif judgment_lists and tables:
+        elif flag("judgment_lists", judgment_lists, also="ones") and tables:
             # SQL over tables nobody read first (tables: to_sql, rankmetrics sql and macros) cannot see whether a
             # grades list is there: it reads the one named as the relevance column, ours (relevance) unless named,
             # as eval and the dbt package read a relevance list; a table without one fails in the engine, where
             # every listed item silently had grade 1. judgment_lists='ones' says there is none.
             columns.setdefault("relevance", "relevance")
-        judgment_lists = bool(judgment_lists)
+        judgment_lists = bool(judgment_lists)  # numpy's bool too
         # a name equal to ours is ours, but for the judgments' grades beside item lists: naming the column says
         # the grades are a parallel list (left out, every listed item is relevant, grade 1)
         self.columns = {k: v for k, v in columns.items() if v != k or (k == "relevance" and judgment_lists)}

@@ -477,6 +477,14 @@ def run_items(src: Source, conv: dict | None = None, by: tuple = (), checked: bo
     return _group_join(select, src, "r", by) if by else select
 
 
+def grade_of(relevance: exp.Expression, grades) -> exp.Expression:
+    """The grade the measures read of a relevance value: sql/'s rm_grade under the convention `grades` (a value,
+    'truncate' or 'as_given', or an expression: the native objects' parameter), inlined."""
+    if not isinstance(grades, exp.Expression):
+        grades = _bind_value(grades)
+    return sqlsource.fold(sqlsource.expand(exp.Anonymous(this="rm_grade", expressions=[relevance, grades])))
+
+
 def judgment_items(src: Source, conv: dict | None = None, grades: exp.Expression | None = None,
                    by: tuple = ()) -> exp.Select:
     """The judgments normalized as rm_judgment_items does in DuckDB: text ids and the grade of sql/'s rm_grade,
@@ -491,11 +499,10 @@ def judgment_items(src: Source, conv: dict | None = None, grades: exp.Expression
                                                       expression=exp.ArraySize(this=src.column("j", "item_id"))),
                                           true=exp.Bracket(this=relevance, expressions=[_column(LIST, "rm_pos")]))])
                      if "relevance" in src.columns else exp.Literal.number(1))
-    grade = exp.Anonymous(this="rm_grade", expressions=[relevance, grades])
     select = exp.select(
         exp.alias_(_query_key(src, "j", by), "query_id"),
         exp.alias_(_cast(_item(src, "j"), "VARCHAR"), "item_id"),
-        exp.alias_(sqlsource.fold(sqlsource.expand(grade)), "grade"),
+        exp.alias_(grade_of(relevance, grades), "grade"),
     ).from_(_source(src, "j"))
     if src.lists:
         select = _unnest(select, src, "j")

@@ -40,7 +40,7 @@ def _source(reader: Reader, obj, kind: str) -> tuple[str, str, bool, list | None
         with open(text, "rb") as fh:
             head = fh.read(4)
         if head == b"PAR1" or text.lower().endswith(".parquet"):
-            return f"read_parquet({reader_path(text)})", text, True, _parquet_names(text)
+            return f"read_parquet({reader_path(text)})", text, True, _parquet_names(reader, text)
         _, lines = peek(text, 2)
         if lines and is_trec_line(lines[0], kind):
             raise InputError(f"{text}: a TREC {'qrels' if kind == JUDGMENTS else 'run'} file has no named columns, "
@@ -62,13 +62,28 @@ def _source(reader: Reader, obj, kind: str) -> tuple[str, str, bool, list | None
                      f"a DuckDB relation, or a pandas, polars or pyarrow table")
 
 
-def _parquet_names(path: str) -> list | None:
-    """A Parquet file's column names, from its footer (None when pyarrow cannot read it: DuckDB says why)."""
+def _parquet_names(reader: Reader, path: str) -> list | None:
+    """A Parquet file's top-level column names as its footer holds them (DuckDB's DESCRIBE gives them renamed), read
+    by DuckDB's parquet_schema on a cursor, a connection of its own (as item_lists: the path a parameter, and no
+    pyarrow.parquet import, 0.1 s); None when DuckDB cannot read it (its reader says why)."""
+    cursor = reader.con.cursor()
     try:
-        import pyarrow.parquet as pq
-        return list(pq.read_schema(path).names)
-    except Exception:  # noqa: BLE001 - DuckDB's reader names the fault of a file pyarrow cannot read
+        rows = cursor.execute("SELECT name, num_children FROM parquet_schema($path)",
+                              {"path": paths.literal(path)}).fetchall()
+    except duckdb.Error:
         return None
+    finally:
+        cursor.close()
+    names, pending = [], [rows[0][1] or 0] if rows else []  # the schema's root, then its fields depth first
+    for name, children in rows[1:]:
+        if len(pending) == 1:  # a field of the root: a column
+            names.append(name)
+        pending[-1] -= 1
+        if children:
+            pending.append(children)
+        while len(pending) > 1 and pending[-1] == 0:
+            pending.pop()
+    return names
 
 
 def _refuse_case_twins(own: list | None, read: list[str], label: str) -> None:
@@ -284,8 +299,7 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
         if fault:
             raise InputError(f"{label}: {fault}")
     if source.startswith("read_csv(") and not lists:  # DuckDB reads quotes that do not pair up into the id
-        _, lines = peek(label, 1)
-        refuse_unpaired_quotes(reader.con, source, (query, item), label, header_delimiter(label, lines[0] if lines else ""))
+        refuse_unpaired_quotes(reader.con, source, (query, item), label)
     query_id = f"CAST(t.{quoted(query)} AS VARCHAR)"
     select = [f"{query_id} AS query_id"]
     empty_list = f"coalesce(len(t.{quoted(item)}), 0) = 0"  # (with lists) the row's list is empty or NULL
