@@ -72,8 +72,9 @@ class Evaluation:
         self._run_input = run
         conventions.refuse_gaps(convention, overrides, [m.metric.name for m in self.measures])
         resolved = conventions.resolve(convention, **overrides)
-        self.conv = measures_mod.stream_conventions(self.measures, resolved, mixed_scores=True)
+        self.conv = measures_mod.stream_conventions(self.measures, resolved, checked=True)
         self._score_readers = measures_mod.mixed_score_readers(self.measures, resolved)  # checked on the run below
+        self._tie_orders = measures_mod.mixed_tie_orders(self.measures, resolved)  # the same
         # warehouse shapes (warehouse.py): column names, groups, lists; the side inputs' column names
         self.form = shape.Shape(columns, by, interactions_columns=interactions_columns, items_columns=items_columns)
         self.by = self.form.by
@@ -137,6 +138,8 @@ class Evaluation:
                 _check_float32_scores(self.con, self.run, self.conv)
             if self._score_readers:
                 _check_score_readers(self.con, self.run, self._score_readers)
+            if self._tie_orders:
+                _check_tie_orders(self.con, self.run, self._tie_orders, self.conv)
             if conventions.reads_rank_values(convention, self.conv):
                 check_rank_positions(self.con, self.run)
         except BaseException as e:
@@ -520,6 +523,25 @@ def _check_score_readers(con, run, readers: dict) -> None:
                          f"{row[4]!r}, tied as the 32-bit floats of {', '.join(readers['float32'])} and apart as the "
                          f"doubles of {', '.join(readers['double'])} (ir_measures' providers): evaluate them "
                          f"separately, or choose --scores float32 or double")
+
+
+def _check_tie_orders(con, run, orders: dict, conv: dict) -> None:
+    """Measures whose ir_measures providers order tied scores both ways (measures.tie_orders), evaluated in one
+    ranking: an input error when two items of a query tie as the ranking compares them (their scores in conv's
+    precision, or the ranks of a run without scores), naming them; otherwise both orders rank alike."""
+    r = run.relation.sql(dialect="duckdb")
+    key = f"CAST(t.{'score' if run.has_score else 'rank'} AS DOUBLE)"
+    if run.has_score and conv.get("scores") == "float32":
+        key = "CAST(CAST(t.score AS FLOAT) AS DOUBLE)"
+    row = run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), min(CAST(t.item_id AS VARCHAR)), "
+                       f"max(CAST(t.item_id AS VARCHAR)), any_value({key}) FROM {r} AS t "
+                       f"GROUP BY CAST(t.query_id AS VARCHAR), {key} HAVING count(*) > 1 ORDER BY 1 LIMIT 1").fetchone()
+    if row:
+        what = "score" if run.has_score else "rank"
+        raise InputError(f"{run.label}: query {row[0]}: items {row[1]} and {row[2]} tie on {what} {row[3]!r}, and "
+                         f"ir_measures' providers order tied items by id descending for "
+                         f"{', '.join(orders['item_desc'])} and ascending for {', '.join(orders['item_asc'])}: "
+                         f"evaluate them separately, or choose --ties item_desc or item_asc")
 
 
 def _check_gain_grades(con, judgments, measures, conv) -> None:

@@ -10,10 +10,11 @@ from .textfiles import NUMBER
 
 # Each convention parameter: its choices (None = free value checked by its own rule) and a one-line description.
 PARAMETERS = {
-    "ties": (("item_desc", "item_asc", "average", "input"),
+    "ties": (("item_desc", "item_asc", "average", "input", "provider"),
              "order of tied scores: item id descending byte-wise (trec_eval), ascending, scikit-learn's tie-averaged "
-             "DCG, or the run's own rank column or a list's order (MLlib; without one, or between equal ranks, "
-             "score then item id descending)"),
+             "DCG, the run's own rank column or a list's order (MLlib; without one, or between equal ranks, "
+             "score then item id descending), or as ir_measures' provider of each measure orders them (descending "
+             "for pytrec_eval's and gdeval's measures, ascending for msmarco's RR@k, judged's and compat's)"),
     "gain": (("linear", "exponential", "binary", "raw"),
              "DCG gain of a grade: grade, 2^grade - 1, or 1 (a grade above 0 and at the gain level), or raw: the "
              "grade as given, whatever it is (scikit-learn's y_true: 0.5 gives 0.5, a negative grade a negative "
@@ -86,9 +87,11 @@ PRESETS = {
     # ir_measures: pytrec_eval's numbers (its provider for the trec_eval measures) over every judged query (a query
     # missing from the run scores 0, as ir_measures adds it), and its Judged@k counting any
     # judgment, a negative grade too; scores compared as each measure's provider compares them (pytrec_eval's
-    # 32-bit floats, the Python providers' doubles: measures.stream_conventions)
-    "ir_measures": dict(BASE, queries="judged", grades="truncate", scores="provider", iprec_rounding="v9",
-                        judged_count="any"),
+    # 32-bit floats, the Python providers' doubles: measures.stream_conventions), and tied scores ordered as each
+    # measure's provider orders them (item id descending in pytrec_eval and gdeval, ascending in msmarco, judged
+    # and compat)
+    "ir_measures": dict(BASE, queries="judged", grades="truncate", scores="provider", ties="provider",
+                        iprec_rounding="v9", judged_count="any"),
     # RecTools (rectools.metrics): the recommendations' own rank column, binary relevance (every test interaction
     # is a positive), each metric over its own users: the accuracy metrics over the test users (a user without
     # recommendations 0), the recommendation-only ones (SufficientReco, ...) over the users recommended to (NULL,

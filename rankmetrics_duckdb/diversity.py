@@ -31,7 +31,8 @@ NAMES = {
 _NAME = re.compile(r"(?P<name>[A-Za-z_-]+?)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>[0-9]+))?")
 # the parameters a name may set (ir_measures' SUPPORTED_PARAMS), each the macro's parameter of that name
 PARAMS = {"alpha": float, "beta": float, "rel": int, "judged_only": bool, "cutoff": int}
-# ndeval orders tied scores by docno ascending (pyndeval, ir_measures' pyndeval provider): the default here
+# ndeval orders tied scores by docno ascending (pyndeval, ir_measures' pyndeval provider): the default here, and
+# what ties 'provider' (ir_measures' provider of each measure) means for them
 TIES = "item_asc"
 
 
@@ -158,7 +159,7 @@ def evaluate(judgments, run, names, *, per_query: bool = True, ties: str | None 
             args = "".join(f", {key} := {sqlsource.literal(value).sql(dialect='duckdb')}" for key, value in m.params)
             k = "NULL" if m.k is None else str(m.k)
             result = con.sql(f"SELECT CAST(query_id AS VARCHAR), value FROM {m.macro}('rm_div_run', "
-                             f"'rm_div_judgments', {k}, ties := '{ties or TIES}', queries := '{queries}'{args})").fetchall()
+                             f"'rm_div_judgments', {k}, ties := '{TIES if ties in (None, 'provider') else ties}', queries := '{queries}'{args})").fetchall()
             values = {q: (math.nan if v is None else float(v)) for q, v in result}
             if per_query:
                 rows += [(m.requested, q, values[q]) for q in sorted(values)]

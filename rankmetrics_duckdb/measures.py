@@ -628,6 +628,37 @@ def ir_measures_provider(measure: Measure) -> str:
     return {"Judged": "judged", "Accuracy": "accuracy", "Compat": "compat"}.get(name, "pytrec_eval")
 
 
+def ir_measures_ties(measure: Measure) -> str | None:
+    """How the measure's ir_measures provider orders tied scores (ties='provider'): 'item_desc' for pytrec_eval
+    (trec_eval's code) and gdeval (gdeval.pl's runOrder: docno descending), 'item_asc' for msmarco, judged and
+    compat (each sorts by (-score, doc id)); None for cwl_eval and accuracy, whose stable sort by score keeps the
+    run's file order, which no convention names (they take the order the other measures ask for)."""
+    provider = ir_measures_provider(measure)
+    if provider in ("cwl_eval", "accuracy"):
+        return None
+    return "item_asc" if provider in ("msmarco", "judged", "compat") else "item_desc"
+
+
+def tie_orders(measures: list) -> dict:
+    """{'item_desc': [...], 'item_asc': [...]}: the measures (as 'name (provider)') whose ir_measures provider
+    orders tied scores by item id descending or ascending (ir_measures_ties)."""
+    out = {"item_desc": [], "item_asc": []}
+    for m in measures:
+        order = ir_measures_ties(m)
+        if order:
+            out[order].append(f"{m.requested} ({ir_measures_provider(m)})")
+    return out
+
+
+def mixed_tie_orders(measures: list, conv: dict) -> dict | None:
+    """tie_orders when conv orders ties as each measure's ir_measures provider does (ties 'provider') and the
+    measures need both orders; otherwise None."""
+    if conv.get("ties") != "provider":
+        return None
+    orders = tie_orders(measures)
+    return orders if orders["item_desc"] and orders["item_asc"] else None
+
+
 def score_readers(measures: list) -> dict:
     """{'float32': [...], 'double': [...]}: the measures (as 'name (provider)') whose ir_measures provider compares
     scores as 32-bit floats (pytrec_eval, reading them into C floats) or as Python's doubles (the others)."""
@@ -647,13 +678,15 @@ def mixed_score_readers(measures: list, conv: dict) -> dict | None:
     return readers if readers["float32"] and readers["double"] else None
 
 
-def stream_conventions(measures: list, conv: dict, mixed_scores: bool = False) -> dict:
+def stream_conventions(measures: list, conv: dict, checked: bool = False) -> dict:
     """conv with the stream conventions the measures' names set: when every measure reads the run the same way
     (judged_only=True named, or left to the evaluation's value), the evaluation reads it that way; measures that
     disagree are refused, since one read of the run serves them all (Measure.values checks the same for any route
-    that skips this). scores='provider' (the ir_measures preset) becomes the one precision the measures'
-    providers compare scores in (score_readers); when they differ, float32 with mixed_scores (the caller then
-    checks that no two scores of a query differ as doubles only: api._check_score_readers), else refused."""
+    that skips this). The ir_measures preset's 'provider' values become what the measures' providers share:
+    scores='provider' the one precision they compare scores in (score_readers), ties='provider' the one order of
+    tied scores (tie_orders). When the providers differ: float32 and item_desc with checked (the caller then
+    checks that the run does not tell them apart: api._check_score_readers, api._check_tie_orders), else
+    refused."""
     out = dict(conv)
     for key in STREAM_PARAMS:
         if not any(key in dict(m.params) for m in measures):
@@ -667,12 +700,20 @@ def stream_conventions(measures: list, conv: dict, mixed_scores: bool = False) -
         out[key] = next(iter(values.values()))
     if out.get("scores") == "provider":
         mixed = mixed_score_readers(measures, out)
-        if mixed and not mixed_scores:
+        if mixed and not checked:
             raise UsageError(f"scores: under --convention ir_measures, the scores are compared as 32-bit floats for "
                              f"{', '.join(mixed['float32'])} and as doubles for {', '.join(mixed['double'])}, "
                              f"and one read of the run serves every measure here: evaluate them separately, or "
                              f"choose --scores float32 or double")
         out["scores"] = "double" if not mixed and score_readers(measures)["double"] else "float32"  # all, or float32
+    if out.get("ties") == "provider":
+        mixed = mixed_tie_orders(measures, out)
+        if mixed and not checked:
+            raise UsageError(f"ties: under --convention ir_measures, tied scores are ordered by item id descending "
+                             f"for {', '.join(mixed['item_desc'])} and ascending for {', '.join(mixed['item_asc'])}, "
+                             f"and one ranking serves every measure here: evaluate them separately, or choose "
+                             f"--ties item_desc or item_asc")
+        out["ties"] = "item_asc" if not mixed and tie_orders(measures)["item_asc"] else "item_desc"
     return out
 
 

@@ -331,10 +331,11 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
 
 
 def _choices(name: str) -> tuple:
-    """The values a text parameter may take (conventions.py, measures.PARAMS), or ()."""
+    """The values a text parameter may take (conventions.py, measures.PARAMS), or (). Not 'provider' (ties): the
+    ir_measures preset's order per measure, which measures.stream_conventions resolves before any SQL is made."""
     from . import conventions
     if name in conventions.PARAMETERS and conventions.PARAMETERS[name][0]:
-        return tuple(conventions.PARAMETERS[name][0])
+        return tuple(c for c in conventions.PARAMETERS[name][0] if c != "provider")
     return tuple(measures.PARAMS[name].choices) if name in measures.PARAMS else ()
 
 

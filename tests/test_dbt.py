@@ -275,6 +275,24 @@ def test_dbt_intersection_equals_rectools(built):
     assert len(want) == 150 and got == pytest.approx(want, abs=1e-9), target
 
 
+def test_dbt_rr_at_k_under_ir_measures_orders_ties_as_its_msmarco_provider(built):
+    """rr_10_ir_measures: RR@10 of the popularity model (many tied scores) under preset='ir_measures', per user,
+    equal to ir_measures' msmarco provider run here (ties by item id ascending); trec_eval's order gives another
+    mean on these ties (checked, so that the model tells the two apart)."""
+    import ir_measures
+    target, (proj, env, root, pg) = built
+    recsys = os.path.join(DATA, "recsys")
+    qrels = list(ir_measures.read_trec_qrels(os.path.join(recsys, "test.qrels")))
+    run = list(ir_measures.read_trec_run(os.path.join(recsys, "popularity.run")))
+    measure = ir_measures.parse_measure("RR@10")
+    want = {m.query_id: m.value for m in ir_measures.providers.registry["msmarco"].iter_calc([measure], qrels, run)}
+    got = {str(q): float(v) for q, v in _rows(target, root, pg, "SELECT query_id, value FROM s.rr_10_ir_measures")}
+    assert len(want) == 150 and got == pytest.approx(want, abs=1e-9), target
+    trec_order = rm.evaluate(os.path.join(recsys, "test.qrels"), os.path.join(recsys, "popularity.run"), "RR@10",
+                             convention="ir_measures", ties="item_desc")["RR@10"]
+    assert abs(trec_order - sum(want.values()) / len(want)) > 1e-4
+
+
 def test_grouped_model_equals_pytrec_eval_per_group(built):
     """One group of the grouped model against pytrec_eval directly (an independent source for `by`)."""
     target, (proj, env, root, pg) = built

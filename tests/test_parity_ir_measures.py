@@ -37,7 +37,7 @@ CASES = [  # (ir_measures' name, the provider computing the reference)
 ]
 # how each provider orders tied scores: pytrec_eval as trec_eval (score, then doc id descending); the judged and
 # msmarco providers sort by (-score, doc id), doc id ascending (ir_measures/providers/judged_provider.py,
-# msmarco_provider.py)
+# msmarco_provider.py). The preset alone must give each provider's order (ties 'provider').
 TIES = {"pytrec_eval": "item_desc", "judged": "item_asc", "msmarco": "item_asc"}
 # ir_measures gives every judged query missing from the run each measure's DEFAULT, 0 (providers/base.py,
 # iter_calc), even NumRel, which counts judgments, and NumQ, whose sum then counts the queries of the run only;
@@ -86,9 +86,8 @@ def test_ir_measures_measure_equals_ours(name, provider, data):
     if name in COUNTS_OF_JUDGMENTS and data == "synthetic":
         qrels_path, run_path = _without_missing_queries(qrels_path, run_path)
         want_q, want_mean = _reference(name, provider, qrels_path, run_path)
-    ties = TIES[provider]
-    got_q = rm.evaluate(qrels_path, run_path, [name], convention="ir_measures", per_query=True, ties=ties)[name]
-    got_mean = rm.evaluate(qrels_path, run_path, name, convention="ir_measures", ties=ties)[name]
+    got_q = rm.evaluate(qrels_path, run_path, [name], convention="ir_measures", per_query=True)[name]
+    got_mean = rm.evaluate(qrels_path, run_path, name, convention="ir_measures")[name]
     if name != "NumQ":  # NumQ has no per-query value in ir_measures' pytrec_eval provider (1 per query)
         assert want_q, name
         for q, value in want_q.items():
@@ -417,3 +416,54 @@ def test_compat_equals_the_compat_provider(name, shift, tmp_path):
             assert got[q] == pytest.approx(value, abs=1e-9), (data, name, q)
         mean = rm.evaluate(qrels_path, shifted, name, convention="ir_measures")[name]
         assert mean == pytest.approx(want_mean, abs=1e-9), (data, name)
+
+
+TIED = ("1 0 a 1\n1 0 b 0\n", "1 Q0 a 1 1.0 x\n1 Q0 x 2 1.0 x\n")  # a (relevant) and x (unjudged) tie
+
+
+@pytest.mark.parametrize("name,provider", [("RR@5", "msmarco"), ("RR(cutoff=1)", "msmarco"), ("Judged@1", "judged"),
+                                           ("RR", "pytrec_eval"), ("P@1", "pytrec_eval")])
+def test_the_preset_orders_ties_as_each_measures_provider(name, provider, tmp_path):
+    """Each measure's provider orders the tie its own way: msmarco and judged by doc id ascending (a first: RR@5 1,
+    Judged@1 1), pytrec_eval by doc id descending (x first: RR 1/2, P@1 0). The preset alone gave trec_eval's
+    order to every measure before (RR@5 0.5 where ir_measures gives 1.0); the numbers by hand and from ir_measures."""
+    qrels, run = _write(tmp_path, *TIED)
+    by_hand = {"RR@5": 1.0, "RR(cutoff=1)": 1.0, "Judged@1": 1.0, "RR": 0.5, "P@1": 0.0}[name]
+    want_q, want_mean = _reference(name, provider, qrels, run)
+    assert want_q["1"] == by_hand and want_mean == by_hand
+    assert rm.evaluate(qrels, run, [name], convention="ir_measures", per_query=True)[name] == {"1": by_hand}
+    out = cli("eval", qrels, run, "--convention", "ir_measures", "-m", name, "--format", "json")
+    assert out.returncode == 0 and f'{by_hand}' in out.stdout, out.stdout
+    import duckdb  # the SQL of the preset: the provider's order there too
+    con = duckdb.connect()
+    con.execute("CREATE TABLE r (query_id VARCHAR, item_id VARCHAR, score DOUBLE)")
+    con.execute("INSERT INTO r VALUES ('1', 'a', 1.0), ('1', 'x', 1.0)")
+    con.execute("CREATE TABLE j AS SELECT '1' AS query_id, 'a' AS item_id, 1 AS relevance UNION ALL "
+                "SELECT '1', 'b', 0")
+    sql = rm.to_sql([name], run="r", judgments="j", convention="ir_measures", per_query=True)
+    assert [v for m, q, v in con.execute(sql).fetchall() if q == "1"] == [by_hand]
+
+
+def test_measures_whose_providers_order_ties_apart_share_a_run_only_where_it_has_no_tie(tmp_path):
+    """P@1 (pytrec_eval: doc id descending) and RR@5 (msmarco: ascending) asked together: one ranking serves both,
+    so a run with a tie is refused, naming it (a number for one of them would be wrong); a run without ties is
+    evaluated, each as its provider gives it. The SQL, which cannot see the run, refuses the mix; --ties chooses."""
+    qrels, run = _write(tmp_path, *TIED)
+    with pytest.raises(rm.InputError, match=r"r.txt: query 1: items a and x tie on score 1.0, and ir_measures' "
+                                            r"providers order tied items by id descending for P@1 \(pytrec_eval\) "
+                                            r"and ascending for RR@5 \(msmarco\)"):
+        rm.evaluate(qrels, run, ["P@1", "RR@5"], convention="ir_measures")
+    out = cli("eval", qrels, run, "--convention", "ir_measures", "-m", "P@1", "-m", "RR@5", check=False)
+    assert out.returncode != 0 and out.stdout == "" and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    with pytest.raises(rm.UsageError, match=r"ties: under --convention ir_measures, tied scores are ordered by item "
+                                            r"id descending for P@1 \(pytrec_eval\) and ascending for "
+                                            r"Judged@5 \(judged\)"):
+        rm.to_sql(["P@1", "Judged@5"], dialect="postgres", run="r", judgments="j", convention="ir_measures",
+                  scores="float32")
+    got = rm.evaluate(qrels, run, ["P@1", "RR@5"], convention="ir_measures", ties="item_asc")
+    assert got == {"P@1": 1.0, "RR@5": 1.0}  # by hand: a first, as asked
+    qrels, run = _write(tmp_path, "1 0 a 1\n1 0 b 0\n1 0 c 1\n", "1 Q0 b 1 2.5 x\n1 Q0 a 2 1.5 x\n1 Q0 c 3 1.0 x\n")
+    got = rm.evaluate(qrels, run, ["P@1", "RR@5", "Judged@2"], convention="ir_measures", scores="double")
+    for name, provider in (("P@1", "pytrec_eval"), ("RR@5", "msmarco"), ("Judged@2", "judged")):
+        assert got[name] == pytest.approx(_reference(name, provider, qrels, run)[1], abs=1e-9), name
+    assert got == {"P@1": 0.0, "RR@5": 0.5, "Judged@2": 1.0}  # by hand: b, a, c
