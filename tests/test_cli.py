@@ -4,7 +4,10 @@ import io
 import json
 import os
 
-from conftest import SEEDS, TREC, cli
+import shutil
+import subprocess
+
+from conftest import SEEDS, TREC, cli, cli_process
 
 Q, R = os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test")
 
@@ -19,6 +22,23 @@ def test_formats_agree():
     assert all(abs(float(a["value"]) - b["value"]) < 1e-12 for a, b in zip(parsed, rows))
     table = cli("eval", Q, R, "-m", "map", "--format", "table").stdout.splitlines()
     assert table[0].split() == ["measure", "query_id", "value"] and table[2].split() == ["map", "all", "0.1785"]
+
+
+def test_the_entry_points_as_processes_give_what_main_gives(tmp_path):
+    """The suite calls the command line's main() in its own process (conftest.cli); a user runs a process:
+    `python -m rankmetrics_duckdb` and the `rankmetrics` script give the same output, errors and exit codes,
+    each error one line (out.test: map 0.1785)."""
+    cases = [("eval", Q, R, "-q", "-m", "map", "-m", "P@10"), ("eval", Q, R, "-m", "nDGC@10"),
+             ("eval", str(tmp_path / "nope.qrels"), R), ("eval", Q), ("sql", "-m", "nDCG@10", "--dialect", "postgres")]
+    script = shutil.which("rankmetrics")
+    assert script, "the rankmetrics script is not installed: pip install -e ."
+    for args in cases:
+        inside = cli(*args, check=False)
+        for p in (cli_process(*args, check=False),
+                  subprocess.run([script, *args], capture_output=True, text=True, timeout=120)):
+            assert (p.returncode, p.stdout, p.stderr) == (inside.returncode, inside.stdout, inside.stderr), args
+    assert "map                   \tall\t0.1785" in cli(*cases[0]).stdout
+    assert [cli(*a, check=False).returncode for a in cases[1:4]] == [2, 1, 2]
 
 
 def test_default_metric_set_and_no_traceback_on_missing_file(tmp_path):

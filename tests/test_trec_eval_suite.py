@@ -353,6 +353,8 @@ def test_measure_parameters_byte_for_byte():
 @pytest.mark.parametrize("name,message", [
     ("ndcg.1=3,1=4", "the gain of level 1 is given twice"), ("nDCG(gains={1:x})", "gains must be level=gain pairs"),
     ("nDCG(gains={-1:2})", "gain levels are grades >= 0, not -1"),
+    # a gain map on ndcg_cut was read as ndcg's with the map 'cut.1=3' ("not 'cut.1=3'")
+    ("ndcg_cut.1=3", "cannot read '1=3' as the parameters of trec_eval's ndcg_cut; it takes positive whole cutoffs"),
 ])
 def test_bad_gain_maps_say_why(name, message):
     p = cli("eval", os.path.join(TREC, "qrels.test"), os.path.join(TREC, "results.test"), "-m", name, check=False)
