@@ -937,7 +937,7 @@ _FRACTION_TREC = re.compile(r"(?P<fam>iprec_at_recall|Rprec_mult)(?:(?:_|\.(?=[0
 _IPREC_IRM = re.compile(r"IPrec@(?P<level>[0-9.]+)", re.I)                             # ir_measures: IPrec@0.1
 # ir_measures' IPrec with parameters: IPrec(rel=2)@0.1, IPrec(judged_only=True)@0.1, IPrec(recall=0.1)
 _IPREC_IRM_PARAMS = re.compile(r"IPrec\((?P<params>[^()]*)\)(?:@(?P<level>[0-9.]+))?")
-_TREC_GAINS = re.compile(r"(?P<fam>ndcg_rel|ndcg|dcg|ideal_dcg|Rndcg|G)[._](?P<gains>[-+]?[0-9][^=()@]*=[^()@]*)")  # ndcg.1=3,2=9 (gain_map
+_TREC_GAINS = re.compile(r"(?P<fam>ndcg_rel|ndcg|dcg|ideal_dcg|Rndcg|G)[._](?!cut[._])(?P<gains>[^=()@]*=[^()@]*)")  # ndcg.1=3,2=9 (gain_map
 #                                                      reads it; not ndcg_burges(gain=linear)@10, ranx's spelling)
 _ELEVEN_PT = re.compile(r"11pt_avg[._](?P<levels>[0-9.]*[0-9][0-9.]*(?:,[0-9.]*[0-9][0-9.]*)*)")  # 11pt_avg..25,.5,.75
 _SET_F = re.compile(r"set_F[._](?P<beta>[0-9.]+)")                                     # set_F.0.5: beta 0.5
