@@ -73,8 +73,8 @@ class Evaluation:
         conventions.refuse_gaps(convention, overrides, [m.metric.name for m in self.measures])
         resolved = conventions.resolve(convention, **overrides)
         self.conv = measures_mod.stream_conventions(self.measures, resolved, checked=True)
-        self._score_readers = measures_mod.mixed_score_readers(self.measures, resolved)  # checked on the run below
-        self._tie_orders = measures_mod.mixed_tie_orders(self.measures, resolved)  # the same
+        self._score_readers = measures_mod.mixed_providers("scores", self.measures, resolved)  # checked on the run
+        self._tie_orders = measures_mod.mixed_providers("ties", self.measures, resolved)  # below
         # warehouse shapes (warehouse.py): column names, groups, lists; the side inputs' column names
         self.form = shape.Shape(columns, by, interactions_columns=interactions_columns, items_columns=items_columns)
         self.by = self.form.by
@@ -507,7 +507,7 @@ def _check_float32_scores(con, run, conv) -> None:
 
 
 def _check_score_readers(con, run, readers: dict) -> None:
-    """Measures whose ir_measures providers compare scores in two precisions (measures.score_readers), evaluated
+    """Measures whose ir_measures providers compare scores in two precisions (measures.by_provider), evaluated
     as 32-bit floats: an input error when two scores of a query differ as doubles and not as 32-bit floats (the
     two providers rank them apart), naming them; otherwise one ranking serves both."""
     if not run.has_score:
@@ -526,7 +526,7 @@ def _check_score_readers(con, run, readers: dict) -> None:
 
 
 def _check_tie_orders(con, run, orders: dict, conv: dict) -> None:
-    """Measures whose ir_measures providers order tied scores both ways (measures.tie_orders), evaluated in one
+    """Measures whose ir_measures providers order tied scores both ways (measures.by_provider), evaluated in one
     ranking: an input error when two items of a query tie as the ranking compares them (their scores in conv's
     precision, or the ranks of a run without scores), naming them; otherwise both orders rank alike."""
     r = run.relation.sql(dialect="duckdb")

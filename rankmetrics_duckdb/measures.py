@@ -639,54 +639,45 @@ def ir_measures_ties(measure: Measure) -> str | None:
     return "item_asc" if provider in ("msmarco", "judged", "compat") else "item_desc"
 
 
-def tie_orders(measures: list) -> dict:
-    """{'item_desc': [...], 'item_asc': [...]}: the measures (as 'name (provider)') whose ir_measures provider
-    orders tied scores by item id descending or ascending (ir_measures_ties)."""
-    out = {"item_desc": [], "item_asc": []}
-    for m in measures:
-        order = ir_measures_ties(m)
-        if order:
-            out[order].append(f"{m.requested} ({ir_measures_provider(m)})")
-    return out
+# The conventions the ir_measures preset takes from each measure's provider ('provider'): the two values its
+# providers take (the first is the one a mix is evaluated with once the run is checked), and the words of the refusal
+PROVIDER_VALUES = {
+    "scores": (("float32", "double"), "the scores are compared as 32-bit floats for {0} and as doubles for {1}, and "
+               "one read of the run", "--scores float32 or double"),
+    "ties": (("item_desc", "item_asc"), "tied scores are ordered by item id descending for {0} and ascending for {1}, "
+             "and one ranking", "--ties item_desc or item_asc"),
+}
 
 
-def mixed_tie_orders(measures: list, conv: dict) -> dict | None:
-    """tie_orders when conv orders ties as each measure's ir_measures provider does (ties 'provider') and the
-    measures need both orders; otherwise None."""
-    if conv.get("ties") != "provider":
-        return None
-    orders = tie_orders(measures)
-    return orders if orders["item_desc"] and orders["item_asc"] else None
-
-
-def score_readers(measures: list) -> dict:
-    """{'float32': [...], 'double': [...]}: the measures (as 'name (provider)') whose ir_measures provider compares
-    scores as 32-bit floats (pytrec_eval, reading them into C floats) or as Python's doubles (the others)."""
-    out = {"float32": [], "double": []}
+def by_provider(key: str, measures: list) -> dict:
+    """{value: [the measures, as 'name (provider)']} for a key of PROVIDER_VALUES: the value each measure's
+    ir_measures provider takes. scores: pytrec_eval reads scores into C floats (float32), the others compare
+    Python's doubles; ties: ir_measures_ties (cwl_eval's and accuracy's file order takes neither)."""
+    out = {v: [] for v in PROVIDER_VALUES[key][0]}
     for m in measures:
         provider = ir_measures_provider(m)
-        out["float32" if provider == "pytrec_eval" else "double"].append(f"{m.requested} ({provider})")
+        value = ("float32" if provider == "pytrec_eval" else "double") if key == "scores" else ir_measures_ties(m)
+        if value:
+            out[value].append(f"{m.requested} ({provider})")
     return out
 
 
-def mixed_score_readers(measures: list, conv: dict) -> dict | None:
-    """score_readers when conv compares scores as each measure's ir_measures provider does (scores 'provider')
-    and the measures need both precisions; otherwise None."""
-    if conv.get("scores") != "provider":
+def mixed_providers(key: str, measures: list, conv: dict) -> dict | None:
+    """by_provider when conv takes the key from each measure's provider ('provider') and the measures' providers
+    take both values; otherwise None."""
+    if conv.get(key) != "provider":
         return None
-    readers = score_readers(measures)
-    return readers if readers["float32"] and readers["double"] else None
+    split = by_provider(key, measures)
+    return split if all(split.values()) else None
 
 
 def stream_conventions(measures: list, conv: dict, checked: bool = False) -> dict:
     """conv with the stream conventions the measures' names set: when every measure reads the run the same way
     (judged_only=True named, or left to the evaluation's value), the evaluation reads it that way; measures that
     disagree are refused, since one read of the run serves them all (Measure.values checks the same for any route
-    that skips this). The ir_measures preset's 'provider' values become what the measures' providers share:
-    scores='provider' the one precision they compare scores in (score_readers), ties='provider' the one order of
-    tied scores (tie_orders). When the providers differ: float32 and item_desc with checked (the caller then
-    checks that the run does not tell them apart: api._check_score_readers, api._check_tie_orders), else
-    refused."""
+    that skips this). The ir_measures preset's 'provider' values (PROVIDER_VALUES: scores, ties) become the one
+    value the measures' providers share. When they differ: the first value with checked (the caller then checks
+    that the run does not tell them apart: api._check_score_readers, api._check_tie_orders), else refused."""
     out = dict(conv)
     for key in STREAM_PARAMS:
         if not any(key in dict(m.params) for m in measures):
@@ -698,22 +689,15 @@ def stream_conventions(measures: list, conv: dict, checked: bool = False) -> dic
             raise UsageError(f"{key} is {sides}: one read of the run serves every measure of an evaluation; "
                              f"evaluate them separately, or set {key} for the whole evaluation (-J, judged_only=)")
         out[key] = next(iter(values.values()))
-    if out.get("scores") == "provider":
-        mixed = mixed_score_readers(measures, out)
-        if mixed and not checked:
-            raise UsageError(f"scores: under --convention ir_measures, the scores are compared as 32-bit floats for "
-                             f"{', '.join(mixed['float32'])} and as doubles for {', '.join(mixed['double'])}, "
-                             f"and one read of the run serves every measure here: evaluate them separately, or "
-                             f"choose --scores float32 or double")
-        out["scores"] = "double" if not mixed and score_readers(measures)["double"] else "float32"  # all, or float32
-    if out.get("ties") == "provider":
-        mixed = mixed_tie_orders(measures, out)
-        if mixed and not checked:
-            raise UsageError(f"ties: under --convention ir_measures, tied scores are ordered by item id descending "
-                             f"for {', '.join(mixed['item_desc'])} and ascending for {', '.join(mixed['item_asc'])}, "
-                             f"and one ranking serves every measure here: evaluate them separately, or choose "
-                             f"--ties item_desc or item_asc")
-        out["ties"] = "item_asc" if not mixed and tie_orders(measures)["item_asc"] else "item_desc"
+    for key, ((first, second), words, switch) in PROVIDER_VALUES.items():
+        if out.get(key) != "provider":
+            continue
+        split = by_provider(key, measures)
+        if split[first] and split[second] and not checked:
+            raise UsageError(f"{key}: under --convention ir_measures, "
+                             f"{words.format(', '.join(split[first]), ', '.join(split[second]))} serves every "
+                             f"measure here: evaluate them separately, or choose {switch}")
+        out[key] = second if split[second] and not split[first] else first  # all the second, or the first
     return out
 
 
