@@ -432,6 +432,9 @@ def test_the_preset_orders_ties_as_each_measures_provider(name, provider, tmp_pa
     want_q, want_mean = _reference(name, provider, qrels, run)
     assert want_q["1"] == by_hand and want_mean == by_hand
     assert rm.evaluate(qrels, run, [name], convention="ir_measures", per_query=True)[name] == {"1": by_hand}
+    with rm.prepare(qrels, run, convention="ir_measures") as prepared:  # its stream of trec_eval's order first
+        assert prepared.evaluate([name]) == {name: by_hand}
+    assert rm.compare(qrels, [run, run], [name], convention="ir_measures")[0]["mean"] == by_hand
     out = cli("eval", qrels, run, "--convention", "ir_measures", "-m", name, "--format", "json")
     assert out.returncode == 0 and f'{by_hand}' in out.stdout, out.stdout
     import duckdb  # the SQL of the preset: the provider's order there too
