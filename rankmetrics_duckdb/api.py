@@ -522,7 +522,7 @@ def _check_score_readers(con, run, readers: dict) -> None:
         raise InputError(f"{run.label}: query {row[0]}: items {row[1]} and {row[3]} have scores {row[2]!r} and "
                          f"{row[4]!r}, tied as the 32-bit floats of {', '.join(readers['float32'])} and apart as the "
                          f"doubles of {', '.join(readers['double'])} (ir_measures' providers): evaluate them "
-                         f"separately, or choose --scores float32 or double")
+                         f"separately, or choose {measures_mod.PROVIDER_VALUES['scores'].switch}")
 
 
 def _check_tie_orders(con, run, orders: dict, conv: dict) -> None:
@@ -530,9 +530,7 @@ def _check_tie_orders(con, run, orders: dict, conv: dict) -> None:
     ranking: an input error when two items of a query tie as the ranking compares them (their scores in conv's
     precision, or the ranks of a run without scores), naming them; otherwise both orders rank alike."""
     r = run.relation.sql(dialect="duckdb")
-    key = f"CAST(t.{'score' if run.has_score else 'rank'} AS DOUBLE)"
-    if run.has_score and conv.get("scores") == "float32":
-        key = "CAST(CAST(t.score AS FLOAT) AS DOUBLE)"
+    key = ranking_key(conv, run.has_score)
     row = run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), min(CAST(t.item_id AS VARCHAR)), "
                        f"max(CAST(t.item_id AS VARCHAR)), any_value({key}) FROM {r} AS t "
                        f"GROUP BY CAST(t.query_id AS VARCHAR), {key} HAVING count(*) > 1 ORDER BY 1 LIMIT 1").fetchone()
@@ -541,7 +539,7 @@ def _check_tie_orders(con, run, orders: dict, conv: dict) -> None:
         raise InputError(f"{run.label}: query {row[0]}: items {row[1]} and {row[2]} tie on {what} {row[3]!r}, and "
                          f"ir_measures' providers order tied items by id descending for "
                          f"{', '.join(orders['item_desc'])} and ascending for {', '.join(orders['item_asc'])}: "
-                         f"evaluate them separately, or choose --ties item_desc or item_asc")
+                         f"evaluate them separately, or choose {measures_mod.PROVIDER_VALUES['ties'].switch}")
 
 
 def _check_gain_grades(con, judgments, measures, conv) -> None:
@@ -629,6 +627,16 @@ def _load_reference(reader: Reader, obj, form: shape.Shape):
         raise InputError(f"the reference run: {e}") from None
 
 
+def ranking_key(conv: dict, has_score: bool, t: str = "t") -> str:
+    """What the ranking compares of a run read as `t`, as a DOUBLE: the score (rounded to a 32-bit float under
+    scores 'float32', pytrec_eval's), or the rank of a run without scores."""
+    if not has_score:
+        return f"CAST({t}.rank AS DOUBLE)"
+    if conv.get("scores") == "float32":
+        return f"CAST(CAST({t}.score AS FLOAT) AS DOUBLE)"
+    return f"CAST({t}.score AS DOUBLE)"
+
+
 def top_filter(conv: dict, has_score: bool, n: int, t: str = "t") -> str:
     """The QUALIFY clause keeping each query's top n rows of a run read as `t`, ranked as the measures rank
     under conv (trec_eval -M: form_res_rels.c sorts by score, then docno descending, and keeps the first n)."""
@@ -636,13 +644,7 @@ def top_filter(conv: dict, has_score: bool, n: int, t: str = "t") -> str:
     order = []
     if conv["ties"] == "input":
         order.append(f"{t}.rank ASC NULLS LAST")
-    if has_score:
-        score = f"CAST({t}.score AS DOUBLE)"
-        if conv.get("scores") == "float32":
-            score = f"CAST(CAST({t}.score AS FLOAT) AS DOUBLE)"
-        order.append(f"{score} DESC NULLS LAST")
-    else:
-        order.append(f"CAST({t}.rank AS DOUBLE) ASC NULLS LAST")
+    order.append(f"{ranking_key(conv, has_score, t)} {'DESC' if has_score else 'ASC'} NULLS LAST")
     if conv["ties"] == "item_asc":
         order.append(f"{item} ASC")
     order.append(f"{item} DESC")

@@ -155,11 +155,12 @@ def evaluate(judgments, run, names, *, per_query: bool = True, ties: str | None 
         _judgments(con, judgments)
         con.sql(f"CREATE TEMP VIEW rm_div_run AS SELECT * FROM {loaded.relation.sql(dialect='duckdb')}")
         _overlap(con, loaded.label, judgments)
+        order = TIES if ties in (None, "provider") else ties
         for m in wanted:
             args = "".join(f", {key} := {sqlsource.literal(value).sql(dialect='duckdb')}" for key, value in m.params)
             k = "NULL" if m.k is None else str(m.k)
             result = con.sql(f"SELECT CAST(query_id AS VARCHAR), value FROM {m.macro}('rm_div_run', "
-                             f"'rm_div_judgments', {k}, ties := '{TIES if ties in (None, 'provider') else ties}', queries := '{queries}'{args})").fetchall()
+                             f"'rm_div_judgments', {k}, ties := '{order}', queries := '{queries}'{args})").fetchall()
             values = {q: (math.nan if v is None else float(v)) for q, v in result}
             if per_query:
                 rows += [(m.requested, q, values[q]) for q in sorted(values)]

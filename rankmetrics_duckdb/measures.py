@@ -14,7 +14,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from . import conventions, shape
 from ._lazy import LazyModule
@@ -628,6 +628,12 @@ def ir_measures_provider(measure: Measure) -> str:
     return {"Judged": "judged", "Accuracy": "accuracy", "Compat": "compat"}.get(name, "pytrec_eval")
 
 
+def ir_measures_scores(measure: Measure) -> str:
+    """How the measure's ir_measures provider compares scores (scores='provider'): 'float32' for pytrec_eval, which
+    reads them into C floats, 'double' for the Python providers."""
+    return "float32" if ir_measures_provider(measure) == "pytrec_eval" else "double"
+
+
 def ir_measures_ties(measure: Measure) -> str | None:
     """How the measure's ir_measures provider orders tied scores (ties='provider'): 'item_desc' for pytrec_eval
     (trec_eval's code) and gdeval (gdeval.pl's runOrder: docno descending), 'item_asc' for msmarco, judged and
@@ -639,26 +645,31 @@ def ir_measures_ties(measure: Measure) -> str | None:
     return "item_asc" if provider in ("msmarco", "judged", "compat") else "item_desc"
 
 
-# The conventions the ir_measures preset takes from each measure's provider ('provider'): the two values its
-# providers take (the first is the one a mix is evaluated with once the run is checked), and the words of the refusal
+class ProviderSplit(NamedTuple):
+    """A convention the ir_measures preset takes from each measure's provider ('provider')."""
+    values: tuple  # the two values its providers take; the first is the one a mix is evaluated with, run checked
+    of: Callable  # the value a measure's provider takes (None: neither)
+    words: str  # the refusal of a mix, {0} and {1} the measures of each value
+    switch: str  # the switches that choose one value for all
+
+
 PROVIDER_VALUES = {
-    "scores": (("float32", "double"), "the scores are compared as 32-bit floats for {0} and as doubles for {1}, and "
-               "one read of the run", "--scores float32 or double"),
-    "ties": (("item_desc", "item_asc"), "tied scores are ordered by item id descending for {0} and ascending for {1}, "
-             "and one ranking", "--ties item_desc or item_asc"),
+    "scores": ProviderSplit(("float32", "double"), ir_measures_scores, "the scores are compared as 32-bit floats for "
+                            "{0} and as doubles for {1}, and one read of the run", "--scores float32 or double"),
+    "ties": ProviderSplit(("item_desc", "item_asc"), ir_measures_ties, "tied scores are ordered by item id "
+                          "descending for {0} and ascending for {1}, and one ranking", "--ties item_desc or item_asc"),
 }
 
 
 def by_provider(key: str, measures: list) -> dict:
     """{value: [the measures, as 'name (provider)']} for a key of PROVIDER_VALUES: the value each measure's
-    ir_measures provider takes. scores: pytrec_eval reads scores into C floats (float32), the others compare
-    Python's doubles; ties: ir_measures_ties (cwl_eval's and accuracy's file order takes neither)."""
-    out = {v: [] for v in PROVIDER_VALUES[key][0]}
+    ir_measures provider takes (its `of`)."""
+    split = PROVIDER_VALUES[key]
+    out = {v: [] for v in split.values}
     for m in measures:
-        provider = ir_measures_provider(m)
-        value = ("float32" if provider == "pytrec_eval" else "double") if key == "scores" else ir_measures_ties(m)
+        value = split.of(m)
         if value:
-            out[value].append(f"{m.requested} ({provider})")
+            out[value].append(f"{m.requested} ({ir_measures_provider(m)})")
     return out
 
 
@@ -689,7 +700,7 @@ def stream_conventions(measures: list, conv: dict, checked: bool = False) -> dic
             raise UsageError(f"{key} is {sides}: one read of the run serves every measure of an evaluation; "
                              f"evaluate them separately, or set {key} for the whole evaluation (-J, judged_only=)")
         out[key] = next(iter(values.values()))
-    for key, ((first, second), words, switch) in PROVIDER_VALUES.items():
+    for key, ((first, second), _, words, switch) in PROVIDER_VALUES.items():
         if out.get(key) != "provider":
             continue
         split = by_provider(key, measures)
