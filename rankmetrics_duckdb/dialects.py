@@ -515,7 +515,9 @@ def _distinct_levels(tree: exp.Expression, d: Dialect) -> exp.Expression:
                 return exp.true()
             return exp.Paren(this=_filled(d.distinct_levels, d, "g", node.expressions[0]))
         return node
-    return tree.transform(swap) if any(n.name == DISTINCT_LEVELS for n in tree.find_all(exp.Anonymous)) else tree
+    if not any(n.name == DISTINCT_LEVELS for n in tree.find_all(exp.Anonymous)):
+        return tree
+    return tree.transform(swap, copy=False)  # transform's tree (a copy, or the caller's own)
 
 
 def _fail(tree: exp.Expression, d: Dialect) -> exp.Expression:

@@ -171,6 +171,17 @@ def for_dialect(template: exp.Select, dialect: str, param) -> exp.Select:
     return out
 
 
+# the side tables each metric's template reads (Metric.tables: the training interactions, and the catalog beside
+# them; the catalog, else the interactions' items; the catalog's vectors; a reference run), so that one template
+# serves the tables it does not read: a metric reading none is the same whatever side tables a script is given
+_SIDES_READ = {}
+for _metric in measures.METRICS.values():
+    _SIDES_READ.setdefault(_metric.macro, set()).update(
+        side for table in _metric.tables for side in {"interactions": ("interactions", "catalog"),
+                                                      "catalog": ("catalog", "interactions"), "vectors": ("catalog",),
+                                                      "reference": ("reference",)}[table])
+
+
 def _source_key(source: sqlgen.Source | None):
     """What a Source is, as a key of _TEMPLATES (its expression written out in full: repr, quoting included)."""
     if source is None:
@@ -195,6 +206,10 @@ def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source
                    rank_positions: bool = False) -> exp.Select:
     """The template of _query_template (below), built once per metric and tables in a process: not to be changed
     (for_dialect copies it)."""
+    read = _SIDES_READ.get(macro_name, {"interactions", "catalog", "reference"})  # the side tables it reads
+    interactions, catalog, reference = (source if name in read else None for name, source in
+                                        (("interactions", interactions), ("catalog", catalog),
+                                         ("reference", reference)))
     key = (macro_name, by, group_text, rank_positions) + tuple(_source_key(s) for s in (run, judgments, interactions,
                                                                                        catalog, reference))
     if key in _TEMPLATES:
@@ -360,7 +375,7 @@ def _macro_rules(macro_name: str, names: set) -> list[tuple]:
         elif helper is not None and not helper.is_table and call.name.lower().startswith("rm_valid_") and \
                 len(call.expressions) == len(helper.params):  # a shared check (rm_valid_rel_range): inlined
             given = dict(zip(helper.params, call.expressions))
-            inlined = helper.body.copy().transform(
+            inlined = helper.body.transform(
                 lambda n: given[n.name].copy() if isinstance(n, exp.Column) and not n.table and n.name in given
                 else n)
             # a range the helper checks (min_rel below max_rel), not what _argument_checks' own rules check

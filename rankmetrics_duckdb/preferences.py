@@ -136,6 +136,6 @@ def to_sql(*, dialect: str = "duckdb", run: str, prefs: str, max_retrieved: int 
             node.set("expressions", [exp.alias_(e, e.name) if isinstance(e, exp.Column) and e.table else e
                                      for e in node.expressions])
         return node
-    body = sqlsource.macros()["trec_prefs"].body.copy().transform(read).transform(named)
+    body = sqlsource.macros()["trec_prefs"].body.transform(read).transform(named, copy=False)
     body = sqlsource.substitute(body, {"max_retrieved": sqlsource.literal(max_retrieved)})
     return dialects.render(sqlsource.expand(body), dialect, pretty=pretty)

@@ -706,7 +706,7 @@ def vector_stream_ctes(ctes: list, vectors: Source) -> list:
             if table:
                 return exp.Table(this=exp.to_identifier(table), alias=node.args.get("alias"))
         return node
-    body = sqlsource.expand(sqlsource.macros()["rm_vector_stream"].body.copy().transform(read))
+    body = sqlsource.expand(sqlsource.macros()["rm_vector_stream"].body.transform(read))
     return ctes[:-1] + [(VECTORLESS_STREAM, last), ("item_vectors", item_vectors), (STREAM, body)]
 
 
@@ -736,7 +736,7 @@ def reference_stream_ctes(ctes: list, reference: Source, conv: dict, by: tuple =
                 else REFERENCELESS_STREAM
             return exp.Table(this=exp.to_identifier(table), alias=node.args.get("alias"))
         return node
-    body = sqlsource.expand(sqlsource.macros()["rm_reference_stream"].body.copy().transform(read))
+    body = sqlsource.expand(sqlsource.macros()["rm_reference_stream"].body.transform(read))
     return ctes[:-1] + [(REFERENCELESS_STREAM, last), (REFERENCE_ITEMS, run_items(reference, conv, by, checked)),
                         (REFERENCE_RANKS, retrieved), (STREAM, body)]
 
@@ -960,9 +960,9 @@ def catalog_stream_ctes(conv: dict, catalog: Source, plain: exp.Expression | Non
                 return exp.Table(this=exp.to_identifier(table), alias=node.args.get("alias"))
         return node
     return [(SIDE_CTES["catalog"], side_items("catalog", catalog)),
-            ("catalog_totals", sqlsource.expand(macros["rm_catalog_totals"].body.copy().transform(read))),
+            ("catalog_totals", sqlsource.expand(macros["rm_catalog_totals"].body.transform(read))),
             (PLAIN_STREAM, stream(conv, listed=listed) if plain is None else plain),
-            (STREAM, sqlsource.expand(macros["rm_catalog_stream"].body.copy().transform(read)))]
+            (STREAM, sqlsource.expand(macros["rm_catalog_stream"].body.transform(read)))]
 
 
 def _macro_parts(macro_name: str):
