@@ -58,12 +58,6 @@ _SIDE_COLUMNS = {"interactions": {ours: f"interactions_{ours.split('_')[0]}_colu
 SIDE_ARGS = [arg for columns in _SIDE_COLUMNS.values() for arg in columns.values()]
 
 
-def _sides_of(metric: measures.Metric) -> list[str]:
-    """The side tables a metric's implementations take (_SIDES' names): the reference run, or the training
-    interactions and the catalog, or none."""
-    if "reference" in metric.tables:
-        return ["reference"]
-    return ["interactions", "catalog"] if metric.tables else []
 SHAPE_ARGS = (("query_column", "query_id"), ("item_column", "item_id"), ("score_column", "score"),
               ("rank_column", None), ("relevance_column", "relevance"))
 
@@ -127,8 +121,8 @@ def _template(macro_name: str, by: tuple, judgments_by: tuple, run_lists: bool, 
                               lists=bool(judgment_lists))
     sides = {name: sqlgen.Source(exp.to_table(_SIDES[name]), columns={ours: _C + arg for ours, arg in
                                                                       _SIDE_COLUMNS[name].items()})
-             for name in _sides_of(_metric(macro_name)) if name != "reference"}
-    if "reference" in _sides_of(_metric(macro_name)):  # the run's shape
+             for name in native.sides_of(macro_name) if name != "reference"}
+    if "reference" in native.sides_of(macro_name):  # the run's shape
         sides["reference"] = sqlgen.Source(exp.to_table(_SIDES["reference"]), has_score=True, has_rank=True,
                                            columns=columns, groups=by, lists=run_lists)
     return native.query_template(macro_name, run, judgments, by=by, group_text=False, rank_positions=True, **sides)
@@ -439,7 +433,7 @@ def _metric_file(macro_name: str) -> str:
     cut = _presets(macro_name, params, k=10) if "k" in names else presets  # where a cutoff changes the values
     shape = [name for name, _ in SHAPE_ARGS] + [name for name, _ in GROUP_ARGS]
     metric = _metric(macro_name)
-    sides_taken = _sides_of(metric)
+    sides_taken = native.sides_of(metric.macro)
     side_tables = sides_taken != ["reference"] and bool(sides_taken)  # the interactions and the catalog
     # the recommender metrics' side tables, as the call names them (the catalog: items)
     tables = [{"catalog": "items"}.get(n, n) for n in sides_taken]
@@ -723,7 +717,7 @@ def _evaluate_file() -> str:
     pass_sides = pass_tables + ", reference=reference"
 
     def sides_of(m):  # what rm_call passes on to the metric macro m
-        taken = _sides_of(_metric(m))
+        taken = native.sides_of(m)
         return "reference=reference, " if taken == ["reference"] else pass_tables + ", " if taken else ""
     shape_args = ", ".join(f"{n}={_jinja(v)}" for n, v in SHAPE_ARGS) + ", " + ", ".join(
         f"{n}={v}" for n, v in GROUP_ARGS)

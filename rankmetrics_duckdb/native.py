@@ -171,15 +171,14 @@ def for_dialect(template: exp.Select, dialect: str, param) -> exp.Select:
     return out
 
 
-# the side tables each metric's template reads (Metric.tables: the training interactions, and the catalog beside
-# them; the catalog, else the interactions' items; the catalog's vectors; a reference run), so that one template
-# serves the tables it does not read: a metric reading none is the same whatever side tables a script is given
-_SIDES_READ = {}
-for _metric in measures.METRICS.values():
-    _SIDES_READ.setdefault(_metric.macro, set()).update(
-        side for table in _metric.tables for side in {"interactions": ("interactions", "catalog"),
-                                                      "catalog": ("catalog", "interactions"), "vectors": ("catalog",),
-                                                      "reference": ("reference",)}[table])
+def sides_of(macro_name: str) -> list[str]:
+    """The side tables a metric's implementations take (its Metric.tables): the reference run, or the training
+    interactions and the catalog (the catalog, else the interactions' items), or none. The native templates are
+    keyed by them (query_template), the dbt macros take them as arguments."""
+    tables = {t for m in measures.METRICS.values() if m.macro == macro_name for t in m.tables}
+    if "reference" in tables:
+        return ["reference"]
+    return ["interactions", "catalog"] if tables else []
 
 
 def _source_key(source: sqlgen.Source | None):
@@ -206,7 +205,8 @@ def query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Source
                    rank_positions: bool = False) -> exp.Select:
     """The template of _query_template (below), built once per metric and tables in a process: not to be changed
     (for_dialect copies it)."""
-    read = _SIDES_READ.get(macro_name, {"interactions", "catalog", "reference"})  # the side tables it reads
+    # the side tables it does not read left out: one template serves a script given other side tables
+    read = sides_of(macro_name)
     interactions, catalog, reference = (source if name in read else None for name, source in
                                         (("interactions", interactions), ("catalog", catalog),
                                          ("reference", reference)))
