@@ -433,7 +433,7 @@ def _metric_file(macro_name: str) -> str:
     cut = _presets(macro_name, params, k=10) if "k" in names else presets  # where a cutoff changes the values
     shape = [name for name, _ in SHAPE_ARGS] + [name for name, _ in GROUP_ARGS]
     metric = _metric(macro_name)
-    sides_taken = native.sides_of(metric.macro)
+    sides_taken = native.sides_of(macro_name)
     side_tables = sides_taken != ["reference"] and bool(sides_taken)  # the interactions and the catalog
     # the recommender metrics' side tables, as the call names them (the catalog: items)
     tables = [{"catalog": "items"}.get(n, n) for n in sides_taken]
