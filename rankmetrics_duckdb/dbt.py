@@ -147,8 +147,56 @@ def _piece(dialect: str, name: str, by: tuple, judgments_by: tuple, run_lists: b
     (body() checks that it is), so rendered once per dialect and shape."""
     text = _render(native.metric_macros(side_tables=False)[0], dialects.get(dialect), by, judgments_by, run_lists,
                    judgment_lists)
-    start, end = _cte(text, name)
+    if name == RANK_FAULTS:
+        text = _rank_positions(text, f"{name} for {dialect}")
+    start, end = _locate(text, name, run_lists)
     return text[start:end]
+
+
+def _locate(text: str, name: str, run_lists: bool) -> tuple[int, int]:
+    """(start, end) of a piece every metric's SQL holds alike (SHARED): a CTE's body, or the faults checked first
+    or last."""
+    if name == INPUT_FAULTS:
+        return _input_faults(text, run_lists)
+    return _rank_faults(text, run_lists) if name == RANK_FAULTS else _cte(text, name)
+
+
+INPUT_FAULTS, RANK_FAULTS = "input_faults", "rank_faults"
+
+
+def _rank_faults(text: str, run_lists: bool) -> tuple[int, int]:
+    """(start, end) of the faults every metric checks last, the same for every metric: the last branches of
+    rm_checks' union of faults (sqlgen.rank_faults, a rank NaN or infinite beside the score: not with run_lists;
+    then the ranks not 1..n, between _rank_positions' tags), from the line break before the first to the end of
+    the endif."""
+    start, end = _cte(text, "rm_checks")
+    tag = text.find("\n{% if rank_positions %}\n", start, end)
+    close = text.find("\n{% endif %}\n", tag, end)
+    if tag < 0 or close < 0:
+        raise ValueError("rm_checks: the check of the ranks is not tagged")
+    if run_lists:
+        return tag, close + len("\n{% endif %}")
+    indent = re.match(r"[ \t]*", text[tag + len("\n{% if rank_positions %}\n"):])[0]
+    return text.rfind("\n%sUNION ALL\n" % indent, start, tag), close + len("\n{% endif %}")
+
+
+def _input_faults(text: str, run_lists: bool) -> tuple[int, int]:
+    """(start, end) of the faults every metric checks first, the same for every metric: the first branches of
+    rm_checks' union of faults (sqlgen.input_checks: an item twice in a query of the run or of the judgments, a
+    row of either without an id or a number; with run_lists, an empty list without a query id), from the line
+    break before the first to the one before the UNION ALL that follows the last."""
+    start, end = _cte(text, "rm_checks")
+    m = re.compile(r"FROM \(\n([ \t]*)SELECT\b").search(text, start, end)
+    if m is None:
+        raise ValueError("rm_checks: no subquery of faults")
+    union = re.compile(r"\n%sUNION ALL\n" % m[1])
+    at = m.start(1)
+    for _ in range(5 if run_lists else 4):
+        u = union.search(text, at, end)
+        if u is None:
+            raise ValueError("rm_checks: fewer faults than every metric checks")
+        at = u.end()
+    return m.start(1) - 1, u.start()
 
 
 @functools.lru_cache(maxsize=None)
@@ -276,6 +324,15 @@ def _no_lists(d: dialects.Dialect) -> str:
 
 RUN_ITEMS_ARGS = "run, query_column, item_column, score_column, rank_column, by, run_lists"
 JUDGMENT_ITEMS_ARGS = "judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists"
+# what every metric's SQL holds alike, per adapter and shape of the tables, as a macro of _shape.sql the metric
+# bodies call (shape_bodies; body() checks that each metric's is the same): piece (a CTE's body, or
+# INPUT_FAULTS/RANK_FAULTS) -> (macro, its arguments)
+SHARED = {"run_items": ("rm_run_items", RUN_ITEMS_ARGS),
+          "judgment_items": ("rm_judgment_items", JUDGMENT_ITEMS_ARGS),
+          "rm_groups": ("rm_groups", "run, by"),
+          sqlgen.EMPTY_LISTS: ("rm_empty_lists", "run, query_column, item_column, by"),
+          RANK_FAULTS: ("rm_rank_faults", "by, run_lists, rank_positions"),
+          INPUT_FAULTS: ("rm_input_faults", "by, run_lists")}
 
 
 def _finish(text: str, what: str) -> str:
@@ -311,8 +368,18 @@ def shape_bodies(dialect: str) -> dict[str, str]:
             ("judgment_lists and relevance_column", piece("judgment_items", by, jby, False, "grades")),
             ("judgment_lists", piece("judgment_items", by, jby, False, "ones")),
             ("true", piece("judgment_items", by, jby, False, ""))])))
-    return {"rm_run_items": _finish(run, f"run_items for {dialect}"),
-            "rm_judgment_items": _finish(_choose(cases), f"judgment_items for {dialect}")}
+    def faults(name):  # the checks every metric makes first (or last): by, run_lists
+        shaped = {by: _if_else("run_lists", piece(name, by, by, True, ""), piece(name, by, by, False, ""),
+                               own_lines=True) if d.lists is not None else piece(name, by, by, False, "")
+                  for by in (_GROUPS, ())}
+        return _if_else("by", shaped[_GROUPS], shaped[()])
+    texts = {"run_items": run, "judgment_items": _choose(cases),
+             "rm_groups": piece("rm_groups", _GROUPS, _GROUPS, False, ""),  # called with by only
+             sqlgen.EMPTY_LISTS: _if_else("by", piece(sqlgen.EMPTY_LISTS, _GROUPS, _GROUPS, True, ""),  # run_lists
+                                          piece(sqlgen.EMPTY_LISTS, (), (), True, "")) if d.lists is not None
+             else _no_lists(d),
+             RANK_FAULTS: faults(RANK_FAULTS), INPUT_FAULTS: faults(INPUT_FAULTS)}
+    return {SHARED[name][0]: _finish(text, f"{name} for {dialect}") for name, text in texts.items()}
 
 
 def _rank_positions(text: str, what: str) -> str:
@@ -331,14 +398,21 @@ def _rank_positions(text: str, what: str) -> str:
     return text
 
 
+_INDENT = re.compile(r"^[ \t]+", re.M)
+
+
 def _if_else(cond: str, yes: str, no: str, own_lines: bool = False) -> str:
     """Jinja giving yes when cond holds, else no, with the lines they share written once. own_lines: each tag on
     a line of its own, so that a later _if_else over two such texts finds them as lines of their own (and nests
-    its own tags around or inside them, never across)."""
+    its own tags around or inside them, never across). Lines are compared without their indentation, which SQL
+    does not read (no string literal of ours spans lines): the groups' subquery indents the SQL it wraps, which
+    is otherwise the same line for line; the lines shared keep yes's indentation."""
     a, b = _units(yes), _units(no)
     end = "\n" if own_lines else ""
     out = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    matcher = difflib.SequenceMatcher(None, [_INDENT.sub("", u) for u in a], [_INDENT.sub("", u) for u in b],
+                                      autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
             out += a[i1:i2]
         else:
@@ -372,11 +446,14 @@ def body(macro_name: str, dialect: str) -> str:
 
     def shaped(by, lists):
         text = _rank_positions(_render(macro_name, d, by, by, lists, ""), f"{macro_name} for {dialect}")
-        for name, args in (("run_items", RUN_ITEMS_ARGS), ("judgment_items", JUDGMENT_ITEMS_ARGS)):
-            start, end = _cte(text, name)  # the same for every metric: rendered once (_piece)
+        for name, (macro, args) in SHARED.items():  # the faults last: the CTEs' positions change
+            if name in ("rm_groups", sqlgen.EMPTY_LISTS) and f"{name} AS (" not in text:
+                continue  # by, run_lists only
+            start, end = _locate(text, name, lists)  # the same for every metric: rendered once (_piece)
             if text[start:end] != _piece(d.name, name, by, by, lists, ""):
                 raise ValueError(f"{macro_name} for {dialect}: its {name} differs from the other metrics'")
-            text = text[:start] + "\n  {{ rankmetrics.rm_%s(%s) }}\n" % (name, args) + text[end:]
+            call = "{{ rankmetrics.%s(%s) }}" % (macro, args)
+            text = text[:start] + (call if name in (RANK_FAULTS, INPUT_FAULTS) else f"\n  {call}\n") + text[end:]
         if sqlgen.REFERENCE_ITEMS + " AS (" in text:  # Intersection's reference run: read as the run is
             start, end = _cte(text, sqlgen.REFERENCE_ITEMS)
             if text[start:end] != re.sub(r"\b" + _RUN + r"\b", _SIDES["reference"], _piece(d.name, "run_items", by, by,
@@ -410,11 +487,29 @@ _NEEDED = {("interactions",): "interactions is none", ("catalog",): "interaction
            ("vectors",): "items is none", ("reference",): "reference is none"}
 
 
+_JINJA = re.compile(r"{{(.*?)}}|{%(.*?)%}", re.S)
+_JINJA_OWN = {"if", "elif", "else", "endif", "for", "in", "endfor", "not", "and", "or", "is", "none", "true",
+              "false", "loop", "rankmetrics", "adapter", "exceptions", "return", "set", "do"}
+
+
+def _names_read(text: str) -> set[str]:
+    """The names text's Jinja reads (not those of its loops and modules, nor attributes or quoted text)."""
+    names, bound = set(), set()
+    for m in _JINJA.finditer(text):
+        code = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "''", m[1] or m[2])
+        names |= set(re.findall(r"(?<![.\w])[A-Za-z_]\w*", code))
+        bound |= set(re.findall(r"^\s*(?:for|set)\s+(\w+)", code))
+    return names - bound - _JINJA_OWN
+
+
 def _implementations(name: str, args: str, texts: dict) -> list[str]:
     """The macros `<adapter>__<name>(args)`, one per adapter (texts: {adapter: SQL}); an adapter whose SQL is
     the same as another's points at it, as dbt-utils does."""
     lines, seen = [], {}
     for adapter, text in texts.items():
+        unknown = _names_read(text) - set(re.findall(r"\w+", args))
+        if unknown:  # Jinja would render a name it is not given as nothing
+            raise ValueError(f"{adapter}__{name} reads {', '.join(sorted(unknown))}, which it does not take")
         same = next((a for a, t in seen.items() if t == text), None)
         seen[adapter] = text
         lines.append(f"{{% macro {adapter}__{name}({args}) %}}")
@@ -533,18 +628,14 @@ def _lacking(metric: measures.Metric, d: dialects.Dialect) -> str | None:
 
 def _shape_file() -> str:
     lines = [f"{{# rankmetrics {__version__}: generated by `rankmetrics dbt`. Do not edit. #}}",
-             "{# How a metric reads the user's tables (the CTEs run_items and judgment_items of every metric), per "
-             "adapter. #}",
-             f"{{% macro rm_run_items({RUN_ITEMS_ARGS}) %}}{{{{ return(adapter.dispatch('rm_run_items', "
-             f"'rankmetrics')({RUN_ITEMS_ARGS})) }}}}{{% endmacro %}}",
-             "",
-             f"{{% macro rm_judgment_items({JUDGMENT_ITEMS_ARGS}) %}}{{{{ return(adapter.dispatch("
-             f"'rm_judgment_items', 'rankmetrics')({JUDGMENT_ITEMS_ARGS})) }}}}{{% endmacro %}}",
-             ""]
+             "{# What every metric's SQL holds alike, per adapter: how it reads the user's tables (the CTEs "
+             "run_items, judgment_items, rm_groups, empty_lists) and the checks of the tables every metric makes. #}"]
+    for macro, args in SHARED.values():
+        lines += [f"{{% macro {macro}({args}) %}}{{{{ return(adapter.dispatch('{macro}', 'rankmetrics')({args})) }}}}"
+                  "{% endmacro %}", ""]
     bodies = {a: shape_bodies(d.name) for a, d in adapters()}
-    lines += _implementations("rm_run_items", RUN_ITEMS_ARGS, {a: b["rm_run_items"] for a, b in bodies.items()})
-    lines += _implementations("rm_judgment_items", JUDGMENT_ITEMS_ARGS,
-                              {a: b["rm_judgment_items"] for a, b in bodies.items()})
+    for macro, args in SHARED.values():
+        lines += _implementations(macro, args, {a: b[macro] for a, b in bodies.items()})
     return "\n".join(lines)
 
 

@@ -492,7 +492,8 @@ def _literal(adapter):
 
 def _module(package, file, adapter, dialect):
     """The Jinja module of one macro file of the package, with rankmetrics.literal, rankmetrics.column and the
-    adapter's rm_run_items and rm_judgment_items (macros/_shape.sql) as dbt would resolve them."""
+    adapter's implementations of the macros of macros/_shape.sql (rm_run_items, rm_input_faults, ...) as dbt would
+    resolve them."""
     import jinja2
     import sqlglot
     env = jinja2.Environment(extensions=["jinja2.ext.do"])
@@ -509,10 +510,11 @@ def _module(package, file, adapter, dialect):
     namespace.column = staticmethod(column)
     globals_ = {"rankmetrics": namespace, "exceptions": None, "adapter": type("A", (), {"quote": staticmethod(quote)})}
     module = env.from_string(text, globals=globals_).module
-    if file != "_shape.sql":
+    if file != "_shape.sql":  # each macro of _shape.sql (rm_run_items, ...) as the adapter's implementation
         shape = _module(package, "_shape.sql", adapter, dialect)
-        namespace.rm_run_items = staticmethod(_resolve(package, "_shape.sql", shape, adapter, "rm_run_items"))
-        namespace.rm_judgment_items = staticmethod(_resolve(package, "_shape.sql", shape, adapter, "rm_judgment_items"))
+        for name in re.findall(r"{% macro (\w+)\(", (package / "macros" / "_shape.sql").read_text()):
+            if "__" not in name:
+                setattr(namespace, name, staticmethod(_resolve(package, "_shape.sql", shape, adapter, name)))
     return module
 
 

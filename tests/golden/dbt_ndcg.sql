@@ -28,45 +28,17 @@ WITH params AS (
     CAST({{ rankmetrics.literal(empty) }} AS TEXT) AS empty,
     CAST({{ rankmetrics.literal(grades) }} AS TEXT) AS grades
 {% if by %}), rm_groups AS (
-  SELECT
-    {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %},
-    {% endif %}{% endfor %},
-    ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS group_no,
-    CAST(ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS TEXT) || ':' AS group_key
-  FROM (
-    SELECT DISTINCT
-      {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
-      {% endif %}{% endfor %}
-    FROM {{ run }} AS r
-  ) AS d
+  {{ rankmetrics.rm_groups(run, by) }}
 {% else %}{% endif %}), run_items AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-{% if by %}{% if run_lists %}
+{% if run_lists %}
 ), empty_lists AS (
-  SELECT
-    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) AS query_id
-  FROM {{ run }} AS r
-  JOIN rm_groups AS g
-    ON {% for g in by %}(
-      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
-    ){% if not loop.last %}
-    AND {% endif %}{% endfor %}
-  WHERE
-    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+  {{ rankmetrics.rm_empty_lists(run, query_column, item_column, by) }}
 {% else %}
 {% endif %}
-{% else %}{% if run_lists %}
-), empty_lists AS (
-  SELECT
-    CAST(r.{{ rankmetrics.column(query_column) }} AS TEXT) AS query_id
-  FROM {{ run }} AS r
-  WHERE
-    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-{% else %}
-{% endif %}
-{% endif %}), item_stream AS (
+), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -140,100 +112,8 @@ WITH params AS (
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
-  FROM (
-    SELECT
-{% if by %}      'rankmetrics: item ' || x.item_id || ' appears ' || CAST(COUNT(*) AS TEXT) || ' times for query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' in the run' AS fault
-{% else %}      'rankmetrics: item ' || x.item_id || ' appears ' || CAST(COUNT(*) AS TEXT) || ' times for query ' || x.query_id || ' in the run' AS fault
-{% endif %}    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
+  FROM ({{ rankmetrics.rm_input_faults(by, run_lists) }}
     UNION ALL
-    SELECT
-{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' is judged ' || CAST(COUNT(*) AS TEXT) || ' times (grades ' || CAST(MIN(x.grade) AS TEXT) || ' to ' || CAST(MAX(x.grade) AS TEXT) || ')' AS fault
-{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' is judged ' || CAST(COUNT(*) AS TEXT) || ' times (grades ' || CAST(MIN(x.grade) AS TEXT) || ' to ' || CAST(MAX(x.grade) AS TEXT) || ')' AS fault
-{% endif %}    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1), ' ') = ''
-{% else %}        OR TRIM(x.query_id, ' ') = ''
-{% endif %}        OR TRIM(x.item_id, ' ') = ''
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.score - x.score IS NULL OR x.score - x.score <> 0
-        )
-{% if by %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
-{% else %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
-{% endif %}      END AS fault
-    FROM run_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1), ' ') = ''
-{% else %}        OR TRIM(x.query_id, ' ') = ''
-{% endif %}        OR TRIM(x.item_id, ' ') = ''
-      )
-      OR (
-        x.score - x.score IS NULL OR x.score - x.score <> 0
-      )
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1), ' ') = ''
-{% else %}        OR TRIM(x.query_id, ' ') = ''
-{% endif %}        OR TRIM(x.item_id, ' ') = ''
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-        )
-{% if by %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-{% else %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-{% endif %}      END AS fault
-    FROM judgment_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1), ' ') = ''
-{% else %}        OR TRIM(x.query_id, ' ') = ''
-{% endif %}        OR TRIM(x.item_id, ' ') = ''
-      )
-      OR (
-        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-      )
-{% if by %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL
-      OR TRIM(SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1), ' ') = ''
-{% else %}
-{% endif %}
-{% else %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL OR TRIM(x.query_id, ' ') = ''
-{% else %}
-{% endif %}
-{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -353,72 +233,18 @@ WITH params AS (
 {% endif %}    FROM judgment_items AS x
     CROSS JOIN params AS prm
     WHERE
-      prm.gain = 'raw' AND x.grade < 0
-{% if by %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      'rankmetrics: query ' || SUBSTRING(x.query_id, STRPOS(x.query_id, ':') + 1) || ' (group ' || SUBSTRING(x.query_id, 1, STRPOS(x.query_id, ':') - 1) || ' of the by columns, in sort order)' || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% else %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      'rankmetrics: query ' || x.query_id || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% endif %}  ) AS d
+      prm.gain = 'raw' AND x.grade < 0{{ rankmetrics.rm_rank_faults(by, run_lists, rank_positions) }}
+  ) AS d
 )
 SELECT
   *
-FROM (
+{% if by %}FROM (
   SELECT
-{% if by %}    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
+    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
     {% endif %}{% endfor %},
     SUBSTRING(b.query_id, STRPOS(b.query_id, ':') + 1) AS query_id,
     b.value
-  FROM (
+{% else %}{% endif %}  FROM (
     SELECT
       f.query_id,
       CASE
@@ -431,300 +257,8 @@ FROM (
               CASE
                 WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-{% else %}    f.query_id,
-    CASE
-      WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-      THEN NULL
-      ELSE COALESCE(
-        (
-          CAST(SUM(
-            CASE
-              WHEN f.kind = 'R' AND prm.ties = 'average'
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND STRPOS(',' || prm.gains, (
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                )) > 0
-                THEN CAST(SUBSTRING(
-                  ',' || prm.gains || ',',
-                  STRPOS(',' || prm.gains, (
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  )) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  )),
-                  STRPOS(
-                    SUBSTRING(
-                      ',' || prm.gains || ',',
-                      STRPOS(',' || prm.gains, (
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                      )) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                      ))
-                    ),
-                    ','
-                  ) - 1
-                ) AS DOUBLE)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END
-              END * f.tie_discount
-              WHEN f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND STRPOS(',' || prm.gains, (
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                )) > 0
-                THEN CAST(SUBSTRING(
-                  ',' || prm.gains || ',',
-                  STRPOS(',' || prm.gains, (
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  )) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  )),
-                  STRPOS(
-                    SUBSTRING(
-                      ',' || prm.gains || ',',
-                      STRPOS(',' || prm.gains, (
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                      )) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                      ))
-                    ),
-                    ','
-                  ) - 1
-                ) AS DOUBLE)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END
-              END * (
-                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-              )
-              ELSE 0
-            END
-          ) AS DOUBLE) / NULLIF(
-            CASE
-              WHEN prm.ideal = 'cutoff'
-              THEN (
-                LN(CAST(prm.log_base AS DOUBLE)) * (
-                  -0.24323834289098076 + (
-                    0.5772156649015329 + LN(LN(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE))) + SQRT(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE)) * (
-                      1.0 * LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 28)
-                    )
-                  ) + 1 / NULLIF(2 * LN(CAST((
-                    prm.k + 1
-                  ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
-                    12 * CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2),
-                    0
-                  ) + (
-                    POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)) + 3
-                  ) / NULLIF(
-                    360 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 4),
-                    0
-                  ) - (
-                    12 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)) + 60
-                  ) / NULLIF(
-                    15120 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 6),
-                    0
-                  ) - (
-                    1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 0)
-                  )
-                )
-              )
-              ELSE SUM(
-                CASE
-{% endif %}                  WHEN prm.gains <> ''
-{% if by %}                  AND f.grade >= 0
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
                   AND f.grade = FLOOR(f.grade)
                   AND STRPOS(',' || prm.gains, (
                     ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
@@ -732,56 +266,10 @@ FROM (
                   THEN CAST(SUBSTRING(
                     ',' || prm.gains || ',',
                     STRPOS(',' || prm.gains, (
-{% else %}                  AND f.kind = 'J'
-                  AND (
-                    prm.k IS NULL OR f.gain_pos <= prm.k
-                  )
-                  AND CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND STRPOS(',' || prm.gains, (
-{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-{% if by %}                    )) + LENGTH((
-{% else %}                    )) > 0
-                    THEN CAST(SUBSTRING(
-                      ',' || prm.gains || ',',
-                      STRPOS(',' || prm.gains, (
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                      )) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                      )),
-                      STRPOS(
-                        SUBSTRING(
-                          ',' || prm.gains || ',',
-                          STRPOS(',' || prm.gains, (
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                          )) + LENGTH((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                          ))
-                        ),
-                        ','
-                      ) - 1
-                    ) AS DOUBLE)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE)
-                      ELSE CAST(f.grade AS DOUBLE)
-                    END
-                  END > 0
-                  THEN CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND STRPOS(',' || prm.gains, (
-{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-{% if by %}                    )),
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    )),
                     STRPOS(
                       SUBSTRING(
                         ',' || prm.gains || ',',
@@ -795,47 +283,7 @@ FROM (
                     ) - 1
                   ) AS DOUBLE)
                   ELSE CASE
-{% else %}                    )) > 0
-                    THEN CAST(SUBSTRING(
-                      ',' || prm.gains || ',',
-                      STRPOS(',' || prm.gains, (
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                      )) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                      )),
-                      STRPOS(
-                        SUBSTRING(
-                          ',' || prm.gains || ',',
-                          STRPOS(',' || prm.gains, (
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                          )) + LENGTH((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                          ))
-                        ),
-                        ','
-                      ) - 1
-                    ) AS DOUBLE)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE)
-                      ELSE CAST(f.grade AS DOUBLE)
-                    END
-                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.gains <> ''
-                  THEN 0
-                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
@@ -844,7 +292,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-{% if by %}                  END
+                  END
                 END * f.tie_discount
                 WHEN f.kind = 'R' AND (
                   prm.k IS NULL OR f.pos <= prm.k
@@ -876,16 +324,7 @@ FROM (
                     ) - 1
                   ) AS DOUBLE)
                   ELSE CASE
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'candidates'
-                  AND f.kind = 'R'
-                  AND (
-                    prm.k IS NULL OR f.ipos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
@@ -894,7 +333,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-{% if by %}                  END
+                  END
                 END * (
                   LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
                 )
@@ -1095,10 +534,8 @@ FROM (
                         prm.k + 1
                       ) + 12 AS DOUBLE)), 0)
                     )
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-{% endif %}                  )
-{% if by %}                )
+                  )
+                )
                 ELSE SUM(
                   CASE
                     WHEN prm.gains <> ''
@@ -1241,59 +678,11 @@ FROM (
                 )
               END,
               0
-{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-                    WHEN prm.gain = 'raw'
-                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-                  )
-                  ELSE 0
-                END
-              )
-            END,
-            0
-          )
-        ),
-        CAST(0 AS DOUBLE)
-      )
-    END AS value
-  FROM (
-    SELECT
-      s.*,
-      (
-        AVG(
-          CASE
-            WHEN (
-              prm.k IS NULL OR s.pos <= prm.k
-{% endif %}            )
-{% if by %}          ),
-          CAST(0 AS DOUBLE)
-{% else %}            THEN (
-              LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
             )
-            ELSE 0
-          END
-        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
-      ) AS tie_discount,
-      (
-        SUM(CASE WHEN (
-          prm.k IS NULL OR s.pos <= prm.k
-        ) THEN 1 ELSE 0 END) OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
-          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-{% endif %}        )
-{% if by %}      END AS value
+          ),
+          CAST(0 AS DOUBLE)
+        )
+      END AS value
     FROM (
       SELECT
         s.*,
@@ -1307,48 +696,8 @@ FROM (
                 LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
               )
               ELSE 0
-{% else %}      ) AS ideal_pos_within,
-      (
-        ROW_NUMBER() OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY CASE
-            WHEN prm.gains <> ''
-            AND s.grade >= 0
-            AND s.grade = FLOOR(s.grade)
-            AND STRPOS(',' || prm.gains, (
-              ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
-            )) > 0
-            THEN CAST(SUBSTRING(
-              ',' || prm.gains || ',',
-              STRPOS(',' || prm.gains, (
-                ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
-              )) + LENGTH((
-                ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
-              )),
-              STRPOS(
-                SUBSTRING(
-                  ',' || prm.gains || ',',
-                  STRPOS(',' || prm.gains, (
-                    ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
-                  )) + LENGTH((
-                    ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
-                  ))
-                ),
-                ','
-              ) - 1
-            ) AS DOUBLE)
-            ELSE CASE
-              WHEN prm.gain = 'raw'
-              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
-              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
-              THEN CAST(0 AS DOUBLE)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS DOUBLE)
-              ELSE CAST(s.grade AS DOUBLE)
-{% endif %}            END
-{% if by %}          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+            END
+          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
         ) AS tie_discount,
         (
           SUM(CASE WHEN (
@@ -1405,12 +754,8 @@ FROM (
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}          END DESC NULLS LAST
-        )
-      ) AS gain_pos
-    FROM item_stream AS s
-{% endif %}    CROSS JOIN params AS prm
-{% if by %}    GROUP BY
+    CROSS JOIN params AS prm
+    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
@@ -1437,54 +782,18 @@ FROM (
           THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
           ELSE TRUE
         END
-{% else %}  ) AS f
-  CROSS JOIN params AS prm
-  GROUP BY
-    f.query_id,
-    prm.empty,
-    prm.gain,
-    prm.gains,
-    prm.ideal,
-    prm.judged_only,
-    prm.k,
-    prm.log_base,
-    prm.queries,
-    prm.rel,
-    prm.ties
-  HAVING
-    (
-      NOT (
-        prm.queries = 'both' AND prm.judged_only
-{% endif %}      )
-{% if by %}      OR (
+      )
+      OR (
         prm.queries = 'both'
         AND prm.judged_only
-{% else %}      AND CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-{% if by %}        AND f.query_id IN (
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        AND f.query_id IN (
           SELECT
             ri.query_id
           FROM run_items AS ri
         )
-{% else %}        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-    )
-    OR (
-      prm.queries = 'both'
-      AND prm.judged_only
-      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      AND f.query_id IN (
-        SELECT
-          ri.query_id
-        FROM run_items AS ri
-{% endif %}      )
-{% if by %}{% if run_lists %}
+      )
+{% if run_lists %}
       OR (
         (
           prm.queries = 'both' OR prm.queries = 'run'
@@ -1496,23 +805,10 @@ FROM (
       )
 {% else %}
 {% endif %}
-  ) AS b
+{% if by %}  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, STRPOS(b.query_id, ':'))
-{% else %}    )
-{% if run_lists %}
-    OR (
-      (
-        prm.queries = 'both' OR prm.queries = 'run'
-      )
-      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
-      AND (
-        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      )
-    )
-{% else %}
-{% endif %}
-{% endif %}) AS results
+{% else %}{% endif %}) AS results
 WHERE
   (
     SELECT
@@ -1538,45 +834,17 @@ WITH params AS (
     CAST({{ rankmetrics.literal(empty) }} AS TEXT) AS empty,
     CAST({{ rankmetrics.literal(grades) }} AS TEXT) AS grades
 {% if by %}), rm_groups AS (
-  SELECT
-    {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %},
-    {% endif %}{% endfor %},
-    ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS group_no,
-    CAST(ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS VARCHAR) || ':' AS group_key
-  FROM (
-    SELECT DISTINCT
-      {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
-      {% endif %}{% endfor %}
-    FROM {{ run }} AS r
-  ) AS d
+  {{ rankmetrics.rm_groups(run, by) }}
 {% else %}{% endif %}), run_items AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-{% if by %}{% if run_lists %}
+{% if run_lists %}
 ), empty_lists AS (
-  SELECT
-    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
-  FROM {{ run }} AS r
-  JOIN rm_groups AS g
-    ON {% for g in by %}(
-      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
-    ){% if not loop.last %}
-    AND {% endif %}{% endfor %}
-  WHERE
-    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
+  {{ rankmetrics.rm_empty_lists(run, query_column, item_column, by) }}
 {% else %}
 {% endif %}
-{% else %}{% if run_lists %}
-), empty_lists AS (
-  SELECT
-    CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
-  FROM {{ run }} AS r
-  WHERE
-    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
-{% else %}
-{% endif %}
-{% endif %}), item_stream AS (
+), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -1652,100 +920,8 @@ WITH params AS (
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
-  FROM (
-    SELECT
-{% if by %}      'rankmetrics: item ' || x.item_id || ' appears ' || CAST(COUNT(*) AS VARCHAR) || ' times for query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' in the run' AS fault
-{% else %}      'rankmetrics: item ' || x.item_id || ' appears ' || CAST(COUNT(*) AS VARCHAR) || ' times for query ' || x.query_id || ' in the run' AS fault
-{% endif %}    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
+  FROM ({{ rankmetrics.rm_input_faults(by, run_lists) }}
     UNION ALL
-    SELECT
-{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' is judged ' || CAST(COUNT(*) AS VARCHAR) || ' times (grades ' || CAST(MIN(x.grade) AS VARCHAR) || ' to ' || CAST(MAX(x.grade) AS VARCHAR) || ')' AS fault
-{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' is judged ' || CAST(COUNT(*) AS VARCHAR) || ' times (grades ' || CAST(MIN(x.grade) AS VARCHAR) || ' to ' || CAST(MAX(x.grade) AS VARCHAR) || ')' AS fault
-{% endif %}    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.score - x.score IS NULL OR x.score - x.score <> 0
-        )
-{% if by %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
-{% else %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
-{% endif %}      END AS fault
-    FROM run_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.score - x.score IS NULL OR x.score - x.score <> 0
-      )
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-        )
-{% if by %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-{% else %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-{% endif %}      END AS fault
-    FROM judgment_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-      )
-{% if by %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL
-      OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}
-{% endif %}
-{% else %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL OR TRIM(' ' FROM x.query_id) = ''
-{% else %}
-{% endif %}
-{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -1866,72 +1042,18 @@ WITH params AS (
 {% endif %}    FROM judgment_items AS x
     CROSS JOIN params AS prm
     WHERE
-      prm.gain = 'raw' AND x.grade < 0
-{% if by %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      'rankmetrics: query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% else %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      'rankmetrics: query ' || x.query_id || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n' AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% endif %}  ) AS d
+      prm.gain = 'raw' AND x.grade < 0{{ rankmetrics.rm_rank_faults(by, run_lists, rank_positions) }}
+  ) AS d
 )
 SELECT
   *
-FROM (
+{% if by %}FROM (
   SELECT
-{% if by %}    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
+    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
     {% endif %}{% endfor %},
     SUBSTRING(b.query_id FROM POSITION(':' IN b.query_id) + 1) AS query_id,
     b.value
-  FROM (
+{% else %}{% endif %}  FROM (
     SELECT
       f.query_id,
       CASE
@@ -1951,361 +1073,18 @@ FROM (
                     ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
                   ) IN ',' || prm.gains) > 0
                   THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-{% else %}    f.query_id,
-    CASE
-      WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-      THEN NULL
-      ELSE COALESCE(
-        (
-          CAST(SUM(
-            CASE
-              WHEN f.kind = 'R' AND prm.ties = 'average'
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND POSITION((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                ) IN ',' || prm.gains) > 0
-                THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                ) IN ',' || prm.gains) + LENGTH((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                )) FOR POSITION(
-                  ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-{% endif %}                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
+                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
                   ) IN ',' || prm.gains) + LENGTH((
                     ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-{% if by %}                  )) FOR POSITION(
+                  )) FOR POSITION(
                     ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-{% else %}                  )))
-                ) - 1) AS DOUBLE PRECISION)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE PRECISION)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE PRECISION)
-                  ELSE CAST(f.grade AS DOUBLE PRECISION)
-                END
-              END * f.tie_discount
-              WHEN f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND POSITION((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                ) IN ',' || prm.gains) > 0
-                THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                ) IN ',' || prm.gains) + LENGTH((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                )) FOR POSITION(
-                  ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  ) IN ',' || prm.gains) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                  )))
-                ) - 1) AS DOUBLE PRECISION)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE PRECISION)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE PRECISION)
-                  ELSE CAST(f.grade AS DOUBLE PRECISION)
-                END
-              END * (
-                CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
-              )
-              ELSE 0
-            END
-          ) AS DOUBLE PRECISION) / NULLIF(
-            CASE
-              WHEN prm.ideal = 'cutoff'
-              THEN (
-                LN(CAST(prm.log_base AS DOUBLE PRECISION)) * (
-                  -0.24323834289098076 + (
-                    0.5772156649015329 + LN(LN(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE PRECISION))) + SQRT(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE PRECISION)) * (
-                      1.0 * LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)) + -0.25 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 2) + 0.05555555555555555 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 3) + -0.006944444444444444 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 28)
-                    )
-                  ) + CAST(1 AS DOUBLE PRECISION) / NULLIF(2 * LN(CAST((
-                    prm.k + 1
-                  ) + 12 AS DOUBLE PRECISION)), 0) - CAST(1 AS DOUBLE PRECISION) / NULLIF(
-                    12 * CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 2),
-                    0
-                  ) + CAST((
-                    POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 2) + 3 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)) + 3
-                  ) AS DOUBLE PRECISION) / NULLIF(
-                    360 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION), 3) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 4),
-                    0
-                  ) - CAST((
-                    12 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 4) + 50 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 3) + 105 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 2) + 120 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)) + 60
-                  ) AS DOUBLE PRECISION) / NULLIF(
-                    15120 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION), 5) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 6),
-                    0
-                  ) - (
-                    CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 1 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 2 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 3 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 4 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 5 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 6 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 7 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 8 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 9 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 10 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 11 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 0)
-                  )
-                )
-              )
-              ELSE SUM(
-                CASE
-                  WHEN prm.gains <> ''
-                  AND f.kind = 'J'
-                  AND (
-                    prm.k IS NULL OR f.gain_pos <= prm.k
-                  )
-                  AND CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND POSITION((
                       ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    ) IN ',' || prm.gains) > 0
-                    THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
                     ) IN ',' || prm.gains) + LENGTH((
                       ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-{% if by %}                    )))
+                    )))
                   ) - 1) AS DOUBLE PRECISION)
                   ELSE CASE
-{% else %}                    )) FOR POSITION(
-                      ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                      ) IN ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                      )))
-                    ) - 1) AS DOUBLE PRECISION)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE PRECISION)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE PRECISION)
-                      ELSE CAST(f.grade AS DOUBLE PRECISION)
-                    END
-                  END > 0
-                  THEN CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND POSITION((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    ) IN ',' || prm.gains) > 0
-                    THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    ) IN ',' || prm.gains) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                    )) FOR POSITION(
-                      ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                      ) IN ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS TEXT) || '='
-                      )))
-                    ) - 1) AS DOUBLE PRECISION)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE PRECISION)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE PRECISION)
-                      ELSE CAST(f.grade AS DOUBLE PRECISION)
-                    END
-                  END * (
-                    CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE PRECISION) + 1), 0)
-                  )
-                  WHEN prm.gains <> ''
-                  THEN 0
-                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
@@ -2314,7 +1093,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE PRECISION)
                     ELSE CAST(f.grade AS DOUBLE PRECISION)
-{% if by %}                  END
+                  END
                 END * f.tie_discount
                 WHEN f.kind = 'R' AND (
                   prm.k IS NULL OR f.pos <= prm.k
@@ -2338,16 +1117,7 @@ FROM (
                     )))
                   ) - 1) AS DOUBLE PRECISION)
                   ELSE CASE
-{% else %}                  END * (
-                    CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'candidates'
-                  AND f.kind = 'R'
-                  AND (
-                    prm.k IS NULL OR f.ipos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
@@ -2356,7 +1126,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE PRECISION)
                     ELSE CAST(f.grade AS DOUBLE PRECISION)
-{% if by %}                  END
+                  END
                 END * (
                   CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
                 )
@@ -2557,10 +1327,8 @@ FROM (
                         prm.k + 1
                       ) + 12 AS DOUBLE PRECISION)), 0)
                     )
-{% else %}                  END * (
-                    CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ipos AS DOUBLE PRECISION) + 1), 0)
-{% endif %}                  )
-{% if by %}                )
+                  )
+                )
                 ELSE SUM(
                   CASE
                     WHEN prm.gains <> ''
@@ -2687,59 +1455,11 @@ FROM (
                 )
               END,
               0
-{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-                    WHEN prm.gain = 'raw'
-                    THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE PRECISION)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE PRECISION)
-                    ELSE CAST(f.grade AS DOUBLE PRECISION)
-                  END * (
-                    CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE PRECISION) + 1), 0)
-                  )
-                  ELSE 0
-                END
-              )
-            END,
-            0
-          )
-        ),
-        CAST(0 AS DOUBLE PRECISION)
-      )
-    END AS value
-  FROM (
-    SELECT
-      s.*,
-      (
-        AVG(
-          CASE
-            WHEN (
-              prm.k IS NULL OR s.pos <= prm.k
-{% endif %}            )
-{% if by %}          ),
-          CAST(0 AS DOUBLE PRECISION)
-{% else %}            THEN (
-              CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(s.pos AS DOUBLE PRECISION) + 1), 0)
             )
-            ELSE 0
-          END
-        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
-      ) AS tie_discount,
-      (
-        SUM(CASE WHEN (
-          prm.k IS NULL OR s.pos <= prm.k
-        ) THEN 1 ELSE 0 END) OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
-          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-{% endif %}        )
-{% if by %}      END AS value
+          ),
+          CAST(0 AS DOUBLE PRECISION)
+        )
+      END AS value
     FROM (
       SELECT
         s.*,
@@ -2776,27 +1496,10 @@ FROM (
                 ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
               ) IN ',' || prm.gains) > 0
               THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-{% else %}      ) AS ideal_pos_within,
-      (
-        ROW_NUMBER() OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY CASE
-            WHEN prm.gains <> ''
-            AND s.grade >= 0
-            AND s.grade = FLOOR(s.grade)
-            AND POSITION((
-              ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
-            ) IN ',' || prm.gains) > 0
-            THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-              ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
-            ) IN ',' || prm.gains) + LENGTH((
-              ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
-            )) FOR POSITION(
-              ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
-{% endif %}                ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
+                ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
               ) IN ',' || prm.gains) + LENGTH((
                 ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
-{% if by %}              )) FOR POSITION(
+              )) FOR POSITION(
                 ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION((
                   ',' || CAST(CAST(s.grade AS BIGINT) AS TEXT) || '='
                 ) IN ',' || prm.gains) + LENGTH((
@@ -2820,25 +1523,8 @@ FROM (
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}              )))
-            ) - 1) AS DOUBLE PRECISION)
-            ELSE CASE
-              WHEN prm.gain = 'raw'
-              THEN COALESCE(CAST(s.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
-              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
-              THEN CAST(0 AS DOUBLE PRECISION)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS DOUBLE PRECISION), s.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS DOUBLE PRECISION)
-              ELSE CAST(s.grade AS DOUBLE PRECISION)
-            END
-          END DESC NULLS LAST
-        )
-      ) AS gain_pos
-    FROM item_stream AS s
-{% endif %}    CROSS JOIN params AS prm
-{% if by %}    GROUP BY
+    CROSS JOIN params AS prm
+    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
@@ -2865,54 +1551,18 @@ FROM (
           THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
           ELSE TRUE
         END
-{% else %}  ) AS f
-  CROSS JOIN params AS prm
-  GROUP BY
-    f.query_id,
-    prm.empty,
-    prm.gain,
-    prm.gains,
-    prm.ideal,
-    prm.judged_only,
-    prm.k,
-    prm.log_base,
-    prm.queries,
-    prm.rel,
-    prm.ties
-  HAVING
-    (
-      NOT (
-        prm.queries = 'both' AND prm.judged_only
-{% endif %}      )
-{% if by %}      OR (
+      )
+      OR (
         prm.queries = 'both'
         AND prm.judged_only
-{% else %}      AND CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-{% if by %}        AND f.query_id COLLATE "C" IN (
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        AND f.query_id COLLATE "C" IN (
           SELECT
             ri.query_id COLLATE "C"
           FROM run_items AS ri
         )
-{% else %}        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-    )
-    OR (
-      prm.queries = 'both'
-      AND prm.judged_only
-      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      AND f.query_id COLLATE "C" IN (
-        SELECT
-          ri.query_id COLLATE "C"
-        FROM run_items AS ri
-{% endif %}      )
-{% if by %}{% if run_lists %}
+      )
+{% if run_lists %}
       OR (
         (
           prm.queries = 'both' OR prm.queries = 'run'
@@ -2924,23 +1574,10 @@ FROM (
       )
 {% else %}
 {% endif %}
-  ) AS b
+{% if by %}  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id FROM 1 FOR POSITION(':' IN b.query_id))
-{% else %}    )
-{% if run_lists %}
-    OR (
-      (
-        prm.queries = 'both' OR prm.queries = 'run'
-      )
-      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
-      AND (
-        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      )
-    )
-{% else %}
-{% endif %}
-{% endif %}) AS results
+{% else %}{% endif %}) AS results
 WHERE
   (
     SELECT
@@ -2966,45 +1603,17 @@ WITH params AS (
     CAST({{ rankmetrics.literal(empty) }} AS Nullable(String)) AS empty,
     CAST({{ rankmetrics.literal(grades) }} AS Nullable(String)) AS grades
 {% if by %}), rm_groups AS (
-  SELECT
-    {% for g in by %}d.rm_g{{ loop.index }} AS rm_g{{ loop.index }}{% if not loop.last %},
-    {% endif %}{% endfor %},
-    ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS group_no,
-    CAST(ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS Nullable(String)) || ':' AS group_key
-  FROM (
-    SELECT DISTINCT
-      {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
-      {% endif %}{% endfor %}
-    FROM {{ run }} AS r
-  ) AS d
+  {{ rankmetrics.rm_groups(run, by) }}
 {% else %}{% endif %}), run_items AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-{% if by %}{% if run_lists %}
+{% if run_lists %}
 ), empty_lists AS (
-  SELECT
-    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) AS query_id
-  FROM {{ run }} AS r
-  JOIN rm_groups AS g
-    ON {% for g in by %}(
-      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
-    ){% if not loop.last %}
-    AND {% endif %}{% endfor %}
-  WHERE
-    COALESCE(LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+  {{ rankmetrics.rm_empty_lists(run, query_column, item_column, by) }}
 {% else %}
 {% endif %}
-{% else %}{% if run_lists %}
-), empty_lists AS (
-  SELECT
-    CAST(r.{{ rankmetrics.column(query_column) }} AS Nullable(String)) AS query_id
-  FROM {{ run }} AS r
-  WHERE
-    COALESCE(LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-{% else %}
-{% endif %}
-{% endif %}), item_stream AS (
+), item_stream AS (
   SELECT
     ranked.query_id AS query_id,
     'R' AS kind,
@@ -3078,144 +1687,8 @@ WITH params AS (
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
-  FROM (
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' appears ',
-        CAST(COUNT(*) AS Nullable(String)),
-        ' times for query ',
-{% if by %}        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' in the run'
-      ) AS fault
-    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
+  FROM ({{ rankmetrics.rm_input_faults(by, run_lists) }}
     UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-{% if by %}        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' is judged ',
-        CAST(COUNT(*) AS Nullable(String)),
-        ' times (grades ',
-        CAST(MIN(x.grade) AS Nullable(String)),
-        ' to ',
-        CAST(MAX(x.grade) AS Nullable(String)),
-        ')'
-      ) AS fault
-    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(BOTH ' ' FROM SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(BOTH ' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(BOTH ' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.score - x.score IS NULL OR x.score - x.score <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
-        )
-      END AS fault
-    FROM run_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(BOTH ' ' FROM SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(BOTH ' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(BOTH ' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.score - x.score IS NULL OR x.score - x.score <> 0
-      )
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(BOTH ' ' FROM SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(BOTH ' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(BOTH ' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-        )
-      END AS fault
-    FROM judgment_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(BOTH ' ' FROM SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(BOTH ' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(BOTH ' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-      )
-{% if by %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL
-      OR TRIM(BOTH ' ' FROM SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1)) = ''
-{% else %}
-{% endif %}
-{% else %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL OR TRIM(BOTH ' ' FROM x.query_id) = ''
-{% else %}
-{% endif %}
-{% endif %}    UNION ALL
     SELECT
       a.fault AS fault
     FROM (
@@ -3400,106 +1873,18 @@ WITH params AS (
     FROM judgment_items AS x
     CROSS JOIN params AS prm
     WHERE
-      prm.gain = 'raw' AND x.grade < 0
-{% if by %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
-        ' of the by columns, in sort order)',
-        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT (
-        x.rank_in IS NULL
-      )
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        SUBSTRING(x.query_id, POSITION(x.query_id, ':') + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, POSITION(x.query_id, ':') - 1),
-        ' of the by columns, in sort order)',
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT (
-        x.rank_in IS NULL
-      )
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% else %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        x.query_id,
-        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT (
-        x.rank_in IS NULL
-      )
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        x.query_id,
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT (
-        x.rank_in IS NULL
-      )
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% endif %}  ) AS d
+      prm.gain = 'raw' AND x.grade < 0{{ rankmetrics.rm_rank_faults(by, run_lists, rank_positions) }}
+  ) AS d
 )
 SELECT
   *
-FROM (
+{% if by %}FROM (
   SELECT
-{% if by %}    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
+    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
     {% endif %}{% endfor %},
     SUBSTRING(b.query_id, POSITION(b.query_id, ':') + 1) AS query_id,
     b.value AS value
-  FROM (
+{% else %}{% endif %}  FROM (
     SELECT
       f.query_id AS query_id,
       CASE
@@ -3516,335 +1901,19 @@ FROM (
                   AND f.grade >= 0
                   AND f.grade = FLOOR(f.grade)
                   AND POSITION(
-{% else %}    f.query_id AS query_id,
-    CASE
-      WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-      THEN NULL
-      ELSE COALESCE(
-        (
-          CAST(SUM(
-            CASE
-              WHEN f.kind = 'R' AND prm.ties = 'average'
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND POSITION(
-                  ',' || prm.gains,
-                  (
-                    ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                  )
-                ) > 0
-                THEN CAST(SUBSTRING(
-                  ',' || prm.gains || ',',
-                  POSITION(
-{% endif %}                    ',' || prm.gains,
-                    (
-                      ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                    )
-{% if by %}                  ) > 0
-                  THEN CAST(SUBSTRING(
-                    ',' || prm.gains || ',',
-                    POSITION(
-{% else %}                  ) + CHAR_LENGTH((
-                    ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                  )),
-                  POSITION(
-                    SUBSTRING(
-                      ',' || prm.gains || ',',
-                      POSITION(
-                        ',' || prm.gains,
-                        (
-                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                        )
-                      ) + CHAR_LENGTH((
-                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                      ))
-                    ),
-                    ','
-                  ) - 1
-                ) AS Nullable(Float64))
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS Nullable(Float64))
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS Nullable(Float64))
-                  ELSE CAST(f.grade AS Nullable(Float64))
-                END
-              END * f.tie_discount
-              WHEN f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND POSITION(
-                  ',' || prm.gains,
-                  (
-                    ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                  )
-                ) > 0
-                THEN CAST(SUBSTRING(
-                  ',' || prm.gains || ',',
-                  POSITION(
                     ',' || prm.gains,
                     (
                       ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
                     )
-                  ) + CHAR_LENGTH((
-                    ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                  )),
-                  POSITION(
-                    SUBSTRING(
-                      ',' || prm.gains || ',',
-                      POSITION(
-                        ',' || prm.gains,
-                        (
-                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                        )
-                      ) + CHAR_LENGTH((
-                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                      ))
-                    ),
-                    ','
-                  ) - 1
-                ) AS Nullable(Float64))
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS Nullable(Float64))
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS Nullable(Float64))
-                  ELSE CAST(f.grade AS Nullable(Float64))
-                END
-              END * (
-                LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.pos AS Nullable(Float64)) + 1), 0)
-              )
-              ELSE 0
-            END
-          ) AS Nullable(Float64)) / nullIf(
-            CASE
-              WHEN prm.ideal = 'cutoff'
-              THEN (
-                LN(CAST(prm.log_base AS Nullable(Float64))) * (
-                  -0.24323834289098076 + (
-                    0.5772156649015329 + LN(LN(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS Nullable(Float64)))) + SQRT(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS Nullable(Float64))) * (
-                      1.0 * LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))) + -0.25 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 2) + 0.05555555555555555 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 3) + -0.006944444444444444 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 4) + 0.0007986111111111112 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS Nullable(Float64))), 28)
-                    )
-                  ) + 1 / nullIf(2 * LN(CAST((
-                    prm.k + 1
-                  ) + 12 AS Nullable(Float64))), 0) - 1 / nullIf(
-                    12 * CAST((
-                      prm.k + 1
-                    ) + 12 AS Nullable(Float64)) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS Nullable(Float64))), 2),
-                    0
-                  ) + (
-                    POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS Nullable(Float64))), 2) + 3 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS Nullable(Float64))) + 3
-                  ) / nullIf(
-                    360 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS Nullable(Float64)), 3) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS Nullable(Float64))), 4),
-                    0
-                  ) - (
-                    12 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS Nullable(Float64))), 4) + 50 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS Nullable(Float64))), 3) + 105 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS Nullable(Float64))), 2) + 120 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS Nullable(Float64))) + 60
-                  ) / nullIf(
-                    15120 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS Nullable(Float64)), 5) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS Nullable(Float64))), 6),
-                    0
-                  ) - (
-                    1 / nullIf(LN(CAST((
-                      prm.k + 1
-                    ) + 1 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
-                      prm.k + 1
-                    ) + 2 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
-                      prm.k + 1
-                    ) + 3 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
-                      prm.k + 1
-                    ) + 4 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
-                      prm.k + 1
-                    ) + 5 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
-                      prm.k + 1
-                    ) + 6 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
-                      prm.k + 1
-                    ) + 7 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
-                      prm.k + 1
-                    ) + 8 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
-                      prm.k + 1
-                    ) + 9 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
-                      prm.k + 1
-                    ) + 10 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
-                      prm.k + 1
-                    ) + 11 AS Nullable(Float64))), 0) + 1 / nullIf(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS Nullable(Float64))), 0)
-                  )
-                )
-              )
-              ELSE SUM(
-                CASE
-                  WHEN prm.gains <> ''
-                  AND f.kind = 'J'
-                  AND (
-                    prm.k IS NULL OR f.gain_pos <= prm.k
-                  )
-                  AND CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND POSITION(
-{% endif %}                      ',' || prm.gains,
+                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    ',' || prm.gains || ',',
+                    POSITION(
+                      ',' || prm.gains,
                       (
                         ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
                       )
-{% if by %}                    ) + CHAR_LENGTH((
+                    ) + CHAR_LENGTH((
                       ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
                     )),
                     POSITION(
@@ -3853,108 +1922,17 @@ FROM (
                         POSITION(
                           ',' || prm.gains,
                           (
-{% else %}                    ) > 0
-                    THEN CAST(SUBSTRING(
-                      ',' || prm.gains || ',',
-                      POSITION(
-                        ',' || prm.gains,
-                        (
-                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                        )
-                      ) + CHAR_LENGTH((
-                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                      )),
-                      POSITION(
-                        SUBSTRING(
-                          ',' || prm.gains || ',',
-                          POSITION(
-                            ',' || prm.gains,
-                            (
-                              ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                            )
-                          ) + CHAR_LENGTH((
-{% endif %}                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-{% if by %}                          )
+                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                          )
                         ) + CHAR_LENGTH((
-{% else %}                          ))
-                        ),
-                        ','
-                      ) - 1
-                    ) AS Nullable(Float64))
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS Nullable(Float64))
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS Nullable(Float64))
-                      ELSE CAST(f.grade AS Nullable(Float64))
-                    END
-                  END > 0
-                  THEN CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND POSITION(
-                      ',' || prm.gains,
-                      (
-                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                      )
-                    ) > 0
-                    THEN CAST(SUBSTRING(
-                      ',' || prm.gains || ',',
-                      POSITION(
-                        ',' || prm.gains,
-                        (
-{% endif %}                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-{% if by %}                        ))
+                          ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                        ))
                       ),
                       ','
                     ) - 1
                   ) AS Nullable(Float64))
                   ELSE CASE
-{% else %}                        )
-                      ) + CHAR_LENGTH((
-                        ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                      )),
-                      POSITION(
-                        SUBSTRING(
-                          ',' || prm.gains || ',',
-                          POSITION(
-                            ',' || prm.gains,
-                            (
-                              ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                            )
-                          ) + CHAR_LENGTH((
-                            ',' || CAST(CAST(f.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                          ))
-                        ),
-                        ','
-                      ) - 1
-                    ) AS Nullable(Float64))
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS Nullable(Float64))
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS Nullable(Float64))
-                      ELSE CAST(f.grade AS Nullable(Float64))
-                    END
-                  END * (
-                    LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.gain_pos AS Nullable(Float64)) + 1), 0)
-                  )
-                  WHEN prm.gains <> ''
-                  THEN 0
-                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS Nullable(Float64))
@@ -3963,7 +1941,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS Nullable(Float64))
                     ELSE CAST(f.grade AS Nullable(Float64))
-{% if by %}                  END
+                  END
                 END * f.tie_discount
                 WHEN f.kind = 'R' AND (
                   prm.k IS NULL OR f.pos <= prm.k
@@ -4004,16 +1982,7 @@ FROM (
                     ) - 1
                   ) AS Nullable(Float64))
                   ELSE CASE
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.pos AS Nullable(Float64)) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'candidates'
-                  AND f.kind = 'R'
-                  AND (
-                    prm.k IS NULL OR f.ipos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS Nullable(Float64))
@@ -4022,7 +1991,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS Nullable(Float64))
                     ELSE CAST(f.grade AS Nullable(Float64))
-{% if by %}                  END
+                  END
                 END * (
                   LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.pos AS Nullable(Float64)) + 1), 0)
                 )
@@ -4223,10 +2192,8 @@ FROM (
                         prm.k + 1
                       ) + 12 AS Nullable(Float64))), 0)
                     )
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.ipos AS Nullable(Float64)) + 1), 0)
-{% endif %}                  )
-{% if by %}                )
+                  )
+                )
                 ELSE SUM(
                   CASE
                     WHEN prm.gains <> ''
@@ -4387,59 +2354,11 @@ FROM (
                 )
               END,
               0
-{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-                    WHEN prm.gain = 'raw'
-                    THEN COALESCE(CAST(f.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS Nullable(Float64))
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS Nullable(Float64)), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS Nullable(Float64))
-                    ELSE CAST(f.grade AS Nullable(Float64))
-                  END * (
-                    LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(f.ideal_pos_within AS Nullable(Float64)) + 1), 0)
-                  )
-                  ELSE 0
-                END
-              )
-            END,
-            0
-          )
-        ),
-        CAST(0 AS Nullable(Float64))
-      )
-    END AS value
-  FROM (
-    SELECT
-      s.*,
-      (
-        AVG(
-          CASE
-            WHEN (
-              prm.k IS NULL OR s.pos <= prm.k
-{% endif %}            )
-{% if by %}          ),
-          CAST(0 AS Nullable(Float64))
-{% else %}            THEN (
-              LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(s.pos AS Nullable(Float64)) + 1), 0)
             )
-            ELSE 0
-          END
-        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
-      ) AS tie_discount,
-      (
-        SUM(CASE WHEN (
-          prm.k IS NULL OR s.pos <= prm.k
-        ) THEN 1 ELSE 0 END) OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
-          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-{% endif %}        )
-{% if by %}      END AS value
+          ),
+          CAST(0 AS Nullable(Float64))
+        )
+      END AS value
     FROM (
       SELECT
         s.*,
@@ -4448,20 +2367,8 @@ FROM (
             CASE
               WHEN (
                 prm.k IS NULL OR s.pos <= prm.k
-{% else %}      ) AS ideal_pos_within,
-      (
-        ROW_NUMBER() OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY CASE
-            WHEN prm.gains <> ''
-            AND s.grade >= 0
-            AND s.grade = FLOOR(s.grade)
-            AND POSITION(
-              ',' || prm.gains,
-              (
-                ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-{% endif %}              )
-{% if by %}              THEN (
+              )
+              THEN (
                 LN(CAST(prm.log_base AS Nullable(Float64))) / nullIf(LN(CAST(s.pos AS Nullable(Float64)) + 1), 0)
               )
               ELSE 0
@@ -4485,34 +2392,18 @@ FROM (
               AND s.grade >= 0
               AND s.grade = FLOOR(s.grade)
               AND POSITION(
-{% else %}            ) > 0
-            THEN CAST(SUBSTRING(
-              ',' || prm.gains || ',',
-              POSITION(
-{% endif %}                ',' || prm.gains,
+                ',' || prm.gains,
                 (
                   ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
                 )
-{% if by %}              ) > 0
+              ) > 0
               THEN CAST(SUBSTRING(
                 ',' || prm.gains || ',',
                 POSITION(
                   ',' || prm.gains,
                   (
-{% else %}              ) + CHAR_LENGTH((
-                ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-              )),
-              POSITION(
-                SUBSTRING(
-                  ',' || prm.gains || ',',
-                  POSITION(
-                    ',' || prm.gains,
-                    (
-                      ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-                    )
-                  ) + CHAR_LENGTH((
-{% endif %}                    ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
-{% if by %}                  )
+                    ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
+                  )
                 ) + CHAR_LENGTH((
                   ',' || CAST(CAST(s.grade AS Nullable(Int64)) AS Nullable(String)) || '='
                 )),
@@ -4548,28 +2439,8 @@ FROM (
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}                  ))
-                ),
-                ','
-              ) - 1
-            ) AS Nullable(Float64))
-            ELSE CASE
-              WHEN prm.gain = 'raw'
-              THEN COALESCE(CAST(s.grade AS Nullable(Float64)), CAST(0 AS Nullable(Float64)))
-              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
-              THEN CAST(0 AS Nullable(Float64))
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS Nullable(Float64)), s.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS Nullable(Float64))
-              ELSE CAST(s.grade AS Nullable(Float64))
-            END
-          END DESC NULLS LAST
-        )
-      ) AS gain_pos
-    FROM item_stream AS s
-{% endif %}    CROSS JOIN params AS prm
-{% if by %}    GROUP BY
+    CROSS JOIN params AS prm
+    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
@@ -4596,54 +2467,18 @@ FROM (
           THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
           ELSE TRUE
         END
-{% else %}  ) AS f
-  CROSS JOIN params AS prm
-  GROUP BY
-    f.query_id,
-    prm.empty,
-    prm.gain,
-    prm.gains,
-    prm.ideal,
-    prm.judged_only,
-    prm.k,
-    prm.log_base,
-    prm.queries,
-    prm.rel,
-    prm.ties
-  HAVING
-    (
-      NOT (
-        prm.queries = 'both' AND prm.judged_only
-{% endif %}      )
-{% if by %}      OR (
+      )
+      OR (
         prm.queries = 'both'
         AND prm.judged_only
-{% else %}      AND CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-{% if by %}        AND f.query_id IN (
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        AND f.query_id IN (
           SELECT
             ri.query_id AS query_id
           FROM run_items AS ri
         )
-{% else %}        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-    )
-    OR (
-      prm.queries = 'both'
-      AND prm.judged_only
-      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      AND f.query_id IN (
-        SELECT
-          ri.query_id AS query_id
-        FROM run_items AS ri
-{% endif %}      )
-{% if by %}{% if run_lists %}
+      )
+{% if run_lists %}
       OR (
         (
           prm.queries = 'both' OR prm.queries = 'run'
@@ -4655,23 +2490,10 @@ FROM (
       )
 {% else %}
 {% endif %}
-  ) AS b
+{% if by %}  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, POSITION(b.query_id, ':'))
-{% else %}    )
-{% if run_lists %}
-    OR (
-      (
-        prm.queries = 'both' OR prm.queries = 'run'
-      )
-      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
-      AND (
-        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      )
-    )
-{% else %}
-{% endif %}
-{% endif %}) AS results
+{% else %}{% endif %}) AS results
 WHERE
   (
     SELECT
@@ -4700,45 +2522,17 @@ WITH params AS (
     CAST({{ rankmetrics.literal(empty) }} AS STRING) AS empty,
     CAST({{ rankmetrics.literal(grades) }} AS STRING) AS grades
 {% if by %}), rm_groups AS (
-  SELECT
-    {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %},
-    {% endif %}{% endfor %},
-    ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} ASC NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS group_no,
-    CAST(ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} ASC NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS STRING) || ':' AS group_key
-  FROM (
-    SELECT DISTINCT
-      {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
-      {% endif %}{% endfor %}
-    FROM {{ run }} AS r
-  ) AS d
+  {{ rankmetrics.rm_groups(run, by) }}
 {% else %}{% endif %}), run_items AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-{% if by %}{% if run_lists %}
+{% if run_lists %}
 ), empty_lists AS (
-  SELECT
-    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
-  FROM {{ run }} AS r
-  JOIN rm_groups AS g
-    ON {% for g in by %}(
-      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
-    ){% if not loop.last %}
-    AND {% endif %}{% endfor %}
-  WHERE
-    COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+  {{ rankmetrics.rm_empty_lists(run, query_column, item_column, by) }}
 {% else %}
 {% endif %}
-{% else %}{% if run_lists %}
-), empty_lists AS (
-  SELECT
-    CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
-  FROM {{ run }} AS r
-  WHERE
-    COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-{% else %}
-{% endif %}
-{% endif %}), item_stream AS (
+), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -4812,144 +2606,8 @@ WITH params AS (
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
-  FROM (
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' appears ',
-        CAST(COUNT(*) AS STRING),
-        ' times for query ',
-{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' in the run'
-      ) AS fault
-    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
+  FROM ({{ rankmetrics.rm_input_faults(by, run_lists) }}
     UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' is judged ',
-        CAST(COUNT(*) AS STRING),
-        ' times (grades ',
-        CAST(MIN(x.grade) AS STRING),
-        ' to ',
-        CAST(MAX(x.grade) AS STRING),
-        ')'
-      ) AS fault
-    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.score - x.score IS NULL OR x.score - x.score <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
-        )
-      END AS fault
-    FROM run_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.score - x.score IS NULL OR x.score - x.score <> 0
-      )
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-        )
-      END AS fault
-    FROM judgment_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-      )
-{% if by %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL
-      OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}
-{% endif %}
-{% else %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL OR TRIM(' ' FROM x.query_id) = ''
-{% else %}
-{% endif %}
-{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -5117,98 +2775,18 @@ WITH params AS (
     FROM judgment_items AS x
     CROSS JOIN params AS prm
     WHERE
-      prm.gain = 'raw' AND x.grade < 0
-{% if by %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% else %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        x.query_id,
-        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        x.query_id,
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% endif %}  ) AS d
+      prm.gain = 'raw' AND x.grade < 0{{ rankmetrics.rm_rank_faults(by, run_lists, rank_positions) }}
+  ) AS d
 )
 SELECT
   *
-FROM (
+{% if by %}FROM (
   SELECT
-{% if by %}    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
+    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
     {% endif %}{% endfor %},
     SUBSTRING(b.query_id, LOCATE(':', b.query_id) + 1) AS query_id,
     b.value
-  FROM (
+{% else %}{% endif %}  FROM (
     SELECT
       f.query_id,
       CASE
@@ -5221,300 +2799,8 @@ FROM (
               CASE
                 WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-{% else %}    f.query_id,
-    CASE
-      WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-      THEN NULL
-      ELSE COALESCE(
-        (
-          CAST(SUM(
-            CASE
-              WHEN f.kind = 'R' AND prm.ties = 'average'
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND LOCATE((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                ), ',' || prm.gains) > 0
-                THEN CAST(SUBSTRING(
-                  ',' || prm.gains || ',',
-                  LOCATE((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                  ), ',' || prm.gains) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                  )),
-                  LOCATE(
-                    ',',
-                    SUBSTRING(
-                      ',' || prm.gains || ',',
-                      LOCATE((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      ), ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      ))
-                    )
-                  ) - 1
-                ) AS DOUBLE)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END
-              END * f.tie_discount
-              WHEN f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND LOCATE((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                ), ',' || prm.gains) > 0
-                THEN CAST(SUBSTRING(
-                  ',' || prm.gains || ',',
-                  LOCATE((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                  ), ',' || prm.gains) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                  )),
-                  LOCATE(
-                    ',',
-                    SUBSTRING(
-                      ',' || prm.gains || ',',
-                      LOCATE((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      ), ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      ))
-                    )
-                  ) - 1
-                ) AS DOUBLE)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END
-              END * (
-                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-              )
-              ELSE 0
-            END
-          ) AS DOUBLE) / NULLIF(
-            CASE
-              WHEN prm.ideal = 'cutoff'
-              THEN (
-                LN(CAST(prm.log_base AS DOUBLE)) * (
-                  -0.24323834289098076 + (
-                    0.5772156649015329 + LN(LN(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE))) + SQRT(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE)) * (
-                      1.0 * LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 28)
-                    )
-                  ) + 1 / NULLIF(2 * LN(CAST((
-                    prm.k + 1
-                  ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
-                    12 * CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2),
-                    0
-                  ) + (
-                    POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)) + 3
-                  ) / NULLIF(
-                    360 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 4),
-                    0
-                  ) - (
-                    12 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)) + 60
-                  ) / NULLIF(
-                    15120 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 6),
-                    0
-                  ) - (
-                    1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 0)
-                  )
-                )
-              )
-              ELSE SUM(
-                CASE
-{% endif %}                  WHEN prm.gains <> ''
-{% if by %}                  AND f.grade >= 0
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
                   AND f.grade = FLOOR(f.grade)
                   AND LOCATE((
                     ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
@@ -5522,56 +2808,10 @@ FROM (
                   THEN CAST(SUBSTRING(
                     ',' || prm.gains || ',',
                     LOCATE((
-{% else %}                  AND f.kind = 'J'
-                  AND (
-                    prm.k IS NULL OR f.gain_pos <= prm.k
-                  )
-                  AND CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND LOCATE((
-{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-{% if by %}                    ), ',' || prm.gains) + LENGTH((
-{% else %}                    ), ',' || prm.gains) > 0
-                    THEN CAST(SUBSTRING(
-                      ',' || prm.gains || ',',
-                      LOCATE((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      ), ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      )),
-                      LOCATE(
-                        ',',
-                        SUBSTRING(
-                          ',' || prm.gains || ',',
-                          LOCATE((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                          ), ',' || prm.gains) + LENGTH((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                          ))
-                        )
-                      ) - 1
-                    ) AS DOUBLE)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE)
-                      ELSE CAST(f.grade AS DOUBLE)
-                    END
-                  END > 0
-                  THEN CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND LOCATE((
-{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-{% if by %}                    )),
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    )),
                     LOCATE(
                       ',',
                       SUBSTRING(
@@ -5585,47 +2825,7 @@ FROM (
                     ) - 1
                   ) AS DOUBLE)
                   ELSE CASE
-{% else %}                    ), ',' || prm.gains) > 0
-                    THEN CAST(SUBSTRING(
-                      ',' || prm.gains || ',',
-                      LOCATE((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      ), ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      )),
-                      LOCATE(
-                        ',',
-                        SUBSTRING(
-                          ',' || prm.gains || ',',
-                          LOCATE((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                          ), ',' || prm.gains) + LENGTH((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                          ))
-                        )
-                      ) - 1
-                    ) AS DOUBLE)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE)
-                      ELSE CAST(f.grade AS DOUBLE)
-                    END
-                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.gains <> ''
-                  THEN 0
-                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
@@ -5634,7 +2834,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-{% if by %}                  END
+                  END
                 END * f.tie_discount
                 WHEN f.kind = 'R' AND (
                   prm.k IS NULL OR f.pos <= prm.k
@@ -5666,34 +2866,6 @@ FROM (
                     ) - 1
                   ) AS DOUBLE)
                   ELSE CASE
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'candidates'
-                  AND f.kind = 'R'
-                  AND (
-                    prm.k IS NULL OR f.ipos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
-                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-{% if by %}                  END
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
                     WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -5703,72 +2875,11 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-                  )
-                  ELSE 0
-                END
-              )
-            END,
-            0
-          )
-        ),
-        CAST(0 AS DOUBLE)
-      )
-    END AS value
-  FROM (
-    SELECT
-      s.*,
-      (
-        AVG(
-          CASE
-            WHEN (
-              prm.k IS NULL OR s.pos <= prm.k
-            )
-            THEN (
-              LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
-            )
-            ELSE 0
-          END
-        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
-      ) AS tie_discount,
-      (
-        SUM(CASE WHEN (
-          prm.k IS NULL OR s.pos <= prm.k
-        ) THEN 1 ELSE 0 END) OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos NULLS LAST
-          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        )
-      ) AS ideal_pos_within,
-      (
-        ROW_NUMBER() OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY CASE
-            WHEN prm.gains <> ''
-            AND s.grade >= 0
-            AND s.grade = FLOOR(s.grade)
-            AND LOCATE((
-              ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
-            ), ',' || prm.gains) > 0
-            THEN CAST(SUBSTRING(
-              ',' || prm.gains || ',',
-              LOCATE((
-                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
-              ), ',' || prm.gains) + LENGTH((
-                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
-              )),
-              LOCATE(
-                ',',
-                SUBSTRING(
-                  ',' || prm.gains || ',',
-                  LOCATE((
-                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
-                  ), ',' || prm.gains) + LENGTH((
-                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
-                  ))
-{% endif %}                )
-{% if by %}                ELSE 0
+                  END
+                END * (
+                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                )
+                ELSE 0
               END
             ) AS DOUBLE) / NULLIF(
               CASE
@@ -6112,22 +3223,8 @@ FROM (
             )
           ),
           CAST(0 AS DOUBLE)
-{% else %}              ) - 1
-            ) AS DOUBLE)
-            ELSE CASE
-              WHEN prm.gain = 'raw'
-              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
-              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
-              THEN CAST(0 AS DOUBLE)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS DOUBLE)
-              ELSE CAST(s.grade AS DOUBLE)
-            END
-          END DESC NULLS LAST
-{% endif %}        )
-{% if by %}      END AS value
+        )
+      END AS value
     FROM (
       SELECT
         s.*,
@@ -6199,10 +3296,8 @@ FROM (
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}      ) AS gain_pos
-    FROM item_stream AS s
-{% endif %}    CROSS JOIN params AS prm
-{% if by %}    GROUP BY
+    CROSS JOIN params AS prm
+    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
@@ -6229,54 +3324,18 @@ FROM (
           THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
           ELSE TRUE
         END
-{% else %}  ) AS f
-  CROSS JOIN params AS prm
-  GROUP BY
-    f.query_id,
-    prm.empty,
-    prm.gain,
-    prm.gains,
-    prm.ideal,
-    prm.judged_only,
-    prm.k,
-    prm.log_base,
-    prm.queries,
-    prm.rel,
-    prm.ties
-  HAVING
-    (
-      NOT (
-        prm.queries = 'both' AND prm.judged_only
-{% endif %}      )
-{% if by %}      OR (
+      )
+      OR (
         prm.queries = 'both'
         AND prm.judged_only
-{% else %}      AND CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-{% if by %}        AND f.query_id IN (
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        AND f.query_id IN (
           SELECT
             ri.query_id
           FROM run_items AS ri
         )
-{% else %}        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-    )
-    OR (
-      prm.queries = 'both'
-      AND prm.judged_only
-      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      AND f.query_id IN (
-        SELECT
-          ri.query_id
-        FROM run_items AS ri
-{% endif %}      )
-{% if by %}{% if run_lists %}
+      )
+{% if run_lists %}
       OR (
         (
           prm.queries = 'both' OR prm.queries = 'run'
@@ -6288,23 +3347,10 @@ FROM (
       )
 {% else %}
 {% endif %}
-  ) AS b
+{% if by %}  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, LOCATE(':', b.query_id))
-{% else %}    )
-{% if run_lists %}
-    OR (
-      (
-        prm.queries = 'both' OR prm.queries = 'run'
-      )
-      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
-      AND (
-        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      )
-    )
-{% else %}
-{% endif %}
-{% endif %}) AS results
+{% else %}{% endif %}) AS results
 WHERE
   (
     SELECT
@@ -6330,45 +3376,17 @@ WITH params AS (
     CAST({{ rankmetrics.literal(empty) }} AS STRING) AS empty,
     CAST({{ rankmetrics.literal(grades) }} AS STRING) AS grades
 {% if by %}), rm_groups AS (
-  SELECT
-    {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %},
-    {% endif %}{% endfor %},
-    ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} ASC NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS group_no,
-    CAST(ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} ASC NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS STRING) || ':' AS group_key
-  FROM (
-    SELECT DISTINCT
-      {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
-      {% endif %}{% endfor %}
-    FROM {{ run }} AS r
-  ) AS d
+  {{ rankmetrics.rm_groups(run, by) }}
 {% else %}{% endif %}), run_items AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-{% if by %}{% if run_lists %}
+{% if run_lists %}
 ), empty_lists AS (
-  SELECT
-    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
-  FROM {{ run }} AS r
-  JOIN rm_groups AS g
-    ON {% for g in by %}(
-      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
-    ){% if not loop.last %}
-    AND {% endif %}{% endfor %}
-  WHERE
-    COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+  {{ rankmetrics.rm_empty_lists(run, query_column, item_column, by) }}
 {% else %}
 {% endif %}
-{% else %}{% if run_lists %}
-), empty_lists AS (
-  SELECT
-    CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
-  FROM {{ run }} AS r
-  WHERE
-    COALESCE(SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-{% else %}
-{% endif %}
-{% endif %}), item_stream AS (
+), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -6442,144 +3460,8 @@ WITH params AS (
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
-  FROM (
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' appears ',
-        CAST(COUNT(*) AS STRING),
-        ' times for query ',
-{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' in the run'
-      ) AS fault
-    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
+  FROM ({{ rankmetrics.rm_input_faults(by, run_lists) }}
     UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' is judged ',
-        CAST(COUNT(*) AS STRING),
-        ' times (grades ',
-        CAST(MIN(x.grade) AS STRING),
-        ' to ',
-        CAST(MAX(x.grade) AS STRING),
-        ')'
-      ) AS fault
-    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.score - x.score IS NULL OR x.score - x.score <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
-        )
-      END AS fault
-    FROM run_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.score - x.score IS NULL OR x.score - x.score <> 0
-      )
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-        )
-      END AS fault
-    FROM judgment_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-      )
-{% if by %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL
-      OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}
-{% endif %}
-{% else %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL OR TRIM(' ' FROM x.query_id) = ''
-{% else %}
-{% endif %}
-{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -6750,98 +3632,18 @@ WITH params AS (
     FROM judgment_items AS x
     CROSS JOIN params AS prm
     WHERE
-      prm.gain = 'raw' AND x.grade < 0
-{% if by %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% else %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        x.query_id,
-        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        x.query_id,
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% endif %}  ) AS d
+      prm.gain = 'raw' AND x.grade < 0{{ rankmetrics.rm_rank_faults(by, run_lists, rank_positions) }}
+  ) AS d
 )
 SELECT
   *
-FROM (
+{% if by %}FROM (
   SELECT
-{% if by %}    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
+    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
     {% endif %}{% endfor %},
     SUBSTRING(b.query_id, LOCATE(':', b.query_id) + 1) AS query_id,
     b.value
-  FROM (
+{% else %}{% endif %}  FROM (
     SELECT
       f.query_id,
       CASE
@@ -6854,300 +3656,8 @@ FROM (
               CASE
                 WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-{% else %}    f.query_id,
-    CASE
-      WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-      THEN NULL
-      ELSE COALESCE(
-        (
-          CAST(SUM(
-            CASE
-              WHEN f.kind = 'R' AND prm.ties = 'average'
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND LOCATE((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                ), ',' || prm.gains) > 0
-                THEN CAST(SUBSTRING(
-                  ',' || prm.gains || ',',
-                  LOCATE((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                  ), ',' || prm.gains) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                  )),
-                  LOCATE(
-                    ',',
-                    SUBSTRING(
-                      ',' || prm.gains || ',',
-                      LOCATE((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      ), ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      ))
-                    )
-                  ) - 1
-                ) AS DOUBLE)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END
-              END * f.tie_discount
-              WHEN f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND LOCATE((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                ), ',' || prm.gains) > 0
-                THEN CAST(SUBSTRING(
-                  ',' || prm.gains || ',',
-                  LOCATE((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                  ), ',' || prm.gains) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                  )),
-                  LOCATE(
-                    ',',
-                    SUBSTRING(
-                      ',' || prm.gains || ',',
-                      LOCATE((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      ), ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      ))
-                    )
-                  ) - 1
-                ) AS DOUBLE)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END
-              END * (
-                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-              )
-              ELSE 0
-            END
-          ) AS DOUBLE) / NULLIF(
-            CASE
-              WHEN prm.ideal = 'cutoff'
-              THEN (
-                LN(CAST(prm.log_base AS DOUBLE)) * (
-                  -0.24323834289098076 + (
-                    0.5772156649015329 + LN(LN(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE))) + SQRT(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE)) * (
-                      1.0 * LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 28)
-                    )
-                  ) + 1 / NULLIF(2 * LN(CAST((
-                    prm.k + 1
-                  ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
-                    12 * CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2),
-                    0
-                  ) + (
-                    POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)) + 3
-                  ) / NULLIF(
-                    360 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 4),
-                    0
-                  ) - (
-                    12 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)) + 60
-                  ) / NULLIF(
-                    15120 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 6),
-                    0
-                  ) - (
-                    1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 0)
-                  )
-                )
-              )
-              ELSE SUM(
-                CASE
-{% endif %}                  WHEN prm.gains <> ''
-{% if by %}                  AND f.grade >= 0
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
                   AND f.grade = FLOOR(f.grade)
                   AND LOCATE((
                     ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
@@ -7155,56 +3665,10 @@ FROM (
                   THEN CAST(SUBSTRING(
                     ',' || prm.gains || ',',
                     LOCATE((
-{% else %}                  AND f.kind = 'J'
-                  AND (
-                    prm.k IS NULL OR f.gain_pos <= prm.k
-                  )
-                  AND CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND LOCATE((
-{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-{% if by %}                    ), ',' || prm.gains) + LENGTH((
-{% else %}                    ), ',' || prm.gains) > 0
-                    THEN CAST(SUBSTRING(
-                      ',' || prm.gains || ',',
-                      LOCATE((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      ), ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      )),
-                      LOCATE(
-                        ',',
-                        SUBSTRING(
-                          ',' || prm.gains || ',',
-                          LOCATE((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                          ), ',' || prm.gains) + LENGTH((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                          ))
-                        )
-                      ) - 1
-                    ) AS DOUBLE)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE)
-                      ELSE CAST(f.grade AS DOUBLE)
-                    END
-                  END > 0
-                  THEN CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND LOCATE((
-{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-{% if by %}                    )),
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
+                    )),
                     LOCATE(
                       ',',
                       SUBSTRING(
@@ -7218,47 +3682,7 @@ FROM (
                     ) - 1
                   ) AS DOUBLE)
                   ELSE CASE
-{% else %}                    ), ',' || prm.gains) > 0
-                    THEN CAST(SUBSTRING(
-                      ',' || prm.gains || ',',
-                      LOCATE((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      ), ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                      )),
-                      LOCATE(
-                        ',',
-                        SUBSTRING(
-                          ',' || prm.gains || ',',
-                          LOCATE((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                          ), ',' || prm.gains) + LENGTH((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS STRING) || '='
-                          ))
-                        )
-                      ) - 1
-                    ) AS DOUBLE)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE)
-                      ELSE CAST(f.grade AS DOUBLE)
-                    END
-                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.gains <> ''
-                  THEN 0
-                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
@@ -7267,7 +3691,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-{% if by %}                  END
+                  END
                 END * f.tie_discount
                 WHEN f.kind = 'R' AND (
                   prm.k IS NULL OR f.pos <= prm.k
@@ -7299,34 +3723,6 @@ FROM (
                     ) - 1
                   ) AS DOUBLE)
                   ELSE CASE
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'candidates'
-                  AND f.kind = 'R'
-                  AND (
-                    prm.k IS NULL OR f.ipos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
-                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-{% if by %}                  END
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
                     WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -7336,72 +3732,11 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-                  )
-                  ELSE 0
-                END
-              )
-            END,
-            0
-          )
-        ),
-        CAST(0 AS DOUBLE)
-      )
-    END AS value
-  FROM (
-    SELECT
-      s.*,
-      (
-        AVG(
-          CASE
-            WHEN (
-              prm.k IS NULL OR s.pos <= prm.k
-            )
-            THEN (
-              LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
-            )
-            ELSE 0
-          END
-        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
-      ) AS tie_discount,
-      (
-        SUM(CASE WHEN (
-          prm.k IS NULL OR s.pos <= prm.k
-        ) THEN 1 ELSE 0 END) OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos NULLS LAST
-          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        )
-      ) AS ideal_pos_within,
-      (
-        ROW_NUMBER() OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY CASE
-            WHEN prm.gains <> ''
-            AND s.grade >= 0
-            AND s.grade = FLOOR(s.grade)
-            AND LOCATE((
-              ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
-            ), ',' || prm.gains) > 0
-            THEN CAST(SUBSTRING(
-              ',' || prm.gains || ',',
-              LOCATE((
-                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
-              ), ',' || prm.gains) + LENGTH((
-                ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
-              )),
-              LOCATE(
-                ',',
-                SUBSTRING(
-                  ',' || prm.gains || ',',
-                  LOCATE((
-                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
-                  ), ',' || prm.gains) + LENGTH((
-                    ',' || CAST(CAST(s.grade AS BIGINT) AS STRING) || '='
-                  ))
-{% endif %}                )
-{% if by %}                ELSE 0
+                  END
+                END * (
+                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                )
+                ELSE 0
               END
             ) AS DOUBLE) / NULLIF(
               CASE
@@ -7745,22 +4080,8 @@ FROM (
             )
           ),
           CAST(0 AS DOUBLE)
-{% else %}              ) - 1
-            ) AS DOUBLE)
-            ELSE CASE
-              WHEN prm.gain = 'raw'
-              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
-              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
-              THEN CAST(0 AS DOUBLE)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS DOUBLE)
-              ELSE CAST(s.grade AS DOUBLE)
-            END
-          END DESC NULLS LAST
-{% endif %}        )
-{% if by %}      END AS value
+        )
+      END AS value
     FROM (
       SELECT
         s.*,
@@ -7832,10 +4153,8 @@ FROM (
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}      ) AS gain_pos
-    FROM item_stream AS s
-{% endif %}    CROSS JOIN params AS prm
-{% if by %}    GROUP BY
+    CROSS JOIN params AS prm
+    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
@@ -7862,54 +4181,18 @@ FROM (
           THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
           ELSE TRUE
         END
-{% else %}  ) AS f
-  CROSS JOIN params AS prm
-  GROUP BY
-    f.query_id,
-    prm.empty,
-    prm.gain,
-    prm.gains,
-    prm.ideal,
-    prm.judged_only,
-    prm.k,
-    prm.log_base,
-    prm.queries,
-    prm.rel,
-    prm.ties
-  HAVING
-    (
-      NOT (
-        prm.queries = 'both' AND prm.judged_only
-{% endif %}      )
-{% if by %}      OR (
+      )
+      OR (
         prm.queries = 'both'
         AND prm.judged_only
-{% else %}      AND CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-{% if by %}        AND f.query_id IN (
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        AND f.query_id IN (
           SELECT
             ri.query_id
           FROM run_items AS ri
         )
-{% else %}        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-    )
-    OR (
-      prm.queries = 'both'
-      AND prm.judged_only
-      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      AND f.query_id IN (
-        SELECT
-          ri.query_id
-        FROM run_items AS ri
-{% endif %}      )
-{% if by %}{% if run_lists %}
+      )
+{% if run_lists %}
       OR (
         (
           prm.queries = 'both' OR prm.queries = 'run'
@@ -7921,23 +4204,10 @@ FROM (
       )
 {% else %}
 {% endif %}
-  ) AS b
+{% if by %}  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, LOCATE(':', b.query_id))
-{% else %}    )
-{% if run_lists %}
-    OR (
-      (
-        prm.queries = 'both' OR prm.queries = 'run'
-      )
-      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
-      AND (
-        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      )
-    )
-{% else %}
-{% endif %}
-{% endif %}) AS results
+{% else %}{% endif %}) AS results
 WHERE
   (
     SELECT
@@ -7963,45 +4233,17 @@ WITH params AS (
     CAST({{ rankmetrics.literal(empty) }} AS STRING) AS empty,
     CAST({{ rankmetrics.literal(grades) }} AS STRING) AS grades
 {% if by %}), rm_groups AS (
-  SELECT
-    {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %},
-    {% endif %}{% endfor %},
-    ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %}, {% endif %}{% endfor %}) AS group_no,
-    CAST(ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %}, {% endif %}{% endfor %}) AS STRING) || ':' AS group_key
-  FROM (
-    SELECT DISTINCT
-      {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
-      {% endif %}{% endfor %}
-    FROM {{ run }} AS r
-  ) AS d
+  {{ rankmetrics.rm_groups(run, by) }}
 {% else %}{% endif %}), run_items AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-{% if by %}{% if run_lists %}
+{% if run_lists %}
 ), empty_lists AS (
-  SELECT
-    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
-  FROM {{ run }} AS r
-  JOIN rm_groups AS g
-    ON {% for g in by %}(
-      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
-    ){% if not loop.last %}
-    AND {% endif %}{% endfor %}
-  WHERE
-    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+  {{ rankmetrics.rm_empty_lists(run, query_column, item_column, by) }}
 {% else %}
 {% endif %}
-{% else %}{% if run_lists %}
-), empty_lists AS (
-  SELECT
-    CAST(r.{{ rankmetrics.column(query_column) }} AS STRING) AS query_id
-  FROM {{ run }} AS r
-  WHERE
-    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-{% else %}
-{% endif %}
-{% endif %}), item_stream AS (
+), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -8076,144 +4318,8 @@ WITH params AS (
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
-  FROM (
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' appears ',
-        CAST(COUNT(*) AS STRING),
-        ' times for query ',
-{% if by %}        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' in the run'
-      ) AS fault
-    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
+  FROM ({{ rankmetrics.rm_input_faults(by, run_lists) }}
     UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-{% if by %}        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' is judged ',
-        CAST(COUNT(*) AS STRING),
-        ' times (grades ',
-        CAST(MIN(x.grade) AS STRING),
-        ' to ',
-        CAST(MAX(x.grade) AS STRING),
-        ')'
-      ) AS fault
-    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1), ' ') = ''
-{% else %}        OR TRIM(x.query_id, ' ') = ''
-{% endif %}        OR TRIM(x.item_id, ' ') = ''
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.score - x.score IS NULL OR x.score - x.score <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
-        )
-      END AS fault
-    FROM run_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1), ' ') = ''
-{% else %}        OR TRIM(x.query_id, ' ') = ''
-{% endif %}        OR TRIM(x.item_id, ' ') = ''
-      )
-      OR (
-        x.score - x.score IS NULL OR x.score - x.score <> 0
-      )
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1), ' ') = ''
-{% else %}        OR TRIM(x.query_id, ' ') = ''
-{% endif %}        OR TRIM(x.item_id, ' ') = ''
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-        )
-      END AS fault
-    FROM judgment_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1), ' ') = ''
-{% else %}        OR TRIM(x.query_id, ' ') = ''
-{% endif %}        OR TRIM(x.item_id, ' ') = ''
-      )
-      OR (
-        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-      )
-{% if by %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL
-      OR TRIM(SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1), ' ') = ''
-{% else %}
-{% endif %}
-{% else %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL OR TRIM(x.query_id, ' ') = ''
-{% else %}
-{% endif %}
-{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -8388,98 +4494,18 @@ WITH params AS (
     FROM judgment_items AS x
     CROSS JOIN params AS prm
     WHERE
-      prm.gain = 'raw' AND x.grade < 0
-{% if by %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
-        ' of the by columns, in sort order)',
-        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        SUBSTRING(x.query_id, INSTR(x.query_id, ':') + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, INSTR(x.query_id, ':') - 1),
-        ' of the by columns, in sort order)',
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% else %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        x.query_id,
-        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        x.query_id,
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% endif %}  ) AS d
+      prm.gain = 'raw' AND x.grade < 0{{ rankmetrics.rm_rank_faults(by, run_lists, rank_positions) }}
+  ) AS d
 )
 SELECT
   *
-FROM (
+{% if by %}FROM (
   SELECT
-{% if by %}    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
+    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
     {% endif %}{% endfor %},
     SUBSTRING(b.query_id, INSTR(b.query_id, ':') + 1) AS query_id,
     b.value
-  FROM (
+{% else %}{% endif %}  FROM (
     SELECT
       f.query_id,
       CASE
@@ -8492,300 +4518,8 @@ FROM (
               CASE
                 WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-{% else %}    f.query_id,
-    CASE
-      WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-      THEN NULL
-      ELSE COALESCE(
-        (
-          CAST(SUM(
-            CASE
-              WHEN f.kind = 'R' AND prm.ties = 'average'
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND INSTR(',' || prm.gains, (
-                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                )) > 0
-                THEN CAST(SUBSTRING(
-                  ',' || prm.gains || ',',
-                  INSTR(',' || prm.gains, (
-                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                  )) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                  )),
-                  INSTR(
-                    SUBSTRING(
-                      ',' || prm.gains || ',',
-                      INSTR(',' || prm.gains, (
-                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                      )) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                      ))
-                    ),
-                    ','
-                  ) - 1
-                ) AS FLOAT64)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT64)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT64)
-                  ELSE CAST(f.grade AS FLOAT64)
-                END
-              END * f.tie_discount
-              WHEN f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND INSTR(',' || prm.gains, (
-                  ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                )) > 0
-                THEN CAST(SUBSTRING(
-                  ',' || prm.gains || ',',
-                  INSTR(',' || prm.gains, (
-                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                  )) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                  )),
-                  INSTR(
-                    SUBSTRING(
-                      ',' || prm.gains || ',',
-                      INSTR(',' || prm.gains, (
-                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                      )) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                      ))
-                    ),
-                    ','
-                  ) - 1
-                ) AS FLOAT64)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT64)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT64)
-                  ELSE CAST(f.grade AS FLOAT64)
-                END
-              END * (
-                LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
-              )
-              ELSE 0
-            END
-          ) AS FLOAT64) / NULLIF(
-            CASE
-              WHEN prm.ideal = 'cutoff'
-              THEN (
-                LN(CAST(prm.log_base AS FLOAT64)) * (
-                  -0.24323834289098076 + (
-                    0.5772156649015329 + LN(LN(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS FLOAT64))) + SQRT(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS FLOAT64)) * (
-                      1.0 * LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)) + -0.25 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 2) + 0.05555555555555555 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 3) + -0.006944444444444444 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT64)), 28)
-                    )
-                  ) + 1 / NULLIF(2 * LN(CAST((
-                    prm.k + 1
-                  ) + 12 AS FLOAT64)), 0) - 1 / NULLIF(
-                    12 * CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT64) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT64)), 2),
-                    0
-                  ) + (
-                    POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT64)), 2) + 3 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT64)) + 3
-                  ) / NULLIF(
-                    360 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT64), 3) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT64)), 4),
-                    0
-                  ) - (
-                    12 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT64)), 4) + 50 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT64)), 3) + 105 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT64)), 2) + 120 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT64)) + 60
-                  ) / NULLIF(
-                    15120 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT64), 5) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT64)), 6),
-                    0
-                  ) - (
-                    1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 1 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 2 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 3 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 4 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 5 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 6 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 7 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 8 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 9 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 10 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 11 AS FLOAT64)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT64)), 0)
-                  )
-                )
-              )
-              ELSE SUM(
-                CASE
-{% endif %}                  WHEN prm.gains <> ''
-{% if by %}                  AND f.grade >= 0
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
                   AND f.grade = FLOOR(f.grade)
                   AND INSTR(',' || prm.gains, (
                     ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
@@ -8793,56 +4527,10 @@ FROM (
                   THEN CAST(SUBSTRING(
                     ',' || prm.gains || ',',
                     INSTR(',' || prm.gains, (
-{% else %}                  AND f.kind = 'J'
-                  AND (
-                    prm.k IS NULL OR f.gain_pos <= prm.k
-                  )
-                  AND CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND INSTR(',' || prm.gains, (
-{% endif %}                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-{% if by %}                    )) + LENGTH((
-{% else %}                    )) > 0
-                    THEN CAST(SUBSTRING(
-                      ',' || prm.gains || ',',
-                      INSTR(',' || prm.gains, (
-                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                      )) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                      )),
-                      INSTR(
-                        SUBSTRING(
-                          ',' || prm.gains || ',',
-                          INSTR(',' || prm.gains, (
-                            ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                          )) + LENGTH((
-                            ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                          ))
-                        ),
-                        ','
-                      ) - 1
-                    ) AS FLOAT64)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS FLOAT64)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS FLOAT64)
-                      ELSE CAST(f.grade AS FLOAT64)
-                    END
-                  END > 0
-                  THEN CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND INSTR(',' || prm.gains, (
-{% endif %}                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-{% if by %}                    )),
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
+                    )),
                     INSTR(
                       SUBSTRING(
                         ',' || prm.gains || ',',
@@ -8856,47 +4544,7 @@ FROM (
                     ) - 1
                   ) AS FLOAT64)
                   ELSE CASE
-{% else %}                    )) > 0
-                    THEN CAST(SUBSTRING(
-                      ',' || prm.gains || ',',
-                      INSTR(',' || prm.gains, (
-                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                      )) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                      )),
-                      INSTR(
-                        SUBSTRING(
-                          ',' || prm.gains || ',',
-                          INSTR(',' || prm.gains, (
-                            ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                          )) + LENGTH((
-                            ',' || CAST(CAST(f.grade AS INT64) AS STRING) || '='
-                          ))
-                        ),
-                        ','
-                      ) - 1
-                    ) AS FLOAT64)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS FLOAT64)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS FLOAT64)
-                      ELSE CAST(f.grade AS FLOAT64)
-                    END
-                  END * (
-                    LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.gain_pos AS FLOAT64) + 1), 0)
-                  )
-                  WHEN prm.gains <> ''
-                  THEN 0
-                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT64)
@@ -8905,7 +4553,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS FLOAT64)
                     ELSE CAST(f.grade AS FLOAT64)
-{% if by %}                  END
+                  END
                 END * f.tie_discount
                 WHEN f.kind = 'R' AND (
                   prm.k IS NULL OR f.pos <= prm.k
@@ -8937,16 +4585,7 @@ FROM (
                     ) - 1
                   ) AS FLOAT64)
                   ELSE CASE
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'candidates'
-                  AND f.kind = 'R'
-                  AND (
-                    prm.k IS NULL OR f.ipos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT64)
@@ -8955,7 +4594,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS FLOAT64)
                     ELSE CAST(f.grade AS FLOAT64)
-{% if by %}                  END
+                  END
                 END * (
                   LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.pos AS FLOAT64) + 1), 0)
                 )
@@ -9156,10 +4795,8 @@ FROM (
                         prm.k + 1
                       ) + 12 AS FLOAT64)), 0)
                     )
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ipos AS FLOAT64) + 1), 0)
-{% endif %}                  )
-{% if by %}                )
+                  )
+                )
                 ELSE SUM(
                   CASE
                     WHEN prm.gains <> ''
@@ -9302,59 +4939,11 @@ FROM (
                 )
               END,
               0
-{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-                    WHEN prm.gain = 'raw'
-                    THEN COALESCE(CAST(f.grade AS FLOAT64), CAST(0 AS FLOAT64))
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS FLOAT64)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS FLOAT64), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS FLOAT64)
-                    ELSE CAST(f.grade AS FLOAT64)
-                  END * (
-                    LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(f.ideal_pos_within AS FLOAT64) + 1), 0)
-                  )
-                  ELSE 0
-                END
-              )
-            END,
-            0
-          )
-        ),
-        CAST(0 AS FLOAT64)
-      )
-    END AS value
-  FROM (
-    SELECT
-      s.*,
-      (
-        AVG(
-          CASE
-            WHEN (
-              prm.k IS NULL OR s.pos <= prm.k
-{% endif %}            )
-{% if by %}          ),
-          CAST(0 AS FLOAT64)
-{% else %}            THEN (
-              LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(s.pos AS FLOAT64) + 1), 0)
             )
-            ELSE 0
-          END
-        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
-      ) AS tie_discount,
-      (
-        SUM(CASE WHEN (
-          prm.k IS NULL OR s.pos <= prm.k
-        ) THEN 1 ELSE 0 END) OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY COALESCE(s.grade, 0) DESC, s.pos
-          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-{% endif %}        )
-{% if by %}      END AS value
+          ),
+          CAST(0 AS FLOAT64)
+        )
+      END AS value
     FROM (
       SELECT
         s.*,
@@ -9368,48 +4957,8 @@ FROM (
                 LN(CAST(prm.log_base AS FLOAT64)) / NULLIF(LN(CAST(s.pos AS FLOAT64) + 1), 0)
               )
               ELSE 0
-{% else %}      ) AS ideal_pos_within,
-      (
-        ROW_NUMBER() OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY CASE
-            WHEN prm.gains <> ''
-            AND s.grade >= 0
-            AND s.grade = FLOOR(s.grade)
-            AND INSTR(',' || prm.gains, (
-              ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
-            )) > 0
-            THEN CAST(SUBSTRING(
-              ',' || prm.gains || ',',
-              INSTR(',' || prm.gains, (
-                ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
-              )) + LENGTH((
-                ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
-              )),
-              INSTR(
-                SUBSTRING(
-                  ',' || prm.gains || ',',
-                  INSTR(',' || prm.gains, (
-                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
-                  )) + LENGTH((
-                    ',' || CAST(CAST(s.grade AS INT64) AS STRING) || '='
-                  ))
-                ),
-                ','
-              ) - 1
-            ) AS FLOAT64)
-            ELSE CASE
-              WHEN prm.gain = 'raw'
-              THEN COALESCE(CAST(s.grade AS FLOAT64), CAST(0 AS FLOAT64))
-              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
-              THEN CAST(0 AS FLOAT64)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS FLOAT64), s.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS FLOAT64)
-              ELSE CAST(s.grade AS FLOAT64)
-{% endif %}            END
-{% if by %}          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
+            END
+          ) OVER (PARTITION BY s.query_id, s.kind, s.score)
         ) AS tie_discount,
         (
           SUM(CASE WHEN (
@@ -9466,12 +5015,8 @@ FROM (
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}          END DESC
-        )
-      ) AS gain_pos
-    FROM item_stream AS s
-{% endif %}    CROSS JOIN params AS prm
-{% if by %}    GROUP BY
+    CROSS JOIN params AS prm
+    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
@@ -9498,54 +5043,18 @@ FROM (
           THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
           ELSE TRUE
         END
-{% else %}  ) AS f
-  CROSS JOIN params AS prm
-  GROUP BY
-    f.query_id,
-    prm.empty,
-    prm.gain,
-    prm.gains,
-    prm.ideal,
-    prm.judged_only,
-    prm.k,
-    prm.log_base,
-    prm.queries,
-    prm.rel,
-    prm.ties
-  HAVING
-    (
-      NOT (
-        prm.queries = 'both' AND prm.judged_only
-{% endif %}      )
-{% if by %}      OR (
+      )
+      OR (
         prm.queries = 'both'
         AND prm.judged_only
-{% else %}      AND CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-{% if by %}        AND f.query_id IN (
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        AND f.query_id IN (
           SELECT
             ri.query_id
           FROM run_items AS ri
         )
-{% else %}        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-    )
-    OR (
-      prm.queries = 'both'
-      AND prm.judged_only
-      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      AND f.query_id IN (
-        SELECT
-          ri.query_id
-        FROM run_items AS ri
-{% endif %}      )
-{% if by %}{% if run_lists %}
+      )
+{% if run_lists %}
       OR (
         (
           prm.queries = 'both' OR prm.queries = 'run'
@@ -9557,23 +5066,10 @@ FROM (
       )
 {% else %}
 {% endif %}
-  ) AS b
+{% if by %}  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, INSTR(b.query_id, ':'))
-{% else %}    )
-{% if run_lists %}
-    OR (
-      (
-        prm.queries = 'both' OR prm.queries = 'run'
-      )
-      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
-      AND (
-        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      )
-    )
-{% else %}
-{% endif %}
-{% endif %}) AS results
+{% else %}{% endif %}) AS results
 WHERE
   (
     SELECT
@@ -9599,45 +5095,17 @@ WITH params AS (
     CAST({{ rankmetrics.literal(empty) }} AS VARCHAR) AS empty,
     CAST({{ rankmetrics.literal(grades) }} AS VARCHAR) AS grades
 {% if by %}), rm_groups AS (
-  SELECT
-    {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %},
-    {% endif %}{% endfor %},
-    ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS group_no,
-    CAST(ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS VARCHAR) || ':' AS group_key
-  FROM (
-    SELECT DISTINCT
-      {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
-      {% endif %}{% endfor %}
-    FROM {{ run }} AS r
-  ) AS d
+  {{ rankmetrics.rm_groups(run, by) }}
 {% else %}{% endif %}), run_items AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-{% if by %}{% if run_lists %}
+{% if run_lists %}
 ), empty_lists AS (
-  SELECT
-    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
-  FROM {{ run }} AS r
-  JOIN rm_groups AS g
-    ON {% for g in by %}(
-      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
-    ){% if not loop.last %}
-    AND {% endif %}{% endfor %}
-  WHERE
-    COALESCE(ARRAY_SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+  {{ rankmetrics.rm_empty_lists(run, query_column, item_column, by) }}
 {% else %}
 {% endif %}
-{% else %}{% if run_lists %}
-), empty_lists AS (
-  SELECT
-    CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
-  FROM {{ run }} AS r
-  WHERE
-    COALESCE(ARRAY_SIZE(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-{% else %}
-{% endif %}
-{% endif %}), item_stream AS (
+), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -9711,144 +5179,8 @@ WITH params AS (
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
-  FROM (
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' appears ',
-        CAST(COUNT(*) AS VARCHAR),
-        ' times for query ',
-{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' in the run'
-      ) AS fault
-    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
+  FROM ({{ rankmetrics.rm_input_faults(by, run_lists) }}
     UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' is judged ',
-        CAST(COUNT(*) AS VARCHAR),
-        ' times (grades ',
-        CAST(MIN(x.grade) AS VARCHAR),
-        ' to ',
-        CAST(MAX(x.grade) AS VARCHAR),
-        ')'
-      ) AS fault
-    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1), ' ') = ''
-{% else %}        OR TRIM(x.query_id, ' ') = ''
-{% endif %}        OR TRIM(x.item_id, ' ') = ''
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.score - x.score IS NULL OR x.score - x.score <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
-        )
-      END AS fault
-    FROM run_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1), ' ') = ''
-{% else %}        OR TRIM(x.query_id, ' ') = ''
-{% endif %}        OR TRIM(x.item_id, ' ') = ''
-      )
-      OR (
-        x.score - x.score IS NULL OR x.score - x.score <> 0
-      )
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1), ' ') = ''
-{% else %}        OR TRIM(x.query_id, ' ') = ''
-{% endif %}        OR TRIM(x.item_id, ' ') = ''
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-        )
-      END AS fault
-    FROM judgment_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1), ' ') = ''
-{% else %}        OR TRIM(x.query_id, ' ') = ''
-{% endif %}        OR TRIM(x.item_id, ' ') = ''
-      )
-      OR (
-        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-      )
-{% if by %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL
-      OR TRIM(SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1), ' ') = ''
-{% else %}
-{% endif %}
-{% else %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL OR TRIM(x.query_id, ' ') = ''
-{% else %}
-{% endif %}
-{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -10019,98 +5351,18 @@ WITH params AS (
     FROM judgment_items AS x
     CROSS JOIN params AS prm
     WHERE
-      prm.gain = 'raw' AND x.grade < 0
-{% if by %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% else %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        x.query_id,
-        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        x.query_id,
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% endif %}  ) AS d
+      prm.gain = 'raw' AND x.grade < 0{{ rankmetrics.rm_rank_faults(by, run_lists, rank_positions) }}
+  ) AS d
 )
 SELECT
   *
-FROM (
+{% if by %}FROM (
   SELECT
-{% if by %}    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
+    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
     {% endif %}{% endfor %},
     SUBSTRING(b.query_id, CHARINDEX(':', b.query_id) + 1) AS "query_id",
     b.value
-  FROM (
+{% else %}{% endif %}  FROM (
     SELECT
       f.query_id,
       CASE
@@ -10123,300 +5375,8 @@ FROM (
               CASE
                 WHEN f.kind = 'R' AND prm.ties = 'average'
                 THEN CASE
-{% else %}    f.query_id,
-    CASE
-      WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-      THEN NULL
-      ELSE COALESCE(
-        (
-          CAST(SUM(
-            CASE
-              WHEN f.kind = 'R' AND prm.ties = 'average'
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND CHARINDEX((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                ), ',' || prm.gains) > 0
-                THEN CAST(SUBSTRING(
-                  ',' || prm.gains || ',',
-                  CHARINDEX((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                  ), ',' || prm.gains) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                  )),
-                  CHARINDEX(
-                    ',',
-                    SUBSTRING(
-                      ',' || prm.gains || ',',
-                      CHARINDEX((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                      ), ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                      ))
-                    )
-                  ) - 1
-                ) AS DOUBLE)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END
-              END * f.tie_discount
-              WHEN f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND CHARINDEX((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                ), ',' || prm.gains) > 0
-                THEN CAST(SUBSTRING(
-                  ',' || prm.gains || ',',
-                  CHARINDEX((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                  ), ',' || prm.gains) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                  )),
-                  CHARINDEX(
-                    ',',
-                    SUBSTRING(
-                      ',' || prm.gains || ',',
-                      CHARINDEX((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                      ), ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                      ))
-                    )
-                  ) - 1
-                ) AS DOUBLE)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END
-              END * (
-                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-              )
-              ELSE 0
-            END
-          ) AS DOUBLE) / NULLIF(
-            CASE
-              WHEN prm.ideal = 'cutoff'
-              THEN (
-                LN(CAST(prm.log_base AS DOUBLE)) * (
-                  -0.24323834289098076 + (
-                    0.5772156649015329 + LN(LN(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE))) + SQRT(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE)) * (
-                      1.0 * LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 28)
-                    )
-                  ) + 1 / NULLIF(2 * LN(CAST((
-                    prm.k + 1
-                  ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
-                    12 * CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2),
-                    0
-                  ) + (
-                    POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)) + 3
-                  ) / NULLIF(
-                    360 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 4),
-                    0
-                  ) - (
-                    12 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)) + 60
-                  ) / NULLIF(
-                    15120 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 6),
-                    0
-                  ) - (
-                    1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 0)
-                  )
-                )
-              )
-              ELSE SUM(
-                CASE
-{% endif %}                  WHEN prm.gains <> ''
-{% if by %}                  AND f.grade >= 0
+                  WHEN prm.gains <> ''
+                  AND f.grade >= 0
                   AND f.grade = FLOOR(f.grade)
                   AND CHARINDEX((
                     ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
@@ -10424,56 +5384,10 @@ FROM (
                   THEN CAST(SUBSTRING(
                     ',' || prm.gains || ',',
                     CHARINDEX((
-{% else %}                  AND f.kind = 'J'
-                  AND (
-                    prm.k IS NULL OR f.gain_pos <= prm.k
-                  )
-                  AND CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND CHARINDEX((
-{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-{% if by %}                    ), ',' || prm.gains) + LENGTH((
-{% else %}                    ), ',' || prm.gains) > 0
-                    THEN CAST(SUBSTRING(
-                      ',' || prm.gains || ',',
-                      CHARINDEX((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                      ), ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                      )),
-                      CHARINDEX(
-                        ',',
-                        SUBSTRING(
-                          ',' || prm.gains || ',',
-                          CHARINDEX((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                          ), ',' || prm.gains) + LENGTH((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                          ))
-                        )
-                      ) - 1
-                    ) AS DOUBLE)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE)
-                      ELSE CAST(f.grade AS DOUBLE)
-                    END
-                  END > 0
-                  THEN CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND CHARINDEX((
-{% endif %}                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-{% if by %}                    )),
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    ), ',' || prm.gains) + LENGTH((
+                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
+                    )),
                     CHARINDEX(
                       ',',
                       SUBSTRING(
@@ -10487,47 +5401,7 @@ FROM (
                     ) - 1
                   ) AS DOUBLE)
                   ELSE CASE
-{% else %}                    ), ',' || prm.gains) > 0
-                    THEN CAST(SUBSTRING(
-                      ',' || prm.gains || ',',
-                      CHARINDEX((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                      ), ',' || prm.gains) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                      )),
-                      CHARINDEX(
-                        ',',
-                        SUBSTRING(
-                          ',' || prm.gains || ',',
-                          CHARINDEX((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                          ), ',' || prm.gains) + LENGTH((
-                            ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR) || '='
-                          ))
-                        )
-                      ) - 1
-                    ) AS DOUBLE)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE)
-                      ELSE CAST(f.grade AS DOUBLE)
-                    END
-                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.gains <> ''
-                  THEN 0
-                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
@@ -10536,7 +5410,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-{% if by %}                  END
+                  END
                 END * f.tie_discount
                 WHEN f.kind = 'R' AND (
                   prm.k IS NULL OR f.pos <= prm.k
@@ -10568,34 +5442,6 @@ FROM (
                     ) - 1
                   ) AS DOUBLE)
                   ELSE CASE
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'candidates'
-                  AND f.kind = 'R'
-                  AND (
-                    prm.k IS NULL OR f.ipos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
-                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-{% if by %}                  END
-                END * (
-                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
                     WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
@@ -10605,72 +5451,11 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-                  )
-                  ELSE 0
-                END
-              )
-            END,
-            0
-          )
-        ),
-        CAST(0 AS DOUBLE)
-      )
-    END AS "value"
-  FROM (
-    SELECT
-      s.*,
-      (
-        AVG(
-          CASE
-            WHEN (
-              prm.k IS NULL OR s.pos <= prm.k
-            )
-            THEN (
-              LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
-            )
-            ELSE 0
-          END
-        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
-      ) AS tie_discount,
-      (
-        SUM(CASE WHEN (
-          prm.k IS NULL OR s.pos <= prm.k
-        ) THEN 1 ELSE 0 END) OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
-          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        )
-      ) AS ideal_pos_within,
-      (
-        ROW_NUMBER() OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY CASE
-            WHEN prm.gains <> ''
-            AND s.grade >= 0
-            AND s.grade = FLOOR(s.grade)
-            AND CHARINDEX((
-              ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
-            ), ',' || prm.gains) > 0
-            THEN CAST(SUBSTRING(
-              ',' || prm.gains || ',',
-              CHARINDEX((
-                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
-              ), ',' || prm.gains) + LENGTH((
-                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
-              )),
-              CHARINDEX(
-                ',',
-                SUBSTRING(
-                  ',' || prm.gains || ',',
-                  CHARINDEX((
-                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
-                  ), ',' || prm.gains) + LENGTH((
-                    ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR) || '='
-                  ))
-{% endif %}                )
-{% if by %}                ELSE 0
+                  END
+                END * (
+                  LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
+                )
+                ELSE 0
               END
             ) AS DOUBLE) / NULLIF(
               CASE
@@ -11014,23 +5799,10 @@ FROM (
             )
           ),
           CAST(0 AS DOUBLE)
-{% else %}              ) - 1
-            ) AS DOUBLE)
-            ELSE CASE
-              WHEN prm.gain = 'raw'
-              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
-              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
-              THEN CAST(0 AS DOUBLE)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS DOUBLE)
-              ELSE CAST(s.grade AS DOUBLE)
-            END
-          END DESC NULLS LAST
-{% endif %}        )
+        )
 {% if by %}      END AS value
-    FROM (
+{% else %}    END AS "value"
+{% endif %}    FROM (
       SELECT
         s.*,
         (
@@ -11101,10 +5873,8 @@ FROM (
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}      ) AS gain_pos
-    FROM item_stream AS s
-{% endif %}    CROSS JOIN params AS prm
-{% if by %}    GROUP BY
+    CROSS JOIN params AS prm
+    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
@@ -11131,54 +5901,18 @@ FROM (
           THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
           ELSE TRUE
         END
-{% else %}  ) AS f
-  CROSS JOIN params AS prm
-  GROUP BY
-    f.query_id,
-    prm.empty,
-    prm.gain,
-    prm.gains,
-    prm.ideal,
-    prm.judged_only,
-    prm.k,
-    prm.log_base,
-    prm.queries,
-    prm.rel,
-    prm.ties
-  HAVING
-    (
-      NOT (
-        prm.queries = 'both' AND prm.judged_only
-{% endif %}      )
-{% if by %}      OR (
+      )
+      OR (
         prm.queries = 'both'
         AND prm.judged_only
-{% else %}      AND CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-{% if by %}        AND f.query_id IN (
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        AND f.query_id IN (
           SELECT
             ri.query_id
           FROM run_items AS ri
         )
-{% else %}        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-    )
-    OR (
-      prm.queries = 'both'
-      AND prm.judged_only
-      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      AND f.query_id IN (
-        SELECT
-          ri.query_id
-        FROM run_items AS ri
-{% endif %}      )
-{% if by %}{% if run_lists %}
+      )
+{% if run_lists %}
       OR (
         (
           prm.queries = 'both' OR prm.queries = 'run'
@@ -11190,23 +5924,10 @@ FROM (
       )
 {% else %}
 {% endif %}
-  ) AS b
+{% if by %}  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, CHARINDEX(':', b.query_id))
-{% else %}    )
-{% if run_lists %}
-    OR (
-      (
-        prm.queries = 'both' OR prm.queries = 'run'
-      )
-      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
-      AND (
-        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      )
-    )
-{% else %}
-{% endif %}
-{% endif %}) AS results
+{% else %}{% endif %}) AS results
 WHERE
   (
     SELECT
@@ -11232,51 +5953,17 @@ WITH params AS (
     CAST({{ rankmetrics.literal(empty) }} AS VARCHAR) AS empty,
     CAST({{ rankmetrics.literal(grades) }} AS VARCHAR) AS grades
 {% if by %}), rm_groups AS (
-  SELECT
-    {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %},
-    {% endif %}{% endfor %},
-    ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS group_no,
-    CONCAT(
-      CAST(CAST(ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS VARCHAR) AS VARCHAR),
-      CAST(':' AS VARCHAR)
-    ) AS group_key
-  FROM (
-    SELECT DISTINCT
-      {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
-      {% endif %}{% endfor %}
-    FROM {{ run }} AS r
-  ) AS d
+  {{ rankmetrics.rm_groups(run, by) }}
 {% else %}{% endif %}), run_items AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-{% if by %}{% if run_lists %}
+{% if run_lists %}
 ), empty_lists AS (
-  SELECT
-    CONCAT(
-      CAST(g.group_key AS VARCHAR),
-      CAST(CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS VARCHAR)
-    ) AS query_id
-  FROM {{ run }} AS r
-  JOIN rm_groups AS g
-    ON {% for g in by %}(
-      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
-    ){% if not loop.last %}
-    AND {% endif %}{% endfor %}
-  WHERE
-    COALESCE(CARDINALITY(r.{{ rankmetrics.column(item_column) }}), 0) < 1
+  {{ rankmetrics.rm_empty_lists(run, query_column, item_column, by) }}
 {% else %}
 {% endif %}
-{% else %}{% if run_lists %}
-), empty_lists AS (
-  SELECT
-    CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
-  FROM {{ run }} AS r
-  WHERE
-    COALESCE(CARDINALITY(r.{{ rankmetrics.column(item_column) }}), 0) < 1
-{% else %}
-{% endif %}
-{% endif %}), item_stream AS (
+), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -11350,144 +6037,8 @@ WITH params AS (
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
-  FROM (
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' appears ',
-        CAST(COUNT(*) AS VARCHAR),
-        ' times for query ',
-{% if by %}        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
-        ' (group ',
-        SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' in the run'
-      ) AS fault
-    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
+  FROM ({{ rankmetrics.rm_input_faults(by, run_lists) }}
     UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-{% if by %}        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
-        ' (group ',
-        SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' is judged ',
-        CAST(COUNT(*) AS VARCHAR),
-        ' times (grades ',
-        CAST(MIN(x.grade) AS VARCHAR),
-        ' to ',
-        CAST(MAX(x.grade) AS VARCHAR),
-        ')'
-      ) AS fault
-    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.score - x.score IS NULL OR x.score - x.score <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
-          ' (group ',
-          SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
-        )
-      END AS fault
-    FROM run_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.score - x.score IS NULL OR x.score - x.score <> 0
-      )
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
-          ' (group ',
-          SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-        )
-      END AS fault
-    FROM judgment_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-      )
-{% if by %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL
-      OR TRIM(' ' FROM SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1)) = ''
-{% else %}
-{% endif %}
-{% else %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL OR TRIM(' ' FROM x.query_id) = ''
-{% else %}
-{% endif %}
-{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -11652,98 +6203,18 @@ WITH params AS (
     FROM judgment_items AS x
     CROSS JOIN params AS prm
     WHERE
-      prm.gain = 'raw' AND x.grade < 0
-{% if by %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
-        ' (group ',
-        SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
-        ' of the by columns, in sort order)',
-        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        SUBSTR(x.query_id, STRPOS(x.query_id, ':') + 1),
-        ' (group ',
-        SUBSTR(x.query_id, 1, STRPOS(x.query_id, ':') - 1),
-        ' of the by columns, in sort order)',
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% else %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-        x.query_id,
-        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        x.query_id,
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% endif %}  ) AS d
+      prm.gain = 'raw' AND x.grade < 0{{ rankmetrics.rm_rank_faults(by, run_lists, rank_positions) }}
+  ) AS d
 )
 SELECT
   *
-FROM (
+{% if by %}FROM (
   SELECT
-{% if by %}    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
+    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
     {% endif %}{% endfor %},
     SUBSTR(b.query_id, STRPOS(b.query_id, ':') + 1) AS query_id,
     b.value
-  FROM (
+{% else %}{% endif %}  FROM (
     SELECT
       f.query_id,
       CASE
@@ -11760,395 +6231,23 @@ FROM (
                   AND f.grade >= 0
                   AND f.grade = FLOOR(f.grade)
                   AND STRPOS(
-{% else %}    f.query_id,
-    CASE
-      WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-      THEN NULL
-      ELSE COALESCE(
-        (
-          CAST(SUM(
-            CASE
-              WHEN f.kind = 'R' AND prm.ties = 'average'
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND STRPOS(
-                  CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                  (
-                    CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                  )
-                ) > 0
-                THEN CAST(SUBSTR(
-                  CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                  STRPOS(
-{% endif %}                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                    (
-                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                    )
-{% if by %}                  ) > 0
-                  THEN CAST(SUBSTR(
-                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                    STRPOS(
-{% else %}                  ) + LENGTH(
-                    (
-                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                    )
-                  ),
-                  STRPOS(
-                    SUBSTR(
-                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                      STRPOS(
-                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                        (
-                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                        )
-                      ) + LENGTH(
-                        (
-                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                        )
-                      )
-                    ),
-                    ','
-                  ) - 1
-                ) AS DOUBLE)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END
-              END * f.tie_discount
-              WHEN f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND STRPOS(
-                  CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                  (
-                    CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                  )
-                ) > 0
-                THEN CAST(SUBSTR(
-                  CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                  STRPOS(
                     CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
                     (
                       CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
                     )
-                  ) + LENGTH(
-                    (
-                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                    )
-                  ),
-                  STRPOS(
-                    SUBSTR(
-                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                      STRPOS(
-                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                        (
-                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                        )
-                      ) + LENGTH(
-                        (
-                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                        )
+                  ) > 0
+                  THEN CAST(SUBSTR(
+                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
+                    STRPOS(
+                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                      (
+                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
+                      )
+                    ) + LENGTH(
+                      (
+                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
                       )
                     ),
-                    ','
-                  ) - 1
-                ) AS DOUBLE)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END
-              END * (
-                CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-              )
-              ELSE 0
-            END
-          ) AS DOUBLE) / NULLIF(
-            CASE
-              WHEN prm.ideal = 'cutoff'
-              THEN (
-                LN(CAST(prm.log_base AS DOUBLE)) * (
-                  -0.24323834289098076 + (
-                    0.5772156649015329 + LN(LN(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE))) + SQRT(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE)) * (
-                      1.0 * LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 28)
-                    )
-                  ) + CAST(1 AS DOUBLE) / NULLIF(2 * LN(CAST((
-                    prm.k + 1
-                  ) + 12 AS DOUBLE)), 0) - CAST(1 AS DOUBLE) / NULLIF(
-                    12 * CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2),
-                    0
-                  ) + CAST((
-                    POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)) + 3
-                  ) AS DOUBLE) / NULLIF(
-                    360 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 4),
-                    0
-                  ) - CAST((
-                    12 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)) + 60
-                  ) AS DOUBLE) / NULLIF(
-                    15120 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 6),
-                    0
-                  ) - (
-                    CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 1 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 2 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 3 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 4 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 5 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 6 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 7 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 8 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 9 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 10 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 11 AS DOUBLE)), 0) + CAST(1 AS DOUBLE) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 0)
-                  )
-                )
-              )
-              ELSE SUM(
-                CASE
-                  WHEN prm.gains <> ''
-                  AND f.kind = 'J'
-                  AND (
-                    prm.k IS NULL OR f.gain_pos <= prm.k
-                  )
-                  AND CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND STRPOS(
-{% endif %}                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                      (
-                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                      )
-{% if by %}                    ) + LENGTH(
-{% else %}                    ) > 0
-                    THEN CAST(SUBSTR(
-                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                      STRPOS(
-                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                        (
-                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                        )
-                      ) + LENGTH(
-                        (
-                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                        )
-                      ),
-                      STRPOS(
-                        SUBSTR(
-                          CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                          STRPOS(
-                            CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                            (
-                              CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                            )
-                          ) + LENGTH(
-                            (
-                              CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                            )
-                          )
-                        ),
-                        ','
-                      ) - 1
-                    ) AS DOUBLE)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE)
-                      ELSE CAST(f.grade AS DOUBLE)
-                    END
-                  END > 0
-                  THEN CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND STRPOS(
-                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-{% endif %}                      (
-                        CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                      )
-{% if by %}                    ),
                     STRPOS(
                       SUBSTR(
                         CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
@@ -12161,61 +6260,13 @@ FROM (
                           (
                             CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
                           )
-{% else %}                    ) > 0
-                    THEN CAST(SUBSTR(
-                      CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                      STRPOS(
-                        CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                        (
-                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
                         )
-                      ) + LENGTH(
-                        (
-                          CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-{% endif %}                        )
                       ),
-{% if by %}                      ','
+                      ','
                     ) - 1
                   ) AS DOUBLE)
                   ELSE CASE
-{% else %}                      STRPOS(
-                        SUBSTR(
-                          CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                          STRPOS(
-                            CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                            (
-                              CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                            )
-                          ) + LENGTH(
-                            (
-                              CONCAT(CAST(',' AS VARCHAR), CAST(CAST(f.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                            )
-                          )
-                        ),
-                        ','
-                      ) - 1
-                    ) AS DOUBLE)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE)
-                      ELSE CAST(f.grade AS DOUBLE)
-                    END
-                  END * (
-                    CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.gains <> ''
-                  THEN 0
-                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
@@ -12224,7 +6275,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-{% if by %}                  END
+                  END
                 END * f.tie_discount
                 WHEN f.kind = 'R' AND (
                   prm.k IS NULL OR f.pos <= prm.k
@@ -12269,16 +6320,7 @@ FROM (
                     ) - 1
                   ) AS DOUBLE)
                   ELSE CASE
-{% else %}                  END * (
-                    CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'candidates'
-                  AND f.kind = 'R'
-                  AND (
-                    prm.k IS NULL OR f.ipos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
@@ -12287,7 +6329,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-{% if by %}                  END
+                  END
                 END * (
                   CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
                 )
@@ -12488,10 +6530,8 @@ FROM (
                         prm.k + 1
                       ) + 12 AS DOUBLE)), 0)
                     )
-{% else %}                  END * (
-                    CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-{% endif %}                  )
-{% if by %}                )
+                  )
+                )
                 ELSE SUM(
                   CASE
                     WHEN prm.gains <> ''
@@ -12660,59 +6700,11 @@ FROM (
                 )
               END,
               0
-{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-                    WHEN prm.gain = 'raw'
-                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-                  END * (
-                    CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-                  )
-                  ELSE 0
-                END
-              )
-            END,
-            0
-          )
-        ),
-        CAST(0 AS DOUBLE)
-      )
-    END AS value
-  FROM (
-    SELECT
-      s.*,
-      (
-        AVG(
-          CASE
-            WHEN (
-              prm.k IS NULL OR s.pos <= prm.k
-{% endif %}            )
-{% if by %}          ),
-          CAST(0 AS DOUBLE)
-{% else %}            THEN (
-              CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
             )
-            ELSE 0
-          END
-        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
-      ) AS tie_discount,
-      (
-        SUM(CASE WHEN (
-          prm.k IS NULL OR s.pos <= prm.k
-        ) THEN 1 ELSE 0 END) OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
-          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-{% endif %}        )
-{% if by %}      END AS value
+          ),
+          CAST(0 AS DOUBLE)
+        )
+      END AS value
     FROM (
       SELECT
         s.*,
@@ -12721,20 +6713,8 @@ FROM (
             CASE
               WHEN (
                 prm.k IS NULL OR s.pos <= prm.k
-{% else %}      ) AS ideal_pos_within,
-      (
-        ROW_NUMBER() OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY CASE
-            WHEN prm.gains <> ''
-            AND s.grade >= 0
-            AND s.grade = FLOOR(s.grade)
-            AND STRPOS(
-              CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-              (
-                CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-{% endif %}              )
-{% if by %}              THEN (
+              )
+              THEN (
                 CAST(LN(CAST(prm.log_base AS DOUBLE)) AS DOUBLE) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
               )
               ELSE 0
@@ -12758,15 +6738,11 @@ FROM (
               AND s.grade >= 0
               AND s.grade = FLOOR(s.grade)
               AND STRPOS(
-{% else %}            ) > 0
-            THEN CAST(SUBSTR(
-              CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-              STRPOS(
-{% endif %}                CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
+                CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
                 (
                   CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
                 )
-{% if by %}              ) > 0
+              ) > 0
               THEN CAST(SUBSTR(
                 CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
                 STRPOS(
@@ -12777,26 +6753,9 @@ FROM (
                 ) + LENGTH(
                   (
                     CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-{% else %}              ) + LENGTH(
-                (
-                  CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                )
-              ),
-              STRPOS(
-                SUBSTR(
-                  CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
-                  STRPOS(
-                    CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR)),
-                    (
-                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                    )
-                  ) + LENGTH(
-                    (
-                      CONCAT(CAST(',' AS VARCHAR), CAST(CAST(s.grade AS BIGINT) AS VARCHAR), CAST('=' AS VARCHAR))
-                    )
-{% endif %}                  )
+                  )
                 ),
-{% if by %}                STRPOS(
+                STRPOS(
                   SUBSTR(
                     CONCAT(CAST(',' AS VARCHAR), CAST(prm.gains AS VARCHAR), CAST(',' AS VARCHAR)),
                     STRPOS(
@@ -12830,26 +6789,8 @@ FROM (
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}                ','
-              ) - 1
-            ) AS DOUBLE)
-            ELSE CASE
-              WHEN prm.gain = 'raw'
-              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
-              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
-              THEN CAST(0 AS DOUBLE)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS DOUBLE)
-              ELSE CAST(s.grade AS DOUBLE)
-            END
-          END DESC NULLS LAST
-        )
-      ) AS gain_pos
-    FROM item_stream AS s
-{% endif %}    CROSS JOIN params AS prm
-{% if by %}    GROUP BY
+    CROSS JOIN params AS prm
+    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
@@ -12876,54 +6817,18 @@ FROM (
           THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
           ELSE TRUE
         END
-{% else %}  ) AS f
-  CROSS JOIN params AS prm
-  GROUP BY
-    f.query_id,
-    prm.empty,
-    prm.gain,
-    prm.gains,
-    prm.ideal,
-    prm.judged_only,
-    prm.k,
-    prm.log_base,
-    prm.queries,
-    prm.rel,
-    prm.ties
-  HAVING
-    (
-      NOT (
-        prm.queries = 'both' AND prm.judged_only
-{% endif %}      )
-{% if by %}      OR (
+      )
+      OR (
         prm.queries = 'both'
         AND prm.judged_only
-{% else %}      AND CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-{% if by %}        AND f.query_id IN (
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        AND f.query_id IN (
           SELECT
             ri.query_id
           FROM run_items AS ri
         )
-{% else %}        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-    )
-    OR (
-      prm.queries = 'both'
-      AND prm.judged_only
-      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      AND f.query_id IN (
-        SELECT
-          ri.query_id
-        FROM run_items AS ri
-{% endif %}      )
-{% if by %}{% if run_lists %}
+      )
+{% if run_lists %}
       OR (
         (
           prm.queries = 'both' OR prm.queries = 'run'
@@ -12935,23 +6840,10 @@ FROM (
       )
 {% else %}
 {% endif %}
-  ) AS b
+{% if by %}  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTR(b.query_id, 1, STRPOS(b.query_id, ':'))
-{% else %}    )
-{% if run_lists %}
-    OR (
-      (
-        prm.queries = 'both' OR prm.queries = 'run'
-      )
-      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
-      AND (
-        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      )
-    )
-{% else %}
-{% endif %}
-{% endif %}) AS results
+{% else %}{% endif %}) AS results
 WHERE
   (
     SELECT
@@ -12977,45 +6869,17 @@ WITH params AS (
     CAST({{ rankmetrics.literal(empty) }} AS VARCHAR) AS empty,
     CAST({{ rankmetrics.literal(grades) }} AS VARCHAR) AS grades
 {% if by %}), rm_groups AS (
-  SELECT
-    {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %},
-    {% endif %}{% endfor %},
-    ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS group_no,
-    CAST(ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS VARCHAR) || ':' AS group_key
-  FROM (
-    SELECT DISTINCT
-      {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
-      {% endif %}{% endfor %}
-    FROM {{ run }} AS r
-  ) AS d
+  {{ rankmetrics.rm_groups(run, by) }}
 {% else %}{% endif %}), run_items AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
   {{ rankmetrics.rm_judgment_items(judgments, query_column, item_column, relevance_column, by, judgments_by, judgment_lists) }}
-{% if by %}{% if run_lists %}
+{% if run_lists %}
 ), empty_lists AS (
-  SELECT
-    g.group_key || CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
-  FROM {{ run }} AS r
-  JOIN rm_groups AS g
-    ON {% for g in by %}(
-      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
-    ){% if not loop.last %}
-    AND {% endif %}{% endfor %}
-  WHERE
-    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
+  {{ rankmetrics.rm_empty_lists(run, query_column, item_column, by) }}
 {% else %}
 {% endif %}
-{% else %}{% if run_lists %}
-), empty_lists AS (
-  SELECT
-    CAST(r.{{ rankmetrics.column(query_column) }} AS VARCHAR) AS query_id
-  FROM {{ run }} AS r
-  WHERE
-    COALESCE(ARRAY_LENGTH(r.{{ rankmetrics.column(item_column) }}, 1), 0) < 1
-{% else %}
-{% endif %}
-{% endif %}), item_stream AS (
+), item_stream AS (
   SELECT
     ranked.query_id,
     'R' AS kind,
@@ -13089,100 +6953,8 @@ WITH params AS (
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
-  FROM (
-    SELECT
-{% if by %}      'rankmetrics: item ' || x.item_id || ' appears ' || CAST(COUNT(*) AS VARCHAR) || ' times for query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' in the run' AS fault
-{% else %}      'rankmetrics: item ' || x.item_id || ' appears ' || CAST(COUNT(*) AS VARCHAR) || ' times for query ' || x.query_id || ' in the run' AS fault
-{% endif %}    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
+  FROM ({{ rankmetrics.rm_input_faults(by, run_lists) }}
     UNION ALL
-    SELECT
-{% if by %}      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' is judged ' || CAST(COUNT(*) AS VARCHAR) || ' times (grades ' || CAST(MIN(x.grade) AS VARCHAR) || ' to ' || CAST(MAX(x.grade) AS VARCHAR) || ')' AS fault
-{% else %}      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' is judged ' || CAST(COUNT(*) AS VARCHAR) || ' times (grades ' || CAST(MIN(x.grade) AS VARCHAR) || ' to ' || CAST(MAX(x.grade) AS VARCHAR) || ')' AS fault
-{% endif %}    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.score - x.score IS NULL OR x.score - x.score <> 0
-        )
-{% if by %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run'
-{% else %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run'
-{% endif %}      END AS fault
-    FROM run_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.score - x.score IS NULL OR x.score - x.score <> 0
-      )
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-        )
-{% if by %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-{% else %}        THEN 'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-{% endif %}      END AS fault
-    FROM judgment_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-      )
-{% if by %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL
-      OR TRIM(' ' FROM SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1)) = ''
-{% else %}
-{% endif %}
-{% else %}{% if run_lists %}
-    UNION ALL
-    SELECT
-      'rankmetrics: a row of the run has no query id or no item id (NULL or empty)' AS fault
-    FROM empty_lists AS x
-    WHERE
-      x.query_id IS NULL OR TRIM(' ' FROM x.query_id) = ''
-{% else %}
-{% endif %}
-{% endif %}    UNION ALL
     SELECT
       a.fault
     FROM (
@@ -13293,72 +7065,18 @@ WITH params AS (
 {% endif %}    FROM judgment_items AS x
     CROSS JOIN params AS prm
     WHERE
-      prm.gain = 'raw' AND x.grade < 0
-{% if by %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      'rankmetrics: item ' || x.item_id || ' of query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      'rankmetrics: query ' || SUBSTRING(x.query_id FROM POSITION(':' IN x.query_id) + 1) || ' (group ' || SUBSTRING(x.query_id FROM 1 FOR POSITION(':' IN x.query_id) - 1) || ' of the by columns, in sort order)' || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n' AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% else %}{% if run_lists %}
-{% else %}
-    UNION ALL
-    SELECT
-      'rankmetrics: item ' || x.item_id || ' of query ' || x.query_id || ' has a score (or rank) that is NULL, NaN or infinite in the run' AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% endif %}
-{% if rank_positions %}
-    UNION ALL
-    SELECT
-      'rankmetrics: query ' || x.query_id || ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query\'s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query\'s ranks as 1..n' AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% endif %}  ) AS d
+      prm.gain = 'raw' AND x.grade < 0{{ rankmetrics.rm_rank_faults(by, run_lists, rank_positions) }}
+  ) AS d
 )
 SELECT
   *
-FROM (
+{% if by %}FROM (
   SELECT
-{% if by %}    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
+    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
     {% endif %}{% endfor %},
     SUBSTRING(b.query_id FROM POSITION(':' IN b.query_id) + 1) AS query_id,
     b.value
-  FROM (
+{% else %}{% endif %}  FROM (
     SELECT
       f.query_id,
       CASE
@@ -13380,385 +7098,22 @@ FROM (
                     ) IN ',' || prm.gains
                   ) > 0
                   THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-{% else %}    f.query_id,
-    CASE
-      WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-      THEN NULL
-      ELSE COALESCE(
-        (
-          CAST(SUM(
-            CASE
-              WHEN f.kind = 'R' AND prm.ties = 'average'
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND POSITION(
-                  (
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                  ) IN ',' || prm.gains
-                ) > 0
-                THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-                  (
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                  ) IN ',' || prm.gains
-                ) + LENGTH((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                )) FOR POSITION(
-                  ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-{% endif %}                    (
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                    ) IN ',' || prm.gains
-                  ) + LENGTH((
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-{% if by %}                  )) FOR POSITION(
-                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-{% else %}                  )))
-                ) - 1) AS DOUBLE PRECISION)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE PRECISION)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE PRECISION)
-                  ELSE CAST(f.grade AS DOUBLE PRECISION)
-                END
-              END * f.tie_discount
-              WHEN f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND POSITION(
-                  (
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                  ) IN ',' || prm.gains
-                ) > 0
-                THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-                  (
-                    ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                  ) IN ',' || prm.gains
-                ) + LENGTH((
-                  ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                )) FOR POSITION(
-                  ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
                     (
                       ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
                     ) IN ',' || prm.gains
                   ) + LENGTH((
                     ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                  )))
-                ) - 1) AS DOUBLE PRECISION)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE PRECISION)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE PRECISION)
-                  ELSE CAST(f.grade AS DOUBLE PRECISION)
-                END
-              END * (
-                CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
-              )
-              ELSE 0
-            END
-          ) AS DOUBLE PRECISION) / NULLIF(
-            CASE
-              WHEN prm.ideal = 'cutoff'
-              THEN (
-                LN(CAST(prm.log_base AS DOUBLE PRECISION)) * (
-                  -0.24323834289098076 + (
-                    0.5772156649015329 + LN(LN(CAST((
+                  )) FOR POSITION(
+                    ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
                       (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE PRECISION))) + SQRT(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE PRECISION)) * (
-                      1.0 * LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)) + -0.25 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 2) + 0.05555555555555555 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 3) + -0.006944444444444444 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE PRECISION)), 28)
-                    )
-                  ) + CAST(1 AS DOUBLE PRECISION) / NULLIF(2 * LN(CAST((
-                    prm.k + 1
-                  ) + 12 AS DOUBLE PRECISION)), 0) - CAST(1 AS DOUBLE PRECISION) / NULLIF(
-                    12 * CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 2),
-                    0
-                  ) + CAST((
-                    POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 2) + 3 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)) + 3
-                  ) AS DOUBLE PRECISION) / NULLIF(
-                    360 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION), 3) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 4),
-                    0
-                  ) - CAST((
-                    12 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 4) + 50 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 3) + 105 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 2) + 120 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)) + 60
-                  ) AS DOUBLE PRECISION) / NULLIF(
-                    15120 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION), 5) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 6),
-                    0
-                  ) - (
-                    CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 1 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 2 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 3 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 4 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 5 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 6 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 7 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 8 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 9 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 10 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 11 AS DOUBLE PRECISION)), 0) + CAST(1 AS DOUBLE PRECISION) / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE PRECISION)), 0)
-                  )
-                )
-              )
-              ELSE SUM(
-                CASE
-                  WHEN prm.gains <> ''
-                  AND f.kind = 'J'
-                  AND (
-                    prm.k IS NULL OR f.gain_pos <= prm.k
-                  )
-                  AND CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND POSITION(
-                      (
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                      ) IN ',' || prm.gains
-                    ) > 0
-                    THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-{% endif %}                      (
                         ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
                       ) IN ',' || prm.gains
                     ) + LENGTH((
                       ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-{% if by %}                    )))
+                    )))
                   ) - 1) AS DOUBLE PRECISION)
                   ELSE CASE
-{% else %}                    )) FOR POSITION(
-                      ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-                        (
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                        ) IN ',' || prm.gains
-                      ) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                      )))
-                    ) - 1) AS DOUBLE PRECISION)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE PRECISION)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE PRECISION)
-                      ELSE CAST(f.grade AS DOUBLE PRECISION)
-                    END
-                  END > 0
-                  THEN CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND POSITION(
-                      (
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                      ) IN ',' || prm.gains
-                    ) > 0
-                    THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-                      (
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                      ) IN ',' || prm.gains
-                    ) + LENGTH((
-                      ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                    )) FOR POSITION(
-                      ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-                        (
-                          ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                        ) IN ',' || prm.gains
-                      ) + LENGTH((
-                        ',' || CAST(CAST(f.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-                      )))
-                    ) - 1) AS DOUBLE PRECISION)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE PRECISION)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE PRECISION)
-                      ELSE CAST(f.grade AS DOUBLE PRECISION)
-                    END
-                  END * (
-                    CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE PRECISION) + 1), 0)
-                  )
-                  WHEN prm.gains <> ''
-                  THEN 0
-                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
@@ -13767,7 +7122,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE PRECISION)
                     ELSE CAST(f.grade AS DOUBLE PRECISION)
-{% if by %}                  END
+                  END
                 END * f.tie_discount
                 WHEN f.kind = 'R' AND (
                   prm.k IS NULL OR f.pos <= prm.k
@@ -13797,16 +7152,7 @@ FROM (
                     )))
                   ) - 1) AS DOUBLE PRECISION)
                   ELSE CASE
-{% else %}                  END * (
-                    CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'candidates'
-                  AND f.kind = 'R'
-                  AND (
-                    prm.k IS NULL OR f.ipos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE PRECISION)
@@ -13815,7 +7161,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE PRECISION)
                     ELSE CAST(f.grade AS DOUBLE PRECISION)
-{% if by %}                  END
+                  END
                 END * (
                   CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.pos AS DOUBLE PRECISION) + 1), 0)
                 )
@@ -14016,10 +7362,8 @@ FROM (
                         prm.k + 1
                       ) + 12 AS DOUBLE PRECISION)), 0)
                     )
-{% else %}                  END * (
-                    CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ipos AS DOUBLE PRECISION) + 1), 0)
-{% endif %}                  )
-{% if by %}                )
+                  )
+                )
                 ELSE SUM(
                   CASE
                     WHEN prm.gains <> ''
@@ -14158,59 +7502,11 @@ FROM (
                 )
               END,
               0
-{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-                    WHEN prm.gain = 'raw'
-                    THEN COALESCE(CAST(f.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE PRECISION)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE PRECISION), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE PRECISION)
-                    ELSE CAST(f.grade AS DOUBLE PRECISION)
-                  END * (
-                    CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE PRECISION) + 1), 0)
-                  )
-                  ELSE 0
-                END
-              )
-            END,
-            0
-          )
-        ),
-        CAST(0 AS DOUBLE PRECISION)
-      )
-    END AS value
-  FROM (
-    SELECT
-      s.*,
-      (
-        AVG(
-          CASE
-            WHEN (
-              prm.k IS NULL OR s.pos <= prm.k
-{% endif %}            )
-{% if by %}          ),
-          CAST(0 AS DOUBLE PRECISION)
-{% else %}            THEN (
-              CAST(LN(CAST(prm.log_base AS DOUBLE PRECISION)) AS DOUBLE PRECISION) / NULLIF(LN(CAST(s.pos AS DOUBLE PRECISION) + 1), 0)
             )
-            ELSE 0
-          END
-        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
-      ) AS tie_discount,
-      (
-        SUM(CASE WHEN (
-          prm.k IS NULL OR s.pos <= prm.k
-        ) THEN 1 ELSE 0 END) OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY COALESCE(s.grade, 0) DESC NULLS LAST, s.pos ASC NULLS LAST
-          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-{% endif %}        )
-{% if by %}      END AS value
+          ),
+          CAST(0 AS DOUBLE PRECISION)
+        )
+      END AS value
     FROM (
       SELECT
         s.*,
@@ -14249,33 +7545,12 @@ FROM (
                 ) IN ',' || prm.gains
               ) > 0
               THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-{% else %}      ) AS ideal_pos_within,
-      (
-        ROW_NUMBER() OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY CASE
-            WHEN prm.gains <> ''
-            AND s.grade >= 0
-            AND s.grade = FLOOR(s.grade)
-            AND POSITION(
-              (
-                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-              ) IN ',' || prm.gains
-            ) > 0
-            THEN CAST(SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-              (
-                ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-              ) IN ',' || prm.gains
-            ) + LENGTH((
-              ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-            )) FOR POSITION(
-              ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
-{% endif %}                (
+                (
                   ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
                 ) IN ',' || prm.gains
               ) + LENGTH((
                 ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
-{% if by %}              )) FOR POSITION(
+              )) FOR POSITION(
                 ',' IN SUBSTRING(',' || prm.gains || ',' FROM POSITION(
                   (
                     ',' || CAST(CAST(s.grade AS BIGINT) AS VARCHAR(MAX)) || '='
@@ -14301,25 +7576,8 @@ FROM (
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}              )))
-            ) - 1) AS DOUBLE PRECISION)
-            ELSE CASE
-              WHEN prm.gain = 'raw'
-              THEN COALESCE(CAST(s.grade AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
-              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
-              THEN CAST(0 AS DOUBLE PRECISION)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS DOUBLE PRECISION), s.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS DOUBLE PRECISION)
-              ELSE CAST(s.grade AS DOUBLE PRECISION)
-            END
-          END DESC NULLS LAST
-        )
-      ) AS gain_pos
-    FROM item_stream AS s
-{% endif %}    CROSS JOIN params AS prm
-{% if by %}    GROUP BY
+    CROSS JOIN params AS prm
+    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
@@ -14346,54 +7604,18 @@ FROM (
           THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
           ELSE TRUE
         END
-{% else %}  ) AS f
-  CROSS JOIN params AS prm
-  GROUP BY
-    f.query_id,
-    prm.empty,
-    prm.gain,
-    prm.gains,
-    prm.ideal,
-    prm.judged_only,
-    prm.k,
-    prm.log_base,
-    prm.queries,
-    prm.rel,
-    prm.ties
-  HAVING
-    (
-      NOT (
-        prm.queries = 'both' AND prm.judged_only
-{% endif %}      )
-{% if by %}      OR (
+      )
+      OR (
         prm.queries = 'both'
         AND prm.judged_only
-{% else %}      AND CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-{% if by %}        AND f.query_id IN (
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        AND f.query_id IN (
           SELECT
             ri.query_id
           FROM run_items AS ri
         )
-{% else %}        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-    )
-    OR (
-      prm.queries = 'both'
-      AND prm.judged_only
-      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      AND f.query_id IN (
-        SELECT
-          ri.query_id
-        FROM run_items AS ri
-{% endif %}      )
-{% if by %}{% if run_lists %}
+      )
+{% if run_lists %}
       OR (
         (
           prm.queries = 'both' OR prm.queries = 'run'
@@ -14405,23 +7627,10 @@ FROM (
       )
 {% else %}
 {% endif %}
-  ) AS b
+{% if by %}  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id FROM 1 FOR POSITION(':' IN b.query_id))
-{% else %}    )
-{% if run_lists %}
-    OR (
-      (
-        prm.queries = 'both' OR prm.queries = 'run'
-      )
-      AND SUM(CASE WHEN f.kind = 'Q' THEN 1 ELSE 0 END) > 0
-      AND (
-        prm.queries = 'run' OR SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      )
-    )
-{% else %}
-{% endif %}
-{% endif %}) AS results
+{% else %}{% endif %}) AS results
 WHERE
   (
     SELECT
@@ -14447,28 +7656,7 @@ WITH params AS (
     CAST({{ rankmetrics.literal(empty) }} AS NVARCHAR(4000)) AS empty,
     CAST({{ rankmetrics.literal(grades) }} AS NVARCHAR(4000)) AS grades
 {% if by %}), rm_groups AS (
-  SELECT
-    {% for g in by %}d.rm_g{{ loop.index }} AS rm_g{{ loop.index }}{% if not loop.last %},
-    {% endif %}{% endfor %},
-    ROW_NUMBER() OVER (
-      ORDER BY {% for g in by %}d.rm_g{{ loop.index }}, CAST(d.rm_g{{ loop.index }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2{% if not loop.last %}, {% endif %}{% endfor %}
-    ) AS group_no,
-    CONCAT(
-      CAST(ROW_NUMBER() OVER (
-        ORDER BY {% for g in by %}d.rm_g{{ loop.index }}, CAST(d.rm_g{{ loop.index }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2{% if not loop.last %}, {% endif %}{% endfor %}
-      ) AS NVARCHAR(4000)),
-      ':'
-    ) AS group_key
-  FROM (
-    SELECT
-      {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
-      {% endif %}{% endfor %}
-    FROM {{ run }} AS r
-    GROUP BY
-      {% for g in by %}r.{{ rankmetrics.column(g) }},
-      CAST(r.{{ rankmetrics.column(g) }} AS NVARCHAR(4000)) COLLATE Latin1_General_BIN2{% if not loop.last %},
-      {% endif %}{% endfor %}
-  ) AS d
+  {{ rankmetrics.rm_groups(run, by) }}
 {% else %}{% endif %}), run_items AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
@@ -14537,124 +7725,7 @@ WITH params AS (
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
-  FROM (
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' appears ',
-        CAST(COUNT(*) AS NVARCHAR(4000)),
-        ' times for query ',
-{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' in the run'
-      ) AS fault
-    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' is judged ',
-        CAST(COUNT(*) AS NVARCHAR(4000)),
-        ' times (grades ',
-        CAST(MIN(x.grade) AS NVARCHAR(4000)),
-        ' to ',
-        CAST(MAX(x.grade) AS NVARCHAR(4000)),
-        ')'
-      ) AS fault
-    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.score - x.score IS NULL OR x.score - x.score <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
-        )
-      END AS fault
-    FROM run_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.score - x.score IS NULL OR x.score - x.score <> 0
-      )
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-        )
-      END AS fault
-    FROM judgment_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-      )
+  FROM ({{ rankmetrics.rm_input_faults(by, run_lists) }}
     UNION ALL
     SELECT
       a.fault
@@ -14812,78 +7883,18 @@ WITH params AS (
     FROM judgment_items AS x
     CROSS JOIN params AS prm
     WHERE
-      prm.gain = 'raw' AND x.grade < 0
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-{% if by %}        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% if by %}{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        SUBSTRING(x.query_id, CHARINDEX(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, CHARINDEX(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% else %}{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        x.query_id,
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% endif %}  ) AS d
+      prm.gain = 'raw' AND x.grade < 0{{ rankmetrics.rm_rank_faults(by, run_lists, rank_positions) }}
+  ) AS d
 )
 SELECT
   *
-FROM (
+{% if by %}FROM (
   SELECT
-{% if by %}    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
+    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
     {% endif %}{% endfor %},
     SUBSTRING(b.query_id, CHARINDEX(':', b.query_id) + 1) AS query_id,
     b.value AS value
-  FROM (
+{% else %}{% endif %}  FROM (
     SELECT
       f.query_id AS query_id,
       CASE
@@ -14900,335 +7911,19 @@ FROM (
                   AND f.grade >= 0
                   AND f.grade = FLOOR(f.grade)
                   AND CHARINDEX(
-{% else %}    f.query_id AS query_id,
-    CASE
-      WHEN prm.empty = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-      THEN NULL
-      ELSE COALESCE(
-        (
-          CAST(SUM(
-            CASE
-              WHEN f.kind = 'R' AND prm.ties = 'average'
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND CHARINDEX(
-                  (
-                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                  ),
-                  CONCAT(',', prm.gains)
-                ) > 0
-                THEN CAST(SUBSTRING(
-                  CONCAT(CONCAT(',', prm.gains), ','),
-                  CHARINDEX(
-{% endif %}                    (
-                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                    ),
-                    CONCAT(',', prm.gains)
-{% if by %}                  ) > 0
-                  THEN CAST(SUBSTRING(
-                    CONCAT(CONCAT(',', prm.gains), ','),
-                    CHARINDEX(
-{% else %}                  ) + LEN((
-                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                  )),
-                  CHARINDEX(
-                    ',',
-                    SUBSTRING(
-                      CONCAT(CONCAT(',', prm.gains), ','),
-                      CHARINDEX(
-                        (
-                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                        ),
-                        CONCAT(',', prm.gains)
-                      ) + LEN((
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                      ))
-                    )
-                  ) - 1
-                ) AS FLOAT)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT)
-                  ELSE CAST(f.grade AS FLOAT)
-                END
-              END * f.tie_discount
-              WHEN f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND CHARINDEX(
-                  (
-                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                  ),
-                  CONCAT(',', prm.gains)
-                ) > 0
-                THEN CAST(SUBSTRING(
-                  CONCAT(CONCAT(',', prm.gains), ','),
-                  CHARINDEX(
                     (
                       CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
                     ),
                     CONCAT(',', prm.gains)
-                  ) + LEN((
-                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                  )),
-                  CHARINDEX(
-                    ',',
-                    SUBSTRING(
-                      CONCAT(CONCAT(',', prm.gains), ','),
-                      CHARINDEX(
-                        (
-                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                        ),
-                        CONCAT(',', prm.gains)
-                      ) + LEN((
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                      ))
-                    )
-                  ) - 1
-                ) AS FLOAT)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS FLOAT)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS FLOAT)
-                  ELSE CAST(f.grade AS FLOAT)
-                END
-              END * (
-                CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.pos AS FLOAT) + 1), 0)
-              )
-              ELSE 0
-            END
-          ) AS FLOAT) / NULLIF(
-            CASE
-              WHEN prm.ideal = 'cutoff'
-              THEN (
-                LOG(CAST(prm.log_base AS FLOAT)) * (
-                  -0.24323834289098076 + (
-                    0.5772156649015329 + LOG(LOG(CAST((
+                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    CONCAT(CONCAT(',', prm.gains), ','),
+                    CHARINDEX(
                       (
-                        prm.k + 1
-                      ) + 12
-                    ) AS FLOAT))) + SQRT(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS FLOAT)) * (
-                      1.0 * LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)) + -0.25 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 2) + 0.05555555555555555 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 3) + -0.006944444444444444 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 4) + 0.0007986111111111112 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 5) + -6.655092592592593e-05 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 6) + 5.196523053665911e-06 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 7) + -3.2478269085411943e-07 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 8) + 1.92395470276588e-08 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 9) + -9.619773513829401e-10 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 10) + 4.595032957151163e-11 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 11) + -1.9145970654796514e-12 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 12) + 7.665424482554353e-14 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 13) + -2.737651600912269e-15 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 14) + 9.436669225201533e-17 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 15) + -2.9489591328754792e-18 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 16) + 8.925758821411961e-20 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 17) + -2.479377450392211e-21 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 18) + 6.689726105226863e-23 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 19) + -1.6724315263067158e-24 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 20) + 4.07086654448594e-26 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 21) + -9.251969419286227e-28 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 22) + 2.0513952492276501e-29 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 23) + -4.273740102557604e-31 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 24) + 8.701187477749344e-33 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 25) + -1.6733052841825663e-34 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 26) + 3.14939780145465e-36 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 27) + -5.623924645454731e-38 * POWER(LOG(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS FLOAT)), 28)
-                    )
-                  ) + CAST(1 AS FLOAT) / NULLIF(2 * LOG(CAST((
-                    prm.k + 1
-                  ) + 12 AS FLOAT)), 0) - CAST(1 AS FLOAT) / NULLIF(
-                    12 * CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT) * POWER(LOG(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT)), 2),
-                    0
-                  ) + CAST((
-                    POWER(LOG(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT)), 2) + 3 * LOG(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT)) + 3
-                  ) AS FLOAT) / NULLIF(
-                    360 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT), 3) * POWER(LOG(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT)), 4),
-                    0
-                  ) - CAST((
-                    12 * POWER(LOG(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT)), 4) + 50 * POWER(LOG(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT)), 3) + 105 * POWER(LOG(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT)), 2) + 120 * LOG(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT)) + 60
-                  ) AS FLOAT) / NULLIF(
-                    15120 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT), 5) * POWER(LOG(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT)), 6),
-                    0
-                  ) - (
-                    CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
-                      prm.k + 1
-                    ) + 1 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
-                      prm.k + 1
-                    ) + 2 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
-                      prm.k + 1
-                    ) + 3 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
-                      prm.k + 1
-                    ) + 4 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
-                      prm.k + 1
-                    ) + 5 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
-                      prm.k + 1
-                    ) + 6 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
-                      prm.k + 1
-                    ) + 7 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
-                      prm.k + 1
-                    ) + 8 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
-                      prm.k + 1
-                    ) + 9 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
-                      prm.k + 1
-                    ) + 10 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
-                      prm.k + 1
-                    ) + 11 AS FLOAT)), 0) + CAST(1 AS FLOAT) / NULLIF(LOG(CAST((
-                      prm.k + 1
-                    ) + 12 AS FLOAT)), 0)
-                  )
-                )
-              )
-              ELSE SUM(
-                CASE
-                  WHEN prm.gains <> ''
-                  AND f.kind = 'J'
-                  AND (
-                    prm.k IS NULL OR f.gain_pos <= prm.k
-                  )
-                  AND CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND CHARINDEX(
-{% endif %}                      (
                         CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
                       ),
                       CONCAT(',', prm.gains)
-{% if by %}                    ) + LEN((
+                    ) + LEN((
                       CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
                     )),
                     CHARINDEX(
@@ -15237,108 +7932,17 @@ FROM (
                         CONCAT(CONCAT(',', prm.gains), ','),
                         CHARINDEX(
                           (
-{% else %}                    ) > 0
-                    THEN CAST(SUBSTRING(
-                      CONCAT(CONCAT(',', prm.gains), ','),
-                      CHARINDEX(
-                        (
-                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                        ),
-                        CONCAT(',', prm.gains)
-                      ) + LEN((
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                      )),
-                      CHARINDEX(
-                        ',',
-                        SUBSTRING(
-                          CONCAT(CONCAT(',', prm.gains), ','),
-                          CHARINDEX(
-                            (
-                              CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                            ),
-                            CONCAT(',', prm.gains)
-                          ) + LEN((
-{% endif %}                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-{% if by %}                          ),
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                          ),
                           CONCAT(',', prm.gains)
                         ) + LEN((
-{% else %}                          ))
-                        )
-                      ) - 1
-                    ) AS FLOAT)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS FLOAT)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS FLOAT)
-                      ELSE CAST(f.grade AS FLOAT)
-                    END
-                  END > 0
-                  THEN CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND CHARINDEX(
-                      (
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                      ),
-                      CONCAT(',', prm.gains)
-                    ) > 0
-                    THEN CAST(SUBSTRING(
-                      CONCAT(CONCAT(',', prm.gains), ','),
-                      CHARINDEX(
-                        (
-{% endif %}                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-{% if by %}                        ))
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                        ))
                       )
                     ) - 1
                   ) AS FLOAT)
                   ELSE CASE
-{% else %}                        ),
-                        CONCAT(',', prm.gains)
-                      ) + LEN((
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                      )),
-                      CHARINDEX(
-                        ',',
-                        SUBSTRING(
-                          CONCAT(CONCAT(',', prm.gains), ','),
-                          CHARINDEX(
-                            (
-                              CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                            ),
-                            CONCAT(',', prm.gains)
-                          ) + LEN((
-                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                          ))
-                        )
-                      ) - 1
-                    ) AS FLOAT)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS FLOAT)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS FLOAT)
-                      ELSE CAST(f.grade AS FLOAT)
-                    END
-                  END * (
-                    CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.gain_pos AS FLOAT) + 1), 0)
-                  )
-                  WHEN prm.gains <> ''
-                  THEN 0
-                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT)
@@ -15347,7 +7951,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS FLOAT)
                     ELSE CAST(f.grade AS FLOAT)
-{% if by %}                  END
+                  END
                 END * f.tie_discount
                 WHEN f.kind = 'R' AND (
                   prm.k IS NULL OR f.pos <= prm.k
@@ -15388,16 +7992,7 @@ FROM (
                     ) - 1
                   ) AS FLOAT)
                   ELSE CASE
-{% else %}                  END * (
-                    CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.pos AS FLOAT) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'candidates'
-                  AND f.kind = 'R'
-                  AND (
-                    prm.k IS NULL OR f.ipos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS FLOAT)
@@ -15406,7 +8001,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS FLOAT)
                     ELSE CAST(f.grade AS FLOAT)
-{% if by %}                  END
+                  END
                 END * (
                   CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.pos AS FLOAT) + 1), 0)
                 )
@@ -15607,10 +8202,8 @@ FROM (
                         prm.k + 1
                       ) + 12 AS FLOAT)), 0)
                     )
-{% else %}                  END * (
-                    CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.ipos AS FLOAT) + 1), 0)
-{% endif %}                  )
-{% if by %}                )
+                  )
+                )
                 ELSE SUM(
                   CASE
                     WHEN prm.gains <> ''
@@ -15771,59 +8364,11 @@ FROM (
                 )
               END,
               0
-{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-                    WHEN prm.gain = 'raw'
-                    THEN COALESCE(CAST(f.grade AS FLOAT), CAST(0 AS FLOAT))
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS FLOAT)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS FLOAT), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS FLOAT)
-                    ELSE CAST(f.grade AS FLOAT)
-                  END * (
-                    CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(f.ideal_pos_within AS FLOAT) + 1), 0)
-                  )
-                  ELSE 0
-                END
-              )
-            END,
-            0
-          )
-        ),
-        CAST(0 AS FLOAT)
-      )
-    END AS value
-  FROM (
-    SELECT
-      s.*,
-      (
-        AVG(
-          CASE
-            WHEN (
-              prm.k IS NULL OR s.pos <= prm.k
-{% endif %}            )
-{% if by %}          ),
-          CAST(0 AS FLOAT)
-{% else %}            THEN (
-              CAST(LOG(CAST(prm.log_base AS FLOAT)) AS FLOAT) / NULLIF(LOG(CAST(s.pos AS FLOAT) + 1), 0)
             )
-            ELSE 0
-          END
-        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
-      ) AS tie_discount,
-      (
-        SUM(CASE WHEN (
-          prm.k IS NULL OR s.pos <= prm.k
-        ) THEN 1 ELSE 0 END) OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY COALESCE(s.grade, 0) DESC, s.pos
-          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-{% endif %}        )
-{% if by %}      END AS value
+          ),
+          CAST(0 AS FLOAT)
+        )
+      END AS value
     FROM (
       SELECT
         s.*,
@@ -15857,47 +8402,17 @@ FROM (
               AND s.grade >= 0
               AND s.grade = FLOOR(s.grade)
               AND CHARINDEX(
-{% else %}      ) AS ideal_pos_within,
-      (
-        ROW_NUMBER() OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY CASE
-            WHEN prm.gains <> ''
-            AND s.grade >= 0
-            AND s.grade = FLOOR(s.grade)
-            AND CHARINDEX(
-              (
-                CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-              ),
-              CONCAT(',', prm.gains)
-            ) > 0
-            THEN CAST(SUBSTRING(
-              CONCAT(CONCAT(',', prm.gains), ','),
-              CHARINDEX(
-{% endif %}                (
+                (
                   CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
                 ),
                 CONCAT(',', prm.gains)
-{% if by %}              ) > 0
+              ) > 0
               THEN CAST(SUBSTRING(
                 CONCAT(CONCAT(',', prm.gains), ','),
                 CHARINDEX(
                   (
-{% else %}              ) + LEN((
-                CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-              )),
-              CHARINDEX(
-                ',',
-                SUBSTRING(
-                  CONCAT(CONCAT(',', prm.gains), ','),
-                  CHARINDEX(
-                    (
-                      CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-                    ),
-                    CONCAT(',', prm.gains)
-                  ) + LEN((
-{% endif %}                    CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
-{% if by %}                  ),
+                    CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
+                  ),
                   CONCAT(',', prm.gains)
                 ) + LEN((
                   CONCAT(CONCAT(',', CAST(CAST(s.grade AS BIGINT) AS NVARCHAR(4000))), '=')
@@ -15934,27 +8449,8 @@ FROM (
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}                  ))
-                )
-              ) - 1
-            ) AS FLOAT)
-            ELSE CASE
-              WHEN prm.gain = 'raw'
-              THEN COALESCE(CAST(s.grade AS FLOAT), CAST(0 AS FLOAT))
-              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
-              THEN CAST(0 AS FLOAT)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS FLOAT), s.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS FLOAT)
-              ELSE CAST(s.grade AS FLOAT)
-            END
-          END DESC
-        )
-      ) AS gain_pos
-    FROM item_stream AS s
-{% endif %}    CROSS JOIN params AS prm
-{% if by %}    GROUP BY
+    CROSS JOIN params AS prm
+    GROUP BY
       f.query_id,
       prm.empty,
       prm.gain,
@@ -15981,58 +8477,21 @@ FROM (
           THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
           ELSE (1 = 1)
         END
-{% else %}  ) AS f
-  CROSS JOIN params AS prm
-  GROUP BY
-    f.query_id,
-    prm.empty,
-    prm.gain,
-    prm.gains,
-    prm.ideal,
-    prm.judged_only,
-    prm.k,
-    prm.log_base,
-    prm.queries,
-    prm.rel,
-    prm.ties
-  HAVING
-    (
-      NOT (
-        prm.queries = 'both' AND prm.judged_only <> 0
-{% endif %}      )
-{% if by %}      OR (
+      )
+      OR (
         prm.queries = 'both'
         AND prm.judged_only <> 0
-{% else %}      AND CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-{% if by %}        AND f.query_id COLLATE Latin1_General_BIN2 IN (
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        AND f.query_id COLLATE Latin1_General_BIN2 IN (
           SELECT
             ri.query_id COLLATE Latin1_General_BIN2
           FROM run_items AS ri
         )
-{% else %}        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE (1 = 1)
-      END
-    )
-    OR (
-      prm.queries = 'both'
-      AND prm.judged_only <> 0
-      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      AND f.query_id COLLATE Latin1_General_BIN2 IN (
-        SELECT
-          ri.query_id COLLATE Latin1_General_BIN2
-        FROM run_items AS ri
-{% endif %}      )
+      )
 {% if by %}  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, CHARINDEX(':', b.query_id))
-{% else %}    )
-{% endif %}) AS results
+{% else %}{% endif %}) AS results
 WHERE
   (
     SELECT
@@ -16058,28 +8517,7 @@ WITH params AS (
     CAST({{ rankmetrics.literal(empty) }} AS CHAR) AS `empty`,
     CAST({{ rankmetrics.literal(grades) }} AS CHAR) AS grades
 {% if by %}), rm_groups AS (
-  SELECT
-    {% for g in by %}d.rm_g{{ loop.index }}{% if not loop.last %},
-    {% endif %}{% endfor %},
-    ROW_NUMBER() OVER (
-      ORDER BY {% for g in by %}d.rm_g{{ loop.index }}, CAST(CAST(d.rm_g{{ loop.index }} AS CHAR) AS BINARY){% if not loop.last %}, {% endif %}{% endfor %}
-    ) AS group_no,
-    CONCAT(
-      CAST(ROW_NUMBER() OVER (
-        ORDER BY {% for g in by %}d.rm_g{{ loop.index }}, CAST(CAST(d.rm_g{{ loop.index }} AS CHAR) AS BINARY){% if not loop.last %}, {% endif %}{% endfor %}
-      ) AS CHAR),
-      ':'
-    ) AS group_key
-  FROM (
-    SELECT
-      {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
-      {% endif %}{% endfor %}
-    FROM {{ run }} AS r
-    GROUP BY
-      {% for g in by %}r.{{ rankmetrics.column(g) }},
-      CAST(CAST(r.{{ rankmetrics.column(g) }} AS CHAR) AS BINARY){% if not loop.last %},
-      {% endif %}{% endfor %}
-  ) AS d
+  {{ rankmetrics.rm_groups(run, by) }}
 {% else %}{% endif %}), run_items AS (
   {{ rankmetrics.rm_run_items(run, query_column, item_column, score_column, rank_column, by, run_lists) }}
 ), judgment_items AS (
@@ -16148,124 +8586,7 @@ WITH params AS (
 ), rm_checks AS (
   SELECT
     MIN(d.fault) AS fault
-  FROM (
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' appears ',
-        CAST(COUNT(*) AS CHAR),
-        ' times for query ',
-{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' in the run'
-      ) AS fault
-    FROM run_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' is judged ',
-        CAST(COUNT(*) AS CHAR),
-        ' times (grades ',
-        CAST(MIN(x.grade) AS CHAR),
-        ' to ',
-        CAST(MAX(x.grade) AS CHAR),
-        ')'
-      ) AS fault
-    FROM judgment_items AS x
-    GROUP BY
-      x.query_id,
-      x.item_id
-    HAVING
-      COUNT(*) > 1
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the run has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.score - x.score IS NULL OR x.score - x.score <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a score (or rank) that is NULL, NaN or infinite in the run'
-        )
-      END AS fault
-    FROM run_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.score - x.score IS NULL OR x.score - x.score <> 0
-      )
-    UNION ALL
-    SELECT
-      CASE
-        WHEN x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-        THEN 'rankmetrics: a row of the judgments has no query id or no item id (NULL or empty)'
-        WHEN (
-          x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-        )
-        THEN CONCAT(
-          'rankmetrics: item ',
-          x.item_id,
-          ' of query ',
-{% if by %}          SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-          ' (group ',
-          SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-          ' of the by columns, in sort order)',
-{% else %}          x.query_id,
-{% endif %}          ' has a relevance grade that is NULL, NaN or infinite in the judgments'
-        )
-      END AS fault
-    FROM judgment_items AS x
-    WHERE
-      (
-        x.query_id IS NULL
-        OR x.item_id IS NULL
-{% if by %}        OR TRIM(' ' FROM SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1)) = ''
-{% else %}        OR TRIM(' ' FROM x.query_id) = ''
-{% endif %}        OR TRIM(' ' FROM x.item_id) = ''
-      )
-      OR (
-        x.grade - x.grade IS NULL OR x.grade - x.grade <> 0
-      )
+  FROM ({{ rankmetrics.rm_input_faults(by, run_lists) }}
     UNION ALL
     SELECT
       a.fault
@@ -16430,78 +8751,18 @@ WITH params AS (
     FROM judgment_items AS x
     CROSS JOIN params AS prm
     WHERE
-      prm.gain = 'raw' AND x.grade < 0
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: item ',
-        x.item_id,
-        ' of query ',
-{% if by %}        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-{% else %}        x.query_id,
-{% endif %}        ' has a score (or rank) that is NULL, NaN or infinite in the run'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-      AND (
-        x.rank_in - x.rank_in IS NULL OR x.rank_in - x.rank_in <> 0
-      )
-{% if by %}{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        SUBSTRING(x.query_id, LOCATE(':', x.query_id) + 1),
-        ' (group ',
-        SUBSTRING(x.query_id, 1, LOCATE(':', x.query_id) - 1),
-        ' of the by columns, in sort order)',
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% else %}{% if rank_positions %}
-    UNION ALL
-    SELECT
-      CONCAT(
-        'rankmetrics: query ',
-        x.query_id,
-        ' of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query''s items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query''s ranks as 1..n'
-      ) AS fault
-    FROM run_items AS x
-    WHERE
-      NOT x.rank_in IS NULL
-    GROUP BY
-      x.query_id
-    HAVING
-      MIN(x.rank_in) <> 1
-      OR MAX(x.rank_in) <> COUNT(x.rank_in)
-      OR COUNT(DISTINCT x.rank_in) <> COUNT(x.rank_in)
-      OR MAX(CASE WHEN x.rank_in <> FLOOR(x.rank_in) THEN 1 ELSE 0 END) = 1
-{% endif %}
-{% endif %}  ) AS d
+      prm.gain = 'raw' AND x.grade < 0{{ rankmetrics.rm_rank_faults(by, run_lists, rank_positions) }}
+  ) AS d
 )
 SELECT
   *
-FROM (
+{% if by %}FROM (
   SELECT
-{% if by %}    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
+    {% for g in by %}g.rm_g{{ loop.index }} AS {{ adapter.quote(g) }}{% if not loop.last %},
     {% endif %}{% endfor %},
     SUBSTRING(b.query_id, LOCATE(':', b.query_id) + 1) AS query_id,
     b.value
-  FROM (
+{% else %}{% endif %}  FROM (
     SELECT
       f.query_id,
       CASE
@@ -16518,335 +8779,19 @@ FROM (
                   AND f.grade >= 0
                   AND f.grade = FLOOR(f.grade)
                   AND LOCATE(
-{% else %}    f.query_id,
-    CASE
-      WHEN prm.`empty` = 'nan'
-      AND SUM(CASE WHEN f.kind = 'J' AND f.grade >= prm.rel THEN 1 ELSE 0 END) = 0
-      THEN NULL
-      ELSE COALESCE(
-        (
-          CAST(SUM(
-            CASE
-              WHEN f.kind = 'R' AND prm.ties = 'average'
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND LOCATE(
-                  (
-                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                  ),
-                  CONCAT(',', prm.gains)
-                ) > 0
-                THEN CAST(SUBSTRING(
-                  CONCAT(CONCAT(',', prm.gains), ','),
-                  LOCATE(
-{% endif %}                    (
-                      CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                    ),
-                    CONCAT(',', prm.gains)
-{% if by %}                  ) > 0
-                  THEN CAST(SUBSTRING(
-                    CONCAT(CONCAT(',', prm.gains), ','),
-                    LOCATE(
-{% else %}                  ) + CHAR_LENGTH((
-                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                  )),
-                  LOCATE(
-                    ',',
-                    SUBSTRING(
-                      CONCAT(CONCAT(',', prm.gains), ','),
-                      LOCATE(
-                        (
-                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                        ),
-                        CONCAT(',', prm.gains)
-                      ) + CHAR_LENGTH((
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                      ))
-                    )
-                  ) - 1
-                ) AS DOUBLE)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END
-              END * f.tie_discount
-              WHEN f.kind = 'R' AND (
-                prm.k IS NULL OR f.pos <= prm.k
-              )
-              THEN CASE
-                WHEN prm.gains <> ''
-                AND f.grade >= 0
-                AND f.grade = FLOOR(f.grade)
-                AND LOCATE(
-                  (
-                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                  ),
-                  CONCAT(',', prm.gains)
-                ) > 0
-                THEN CAST(SUBSTRING(
-                  CONCAT(CONCAT(',', prm.gains), ','),
-                  LOCATE(
                     (
                       CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
                     ),
                     CONCAT(',', prm.gains)
-                  ) + CHAR_LENGTH((
-                    CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                  )),
-                  LOCATE(
-                    ',',
-                    SUBSTRING(
-                      CONCAT(CONCAT(',', prm.gains), ','),
-                      LOCATE(
-                        (
-                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                        ),
-                        CONCAT(',', prm.gains)
-                      ) + CHAR_LENGTH((
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                      ))
-                    )
-                  ) - 1
-                ) AS DOUBLE)
-                ELSE CASE
-                  WHEN prm.gain = 'raw'
-                  THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                  WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                  THEN CAST(0 AS DOUBLE)
-                  WHEN prm.gain = 'exponential'
-                  THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                  WHEN prm.gain = 'binary'
-                  THEN CAST(1 AS DOUBLE)
-                  ELSE CAST(f.grade AS DOUBLE)
-                END
-              END * (
-                LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-              )
-              ELSE 0
-            END
-          ) AS DOUBLE) / NULLIF(
-            CASE
-              WHEN prm.ideal = 'cutoff'
-              THEN (
-                LN(CAST(prm.log_base AS DOUBLE)) * (
-                  -0.24323834289098076 + (
-                    0.5772156649015329 + LN(LN(CAST((
+                  ) > 0
+                  THEN CAST(SUBSTRING(
+                    CONCAT(CONCAT(',', prm.gains), ','),
+                    LOCATE(
                       (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE))) + SQRT(CAST((
-                      (
-                        prm.k + 1
-                      ) + 12
-                    ) AS DOUBLE)) * (
-                      1.0 * LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)) + -0.25 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 2) + 0.05555555555555555 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 3) + -0.006944444444444444 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 4) + 0.0007986111111111112 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 5) + -6.655092592592593e-05 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 6) + 5.196523053665911e-06 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 7) + -3.2478269085411943e-07 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 8) + 1.92395470276588e-08 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 9) + -9.619773513829401e-10 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 10) + 4.595032957151163e-11 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 11) + -1.9145970654796514e-12 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 12) + 7.665424482554353e-14 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 13) + -2.737651600912269e-15 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 14) + 9.436669225201533e-17 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 15) + -2.9489591328754792e-18 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 16) + 8.925758821411961e-20 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 17) + -2.479377450392211e-21 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 18) + 6.689726105226863e-23 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 19) + -1.6724315263067158e-24 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 20) + 4.07086654448594e-26 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 21) + -9.251969419286227e-28 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 22) + 2.0513952492276501e-29 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 23) + -4.273740102557604e-31 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 24) + 8.701187477749344e-33 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 25) + -1.6733052841825663e-34 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 26) + 3.14939780145465e-36 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 27) + -5.623924645454731e-38 * POWER(LN(CAST((
-                        (
-                          prm.k + 1
-                        ) + 12
-                      ) AS DOUBLE)), 28)
-                    )
-                  ) + 1 / NULLIF(2 * LN(CAST((
-                    prm.k + 1
-                  ) + 12 AS DOUBLE)), 0) - 1 / NULLIF(
-                    12 * CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2),
-                    0
-                  ) + (
-                    POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2) + 3 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)) + 3
-                  ) / NULLIF(
-                    360 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE), 3) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 4),
-                    0
-                  ) - (
-                    12 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 4) + 50 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 3) + 105 * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 2) + 120 * LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)) + 60
-                  ) / NULLIF(
-                    15120 * POWER(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE), 5) * POWER(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 6),
-                    0
-                  ) - (
-                    1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 1 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 2 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 3 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 4 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 5 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 6 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 7 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 8 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 9 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 10 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 11 AS DOUBLE)), 0) + 1 / NULLIF(LN(CAST((
-                      prm.k + 1
-                    ) + 12 AS DOUBLE)), 0)
-                  )
-                )
-              )
-              ELSE SUM(
-                CASE
-                  WHEN prm.gains <> ''
-                  AND f.kind = 'J'
-                  AND (
-                    prm.k IS NULL OR f.gain_pos <= prm.k
-                  )
-                  AND CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND LOCATE(
-{% endif %}                      (
                         CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
                       ),
                       CONCAT(',', prm.gains)
-{% if by %}                    ) + CHAR_LENGTH((
+                    ) + CHAR_LENGTH((
                       CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
                     )),
                     LOCATE(
@@ -16855,108 +8800,17 @@ FROM (
                         CONCAT(CONCAT(',', prm.gains), ','),
                         LOCATE(
                           (
-{% else %}                    ) > 0
-                    THEN CAST(SUBSTRING(
-                      CONCAT(CONCAT(',', prm.gains), ','),
-                      LOCATE(
-                        (
-                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                        ),
-                        CONCAT(',', prm.gains)
-                      ) + CHAR_LENGTH((
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                      )),
-                      LOCATE(
-                        ',',
-                        SUBSTRING(
-                          CONCAT(CONCAT(',', prm.gains), ','),
-                          LOCATE(
-                            (
-                              CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                            ),
-                            CONCAT(',', prm.gains)
-                          ) + CHAR_LENGTH((
-{% endif %}                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-{% if by %}                          ),
+                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                          ),
                           CONCAT(',', prm.gains)
                         ) + CHAR_LENGTH((
-{% else %}                          ))
-                        )
-                      ) - 1
-                    ) AS DOUBLE)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE)
-                      ELSE CAST(f.grade AS DOUBLE)
-                    END
-                  END > 0
-                  THEN CASE
-                    WHEN prm.gains <> ''
-                    AND f.grade >= 0
-                    AND f.grade = FLOOR(f.grade)
-                    AND LOCATE(
-                      (
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                      ),
-                      CONCAT(',', prm.gains)
-                    ) > 0
-                    THEN CAST(SUBSTRING(
-                      CONCAT(CONCAT(',', prm.gains), ','),
-                      LOCATE(
-                        (
-{% endif %}                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-{% if by %}                        ))
+                          CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
+                        ))
                       )
                     ) - 1
                   ) AS DOUBLE)
                   ELSE CASE
-{% else %}                        ),
-                        CONCAT(',', prm.gains)
-                      ) + CHAR_LENGTH((
-                        CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                      )),
-                      LOCATE(
-                        ',',
-                        SUBSTRING(
-                          CONCAT(CONCAT(',', prm.gains), ','),
-                          LOCATE(
-                            (
-                              CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                            ),
-                            CONCAT(',', prm.gains)
-                          ) + CHAR_LENGTH((
-                            CONCAT(CONCAT(',', CAST(CAST(f.grade AS SIGNED) AS CHAR)), '=')
-                          ))
-                        )
-                      ) - 1
-                    ) AS DOUBLE)
-                    ELSE CASE
-                      WHEN prm.gain = 'raw'
-                      THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                      WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                      THEN CAST(0 AS DOUBLE)
-                      WHEN prm.gain = 'exponential'
-                      THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                      WHEN prm.gain = 'binary'
-                      THEN CAST(1 AS DOUBLE)
-                      ELSE CAST(f.grade AS DOUBLE)
-                    END
-                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.gain_pos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.gains <> ''
-                  THEN 0
-                  WHEN prm.ideal = 'judgments' AND f.kind = 'J' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
@@ -16965,7 +8819,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-{% if by %}                  END
+                  END
                 END * f.tie_discount
                 WHEN f.kind = 'R' AND (
                   prm.k IS NULL OR f.pos <= prm.k
@@ -17006,16 +8860,7 @@ FROM (
                     ) - 1
                   ) AS DOUBLE)
                   ELSE CASE
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
-                  )
-                  WHEN prm.ideal = 'candidates'
-                  AND f.kind = 'R'
-                  AND (
-                    prm.k IS NULL OR f.ipos <= prm.k
-                  )
-                  THEN CASE
-{% endif %}                    WHEN prm.gain = 'raw'
+                    WHEN prm.gain = 'raw'
                     THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
                     WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
                     THEN CAST(0 AS DOUBLE)
@@ -17024,7 +8869,7 @@ FROM (
                     WHEN prm.gain = 'binary'
                     THEN CAST(1 AS DOUBLE)
                     ELSE CAST(f.grade AS DOUBLE)
-{% if by %}                  END
+                  END
                 END * (
                   LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.pos AS DOUBLE) + 1), 0)
                 )
@@ -17225,10 +9070,8 @@ FROM (
                         prm.k + 1
                       ) + 12 AS DOUBLE)), 0)
                     )
-{% else %}                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ipos AS DOUBLE) + 1), 0)
-{% endif %}                  )
-{% if by %}                )
+                  )
+                )
                 ELSE SUM(
                   CASE
                     WHEN prm.gains <> ''
@@ -17389,59 +9232,11 @@ FROM (
                 )
               END,
               0
-{% else %}                  WHEN prm.ideal = 'retrieved' AND f.kind = 'R' AND (
-                    prm.k IS NULL OR f.pos <= prm.k
-                  )
-                  THEN CASE
-                    WHEN prm.gain = 'raw'
-                    THEN COALESCE(CAST(f.grade AS DOUBLE), CAST(0 AS DOUBLE))
-                    WHEN f.grade IS NULL OR f.grade <= 0 OR f.grade < prm.rel
-                    THEN CAST(0 AS DOUBLE)
-                    WHEN prm.gain = 'exponential'
-                    THEN POWER(CAST(2 AS DOUBLE), f.grade) - 1
-                    WHEN prm.gain = 'binary'
-                    THEN CAST(1 AS DOUBLE)
-                    ELSE CAST(f.grade AS DOUBLE)
-                  END * (
-                    LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(f.ideal_pos_within AS DOUBLE) + 1), 0)
-                  )
-                  ELSE 0
-                END
-              )
-            END,
-            0
-          )
-        ),
-        CAST(0 AS DOUBLE)
-      )
-    END AS value
-  FROM (
-    SELECT
-      s.*,
-      (
-        AVG(
-          CASE
-            WHEN (
-              prm.k IS NULL OR s.pos <= prm.k
-{% endif %}            )
-{% if by %}          ),
-          CAST(0 AS DOUBLE)
-{% else %}            THEN (
-              LN(CAST(prm.log_base AS DOUBLE)) / NULLIF(LN(CAST(s.pos AS DOUBLE) + 1), 0)
             )
-            ELSE 0
-          END
-        ) OVER (PARTITION BY s.query_id, s.kind, s.score)
-      ) AS tie_discount,
-      (
-        SUM(CASE WHEN (
-          prm.k IS NULL OR s.pos <= prm.k
-        ) THEN 1 ELSE 0 END) OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY COALESCE(s.grade, 0) DESC, s.pos
-          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-{% endif %}        )
-{% if by %}      END AS value
+          ),
+          CAST(0 AS DOUBLE)
+        )
+      END AS value
     FROM (
       SELECT
         s.*,
@@ -17475,47 +9270,17 @@ FROM (
               AND s.grade >= 0
               AND s.grade = FLOOR(s.grade)
               AND LOCATE(
-{% else %}      ) AS ideal_pos_within,
-      (
-        ROW_NUMBER() OVER (
-          PARTITION BY s.query_id, s.kind
-          ORDER BY CASE
-            WHEN prm.gains <> ''
-            AND s.grade >= 0
-            AND s.grade = FLOOR(s.grade)
-            AND LOCATE(
-              (
-                CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
-              ),
-              CONCAT(',', prm.gains)
-            ) > 0
-            THEN CAST(SUBSTRING(
-              CONCAT(CONCAT(',', prm.gains), ','),
-              LOCATE(
-{% endif %}                (
+                (
                   CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
                 ),
                 CONCAT(',', prm.gains)
-{% if by %}              ) > 0
+              ) > 0
               THEN CAST(SUBSTRING(
                 CONCAT(CONCAT(',', prm.gains), ','),
                 LOCATE(
                   (
-{% else %}              ) + CHAR_LENGTH((
-                CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
-              )),
-              LOCATE(
-                ',',
-                SUBSTRING(
-                  CONCAT(CONCAT(',', prm.gains), ','),
-                  LOCATE(
-                    (
-                      CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
-                    ),
-                    CONCAT(',', prm.gains)
-                  ) + CHAR_LENGTH((
-{% endif %}                    CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
-{% if by %}                  ),
+                    CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
+                  ),
                   CONCAT(',', prm.gains)
                 ) + CHAR_LENGTH((
                   CONCAT(CONCAT(',', CAST(CAST(s.grade AS SIGNED) AS CHAR)), '=')
@@ -17552,27 +9317,8 @@ FROM (
       FROM item_stream AS s
       CROSS JOIN params AS prm
     ) AS f
-{% else %}                  ))
-                )
-              ) - 1
-            ) AS DOUBLE)
-            ELSE CASE
-              WHEN prm.gain = 'raw'
-              THEN COALESCE(CAST(s.grade AS DOUBLE), CAST(0 AS DOUBLE))
-              WHEN s.grade IS NULL OR s.grade <= 0 OR s.grade < prm.rel
-              THEN CAST(0 AS DOUBLE)
-              WHEN prm.gain = 'exponential'
-              THEN POWER(CAST(2 AS DOUBLE), s.grade) - 1
-              WHEN prm.gain = 'binary'
-              THEN CAST(1 AS DOUBLE)
-              ELSE CAST(s.grade AS DOUBLE)
-            END
-          END DESC
-        )
-      ) AS gain_pos
-    FROM item_stream AS s
-{% endif %}    CROSS JOIN params AS prm
-{% if by %}    GROUP BY
+    CROSS JOIN params AS prm
+    GROUP BY
       f.query_id,
       prm.`empty`,
       prm.gain,
@@ -17599,58 +9345,21 @@ FROM (
           THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
           ELSE TRUE
         END
-{% else %}  ) AS f
-  CROSS JOIN params AS prm
-  GROUP BY
-    f.query_id,
-    prm.`empty`,
-    prm.gain,
-    prm.gains,
-    prm.ideal,
-    prm.judged_only,
-    prm.k,
-    prm.log_base,
-    prm.queries,
-    prm.rel,
-    prm.ties
-  HAVING
-    (
-      NOT (
-        prm.queries = 'both' AND prm.judged_only
-{% endif %}      )
-{% if by %}      OR (
+      )
+      OR (
         prm.queries = 'both'
         AND prm.judged_only
-{% else %}      AND CASE
-        WHEN prm.queries = 'both'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-{% endif %}        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-{% if by %}        AND f.query_id COLLATE utf8mb4_bin IN (
+        AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
+        AND f.query_id COLLATE utf8mb4_bin IN (
           SELECT
             ri.query_id COLLATE utf8mb4_bin
           FROM run_items AS ri
         )
-{% else %}        WHEN prm.queries = 'judged'
-        THEN SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-        WHEN prm.queries = 'run'
-        THEN SUM(CASE WHEN f.kind = 'R' THEN 1 ELSE 0 END) > 0
-        ELSE TRUE
-      END
-    )
-    OR (
-      prm.queries = 'both'
-      AND prm.judged_only
-      AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
-      AND f.query_id COLLATE utf8mb4_bin IN (
-        SELECT
-          ri.query_id COLLATE utf8mb4_bin
-        FROM run_items AS ri
-{% endif %}      )
+      )
 {% if by %}  ) AS b
   JOIN rm_groups AS g
     ON g.group_key = SUBSTRING(b.query_id, 1, LOCATE(':', b.query_id))
-{% else %}    )
-{% endif %}) AS results
+{% else %}{% endif %}) AS results
 WHERE
   (
     SELECT
