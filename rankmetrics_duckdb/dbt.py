@@ -138,6 +138,8 @@ def _render(macro_name: str, d: dialects.Dialect, by: tuple, judgments_by: tuple
                                               d.name, ref), d.name, copy=False)  # for_dialect's own copy
     if any(t in text for t in ("{{", "{%", "{#")):
         raise ValueError(f"{macro_name} for {d.name}: the SQL holds a Jinja delimiter")
+    if any(line.replace("''", "").count("'") % 2 for line in text.splitlines()):  # _if_else reads no indentation
+        raise ValueError(f"{macro_name} for {d.name}: a string literal spans lines")
     return text
 
 

@@ -718,6 +718,35 @@ def test_generated_macro_matches_its_golden_file(project):
     assert "k=none" in text and "10" not in text.split("%}", 1)[0]  # nothing baked in
 
 
+def test_what_every_metric_holds_alike_is_written_once(project):
+    """The checks of the tables every metric makes (an item twice in a query, a row without an id, a rank that is
+    not finite) and the CTEs that read the tables are macros of _shape.sql, each metric's body calling them: no
+    metric file holds their SQL."""
+    proj, env, root, pg = project
+    macros = root / "build" / "dbt" / "rankmetrics" / "macros"
+    shape = (macros / "_shape.sql").read_text()
+    for message in ("' is judged '", "a row of the run has no query id or no item id",
+                    "has a score (or rank) that is NULL, NaN or infinite in the run"):
+        assert message in shape, message
+        for path in macros.glob("*.sql"):
+            if path.name != "_shape.sql":
+                assert message not in path.read_text(), (path.name, message)
+    ndcg = (macros / "ndcg.sql").read_text()
+    for call in ("rankmetrics.rm_input_faults(by, run_lists)", "rankmetrics.rm_rank_faults(by, run_lists, "
+                 "rank_positions)", "rankmetrics.rm_groups(run, by)", "rankmetrics.rm_run_items(run, "):
+        assert ndcg.count(call) == 11, call  # once in each of the 11 adapters' implementations
+
+
+def test_a_macro_reading_a_name_it_does_not_take_is_refused():
+    """Jinja renders a name it is not given as nothing: an implementation whose SQL reads a name that is not one of
+    its arguments (nor a loop's own) is refused when the package is generated."""
+    from rankmetrics_duckdb import dbt
+    body = "SELECT {% for g in by %}{{ rankmetrics.column(g) }}, {% endfor %}{{ rankmetrics.column(@) }} FROM {{ run }}"
+    assert dbt._implementations("rm_x", "run, by, item_column", {"default": body.replace("@", "item_column")})
+    with pytest.raises(ValueError, match="default__rm_x reads query_column, which it does not take"):
+        dbt._implementations("rm_x", "run, by, item_column", {"default": body.replace("@", "query_column")})
+
+
 BAD_CALLS = [
     ("rankmetrics.ndcg(ref('run'), ref('qrels'), preset='ranks')", "rankmetrics.ndcg: unknown preset 'ranks'"),
     ("rankmetrics.evaluate(ref('run'), ref('qrels'), metrics=['nDGC@10'])",
