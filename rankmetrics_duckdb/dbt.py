@@ -144,13 +144,20 @@ def _render(macro_name: str, d: dialects.Dialect, by: tuple, judgments_by: tuple
 
 
 @functools.lru_cache(maxsize=None)
+def _reference(dialect: str, by: tuple, judgments_by: tuple, run_lists: bool, judgment_lists: str) -> str:
+    """The SQL of one metric (the first that reads no side table) for one shape of the tables, as body() has each
+    metric's before it takes out the pieces they share (_rank_positions' tags in): rendered once per dialect and
+    shape, every shared piece read off it (_piece)."""
+    macro_name = native.metric_macros(side_tables=False)[0]
+    return _rank_positions(_render(macro_name, dialects.get(dialect), by, judgments_by, run_lists, judgment_lists),
+                           f"{macro_name} for {dialect}")
+
+
+@functools.lru_cache(maxsize=None)
 def _piece(dialect: str, name: str, by: tuple, judgments_by: tuple, run_lists: bool, judgment_lists: str) -> str:
-    """The body of the CTE run_items or judgment_items for one shape of the tables: the same for every metric
-    (body() checks that it is), so rendered once per dialect and shape."""
-    text = _render(native.metric_macros(side_tables=False)[0], dialects.get(dialect), by, judgments_by, run_lists,
-                   judgment_lists)
-    if name == RANK_FAULTS:
-        text = _rank_positions(text, f"{name} for {dialect}")
+    """A piece of SHARED (a CTE's body, or the faults checked first or last) for one shape of the tables: the same
+    for every metric (body() checks that it is), so read once per dialect and shape off _reference."""
+    text = _reference(dialect, by, judgments_by, run_lists, judgment_lists)
     start, end = _locate(text, name, run_lists)
     return text[start:end]
 
