@@ -228,12 +228,11 @@ def _cdf(z):
     return 0.5 * math.erfc(-z / _SQRT2)
 
 
-@functools.lru_cache(maxsize=None)
-def _range_nodes(m: int) -> tuple:
-    """_range_sf's quadrature on [-9, 9] (32 panels of 24 Gauss-Legendre nodes), what of its integrand does not
-    depend on the range w computed once: (z, Phi(z), the node's weight * phi(z) * Phi(z)^m) per node."""
+def _range_nodes_on(lo: float, hi: float, panels: int, m: int) -> tuple:
+    """_range_sf's quadrature nodes on [lo, hi] (panels of 24 Gauss-Legendre nodes), with what of its integrand
+    does not depend on the range w: (z, Phi(z), the node's weight * phi(z) * Phi(z)^m) per node where Phi(z) > 0
+    (the integrand is 0 elsewhere)."""
     xs, ws = _gauss_legendre(24)
-    panels, lo, hi = 32, -9.0, 9.0
     half = (hi - lo) / panels / 2
     nodes = []
     for p in range(panels):
@@ -246,30 +245,29 @@ def _range_nodes(m: int) -> tuple:
     return tuple(nodes)
 
 
+@functools.lru_cache(maxsize=None)
+def _range_nodes(m: int) -> tuple:
+    """_range_nodes_on [-9, 9] in 32 panels: the same for every w, computed once per m."""
+    return _range_nodes_on(-9.0, 9.0, 32, m)
+
+
 def _range_sf(w: float, k: int) -> float:
     """P(range of k standard normals > w) = k * integral phi(z) (Phi(z)^(k-1) - (Phi(z) - Phi(z - w))^(k-1)) dz.
 
     On [-9, 9] by _range_nodes' fixed nodes, where only Phi(z - w) depends on w: Tukey's p-values call this
     thousands of times each (the outer integral over the standard deviation's distribution), and recomputing
     phi(z) and Phi(z)^m at nodes that moved with w was most of compare's time. Beyond 9, up to 9 + w / 2, where
-    phi(z) < 1e-18, by _integrate's rule in 2 panels."""
+    phi(z) < 1e-18, by the same rule in 2 panels."""
     if w <= 0:
         return 1.0
     m = k - 1
     erfc, log1p, expm1 = math.erfc, math.log1p, math.expm1
     terms = []
-    for z, a, weighted in _range_nodes(m):
+    for z, a, weighted in _range_nodes(m) + _range_nodes_on(9.0, 9.0 + w / 2, 2, m):
         b = 0.5 * erfc((w - z) / _SQRT2)  # _cdf(z - w)
         # a^m - (a - b)^m without cancellation
         terms.append(weighted * -expm1(m * log1p(-b / a)) if b < a else weighted)
-
-    def f(z):
-        a = _cdf(z)
-        b = _cdf(z - w)
-        if a <= 0:
-            return 0.0
-        return _pdf(z) * a ** m * -math.expm1(m * math.log1p(-b / a)) if b < a else _pdf(z) * a ** m
-    return k * (math.fsum(terms) + _integrate(f, 9.0, 9.0 + w / 2, panels=2))
+    return k * math.fsum(terms)
 
 
 def studentized_range_sf(q: float, k: int, df: float) -> float:
