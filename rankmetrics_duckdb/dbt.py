@@ -68,13 +68,6 @@ def adapters() -> list[tuple[str, dialects.Dialect]]:
     return sorted(out, key=lambda a: a[0] != "default")
 
 
-def _metric(macro_name: str) -> measures.Metric:
-    for m in measures.METRICS.values():
-        if m.macro == macro_name:
-            return m
-    raise ValueError(f"no metric spec for macro {macro_name}")
-
-
 _LEVEL = r"(?:^|,)([0-9]+)="  # a gain map's levels ('1=3,2=9': 1 and 2)
 
 
@@ -93,7 +86,7 @@ def _presets(macro_name: str, params: list, k: int | None = None) -> dict:
     """{preset: {parameter: value}} for this metric: what `eval --convention preset` passes to its macro (the
     preset's 'provider' values as the metric's ir_measures provider has them: measures.stream_conventions), called
     without a cutoff or, k, with one (RR@k's provider is not RR's)."""
-    metric = _metric(macro_name)
+    metric = measures.of_macro(macro_name)
     names = [name for name, _, _ in params if name != "k"]
     out = {}
     for preset in conventions.PRESETS:
@@ -536,7 +529,7 @@ def _metric_file(macro_name: str) -> str:
     presets = _presets(macro_name, params)
     cut = _presets(macro_name, params, k=10) if "k" in names else presets  # where a cutoff changes the values
     shape = [name for name, _ in SHAPE_ARGS] + [name for name, _ in GROUP_ARGS]
-    metric = _metric(macro_name)
+    metric = measures.of_macro(macro_name)
     sides_taken = native.sides_of(macro_name)
     side_tables = sides_taken != ["reference"] and bool(sides_taken)  # the interactions and the catalog
     # the recommender metrics' side tables, as the call names them (the catalog: items)
@@ -802,7 +795,7 @@ def _evaluate_file() -> str:
     # ... and then the preset's level (or the one given); otherwise the metric's own (RBP: none, graded), whatever
     # the metric macro's preset default holds (ranx's RBP there has rel 1, for ranx's level_for_gain)
     preset_rel = {p: conventions.resolve(p)["rel"] for p in conventions.PRESETS}
-    own_rel = {m: _metric(m).defaults.get("rel") for m in gain_macros}
+    own_rel = {m: measures.of_macro(m).defaults.get("rel") for m in gain_macros}
     # a metric macro reads rel=none as "the preset's": where that is a level and the metric's own is none (ranx's
     # RBP), the graded measure cannot be asked for through it, and evaluate says so rather than compute binary RBP
     bound_rel = {m: [p for p, values in _presets(m, native.parameters(m)).items() if values.get("rel") is not None]

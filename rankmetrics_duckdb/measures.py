@@ -392,6 +392,15 @@ METRICS = {m.name: m for m in (
     Metric("NumRelRet", "num_rel_ret", "relevant items retrieved", ("rel",), cutoff="none", mean=SUM),
 )}
 
+
+def of_macro(macro: str) -> Metric:
+    """The metric spec whose macro (sql/'s function) is macro: the first METRICS lists, where metrics share one
+    (the native objects and the dbt package are one per macro)."""
+    for m in METRICS.values():
+        if m.macro == macro:
+            return m
+    raise ValueError(f"no metric spec for macro {macro}")
+
 _CANONICAL = {name.lower(): name for name in METRICS}
 
 # trec_eval names: measure -> (metric, fixed params); `P_10`, `P.10`, `ndcg_cut.10` carry the cutoff.

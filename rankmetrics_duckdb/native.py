@@ -54,7 +54,7 @@ SIDE_PARAMS = ("interactions", "catalog", "vectors", "reference")
 
 def is_catalog_wide(macro_name: str) -> bool:
     """The macro returns one value for the whole run (Metric.scope 'catalog'), not one per query."""
-    return _metric_of(macro_name).scope == "catalog"
+    return measures.of_macro(macro_name).scope == "catalog"
 
 
 def parameters(macro_name: str) -> list[tuple[str, str, exp.Expression]]:
@@ -354,10 +354,6 @@ def _choices(name: str) -> tuple:
     return tuple(measures.PARAMS[name].choices) if name in measures.PARAMS else ()
 
 
-def _metric_of(macro_name: str) -> measures.Metric:
-    return next(m for m in measures.METRICS.values() if m.macro == macro_name)
-
-
 def _macro_rules(macro_name: str, names: set) -> list[tuple]:
     """The macro's own argument checks (sql/'s rm_valid(condition, macro, param, rule, value) calls in its body)
     whose condition reads its parameters alone (names: those the native object takes), in portable SQL over
@@ -436,7 +432,7 @@ def _argument_checks(macro_name: str, params) -> exp.Select | None:
         if _choices(name):
             bad = exp.Not(this=exp.In(this=ref.copy(), expressions=[lit(c) for c in _choices(name)]))
             rule = "one of " + ", ".join(_choices(name))
-        elif name == "k" and _metric_of(macro_name).cutoff == "required":  # PartialAUC@k: k counts negatives
+        elif name == "k" and measures.of_macro(macro_name).cutoff == "required":  # PartialAUC@k: k counts negatives
             bad = exp.Or(this=exp.Is(this=ref.copy(), expression=exp.Null()),
                          expression=exp.LT(this=ref.copy(), expression=exp.Literal.number(1)))
             rule = "a whole number >= 1"
@@ -581,12 +577,12 @@ def _creatable(macro_name: str, sides: dict, d: dialects.Dialect, vectors: bool)
     """Whether the side tables the metric reads were given (an object over a missing table or column cannot be
     created: PostgreSQL checks a function's body when it is created), and, for the items' vectors, their
     column named (vectors) and readable there (Dialect.lists)."""
-    tables = _metric_of(macro_name).tables
+    tables = measures.of_macro(macro_name).tables
     if "reference" in tables:
         return sides["reference"] is not None
     if "vectors" in tables:
         return (vectors and sides["catalog"] is not None and d.lists is not None
-                and _metric_of(macro_name).name not in d.lacks)
+                and measures.of_macro(macro_name).name not in d.lacks)
     if "interactions" in tables:
         return sides["interactions"] is not None
     return "catalog" not in tables or sides["catalog"] is not None or sides["interactions"] is not None

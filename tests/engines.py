@@ -426,10 +426,10 @@ class ReadBack:
     def duckdb_sql(self, sql):
         import sqlglot
         from sqlglot import exp
-        from rankmetrics_duckdb.sqlsource import _without_positions
+        from rankmetrics_duckdb.sqlsource import without_positions
         # the tree is ours alone: transformed in place (each copy of the whole tree took a fifth of a second),
         # without the parser's positions (copied with every node the generator copies)
-        tree = _without_positions(sqlglot.parse_one(sql, read=self.dialect))
+        tree = without_positions(sqlglot.parse_one(sql, read=self.dialect))
         tree = tree.transform(lambda n: n.this if isinstance(n, exp.Collate) else n, copy=False)
         # the engine's way to fail a statement (dialects.Dialect.fail: Trino's fail, BigQuery's ERROR, Spark's
         # raise_error, MySQL's helper rm_fail, for the mysql SQL read back) becomes DuckDB's error, which fails the
