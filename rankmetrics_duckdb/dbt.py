@@ -215,19 +215,23 @@ def _cte(text: str, name: str) -> tuple[int, int]:
     m = re.search(r"\b%s AS \(" % name, text)
     if m is None:
         raise ValueError(f"no CTE {name} in the SQL")
-    i, depth, quote = m.end(), 1, None
-    while depth:
-        c = text[i]
+    depth, quote = 1, None
+    for found in _BRACKETS_AND_QUOTES.finditer(text, m.end()):  # the characters that matter, not each character
+        c = found[0]
         if quote:
             quote = None if c == quote else quote
         elif c in "'\"`":
             quote = c
         elif c == "(":
             depth += 1
-        elif c == ")":
+        else:
             depth -= 1
-        i += 1
-    return m.end(), i - 1
+            if not depth:
+                return m.end(), found.start()
+    raise ValueError(f"the CTE {name} is not closed")
+
+
+_BRACKETS_AND_QUOTES = re.compile(r"[()'\"`]")
 
 
 def _loops(text: str, over: str) -> str:
