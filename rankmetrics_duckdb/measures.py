@@ -401,6 +401,7 @@ def of_macro(macro: str) -> Metric:
             return m
     raise ValueError(f"no metric spec for macro {macro}")
 
+
 _CANONICAL = {name.lower(): name for name in METRICS}
 
 # trec_eval names: measure -> (metric, fixed params); `P_10`, `P.10`, `ndcg_cut.10` carry the cutoff.
