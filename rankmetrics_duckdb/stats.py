@@ -206,16 +206,22 @@ def _gauss_legendre(n: int):
     return tuple(nodes), tuple(weights)
 
 
-def _integrate(f, a, b, panels=24, n=24):
-    """Composite Gauss-Legendre quadrature of f over [a, b]: panels of n nodes each."""
+def _panels(a, b, panels, n=24):
+    """Composite Gauss-Legendre quadrature's nodes over [a, b]: per panel, its half width and its n nodes as
+    (point, weight)."""
     xs, ws = _gauss_legendre(n)
     h = (b - a) / panels
-    total = 0.0
+    half = h / 2
     for p in range(panels):
-        lo = a + p * h
-        half = h / 2
-        mid = lo + half
-        total += half * math.fsum(w * f(mid + half * x) for x, w in zip(xs, ws))
+        mid = a + p * h + half
+        yield half, [(mid + half * x, w) for x, w in zip(xs, ws)]
+
+
+def _integrate(f, a, b, panels=24, n=24):
+    """Composite Gauss-Legendre quadrature of f over [a, b]: panels of n nodes each."""
+    total = 0.0
+    for half, nodes in _panels(a, b, panels, n):
+        total += half * math.fsum(w * f(z) for z, w in nodes)
     return total
 
 
@@ -232,13 +238,9 @@ def _range_nodes_on(lo: float, hi: float, panels: int, m: int) -> tuple:
     """_range_sf's quadrature nodes on [lo, hi] (panels of 24 Gauss-Legendre nodes), with what of its integrand
     does not depend on the range w: (z, Phi(z), the node's weight * phi(z) * Phi(z)^m) per node where Phi(z) > 0
     (the integrand is 0 elsewhere)."""
-    xs, ws = _gauss_legendre(24)
-    half = (hi - lo) / panels / 2
     nodes = []
-    for p in range(panels):
-        mid = lo + (2 * p + 1) * half
-        for x, w in zip(xs, ws):
-            z = mid + half * x
+    for half, points in _panels(lo, hi, panels):
+        for z, w in points:
             a = _cdf(z)
             if a > 0:
                 nodes.append((z, a, half * w * _pdf(z) * a ** m))
