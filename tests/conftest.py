@@ -8,11 +8,12 @@ import pytest
 
 # ranx, a reference library of these tests, compiles its functions with numba on first use, for each type of its
 # inputs (a new width of the longest id is a new type), and caches them beside its installed modules. A fresh
-# machine, as CI's, compiled about 150 of them in each test process: about 250 worker-seconds (session 41), more
-# than the ranx tests' own work. Its functions run here as the Python they are written in (numba's JIT off):
-# the same code and the same numbers on the tests' small inputs, and faster than loading the compiled ones from
-# the cache (the ranx tests: 110 -> 68 CPU-seconds, cache filled). Only ranx uses numba here; the benchmark runs
-# ranx compiled, in processes of its own. NUMBA_DISABLE_JIT=0 in the environment runs the tests with numba.
+# machine, as CI's, compiled about 150 of them in each test process: about 250-400 worker-seconds (session 41),
+# more than the ranx tests' own work. Its functions run here as the Python they are written in (numba's JIT
+# off): the same code (the ranx tests pass either way, to their tolerances), and faster on the tests' small
+# inputs than loading the compiled ones from the cache (the ranx tests: 110 -> 68 CPU-seconds, cache filled).
+# Only ranx uses numba here; the benchmark runs ranx compiled, in processes of its own. NUMBA_DISABLE_JIT=0 in
+# the environment runs the tests with numba.
 os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
