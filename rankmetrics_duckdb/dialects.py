@@ -177,6 +177,12 @@ class Dialect:
     #                                   level once: the native objects' check of gains (native._argument_checks,
     #                                   the rm_distinct_levels marker), which needs the engine's list functions;
     #                                   None: not checked there (the dbt macros check it when they compile)
+    join_key: str | None = None       # a short key {x} of a text (a number), for an engine that keys a joined
+    #                                   derived table only when the key is short (MariaDB: at most about 1,000
+    #                                   bytes, where two VARCHAR(255) utf8mb4 ids are 2,040), and otherwise
+    #                                   joins by a block nested loop, in time the product of the two tables'
+    #                                   rows: each join on ids (rm_bytewise equalities) also compares this key
+    #                                   of the ids, made in the joined table, materialized (_keyed_joins)
     signed_zero: bool = False         # sorts and partitions -0.0 apart from 0.0 (a total order; its = holds
     #                                   them equal): the run's scores and ranks are written with 0 for -0.0
     #                                   (run_items), or a score of -0.0 ranked below 0.0 where trec_eval ties them
@@ -267,7 +273,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             bytewise_value="CAST(CAST({x} AS CHAR) AS BINARY)",
             pads_spaces="MySQL and MariaDB",
             nulls_in_windows=False, lists=None,
-            concat_function=True, fail="rm_fail({msg})", helper=_MYSQL_FAIL,
+            concat_function=True, fail="rm_fail({msg})", helper=_MYSQL_FAIL, join_key="CRC32({x})",
             lacks=dict.fromkeys(("G", "nDCGRel", "RnDCG"),
                                 "MariaDB computes its windows over the run and the ideal ranking wrongly when other "
                                 "metrics' windows share the query (measured against DuckDB in tests/test_dialects.py)"),
@@ -325,6 +331,56 @@ def _bytewise(tree: exp.Expression, d: Dialect) -> exp.Expression:
             return exp.Collate(this=inner, expression=collation.copy())
         return node
     return tree.transform(swap, copy=False)
+
+
+# the column of a joined table's key (_keyed_joins), and the LIMIT that keeps MySQL and MariaDB from merging the
+# table into the join (a derived table with a LIMIT is materialized: 2^63 - 1, every row; BIGINT holds it)
+JOIN_KEY = "rm_join_key"
+_ALL_ROWS = "9223372036854775807"
+
+
+def _keyed_joins(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """Each join whose ON compares ids (equalities of rm_bytewise markers, one side the joined table's) also
+    comparing a short key of them (Dialect.join_key): the joined table T AS a becomes
+    (SELECT a.*, key(a's ids) AS rm_join_key FROM T AS a LIMIT all rows) AS a, and the ON gains
+    a.rm_join_key = key(the other side's ids). MariaDB then keys that table on the one short column and looks
+    each row up in it. The key is of the ids' bytes (each id in the byte-wise collation, the ids joined by a
+    zero byte), so ids equal byte-wise have equal keys; the ids' own equalities stay, so two ids whose keys
+    collide still differ."""
+    for join in list(tree.find_all(exp.Join)):
+        on, joined = join.args.get("on"), join.this
+        if on is None or not isinstance(joined, (exp.Table, exp.Subquery)) or not joined.alias_or_name:
+            continue
+        alias = joined.alias_or_name
+        mine, theirs = [], []
+        for eq in on.flatten() if isinstance(on, exp.And) else [on]:
+            if not (isinstance(eq, exp.EQ) and meta_value(eq.this, MARKER) == BYTEWISE
+                    and meta_value(eq.expression, MARKER) == BYTEWISE):
+                continue
+            sides = [eq.this, eq.expression]
+            tables = [{c.table for c in side.find_all(exp.Column)} for side in sides]
+            if tables[1] == {alias} and alias not in tables[0]:
+                sides.reverse()
+            elif not (tables[0] == {alias} and alias not in tables[1]):
+                continue
+            mine.append(sides[0])
+            theirs.append(sides[1])
+        if not mine:
+            continue
+
+        def key(parts):
+            joined_parts = [p for part in parts for p in (exp.Anonymous(this="CHAR", expressions=[
+                exp.Literal.number(0)]), part.copy())][1:]
+            return _filled(d.join_key, d, "x", exp.Concat(expressions=joined_parts))
+        inner = joined.copy()
+        if isinstance(inner, exp.Table):
+            inner.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+        keyed = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier(alias)),
+                            exp.alias_(key(mine), JOIN_KEY))
+                 .from_(inner).limit(exp.Literal.number(_ALL_ROWS)))
+        joined.replace(exp.Subquery(this=keyed, alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        join.set("on", exp.and_(exp.EQ(this=exp.column(JOIN_KEY, table=alias), expression=key(theirs)), on))
+    return tree
 
 
 def _safe_divisions(tree: exp.Expression) -> exp.Expression:
@@ -633,6 +689,8 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
         tree = _concat_calls(tree)
     if d.regexp != "function":
         tree = _regexp(tree, d)
+    if d.join_key:
+        tree = _keyed_joins(tree, d)
     tree = _bytewise(tree, d)
     tree = _safe_divisions(tree)
     if not d.nulls_in_windows:

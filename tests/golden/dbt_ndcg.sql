@@ -8561,18 +8561,38 @@ WITH params AS (
         ri.score,
         ri.rank_in
       FROM run_items AS ri
-      JOIN judgment_items AS jo
-        ON jo.query_id COLLATE utf8mb4_bin = ri.query_id COLLATE utf8mb4_bin
-        AND jo.item_id COLLATE utf8mb4_bin = ri.item_id COLLATE utf8mb4_bin
+      JOIN (
+        SELECT
+          jo.*,
+          CRC32(CONCAT(jo.query_id COLLATE utf8mb4_bin, CHAR(0), jo.item_id COLLATE utf8mb4_bin)) AS rm_join_key
+        FROM judgment_items AS jo
+        LIMIT 9223372036854775807
+      ) AS jo
+        ON jo.rm_join_key = CRC32(CONCAT(ri.query_id COLLATE utf8mb4_bin, CHAR(0), ri.item_id COLLATE utf8mb4_bin))
+        AND (
+          jo.query_id COLLATE utf8mb4_bin = ri.query_id COLLATE utf8mb4_bin
+          AND jo.item_id COLLATE utf8mb4_bin = ri.item_id COLLATE utf8mb4_bin
+        )
       CROSS JOIN params AS prm
       WHERE
         prm.judged_only AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
-  LEFT JOIN judgment_items AS j
-    ON j.query_id COLLATE utf8mb4_bin = ranked.query_id COLLATE utf8mb4_bin
-    AND j.item_id COLLATE utf8mb4_bin = ranked.item_id COLLATE utf8mb4_bin
+  LEFT JOIN (
+    SELECT
+      j.*,
+      CRC32(CONCAT(j.query_id COLLATE utf8mb4_bin, CHAR(0), j.item_id COLLATE utf8mb4_bin)) AS rm_join_key
+    FROM judgment_items AS j
+    LIMIT 9223372036854775807
+  ) AS j
+    ON j.rm_join_key = CRC32(
+      CONCAT(ranked.query_id COLLATE utf8mb4_bin, CHAR(0), ranked.item_id COLLATE utf8mb4_bin)
+    )
+    AND (
+      j.query_id COLLATE utf8mb4_bin = ranked.query_id COLLATE utf8mb4_bin
+      AND j.item_id COLLATE utf8mb4_bin = ranked.item_id COLLATE utf8mb4_bin
+    )
   UNION ALL
   SELECT
     j.query_id,
