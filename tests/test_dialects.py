@@ -894,6 +894,27 @@ def test_a_score_of_minus_zero_ties_with_zero(engine):
     assert rows["q2"] == pytest.approx(sk, abs=1e-12)
 
 
+def _pytrec_eval_want(pytrec_eval, qrels, run, names):
+    """pytrec_eval's values of run against qrels (its dicts), per query and their mean (query None), under our
+    measure names: names maps each of ours to pytrec_eval's."""
+    te = pytrec_eval.RelevanceEvaluator(qrels, set(names.values())).evaluate(run)
+    want = {ours: {q: te[q][theirs] for q in te} for ours, theirs in names.items()}
+    for m in want:
+        want[m][None] = sum(want[m].values()) / len(te)
+    return want
+
+
+def _load_dicts(engine, name, qrels, run):
+    """qrels and run (pytrec_eval's dicts) loaded into the engine as tables <name>_run and <name>_judgments."""
+    j = engine.load(f"{name}_judgments", pa.table({
+        "query_id": [q for q in qrels for _ in qrels[q]], "item_id": [d for q in qrels for d in qrels[q]],
+        "relevance": [g for q in qrels for g in qrels[q].values()]}))
+    r = engine.load(f"{name}_run", pa.table({
+        "query_id": [q for q in run for _ in run[q]], "item_id": [d for q in run for d in run[q]],
+        "score": [s for q in run for s in run[q].values()]}))
+    return r, j
+
+
 @pytest.mark.parametrize("engine", ["mysql"], indirect=True)
 def test_ids_differing_in_case_or_accents_stay_apart_on_mariadb(engine):
     # found by a differential run of the routes: only the sorts and the joins were collated byte-wise, so
@@ -903,16 +924,8 @@ def test_ids_differing_in_case_or_accents_stay_apart_on_mariadb(engine):
     qrels = {"q": {"a": 1, "d1": 1}, "Q": {"b": 1}, "\u00e9": {"e": 1}}
     run = {"q": {"a": 1.0, "x": 2.0, "D1": 3.0, "d1": 0.5}, "Q": {"y": 3.0, "b": 0.5}, "\u00e9": {"E": 2.0, "e": 1.0},
            "e": {"e": 1.0}}
-    te = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "map"}).evaluate(run)
-    want = {"RR": {q: te[q]["recip_rank"] for q in te}, "AP": {q: te[q]["map"] for q in te}}
-    for m in want:
-        want[m][None] = sum(want[m].values()) / len(te)
-    j = engine.engine.load("case_judgments", pa.table({
-        "query_id": [q for q in qrels for _ in qrels[q]], "item_id": [d for q in qrels for d in qrels[q]],
-        "relevance": [g for q in qrels for g in qrels[q].values()]}))
-    r = engine.engine.load("case_run", pa.table({
-        "query_id": [q for q in run for _ in run[q]], "item_id": [d for q in run for d in run[q]],
-        "score": [s for q in run for s in run[q].values()]}))
+    want = _pytrec_eval_want(pytrec_eval, qrels, run, {"RR": "recip_rank", "AP": "map"})
+    r, j = _load_dicts(engine.engine, "case", qrels, run)
     sql = rm.to_sql(["RR", "AP"], dialect="mysql", run=r, judgments=j, per_query=True)
     check_rows(engine.engine.rows(sql), want, "mysql ids apart")
     assert "COLLATE Latin1_General_BIN2 AS query_id" in rm.to_sql(["AP"], dialect="tsql", run="r", judgments="j")
@@ -931,17 +944,8 @@ def test_mariadb_looks_judgments_up_by_a_key_and_keeps_colliding_ids_apart(engin
     assert engine.engine.rows(crc) == [(1,)]  # the collision is real on the engine, or the test proves nothing
     qrels = {"q1": {b: 1, "x": 1}, "q2": {b: 1}}
     run = {"q1": {a: 3.0, "x": 2.0, "y": 1.0}, "q2": {b: 1.0}}
-    te = pytrec_eval.RelevanceEvaluator(qrels, {"P_1", "recip_rank", "map"}).evaluate(run)
-    want = {"P@1": {q: te[q]["P_1"] for q in te}, "RR": {q: te[q]["recip_rank"] for q in te},
-            "AP": {q: te[q]["map"] for q in te}}
-    for m in want:
-        want[m][None] = sum(want[m].values()) / len(te)
-    j = engine.engine.load("crc_judgments", pa.table({
-        "query_id": [q for q in qrels for _ in qrels[q]], "item_id": [d for q in qrels for d in qrels[q]],
-        "relevance": [g for q in qrels for g in qrels[q].values()]}))
-    r = engine.engine.load("crc_run", pa.table({
-        "query_id": [q for q in run for _ in run[q]], "item_id": [d for q in run for d in run[q]],
-        "score": [s for q in run for s in run[q].values()]}))
+    want = _pytrec_eval_want(pytrec_eval, qrels, run, {"P@1": "P_1", "RR": "recip_rank", "AP": "map"})
+    r, j = _load_dicts(engine.engine, "crc", qrels, run)
     sql = rm.to_sql(["P@1", "RR", "AP"], dialect="mysql", run=r, judgments=j, per_query=True)
     check_rows(engine.engine.rows(sql), want, "mysql colliding keys")
     # the plan: the judgments materialized with a key (key0) that each run row looks up (ref), where the join
