@@ -344,9 +344,9 @@ def _keyed_joins(tree: exp.Expression, d: Dialect) -> exp.Expression:
     comparing a short key of them (Dialect.join_key): the joined table T AS a becomes
     (SELECT a.*, key(a's ids) AS rm_join_key FROM T AS a LIMIT all rows) AS a, and the ON gains
     a.rm_join_key = key(the other side's ids). MariaDB then keys that table on the one short column and looks
-    each row up in it. The key is of the ids' bytes (each id in the byte-wise collation, the ids joined by a
-    zero byte), so ids equal byte-wise have equal keys; the ids' own equalities stay, so two ids whose keys
-    collide still differ."""
+    each row up in it. The key is of the ids' bytes (each id in the byte-wise collation, the ids concatenated),
+    so ids equal byte-wise have equal keys; the ids' own equalities stay, so two pairs of ids whose keys collide
+    (by the hash, or as q1 + 1d and q11 + d) still differ."""
     for join in list(tree.find_all(exp.Join)):
         on, joined = join.args.get("on"), join.this
         if on is None or not isinstance(joined, (exp.Table, exp.Subquery)) or not joined.alias_or_name:
@@ -369,9 +369,7 @@ def _keyed_joins(tree: exp.Expression, d: Dialect) -> exp.Expression:
             continue
 
         def key(parts):
-            joined_parts = [p for part in parts for p in (exp.Anonymous(this="CHAR", expressions=[
-                exp.Literal.number(0)]), part.copy())][1:]
-            return _filled(d.join_key, d, "x", exp.Concat(expressions=joined_parts))
+            return _filled(d.join_key, d, "x", exp.Concat(expressions=[part.copy() for part in parts]))
         inner = joined.copy()
         if isinstance(inner, exp.Table):
             inner.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))

@@ -8564,11 +8564,11 @@ WITH params AS (
       JOIN (
         SELECT
           jo.*,
-          CRC32(CONCAT(jo.query_id COLLATE utf8mb4_bin, CHAR(0), jo.item_id COLLATE utf8mb4_bin)) AS rm_join_key
+          CRC32(CONCAT(jo.query_id COLLATE utf8mb4_bin, jo.item_id COLLATE utf8mb4_bin)) AS rm_join_key
         FROM judgment_items AS jo
         LIMIT 9223372036854775807
       ) AS jo
-        ON jo.rm_join_key = CRC32(CONCAT(ri.query_id COLLATE utf8mb4_bin, CHAR(0), ri.item_id COLLATE utf8mb4_bin))
+        ON jo.rm_join_key = CRC32(CONCAT(ri.query_id COLLATE utf8mb4_bin, ri.item_id COLLATE utf8mb4_bin))
         AND (
           jo.query_id COLLATE utf8mb4_bin = ri.query_id COLLATE utf8mb4_bin
           AND jo.item_id COLLATE utf8mb4_bin = ri.item_id COLLATE utf8mb4_bin
@@ -8582,13 +8582,11 @@ WITH params AS (
   LEFT JOIN (
     SELECT
       j.*,
-      CRC32(CONCAT(j.query_id COLLATE utf8mb4_bin, CHAR(0), j.item_id COLLATE utf8mb4_bin)) AS rm_join_key
+      CRC32(CONCAT(j.query_id COLLATE utf8mb4_bin, j.item_id COLLATE utf8mb4_bin)) AS rm_join_key
     FROM judgment_items AS j
     LIMIT 9223372036854775807
   ) AS j
-    ON j.rm_join_key = CRC32(
-      CONCAT(ranked.query_id COLLATE utf8mb4_bin, CHAR(0), ranked.item_id COLLATE utf8mb4_bin)
-    )
+    ON j.rm_join_key = CRC32(CONCAT(ranked.query_id COLLATE utf8mb4_bin, ranked.item_id COLLATE utf8mb4_bin))
     AND (
       j.query_id COLLATE utf8mb4_bin = ranked.query_id COLLATE utf8mb4_bin
       AND j.item_id COLLATE utf8mb4_bin = ranked.item_id COLLATE utf8mb4_bin
