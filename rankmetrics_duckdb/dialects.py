@@ -353,7 +353,9 @@ def _keyed_joins(tree: exp.Expression, d: Dialect) -> exp.Expression:
             continue
         alias = joined.alias_or_name
         mine, theirs = [], []
-        for eq in on.flatten() if isinstance(on, exp.And) else [on]:
+        terms = on.unnest()
+        for eq in terms.flatten() if isinstance(terms, exp.And) else [terms]:
+            eq = eq.unnest()
             if not (isinstance(eq, exp.EQ) and meta_value(eq.this, MARKER) == BYTEWISE
                     and meta_value(eq.expression, MARKER) == BYTEWISE):
                 continue
