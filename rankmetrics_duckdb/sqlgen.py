@@ -29,7 +29,7 @@ from sqlglot import exp
 from . import sqlsource
 from .checks import PRESORTED_FAULT
 from .determinism import in_order
-from .dialects import FLOAT32, PARTITION
+from .dialects import FLOAT32, PARTITION, REPEATED
 from .errors import UsageError
 from .measures import (GAIN_GRADE_RULES, GRADE_LIMIT, GradeRule, Measure, cutoff_depth, deepest, grade_rules,
                        listed_aggregates, mean_sql, needs_side_tables, read_depths)
@@ -365,9 +365,11 @@ def input_checks(by: tuple = (), reference: bool = False, grades: tuple = (),
     query = _fault_query(x("query_id"), by)
 
     def repeated(table: str, *message) -> exp.Select:  # the (query, item) pairs of table found more than once
-        return exp.select(exp.alias_(exp.Concat(expressions=list(message)), "fault")).from_(
+        select = exp.select(exp.alias_(exp.Concat(expressions=list(message)), "fault")).from_(
             exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).group_by(
             x("query_id"), x("item_id")).having(exp.GT(this=count.copy(), expression=exp.Literal.number(1)))
+        select.meta[REPEATED] = True
+        return select
     def faulty(table: str, where: str) -> exp.Select:  # rows without an id (_missing_id) or a number (_number_fault)
         no_id, id_message = _missing_id("x", where, by)       # or, in the judgments, a grade a rule refuses
         no_number, number_message = _number_fault("x", query, where)

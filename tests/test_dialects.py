@@ -938,13 +938,15 @@ def test_mariadb_looks_judgments_up_by_a_key_and_keeps_colliding_ids_apart(engin
     # materialized table only on a short key and two VARCHAR(255) utf8mb4 ids are 2,040 bytes. The joins now also
     # compare CRC32 of the ids concatenated, a key MariaDB builds; the ids' own equality still decides, so pairs
     # whose keys collide stay apart: in query q1, doc187 (retrieved first, unjudged) and doc12429000 (judged
-    # relevant), whose CRC32 collide; and q1's 1z (retrieved, unjudged) and q11's z (judged), whose texts do.
+    # relevant, retrieved last), whose CRC32 collide; and q1's 1z (retrieved, unjudged) and q11's z (judged), whose
+    # texts do. The check for an item twice in a query groups only the rows whose keys are found twice: doc187
+    # and doc12429000 are two items there too, no fault.
     import pytrec_eval
     a, b = "doc187", "doc12429000"
     crc = f"SELECT CRC32(CONCAT('q1', '{a}')) = CRC32(CONCAT('q1', '{b}'))"
     assert engine.engine.rows(crc) == [(1,)]  # the collision is real on the engine, or the test proves nothing
     qrels = {"q1": {b: 1, "x": 1}, "q2": {b: 1}, "q11": {"z": 1}}
-    run = {"q1": {a: 3.0, "1z": 2.5, "x": 2.0, "y": 1.0}, "q2": {b: 1.0}, "q11": {"w": 2.0, "z": 1.0}}
+    run = {"q1": {a: 3.0, "1z": 2.5, "x": 2.0, "y": 1.0, b: 0.5}, "q2": {b: 1.0}, "q11": {"w": 2.0, "z": 1.0}}
     want = _pytrec_eval_want(pytrec_eval, qrels, run, {"P@1": "P_1", "RR": "recip_rank", "AP": "map"})
     r, j = _load_dicts(engine.engine, "crc", qrels, run)
     sql = rm.to_sql(["P@1", "RR", "AP"], dialect="mysql", run=r, judgments=j, per_query=True)

@@ -5013,6 +5013,16 @@
 {% endif %}        ' in the run'
       ) AS fault
     FROM run_items AS x
+    WHERE
+      CRC32(CONCAT(x.query_id, x.item_id)) IN (
+        SELECT
+          CRC32(CONCAT(x.query_id, x.item_id))
+        FROM run_items AS x
+        GROUP BY
+          CRC32(CONCAT(x.query_id, x.item_id))
+        HAVING
+          COUNT(*) > 1
+      )
     GROUP BY
       x.query_id,
       x.item_id
@@ -5038,6 +5048,16 @@
         ')'
       ) AS fault
     FROM judgment_items AS x
+    WHERE
+      CRC32(CONCAT(x.query_id, x.item_id)) IN (
+        SELECT
+          CRC32(CONCAT(x.query_id, x.item_id))
+        FROM judgment_items AS x
+        GROUP BY
+          CRC32(CONCAT(x.query_id, x.item_id))
+        HAVING
+          COUNT(*) > 1
+      )
     GROUP BY
       x.query_id,
       x.item_id
