@@ -343,6 +343,11 @@ JOIN_KEY = "rm_join_key"
 _ALL_ROWS = "9223372036854775807"
 
 
+def _key_of(ids: list, d: Dialect) -> exp.Expression:
+    """The dialect's short key (Dialect.join_key) of the ids, concatenated: ids equal byte-wise, equal keys."""
+    return _filled(d.join_key, d, "x", exp.Concat(expressions=[i.copy() for i in ids]))
+
+
 def _keyed_joins(tree: exp.Expression, d: Dialect) -> exp.Expression:
     """Each join whose ON compares ids (equalities of rm_bytewise markers, one side the joined table's) also
     comparing a short key of them (Dialect.join_key): the joined table T AS a becomes
@@ -373,17 +378,14 @@ def _keyed_joins(tree: exp.Expression, d: Dialect) -> exp.Expression:
             theirs.append(sides[1])
         if not mine:
             continue
-
-        def key(parts):
-            return _filled(d.join_key, d, "x", exp.Concat(expressions=[part.copy() for part in parts]))
         inner = joined.copy()
         if isinstance(inner, exp.Table):
             inner.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
         keyed = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier(alias)),
-                            exp.alias_(key(mine), JOIN_KEY))
+                            exp.alias_(_key_of(mine, d), JOIN_KEY))
                  .from_(inner).limit(exp.Literal.number(_ALL_ROWS)))
         joined.replace(exp.Subquery(this=keyed, alias=exp.TableAlias(this=exp.to_identifier(alias))))
-        join.set("on", exp.and_(exp.EQ(this=exp.column(JOIN_KEY, table=alias), expression=key(theirs)), on))
+        join.set("on", exp.and_(exp.EQ(this=exp.column(JOIN_KEY, table=alias), expression=_key_of(theirs, d)), on))
     return tree
 
 
@@ -396,8 +398,7 @@ def _keyed_repeats(tree: exp.Expression, d: Dialect) -> exp.Expression:
     for select in list(tree.find_all(exp.Select)):
         if not meta_value(select, REPEATED):
             continue
-        ids = select.args["group"].expressions
-        key = _filled(d.join_key, d, "x", exp.Concat(expressions=[i.copy() for i in ids]))
+        key = _key_of(select.args["group"].expressions, d)
         found_twice = (exp.select(key.copy()).from_(select.args["from_"].this.copy()).group_by(key.copy())
                        .having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1))))
         select.where(exp.In(this=key, query=exp.Subquery(this=found_twice)), copy=False)
