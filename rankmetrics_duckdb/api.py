@@ -356,10 +356,9 @@ class Evaluation:
         self.close_spill()
 
     def close_spill(self):
-        """Remove the spill folder of a memory limit (_connect), if any."""
-        if self._spill:
-            import shutil
-            shutil.rmtree(self._spill, ignore_errors=True)
+        """Remove the spill folder of a memory limit (_connect's finalizer), if any."""
+        if self._spill is not None:
+            self._spill()
             self._spill = None
 
 
@@ -715,7 +714,9 @@ def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnectio
     memory_limit ('4GB') or threads bound its resources, a database of its own; with a memory limit it spills to
     a temporary folder of its own (removed on close), not to DuckDB's default '.tmp' in the working directory.
     progress shows DuckDB's progress bar on the terminal during long queries."""
+    import shutil
     import tempfile
+    import weakref
     config = {}
     if memory_limit:
         config["memory_limit"] = str(memory_limit)
@@ -727,9 +728,11 @@ def _connect(memory_limit, threads, progress, owner) -> duckdb.DuckDBPyConnectio
         first = first_line(e)
         raise UsageError(f"invalid memory limit or thread count ({memory_limit!r}, {threads!r}): {first}") from None
     if memory_limit:
-        owner._spill = tempfile.mkdtemp(prefix="rankmetrics-spill-")  # removed by Evaluation.close, also on errors
+        # removed by close(), also on errors; and, for an object never closed, when it is collected or Python exits
+        folder = tempfile.mkdtemp(prefix="rankmetrics-spill-")
+        owner._spill = weakref.finalize(owner, shutil.rmtree, folder, ignore_errors=True)
         try:
-            con.execute(f"SET temp_directory = {sqlsource.literal(owner._spill).sql(dialect='duckdb')}")
+            con.execute(f"SET temp_directory = {sqlsource.literal(folder).sql(dialect='duckdb')}")
         except BaseException:
             con.close()
             owner.close_spill()

@@ -205,6 +205,28 @@ def test_memory_limit_spill_folder_removed_on_success(tmp_path):
     assert os.listdir(tmp) == []
 
 
+def test_memory_limit_spill_folder_removed_when_never_closed(tmp_path):
+    """An Evaluation or a prepare()d evaluation that is never closed removes its spill folder when it is collected,
+    and when Python exits with it still alive (each suite run used to leave two empty folders in /tmp). Its numbers
+    are pytrec_eval's on trec_eval's test data, as the run that closes gives them."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    script = (f"import gc, os, tempfile, rankmetrics_duckdb as rm\n"
+              f"tempfile.tempdir = {str(tmp)!r}\n"
+              f"ev = rm.Evaluation({Q!r}, {R!r}, ['AP'], memory_limit='1GB')\n"
+              f"print(ev.rows()[-1][2], len(os.listdir({str(tmp)!r})))\n"
+              f"del ev\n"
+              f"gc.collect()\n"
+              f"print(len(os.listdir({str(tmp)!r})))\n"
+              f"kept = rm.prepare({Q!r}, {R!r}, memory_limit='1GB')\n"
+              f"print(kept.evaluate(['AP'])['AP'], len(os.listdir({str(tmp)!r})))\n")  # kept alive to the exit
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    lines = [line.split() for line in p.stdout.splitlines()]
+    assert [lines[0][1], lines[1][0], lines[2][1]] == ["1", "0", "1"]  # one folder while each lives, none after
+    assert [float(lines[0][0]), float(lines[2][0])] == pytest.approx([MAP, MAP], abs=5e-5)  # 4 decimals
+    assert os.listdir(tmp) == []  # the one alive at the exit removed too
+
 # ---- 10. standard input and FIFOs are read once, fully; never a hang -------------------------------------------
 def test_dash_reads_the_run_from_standard_input(tmp_path):
     with open(R) as fh:

@@ -6,6 +6,7 @@ with golden files under tests/golden/ and read back by sqlglot into DuckDB, whic
 import math
 import os
 import re
+import shutil
 import tempfile
 
 import pyarrow as pa
@@ -186,13 +187,15 @@ class Native:
     def close(self):
         if self._close:
             self.engine.close()
+        if getattr(self.engine, "native_folder", None):  # Spark's external tables (_spark_engine)
+            shutil.rmtree(self.engine.native_folder, ignore_errors=True)
 
 
 def _spark_engine():
     """Spark local mode: a persistent SQL function cannot read a temporary view, so the two tables are stored
     as external Parquet tables in a temporary folder."""
     spark = engines.Spark()
-    folder = tempfile.mkdtemp(prefix="rankmetrics-native-spark-")
+    folder = spark.native_folder = tempfile.mkdtemp(prefix="rankmetrics-native-spark-")  # removed by Native.close
 
     def load(name, table):
         spark.spark.sql(f"DROP TABLE IF EXISTS {name}")

@@ -779,8 +779,10 @@ def test_parts_check_the_whole_inputs_first(tmp_path, monkeypatch):
     ref = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
     got = {q: v for m, q, v in ev.rows() if m == "AP" and q is not None}
     assert got == pytest.approx({q: ref[q]["map"] for q in ref}, abs=1e-9)
+    ev.close()
     ev = Evaluation(jt, rt, ["AP"], memory_limit="1GB")
     assert ev.parts == 3
+    ev.close()
 
 
 def test_parts_are_ranges_of_query_ids_with_about_as_many_rows(monkeypatch):
