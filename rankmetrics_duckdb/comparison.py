@@ -443,7 +443,8 @@ def compare(judgments, runs, metrics=None, *, test="t", correction=None, alpha=0
     """Compare runs with the first one (the baseline), or every pair of runs (pairs='all', as ranx's compare),
     metric by metric.
 
-    runs: a list of runs (file paths, table names on con, relations, pandas/polars/pyarrow tables), the first
+    runs: a list of runs (file paths, table names on con, relations, pandas/polars/pyarrow tables, pytrec_eval's
+    and ranx's {query_id: {item_id: score}} dicts, ranx Runs), the first
     being the baseline, or a dict {name: run}. test: 't' (paired t-test, as scipy.stats.ttest_rel),
     'randomization' (sign flips, `trials` trials (None: 10,000), seeded by `seed` (None: 42)), 'bootstrap'
     (percentile 95% interval of the mean difference and the shifted-null bootstrap p-value) or 'tukey' (Tukey's

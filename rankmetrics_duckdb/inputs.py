@@ -115,12 +115,74 @@ def arrow_table(relation: duckdb.DuckDBPyRelation):
     return table.read_all() if hasattr(table, "read_all") else table
 
 
+# the schema metadata key of an Arrow table made from another kind of object (nested_dict_table): what messages
+# call the input (frame_label)
+LABEL_KEY = b"rankmetrics_label"
+
+
+def frame_label(obj) -> str:
+    """What messages call a frame or table input: 'pandas DataFrame', 'pyarrow Table', or the kind of object an
+    Arrow table was made from ('dict', 'ranx Run')."""
+    module = type(obj).__module__.split(".")[0]
+    if module == "pyarrow":
+        meta = getattr(obj.schema, "metadata", None) or {}
+        if LABEL_KEY in meta:
+            return meta[LABEL_KEY].decode()
+    return f"{module} {type(obj).__name__}"
+
+
+def _dict_id(value, label: str, what: str, query=None) -> str:
+    """A key of a nested dict as an id: text as it is, a whole number (not a bool) as its digits."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    where = "" if query is None else f" of query {query}"
+    raise InputError(f"{label}: {what}{where} is {value!r} ({type(value).__name__}); ids are text (or whole "
+                     f"numbers)")
+
+
+def nested_dict_table(obj, kind: str, label: str):
+    """pytrec_eval's and ranx's form of an input, {query_id: {item_id: value}} (a run's scores, the judgments'
+    grades), as an Arrow table of our columns: ids as text, a run's scores as doubles, grades as whole numbers
+    (doubles if any is not whole: the convention reads them). A query mapped to no item has no row, as in a
+    TREC file. Anything else in it is refused in one line naming the query and item."""
+    import numbers
+    import pyarrow as pa
+    value = "relevance" if kind == JUDGMENTS else "score"
+    queries, items, values = [], [], []
+    for q, inner in obj.items():
+        query = _dict_id(q, label, "a query id")
+        if not isinstance(inner, dict):
+            raise InputError(f"{label}: query {query} maps to a {type(inner).__name__}, not a dict; give the {kind} "
+                             f"as {{query_id: {{item_id: {value}}}}}, as pytrec_eval and ranx take them")
+        for i, v in inner.items():
+            item = _dict_id(i, label, "an item id", query)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise InputError(f"{label}: the {value} of query {query}, item {item} is {v!r} "
+                                 f"({type(v).__name__}), not a number")
+            queries.append(query)
+            items.append(item)
+            values.append(v)
+    whole = kind == JUDGMENTS and all(isinstance(v, numbers.Integral) for v in values)
+    column = pa.array([int(v) for v in values] if whole else [float(v) for v in values],
+                      pa.int64() if whole else pa.float64())
+    table = pa.table({"query_id": pa.array(queries, pa.string()), "item_id": pa.array(items, pa.string()),
+                      value: column})
+    return table.replace_schema_metadata({LABEL_KEY: label.encode()})
+
+
 def table_like(obj, kind: str):
     """obj as an input the readers take: a pyarrow RecordBatchReader (a stream, read once) or RecordBatch as one
     Arrow table, a pyarrow dataset as the table it holds; another pyarrow object that holds no table (a Schema,
     an Array) refused, naming it; a polars LazyFrame collected; a pandas or polars Series refused, and a pandas
-    DataFrame with two columns of one name. Anything else as it is. Called once per input, before either path."""
+    DataFrame with two columns of one name; pytrec_eval's and ranx's nested dicts, and ranx's Qrels and Run, as
+    Arrow tables (nested_dict_table). Anything else as it is. Called once per input, before either path."""
     module = type(obj).__module__.split(".")[0]
+    if isinstance(obj, dict):
+        return nested_dict_table(obj, kind, "dict")
+    if module == "ranx" and type(obj).__name__ in ("Qrels", "Run"):
+        return nested_dict_table(obj.to_dict(), kind, f"ranx {type(obj).__name__}")
     if module in ("pandas", "polars"):
         name = type(obj).__name__
         if name == "Series":
@@ -429,7 +491,7 @@ class Reader:
             return self._frame(arrow_table(obj), kind, "DuckDB relation")
         module = type(obj).__module__.split(".")[0]
         if module in ("pandas", "polars", "pyarrow"):
-            return self._frame(obj, kind, f"{module} {type(obj).__name__}")
+            return self._frame(obj, kind, frame_label(obj))
         raise InputError(f"cannot read the {kind} from a {type(obj).__name__}; give a file path, a table name, "
                          f"a DuckDB relation, or a pandas, polars or pyarrow table")
 

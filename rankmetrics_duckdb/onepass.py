@@ -83,7 +83,7 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
     if module in ("pandas", "polars", "pyarrow"):
         name = reader.register(obj, kind)
         try:
-            src = _typed(reader, quoted(name), kind, label or f"{module} {type(obj).__name__}", floats=True)
+            src = _typed(reader, quoted(name), kind, label or inputs.frame_label(obj), floats=True)
             src.rescan = module == "pyarrow"  # pandas and polars are converted on each scan: keep one copy
             src.rows = obj.num_rows if src.rescan else len(obj)
         except BaseException:

@@ -19,7 +19,7 @@ from . import checks, paths
 from .checks import is_number_type
 from .engine import duckdb
 from .errors import InputError, first_line
-from .inputs import (JUDGMENTS, RUN, Loaded, Reader, View, alias_column, quoted, reader_path, refuse_unpaired_quotes,
+from .inputs import (JUDGMENTS, RUN, Loaded, Reader, View, alias_column, frame_label, quoted, reader_path, refuse_unpaired_quotes,
                      run_sql, sql_string, table_like, table_name)
 from .shape import ALIASES, Shape
 from .textfiles import compression, header_delimiter, is_trec_line, peek
@@ -57,7 +57,7 @@ def _source(reader: Reader, obj, kind: str) -> tuple[str, str, bool, list | None
     module = type(obj).__module__.split(".")[0]
     if module in ("pandas", "polars", "pyarrow"):
         names = [str(c) for c in (obj.column_names if module == "pyarrow" else obj.columns)]
-        return (quoted(reader.register(obj, kind)), f"{module} {type(obj).__name__}", module == "pyarrow", names)
+        return (quoted(reader.register(obj, kind)), frame_label(obj), module == "pyarrow", names)
     raise InputError(f"cannot read the {kind} from a {type(obj).__name__}; give a table name, a Parquet or CSV file, "
                      f"a DuckDB relation, or a pandas, polars or pyarrow table")
 

@@ -122,3 +122,63 @@ def test_arguments_of_the_wrong_type_are_usage_errors():
     import numpy as np
     assert evaluate(Q, R, ["map"], con=duckdb.connect().cursor(), per_query=np.bool_(False)) == evaluate(Q, R, ["map"])
     assert rm.compare(Q, [R, other], ["map"], alpha=np.float32(0.05)) == rm.compare(Q, [R, other], ["map"])
+
+
+def test_pytrec_eval_dicts_are_inputs():
+    """pytrec_eval's own inputs, {query: {item: grade}} and {query: {item: score}}, evaluated as they are: per
+    query, pytrec_eval's numbers run here (the synthetic run has score ties, a query the judgments lack and one
+    the run lacks), and the rows of the same data as Arrow tables, bit for bit."""
+    import pytrec_eval
+    import synthetic
+    from rankmetrics_duckdb import Evaluation
+    qrels, run = synthetic.make(seed=41, queries=12, depth=30)
+    run["q_empty"] = {}  # a query that retrieved nothing: no row, as in a TREC file
+    keys = {"AP": "map", "nDCG@10": "ndcg_cut_10", "P@5": "P_5", "RR": "recip_rank", "bpref": "bpref"}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, set(keys.values())).evaluate(run)
+    got = evaluate(qrels, run, list(keys), per_query=True)
+    for m, key in keys.items():
+        assert got[m] == pytest.approx({q: ref[q][key] for q in ref}, abs=1e-9), m
+    del run["q_empty"]
+    jt, rt = synthetic.to_tables(qrels, run)
+    assert Evaluation(qrels, run, list(keys)).rows() == Evaluation(jt, rt, list(keys)).rows()
+
+
+def test_ranx_qrels_and_run_are_inputs():
+    """ranx's Qrels and Run objects (and the dicts ranx builds them from): under ranx's convention, ranx's
+    evaluate run here, per query (a run without score ties: ranx orders ties in no fixed way), a grade-0 row
+    judged non-relevant, a judged query the run lacks counted as ranx counts it (make_comparable)."""
+    import ranx
+    qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d7": 3}, "q3": {"d9": 1}}
+    run = {"q1": {"d1": 0.5, "d3": 0.2, "d5": 0.9, "d2": 0.7}, "q2": {"d4": 0.1, "d6": 0.3, "d7": 0.05}}
+    names = {"AP": "map", "nDCG@10": "ndcg@10", "P@2": "precision@2", "RR": "mrr", "R@3": "recall@3"}
+    want = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), list(names.values()), return_mean=False,
+                         make_comparable=True)
+    for inputs in ((ranx.Qrels(qrels), ranx.Run(run)), (qrels, run)):
+        got = evaluate(*inputs, list(names), convention="ranx", per_query=True)
+        for m, key in names.items():
+            assert got[m] == pytest.approx(dict(zip(["q1", "q2", "q3"], want[key])), abs=1e-9), m
+
+
+@pytest.mark.parametrize("judgments,run,message", [
+    ({"q1": {"d1": 1}}, {"q1": {"d1": "0.5"}}, "dict: the score of query q1, item d1 is '0.5' (str), not a number"),
+    ({"q1": {"d1": True}}, {"q1": {"d1": 0.5}}, "dict: the relevance of query q1, item d1 is True (bool), not a "
+                                                "number"),
+    ({"q1": {"d1": 1}}, {"d1": 0.5}, "dict: query d1 maps to a float, not a dict; give the run as {query_id: "
+                                     "{item_id: score}}"),
+    ({("q", 1): {"d1": 1}}, {"q1": {"d1": 0.5}}, "dict: a query id is ('q', 1) (tuple); ids are text"),
+    ({"q1": {1.5: 1}}, {"q1": {"d1": 0.5}}, "dict: an item id of query q1 is 1.5 (float); ids are text"),
+    ({"q1": {"d1": 1}}, {"q1": {"d1": float("nan")}}, "dict: score nan for query q1, item d1"),
+    ({"q1": {"d1": 1}}, {}, "dict: the run has no rows"),
+])
+def test_bad_dicts_are_refused_in_one_line(judgments, run, message):
+    from rankmetrics_duckdb.errors import InputError
+    with pytest.raises(InputError) as e:
+        evaluate(judgments, run, ["AP"])
+    assert str(e.value).startswith(message) and "\n" not in str(e.value), str(e.value)
+
+
+def test_dict_ids_that_are_whole_numbers_are_their_digits():
+    """{1: {2: 1}}: query 1, item 2, as a TREC file's `1 0 2 1` reads: the same per-query values as text ids.
+    By hand: item 3 (unjudged) first, item 2 (relevant) second: AP 1/2, RR 1/2."""
+    got = evaluate({1: {2: 1}}, {1: {2: 0.5, 3: 0.7}}, ["AP", "RR"], per_query=True)
+    assert got == {"AP": {"1": 0.5}, "RR": {"1": 0.5}}
