@@ -779,7 +779,8 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
 
     judgments, run: a file path, a table or view name on con, a DuckDB relation, or a pandas/polars DataFrame
     or pyarrow Table with columns query_id, item_id and relevance (judgments) or score and/or rank (run); or
-    pytrec_eval's and ranx's dicts {query_id: {item_id: grade or score}}, or ranx's Qrels and Run.
+    pytrec_eval's and ranx's dicts {query_id: {item_id: grade or score}}, ranx's Qrels and Run, or ir_measures'
+    Qrel and ScoredDoc rows (a list or an iterator).
     metrics: names such as "nDCG@10", "AP", "P@10", "ndcg_cut_10", "mrr" (default: a trec_eval-like set).
     convention: "trec_eval" (default), "ranx", "mllib", "sklearn" or "retrieved"; overrides (ties=, gain=,
     ideal=, denominator=, empty=, queries=, rel=, judged_only=, log_base=) switch single conventions.

@@ -144,26 +144,74 @@ def _dict_id(value, label: str, what: str, query=None) -> str:
 
 def nested_dict_table(obj, kind: str, label: str):
     """pytrec_eval's and ranx's form of an input, {query_id: {item_id: value}} (a run's scores, the judgments'
-    grades), as an Arrow table of our columns: ids as text, a run's scores as doubles, grades as whole numbers
-    (doubles if any is not whole: the convention reads them). A query mapped to no item has no row, as in a
-    TREC file. Anything else in it is refused in one line naming the query and item."""
+    grades), as an Arrow table of our columns (_rows_table). A query mapped to no item has no row, as in a TREC
+    file."""
+    value = "relevance" if kind == JUDGMENTS else "score"
+
+    def rows():
+        for q, inner in obj.items():
+            if not isinstance(inner, dict):
+                query = _dict_id(q, label, "a query id")
+                raise InputError(f"{label}: query {query} maps to a {type(inner).__name__}, not a dict; give the "
+                                 f"{kind} as {{query_id: {{item_id: {value}}}}}, as pytrec_eval and ranx take them")
+            for i, v in inner.items():
+                yield q, i, v
+    return _rows_table(rows(), kind, label)
+
+
+# ir_measures' (and ir_datasets') rows: namedtuples Qrel(query_id, doc_id, relevance, iteration) and
+# ScoredDoc(query_id, doc_id, score)
+_NAMED_ROWS = {JUDGMENTS: "relevance", RUN: "score"}
+
+
+def named_rows(obj, kind: str):
+    """ir_measures' form of an input, a list or an iterator of namedtuples with the fields query_id, doc_id and
+    relevance (judgments) or score (run), as an Arrow table (_rows_table); anything else None (an iterator
+    whose first row is something else: a TypeError, the rows it held being gone)."""
+    iterator = hasattr(obj, "__next__") and hasattr(obj, "__iter__") and not is_stream(obj)  # a file: its text
+    if not (isinstance(obj, (list, tuple)) or iterator):
+        return None
+    rows = iter(obj)
+    first = next(rows, None)
+    fields = getattr(first, "_fields", ())
+    if first is None or "query_id" not in fields or "doc_id" not in fields:
+        if first is not None and iterator:
+            raise InputError(f"cannot read the {kind} from a {type(obj).__name__} of {type(first).__name__}: give "
+                             f"ir_measures' rows (namedtuples of query_id, doc_id and {_NAMED_ROWS[kind]}), or a "
+                             f"table")
+        if first is None and iterator:  # an iterator of nothing: no rows
+            return _rows_table(iter(()), kind, type(obj).__name__)
+        return None
+    value = _NAMED_ROWS[kind]
+    label = f"rows of {type(first).__name__}"
+    if value not in fields:
+        raise InputError(f"{label}: no field {value} (fields: {', '.join(fields)}); the {kind} "
+                         f"{'are' if kind == JUDGMENTS else 'is'} rows of query_id, doc_id and {value}")
+
+    def triples():
+        yield first.query_id, first.doc_id, getattr(first, value)
+        for row in rows:
+            yield row.query_id, row.doc_id, getattr(row, value)
+    return _rows_table(triples(), kind, label)
+
+
+def _rows_table(rows, kind: str, label: str):
+    """(query, item, value) rows as an Arrow table of our columns: ids as text (whole numbers as their digits),
+    a run's scores as doubles, grades as whole numbers (doubles if any is not whole: the convention reads them);
+    anything else refused in one line naming the query and item. The table's metadata keeps label (frame_label)."""
     import numbers
     import pyarrow as pa
     value = "relevance" if kind == JUDGMENTS else "score"
     queries, items, values = [], [], []
-    for q, inner in obj.items():
+    for q, i, v in rows:
         query = _dict_id(q, label, "a query id")
-        if not isinstance(inner, dict):
-            raise InputError(f"{label}: query {query} maps to a {type(inner).__name__}, not a dict; give the {kind} "
-                             f"as {{query_id: {{item_id: {value}}}}}, as pytrec_eval and ranx take them")
-        for i, v in inner.items():
-            item = _dict_id(i, label, "an item id", query)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real):
-                raise InputError(f"{label}: the {value} of query {query}, item {item} is {v!r} "
-                                 f"({type(v).__name__}), not a number")
-            queries.append(query)
-            items.append(item)
-            values.append(v)
+        item = _dict_id(i, label, "an item id", query)
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise InputError(f"{label}: the {value} of query {query}, item {item} is {v!r} ({type(v).__name__}), "
+                             f"not a number")
+        queries.append(query)
+        items.append(item)
+        values.append(v)
     whole = kind == JUDGMENTS and all(isinstance(v, numbers.Integral) for v in values)
     column = pa.array([int(v) for v in values] if whole else [float(v) for v in values],
                       pa.int64() if whole else pa.float64())
@@ -176,8 +224,8 @@ def table_like(obj, kind: str):
     """obj as an input the readers take: a pyarrow RecordBatchReader (a stream, read once) or RecordBatch as one
     Arrow table, a pyarrow dataset as the table it holds; another pyarrow object that holds no table (a Schema,
     an Array) refused, naming it; a polars LazyFrame collected; a pandas or polars Series refused, and a pandas
-    DataFrame with two columns of one name; pytrec_eval's and ranx's nested dicts, and ranx's Qrels and Run, as
-    Arrow tables (nested_dict_table). Anything else as it is. Called once per input, before either path."""
+    DataFrame with two columns of one name; pytrec_eval's and ranx's nested dicts, ranx's Qrels and Run, and
+    ir_measures' rows (namedtuples) as Arrow tables (nested_dict_table, named_rows). Anything else as it is. Called once per input, before either path."""
     module = type(obj).__module__.split(".")[0]
     if isinstance(obj, dict):
         return nested_dict_table(obj, kind, "dict")
@@ -196,7 +244,8 @@ def table_like(obj, kind: str):
             raise InputError(f"pandas DataFrame: column {twice} appears twice; name each column once")
         return obj
     if module != "pyarrow":
-        return obj
+        named = named_rows(obj, kind)
+        return obj if named is None else named
     import pyarrow as pa
     if isinstance(obj, pa.RecordBatch):
         obj = pa.Table.from_batches([obj])

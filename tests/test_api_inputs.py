@@ -182,3 +182,40 @@ def test_dict_ids_that_are_whole_numbers_are_their_digits():
     By hand: item 3 (unjudged) first, item 2 (relevant) second: AP 1/2, RR 1/2."""
     got = evaluate({1: {2: 1}}, {1: {2: 0.5, 3: 0.7}}, ["AP", "RR"], per_query=True)
     assert got == {"AP": {"1": 0.5}, "RR": {"1": 0.5}}
+
+
+def test_ir_measures_rows_are_inputs():
+    """ir_measures' (and ir_datasets') rows, Qrel and ScoredDoc namedtuples, in a list or an iterator read once:
+    per query, ir_measures' numbers run here (its pytrec_eval provider, trec_eval's conventions with -c: a judged
+    query the run lacks counts, queries='judged') on the synthetic data with score ties."""
+    import ir_measures
+    import synthetic
+    from ir_measures import Qrel, ScoredDoc
+    qrels, run = synthetic.make(seed=43, queries=10, depth=30)
+    qrel_rows = [Qrel(q, d, g, "0") for q, docs in qrels.items() for d, g in docs.items()]
+    run_rows = [ScoredDoc(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    measures = {"AP": ir_measures.AP, "nDCG@10": ir_measures.nDCG @ 10, "P@5": ir_measures.P @ 5}
+    want = {}
+    for m in ir_measures.iter_calc(list(measures.values()), qrel_rows, run_rows):
+        want.setdefault(str(m.measure), {})[m.query_id] = m.value
+    for judgments, ranking in ((qrel_rows, run_rows), (iter(qrel_rows), (r for r in run_rows))):
+        got = evaluate(judgments, ranking, list(measures), per_query=True, queries="judged")
+        for name, measure in measures.items():
+            assert got[name] == pytest.approx(want[str(measure)], abs=1e-9), name
+
+
+def test_bad_rows_are_refused_in_one_line():
+    """Rows of the wrong kind (a run's ScoredDoc given as judgments), plain tuples from an iterator, and a row
+    twice, each one line naming what is wrong."""
+    from ir_measures import Qrel, ScoredDoc
+    from rankmetrics_duckdb.errors import InputError
+    qrels = [Qrel("q1", "d1", 1, "0")]
+    run = [ScoredDoc("q1", "d1", 0.5), ScoredDoc("q1", "d2", 0.7)]
+    for judgments, ranking, message in (
+            (run, run, "rows of ScoredDoc: no field relevance (fields: query_id, doc_id, score)"),
+            (qrels, (tuple(r) for r in run), "cannot read the run from a generator of tuple"),
+            (qrels, run + run[:1], "rows of ScoredDoc: item d1 appears 2 times for query q1 in the run"),
+            (qrels, [ScoredDoc("q1", "d1", "high")], "rows of ScoredDoc: the score of query q1, item d1 is 'high'")):
+        with pytest.raises(InputError) as e:
+            evaluate(judgments, ranking, ["AP"])
+        assert str(e.value).startswith(message) and "\n" not in str(e.value), str(e.value)
