@@ -254,6 +254,7 @@ class Evaluation:
     def relation(self) -> duckdb.DuckDBPyRelation:
         """Rows (measure, query_id, value), lazily evaluated; the means have query_id NULL. With groups (by),
         the group columns come between measure and query_id."""
+        self._open()
         return self.con.sql(self.sql())
 
     @property
@@ -265,6 +266,7 @@ class Evaluation:
         """(measure, query_id, value) rows: per measure as requested, queries sorted, then the mean, whose
         query_id is None (a query may be named 'all'). With groups (by): (measure, group values..., query_id,
         value), per measure and group (in sort order, NULL first)."""
+        self._open()
         if not self.measures:  # only trec_eval's text lines (runid, relstring): no value to compute
             return []
         if self._rows is not None:  # computed with the checks (onepass)
@@ -351,9 +353,22 @@ class Evaluation:
         return self.to_arrow().to_pandas()
 
     def close(self):
+        """Free what it holds: the inputs it loaded and its spill folder (with `with`, on leaving the block)."""
         if self.reader is not None:
             self.reader.close()
         self.close_spill()
+        self._closed = True
+
+    def _open(self):
+        """A UsageError once closed (its tables are gone), rather than DuckDB's error naming one of them."""
+        if getattr(self, "_closed", False):
+            raise UsageError("this Evaluation is closed: create it again (or read its rows before closing it)")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     def close_spill(self):
         """Remove the spill folder of a memory limit (_connect's finalizer), if any."""

@@ -205,6 +205,20 @@ def test_memory_limit_spill_folder_removed_on_success(tmp_path):
     assert os.listdir(tmp) == []
 
 
+def test_an_evaluation_in_a_with_block_is_closed_at_its_end(tmp_path, monkeypatch):
+    """`with Evaluation(...) as ev:` as `with prepare(...)`: its values inside (trec_eval's MAP for the suite's
+    data), its spill folder gone after, and rows() then says it is closed rather than reading freed tables."""
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with rm.Evaluation(Q, R, ["AP"], memory_limit="1GB") as ev:
+        assert len([n for n in os.listdir(tmp_path) if n.startswith("rankmetrics-spill-")]) == 1
+        assert ev.rows()[-1][2] == pytest.approx(MAP, abs=5e-5)
+    assert not [n for n in os.listdir(tmp_path) if n.startswith("rankmetrics-spill-")]
+    for read in (ev.rows, ev.relation, ev.to_arrow):
+        with pytest.raises(rm.UsageError, match="this Evaluation is closed"):
+            read()
+
+
 def test_memory_limit_spill_folder_removed_when_never_closed(tmp_path):
     """An Evaluation or a prepare()d evaluation that is never closed removes its spill folder when it is collected,
     and when Python exits with it still alive (each suite run used to leave two empty folders in /tmp). Its numbers
