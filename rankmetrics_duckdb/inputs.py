@@ -8,6 +8,7 @@ rows in Python. The caller's files and tables are only read.
 from __future__ import annotations
 
 import itertools
+import numbers
 import os
 import re
 import warnings
@@ -135,8 +136,8 @@ def _dict_id(value, label: str, what: str, query=None) -> str:
     """A key of a nested dict as an id: text as it is, a whole number (not a bool) as its digits."""
     if isinstance(value, str):
         return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):  # numpy's integers too
+        return str(int(value))
     where = "" if query is None else f" of query {query}"
     raise InputError(f"{label}: {what}{where} is {value!r} ({type(value).__name__}); ids are text (or whole "
                      f"numbers)")
@@ -199,7 +200,6 @@ def _rows_table(rows, kind: str, label: str):
     """(query, item, value) rows as an Arrow table of our columns: ids as text (whole numbers as their digits),
     a run's scores as doubles, grades as whole numbers (doubles if any is not whole: the convention reads them);
     anything else refused in one line naming the query and item. The table's metadata keeps label (frame_label)."""
-    import numbers
     import pyarrow as pa
     value = "relevance" if kind == JUDGMENTS else "score"
     queries, items, values = [], [], []

@@ -180,8 +180,12 @@ def test_bad_dicts_are_refused_in_one_line(judgments, run, message):
 def test_dict_ids_that_are_whole_numbers_are_their_digits():
     """{1: {2: 1}}: query 1, item 2, as a TREC file's `1 0 2 1` reads: the same per-query values as text ids.
     By hand: item 3 (unjudged) first, item 2 (relevant) second: AP 1/2, RR 1/2."""
+    import numpy as np
     got = evaluate({1: {2: 1}}, {1: {2: 0.5, 3: 0.7}}, ["AP", "RR"], per_query=True)
     assert got == {"AP": {"1": 0.5}, "RR": {"1": 0.5}}
+    numpy_keys = {np.int64(1): {np.int32(2): np.int64(1)}}, {np.int64(1): {np.int64(2): np.float32(0.5),
+                                                                            np.int64(3): np.float64(0.7)}}
+    assert evaluate(*numpy_keys, ["AP", "RR"], per_query=True) == got  # a frame's to_dict() gives numpy's
 
 
 def test_ir_measures_rows_are_inputs():
