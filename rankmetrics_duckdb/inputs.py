@@ -116,8 +116,8 @@ def arrow_table(relation: duckdb.DuckDBPyRelation):
     return table.read_all() if hasattr(table, "read_all") else table
 
 
-# the schema metadata key of an Arrow table made from another kind of object (nested_dict_table): what messages
-# call the input (frame_label)
+# the schema metadata key of an Arrow table made from another kind of object (_rows_table): what messages call
+# the input (frame_label)
 LABEL_KEY = b"rankmetrics_label"
 
 
@@ -167,8 +167,8 @@ _NAMED_ROWS = {JUDGMENTS: "relevance", RUN: "score"}
 
 def named_rows(obj, kind: str):
     """ir_measures' form of an input, a list or an iterator of namedtuples with the fields query_id, doc_id and
-    relevance (judgments) or score (run), as an Arrow table (_rows_table); anything else None (an iterator
-    whose first row is something else: a TypeError, the rows it held being gone)."""
+    relevance (judgments) or score (run), as an Arrow table (_rows_table); rows of the other kind refused; any
+    other list None (not rows: the readers name it), any other iterator refused (its first row is gone)."""
     iterator = hasattr(obj, "__next__") and hasattr(obj, "__iter__") and not is_stream(obj)  # a file: its text
     if not (isinstance(obj, (list, tuple)) or iterator):
         return None
@@ -225,7 +225,8 @@ def table_like(obj, kind: str):
     Arrow table, a pyarrow dataset as the table it holds; another pyarrow object that holds no table (a Schema,
     an Array) refused, naming it; a polars LazyFrame collected; a pandas or polars Series refused, and a pandas
     DataFrame with two columns of one name; pytrec_eval's and ranx's nested dicts, ranx's Qrels and Run, and
-    ir_measures' rows (namedtuples) as Arrow tables (nested_dict_table, named_rows). Anything else as it is. Called once per input, before either path."""
+    ir_measures' rows (namedtuples) as Arrow tables (nested_dict_table, named_rows). Anything else as it is.
+    Called once per input, before either path."""
     module = type(obj).__module__.split(".")[0]
     if isinstance(obj, dict):
         return nested_dict_table(obj, kind, "dict")
