@@ -3,8 +3,11 @@ providers) in its own spelling, per query (iter_calc) and aggregated (calc_aggre
 ir_measures preset to 1e-9. Each case names the provider that computes the reference. Data: trec_eval's graded
 suite (qrels.rel_level, grades -1..4) and synthetic runs with tied scores (exact in float32, as pytrec_eval
 reads them), unjudged items and queries on one side only."""
+import atexit
 import math
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -47,8 +50,10 @@ COUNTS_OF_JUDGMENTS = {"NumRel", "NumQ"}
 
 def _data():
     qrels, run = make(seed=11, queries=20, depth=50)
-    folder = "/tmp/rankmetrics-irm-parity"
-    os.makedirs(folder, exist_ok=True)
+    # a folder of this test process's own, removed at its end: a fixed one was written by both test processes at
+    # once (and _without_missing_queries writes beside the synthetic qrels), and stayed in /tmp
+    folder = tempfile.mkdtemp(prefix="rankmetrics-irm-parity-")
+    atexit.register(shutil.rmtree, folder, True)
     return {"suite": (os.path.join(TREC, "qrels.rel_level"), os.path.join(TREC, "results.test")),
             "synthetic": write_trec(qrels, run, folder)}
 
