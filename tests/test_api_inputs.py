@@ -223,3 +223,16 @@ def test_bad_rows_are_refused_in_one_line():
         with pytest.raises(InputError) as e:
             evaluate(judgments, ranking, ["AP"])
         assert str(e.value).startswith(message) and "\n" not in str(e.value), str(e.value)
+
+
+def test_pytrec_eval_dicts_under_its_preset_give_its_numbers_past_float32():
+    """Scores that differ only past float32 precision (0.5 and 0.5 + 2**-40): pytrec_eval ties them and orders
+    them by item id descending (b before a), trec_eval 10 ranks a first. By hand: a is relevant, b is not; in
+    trec_eval 10's order a is first (AP 1), in pytrec_eval's second (AP 1/2). The pytrec_eval preset gives
+    pytrec_eval's number, run here; the default trec_eval 10's."""
+    import pytrec_eval
+    qrels, run = {"q": {"a": 1, "b": 0}}, {"q": {"a": 0.5 + 2 ** -40, "b": 0.5}}
+    want = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)["q"]["map"]
+    assert want == 0.5
+    assert evaluate(qrels, run, ["AP"], convention="pytrec_eval") == {"AP": want}
+    assert evaluate(qrels, run, ["AP"]) == {"AP": 1.0}
