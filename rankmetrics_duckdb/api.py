@@ -485,6 +485,38 @@ class Prepared:
         self.close()
 
 
+class RelevanceEvaluator:
+    """pytrec_eval's RelevanceEvaluator, computed here: RelevanceEvaluator(qrels, measures, relevance_level=1,
+    judged_docs_only_flag=False).evaluate(run) gives {query_id: {key: value}} with pytrec_eval's keys and values
+    (its preset, convention='pytrec_eval': trec_eval's measures with 32-bit scores), for the queries of the run
+    that are judged. qrels and run: its dicts, or any input evaluate() takes. measures: trec_eval's names, families
+    ('P', 'ndcg_cut') and parameters ('P.5,10'). As pytrec_eval: gm_map and gm_bpref hold ln(max(value, 0.00001))
+    per query (trec_eval's accumulator), runid and relstring 0.0. Unlike it, an unknown measure is a UsageError
+    and a run that is empty or shares no query with the judgments an InputError, where pytrec_eval gives {}."""
+
+    def __init__(self, query_relevance, measures, relevance_level=1, judged_docs_only_flag=False):
+        names = [measures] if isinstance(measures, str) else sorted(measures)
+        # trec_eval's text lines, which pytrec_eval gives as 0.0 per query
+        self._text = {"runid" for n in names if n == measures_mod.RUNID} | {
+            "relstring" for n in names if measures_mod.relstrings_wanted([n])}
+        self._names = [n for n in names if n != measures_mod.RUNID and not measures_mod.relstrings_wanted([n])]
+        measures_mod.parse_all(self._names)  # an unknown name now, where pytrec_eval raises its ValueError
+        self._switches = {"rel": relevance_level, "judged_only": bool(judged_docs_only_flag)}
+        self._qrels = table_like(query_relevance, JUDGMENTS)  # read once (an iterator, say), checked per run
+
+    def evaluate(self, scores) -> dict:
+        out: dict = {}
+        with Evaluation(self._qrels, scores, self._names, convention="pytrec_eval", **self._switches) as ev:
+            logs = {m.requested for m in ev.measures if m.metric.mean is measures_mod.GMEAN}
+            for measure, query, value in ev.rows():
+                if query is not None:
+                    out.setdefault(query, {})[measure] = (
+                        math.log(max(value, measures_mod.MIN_GEO_MEAN)) if measure in logs else value)
+        for values in out.values():
+            values.update(dict.fromkeys(self._text, 0.0))
+        return out
+
+
 def _evaluate_only(keys) -> list:
     """The keys that are arguments of evaluate() (or Evaluation) and not of prepare(): Prepared takes plain inputs
     only, and its other keyword arguments are conventions. Read from the signatures, so that they stay true."""

@@ -114,3 +114,38 @@ def test_every_supported_measure_on_the_suite(qrels, level):
 def test_every_supported_measure_with_ties(seed):
     qrels, run = synthetic.make(seed=seed)
     compare_every_measure(qrels, run)
+
+
+@pytest.mark.parametrize("switches", [{}, {"relevance_level": 2}, {"judged_docs_only_flag": True}],
+                         ids=["default", "relevance_level", "judged_docs_only"])
+def test_relevance_evaluator_is_pytrec_eval_s(switches):
+    """rankmetrics_duckdb.RelevanceEvaluator in place of pytrec_eval's: every measure of
+    pytrec_eval.supported_measures, the same {query: {key: value}} to 1e-9, pytrec_eval run here, on trec_eval's
+    graded suite and on a synthetic run with ties, a query the judgments lack and one the run lacks (queries and
+    keys exactly pytrec_eval's: gm_map's per-query log, runid and relstring as 0.0 included)."""
+    from rankmetrics_duckdb import RelevanceEvaluator
+    measures = set(pytrec_eval.supported_measures)
+    for qrels, run in ((read_qrels(os.path.join(TREC, "qrels.rel_level")), read_run(os.path.join(TREC, "results.test"))),
+                       synthetic.make(seed=9, queries=15, depth=40)):
+        want = pytrec_eval.RelevanceEvaluator(qrels, measures, **switches).evaluate(run)
+        got = RelevanceEvaluator(qrels, measures, **switches).evaluate(run)
+        assert got.keys() == want.keys()
+        for q in want:
+            assert got[q].keys() == want[q].keys(), q
+            assert got[q] == pytest.approx(want[q], abs=1e-9), q
+
+
+def test_relevance_evaluator_reads_pytrec_eval_s_measure_spellings():
+    """Parameters and families as pytrec_eval takes them ('P.5', 'ndcg_cut.3,7', 'relstring.5'), an evaluator
+    used for two runs; an unknown measure refused when the evaluator is made, as pytrec_eval refuses it."""
+    from rankmetrics_duckdb import RelevanceEvaluator, UsageError
+    qrels = {"q": {"a": 1, "b": 0}}
+    measures = {"P.5", "ndcg_cut.3,7", "relstring.5", "runid", "recall"}
+    ours = RelevanceEvaluator(qrels, measures)
+    for run in ({"q": {"a": 0.5, "b": 0.7}}, {"q": {"a": 0.9, "b": 0.7}, "x": {"a": 1.0}}):
+        want = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+        got = ours.evaluate(run)
+        assert got.keys() == want.keys() == {"q"}
+        assert got["q"] == pytest.approx(want["q"], abs=1e-9) and got["q"].keys() == want["q"].keys()
+    with pytest.raises(UsageError, match="unknown metric 'nope'"):
+        RelevanceEvaluator(qrels, {"map", "nope"})
