@@ -506,13 +506,16 @@ class RelevanceEvaluator:
 
     def evaluate(self, scores) -> dict:
         out: dict = {}
-        with Evaluation(self._qrels, scores, self._names, convention="pytrec_eval", **self._switches) as ev:
+        names = self._names or ["num_q"]  # only text lines asked for: the queries they are given for
+        with Evaluation(self._qrels, scores, names, convention="pytrec_eval", **self._switches) as ev:
             logs = {m.requested for m in ev.measures if m.metric.mean is measures_mod.GMEAN}
             for measure, query, value in ev.rows():
                 if query is not None:
                     out.setdefault(query, {})[measure] = (
                         math.log(max(value, measures_mod.MIN_GEO_MEAN)) if measure in logs else value)
         for values in out.values():
+            if not self._names:
+                values.clear()
             values.update(dict.fromkeys(self._text, 0.0))
         return out
 
