@@ -3,13 +3,14 @@ from .errors import InputError, RankMetricsError, UsageError
 
 from ._version import __version__  # noqa: F401
 __all__ = ["evaluate", "prepare", "Prepared", "register", "relation", "macros_sql", "to_sql", "Evaluation", "METRICS",
-           "parse_metric", "RelevanceEvaluator",
+           "parse_metric", "RelevanceEvaluator", "supported_measures", "compute_aggregated_measure",
            "InputError", "UsageError", "RankMetricsError", "compare", "report", "fuse"]
 
 # The public names, each imported from its module on first use (PEP 562), so that `rankmetrics eval` does not
 # import the comparison, report and SQL-building modules it does not need.
 _LAZY = {"evaluate": "api", "register": "api", "relation": "api", "macros_sql": "api", "to_sql": "api",
-         "Evaluation": "api", "prepare": "api", "Prepared": "api", "RelevanceEvaluator": "api", "compare": "comparison", "report": "render", "METRICS": "measures",
+         "Evaluation": "api", "prepare": "api", "Prepared": "api", "RelevanceEvaluator": "api", "supported_measures": "api",
+         "compute_aggregated_measure": "api", "compare": "comparison", "report": "render", "METRICS": "measures",
          "parse_metric": ("measures", "parse"), "fuse": "fusion"}
 
 

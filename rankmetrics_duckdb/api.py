@@ -520,6 +520,26 @@ class RelevanceEvaluator:
         return out
 
 
+# pytrec_eval.supported_measures, as RelevanceEvaluator takes them: trec_eval 10's measures (its all_trec), each of
+# pytrec_eval's among them
+supported_measures = frozenset(measures_mod.TREC_SETS["all_trec"])
+
+
+def compute_aggregated_measure(measure: str, values) -> float:
+    """pytrec_eval's: the per-query values of a RelevanceEvaluator key made one number, by the measure's own
+    aggregate (measures.Aggregate, as its 'all' row): counts (num_*) summed, gm_map and gm_bpref exp of the mean
+    of the logs RelevanceEvaluator gives per query, the others averaged; NaN for no value, as numpy's mean."""
+    parsed = measures_mod.parse_all([measure])  # runid and relstring: none (their 0.0s are averaged)
+    aggregate = parsed[0].metric.mean if parsed else measures_mod.AVG
+    values = [float(v) for v in values]
+    if not values:
+        return 0.0 if aggregate is measures_mod.SUM else math.nan
+    total = measures_mod.added_in_order(values)
+    if aggregate is measures_mod.SUM:
+        return total
+    return math.exp(total / len(values)) if aggregate is measures_mod.GMEAN else total / len(values)
+
+
 def _evaluate_only(keys) -> list:
     """The keys that are arguments of evaluate() (or Evaluation) and not of prepare(): Prepared takes plain inputs
     only, and its other keyword arguments are conventions. Read from the signatures, so that they stay true."""

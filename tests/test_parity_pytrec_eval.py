@@ -149,3 +149,20 @@ def test_relevance_evaluator_reads_pytrec_eval_s_measure_spellings():
             assert got["q"] == pytest.approx(want["q"], abs=1e-9) and got["q"].keys() == want["q"].keys()
     with pytest.raises(UsageError, match="unknown metric 'nope'"):
         RelevanceEvaluator(qrels, {"map", "nope"})
+
+
+def test_the_package_stands_in_for_pytrec_eval_s_module():
+    """`import rankmetrics_duckdb as pytrec_eval`: supported_measures holds pytrec_eval's (and trec_eval 10's
+    rbp, rbp_resid and unj), and compute_aggregated_measure makes each key's per-query values from our
+    RelevanceEvaluator the number pytrec_eval's makes from its own (counts summed, gm_* from their logs), both run
+    here, on the synthetic run with ties."""
+    import rankmetrics_duckdb as ours
+    assert set(pytrec_eval.supported_measures) <= ours.supported_measures
+    assert ours.supported_measures - set(pytrec_eval.supported_measures) == {"rbp", "rbp_resid", "unj"}
+    qrels, run = synthetic.make(seed=10, queries=15, depth=40)
+    want = pytrec_eval.RelevanceEvaluator(qrels, pytrec_eval.supported_measures).evaluate(run)
+    got = ours.RelevanceEvaluator(qrels, pytrec_eval.supported_measures).evaluate(run)
+    for key in next(iter(want.values())):
+        theirs = pytrec_eval.compute_aggregated_measure(key, [want[q][key] for q in want])
+        assert ours.compute_aggregated_measure(key, [got[q][key] for q in got]) == pytest.approx(theirs, abs=1e-9), key
+    assert ours.compute_aggregated_measure("num_ret", []) == 0.0 and math.isnan(ours.compute_aggregated_measure("map", []))
