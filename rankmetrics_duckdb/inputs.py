@@ -188,8 +188,11 @@ def named_rows(obj, kind: str):
     if value not in fields:
         raise InputError(f"{label}: no field {value} (fields: {', '.join(fields)}); the {kind} "
                          f"{'are' if kind == JUDGMENTS else 'is'} rows of query_id, doc_id and {value}")
-    at = fields.index(value)
     listed = [first, *rows]
+    odd = next((n for n, r in enumerate(listed) if getattr(r, "_fields", None) != fields), None)
+    if odd is not None:  # another kind of row (a plain tuple, say) among them
+        raise InputError(f"{label}: row {odd + 1} is {listed[odd]!r}, not a row of {', '.join(fields)}")
+    at = fields.index(value)
     return _columns_table([r.query_id for r in listed], [r.doc_id for r in listed], [r[at] for r in listed],
                           kind, label)
 
@@ -213,7 +216,15 @@ def _columns_table(queries: list, items: list, values: list, kind: str, label: s
     whole = kind == JUDGMENTS and all(isinstance(v, numbers.Integral) for v in values)
     if not plain:  # numpy's numbers as Python's
         values = [int(v) for v in values] if whole else [float(v) for v in values]
-    column = pa.array(values, pa.int64() if whole else pa.float64())
+    try:
+        column = pa.array(values, pa.int64() if whole else pa.float64())
+    except (OverflowError, pa.ArrowInvalid):  # a whole number beyond 64 bits: a double, where one holds it
+        for q, i, v in zip(queries, items, values):
+            try:
+                float(v)
+            except OverflowError:
+                raise InputError(f"{label}: the {value} of query {q}, item {i} is too large for a double") from None
+        column = pa.array([float(v) for v in values], pa.float64())
     table = pa.table({"query_id": pa.array(queries, pa.string()), "item_id": pa.array(items, pa.string()),
                       value: column})
     return table.replace_schema_metadata({LABEL_KEY: label.encode()})

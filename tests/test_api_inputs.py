@@ -169,6 +169,7 @@ def test_ranx_qrels_and_run_are_inputs():
     ({"q1": {1.5: 1}}, {"q1": {"d1": 0.5}}, "dict: an item id of query q1 is 1.5 (float); ids are text"),
     ({"q1": {"d1": 1}}, {"q1": {"d1": float("nan")}}, "dict: score nan for query q1, item d1"),
     ({"q1": {"d1": 1}}, {}, "dict: the run has no rows"),
+    ({"q1": {"d1": 1}}, {"q1": {"d1": 10 ** 400}}, "dict: the score of query q1, item d1 is too large for a double"),
 ])
 def test_bad_dicts_are_refused_in_one_line(judgments, run, message):
     from rankmetrics_duckdb.errors import InputError
@@ -186,6 +187,8 @@ def test_dict_ids_that_are_whole_numbers_are_their_digits():
     numpy_keys = {np.int64(1): {np.int32(2): np.int64(1)}}, {np.int64(1): {np.int64(2): np.float32(0.5),
                                                                             np.int64(3): np.float64(0.7)}}
     assert evaluate(*numpy_keys, ["AP", "RR"], per_query=True) == got  # a frame's to_dict() gives numpy's
+    # whole numbers beyond 64 bits, as doubles: grade 10**30 is relevant, score 10**30 ranks its item first
+    assert evaluate({1: {2: 10 ** 30}}, {1: {2: 10 ** 30, 3: 0.7}}, ["AP"]) == {"AP": 1.0}
 
 
 def test_ir_measures_rows_are_inputs():
@@ -219,7 +222,9 @@ def test_bad_rows_are_refused_in_one_line():
             (run, run, "rows of ScoredDoc: no field relevance (fields: query_id, doc_id, score)"),
             (qrels, (tuple(r) for r in run), "cannot read the run from a generator of tuple"),
             (qrels, run + run[:1], "rows of ScoredDoc: item d1 appears 2 times for query q1 in the run"),
-            (qrels, [ScoredDoc("q1", "d1", "high")], "rows of ScoredDoc: the score of query q1, item d1 is 'high'")):
+            (qrels, [ScoredDoc("q1", "d1", "high")], "rows of ScoredDoc: the score of query q1, item d1 is 'high'"),
+            (qrels, [run[0], ("q1", "d2", 0.7)], "rows of ScoredDoc: row 2 is ('q1', 'd2', 0.7), not a row of "
+                                                 "query_id, doc_id, score")):
         with pytest.raises(InputError) as e:
             evaluate(judgments, ranking, ["AP"])
         assert str(e.value).startswith(message) and "\n" not in str(e.value), str(e.value)
