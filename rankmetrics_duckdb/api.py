@@ -508,11 +508,10 @@ class RelevanceEvaluator:
         out: dict = {}
         names = self._names or ["num_q"]  # only text lines asked for: the queries they are given for
         with Evaluation(self._qrels, scores, names, convention="pytrec_eval", **self._switches) as ev:
-            logs = {m.requested for m in ev.measures if m.metric.mean is measures_mod.GMEAN}
+            held = {m.requested: m.metric.mean.held for m in ev.measures}  # gm_map's log (measures.Aggregate)
             for measure, query, value in ev.rows():
                 if query is not None:
-                    out.setdefault(query, {})[measure] = (
-                        math.log(max(value, measures_mod.MIN_GEO_MEAN)) if measure in logs else value)
+                    out.setdefault(query, {})[measure] = held[measure](value)
         for values in out.values():
             if not self._names:
                 values.clear()
@@ -531,13 +530,7 @@ def compute_aggregated_measure(measure: str, values) -> float:
     of the logs RelevanceEvaluator gives per query, the others averaged; NaN for no value, as numpy's mean."""
     parsed = measures_mod.parse_all([measure])  # runid and relstring: none (their 0.0s are averaged)
     aggregate = parsed[0].metric.mean if parsed else measures_mod.AVG
-    values = [float(v) for v in values]
-    if not values:
-        return 0.0 if aggregate is measures_mod.SUM else math.nan
-    total = measures_mod.added_in_order(values)
-    if aggregate is measures_mod.SUM:
-        return total
-    return math.exp(total / len(values)) if aggregate is measures_mod.GMEAN else total / len(values)
+    return aggregate.held_mean([float(v) for v in values])
 
 
 def _evaluate_only(keys) -> list:

@@ -70,6 +70,20 @@ def _exp_avg(value):
     return exp.Exp(this=exp.Avg(this=value))
 
 
+# the same in Python, for what pytrec_eval's API gives (api.RelevanceEvaluator, compute_aggregated_measure): a
+# per-query value as trec_eval holds it, and the aggregate of held values (no value: NaN, a count's sum 0)
+def _held_log(value: float) -> float:
+    return math.log(max(value, MIN_GEO_MEAN))
+
+
+def _held_mean(values: list) -> float:
+    return added_in_order(values) / len(values) if values else math.nan
+
+
+def _held_exp_mean(values: list) -> float:
+    return math.exp(_held_mean(values))
+
+
 @dataclass(frozen=True)
 class Aggregate:
     """How a metric's per-query values make its 'all' row (ir_measures: Measure.aggregator()), and everything that
@@ -86,6 +100,9 @@ class Aggregate:
     # (te_calc_avg_meas_s_gm), not the geometric mean of z-scores of the values
     zscored: Callable = field(default=_same, repr=False, compare=False)     # per-query value -> the value z-scored
     zscore_mean: Callable = field(default=None, repr=False, compare=False)  # z-scores -> the 'all' row (None: sql)
+    # the two in Python: a per-query value as held (gm_map's log), and held values -> the 'all' row
+    held: Callable = field(default=lambda value: value, repr=False, compare=False)
+    held_mean: Callable = field(default=_held_mean, repr=False, compare=False)
 
     def difference_scale(self, n: int) -> int:
         """The factor from the mean of n paired per-query differences to the difference of this aggregate."""
@@ -93,9 +110,10 @@ class Aggregate:
 
 
 AVG = Aggregate("avg", 0, _avg, False, False, "the mean is avg(value)")  # NULL (NaN) values left out
-SUM = Aggregate("sum", 1, _sum, True, True, "trec_eval's counts sum")
+SUM = Aggregate("sum", 1, _sum, True, True, "trec_eval's counts sum", held_mean=lambda values: added_in_order(values))
 GMEAN = Aggregate("gmean", 2, _gmean, False, False,
-                  "gm_map and gm_bpref: exp(avg(ln(max(value, 0.00001))))", _log_floored, _exp_avg)
+                  "gm_map and gm_bpref: exp(avg(ln(max(value, 0.00001))))", _log_floored, _exp_avg, _held_log,
+                  _held_exp_mean)
 AGGREGATES = (AVG, SUM, GMEAN)  # AVG first: the ELSE of mean_sql's CASE
 
 
