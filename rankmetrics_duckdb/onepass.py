@@ -20,6 +20,8 @@ form, numbers stored as text, nan_scores='last') go to the careful path directly
 A run too large for the connection's memory limit (_parts), when it is cheap to read again (Parquet, Arrow, a
 table), is evaluated in parts instead (_in_parts): the check row first, over the whole inputs, then one
 statement per part of the queries, then the final SELECT over every part's per-query values: the same rows.
+A run in rank order is so too, each part numbered as it comes and its numbered rows kept (in one statement they
+did not fit, and everything after the streaming numbering ran on one thread).
 """
 from __future__ import annotations
 
@@ -240,7 +242,11 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result
 
     def attempt(presorted: bool) -> tuple[list, int]:  # the rows (and the check row), and the parts they took
         if presorted:  # its numbered rows kept (sqlgen.plan's keep_ranking) when they fit the memory limit (for a
-            #            run whose row count is known or cheap to count: not a text file, read once)
+            #            run whose row count is known or cheap to count: not a text file, read once); a run too
+            #            large for it and cheap to read again, in parts of its queries, each part's rows kept
+            parts = 1 if r.groups else _parts(reader, specs, conv, r, False)
+            if parts > 1:
+                return _in_parts(reader, specs, conv, j, r, False, parts, params, presorted=True)
             keep = (r.rescan or r.rows is not None) and _parts_needed(reader, r) == 1
             return reader.con.execute(_statement(specs, conv, j, r, False, True, keep), params).fetchall(), 1
         top_n = _top_n(reader, specs, conv, r)
@@ -444,7 +450,8 @@ def _unsplit_windows(reader):
             con.execute(f"SET disabled_optimizers = {sql_string(before)}")
 
 
-def _in_parts(reader, specs, conv: dict, j: _Source, r: _Source, top_n: bool, parts: int, params) -> tuple[list, int]:
+def _in_parts(reader, specs, conv: dict, j: _Source, r: _Source, top_n: bool, parts: int, params,
+              presorted: bool = False) -> tuple[list, int]:
     """The one statement's rows, computed as: the check row over the whole inputs, with the ranges of query ids
     of about `parts` parts (one statement); then, if every check passed, the per-query values (measure_values) of
     each part (one statement each: a query's run rows and judgments are in the same part, so every per-query
@@ -456,7 +463,8 @@ def _in_parts(reader, specs, conv: dict, j: _Source, r: _Source, top_n: bool, pa
     out = [(None, None, None, counts)]
     if not _clean(counts, j, r):
         return out, 1  # evaluate sends these inputs to the careful path
-    ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments", top_n)
+    ctes, final = plancache.duckdb_parts(specs, conv, r.has_score, r.has_rank, "rm_src_run", "rm_src_judgments", top_n,
+                                         presorted=presorted, keep_ranking=presorted)
     values = []
     inner = list(lows or [])[1:]  # the bounds between parts: the first part has no lower one, the last no upper
     with _unsplit_windows(reader):

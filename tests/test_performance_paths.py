@@ -551,18 +551,67 @@ def _ranking_kept(monkeypatch, kept: bool) -> list:
 
 def test_presorted_run_too_large_for_the_limit_is_streamed(monkeypatch):
     """A run in rank order whose rows would not fit the memory limit (a row taken as larger than the whole limit:
-    onepass.ROW_BYTES) is numbered as it streams, not kept: the same rows as kept, bit for bit."""
+    onepass.ROW_BYTES) and that is not cheap to read again (a pandas DataFrame, converted on each scan: no parts)
+    is numbered as it streams, not kept: the same rows as kept, bit for bit."""
     from rankmetrics_duckdb import onepass
     seen = _ranking_kept(monkeypatch, True)
     data = synthetic.make(seed=24, depth=30)
     jt, _ = synthetic.to_tables(*data)
-    run = _table(_in_rank_order(data), ("query_id", "item_id", "score"))
+    run = _table(_in_rank_order(data), ("query_id", "item_id", "score")).to_pandas()
     kept_rows, ranking, _ = _rows_and_ranking(jt, run, PRESORTED_MEASURES)
     assert ranking == "input order" and seen[-1] is True
     monkeypatch.setattr(onepass, "ROW_BYTES", 10 ** 15)
-    streamed_rows, ranking, _ = _rows_and_ranking(jt, run, PRESORTED_MEASURES)
-    assert ranking == "input order" and seen[-1] is False
+    ev = Evaluation(jt, run, PRESORTED_MEASURES)
+    try:
+        streamed_rows = [(m, q, repr(v)) for m, q, v in ev.rows()]
+        assert (ev.ranking, ev.parts) == ("input order", 1) and seen[-1] is False
+    finally:
+        ev.close()
     assert streamed_rows == kept_rows
+
+
+@pytest.mark.parametrize("fault", [None, "scores rising in a later part"])
+def test_presorted_run_too_large_for_the_limit_is_ranked_in_parts(tmp_path, monkeypatch, fault):
+    """A run in rank order too large for the memory limit and cheap to read again (Arrow, Parquet) is evaluated
+    in parts of its queries as a shuffled one is (onepass._in_parts), each part numbered as it comes, its
+    numbered rows kept: the rows of the one statement, bit for bit (its one part ranked in input order), and of
+    the same run shuffled, ranked by the sort; a row out of order in a later part (the probe looks at 3 rows
+    only) sends the whole run to the sort, in parts, with the same rows. Under trec_eval's conventions,
+    pytrec_eval's numbers."""
+    import random
+    from rankmetrics_duckdb import onepass, plancache
+    data = synthetic.make(seed=25, depth=60)
+    jt, _ = synthetic.to_tables(*data)
+    rows = _in_rank_order(data)
+    rows.sort(key=lambda r: r[0].encode())  # the queries in id order: a model's output sorted by query, as parts read
+    if fault:
+        monkeypatch.setattr(plancache, "PROBE_ROWS", 3)
+        i = next(i for i in range(len(rows) - 1, 0, -1) if rows[i][0] == rows[i - 1][0] and rows[i][2] < rows[i - 1][2])
+        rows[i - 1], rows[i] = rows[i], rows[i - 1]  # the last query's: in the last part
+    ordered = _table(rows, ("query_id", "item_id", "score"))
+    shuffled = list(rows)
+    random.Random(9).shuffle(shuffled)
+    want, ranking, _ = _rows_and_ranking(jt, _table(shuffled, ("query_id", "item_id", "score")), PRESORTED_MEASURES)
+    assert ranking == "sort"
+    one, parts = _in_parts(monkeypatch, jt, ordered, ordered.num_rows, PRESORTED_MEASURES, 0)
+    assert parts == 1 and one == want
+    pq.write_table(ordered, str(tmp_path / "r.parquet"))
+    for run in (ordered, str(tmp_path / "r.parquet")):
+        monkeypatch.setattr(onepass, "ROW_BYTES", int(2.5 * onepass.PART_SHARE * 1e9 / ordered.num_rows))
+        ev = Evaluation(jt, run, PRESORTED_MEASURES, memory_limit="1GB")
+        try:
+            got = [(m, q, repr(v)) for m, q, v in ev.rows()]
+            assert (ev.path, ev.parts) == ("one statement", 3)
+            assert ev.ranking == ("sort" if fault else "input order")
+        finally:
+            ev.close()
+        assert got == want
+    qrels, run = data  # (the fault moves a row, not its score: the same run to pytrec_eval, which sorts it)
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10"}).evaluate(run)
+    values = {(m, q): float(v) for m, q, v in got if q is not None}
+    for q in ref:
+        assert values[("AP", q)] == pytest.approx(ref[q]["map"], abs=1e-9), q
+        assert values[("nDCG@10", q)] == pytest.approx(ref[q]["ndcg_cut_10"], abs=1e-9), q
 
 
 @pytest.mark.parametrize("kept", [True, False])
