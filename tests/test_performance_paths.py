@@ -570,14 +570,17 @@ def test_presorted_run_too_large_for_the_limit_is_streamed(monkeypatch):
     assert streamed_rows == kept_rows
 
 
+@pytest.mark.parametrize("columns,kw", [(("query_id", "item_id", "score"), {}),
+                                        (("query_id", "item_id", "score", "rank"), {"ties": "input"})])
 @pytest.mark.parametrize("fault", [None, "scores rising in a later part"])
-def test_presorted_run_too_large_for_the_limit_is_ranked_in_parts(tmp_path, monkeypatch, fault):
+def test_presorted_run_too_large_for_the_limit_is_ranked_in_parts(tmp_path, monkeypatch, fault, columns, kw):
     """A run in rank order too large for the memory limit and cheap to read again (Arrow, Parquet) is evaluated
     in parts of its queries as a shuffled one is (onepass._in_parts), each part numbered as it comes, its
     numbered rows kept: the rows of the one statement, bit for bit (its one part ranked in input order), and of
     the same run shuffled, ranked by the sort; a row out of order in a later part (the probe looks at 3 rows
-    only) sends the whole run to the sort, in parts, with the same rows. Under trec_eval's conventions,
-    pytrec_eval's numbers."""
+    only) sends the whole run to the sort, in parts, with the same rows; the same with ties in the input's order
+    (a rank column, checked first). Under trec_eval's conventions, pytrec_eval's numbers (the ranks follow
+    trec_eval's order of ties here)."""
     import random
     from rankmetrics_duckdb import onepass, plancache
     data = synthetic.make(seed=25, depth=60)
@@ -588,17 +591,17 @@ def test_presorted_run_too_large_for_the_limit_is_ranked_in_parts(tmp_path, monk
         monkeypatch.setattr(plancache, "PROBE_ROWS", 3)
         i = next(i for i in range(len(rows) - 1, 0, -1) if rows[i][0] == rows[i - 1][0] and rows[i][2] < rows[i - 1][2])
         rows[i - 1], rows[i] = rows[i], rows[i - 1]  # the last query's: in the last part
-    ordered = _table(rows, ("query_id", "item_id", "score"))
+    ordered = _table(rows, columns)
     shuffled = list(rows)
     random.Random(9).shuffle(shuffled)
-    want, ranking, _ = _rows_and_ranking(jt, _table(shuffled, ("query_id", "item_id", "score")), PRESORTED_MEASURES)
+    want, ranking, _ = _rows_and_ranking(jt, _table(shuffled, columns), PRESORTED_MEASURES, **kw)
     assert ranking == "sort"
-    one, parts = _in_parts(monkeypatch, jt, ordered, ordered.num_rows, PRESORTED_MEASURES, 0)
+    one, parts = _in_parts(monkeypatch, jt, ordered, ordered.num_rows, PRESORTED_MEASURES, 0, **kw)
     assert parts == 1 and one == want
     pq.write_table(ordered, str(tmp_path / "r.parquet"))
     for run in (ordered, str(tmp_path / "r.parquet")):
         monkeypatch.setattr(onepass, "ROW_BYTES", int(2.5 * onepass.PART_SHARE * 1e9 / ordered.num_rows))
-        ev = Evaluation(jt, run, PRESORTED_MEASURES, memory_limit="1GB")
+        ev = Evaluation(jt, run, PRESORTED_MEASURES, memory_limit="1GB", **kw)
         try:
             got = [(m, q, repr(v)) for m, q, v in ev.rows()]
             assert (ev.path, ev.parts) == ("one statement", 3)
