@@ -47,7 +47,8 @@ class _Source:
     bad_row: str = ""    # strict TREC text: the test of a row t outside the strict form
     rescan: bool = False  # cheaper to scan again for each use than to keep a copy (Parquet, Arrow, tables)
     registered: str | None = None
-    rows: int | None = None  # its row count when known without a scan (an Arrow table, a DataFrame)
+    rows: int | None = None  # its row count when known without a scan (an Arrow table, a DataFrame), or once
+    #                          counted (_parts_needed: Parquet's from its metadata, counted once for _parts and keep)
     path: str | None = None  # a file, named in select by the parameter $rm_<kind>_path (no quoting, no sqlglot)
     kind: str = RUN
     groups: tuple = ()       # group columns kept beside the standard ones (a warehouse view's: inputs.View)
@@ -241,19 +242,17 @@ def evaluate(reader: inputs.Reader, specs, conv: dict, judgments, run) -> Result
         presorted = False
 
     def attempt(presorted: bool) -> tuple[list, int]:  # the rows (and the check row), and the parts they took
-        if presorted:  # its numbered rows kept (sqlgen.plan's keep_ranking) when they fit the memory limit (for a
-            #            run whose row count is known or cheap to count: not a text file, read once); a run too
-            #            large for it and cheap to read again, in parts of its queries, each part's rows kept
-            parts = 1 if r.groups else _parts(reader, specs, conv, r, False)
-            if parts > 1:
-                return _in_parts(reader, specs, conv, j, r, False, parts, params, presorted=True)
-            keep = (r.rescan or r.rows is not None) and _parts_needed(reader, r) == 1
-            return reader.con.execute(_statement(specs, conv, j, r, False, True, keep), params).fetchall(), 1
-        top_n = _top_n(reader, specs, conv, r)
-        parts = 1 if r.groups else _parts(reader, specs, conv, r, top_n)  # parts: ranges of plain query ids
+        # a run in rank order is numbered as it comes; otherwise sorted (its top K only, where that pays: top_n).
+        # Either way, a run too large for the memory limit and cheap to read again is evaluated in parts (ranges
+        # of plain query ids)
+        top_n = not presorted and _top_n(reader, specs, conv, r)
+        parts = 1 if r.groups else _parts(reader, specs, conv, r, top_n)
         if parts > 1:
-            return _in_parts(reader, specs, conv, j, r, top_n, parts, params)
-        return reader.con.execute(_statement(specs, conv, j, r, top_n, False), params).fetchall(), 1
+            return _in_parts(reader, specs, conv, j, r, top_n, parts, params, presorted)
+        # in one statement, the numbered rows are kept (sqlgen.plan's keep_ranking) when they fit the memory limit
+        # (a run whose row count is known or cheap to count: not a text file, read once)
+        keep = presorted and (r.rescan or r.rows is not None) and _parts_needed(reader, r) == 1
+        return reader.con.execute(_statement(specs, conv, j, r, top_n, presorted, keep), params).fetchall(), 1
     try:
         out, parts = attempt(presorted)
     except duckdb.Error as e:
@@ -383,8 +382,9 @@ def _parts_needed(reader, r: _Source) -> int:
     ids longer than DuckDB keeps inline, from its first rows): 1 when they fit (or the limit is unknown). For a
     run whose row count is known (_Source.rows) or cheap to count (_Source.rescan: Parquet's from its metadata)."""
     limit = _memory_limit(reader.con)
-    rows = r.rows if r.rows is not None else \
-        reader.con.execute(f"SELECT count(*) FROM ({r.select})", _params(r)).fetchall()[0][0]
+    if r.rows is None:
+        r.rows = reader.con.execute(f"SELECT count(*) FROM ({r.select})", _params(r)).fetchall()[0][0]
+    rows = r.rows
     if not limit or rows * (ROW_BYTES + 2 * LONG_ID) <= PART_SHARE * limit:
         return 1  # fits even with long ids: no need to look at them
     q_len, i_len = reader.con.execute(f"SELECT avg(strlen(t.query_id)), avg(strlen(t.item_id)) FROM "
