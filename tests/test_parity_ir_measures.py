@@ -203,6 +203,23 @@ def test_accuracy_by_hand():
     assert means["Accuracy@5"] == 0.5 and math.isnan(means["Accuracy@1"])
 
 
+def test_accuracy_is_the_value_asked_alone_whatever_else_is_asked():
+    """ir_measures 0.4.3 leaves a query without a relevant item retrieved out of Accuracy's mean when Accuracy is
+    asked alone; in one call with another provider's measure (Judged@3) it gives that query 0 and counts it. q1
+    ranks R N (Accuracy 1), q2 ranks N and an unjudged item, its relevant item not retrieved: 1.0 alone, 0.5
+    beside Judged@3 there. Ours is the value asked alone in both requests (q2 NaN, left out)."""
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1, "d": 0}}
+    run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"d": 2.0, "x": 1.0}}
+    alone = ir_measures.calc_aggregate([ir_measures.parse_measure("Accuracy")], qrels, run)
+    beside = ir_measures.calc_aggregate([ir_measures.parse_measure(m) for m in ("Accuracy", "Judged@3")], qrels, run)
+    assert {str(m): v for m, v in alone.items()} == {"Accuracy": 1.0}
+    assert {str(m): v for m, v in beside.items()}["Accuracy"] == 0.5  # ir_measures: q2 counted as 0 here
+    for measures in (["Accuracy"], ["Accuracy", "Judged@3"]):
+        got = rm.evaluate(qrels, run, measures, convention="ir_measures", per_query=True)
+        assert got["Accuracy"]["q1"] == 1.0 and math.isnan(got["Accuracy"]["q2"])
+        assert rm.evaluate(qrels, run, measures, convention="ir_measures")["Accuracy"] == 1.0
+
+
 # gdeval (the TREC Web track's gdeval.pl, ir_measures' gdeval provider, the default provider of ERR) prints
 # five decimals: equal to that precision, per query and in the mean of its rounded values
 GDEVAL = ["ERR@20", "ERR@10", "ERR@5", "nDCG(dcg='exp-log2')@20", "nDCG(dcg='exp-log2')@10"]
