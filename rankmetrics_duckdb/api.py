@@ -11,7 +11,7 @@ from . import checks, connections, conventions, diversity, measures as measures_
 from ._lazy import LazyModule
 from .engine import duckdb
 from .errors import InputError, UsageError, first_line, flag
-from .inputs import JUDGMENTS, RUN, Reader, check_rank_positions, mean_list_length, query_overlap, run_sql, table_like
+from .inputs import JUDGMENTS, RUN, Reader, check_rank_positions, empty_queries, mean_list_length, query_overlap, run_sql, table_like
 
 # the query builder and sqlglot, only when a query is built (a cached query needs neither: _lazy.py)
 exp = LazyModule("sqlglot.expressions")
@@ -406,6 +406,11 @@ class Prepared:
             if listed:  # (read as plain inputs, a run of lists had "neither a score nor a rank column")
                 raise UsageError(f"prepare() takes plain inputs: the {listed[0]}'s item column is a list, which "
                                  f"evaluate() reads (evaluate(judgments, run, metrics))")
+            named = empty_queries(run)
+            if named is not None:  # (read as plain inputs, its rows would leave those queries out)
+                raise UsageError(f"prepare() takes plain inputs: the run maps query {named[0]} to no item (a "
+                                 f"query that retrieved nothing), which evaluate() reads (evaluate(judgments, run, "
+                                 f"metrics))")
             self.judgments = self.reader.load(judgments, JUDGMENTS)
             self.run = self.reader.load(run, RUN)
             self.summary = _overlap_summary(self.con, self.run, self.judgments)
@@ -492,7 +497,9 @@ class RelevanceEvaluator:
     that are judged. qrels and run: its dicts, or any input evaluate() takes. measures: trec_eval's names, families
     ('P', 'ndcg_cut') and parameters ('P.5,10'). As pytrec_eval: gm_map and gm_bpref hold ln(max(value, 0.00001))
     per query (trec_eval's accumulator), runid and relstring 0.0. Unlike it, an unknown measure is a UsageError
-    and a run that is empty or shares no query with the judgments an InputError, where pytrec_eval gives {}."""
+    and a run that is empty or shares no query with the judgments an InputError, where pytrec_eval gives {}; and
+    for a query the run maps to no item ({}), iprec_at_recall at recall 0 (11pt_avg's term) is 0 where pytrec_eval
+    gives trec_eval's 0 / 0, NaN (docs/conventions.md section 6)."""
 
     def __init__(self, query_relevance, measures, relevance_level=1, judged_docs_only_flag=False):
         names = [measures] if isinstance(measures, str) else sorted(measures)

@@ -28,7 +28,7 @@ from . import connections, conventions, diversity, measures as measures_mod, sta
 from ._lazy import LazyModule
 from .engine import duckdb
 from .errors import InputError, UsageError, first_line
-from .inputs import JUDGMENTS, RUN, Reader, check_rank_positions, query_overlap, run_sql
+from .inputs import JUDGMENTS, RUN, Reader, check_rank_positions, query_overlap, run_sql, table_like
 from .shape import Shape
 
 # sqlglot and the query builder when a comparison runs, not when the module is imported (_lazy.py)
@@ -257,6 +257,8 @@ def per_query_values(judgments, runs, metrics=None, *, con=None, convention="tre
                     raise InputError(f"group {'/'.join(form.by)} = {label}: {e}") from None
         else:
             from . import warehouse
+            # each read once (a stream), here: a dict's queries mapped to no item are seen (inputs.empty_queries)
+            judgments, objs = table_like(judgments, JUDGMENTS), [table_like(o, RUN) for o in objs]
             form = warehouse.with_lists(reader, form, judgments, objs)  # lists under our own names: a shape too
             if form:  # the judgments once, every run; then each run's overlap
                 judged, loaded = warehouse.load_all(reader, judgments, objs, form)

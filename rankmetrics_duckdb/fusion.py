@@ -67,7 +67,7 @@ def fuse(runs, method: str = "wsum", norm: str = "min-max", weights=None, rrf_k:
     try:
         parts = []
         for i, (obj, w) in enumerate(zip(runs, weights), 1):
-            run = reader.load(obj, RUN)
+            run = reader.load(obj, RUN, drop_empty=True)  # a query mapped to no item: nothing to fuse
             if not run.has_score:
                 raise InputError(f"{run.label}: fusion reads scores, and this run has ranks only")
             parts.append(f"SELECT {i} AS run_no, r.query_id, r.item_id, CAST(r.score AS DOUBLE) AS score, "

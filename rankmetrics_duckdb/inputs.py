@@ -8,6 +8,7 @@ rows in Python. The caller's files and tables are only read.
 from __future__ import annotations
 
 import itertools
+import json
 import numbers
 import os
 import re
@@ -119,6 +120,7 @@ def arrow_table(relation: duckdb.DuckDBPyRelation):
 # the schema metadata key of an Arrow table made from another kind of object (_columns_table): what messages
 # call the input (frame_label)
 LABEL_KEY = b"rankmetrics_label"
+EMPTY_KEY = b"rankmetrics_empty_queries"  # a run's queries mapped to no item (empty_queries), as JSON
 
 
 def frame_label(obj) -> str:
@@ -145,19 +147,28 @@ def _dict_id(value, label: str, what: str, query=None) -> str:
 
 def nested_dict_table(obj, kind: str, label: str):
     """pytrec_eval's and ranx's form of an input, {query_id: {item_id: value}} (a run's scores, the judgments'
-    grades), as an Arrow table of our columns (_columns_table). A query mapped to no item has no row, as in a
-    TREC file."""
+    grades), as an Arrow table of our columns (_columns_table). A query of the judgments mapped to no item has no
+    row, as in a TREC file (pytrec_eval leaves it out: not judged). A query of the run mapped to no item is a query
+    that retrieved nothing, which pytrec_eval evaluates (num_ret 0), as an empty list of a run of lists: the table
+    names it in its metadata (empty_queries), and the readers read it as a warehouse shape (warehouse.view); one
+    without an id (blank) is a row without a query id, its item NULL, for the input checks to refuse."""
     value = "relevance" if kind == JUDGMENTS else "score"
-    queries, items, values = [], [], []
+    queries, items, values, empty = [], [], [], []
     for q, inner in obj.items():
         if not isinstance(inner, dict):
             query = _dict_id(q, label, "a query id")
             raise InputError(f"{label}: query {query} maps to a {type(inner).__name__}, not a dict; give the "
                              f"{kind} as {{query_id: {{item_id: {value}}}}}, as pytrec_eval and ranx take them")
+        if not inner and kind == RUN:
+            query = _dict_id(q, label, "a query id")
+            if not query.strip(" "):  # no id (checks.missing_id), refused as a list's row without one
+                raise InputError(f"{label}: a query of the run without an id ({query!r}) maps to no item; every "
+                                 f"query needs an id")
+            empty.append(query)
         queries += [q] * len(inner)
         items += inner
         values += inner.values()
-    return _columns_table(queries, items, values, kind, label)
+    return _columns_table(queries, items, values, kind, label, empty)
 
 
 # ir_measures' (and ir_datasets') rows: namedtuples Qrel(query_id, doc_id, relevance, iteration) and
@@ -197,12 +208,12 @@ def named_rows(obj, kind: str):
                           kind, label)
 
 
-def _columns_table(queries: list, items: list, values: list, kind: str, label: str):
+def _columns_table(queries: list, items: list, values: list, kind: str, label: str, empty: list = ()):
     """Three columns of Python values (query, item, value) as an Arrow table of our columns: ids as text (whole
     numbers as their digits), a run's scores as doubles, grades as whole numbers (doubles if any is not whole:
     the convention reads them); anything else refused in one line naming the query and item. The columns' types
     are read once each (2M rows in about 0.3 s); a row at a time only where one is not text or a number. The
-    table's metadata keeps label (frame_label)."""
+    table's metadata keeps label (frame_label) and empty, the queries of a run mapped to no item (empty_queries)."""
     import pyarrow as pa
     value = "relevance" if kind == JUDGMENTS else "score"
     plain = {type(q) for q in queries} | {type(i) for i in items} <= {str} and set(map(type, values)) <= {float, int}
@@ -227,7 +238,18 @@ def _columns_table(queries: list, items: list, values: list, kind: str, label: s
         column = pa.array([float(v) for v in values], pa.float64())
     table = pa.table({"query_id": pa.array(queries, pa.string()), "item_id": pa.array(items, pa.string()),
                       value: column})
-    return table.replace_schema_metadata({LABEL_KEY: label.encode()})
+    meta = {LABEL_KEY: label.encode()}
+    if empty:
+        meta[EMPTY_KEY] = json.dumps(list(empty)).encode()
+    return table.replace_schema_metadata(meta)
+
+
+def empty_queries(obj) -> list | None:
+    """The queries of a run made from a dict (nested_dict_table) that map to no item, queries that retrieved
+    nothing, which its rows do not hold; None for any other input."""
+    meta = getattr(getattr(obj, "schema", None), "metadata", None) if type(obj).__module__.startswith("pyarrow") \
+        else None
+    return json.loads(meta[EMPTY_KEY]) if meta and EMPTY_KEY in meta else None
 
 
 def table_like(obj, kind: str):
@@ -530,14 +552,22 @@ class Reader:
         return self._name(kind)
 
     def load(self, obj, kind: str, groups: tuple = (), label: str | None = None,
-             empty_lists: str | None = None) -> Loaded:
+             empty_lists: str | None = None, drop_empty: bool = False) -> Loaded:
         """obj read as the kind of input; groups: group columns a table keeps beside the standard ones (the
         warehouse step, warehouse.py, hands over tables of the standard shape with them, and the label that
         messages name); empty_lists: a run of lists' rows whose list is empty, beside the table of its unnested
-        rows (the warehouse step's View.empty_lists, quoted: Loaded.empty_lists)."""
+        rows (the warehouse step's View.empty_lists, quoted: Loaded.empty_lists). A run made from a dict that maps
+        a query to no item (empty_queries) is read by the warehouse step (warehouse.view), which keeps those
+        queries; here their rows would leave them out, a silent change of the query set: refused, unless the
+        caller drops them itself (drop_empty: fusion, whose rows have nothing to fuse for them)."""
         if groups or label or empty_lists:
             return self._table(obj, kind, groups, label, empty_lists)
         obj = table_like(obj, kind)
+        named = empty_queries(obj) if kind == RUN and not drop_empty else None
+        if named:
+            raise InputError(f"{frame_label(obj)}: the run maps query {named[0]} to no item (a query that retrieved "
+                             f"nothing); these measures read the run's rows and cannot count such a query: leave it "
+                             f"out of the run")
         if is_stream(obj) or (isinstance(obj, (str, os.PathLike)) and is_special_file(os.fspath(obj))):
             return self._spooled(obj, kind)
         if isinstance(obj, (str, os.PathLike)):

@@ -82,7 +82,7 @@ class Shape:
     (interactions_columns, items_columns: {our name: theirs}, SIDE_COLUMNS). Every route checks these here."""
 
     def __init__(self, columns=None, by=None, judgments_by=None, run_lists=False, judgment_lists=False,
-                 interactions_columns=None, items_columns=None, tables=False):
+                 interactions_columns=None, items_columns=None, tables=False, empty_queries=False):
         columns = _mapping(columns or None, COLUMNS, "columns")
         if judgment_lists == "ones":  # each listed item relevant, grade 1 (MLlib's label arrays): no grades list
             if "relevance" in columns:
@@ -106,6 +106,9 @@ class Shape:
             raise UsageError(f"judgments_by: {', '.join(extra)} is not a group column (by)")
         flag("run_lists", run_lists)
         self.run_lists, self.judgment_lists = run_lists, judgment_lists
+        # a run names queries mapped to no item (a dict's {query: {}}: inputs.empty_queries), read as a shape whose
+        # view holds them (warehouse.view), as a run of lists' empty lists
+        self.empty_queries = bool(empty_queries)
         # the results carry the group columns beside these: a group named like one would overwrite it (a JSON
         # key, an Arrow or CSV column) or be overwritten; SQL engines fold the case of names, so any case clashes
         clash = [g for g in self.by if g.lower() in OUTPUT_COLUMNS]
@@ -140,4 +143,4 @@ class Shape:
         return self.columns.get(name, name)
 
     def __bool__(self):  # the run's and the judgments' shape (the side inputs are read apart: inputs.load_side)
-        return bool(self.columns or self.by or self.run_lists or self.judgment_lists)
+        return bool(self.columns or self.by or self.run_lists or self.judgment_lists or self.empty_queries)

@@ -19,7 +19,7 @@ from . import checks, paths
 from .checks import is_number_type
 from .engine import duckdb
 from .errors import InputError, first_line
-from .inputs import (JUDGMENTS, RUN, Loaded, Reader, View, alias_column, frame_label, quoted, reader_path, refuse_unpaired_quotes,
+from .inputs import (JUDGMENTS, RUN, Loaded, Reader, View, alias_column, empty_queries, frame_label, quoted, reader_path, refuse_unpaired_quotes,
                      run_sql, sql_string, table_like, table_name)
 from .shape import ALIASES, Shape
 from .textfiles import compression, header_delimiter, is_trec_line, peek
@@ -141,15 +141,18 @@ def _is_list(type_text: str) -> bool:
 
 
 def with_lists(reader: Reader, form: Shape, judgments, runs: list) -> Shape:
-    """form, or when it gives no shape and an input's item column is a list (item_lists): the shape of those lists
-    under our own column names (the side inputs' names kept), so that the input is read as a warehouse shape."""
+    """form, or when it gives no shape and an input's item column is a list (item_lists), or a run made from a dict
+    maps a query to no item (inputs.empty_queries): the shape of those lists or queries under our own column names
+    (the side inputs' names kept), so that the input is read as a warehouse shape (view). The inputs as
+    inputs.table_like gives them."""
     if form:
         return form
     run_lists, judgment_lists = any(item_lists(reader, r) for r in runs), item_lists(reader, judgments)
-    if not (run_lists or judgment_lists):
+    named = any(empty_queries(r) is not None for r in runs)
+    if not (run_lists or judgment_lists or named):
         return form
     return Shape(run_lists=run_lists, judgment_lists=judgment_lists, interactions_columns=form.sides["interactions"],
-                 items_columns=form.sides["items"])
+                 items_columns=form.sides["items"], empty_queries=named)
 
 
 def item_lists(reader: Reader, obj) -> bool:
@@ -271,6 +274,8 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     """obj (a run or judgments of any shape) as a temporary view of the standard shape with its group columns
     under their own names (inputs.View), not yet checked; used collects the names of form.columns found (see
     _find)."""
+    obj = table_like(obj, kind)
+    named = empty_queries(obj) if kind == RUN else None  # a dict's queries mapped to no item
     source, label, cheap, own = _source(reader, obj, kind)
     try:
         described = run_sql(reader.con, f"DESCRIBE SELECT * FROM {source}").fetchall()
@@ -340,15 +345,19 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     select += group_columns
     name = reader.temp_name(kind)
     group_rows = reader.temp_name(kind) if kind == RUN and lists and groups else None
-    empty = reader.temp_name(kind) if kind == RUN and lists else None
+    empty = reader.temp_name(kind) if kind == RUN and (lists or named is not None) else None
     try:
         run_sql(reader.con, f"CREATE TEMP VIEW {quoted(name)} AS SELECT {', '.join(select)} FROM {source} AS t")
         if group_rows:  # every row's groups, an empty list's too: that group is a run that retrieved nothing
             run_sql(reader.con, f"CREATE TEMP VIEW {quoted(group_rows)} AS SELECT {', '.join(group_columns)} "
                                 f"FROM {source} AS t")
-        if empty:  # the rows whose list is empty (or NULL), which the unnested rows lack: each a query of the run
-            #        that retrieved nothing (sqlgen.empty_lists); a row without a query id names none (the
-            #        unnested rows hold it, for the checks to refuse)
+        if named is not None:  # a dict's queries mapped to no item (inputs.empty_queries), as empty lists are
+            import pyarrow as pa
+            queries = reader.register(pa.table({"query_id": pa.array(named, pa.string())}), kind)
+            run_sql(reader.con, f"CREATE TEMP VIEW {quoted(empty)} AS SELECT t.query_id FROM {quoted(queries)} AS t")
+        elif empty:  # the rows whose list is empty (or NULL), which the unnested rows lack: each a query of the
+            #          run that retrieved nothing (sqlgen.empty_lists); a row without a query id names none (the
+            #          unnested rows hold it, for the checks to refuse)
             columns = ", ".join([f"{query_id} AS query_id"] + group_columns)
             run_sql(reader.con, f"CREATE TEMP VIEW {quoted(empty)} AS SELECT {columns} FROM {source} AS t "
                                 f"WHERE {empty_list} AND NOT ({no_query})")

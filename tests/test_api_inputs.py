@@ -132,7 +132,7 @@ def test_pytrec_eval_dicts_are_inputs():
     import synthetic
     from rankmetrics_duckdb import Evaluation
     qrels, run = synthetic.make(seed=41, queries=12, depth=30)
-    run["q_empty"] = {}  # a query that retrieved nothing: no row, as in a TREC file
+    run["q_empty"] = {}  # a query that retrieved nothing, not judged: not evaluated (pytrec_eval's own)
     keys = {"AP": "map", "nDCG@10": "ndcg_cut_10", "P@5": "P_5", "RR": "recip_rank", "bpref": "bpref"}
     ref = pytrec_eval.RelevanceEvaluator(qrels, set(keys.values())).evaluate(run)
     got = evaluate(qrels, run, list(keys), per_query=True)
@@ -141,6 +141,60 @@ def test_pytrec_eval_dicts_are_inputs():
     del run["q_empty"]
     jt, rt = synthetic.to_tables(qrels, run)
     assert Evaluation(qrels, run, list(keys)).rows() == Evaluation(jt, rt, list(keys)).rows()
+
+
+def test_a_run_dict_s_query_mapped_to_no_item_is_a_query_that_retrieved_nothing():
+    """{query: {}} in a run: the model was asked and returned nothing. pytrec_eval evaluates such a query when it
+    is judged (num_ret 0, every measure 0) and leaves out one it does not judge; its numbers run here, per query
+    and as means, beside the queries with items (the dict was read as rows, which left the query out: map 1.0 where
+    pytrec_eval gives 0.5). A run of such queries only is evaluated too. The query sets of the other conventions
+    count it as they count a run of lists' empty list (by hand: under queries='run' an unjudged one scores 0), and
+    so do compare() and ranx's Run under its preset (ranx run here). Routes that cannot hold it refuse it in one
+    line (prepare(), the diversity measures); fuse() leaves it out (nothing to fuse); a query without an id that
+    maps to nothing is refused as any row without one."""
+    import pytrec_eval
+    import ranx
+    import rankmetrics_duckdb as rm
+    from rankmetrics_duckdb.errors import InputError, UsageError
+    qrels = {"u0": {"a": 1, "b": 0}, "u1": {"x": 1}, "u2": {"y": 2}}
+    run = {"u0": {"a": 2.0, "b": 1.0}, "u1": {}, "u2": {"y": 0.5, "z": 0.7}, "u3": {}}
+    keys = {"AP": "map", "P@2": "P_2", "nDCG@10": "ndcg_cut_10", "RR": "recip_rank", "bpref": "bpref",
+            "R@5": "recall_5", "num_ret": "num_ret", "num_rel": "num_rel"}
+    want = pytrec_eval.RelevanceEvaluator(qrels, set(keys.values())).evaluate(run)
+    assert set(want) == {"u0", "u1", "u2"} and want["u1"]["num_ret"] == 0 and want["u1"]["map"] == 0
+    got = evaluate(qrels, run, list(keys), per_query=True)
+    means = evaluate(qrels, run, list(keys))
+    for m, key in keys.items():
+        assert got[m] == pytest.approx({q: want[q][key] for q in want}, abs=1e-9), m
+        values = [want[q][key] for q in want]
+        total = sum(values) if m.startswith("num_") else sum(values) / len(values)
+        assert means[m] == pytest.approx(total, abs=1e-9), m
+    only = {"u1": {}, "u3": {}}
+    want_only = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P_2"}).evaluate(only)
+    assert want_only == {"u1": {"map": 0.0, "P_2": 0.0}}
+    assert evaluate(qrels, only, ["map", "P_2"], per_query=True) == {"map": {"u1": 0.0}, "P_2": {"u1": 0.0}}
+    # queries='run' (sklearn's set): every query of the run, u3 unjudged scoring 0 as a query with nothing
+    # relevant: P@2 per query u0 1/2, u1 0, u2 1/2, u3 0
+    assert evaluate(qrels, run, ["P@2"], per_query=True, queries="run") == {
+        "P@2": {"u0": 0.5, "u1": 0.0, "u2": 0.5, "u3": 0.0}}
+    # ranx's Run with a query mapped to nothing, under ranx's preset (every judged query): ranx's numbers
+    want_ranx = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["map", "precision@2"], return_mean=False,
+                              make_comparable=True)
+    got_ranx = evaluate(ranx.Qrels(qrels), ranx.Run(run), ["AP", "P@2"], convention="ranx", per_query=True)
+    assert [got_ranx["AP"][q] for q in ("u0", "u1", "u2")] == pytest.approx(list(want_ranx["map"]), abs=1e-9)
+    assert [got_ranx["P@2"][q] for q in ("u0", "u1", "u2")] == pytest.approx(list(want_ranx["precision@2"]))
+    # compare: the run's per-query values are evaluate()'s (u1 at 0 among them)
+    other = {"u0": {"b": 2.0, "a": 1.0}, "u1": {"x": 1.0}, "u2": {"y": 0.9}}
+    rows = {r["run"]: r for r in rm.compare(qrels, {"empty": run, "other": other}, ["AP"])}
+    assert rows["empty"]["mean"] == pytest.approx(means["AP"]) and rows["empty"]["queries"] == 3
+    with pytest.raises(UsageError, match="prepare\\(\\) takes plain inputs: the run maps query u1 to no item"):
+        rm.prepare(qrels, run)
+    with pytest.raises(InputError, match="^dict: the run maps query u1 to no item"):
+        evaluate(qrels, run, ["alpha-nDCG@10"])
+    fused = rm.fuse([run, other])
+    assert "u1" in fused.column("query_id").to_pylist() and "u3" not in fused.column("query_id").to_pylist()
+    with pytest.raises(InputError, match="^dict: a query of the run without an id \\(' '\\) maps to no item"):
+        evaluate(qrels, {"u0": {"a": 1.0}, " ": {}}, ["AP"])
 
 
 def test_ranx_qrels_and_run_are_inputs():

@@ -122,15 +122,31 @@ def test_relevance_evaluator_is_pytrec_eval_s(switches):
     """rankmetrics_duckdb.RelevanceEvaluator in place of pytrec_eval's: every measure of
     pytrec_eval.supported_measures, the same {query: {key: value}} to 1e-9, pytrec_eval run here, on trec_eval's
     graded suite and on a synthetic run with ties, a query the judgments lack and one the run lacks (queries and
-    keys exactly pytrec_eval's: gm_map's per-query log, runid and relstring as 0.0 included)."""
+    keys exactly pytrec_eval's: gm_map's per-query log, runid and relstring as 0.0 included); and on one whose
+    run maps queries to no item ({}): two judged ones, which pytrec_eval evaluates (num_ret 0), and one it does
+    not judge. There pytrec_eval's iprec_at_recall_0.00 and 11pt_avg are NaN, trec_eval's 0/0: its
+    m_iprec_at_recall.c starts from precis = num_rel_ret / num_ret, 0 / 0 when nothing is retrieved, and gives
+    it to recall 0 (to every level when nothing is relevant) (docs/conventions.md); ours is 0, as every other
+    measure of such a query."""
     from rankmetrics_duckdb import RelevanceEvaluator
     measures = set(pytrec_eval.supported_measures)
+    emptied = synthetic.make(seed=10, queries=15, depth=40)
+    judged = sorted(q for q in emptied[0] if q in emptied[1])
+    emptied[1].update({judged[0]: {}, judged[-1]: {}, "not_judged": {}})
     for qrels, run in ((read_qrels(os.path.join(TREC, "qrels.rel_level")), read_run(os.path.join(TREC, "results.test"))),
-                       synthetic.make(seed=9, queries=15, depth=40)):
+                       synthetic.make(seed=9, queries=15, depth=40), emptied):
         want = pytrec_eval.RelevanceEvaluator(qrels, measures, **switches).evaluate(run)
         got = RelevanceEvaluator(qrels, measures, **switches).evaluate(run)
         assert got.keys() == want.keys()
         for q in want:
+            if run[q] == {}:  # retrieved nothing: trec_eval's 0 / 0 (above) at each recall level whose cutoff,
+                #               (long) (level * num_rel + 0.9), is 0 (recall 0; every level when nothing is relevant)
+                nan = {key for key, value in want[q].items() if math.isnan(value)}
+                assert {"iprec_at_recall_0.00", "11pt_avg"} <= nan, q
+                assert nan <= {"11pt_avg"} | {key for key in want[q] if key.startswith("iprec_at_recall_")}, q
+                assert all(got[q][key] == 0.0 for key in nan), q
+                want[q].update(dict.fromkeys(nan, 0.0))
+                assert want[q]["num_ret"] == 0 and want[q]["map"] == 0.0, q
             assert got[q].keys() == want[q].keys(), q
             assert got[q] == pytest.approx(want[q], abs=1e-9), q
 
