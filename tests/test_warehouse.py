@@ -406,6 +406,23 @@ def test_python_empty_lists_are_queries_that_retrieved_nothing(one_statement, tm
                     EMPTY_EXPECTED["both"], "cli")
 
 
+@pytest.mark.parametrize("one_statement", [True, False])
+def test_an_empty_label_list_is_no_judgment(one_statement):
+    """An empty list in judgments of lists is no judgment, as a query mapped to no item in pytrec_eval's qrels
+    (docs/conventions.md section 6), under the mllib preset too. By hand, with judgments u0: [a], u1: []:
+    - run u0: [a, b] only: u1 is in neither side's rows, left out: P@2 1/2, nDCG@2 1, AP 1 (MLlib, given the
+      outer join's row (u1: [] / []), counts it 0 and gives 0.25 / 0.5 / 0.5: the documented difference);
+    - run u0: [a, b], u1: []: u1 is a query of the run that retrieved nothing, counted under 'all': 0.25, 0.5, 0.5
+      (MLlib's numbers for those two rows, README);
+    - run u0: [a, b], u1: [c]: u1 retrieved c, nothing relevant: 0.25, 0.5, 0.5."""
+    judgments = pa.table({"query_id": ["u0", "u1"], "item_id": pa.array([["a"], []], _STRINGS)})
+    for u1, want in (([], (0.25, 0.5, 0.5)), (["c"], (0.25, 0.5, 0.5)), (None, (0.5, 1.0, 1.0))):
+        queries, lists = (["u0"], [["a", "b"]]) if u1 is None else (["u0", "u1"], [["a", "b"], u1])
+        run = pa.table({"query_id": queries, "item_id": pa.array(lists, _STRINGS)})
+        got = rm.evaluate(judgments, run, ["P@2", "nDCG@2", "AP"], convention="mllib", one_statement=one_statement)
+        assert [got[m] for m in ("P@2", "nDCG@2", "AP")] == pytest.approx(list(want), abs=1e-12), u1
+
+
 def test_macros_empty_lists(duck):
     """The DuckDB macros (run_lists := true) on a run of lists with empty ones: EMPTY_EXPECTED's numbers under
     'both' and under queries 'all' with empty 'nan' (mllib's conventions are to_sql's and evaluate()'s to set)."""
