@@ -244,6 +244,11 @@ def _columns_table(queries: list, items: list, values: list, kind: str, label: s
     return table.replace_schema_metadata(meta)
 
 
+def no_rows(label: str, kind: str) -> InputError:
+    """The error of an input without rows (the checks' 'empty')."""
+    return InputError(f"{label}: the {kind} {'have' if kind == JUDGMENTS else 'has'} no rows")
+
+
 def empty_queries(obj) -> list | None:
     """The queries of a run made from a dict (nested_dict_table) that map to no item, queries that retrieved
     nothing, which its rows do not hold; None for any other input."""
@@ -772,7 +777,7 @@ class Reader:
         cols = map_columns(list(types), kind, label)
         wanted = ["query_id", "item_id"] + (["relevance"] if kind == JUDGMENTS else
                                             [c for c in ("score", "rank") if c in cols])
-        self._column_types(types, cols, wanted[2:], label)
+        self._column_types(types, cols, wanted[2:], label, from_sql, kind)
         if all(cols[c] == c for c in wanted) and len(cols) == len(wanted) and not groups:
             relation = table
         else:
@@ -784,18 +789,17 @@ class Reader:
         self.check(loaded, kind)
         return loaded
 
-    @staticmethod
-    def _column_types(types: dict, cols: dict, numeric: list, label: str) -> None:
+    def _column_types(self, types: dict, cols: dict, numeric: list, label: str, from_sql: str, kind: str) -> None:
         """Refuse a numeric column of a type that holds no numbers (checks.number_column_fault), and an id column
-        of a floating-point type (checks.id_column_fault)."""
-        for c in ("query_id", "item_id"):
-            fault = checks.id_column_fault(cols[c], types[cols[c]])
-            if fault:
-                raise InputError(f"{label}: {fault}")
-        for c in numeric:
-            fault = number_column_fault(c, types[cols[c]])
-            if fault:
-                raise InputError(f"{label}: {fault}")
+        of a floating-point type (checks.id_column_fault); an input without rows (from_sql) as such: its types
+        say nothing (an empty pandas frame's columns are float64 or NULL)."""
+        fault = next(filter(None, [checks.id_column_fault(cols[c], types[cols[c]]) for c in ("query_id", "item_id")]
+                            + [number_column_fault(c, types[cols[c]]) for c in numeric]), None)
+        if fault is None:
+            return
+        if not run_sql(self.con, f"SELECT count(*) FROM (SELECT 1 FROM {from_sql} LIMIT 1) AS t").fetchone()[0]:
+            raise no_rows(label, kind)
+        raise InputError(f"{label}: {fault}")
 
     # ---- files -------------------------------------------------------------------------------------------
     def _file(self, path: str, kind: str, copy: bool = False) -> Loaded:
@@ -956,7 +960,7 @@ class Reader:
         types = {row[0]: str(row[1]).upper() for row in described}
         cols = map_columns(list(types), kind, path)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
-        self._column_types(types, cols, numeric, path)
+        self._column_types(types, cols, numeric, path, source.sql(dialect="duckdb"), kind)
         if any(not is_number_type(types[cols[c]]) for c in numeric):
             return self._materialize(f"SELECT * FROM {source.sql(dialect='duckdb')}", path, kind)
         select = exp.select(
@@ -1053,7 +1057,7 @@ class Reader:
         q = lambda sql: run_sql(self.con, sql)  # noqa: E731
 
         def empty(n, c):
-            raise InputError(f"{label}: the {kind} {'have' if kind == JUDGMENTS else 'has'} no rows")
+            raise no_rows(label, kind)
 
         def missing(n, col):
             raise InputError(f"{label}: {n} row(s) with an empty or NULL {col} in the {kind}")

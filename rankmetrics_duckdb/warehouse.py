@@ -19,7 +19,7 @@ from . import checks, paths
 from .checks import is_number_type
 from .engine import duckdb
 from .errors import InputError, first_line
-from .inputs import (JUDGMENTS, RUN, Loaded, Reader, View, alias_column, empty_queries, frame_label, quoted, reader_path, refuse_unpaired_quotes,
+from .inputs import (JUDGMENTS, RUN, Loaded, Reader, View, alias_column, empty_queries, frame_label, no_rows, quoted, reader_path, refuse_unpaired_quotes,
                      run_sql, sql_string, table_like, table_name)
 from .shape import ALIASES, Shape
 from .textfiles import compression, header_delimiter, is_trec_line, peek
@@ -301,7 +301,9 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     lists = _is_list(types[item])
     for column, type_text in ((query, types[query]), (item, types[item].rsplit("[", 1)[0] if lists else types[item])):
         fault = checks.id_column_fault(column, type_text)  # a list of them: its element type
-        if fault:
+        if fault:  # (an input without rows as such: an empty pandas frame's columns are float64)
+            if not run_sql(reader.con, f"SELECT count(*) FROM (SELECT 1 FROM {source} LIMIT 1) AS t").fetchone()[0]:
+                raise no_rows(label, kind)
             raise InputError(f"{label}: {fault}")
     if source.startswith("read_csv(") and not lists:  # DuckDB reads quotes that do not pair up into the id
         refuse_unpaired_quotes(reader.con, source, (query, item), label)

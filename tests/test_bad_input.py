@@ -217,6 +217,17 @@ def test_empty_run_or_judgments(tmp_path):
     refused(["eval", header, write(tmp_path, "r", RUN), "-m", "map"], 1, "header.csv: the judgments have no rows",
             files=[header])
     py_refused(InputError, "the run has no rows", qrels_frame(), run_frame().iloc[:0])
+    # frames made without rows, whose columns pandas types as float64 ([]) or leaves untyped (columns=): what is
+    # wrong is that they have no rows, not their types (they were refused as DOUBLE ids, or a "NULL" score column)
+    for made in (pd.DataFrame({"query_id": [], "item_id": [], "score": []}),
+                 pd.DataFrame(columns=["query_id", "item_id", "score"])):
+        for one_statement in (True, False):
+            py_refused(InputError, "^pandas DataFrame: the run has no rows$", qrels_frame(), made,
+                       one_statement=one_statement)
+            py_refused(InputError, "^pandas DataFrame: the judgments have no rows$",
+                       made.rename(columns={"score": "relevance"}), run_frame(), one_statement=one_statement)
+        py_refused(InputError, "^pandas DataFrame: the run has no rows$", qrels_frame(),
+                   made.rename(columns={"query_id": "qid"}), columns={"query_id": "qid"})
 
 
 def test_no_query_in_common(tmp_path):
