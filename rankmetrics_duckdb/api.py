@@ -125,6 +125,9 @@ class Evaluation:
             elif views:  # the warehouse views, loaded and checked by the careful path
                 self.path = "careful"
                 self.judgments, self.run = (warehouse.loaded(self.reader, v) for v in views)
+                if cut is not None:  # (a shape given is refused with -M: this is lists under our own names, or a
+                    #                  dict's queries mapped to no item; no groups)
+                    self.run = self._top(self.run, cut)
                 self._check_overlap()
             else:
                 self.path = "careful"
@@ -177,7 +180,9 @@ class Evaluation:
         run_sql(self.con, f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {run.relation.sql(dialect='duckdb')} "
                           f"AS t {top_filter(self.conv, run.has_score, n)}")
         from sqlglot import exp
-        return run.derived(exp.to_table(name))
+        top = run.derived(exp.to_table(name))
+        top.empty_lists = run.empty_lists  # a run of lists' queries whose list is empty: retrieved nothing still
+        return top
 
     def relstrings(self, n: int) -> dict:
         """trec_eval's relstring (m_relstring.c): {query_id: the grades of the query's top n retrieved items as
@@ -834,7 +839,8 @@ def max_retrieved_of(value, conv: dict, shaped: bool, nan_scores: str) -> int | 
     if n is None:
         return None
     if shaped:
-        raise UsageError("max_retrieved (-M) applies to runs in the standard shape, not with columns, groups or lists")
+        raise UsageError("max_retrieved (-M) applies to runs under our own column names (lists too), not with "
+                         "columns= or groups")
     if conv["ties"] == "average":
         raise UsageError("max_retrieved (-M) cannot cut through tied scores whose discounts are averaged (ties average)")
     if nan_scores != "error":

@@ -423,6 +423,33 @@ def test_an_empty_label_list_is_no_judgment(one_statement):
         assert [got[m] for m in ("P@2", "nDCG@2", "AP")] == pytest.approx(list(want), abs=1e-12), u1
 
 
+def test_max_retrieved_cuts_a_run_of_lists_and_a_dict_with_queries_mapped_to_nothing(tmp_path):
+    """-M N (max_retrieved) keeps each query's first N items of a run of lists found under our own names and of a
+    run dict that maps a query to no item (both read as a shape): it was silently ignored there (num_ret 2,
+    map 0.25 below). By hand, judgments q: b, u: x; run q: [a, b] (b at position 2), u: [] (nothing retrieved).
+    Without -M: q AP 1/2, u 0, map 0.25, num_ret 2. With -M 1: q keeps a alone, AP 0, u 0: map 0, num_ret 1. A
+    shape given (columns=, by=) stays refused with -M."""
+    import json
+    import pyarrow.parquet as pq
+    from conftest import cli
+    judgments = pa.table({"query_id": ["q", "u"], "item_id": ["b", "x"], "relevance": [1, 1]})
+    lists = pa.table({"query_id": ["q", "u"], "item_id": pa.array([["a", "b"], []], _STRINGS)})
+    scored = {"q": {"a": 2.0, "b": 1.0}, "u": {}}
+    for run in (lists, scored):
+        assert rm.evaluate(judgments, run, ["map", "num_ret"]) == {"map": 0.25, "num_ret": 2.0}
+        assert rm.evaluate(judgments, run, ["map", "num_ret"], max_retrieved=1) == {"map": 0.0, "num_ret": 1.0}
+        assert rm.evaluate(judgments, run, ["map", "num_ret", "num_q"], max_retrieved=1, per_query=True) == {
+            "map": {"q": 0.0, "u": 0.0}, "num_ret": {"q": 1.0, "u": 0.0}, "num_q": {"q": 1.0, "u": 1.0}}
+    pq.write_table(lists, tmp_path / "run.parquet")
+    pq.write_table(judgments, tmp_path / "qrels.parquet")
+    out = json.loads(cli("eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), "-m", "map", "-m",
+                         "num_ret", "-M", "1", "--format", "json").stdout)
+    assert {r["measure"]: r["value"] for r in out} == {"map": 0.0, "num_ret": 1}
+    with pytest.raises(UsageError, match="max_retrieved \\(-M\\) applies to runs under our own column names"):
+        rm.evaluate(judgments, lists.rename_columns(["qid", "item_id"]), ["map"], columns={"query_id": "qid"},
+                    max_retrieved=1)
+
+
 def test_macros_empty_lists(duck):
     """The DuckDB macros (run_lists := true) on a run of lists with empty ones: EMPTY_EXPECTED's numbers under
     'both' and under queries 'all' with empty 'nan' (mllib's conventions are to_sql's and evaluate()'s to set)."""
