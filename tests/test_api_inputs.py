@@ -183,6 +183,15 @@ def test_a_run_dict_s_query_mapped_to_no_item_is_a_query_that_retrieved_nothing(
     got_ranx = evaluate(ranx.Qrels(qrels), ranx.Run(run), ["AP", "P@2"], convention="ranx", per_query=True)
     assert [got_ranx["AP"][q] for q in ("u0", "u1", "u2")] == pytest.approx(list(want_ranx["map"]), abs=1e-9)
     assert [got_ranx["P@2"][q] for q in ("u0", "u1", "u2")] == pytest.approx(list(want_ranx["precision@2"]))
+    # judgments mapping a query to no item: not judged, as pytrec_eval reads them (left out); ranx counts such a
+    # query, 0 (the documented difference, docs/conventions.md section 6): both run here
+    unjudged = {**qrels, "u5": {}}
+    assert "u5" not in pytrec_eval.RelevanceEvaluator(unjudged, {"map"}).evaluate({**run, "u5": {"y": 1.0}})
+    want_u5 = ranx.evaluate(ranx.Qrels(unjudged), ranx.Run({**run, "u5": {"y": 1.0}}), ["map"], return_mean=False,
+                            make_comparable=True)
+    assert list(want_u5) == pytest.approx(list(want_ranx["map"]) + [0.0])  # u0, u1, u2, u5
+    got_u5 = evaluate(unjudged, {**run, "u5": {"y": 1.0}}, ["AP"], convention="ranx", per_query=True)
+    assert got_u5 == {"AP": got_ranx["AP"]} and "u5" not in got_u5["AP"]
     # compare: the run's per-query values are evaluate()'s (u1 at 0 among them)
     other = {"u0": {"b": 2.0, "a": 1.0}, "u1": {"x": 1.0}, "u2": {"y": 0.9}}
     rows = {r["run"]: r for r in rm.compare(qrels, {"empty": run, "other": other}, ["AP"])}
