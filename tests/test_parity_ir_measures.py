@@ -492,3 +492,25 @@ def test_measures_whose_providers_order_ties_apart_share_a_run_only_where_it_has
     for name, provider in (("P@1", "pytrec_eval"), ("RR@5", "msmarco"), ("Judged@2", "judged")):
         assert got[name] == pytest.approx(_reference(name, provider, qrels, run)[1], abs=1e-9), name
     assert got == {"P@1": 0.0, "RR@5": 0.5, "Judged@2": 1.0}  # by hand: b, a, c
+
+
+def test_a_query_that_retrieved_nothing_under_the_ir_measures_preset():
+    """A run dict mapping a judged query to no item ({'u1': {}}): ir_measures evaluates it (its pytrec_eval
+    provider: AP, nDCG@10, P@2, RR 0 there, counted in the means), and our preset gives its numbers, run here; its
+    judged provider divides 0 by min(k, 0) for Judged@k and raises ZeroDivisionError, where we give 0
+    (docs/conventions.md; by hand: u0 ranks a (judged) then c (not): Judged@2 1/2; u2 ranks z (not) then y
+    (judged): 1/2; u1 retrieved nothing: 0)."""
+    from ir_measures import AP, RR, P, nDCG, Judged
+    qrels = {"u0": {"a": 1, "b": 0}, "u1": {"x": 1}, "u2": {"y": 2}}
+    run = {"u0": {"a": 2.0, "c": 1.0}, "u1": {}, "u2": {"y": 0.5, "z": 0.7}, "u3": {}}
+    theirs = {AP: "AP", nDCG @ 10: "nDCG@10", P @ 2: "P@2", RR: "RR"}
+    want = ir_measures.calc_aggregate(list(theirs), qrels, run)
+    per_query = {(str(m.measure), m.query_id): m.value for m in ir_measures.iter_calc(list(theirs), qrels, run)}
+    assert per_query[("AP", "u1")] == 0 and set(q for _, q in per_query) == {"u0", "u1", "u2"}
+    got = rm.evaluate(qrels, run, list(theirs.values()), convention="ir_measures")
+    for measure, ours in theirs.items():
+        assert got[ours] == pytest.approx(want[measure], abs=1e-9), ours
+    with pytest.raises(ZeroDivisionError):
+        ir_measures.calc_aggregate([Judged @ 2], qrels, run)
+    assert rm.evaluate(qrels, run, ["Judged@2"], convention="ir_measures", per_query=True) == {
+        "Judged@2": {"u0": 0.5, "u1": 0.0, "u2": 0.5}}
