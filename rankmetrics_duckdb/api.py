@@ -11,7 +11,8 @@ from . import checks, connections, conventions, diversity, measures as measures_
 from ._lazy import LazyModule
 from .engine import duckdb
 from .errors import InputError, UsageError, first_line, flag
-from .inputs import JUDGMENTS, RUN, Reader, check_rank_positions, empty_queries, mean_list_length, query_overlap, run_sql, table_like
+from .inputs import (JUDGMENTS, RUN, Reader, check_rank_positions, empty_queries, mean_list_length, query_overlap,
+                     run_sql, table_like)
 
 # the query builder and sqlglot, only when a query is built (a cached query needs neither: _lazy.py)
 exp = LazyModule("sqlglot.expressions")

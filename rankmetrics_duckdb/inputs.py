@@ -151,7 +151,7 @@ def nested_dict_table(obj, kind: str, label: str):
     row, as in a TREC file (pytrec_eval leaves it out: not judged). A query of the run mapped to no item is a query
     that retrieved nothing, which pytrec_eval evaluates (num_ret 0), as an empty list of a run of lists: the table
     names it in its metadata (empty_queries), and the readers read it as a warehouse shape (warehouse.view); one
-    without an id (blank) is a row without a query id, its item NULL, for the input checks to refuse."""
+    without an id (blank) is refused, as a list's row without one."""
     value = "relevance" if kind == JUDGMENTS else "score"
     queries, items, values, empty = [], [], [], []
     for q, inner in obj.items():
@@ -242,6 +242,11 @@ def _columns_table(queries: list, items: list, values: list, kind: str, label: s
     if empty:
         meta[EMPTY_KEY] = json.dumps(list(empty)).encode()
     return table.replace_schema_metadata(meta)
+
+
+def has_rows(con, from_sql: str) -> bool:
+    """Whether the relation from_sql has a row (read to its end: DuckDB 2, see Rows)."""
+    return run_sql(con, f"SELECT count(*) FROM (SELECT 1 FROM {from_sql} LIMIT 1) AS t").fetchone()[0] > 0
 
 
 def no_rows(label: str, kind: str) -> InputError:
@@ -797,7 +802,7 @@ class Reader:
                             + [number_column_fault(c, types[cols[c]]) for c in numeric]), None)
         if fault is None:
             return
-        if not run_sql(self.con, f"SELECT count(*) FROM (SELECT 1 FROM {from_sql} LIMIT 1) AS t").fetchone()[0]:
+        if not has_rows(self.con, from_sql):
             raise no_rows(label, kind)
         raise InputError(f"{label}: {fault}")
 

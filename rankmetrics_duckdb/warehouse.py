@@ -19,8 +19,8 @@ from . import checks, paths
 from .checks import is_number_type
 from .engine import duckdb
 from .errors import InputError, first_line
-from .inputs import (JUDGMENTS, RUN, Loaded, Reader, View, alias_column, empty_queries, frame_label, no_rows, quoted, reader_path, refuse_unpaired_quotes,
-                     run_sql, sql_string, table_like, table_name)
+from .inputs import (JUDGMENTS, RUN, Loaded, Reader, View, alias_column, empty_queries, frame_label, has_rows, no_rows,
+                     quoted, reader_path, refuse_unpaired_quotes, run_sql, sql_string, table_like, table_name)
 from .shape import ALIASES, Shape
 from .textfiles import compression, header_delimiter, is_trec_line, peek
 
@@ -241,8 +241,7 @@ def loaded(reader: Reader, v: View) -> Loaded:
         out = reader.load(v.name, v.kind, groups=v.groups, label=v.label,
                           empty_lists=v.empty_lists and quoted(v.empty_lists))
     except InputError:  # judgments' lists all empty: the view has no row, which the check calls an input without rows
-        if v.lists and v.kind == JUDGMENTS and not run_sql(
-                reader.con, f"SELECT count(*) FROM (SELECT 1 FROM {quoted(v.name)} LIMIT 1) AS t").fetchone()[0]:
+        if v.lists and v.kind == JUDGMENTS and not has_rows(reader.con, quoted(v.name)):
             raise InputError(f"{v.label}: the judgments have no item: every item list is empty") from None
         raise
     out.group_rows = v.group_rows and quoted(v.group_rows)
@@ -302,7 +301,7 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     for column, type_text in ((query, types[query]), (item, types[item].rsplit("[", 1)[0] if lists else types[item])):
         fault = checks.id_column_fault(column, type_text)  # a list of them: its element type
         if fault:  # (an input without rows as such: an empty pandas frame's columns are float64)
-            if not run_sql(reader.con, f"SELECT count(*) FROM (SELECT 1 FROM {source} LIMIT 1) AS t").fetchone()[0]:
+            if not has_rows(reader.con, source):
                 raise no_rows(label, kind)
             raise InputError(f"{label}: {fault}")
     if source.startswith("read_csv(") and not lists:  # DuckDB reads quotes that do not pair up into the id
