@@ -155,6 +155,11 @@ def with_lists(reader: Reader, form: Shape, judgments, runs: list) -> Shape:
                  items_columns=form.sides["items"], empty_queries=named)
 
 
+def _missing(value) -> bool:
+    """A pandas cell that holds no value: None, NaN or pandas' NA."""
+    return value is None or (isinstance(value, float) and value != value) or type(value).__name__ == "NAType"
+
+
 def item_lists(reader: Reader, obj) -> bool:
     """Whether obj's item column (item_id or one of its aliases, any case) is a list, read from the schema of a
     pyarrow table, a DuckDB relation, a polars frame, a Parquet file (its footer, on a cursor: a connection of its
@@ -192,8 +197,10 @@ def item_lists(reader: Reader, obj) -> bool:
         if module == "pyarrow" and schema is not None or module == "polars":
             types = {name: str(t) for name, t in (zip(schema.names, schema.types) if module == "pyarrow"
                                                    else schema.items())}
-        elif module == "pandas" and len(obj):  # a list column holds Python lists or numpy arrays (object dtype)
-            first = {str(c): obj[c].iloc[0] for c in obj.columns if obj[c].dtype == object}
+        elif module == "pandas" and len(obj):  # a list column holds Python lists or numpy arrays (object dtype);
+            #                                    its first value that is not missing (a NULL list is an empty one)
+            first = {str(c): next((v for v in obj[c].to_numpy() if not _missing(v)), None)
+                     for c in obj.columns if obj[c].dtype == object}
             types = {c: "list" if isinstance(v, (list, tuple)) or type(v).__name__ == "ndarray" else "value"
                      for c, v in first.items()}
         else:

@@ -406,6 +406,22 @@ def test_python_empty_lists_are_queries_that_retrieved_nothing(one_statement, tm
                     EMPTY_EXPECTED["both"], "cli")
 
 
+def test_a_pandas_run_of_lists_whose_first_list_is_missing_is_read_as_lists():
+    """A pandas frame's list column is found by its first value that is not missing: with the first row's list
+    None, NaN or pandas' NA (a NULL list, an empty one) the run was read as plain rows and refused ("neither a score
+    nor a rank column"). By hand: u1 retrieved nothing (AP 0, num_ret 0), u0 ranks a (relevant) first (AP 1);
+    compare() reads it the same way (mean 1/2)."""
+    import pandas as pd
+    judgments = pd.DataFrame({"query_id": ["u0", "u1"], "item_id": ["a", "b"], "relevance": [1, 1]})
+    for missing in (None, float("nan"), pd.NA):
+        run = pd.DataFrame({"query_id": ["u1", "u0"], "item_id": [missing, ["a", "b"]]})
+        for one_statement in (True, False):
+            assert rm.evaluate(judgments, run, ["AP", "num_ret"], per_query=True, one_statement=one_statement) == {
+                "AP": {"u0": 1.0, "u1": 0.0}, "num_ret": {"u0": 2.0, "u1": 0.0}}, (missing, one_statement)
+        means = {r["run"]: r["mean"] for r in rm.compare(judgments, {"a": run, "b": run}, ["AP"])}
+        assert means == {"a": 0.5, "b": 0.5}
+
+
 @pytest.mark.parametrize("one_statement", [True, False])
 def test_an_empty_label_list_is_no_judgment(one_statement):
     """An empty list in judgments of lists is no judgment, as a query mapped to no item in pytrec_eval's qrels
