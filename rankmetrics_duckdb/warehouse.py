@@ -57,7 +57,15 @@ def _source(reader: Reader, obj, kind: str) -> tuple[str, str, bool, list | None
     module = type(obj).__module__.split(".")[0]
     if module in ("pandas", "polars", "pyarrow"):
         names = [str(c) for c in (obj.column_names if module == "pyarrow" else obj.columns)]
-        return (quoted(reader.register(obj, kind)), frame_label(obj), module == "pyarrow", names)
+        label = frame_label(obj)
+        if module == "pandas" and _text_arrays(obj):  # numpy arrays of text, which DuckDB's scan of a frame cannot
+            #                                            read ("Data type '<U1' not recognized"): as Arrow lists
+            import pyarrow as pa
+            try:
+                obj, module = pa.Table.from_pandas(obj, preserve_index=False), "pyarrow"
+            except (pa.ArrowException, TypeError, ValueError) as e:
+                raise InputError(f"{label}: cannot read its lists of numpy text arrays: {first_line(e)}") from None
+        return (quoted(reader.register(obj, kind)), label, module == "pyarrow", names)
     raise InputError(f"cannot read the {kind} from a {type(obj).__name__}; give a table name, a Parquet or CSV file, "
                      f"a DuckDB relation, or a pandas, polars or pyarrow table")
 
@@ -155,6 +163,18 @@ def with_lists(reader: Reader, form: Shape, judgments, runs: list) -> Shape:
                  items_columns=form.sides["items"], empty_queries=named)
 
 
+def _first_values(frame) -> dict:
+    """{column: its first value that is not missing} of a pandas frame's object columns (lists are held there:
+    Python lists or numpy arrays; a NULL list is an empty one), None for a column of missing values only."""
+    return {str(c): next((v for v in frame[c].to_numpy() if not _missing(v)), None)
+            for c in frame.columns if frame[c].dtype == object}
+
+
+def _text_arrays(frame) -> bool:
+    """Whether a pandas frame has a column of numpy arrays of text (np.array(['a', 'b']): dtype <U1)."""
+    return any(type(v).__name__ == "ndarray" and v.dtype.kind in "US" for v in _first_values(frame).values())
+
+
 def _missing(value) -> bool:
     """A pandas cell that holds no value: None, NaN or pandas' NA."""
     return value is None or (isinstance(value, float) and value != value) or type(value).__name__ == "NAType"
@@ -197,10 +217,8 @@ def item_lists(reader: Reader, obj) -> bool:
         if module == "pyarrow" and schema is not None or module == "polars":
             types = {name: str(t) for name, t in (zip(schema.names, schema.types) if module == "pyarrow"
                                                    else schema.items())}
-        elif module == "pandas" and len(obj):  # a list column holds Python lists or numpy arrays (object dtype);
-            #                                    its first value that is not missing (a NULL list is an empty one)
-            first = {str(c): next((v for v in obj[c].to_numpy() if not _missing(v)), None)
-                     for c in obj.columns if obj[c].dtype == object}
+        elif module == "pandas" and len(obj):  # a list column holds Python lists or numpy arrays (object dtype)
+            first = _first_values(obj)
             types = {c: "list" if isinstance(v, (list, tuple)) or type(v).__name__ == "ndarray" else "value"
                      for c, v in first.items()}
         else:

@@ -422,6 +422,22 @@ def test_a_pandas_run_of_lists_whose_first_list_is_missing_is_read_as_lists():
         assert means == {"a": 0.5, "b": 0.5}
 
 
+def test_pandas_lists_of_numpy_text_arrays_are_read():
+    """A pandas column of numpy text arrays (np.array(['a', 'c']), dtype <U1, as .apply(np.array) makes them),
+    which DuckDB's scan of a frame cannot read ("Data type '<U1' not recognized", refused as "cannot evaluate the
+    inputs" before), is read as lists, on both sides (grades as numpy integer arrays). By hand: judgments u0: c
+    (grade 2), u1: b; run u0: [a, c], u1: [b], u2: None (not judged: not reported). AP u0 1/2 (c at rank 2), u1 1;
+    num_ret 2 and 1."""
+    import numpy as np
+    import pandas as pd
+    run = pd.DataFrame({"query_id": ["u0", "u1", "u2"], "item_id": [np.array(["a", "c"]), np.array(["b"]), None]})
+    judgments = pd.DataFrame({"query_id": ["u0", "u1"], "item_id": [np.array(["c"]), np.array(["b"])],
+                              "relevance": [np.array([2]), np.array([1])]})
+    for one_statement in (True, False):
+        assert rm.evaluate(judgments, run, ["AP", "num_ret"], per_query=True, one_statement=one_statement) == {
+            "AP": {"u0": 0.5, "u1": 1.0}, "num_ret": {"u0": 2.0, "u1": 1.0}}, one_statement
+
+
 @pytest.mark.parametrize("one_statement", [True, False])
 def test_an_empty_label_list_is_no_judgment(one_statement):
     """An empty list in judgments of lists is no judgment, as a query mapped to no item in pytrec_eval's qrels
