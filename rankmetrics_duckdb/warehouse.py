@@ -58,13 +58,13 @@ def _source(reader: Reader, obj, kind: str) -> tuple[str, str, bool, list | None
     if module in ("pandas", "polars", "pyarrow"):
         names = [str(c) for c in (obj.column_names if module == "pyarrow" else obj.columns)]
         label = frame_label(obj)
-        if module == "pandas" and _text_arrays(obj):  # numpy arrays of text, which DuckDB's scan of a frame cannot
-            #                                            read ("Data type '<U1' not recognized"): as Arrow lists
+        if module == "pandas" and _holds_lists(obj):  # as an Arrow table: DuckDB's scan of a frame cannot read
+            #                                            numpy arrays of text ("Data type '<U1' not recognized")
             import pyarrow as pa
             try:
                 obj, module = pa.Table.from_pandas(obj, preserve_index=False), "pyarrow"
-            except (pa.ArrowException, TypeError, ValueError) as e:
-                raise InputError(f"{label}: cannot read its lists of numpy text arrays: {first_line(e)}") from None
+            except (pa.ArrowException, TypeError, ValueError):  # (mixed kinds in a column, say) DuckDB reads it
+                pass
         return (quoted(reader.register(obj, kind)), label, module == "pyarrow", names)
     raise InputError(f"cannot read the {kind} from a {type(obj).__name__}; give a table name, a Parquet or CSV file, "
                      f"a DuckDB relation, or a pandas, polars or pyarrow table")
@@ -170,9 +170,15 @@ def _first_values(frame) -> dict:
             for c in frame.columns if frame[c].dtype == object}
 
 
-def _text_arrays(frame) -> bool:
-    """Whether a pandas frame has a column of numpy arrays of text (np.array(['a', 'b']): dtype <U1)."""
-    return any(type(v).__name__ == "ndarray" and v.dtype.kind in "US" for v in _first_values(frame).values())
+def _holds_lists(frame) -> bool:
+    """Whether a pandas frame has a column of lists (Python lists or numpy arrays, found by its first value that is
+    not missing)."""
+    return any(_a_list(v) for v in _first_values(frame).values())
+
+
+def _a_list(value) -> bool:
+    """A pandas cell holding a list: a Python list or tuple, or a numpy array."""
+    return isinstance(value, (list, tuple)) or type(value).__name__ == "ndarray"
 
 
 def _missing(value) -> bool:
@@ -219,7 +225,7 @@ def item_lists(reader: Reader, obj) -> bool:
                                                    else schema.items())}
         elif module == "pandas" and len(obj):  # a list column holds Python lists or numpy arrays (object dtype)
             first = _first_values(obj)
-            types = {c: "list" if isinstance(v, (list, tuple)) or type(v).__name__ == "ndarray" else "value"
+            types = {c: "list" if _a_list(v) else "value"
                      for c, v in first.items()}
         else:
             return False

@@ -433,9 +433,13 @@ def test_pandas_lists_of_numpy_text_arrays_are_read():
     run = pd.DataFrame({"query_id": ["u0", "u1", "u2"], "item_id": [np.array(["a", "c"]), np.array(["b"]), None]})
     judgments = pd.DataFrame({"query_id": ["u0", "u1"], "item_id": [np.array(["c"]), np.array(["b"])],
                               "relevance": [np.array([2]), np.array([1])]})
-    for one_statement in (True, False):
-        assert rm.evaluate(judgments, run, ["AP", "num_ret"], per_query=True, one_statement=one_statement) == {
-            "AP": {"u0": 0.5, "u1": 1.0}, "num_ret": {"u0": 2.0, "u1": 1.0}}, one_statement
+    # the first array an empty one of objects (found by a fuzz of the input kinds: the text arrays after it failed)
+    first_empty = pd.DataFrame({"query_id": ["u2", "u0", "u1"],
+                                "item_id": [np.array([], dtype=object), np.array(["a", "c"]), np.array(["b"])]})
+    for ranking in (run, first_empty):
+        for one_statement in (True, False):
+            assert rm.evaluate(judgments, ranking, ["AP", "num_ret"], per_query=True, one_statement=one_statement) == {
+                "AP": {"u0": 0.5, "u1": 1.0}, "num_ret": {"u0": 2.0, "u1": 1.0}}, one_statement
 
 
 @pytest.mark.parametrize("one_statement", [True, False])
