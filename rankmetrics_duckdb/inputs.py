@@ -257,9 +257,10 @@ def no_rows(label: str, kind: str) -> InputError:
 def empty_queries(obj) -> list | None:
     """The queries of a run made from a dict (nested_dict_table) that map to no item, queries that retrieved
     nothing, which its rows do not hold; None for any other input."""
-    meta = getattr(getattr(obj, "schema", None), "metadata", None) if type(obj).__module__.startswith("pyarrow") \
-        else None
-    return json.loads(meta[EMPTY_KEY]) if meta and EMPTY_KEY in meta else None
+    if type(obj).__module__.split(".")[0] != "pyarrow":
+        return None
+    meta = getattr(obj.schema, "metadata", None) or {}
+    return json.loads(meta[EMPTY_KEY]) if EMPTY_KEY in meta else None
 
 
 def table_like(obj, kind: str):

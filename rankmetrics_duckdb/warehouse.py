@@ -377,24 +377,23 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
     select += group_columns
     name = reader.temp_name(kind)
     group_rows = reader.temp_name(kind) if kind == RUN and lists and groups else None
-    empty = reader.temp_name(kind) if kind == RUN and (lists or named is not None) else None
+    empty = reader.temp_name(kind) if kind == RUN and lists else None
     try:
         run_sql(reader.con, f"CREATE TEMP VIEW {quoted(name)} AS SELECT {', '.join(select)} FROM {source} AS t")
         if group_rows:  # every row's groups, an empty list's too: that group is a run that retrieved nothing
             run_sql(reader.con, f"CREATE TEMP VIEW {quoted(group_rows)} AS SELECT {', '.join(group_columns)} "
                                 f"FROM {source} AS t")
-        if named is not None:  # a dict's queries mapped to no item (inputs.empty_queries), as empty lists are
-            import pyarrow as pa
-            queries = reader.register(pa.table({"query_id": pa.array(named, pa.string())}), kind)
-            run_sql(reader.con, f"CREATE TEMP VIEW {quoted(empty)} AS SELECT t.query_id FROM {quoted(queries)} AS t")
-        elif empty:  # the rows whose list is empty (or NULL), which the unnested rows lack: each a query of the
-            #          run that retrieved nothing (sqlgen.empty_lists); a row without a query id names none (the
-            #          unnested rows hold it, for the checks to refuse)
+        if empty:  # the rows whose list is empty (or NULL), which the unnested rows lack: each a query of the run
+            #        that retrieved nothing (sqlgen.empty_lists); a row without a query id names none (the
+            #        unnested rows hold it, for the checks to refuse)
             columns = ", ".join([f"{query_id} AS query_id"] + group_columns)
             run_sql(reader.con, f"CREATE TEMP VIEW {quoted(empty)} AS SELECT {columns} FROM {source} AS t "
                                 f"WHERE {empty_list} AND NOT ({no_query})")
     except duckdb.Error as e:
         raise InputError(f"{label}: cannot read the {kind}: {first_line(e)}") from None
+    if named is not None:  # a dict's queries mapped to no item (inputs.empty_queries): the relation of its empty lists
+        import pyarrow as pa
+        empty = reader.register(pa.table({"query_id": pa.array(named, pa.string())}), kind)
     return View(name, kind, label, tuple(names_out), rescan=cheap and not lists,  # lists: unnested on each scan
                 group_types=tuple(types[g] for g in groups), group_rows=group_rows, lists=bool(lists),
                 empty_lists=empty)
