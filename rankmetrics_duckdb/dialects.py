@@ -175,6 +175,12 @@ class Dialect:
     #                                   spaces, and refusing them would refuse those tables outright
     float32: str | None = "FLOAT"     # its 32-bit float type, to which scores='float32' (the pytrec_eval preset)
     #                                   rounds the scores; None: the engine has none (refuse_float32)
+    float32_cast: str | None = None   # how its cast to that type parts from DuckDB's (and C's), which rounds a
+    #                                   magnitude below half the least 32-bit float to 0 and fails past the
+    #                                   largest (3.4e38): "underflow" (PostgreSQL: such a small magnitude fails
+    #                                   the statement, "value out of range: underflow": written 0 first),
+    #                                   "clamp" (MariaDB: a magnitude past the largest becomes 3.4e38, ranked
+    #                                   as a number: the statement fails naming the score) (_float32_range)
     distinct_levels: str | None = None  # true when the gain map {g} ('1=3,2=9', its form checked) names each
     #                                   level once: the native objects' check of gains (native._argument_checks,
     #                                   the rm_distinct_levels marker), which needs the engine's list functions;
@@ -201,7 +207,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             native=Native("table macros", 0, sql_macros=True, named_arg="{name} := {value}")),
     # NORMALIZE is a column-name keyword of PostgreSQL: no function argument may be called normalize unquoted
     Dialect("postgres", "postgres", dbt_adapter="postgres", bytewise='"C"', note='item ids compared with COLLATE "C"',
-            keywords=("normalize",),
+            keywords=("normalize",), float32_cast="underflow",
             distinct_levels="(SELECT count(DISTINCT m[1]) FROM regexp_matches(',' || {g}, ',([0-9]+)=', 'g') AS m) "
                             "= array_length(string_to_array({g}, ','), 1)",
             native=Native("SQL functions returning TABLE", 1, _BY_NAME, param_ref="function.name",
@@ -257,7 +263,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
                           call="TABLE({fn}({args}))")),
     Dialect("trino", "trino", dbt_adapter="trino", fail="fail({msg})"),
     Dialect("presto", "presto", fail="fail({msg})"),
-    Dialect("redshift", "redshift", dbt_adapter="redshift",
+    Dialect("redshift", "redshift", dbt_adapter="redshift", float32_cast="underflow",  # as PostgreSQL's REAL
             lacks={"IntraListDiversity": "sqlglot writes Redshift's unnesting of a list without the element's "
                                          "position, which pairs the items' vectors dimension by dimension"},
             note="Redshift has no locale collations: comparisons are byte-wise"),
@@ -275,7 +281,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     # strings, which are NO PAD: 'v1' and 'v1 ' are two groups
     Dialect("mysql", "mysql", dbt_adapter="mysql", regexp="operator", bytewise="utf8mb4_bin", collate_ids=True,
             bytewise_value="CAST(CAST({x} AS CHAR) AS BINARY)",
-            pads_spaces="MySQL and MariaDB",
+            pads_spaces="MySQL and MariaDB", float32_cast="clamp",
             nulls_in_windows=False, lists=None,
             concat_function=True, fail="rm_fail({msg})", helper=_MYSQL_FAIL, join_key="CRC32({x})",
             lacks=dict.fromkeys(("G", "nDCGRel", "RnDCG"),
@@ -695,6 +701,8 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
     if d.guard_first:
         tree = _guard_first(tree)
     tree = _partition_hints(tree, d)
+    if d.float32_cast:
+        tree = _float32_range(tree, d)
     if d.float32 not in (None, "FLOAT"):
         tree = _float32_type(tree, d)
     if d.signed_zero:
@@ -829,6 +837,36 @@ def _float32_type(tree: exp.Expression, d: Dialect) -> exp.Expression:
             return to.copy()
         return node
     return tree.transform(swap, copy=False)
+
+
+# the doubles whose rounding to a 32-bit float (to nearest, ties to even) is 0 (a magnitude at most half the least
+# subnormal, 2^-150) and infinite (at least halfway from the largest, 2^128 - 2^104, to 2^128: 2^128 - 2^103)
+FLOAT32_ZERO, FLOAT32_INFINITE = 2.0 ** -150, 2.0 ** 128 - 2.0 ** 103
+
+
+def _float32_range(tree: exp.Expression, d: Dialect) -> exp.Expression:
+    """The rounding cast of scores='float32' (marked FLOAT32) as DuckDB rounds, where the engine's cast parts from
+    it (Dialect.float32_cast): a magnitude that rounds to 0 written 0 first ("underflow"), or one that rounds past
+    the largest 32-bit float failing the statement, naming the score ("clamp"), as evaluate() refuses it."""
+    for cast in list(tree.find_all(exp.Cast)):
+        if not meta_value(cast.to, FLOAT32):
+            continue
+        magnitude = exp.Abs(this=exp.Cast(this=cast.this.copy(), to=exp.DataType.build("DOUBLE")))
+        if d.float32_cast == "underflow":
+            bound, value = exp.LTE, exp.Cast(this=exp.Literal.number(0), to=cast.to.copy())
+        else:
+            bound = exp.GTE
+            value = _failing(exp.DPipe(this=exp.Literal.string("score "), expression=exp.DPipe(
+                this=exp.Cast(this=cast.this.copy(), to=exp.DataType.build("VARCHAR")),
+                expression=exp.Literal.string(" is too large for the 32-bit scores of scores='float32' (pytrec_eval's; "
+                                              "at most about 3.4e38 in magnitude): rescale the scores, or use the "
+                                              "trec_eval convention's 64-bit scores"))), d)
+        limit = FLOAT32_ZERO if d.float32_cast == "underflow" else FLOAT32_INFINITE
+        guard = exp.Case(ifs=[exp.If(this=bound(this=magnitude, expression=exp.Literal.number(repr(limit))),
+                                     true=value)])
+        cast.replace(guard)
+        guard.set("default", cast)
+    return tree
 
 
 def refuse_float32(d: Dialect, conv: dict) -> None:

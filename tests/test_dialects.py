@@ -1085,6 +1085,51 @@ def test_float32_scores_tie_as_pytrec_eval_ties_them(engine):
     check_rows(engine.engine.rows(sql), want, f"{engine.engine.dialect} float32")
 
 
+@pytest.mark.parametrize("engine", ["duckdb", "postgres", "datafusion", "clickhouse", "mysql"], indirect=True)
+def test_float32_scores_round_as_pytrec_eval_at_the_ends_of_the_range(engine):
+    # PostgreSQL's cast to REAL failed the statement on a magnitude that rounds to 0 ("value out of range:
+    # underflow"; 1e-300 ranked by pytrec_eval and evaluate()), and MariaDB's cast to FLOAT made one past the
+    # largest 32-bit float 3.4e38, ranked as a number, where evaluate() refuses it and the other engines fail.
+    # pytrec_eval (run here) rounds each score to a C float: 2^-150 and -1e-300 round to 0 and tie with 0.0 (item
+    # ids descending: b first, RR 0.5); the least subnormal 2^-149 stays above 0 (RR 1); the double just below
+    # 2^128 - 2^103 rounds to the largest float and ties with it (RR 0.5)
+    import pytrec_eval
+    tiny, least = 2.0 ** -150, 2.0 ** -149
+    largest = 2.0 ** 128 - 2.0 ** 104  # the largest 32-bit float
+    below = math.nextafter(2.0 ** 128 - 2.0 ** 103, 0)
+    scores = {"q1": {"a": tiny, "b": 0.0}, "q2": {"a": -1e-300, "b": 0.0}, "q3": {"a": least, "b": 0.0},
+              "q4": {"a": below, "b": largest}, "q5": {"a": 1e-300, "b": -1.0}}
+    qrels = {q: {"a": 1, "b": 0} for q in scores}
+    te = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(scores)
+    assert [te[q]["recip_rank"] for q in sorted(te)] == [0.5, 0.5, 1.0, 0.5, 1.0]
+    want = {"RR": {q: te[q]["recip_rank"] for q in te}}
+    want["RR"][None] = sum(want["RR"].values()) / len(te)
+    rows = [(q, i, s) for q, items in scores.items() for i, s in items.items()]
+    j = engine.engine.load("f32_range_judgments", pa.table({"query_id": [q for q, _, _ in rows],
+                                                            "item_id": [i for _, i, _ in rows],
+                                                            "relevance": [int(i == "a") for _, i, _ in rows]}))
+
+    def run(name, extra=()):
+        every = rows + list(extra)
+        return engine.engine.load(name, pa.table({"query_id": [q for q, _, _ in every], "item_id": [i for _, i, _ in every],
+                                                  "score": pa.array([s for _, _, s in every], pa.float64())}))
+    sql = rm.to_sql(["RR"], dialect=engine.engine.dialect, run=run("f32_range_run"), judgments=j, per_query=True,
+                    convention="pytrec_eval")
+    check_rows(engine.engine.rows(sql), want, f"{engine.engine.dialect} float32 range")
+    # the least double that rounds past the largest float: refused by evaluate(), and the statement fails
+    past = ("q6", "c", 2.0 ** 128 - 2.0 ** 103)
+    with pytest.raises(rm.InputError, match="too large for the 32-bit scores"):
+        rm.evaluate(pa.table({"query_id": ["q6"], "item_id": ["c"], "relevance": [1]}),
+                    pa.table({"query_id": ["q6"], "item_id": ["c"], "score": [past[2]]}), ["RR"],
+                    convention="pytrec_eval")
+    sql = rm.to_sql(["RR"], dialect=engine.engine.dialect, run=run("f32_past_run", [past]), judgments=j,
+                    per_query=True, convention="pytrec_eval")
+    with pytest.raises(Exception) as failed:
+        engine.engine.rows(sql)
+    assert re.search(r"too large for the 32-bit|out of range|overflow|not finite|infinite|Conversion Error",
+                     str(failed.value), re.I), failed.value
+
+
 @pytest.mark.parametrize("dialect", ["sqlite", "bigquery", "snowflake"])
 def test_float32_scores_are_refused_without_a_32_bit_float(dialect):
     with pytest.raises(rm.UsageError, match=f"the {dialect} dialect has no 32-bit float type"):
