@@ -244,44 +244,7 @@ def _loops(text: str, over: str) -> str:
         m = _H_MARK.search(text)
         if m is None:
             return text
-        found = None
-        lo, hi = max(0, m.start() - 200), min(len(text), m.end() + 200)
-        depth = [0]  # depth[i - lo]: parentheses open before text[i]
-        for c in text[lo:hi]:
-            depth.append(depth[-1] + (c == "(") - (c == ")"))
-        g_marks = [(g.start(), g.end()) for g in _G_MARK.finditer(text, lo, hi)]
-        starts = []  # (b_start, where A must end): B starts after a separator (`, ` or ` AND `)
-        for b_start in range(lo, m.start() + 1):
-            if text[b_start].isspace() or text[b_start] == ",":
-                continue
-            i = b_start
-            while i > 0 and text[i - 1].isspace():
-                i -= 1
-            if text[i - 1:i] == ",":
-                i -= 1
-            elif text[i - 3:i] == "AND":
-                i -= 3
-            else:
-                continue
-            while i > 0 and text[i - 1].isspace():
-                i -= 1
-            starts.append((b_start, i))
-        for b_end in range(hi, m.end() - 1, -1):
-            if text[b_end - 1].isspace() or text[b_end - 1] == ",":
-                continue
-            for b_start, a_end in starts:
-                if found and b_end - b_start <= found[1] - found[0]:
-                    break  # the later starts are shorter still
-                if any(b_start <= gs and ge <= b_end for gs, ge in g_marks):
-                    continue
-                d0 = depth[b_start - lo]
-                if depth[b_end - lo] != d0 or min(depth[b_start - lo + 1:b_end - lo + 1]) < d0:
-                    continue  # not balanced
-                b = text[b_start:b_end]
-                a = b.replace("rm_dbt_h", "rm_dbt_g").replace("rm_g2", "rm_g1")
-                if a_end < len(a) or text[a_end - len(a):a_end] != a:
-                    continue
-                found = (b_start, b_end, a_end - len(a), text[a_end:b_start])
+        found = _item_around(text, m, 200) or _item_around(text, m, 1000)  # a long item: ClickHouse's group form
         if found is None:
             raise ValueError(f"a group column's placeholder outside a list: {text[m.start() - 80:m.end() + 80]!r}")
         b_start, b_end, a_start, sep = found
@@ -291,6 +254,50 @@ def _loops(text: str, over: str) -> str:
         item = re.sub(r"\brm_g1\b", "rm_g{{ %s }}" % index, item)
         loop = "{%% for g in %s %%}%s{%% if not loop.last %%}%s{%% endif %%}{%% endfor %%}" % (over, item, sep)
         text = text[:a_start] + loop + text[b_end:]
+
+
+def _item_around(text: str, m: re.Match, reach: int) -> tuple | None:
+    """(B's start and end, A's start, the separator between them) of the list item B around the second group's
+    placeholder m, within reach characters of it (_loops), or None."""
+    found = None
+    lo, hi = max(0, m.start() - reach), min(len(text), m.end() + reach)
+    depth = [0]  # depth[i - lo]: parentheses open before text[i]
+    for c in text[lo:hi]:
+        depth.append(depth[-1] + (c == "(") - (c == ")"))
+    g_marks = [(g.start(), g.end()) for g in _G_MARK.finditer(text, lo, hi)]
+    starts = []  # (b_start, where A must end): B starts after a separator (`, ` or ` AND `)
+    for b_start in range(lo, m.start() + 1):
+        if text[b_start].isspace() or text[b_start] == ",":
+            continue
+        i = b_start
+        while i > 0 and text[i - 1].isspace():
+            i -= 1
+        if text[i - 1:i] == ",":
+            i -= 1
+        elif text[i - 3:i] == "AND":
+            i -= 3
+        else:
+            continue
+        while i > 0 and text[i - 1].isspace():
+            i -= 1
+        starts.append((b_start, i))
+    for b_end in range(hi, m.end() - 1, -1):
+        if text[b_end - 1].isspace() or text[b_end - 1] == ",":
+            continue
+        for b_start, a_end in starts:
+            if found and b_end - b_start <= found[1] - found[0]:
+                break  # the later starts are shorter still
+            if any(b_start <= gs and ge <= b_end for gs, ge in g_marks):
+                continue
+            d0 = depth[b_start - lo]
+            if depth[b_end - lo] != d0 or min(depth[b_start - lo + 1:b_end - lo + 1]) < d0:
+                continue  # not balanced
+            b = text[b_start:b_end]
+            a = b.replace("rm_dbt_h", "rm_dbt_g").replace("rm_g2", "rm_g1")
+            if a_end < len(a) or text[a_end - len(a):a_end] != a:
+                continue
+            found = (b_start, b_end, a_end - len(a), text[a_end:b_start])
+    return found
 
 
 def _columns(text: str, what: str) -> str:

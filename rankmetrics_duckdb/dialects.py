@@ -168,6 +168,11 @@ class Dialect:
     #                                   number, date) in a form compared byte-wise, case and accents apart, so
     #                                   that group values equal in the column's collation are two groups
     #                                   (_bytewise_groups); None: its comparisons keep group values apart already
+    group_form: str | None = None     # a form {x} of a group value of any type, for an engine whose GROUP BY and
+    #                                   hash joins compare some values by their bits where its = holds them equal
+    #                                   (ClickHouse: a float's -0.0 and 0.0, two groups): rm_groups grouped by
+    #                                   the form alone, each group's value one of its values, and each join
+    #                                   with rm_groups comparing the forms (_bytewise_groups)
     pads_spaces: str | None = None    # its comparisons ignore trailing spaces (PAD SPACE), even in a binary
     #                                   collation, so id 'd1 ' would match judgment 'd1': the engines' names, for
     #                                   the message of an id ending in a space, which fails the statement
@@ -222,6 +227,8 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("clickhouse", "clickhouse", dbt_adapter="clickhouse", settings=(("join_use_nulls", 1),), lists="array_join",
             # throwIf wants a constant message; a Nullable text cast to a number is NULL: assumeNotNull first
             fail="toInt64(assumeNotNull({msg}))",
+            # its GROUP BY and hash joins hold a float's -0.0 and 0.0 apart: the group values' text, -0 as 0
+            group_form="if(toTypeName({x}) LIKE '%Float%' AND toString({x}) = '-0', '0', toString({x}))",
             distinct_levels="length(arrayDistinct(extractAll(concat(',', {g}), ',([0-9]+)='))) "
                             "= length(splitByChar(',', {g}))",
             note="SETTINGS join_use_nulls = 1",
@@ -711,7 +718,7 @@ def transform(query: exp.Expression, dialect: str, copy: bool = True) -> exp.Exp
         tree = _padded_ids(tree, d)
     if d.collate_ids:
         tree = _collated_ids(tree, d)
-    if d.bytewise_value:
+    if d.bytewise_value or d.group_form:
         tree = _bytewise_groups(tree, d)
     if d.values_rows:
         tree = _constant_rows(tree)
@@ -763,8 +770,9 @@ GROUPS = "rm_groups"
 
 
 def _bytewise_value(value: exp.Expression, d: Dialect) -> exp.Expression:
-    """The dialect's byte-wise form of value (Dialect.bytewise_value)."""
-    return _filled(d.bytewise_value, d, "x", value)
+    """The dialect's byte-wise form of value (Dialect.bytewise_value), or the form its groupings compare
+    (Dialect.group_form)."""
+    return _filled(d.bytewise_value or d.group_form, d, "x", value)
 
 
 def _bytewise_groups(tree: exp.Expression, d: Dialect) -> exp.Expression:
@@ -774,7 +782,11 @@ def _bytewise_groups(tree: exp.Expression, d: Dialect) -> exp.Expression:
     holding its value as stored; its numbering ordered by each column, then its byte-wise form (the same numbers
     on every run); and each NULL-safe equality of a joined table's group column with rm_groups' (g.rm_g1) comparing
     their byte-wise forms too. A form of any type, where a COLLATE would fail on a number; beside the column's own
-    equality, which keeps apart what the form might not (a number or a date written as text)."""
+    equality, which keeps apart what the form might not (a number or a date written as text). With a group_form
+    instead (ClickHouse), the column's own grouping is what parts values its = holds equal: rm_groups is grouped
+    by the form alone (each group's value any of its values), its numbering ordered by the value, and each join
+    compares the forms alone."""
+    alone = d.group_form is not None
     for cte in tree.find_all(exp.CTE):
         outer = cte.this
         if cte.alias != GROUPS or not isinstance(outer, exp.Select):
@@ -783,9 +795,12 @@ def _bytewise_groups(tree: exp.Expression, d: Dialect) -> exp.Expression:
         inner = source.this.this if source is not None and isinstance(source.this, exp.Subquery) else None
         if isinstance(inner, exp.Select) and inner.args.get("distinct"):
             inner.set("distinct", None)
-            inner.set("group", exp.Group(expressions=[e for p in inner.expressions
-                                                      for e in (p.this.copy(), _bytewise_value(p.this, d))]))
-        for window in outer.find_all(exp.Window):
+            inner.set("group", exp.Group(expressions=[e for p in inner.expressions for e in (
+                () if alone else (p.this.copy(),)) + (_bytewise_value(p.this, d),)]))
+            if alone:
+                for p in inner.expressions:
+                    p.set("this", exp.AnyValue(this=p.this))
+        for window in () if alone else outer.find_all(exp.Window):
             order = window.args.get("order")
             if order is not None:
                 order.set("expressions", [t for term in order.expressions for t in (
@@ -798,7 +813,7 @@ def _bytewise_groups(tree: exp.Expression, d: Dialect) -> exp.Expression:
         for eq in list(join.args["on"].find_all(exp.NullSafeEQ)):
             if isinstance(eq.expression, exp.Column) and eq.expression.table == alias:
                 same = exp.NullSafeEQ(this=_bytewise_value(eq.this, d), expression=_bytewise_value(eq.expression, d))
-                eq.replace(exp.and_(eq.copy(), same))
+                eq.replace(same if alone else exp.and_(eq.copy(), same))
     return tree
 
 

@@ -112,7 +112,15 @@
     arrayEnumerate(r.{{ rankmetrics.column(item_column) }}) AS rm_pos
   JOIN rm_groups AS g
     ON {% for g in by %}(
-      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+      CASE
+        WHEN toTypeName(r.{{ rankmetrics.column(g) }}) LIKE '%Float%' AND toString(r.{{ rankmetrics.column(g) }}) = '-0'
+        THEN '0'
+        ELSE toString(r.{{ rankmetrics.column(g) }})
+      END IS NOT DISTINCT FROM CASE
+        WHEN toTypeName(g.rm_g{{ loop.index }}) LIKE '%Float%' AND toString(g.rm_g{{ loop.index }}) = '-0'
+        THEN '0'
+        ELSE toString(g.rm_g{{ loop.index }})
+      END
     ){% if not loop.last %}
     AND {% endif %}{% endfor %}
 {% elif by %}
@@ -124,7 +132,15 @@
   FROM {{ run }} AS r
   JOIN rm_groups AS g
     ON {% for g in by %}(
-      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+      CASE
+        WHEN toTypeName(r.{{ rankmetrics.column(g) }}) LIKE '%Float%' AND toString(r.{{ rankmetrics.column(g) }}) = '-0'
+        THEN '0'
+        ELSE toString(r.{{ rankmetrics.column(g) }})
+      END IS NOT DISTINCT FROM CASE
+        WHEN toTypeName(g.rm_g{{ loop.index }}) LIKE '%Float%' AND toString(g.rm_g{{ loop.index }}) = '-0'
+        THEN '0'
+        ELSE toString(g.rm_g{{ loop.index }})
+      END
     ){% if not loop.last %}
     AND {% endif %}{% endfor %}
 {% elif run_lists %}
@@ -1087,7 +1103,15 @@
     arrayEnumerate(j.{{ rankmetrics.column(item_column) }}) AS rm_pos
   JOIN rm_groups AS g
     ON {% for g in judgments_by %}(
-      j.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ by.index(g) + 1 }}
+      CASE
+        WHEN toTypeName(j.{{ rankmetrics.column(g) }}) LIKE '%Float%' AND toString(j.{{ rankmetrics.column(g) }}) = '-0'
+        THEN '0'
+        ELSE toString(j.{{ rankmetrics.column(g) }})
+      END IS NOT DISTINCT FROM CASE
+        WHEN toTypeName(g.rm_g{{ by.index(g) + 1 }}) LIKE '%Float%' AND toString(g.rm_g{{ by.index(g) + 1 }}) = '-0'
+        THEN '0'
+        ELSE toString(g.rm_g{{ by.index(g) + 1 }})
+      END
     ){% if not loop.last %}
     AND {% endif %}{% endfor %}
   CROSS JOIN params AS prm
@@ -1113,7 +1137,15 @@
     arrayEnumerate(j.{{ rankmetrics.column(item_column) }}) AS rm_pos
   JOIN rm_groups AS g
     ON {% for g in judgments_by %}(
-      j.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ by.index(g) + 1 }}
+      CASE
+        WHEN toTypeName(j.{{ rankmetrics.column(g) }}) LIKE '%Float%' AND toString(j.{{ rankmetrics.column(g) }}) = '-0'
+        THEN '0'
+        ELSE toString(j.{{ rankmetrics.column(g) }})
+      END IS NOT DISTINCT FROM CASE
+        WHEN toTypeName(g.rm_g{{ by.index(g) + 1 }}) LIKE '%Float%' AND toString(g.rm_g{{ by.index(g) + 1 }}) = '-0'
+        THEN '0'
+        ELSE toString(g.rm_g{{ by.index(g) + 1 }})
+      END
     ){% if not loop.last %}
     AND {% endif %}{% endfor %}
   CROSS JOIN params AS prm
@@ -1137,7 +1169,15 @@
   FROM {{ judgments }} AS j
   JOIN rm_groups AS g
     ON {% for g in judgments_by %}(
-      j.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ by.index(g) + 1 }}
+      CASE
+        WHEN toTypeName(j.{{ rankmetrics.column(g) }}) LIKE '%Float%' AND toString(j.{{ rankmetrics.column(g) }}) = '-0'
+        THEN '0'
+        ELSE toString(j.{{ rankmetrics.column(g) }})
+      END IS NOT DISTINCT FROM CASE
+        WHEN toTypeName(g.rm_g{{ by.index(g) + 1 }}) LIKE '%Float%' AND toString(g.rm_g{{ by.index(g) + 1 }}) = '-0'
+        THEN '0'
+        ELSE toString(g.rm_g{{ by.index(g) + 1 }})
+      END
     ){% if not loop.last %}
     AND {% endif %}{% endfor %}
   CROSS JOIN params AS prm
@@ -3008,10 +3048,17 @@
     ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS group_no,
     CAST(ROW_NUMBER() OVER (ORDER BY {% for g in by %}d.rm_g{{ loop.index }} NULLS FIRST{% if not loop.last %}, {% endif %}{% endfor %}) AS Nullable(String)) || ':' AS group_key
   FROM (
-    SELECT DISTINCT
-      {% for g in by %}r.{{ rankmetrics.column(g) }} AS rm_g{{ loop.index }}{% if not loop.last %},
+    SELECT
+      {% for g in by %}any(r.{{ rankmetrics.column(g) }}) AS rm_g{{ loop.index }}{% if not loop.last %},
       {% endif %}{% endfor %}
     FROM {{ run }} AS r
+    GROUP BY
+      {% for g in by %}CASE
+        WHEN toTypeName(r.{{ rankmetrics.column(g) }}) LIKE '%Float%' AND toString(r.{{ rankmetrics.column(g) }}) = '-0'
+        THEN '0'
+        ELSE toString(r.{{ rankmetrics.column(g) }})
+      END{% if not loop.last %},
+      {% endif %}{% endfor %}
   ) AS d
 {% endmacro %}
 
@@ -3165,7 +3212,15 @@
 {% endif %}  FROM {{ run }} AS r
 {% if by %}  JOIN rm_groups AS g
     ON {% for g in by %}(
-      r.{{ rankmetrics.column(g) }} IS NOT DISTINCT FROM g.rm_g{{ loop.index }}
+      CASE
+        WHEN toTypeName(r.{{ rankmetrics.column(g) }}) LIKE '%Float%' AND toString(r.{{ rankmetrics.column(g) }}) = '-0'
+        THEN '0'
+        ELSE toString(r.{{ rankmetrics.column(g) }})
+      END IS NOT DISTINCT FROM CASE
+        WHEN toTypeName(g.rm_g{{ loop.index }}) LIKE '%Float%' AND toString(g.rm_g{{ loop.index }}) = '-0'
+        THEN '0'
+        ELSE toString(g.rm_g{{ loop.index }})
+      END
     ){% if not loop.last %}
     AND {% endif %}{% endfor %}
 {% else %}{% endif %}  WHERE
