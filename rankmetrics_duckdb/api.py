@@ -146,13 +146,13 @@ class Evaluation:
                 _check_tie_orders(self.con, self.run, self._tie_orders, self.conv)
             if conventions.reads_rank_values(convention, self.conv):
                 check_rank_positions(self.con, self.run)
+                if self.reference is not None:  # RecTools' Intersection reads its ranks as positions too
+                    check_rank_positions(self.con, self.reference, "the reference run: ")
         except BaseException as e:
             self.close()
             if private:  # nobody else holds it: close it, so that nothing more spills into the folder removed
                 self.con.close()
-            if isinstance(e, duckdb.Error) and not isinstance(e, duckdb.InterruptException):  # an input the
-                #                                        checks could not name (a view whose cast fails, say)
-                raise InputError(f"cannot evaluate the inputs: {first_line(e)}") from None
+            _raise_input_error(e)
             raise
 
     @property
@@ -427,8 +427,9 @@ class Prepared:
             if conventions.reads_rank_values(convention, self.conv):
                 check_rank_positions(self.con, self.run)
             self._stream(first)
-        except BaseException:
+        except BaseException as e:
             self.close()
+            _raise_input_error(e)
             raise
 
     def _sources(self):
@@ -688,6 +689,14 @@ def _result(rows: list, measures: list, per_query: bool) -> dict:
                 out[m][q] = v
         return out
     return {m: v for m, q, v in rows if q is None}
+
+
+def _raise_input_error(e: BaseException) -> None:
+    """An error of DuckDB's while the inputs were read and checked (an input the checks could not name: a view
+    whose cast fails, say) raised as the InputError naming it, in one line; any other error is left to the
+    caller to raise again."""
+    if isinstance(e, duckdb.Error) and not isinstance(e, duckdb.InterruptException):
+        raise InputError(f"cannot evaluate the inputs: {first_line(e)}") from None
 
 
 def _load_reference(reader: Reader, obj, form: shape.Shape):

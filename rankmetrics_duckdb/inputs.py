@@ -36,20 +36,23 @@ NAN_SCORES = ("error", "last")
 _COUNTER = itertools.count(1)
 
 
-def check_rank_positions(con, run: "Loaded") -> None:
+def check_rank_positions(con, run: "Loaded", what: str = "") -> None:
     """Under a preset whose library reads rank values as positions (conventions.RANK_VALUES: RecTools), an input
     error naming the first query whose ranks are not 1..n (tied, missing one, not from 1, or not whole): there the
-    library's numbers and ours differ (RecTools' CatalogCoverage@1 counts two items tied at rank 1)."""
+    library's numbers and ours differ (RecTools' CatalogCoverage@1 counts two items tied at rank 1; its
+    Intersection reads the reference run's ranks so too). Ranks given as text are read as numbers, as the ranking
+    reads them. what: how the message names the run before its label ('the reference run: ')."""
     if not run.has_rank:
         return
     keys = ", ".join([*(f"t.{quoted(g)}" for g in run.groups), "CAST(t.query_id AS VARCHAR)"])
-    row = run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), min(t.rank), max(t.rank), count(*), count(DISTINCT t.rank) "
-                       f"FROM {run.relation.sql(dialect='duckdb')} AS t WHERE t.rank IS NOT NULL GROUP BY {keys} "
-                       f"HAVING min(t.rank) <> 1 OR max(t.rank) <> count(*) OR count(DISTINCT t.rank) <> count(*) "
-                       f"OR bool_or(t.rank <> trunc(t.rank)) ORDER BY 1 LIMIT 1").fetchone()
+    rank = "CAST(t.rank AS DOUBLE)"
+    row = run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), min({rank}), max({rank}), count(*), "
+                       f"count(DISTINCT {rank}) FROM {run.relation.sql(dialect='duckdb')} AS t WHERE t.rank IS NOT NULL "
+                       f"GROUP BY {keys} HAVING min({rank}) <> 1 OR max({rank}) <> count(*) OR count(DISTINCT {rank}) "
+                       f"<> count(*) OR bool_or({rank} <> trunc({rank})) ORDER BY 1 LIMIT 1").fetchone()
     if row:
         q, low, high, n, distinct = row
-        raise InputError(f"{run.label}: query {q}: ranks {low:g} to {high:g} over {n} items ({distinct} distinct): "
+        raise InputError(f"{what}{run.label}: query {q}: ranks {low:g} to {high:g} over {n} items ({distinct} distinct): "
                          f"RecTools reads rank values as positions (an item is in the top k when its rank is at "
                          f"most k), rankmetrics ranks a query's items 1, 2, ... in rank order, and the two agree "
                          f"only for ranks 1..n; give each query's ranks as 1..n")

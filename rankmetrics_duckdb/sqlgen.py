@@ -300,20 +300,21 @@ def grouped_fault(by: tuple = (), grades: tuple = (), rank_positions: bool = Fal
     return exp.Min(this=fault)
 
 
-def _rank_positions_message(query: list) -> exp.Concat:
+def _rank_positions_message(query: list, what: str = "run") -> exp.Concat:
     """The message of a query whose given ranks are not 1..n under a preset whose library reads rank values as
     positions (conventions.RANK_VALUES: RecTools), as inputs.check_rank_positions refuses it on the Python
-    routes. query: _fault_query's parts."""
+    routes. query: _fault_query's parts; what: the run, or the reference run (Intersection's)."""
     lit = exp.Literal.string
     return exp.Concat(expressions=[
         lit("rankmetrics: query "), *[q.copy() for q in query],
-        lit(" of the run: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank "
+        lit(f" of the {what}: its ranks are not 1..n (tied, missing one, not from 1, or not whole): RecTools reads rank "
             "values as positions (an item is in the top k when its rank is at most k), rankmetrics ranks a query's "
             "items 1, 2, ... in rank order, and the two agree only for ranks 1..n; give each query's ranks as 1..n")])
 
 
-def rank_positions_faults(by: tuple = ()) -> exp.Select:
-    """The queries of the run (run_items) whose given ranks are not 1..n, one row each, its message as fault
+def rank_positions_faults(by: tuple = (), reference: bool = False) -> exp.Select:
+    """The queries of the run (run_items; with reference, of Intersection's reference run: REFERENCE_ITEMS, which
+    RecTools reads by rank too) whose given ranks are not 1..n, one row each, its message as fault
     (_rank_positions_message): tied, missing one, not from 1, or not whole (NULL ranks, which rank last, left
     out as inputs.check_rank_positions leaves them)."""
     x = lambda name: _column("x", name)  # noqa: E731
@@ -321,8 +322,10 @@ def rank_positions_faults(by: tuple = ()) -> exp.Select:
     given = exp.Count(this=rank.copy())
     fraction = exp.Max(this=exp.Case(ifs=[exp.If(this=exp.NEQ(this=rank.copy(), expression=exp.Floor(this=rank.copy())),
                                                  true=exp.Literal.number(1))], default=exp.Literal.number(0)))
-    return exp.select(exp.alias_(_rank_positions_message(_fault_query(x("query_id"), by)), "fault")).from_(
-        exp.Table(this=exp.to_identifier("run_items"), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(
+    message = _rank_positions_message(_fault_query(x("query_id"), by), "reference run" if reference else "run")
+    table = REFERENCE_ITEMS if reference else "run_items"
+    return exp.select(exp.alias_(message, "fault")).from_(
+        exp.Table(this=exp.to_identifier(table), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(
         exp.Not(this=exp.Is(this=rank.copy(), expression=exp.Null()))).group_by(x("query_id")).having(exp.or_(
             exp.NEQ(this=exp.Min(this=rank.copy()), expression=exp.Literal.number(1)),
             exp.NEQ(this=exp.Max(this=rank.copy()), expression=given.copy()),
@@ -397,6 +400,8 @@ def input_checks(by: tuple = (), reference: bool = False, grades: tuple = (),
             faulty(REFERENCE_ITEMS, "reference"), distinct=False), distinct=False)
     if rank_positions:
         faults = exp.union(faults, rank_positions_faults(by), distinct=False)
+        if reference:
+            faults = exp.union(faults, rank_positions_faults(by, reference=True), distinct=False)
     return exp.select(exp.alias_(exp.Min(this=_column("d", "fault")), "fault")).from_(
         exp.Subquery(this=faults, alias=exp.TableAlias(this=exp.to_identifier("d"))))
 

@@ -5,10 +5,11 @@ recommended to but not in the test set, test users without recommendations, shor
 import math
 import os
 
+import duckdb
 import pyarrow as pa
 import pytest
 
-from rankmetrics_duckdb import evaluate
+from rankmetrics_duckdb import evaluate, prepare, to_sql
 from rankmetrics_duckdb.errors import InputError
 from conftest import cli
 from recsys import rectools_env
@@ -516,6 +517,55 @@ def test_intersection_users_on_one_side_only_equal_rectools():
     ref += [("u3", "a", 1, 1.0)] + [("u4", i, n, 5.0 - n) for n, i in enumerate("xyz", 1)]
     test = [("u1", "a"), ("u3", "b"), ("u5", "c")]
     assert check(reco, test, INTERSECTION, ref=ref) == len(INTERSECTION) * 3
+
+
+def test_reference_ranks_other_than_one_to_n_are_refused_as_the_run_s(tmp_path):
+    """RecTools' Intersection reads the reference run's ranks as positions too (its top ref_k: rank at most ref_k),
+    and those ranks were taken unchecked: reference a and b tied at rank 1 put both in RecTools' top 1, so run a's
+    Intersection@1 is 1 there (RecTools, run here) and was 0 here, with no word. Under the rectools preset the
+    reference's ranks are refused as the run's are, naming it: evaluate(), eval --reference and to_sql's SQL."""
+    reco, ref = [("u1", "a", 1, 0.0)], [("u1", "a", 1, 0.0), ("u1", "b", 1, 0.0), ("u1", "c", 2, 0.0)]
+    test = [("u1", "a")]
+    theirs = rectools_env.run({"reco": [[u, i, r] for u, i, r, _ in reco], "interactions": [list(t) for t in test],
+                               "ref_reco": [[u, i, r] for u, i, r, _ in ref], "prev_interactions": [],
+                               "catalog": [], "vectors": {}, "metrics": {"I": ["Intersection", {"k": 1}]}})
+    assert theirs["I"]["mean"] == 1.0
+    with pytest.raises(InputError, match=r"^the reference run: .*query u1: ranks 1 to 2 over 3 items \(2 distinct\)"):
+        ours(reco, test, ["Intersection@1"], ref=ref)
+    qrels, run, reference = tmp_path / "test.qrels", tmp_path / "reco.run", tmp_path / "ref.run"
+    qrels.write_text("u1 0 a 1\n")
+    run.write_text("u1 Q0 a 1 0 m\n")
+    reference.write_text("u1 Q0 a 1 0 m\nu1 Q0 b 1 0 m\nu1 Q0 c 2 0 m\n")
+    p = cli("eval", str(qrels), str(run), "--reference", str(reference), "--convention", "rectools", "-m",
+            "Intersection@1", check=False)
+    assert p.returncode == 1 and "the reference run: " in p.stderr and "query u1: ranks 1 to 2" in p.stderr, p.stderr
+    con = duckdb.connect()
+    con.register("r", run_table(reco))
+    con.register("f", run_table(ref))
+    con.register("j", pa.table({"query_id": ["u1"], "item_id": ["a"], "relevance": [1]}))
+    sql = to_sql(["Intersection@1"], run="r", judgments="j", reference="f", run_columns="score,rank",
+                 convention="rectools", per_query=True)
+    with pytest.raises(duckdb.Error, match="query u1 of the reference run: its ranks are not 1..n"):
+        con.execute(sql).fetchall()
+    # ranks 1..n in the reference: taken, and RecTools' number (a within the top 1 of a, b, c)
+    assert check(reco, test, [("Intersection@1", "Intersection", {"k": 1})],
+                 ref=[("u1", i, n, 0.0) for n, i in enumerate("abc", 1)]) == 1
+
+
+def test_ranks_given_as_text_are_read_as_numbers_under_the_rectools_preset():
+    """A rank column of text ('1', '2', '3'), which the ranking reads as numbers (and the mllib preset took), failed
+    the rectools preset's check of the ranks with DuckDB's binder error (trunc(VARCHAR)): an InputError from
+    evaluate(), DuckDB's exception itself from prepare(). By hand: a, the one relevant item, at rank 1 of 3:
+    Precision@2 1/2; ranks '1', '1', '2' are refused as the same numbers are."""
+    qrels = pa.table({"query_id": ["u1"], "item_id": ["a"], "relevance": [1]})
+    run = pa.table({"query_id": ["u1"] * 3, "item_id": ["a", "b", "c"], "rank": ["1", "2", "3"]})
+    assert evaluate(qrels, run, ["Precision@2"], convention="rectools") == {"Precision@2": 0.5}
+    assert prepare(qrels, run, convention="rectools").evaluate(["Precision@2"]) == {"Precision@2": 0.5}
+    tied = pa.table({"query_id": ["u1"] * 3, "item_id": ["a", "b", "c"], "rank": ["1", "1", "2"]})
+    for route in (lambda: evaluate(qrels, tied, ["Precision@2"], convention="rectools"),
+                  lambda: prepare(qrels, tied, convention="rectools")):
+        with pytest.raises(InputError, match="query u1: ranks 1 to 2 over 3 items"):
+            route()
 
 
 def test_hand_computed_intersection():
