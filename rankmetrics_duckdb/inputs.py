@@ -687,12 +687,12 @@ class Reader:
             bad = run_sql(self.con, f"SELECT {check.count} FROM {quoted(table)} AS t").fetchone()[0]
             if bad:
                 column = given.get(check.column, check.column)  # as the input names it
-                what = {"empty": "has no rows",
+                what = {"empty": "no rows",
                         "missing list": f"{bad} row(s) without a list of finite numbers in {column}",
                         "list lengths": f"{column} lists of {bad + 1} different lengths (give one length)",
-                        "duplicate item": f"{bad} repeated {column}(s) (one row per item)",
+                        "duplicate item": f"{bad} repeated {column}(s) (give one row per item)",
                         }.get(check.name, f"{bad} row(s) without a {column}")
-                raise InputError(f"{label}: the {name} table {what}")
+                raise InputError(f"{label}: the {name} table has {what}")
         return exp.to_table(table)
 
     def _spooled(self, obj, kind: str) -> Loaded:

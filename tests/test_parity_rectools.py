@@ -208,6 +208,22 @@ def test_side_tables_missing_or_malformed_are_one_line_errors(tmp_path):
     assert p.returncode == 1 and "missing.parquet" in p.stderr and "no such file" in p.stderr
 
 
+def test_a_catalog_that_repeats_an_item_is_refused():
+    """RecTools' catalog size is len(catalog): a catalog a, b, c, d, d is 5 items there (RecTools, run here: 3
+    recommended items cover 3/5), where the catalog's distinct items are 4 (3/4 here before, with no word). A
+    catalog that repeats an item is refused, naming it, as the items' vectors are; one row per item agrees."""
+    reco = [("u1", i, n, 0.0) for n, i in enumerate("abc", 1)] + [("u2", "b", 1, 0.0)]
+    test = [("u1", "a"), ("u2", "b")]
+    theirs = rectools_env.run({"reco": [[u, i, r] for u, i, r, _ in reco], "interactions": [list(t) for t in test],
+                               "ref_reco": [], "prev_interactions": [], "catalog": ["a", "b", "c", "d", "d"],
+                               "vectors": {}, "metrics": {"C": ["CatalogCoverage", {"k": 3, "normalize": True}]}})
+    assert theirs["C"]["mean"] == pytest.approx(3 / 5)
+    with pytest.raises(InputError, match=r"the catalog table has 1 repeated item_id\(s\) \(give one row per item\)"):
+        ours(reco, test, ["CatalogCoverage(normalize=true)@3"], catalog=["a", "b", "c", "d", "d"])
+    assert check(reco, test, [("CatalogCoverage(normalize=true)@3", "CatalogCoverage", {"k": 3, "normalize": True})],
+                 catalog=["a", "b", "c", "d"]) == 1
+
+
 def gini_recbole(counts, n_items):
     """RecBole's GiniIndex (recbole/evaluator/metrics.py, GiniIndex.get_gini), transcribed: the recommendation
     counts sorted ascending, the items never recommended first with count 0:
