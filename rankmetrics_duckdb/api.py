@@ -987,8 +987,9 @@ def to_sql(metrics=None, *, dialect="duckdb", run, judgments, per_query=False, c
     dialects.refuse_float32(d, conv)
     has_score, has_rank = _run_columns(run_columns)
     if conv["ties"] == "input" and not has_rank and not run_lists:
-        raise UsageError("ties = 'input' (the mllib convention) orders the run by its rank column: "
-                         "give run_columns='score,rank' (--run-columns score,rank) or 'rank'")
+        preset = f" (the {convention} convention's)" if conventions.resolve(convention)["ties"] == "input" else ""
+        raise UsageError(f"ties = 'input'{preset} orders the run by its rank column: "
+                         f"give run_columns='score,rank' (--run-columns score,rank) or 'rank'")
     tables = {"run": dialects.table(run, d.name, "run table"),
               "judgments": dialects.table(judgments, d.name, "judgments table")}
     sides = measures_mod.side_inputs(measures, interactions, items, reference)

@@ -1157,6 +1157,17 @@ def test_float32_scores_round_as_pytrec_eval_at_the_ends_of_the_range(engine):
                      str(failed.value), re.I), failed.value
 
 
+@pytest.mark.parametrize("convention,overrides,named", [("rectools", {}, " (the rectools convention's)"),
+                                                         ("mllib", {}, " (the mllib convention's)"),
+                                                         ("trec_eval", {"ties": "input"}, "")])
+def test_ties_input_without_a_rank_column_is_refused_naming_the_preset(convention, overrides, named):
+    # the message named the mllib convention whatever the preset (rectools' too)
+    with pytest.raises(rm.UsageError) as refused:
+        rm.to_sql(["P@10"], run="r", judgments="j", convention=convention, **overrides)
+    assert str(refused.value).startswith(f"ties = 'input'{named} orders the run by its rank column: give "
+                                         f"run_columns='score,rank'"), refused.value
+
+
 @pytest.mark.parametrize("dialect", ["sqlite", "bigquery", "snowflake"])
 def test_float32_scores_are_refused_without_a_32_bit_float(dialect):
     with pytest.raises(rm.UsageError, match=f"the {dialect} dialect has no 32-bit float type"):
