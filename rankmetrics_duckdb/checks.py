@@ -154,10 +154,11 @@ SIDE_COLUMNS = {"interactions": ("user_id", "item_id"), "catalog": ("item_id",),
 SIDE_LISTS = ("embedding",)  # a list of numbers per row (read as DOUBLE[]), not an id
 
 
-def side_check_sql(name: str) -> list[CheckSQL]:
+def side_check_sql(name: str, role: str = "") -> list[CheckSQL]:
     """The checks of a side table (SIDE_COLUMNS[name]), over rows t: not empty, no missing or empty id; a list
-    (SIDE_LISTS) present, of finite numbers, of one length in every row, and one row per item; the catalog one
-    row per item too (its size is its items', where RecTools' len(catalog) counts a repeated item twice)."""
+    (SIDE_LISTS) present, of finite numbers, of one length in every row, and one row per item; a catalog given as
+    one (role 'items', not the interactions' items) one row per item too (its size is its items', where RecTools'
+    len(catalog) counts a repeated item twice)."""
     out = [CheckSQL("empty", None, "CASE WHEN count(*) = 0 THEN 1 ELSE 0 END")]
     for col in SIDE_COLUMNS[name]:
         if col in SIDE_LISTS:
@@ -170,6 +171,6 @@ def side_check_sql(name: str) -> list[CheckSQL]:
             continue
         out.append(CheckSQL("missing id", col, f"sum(CASE WHEN t.{col} IS NULL OR trim(CAST(t.{col} AS VARCHAR), ' ') = '' "
                                                f"THEN 1 ELSE 0 END)"))
-    if name == "catalog":
+    if name == "catalog" and role == "items":
         out.append(CheckSQL("duplicate item", "item_id", "count(*) - count(DISTINCT t.item_id)"))
     return out

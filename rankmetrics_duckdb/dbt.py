@@ -164,6 +164,7 @@ def _locate(text: str, name: str, run_lists: bool) -> tuple[int, int]:
 
 
 INPUT_FAULTS, RANK_FAULTS = "input_faults", "rank_faults"
+_ENDIF = "\n{% endif %}"  # the end of _rank_positions' block, which ends the faults every metric checks last
 
 
 def _rank_faults(text: str, run_lists: bool) -> tuple[int, int]:
@@ -463,10 +464,19 @@ def body(macro_name: str, dialect: str) -> str:
             if name in ("rm_groups", sqlgen.EMPTY_LISTS) and f"{name} AS (" not in text:
                 continue  # by, run_lists only
             start, end = _locate(text, name, lists)  # the same for every metric: rendered once (_piece)
-            if text[start:end] != _piece(d.name, name, by, by, lists, ""):
+            piece, own = _piece(d.name, name, by, by, lists, ""), ""
+            if name == RANK_FAULTS and text[start:end] != piece:  # Intersection's: the reference's ranks after the
+                head = piece[:-len(_ENDIF)]                         # run's, under the same if (its own branch)
+                own = text[start + len(head):end - len(_ENDIF)]
+                if not (text[start:end].startswith(head) and text[start:end].endswith(_ENDIF)
+                        and own.lstrip().startswith("UNION ALL") and sqlgen.REFERENCE_ITEMS in own):
+                    own = None
+                else:
+                    own = "\n{% if rank_positions %}" + own + _ENDIF
+            if own is None or (not own and text[start:end] != piece):
                 raise ValueError(f"{macro_name} for {dialect}: its {name} differs from the other metrics'")
             call = "{{ rankmetrics.%s(%s) }}" % (macro, args)
-            text = text[:start] + (call if name in (RANK_FAULTS, INPUT_FAULTS) else f"\n  {call}\n") + text[end:]
+            text = text[:start] + (call + own if name in (RANK_FAULTS, INPUT_FAULTS) else f"\n  {call}\n") + text[end:]
         if sqlgen.REFERENCE_ITEMS + " AS (" in text:  # Intersection's reference run: read as the run is
             start, end = _cte(text, sqlgen.REFERENCE_ITEMS)
             if text[start:end] != re.sub(r"\b" + _RUN + r"\b", _SIDES["reference"], _piece(d.name, "run_items", by, by,

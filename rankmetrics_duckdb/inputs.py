@@ -683,7 +683,7 @@ class Reader:
             lists = ", ".join(given[c] for c in wanted if c in checks.SIDE_LISTS)
             raise InputError(f"{label}: the {name} column {lists} must be a list of numbers per row "
                              f"({first_line(e)})") from None
-        for check in checks.side_check_sql(name):
+        for check in checks.side_check_sql(name, role):
             bad = run_sql(self.con, f"SELECT {check.count} FROM {quoted(table)} AS t").fetchone()[0]
             if bad:
                 column = given.get(check.column, check.column)  # as the input names it

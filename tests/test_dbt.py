@@ -644,6 +644,39 @@ def test_adapter_sql_checks_rank_positions_within_each_group(project, engine_of,
                 e.rows(sql)
 
 
+@pytest.mark.parametrize("adapter", ["default", "postgres"])
+def test_adapter_sql_checks_the_reference_run_s_rank_positions(project, engine_of, adapter):
+    """rank_positions (the rectools preset's check) covers Intersection's reference run too, which RecTools reads
+    by rank as well (its top ref_k: rank at most ref_k): reference ranks a 1, b 1, c 2 put a and b in RecTools' top
+    1, so run a's Intersection@1 is 1 there (tests/test_parity_rectools.py runs RecTools on this case) and was 0
+    here, with no word; now the statement fails naming the user. Ranks 1..n (a 1, b 2, c 3): by hand, a is in the
+    reference's top 1: 1. Without rank_positions (other presets) the tied ranks only order, the tie broken by item
+    id descending (b before a, as eval breaks it): a is not in the top 1, 0."""
+    from rankmetrics_duckdb import dbt
+    proj, env, root, pg = project
+    package = root / "build" / "dbt" / "rankmetrics"
+    dialect = dict(dbt.adapters())[adapter].name
+    e = engine_of(dialect)
+    judged = _labels(e, "ir_labels", {"u1": {"a": 1}})
+    run = e.load("ir_recs", pa.table({"user_id": ["u1"], "movie_id": ["a"], "pos": pa.array([1], pa.int64()),
+                                      "pred": [1.0]}))
+    module = _module(package, "intersection.sql", adapter, dialect)
+    impl = _resolve(package, "intersection.sql", module, adapter, "intersection")
+    args = {k: v for k, v in ARGS.items() if k not in ("gain", "rel", "log_base", "ideal", "gains")}
+    for name, ranks, checked, want in (("ir_tied", [1, 1, 2], True, None), ("ir_ok", [1, 2, 3], True, 1.0),
+                                       ("ir_tied_unchecked", [1, 1, 2], False, 0.0)):
+        reference = e.load(name, pa.table({"user_id": ["u1"] * 3, "movie_id": ["a", "b", "c"],
+                                           "pos": pa.array(ranks, pa.int64()), "pred": [1.0, 1.0, 0.5]}))
+        sql = str(impl(run=run, judgments=judged, reference=reference, **{
+            **args, "k": 1, "ref_k": None, "by": [], "rank_column": "pos", "ties": "input", "queries": "all",
+            "rank_positions": checked}))
+        if want is None:
+            with pytest.raises(Exception, match=r"rankmetrics: query u1 of the reference run: its ranks are not 1\.\.n"):
+                e.rows(sql)
+        else:
+            assert {str(r[0]): float(r[1]) for r in e.rows(sql)} == {"u1": want}, (adapter, name)
+
+
 @pytest.mark.parametrize("adapter", [a for a, lists in _cases() if lists])
 def test_adapter_sql_counts_an_empty_list_as_a_query_that_retrieved_nothing(project, engine_of, adapter):
     """run_lists=true: a user whose list is empty (the model returned nothing) is a query of the run that retrieved
