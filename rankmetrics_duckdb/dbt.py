@@ -578,8 +578,10 @@ def _metric_file(macro_name: str) -> str:
     def preset_dict(table):
         return "{" + ", ".join(f"{_jinja(p)}: {{" + ", ".join(f"{_jinja(n)}: {_jinja(v)}" for n, v in values.items())
                                + "}" for p, values in table.items()) + "}"
-    # the preset's values under a name no metric parameter takes (RBP's persistence is p)
-    resolved = ["k" if n == "k" else f"({n} if {n} is not none else rm_preset[{_jinja(n)}])" for n in names]
+    # the preset's values under a name no metric parameter takes (RBP's persistence is p); log_base 'e': the number,
+    # as eval's --log-base e
+    given = {n: (f"({_jinja(math.e)} if {n} == 'e' else {n})" if n == "log_base" else n) for n in names}
+    resolved = ["k" if n == "k" else f"({given[n]} if {n} is not none else rm_preset[{_jinja(n)}])" for n in names]
     # whether the run's ranks must be 1..n per query (conventions.reads_rank_values: the preset, ties, judged_only)
     rank_positions = (f"rankmetrics.rm_rank_positions(preset, {resolved[names.index('ties')]}, "
                       f"{resolved[names.index('judged_only')]}, rank_column, run_lists)"
@@ -605,8 +607,13 @@ def _metric_file(macro_name: str) -> str:
            f"!= modules.re.findall({_jinja(_LEVEL)}, gains) | length -%}}"
            f"{{{{ exceptions.raise_compiler_error({_jinja(f'rankmetrics.{macro_name}: gains must be level=gain pairs with each level once, not ')} ~ gains) }}}}"
            "{%- endif -%}"] if "gains" in names else []),
+        *_number_checks(macro_name, params),
         *([f"  {{%- set rm_preset = ({preset_dict(cut)} if k is not none else presets)[preset] -%}}"] if cut != presets
           else ["  {%- set rm_preset = presets[preset] -%}"]),
+        *([f"  {{%- if rel is number and rel != rel | int and (grades if grades is not none else rm_preset['grades']) "
+           f"== 'truncate' -%}}{{{{ exceptions.raise_compiler_error({_jinja(f'rankmetrics.{macro_name}: rel ')} ~ rel ~ "
+           f"{_jinja(' is not a whole number: trec_eval reads -l as one and its grades are whole numbers (grades truncate); give a whole number, or grades=' + chr(39) + 'as_given' + chr(39) + ' for fractional grades')}) }}}}"
+           "{%- endif -%}"] if {"rel", "grades"} <= set(names) else []),
         f"  {{%- set shape = rankmetrics.rm_shape({_jinja('rankmetrics.' + macro_name)}, judgments, score_column, "
         "rank_column, relevance_column, by, judgments_by, run_lists, judgment_lists) -%}",
         f"  {{{{ return(adapter.dispatch({_jinja(macro_name)}, 'rankmetrics')(run, judgments, "
@@ -619,6 +626,28 @@ def _metric_file(macro_name: str) -> str:
     lines += _implementations(macro_name, impl_args, {a: _lacking(metric, d) or body(macro_name, d.name)
                                                       for a, d in adapters()})
     return "\n".join(lines)
+
+
+def _number_checks(macro_name: str, params: list) -> list[str]:
+    """Jinja refusing, when the macro is compiled, a number argument given as anything but a number (text, true;
+    log_base also 'e'), and k or ref_k given as anything but a whole number >= 1: the SQL's casts read them
+    otherwise (1.5 as 2 or 1; 'x' as 0 on MariaDB and ClickHouse; -1 as 2^64 - 1 in ClickHouse's UInt64), where
+    eval and the macros of sql/ refuse them."""
+    raise_ = "{{ exceptions.raise_compiler_error(%s ~ %s) }}"
+    lines = []
+    for name, kind, _ in params:
+        if kind not in ("INT", "DOUBLE"):
+            continue
+        text = f" and {name} != 'e'" if name == "log_base" else ""
+        lines.append(f"  {{%- if {name} is not none and ({name} is boolean or {name} is not number){text} -%}}"
+                     + raise_ % (_jinja(f"rankmetrics.{macro_name}: {name} must be a number, not "), name)
+                     + "{%- endif -%}")
+        if name in ("k", "ref_k"):
+            rule = "a whole number >= 1, or none " + ("for no cutoff" if name == "k" else "(k)")
+            lines.append(f"  {{%- if {name} is number and {name} is not boolean and ({name} != {name} | int or "
+                         f"{name} < 1) -%}}" + raise_ % (_jinja(f"rankmetrics.{macro_name}: {name} must be {rule}, "
+                                                                  f"not "), name) + "{%- endif -%}")
+    return lines
 
 
 def _header_lines(metric: measures.Metric, returns: str | None, reads: str | None) -> list[str]:
@@ -741,6 +770,13 @@ _HELPERS = """\
   {{- return(rank_column is not none and not run_lists and judged_only in @RANK_POSITIONS@.get(preset, {}).get(ties, [])) -}}
 {% endmacro %}
 
+{# A group value as GROUP BY and the paired t-test compare it: the value itself, and beside it its byte-wise form
+   where the adapter's default collation holds values equal that differ in case or trailing spaces (MySQL, SQL
+   Server: dialects.Dialect.bytewise_value), as the metrics' own groups are kept apart. #}
+{% macro rm_group_keys(value) %}{{ return(adapter.dispatch('rm_group_keys', 'rankmetrics')(value)) }}{% endmacro %}
+
+{% macro default__rm_group_keys(value) %}{{ return(value) }}{% endmacro %}
+@GROUP_KEYS@
 {% macro mysql__literal(value) -%}
   {%- if value is string -%}'{{ value | replace("\\\\", "\\\\\\\\") | replace("'", "''") }}'
   {%- else -%}{{ rankmetrics.default__literal(value) }}
@@ -751,7 +787,10 @@ _HELPERS = """\
 # it on the other routes), and ours (shape.COLUMNS: a group named score was read from score_column)
 _HELPERS = _HELPERS.replace("@OUTPUT_COLUMNS@", repr(list(shape.OUTPUT_COLUMNS))).replace(
     "@OUTPUT_NAMES@", ", ".join(shape.OUTPUT_COLUMNS)).replace("@OUR_COLUMNS@", repr(list(shape.COLUMNS))).replace(
-    "@OUR_NAMES@", ", ".join(shape.COLUMNS))
+    "@OUR_NAMES@", ", ".join(shape.COLUMNS)).replace("@GROUP_KEYS@", "".join(
+        "{%% macro %s__rm_group_keys(value) %%}{{ return(value ~ ', ' ~ %s) }}{%% endmacro %%}\n" % (
+            d.dbt_adapter, " ~ value ~ ".join(_jinja(part) for part in d.bytewise_value.split("{x}")))
+        for d in dialects.DIALECTS.values() if d.dbt_adapter and d.bytewise_value))
 
 
 def _rank_values() -> dict:
@@ -913,7 +952,7 @@ SELECT {{{{ rankmetrics.literal(text) }}}} AS measure, rm_m.* FROM (
 SELECT {{{{ rankmetrics.literal(text) }}}} AS measure, {{% for g in by_list %}}rm_m.{{{{ adapter.quote(g) }}}}, {{% endfor %}}{{{{ means[spec[2]] }}}} AS value FROM (
 {{{{ sql }}}}
 ) AS rm_m
-{{% if by_list %}}GROUP BY {{% for g in by_list %}}rm_m.{{{{ adapter.quote(g) }}}}{{% if not loop.last %}}, {{% endif %}}{{% endfor %}}{{% endif %}}
+{{% if by_list %}}GROUP BY {{% for g in by_list %}}{{{{ rankmetrics.rm_group_keys('rm_m.' ~ adapter.quote(g)) }}}}{{% if not loop.last %}}, {{% endif %}}{{% endfor %}}{{% endif %}}
     {{%- endif -%}}
   {{%- endfor -%}}
 {{% endmacro %}}
@@ -990,6 +1029,14 @@ def paired_body(dialect: str) -> str:
     significantly below the baseline's (two-sided, as `rankmetrics compare --test t`)."""
     import sqlglot
     tree = sqlglot.parse_one(_PAIRED, read="duckdb")
+    # the models compared as the metrics' groups are (dialects.group_keys): MySQL's case-blind = held a model V1
+    # for the baseline v1, and its GROUP BY merged V2 with v2
+    for eq in list(tree.find_all(exp.EQ)):
+        keys = list(zip(dialects.group_keys(eq.this, dialect), dialects.group_keys(eq.expression, dialect)))
+        if isinstance(eq.expression, exp.Column) and eq.expression.name == _P + "baseline" and len(keys) > 1:
+            eq.replace(exp.Paren(this=exp.and_(*[exp.EQ(this=a.copy(), expression=b.copy()) for a, b in keys])))
+    for group in tree.find_all(exp.Group):
+        group.set("expressions", [k for e in group.expressions for k in dialects.group_keys(e, dialect)])
     text = dialects.render(tree, dialect)
     critical = ("CASE {% for c in critical.table %}WHEN x.df = {{ loop.index }} THEN {{ c }} {% endfor %}"
                 "ELSE {{ critical.g[0] }} + {{ critical.g[1] }} / x.df + {{ critical.g[2] }} / (x.df * x.df) + "

@@ -769,6 +769,14 @@ def _collated_ids(tree: exp.Expression, d: Dialect) -> exp.Expression:
 GROUPS = "rm_groups"
 
 
+def group_keys(value: exp.Expression, dialect: str) -> list[exp.Expression]:
+    """What a grouping or an equality of group values compares of value in the dialect: the value, and beside it
+    its byte-wise form (Dialect.bytewise_value) where the default collation holds distinct values equal (MySQL,
+    SQL Server), as rm_groups keeps them apart (_bytewise_groups)."""
+    d = get(dialect)
+    return [value] + ([_bytewise_value(value, d)] if d.bytewise_value else [])
+
+
 def _bytewise_value(value: exp.Expression, d: Dialect) -> exp.Expression:
     """The dialect's byte-wise form of value (Dialect.bytewise_value), or the form its groupings compare
     (Dialect.group_form)."""
