@@ -1330,7 +1330,7 @@ class GradeRule:
 # (kind, the metric macros it applies to, the gain it applies under, op, bound) of each GradeRule; the native
 # objects and the dbt macros, which take the gain as an argument, check the rule whose gain is given
 # (sqlgen.gain_grade_faults), and sql/01_stream.sql's rm_valid_gain_grades writes the same for the DuckDB macros.
-GAIN_GRADE_RULES = (("overflow", ("dcg", "ndcg"), "exponential", ">=", GRADE_LIMIT + 1),
+GAIN_GRADE_RULES = (("overflow", ("dcg", "ndcg", "ideal_dcg"), "exponential", ">=", GRADE_LIMIT + 1),
                     ("negative", ("ndcg",), "raw", "<", 0))
 
 

@@ -139,6 +139,8 @@ FROM (SELECT s.*, rm_gain_pos(s.query_id, s.kind, s.grade, gain, rel, gains) AS 
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
 CROSS JOIN (SELECT rm_valid_k('ideal_dcg', k)
         AND rm_valid_gain('ideal_dcg', gain)
+        AND rm_valid_gain_grades('ideal_dcg', FALSE, gain, run, judgments, grades, query_column, item_column,
+            relevance_column, "by", judgment_lists)
         AND rm_valid_gains('ideal_dcg', gains, 'judgments')
         AND rm_valid_rel('ideal_dcg', rel)
         AND rm_valid_log_base('ideal_dcg', log_base)
