@@ -56,7 +56,8 @@ FROM (
     FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
 ) AS f
-CROSS JOIN (SELECT rm_valid_k('bpm', k)
+CROSS JOIN (SELECT rm_valid(k IS NOT NULL, 'bpm', 'k', 'a whole number >= 1', k)
+        AND rm_valid_k('bpm', k)
         AND rm_valid(rm_valid_number(t) AND TRY_CAST(t AS DOUBLE) > 0, 'bpm', 't', 'a number > 0 (T)', t)
         AND rm_valid_rel_range('bpm', min_rel, max_rel)
         AND rm_valid_stream('bpm', ties, judged_only, queries, grades)
@@ -77,7 +78,8 @@ SELECT
     rm_finish(rm_sdcg(f.kind, f.pos, f.grade, k, min_rel, max_rel), rm_num_rel(f.kind, f.grade, 1), empty) AS value
 FROM (SELECT s.* FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
         rank_column, relevance_column, "by", run_lists, judgment_lists) AS s) AS f
-CROSS JOIN (SELECT rm_valid_k('sdcg', k)
+CROSS JOIN (SELECT rm_valid(k IS NOT NULL, 'sdcg', 'k', 'a whole number >= 1', k)
+        AND rm_valid_k('sdcg', k)
         AND rm_valid_rel_range('sdcg', min_rel, max_rel)
         AND rm_valid_stream('sdcg', ties, judged_only, queries, grades)
         AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
