@@ -8092,6 +8092,19 @@ WITH params AS (
         x.item_id,
         ' of query ',
         x.query_id,
+        ' has a grade too high for exponential gain in rm_ideal_dcg (2^grade - 1 overflows past grade 1023)'
+      ) AS fault
+    FROM judgment_items AS x
+    CROSS JOIN params AS prm
+    WHERE
+      prm.gain = 'exponential' AND x.grade >= 1024
+    UNION ALL
+    SELECT
+      CONCAT(
+        'rankmetrics: item ',
+        x.item_id,
+        ' of query ',
+        x.query_id,
         ' has a score (or rank) that is NULL, NaN or infinite in the run'
       ) AS fault
     FROM run_items AS x
@@ -23406,6 +23419,18 @@ WITH params AS (
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.k IS NULL
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
@@ -23837,6 +23862,18 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_sdcg: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE((
+            NOT prm.k IS NULL
+          ), FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: k must be a whole number >= 1, not ',
+            COALESCE(CAST(prm.k AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
