@@ -577,9 +577,7 @@ def _check_float32_scores(con, run, conv) -> None:
     row = run_sql(con, f"SELECT CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), t.score FROM {r} AS t "
                        f"WHERE isfinite({score}) AND TRY_CAST({score} AS FLOAT) IS NULL LIMIT 1").fetchone()
     if row:
-        raise InputError(f"{run.label}: score {row[2]!r} for query {row[0]}, item {row[1]} is too large for the "
-                         f"32-bit scores of scores='float32' (pytrec_eval's; at most about 3.4e38 in magnitude): "
-                         f"rescale the scores, or use the trec_eval convention's 64-bit scores")
+        raise InputError(f"{run.label}: score {row[2]!r} for query {row[0]}, item {row[1]} {checks.FLOAT32_TOO_LARGE}")
 
 
 def _check_score_readers(con, run, readers: dict) -> None:

@@ -167,10 +167,15 @@ def side_check_sql(name: str, role: str = "") -> list[CheckSQL]:
             out.append(CheckSQL("missing list", col, f"sum(CASE WHEN t.{col} IS NULL OR len(t.{col}) = 0 OR "
                                                      f"NOT {finite} THEN 1 ELSE 0 END)"))
             out.append(CheckSQL("list lengths", col, f"count(DISTINCT len(t.{col})) - 1"))
-            out.append(CheckSQL("duplicate item", "item_id", "count(*) - count(DISTINCT t.item_id)"))
             continue
         out.append(CheckSQL("missing id", col, f"sum(CASE WHEN t.{col} IS NULL OR trim(CAST(t.{col} AS VARCHAR), ' ') = '' "
                                                f"THEN 1 ELSE 0 END)"))
-    if name == "catalog" and role == "items":
+    if name == "vectors" or (name == "catalog" and role == "items"):
         out.append(CheckSQL("duplicate item", "item_id", "count(*) - count(DISTINCT t.item_id)"))
     return out
+
+
+# a score that rounds past the largest 32-bit float under scores='float32': the end of the message of every route
+# that refuses it (api._check_float32_scores; the SQL of an engine whose cast keeps it, dialects._float32_range)
+FLOAT32_TOO_LARGE = ("is too large for the 32-bit scores of scores='float32' (pytrec_eval's; at most about 3.4e38 in "
+                     "magnitude): rescale the scores, or use the trec_eval convention's 64-bit scores")

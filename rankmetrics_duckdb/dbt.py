@@ -464,17 +464,14 @@ def body(macro_name: str, dialect: str) -> str:
             if name in ("rm_groups", sqlgen.EMPTY_LISTS) and f"{name} AS (" not in text:
                 continue  # by, run_lists only
             start, end = _locate(text, name, lists)  # the same for every metric: rendered once (_piece)
-            piece, own = _piece(d.name, name, by, by, lists, ""), ""
-            if name == RANK_FAULTS and text[start:end] != piece:  # Intersection's: the reference's ranks after the
-                head = piece[:-len(_ENDIF)]                         # run's, under the same if (its own branch)
-                own = text[start + len(head):end - len(_ENDIF)]
-                if not (text[start:end].startswith(head) and text[start:end].endswith(_ENDIF)
-                        and own.lstrip().startswith("UNION ALL") and sqlgen.REFERENCE_ITEMS in own):
-                    own = None
-                else:
-                    own = "\n{% if rank_positions %}" + own + _ENDIF
-            if own is None or (not own and text[start:end] != piece):
-                raise ValueError(f"{macro_name} for {dialect}: its {name} differs from the other metrics'")
+            region, piece, own = text[start:end], _piece(d.name, name, by, by, lists, ""), ""
+            if region != piece:  # only Intersection's rank faults: the reference's ranks after the run's, under the
+                head = piece[:-len(_ENDIF)]  # same if, written here as a branch of its own after the shared call
+                extra = region[len(head):-len(_ENDIF)]
+                if not (name == RANK_FAULTS and region.startswith(head) and region.endswith(_ENDIF)
+                        and extra.lstrip().startswith("UNION ALL") and sqlgen.REFERENCE_ITEMS in extra):
+                    raise ValueError(f"{macro_name} for {dialect}: its {name} differs from the other metrics'")
+                own = "\n{% if rank_positions %}" + extra + _ENDIF
             call = "{{ rankmetrics.%s(%s) }}" % (macro, args)
             text = text[:start] + (call + own if name in (RANK_FAULTS, INPUT_FAULTS) else f"\n  {call}\n") + text[end:]
         if sqlgen.REFERENCE_ITEMS + " AS (" in text:  # Intersection's reference run: read as the run is
@@ -1032,8 +1029,10 @@ def paired_body(dialect: str) -> str:
     # the models compared as the metrics' groups are (dialects.group_keys): MySQL's case-blind = held a model V1
     # for the baseline v1, and its GROUP BY merged V2 with v2
     for eq in list(tree.find_all(exp.EQ)):
+        if not (isinstance(eq.expression, exp.Column) and eq.expression.name == _P + "baseline"):
+            continue
         keys = list(zip(dialects.group_keys(eq.this, dialect), dialects.group_keys(eq.expression, dialect)))
-        if isinstance(eq.expression, exp.Column) and eq.expression.name == _P + "baseline" and len(keys) > 1:
+        if len(keys) > 1:
             eq.replace(exp.Paren(this=exp.and_(*[exp.EQ(this=a.copy(), expression=b.copy()) for a, b in keys])))
     for group in tree.find_all(exp.Group):
         group.set("expressions", [k for e in group.expressions for k in dialects.group_keys(e, dialect)])

@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ._lazy import LazyModule
+from .checks import FLOAT32_TOO_LARGE
 from .errors import UsageError
 
 sqlglot = LazyModule("sqlglot")  # imported when SQL is first rendered (_lazy.py)
@@ -876,17 +877,14 @@ def _float32_range(tree: exp.Expression, d: Dialect) -> exp.Expression:
             continue
         magnitude = exp.Abs(this=exp.Cast(this=cast.this.copy(), to=exp.DataType.build("DOUBLE")))
         if d.float32_cast == "underflow":
-            bound, value = exp.LTE, exp.Cast(this=exp.Literal.number(0), to=cast.to.copy())
+            beyond = exp.LTE(this=magnitude, expression=exp.Literal.number(repr(FLOAT32_ZERO)))
+            value = exp.Cast(this=exp.Literal.number(0), to=cast.to.copy())
         else:
-            bound = exp.GTE
+            beyond = exp.GTE(this=magnitude, expression=exp.Literal.number(repr(FLOAT32_INFINITE)))
             value = _failing(exp.DPipe(this=exp.Literal.string("score "), expression=exp.DPipe(
                 this=exp.Cast(this=cast.this.copy(), to=exp.DataType.build("VARCHAR")),
-                expression=exp.Literal.string(" is too large for the 32-bit scores of scores='float32' (pytrec_eval's; "
-                                              "at most about 3.4e38 in magnitude): rescale the scores, or use the "
-                                              "trec_eval convention's 64-bit scores"))), d)
-        limit = FLOAT32_ZERO if d.float32_cast == "underflow" else FLOAT32_INFINITE
-        guard = exp.Case(ifs=[exp.If(this=bound(this=magnitude, expression=exp.Literal.number(repr(limit))),
-                                     true=value)])
+                expression=exp.Literal.string(f" {FLOAT32_TOO_LARGE}"))), d)
+        guard = exp.Case(ifs=[exp.If(this=beyond, true=value)])
         cast.replace(guard)
         guard.set("default", cast)
     return tree

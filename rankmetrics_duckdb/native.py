@@ -330,15 +330,16 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
                                                                      label=PREFIX + macro_name)]
     if run.has_score and run.has_rank and not run.lists:  # a NaN or infinite rank beside the score
         faults.append(sqlgen.rank_faults(by))
-    if rank_positions:  # last, and marked (RANK_POSITIONS_MARKS); the reference run's too (Intersection's)
-        faults.append(sqlgen.rank_positions_faults(by))
-        if kind == "rm_reference_stream":
-            faults.append(sqlgen.rank_positions_faults(by, reference=True))
+    positions = sqlgen.rank_positions_checks(by, kind == "rm_reference_stream") if rank_positions else []
+    faults += positions  # last, and marked (RANK_POSITIONS_MARKS)
     if faults:
         inner = checks.args["from_"].this
         inner.set("this", sqlgen.union_all([inner.this, *faults]))
-        if rank_positions:  # the UNION ALL that adds the run's check (the reference's follows it)
-            (inner.this.this if kind == "rm_reference_stream" else inner.this).add_comments([RANK_POSITIONS_MARKS[0]])
+        if positions:  # on the UNION ALL that adds the first of them (the run's; the reference's follows it)
+            union = inner.this
+            for _ in positions[1:]:
+                union = union.this
+            union.add_comments([RANK_POSITIONS_MARKS[0]])
             inner.add_comments([RANK_POSITIONS_MARKS[1]])
     ctes.append(("rm_checks", checks))
     for name, cte in ctes:

@@ -333,6 +333,12 @@ def rank_positions_faults(by: tuple = (), reference: bool = False) -> exp.Select
             exp.EQ(this=fraction, expression=exp.Literal.number(1))))
 
 
+def rank_positions_checks(by: tuple = (), reference: bool = False) -> list[exp.Select]:
+    """The checks of ranks 1..n (rank_positions_faults): the run's, then, with a reference run (Intersection's),
+    the reference's, which RecTools reads by rank too."""
+    return [rank_positions_faults(by)] + ([rank_positions_faults(by, reference=True)] if reference else [])
+
+
 def rank_positions_fault(row: str) -> exp.Expression:
     """The condition of a run's row (its alias, of the grouped stream) whose given rank is not its position in
     the ranking (its message: _rank_positions_message): with ties 'input' the ranking orders by the given rank, so a
@@ -399,9 +405,7 @@ def input_checks(by: tuple = (), reference: bool = False, grades: tuple = (),
             repeated(REFERENCE_ITEMS, *_run_fault(x("item_id"), count.copy(), query, "reference")),
             faulty(REFERENCE_ITEMS, "reference"), distinct=False), distinct=False)
     if rank_positions:
-        faults = exp.union(faults, rank_positions_faults(by), distinct=False)
-        if reference:
-            faults = exp.union(faults, rank_positions_faults(by, reference=True), distinct=False)
+        faults = union_all([faults, *rank_positions_checks(by, reference)])
     return exp.select(exp.alias_(exp.Min(this=_column("d", "fault")), "fault")).from_(
         exp.Subquery(this=faults, alias=exp.TableAlias(this=exp.to_identifier("d"))))
 
