@@ -361,14 +361,15 @@ def unless_fault(value: exp.Expression, fault: exp.Expression) -> exp.Expression
 
 
 def input_checks(by: tuple = (), reference: bool = False, grades: tuple = (),
-                 rank_positions: bool = False, listed: bool = False) -> exp.Select:
+                 rank_positions: bool = False, listed: bool = False, vectors: bool = False) -> exp.Select:
     """rm_checks: one row holding the inputs' first fault as a message, NULL when they are clean: an item twice
     in a query of the run (a table holding two models, say), or an item judged twice in a query; with reference,
     an item twice in a query of the reference run (REFERENCE_ITEMS, Intersection's). The careful
     path checks its inputs before the query; SQL over tables this program does not read checks them itself
     (plan's checks), so that it fails rather than count a row twice. grades: measures.grade_rules, on the
     judgments. rank_positions: a query whose given ranks are not 1..n (rank_positions_faults). listed: a run of
-    lists, whose rows with an empty list (EMPTY_LISTS) fail without a query id, as its unnested rows do."""
+    lists, whose rows with an empty list (EMPTY_LISTS) fail without a query id, as its unnested rows do.
+    vectors: the items' vectors IntraListDiversity reads (vector_faults)."""
     x = lambda name: _column("x", name)  # noqa: E731
     count = exp.Count(this=exp.Star())
     query = _fault_query(x("query_id"), by)
@@ -404,6 +405,8 @@ def input_checks(by: tuple = (), reference: bool = False, grades: tuple = (),
         faults = exp.union(faults, exp.union(
             repeated(REFERENCE_ITEMS, *_run_fault(x("item_id"), count.copy(), query, "reference")),
             faulty(REFERENCE_ITEMS, "reference"), distinct=False), distinct=False)
+    if vectors:
+        faults = exp.union(faults, vector_faults(), distinct=False)
     if rank_positions:
         faults = union_all([faults, *rank_positions_checks(by, reference)])
     return exp.select(exp.alias_(exp.Min(this=_column("d", "fault")), "fault")).from_(
@@ -718,7 +721,29 @@ def vector_stream_ctes(ctes: list, vectors: Source) -> list:
                 return exp.Table(this=exp.to_identifier(table), alias=node.args.get("alias"))
         return node
     body = sqlsource.expand(sqlsource.macros()["rm_vector_stream"].body.transform(read))
-    return ctes[:-1] + [(VECTORLESS_STREAM, last), ("item_vectors", item_vectors), (STREAM, body)]
+    rows = exp.select(exp.alias_(_cast(vectors.column("v", "item_id"), "VARCHAR"), "vec_item_id")).from_(
+        _source(vectors, "v"))
+    return ctes[:-1] + [(VECTORLESS_STREAM, last), ("item_vectors", item_vectors), (VECTOR_ROWS, rows),
+                        (STREAM, body)]
+
+
+VECTOR_ROWS = "vector_rows"  # the vectors' items, a row per row of the table (sql/01_stream.sql's rm_vector_rows)
+
+
+def vector_faults() -> exp.Select:
+    """The faults of the items' vectors (sql/01_stream.sql's rm_vector_fault: an item listed twice, one without a
+    list, a value not finite, lists of other lengths), one row each, its message as fault, over the CTEs
+    vector_stream_ctes writes: a branch of rm_checks wherever IntraListDiversity reads the vectors."""
+    tables = {"rm_item_vectors": "item_vectors", "rm_vector_rows": VECTOR_ROWS}
+
+    def read(node):
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) and \
+                node.this.name.lower() in tables:
+            return exp.Table(this=exp.to_identifier(tables[node.this.name.lower()]), alias=node.args.get("alias"))
+        return node
+    faults = sqlsource.expand(sqlsource.macros()["rm_vector_fault"].body.transform(read))
+    return exp.select(_column("vf", "fault")).from_(exp.Subquery(this=faults, alias=exp.TableAlias(
+        this=exp.to_identifier("vf"))))
 
 
 REFERENCELESS_STREAM = "rm_referenceless_stream"  # the stream before the reference's ranks are joined
@@ -1544,7 +1569,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
         query = exp.union(query, part, distinct=False)
     if checks and not grouped:
         ctes.append(("rm_checks", input_checks(by, reference is not None, grade_rules(measures, conv),
-                                               rank_positions, lists)))
+                                               rank_positions, lists, vectors is not None)))
         query = guarded(query)
     if not isinstance(query, exp.Select):
         query = exp.select("*").from_(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("results"))))

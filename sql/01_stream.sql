@@ -691,6 +691,41 @@ SELECT CAST(v.item_id AS VARCHAR) AS vec_item_id, GENERATE_SUBSCRIPTS(v.embeddin
     CAST(UNNEST(v.embedding) AS DOUBLE) AS vec_value
 FROM query_table(vectors) AS v;
 
+-- The vectors as evaluate() takes them (inputs.py): one row per item, each a list of finite numbers, all of one
+-- length. Otherwise the pairs of an item listed twice were summed twice, an item without a list (NULL, empty)
+-- was left out of its lists' pairs, and lists of other lengths were compared on their common positions: a
+-- number, with no word. rm_vector_fault: one row per fault (its message as fault), read by the macro
+-- (rm_valid_vectors) and, over the CTEs item_vectors and vector_rows, by the rendered SQL's checks
+-- (sqlgen.vector_faults). rm_vector_rows: the vectors' items, one row per row of the table.
+CREATE OR REPLACE MACRO rm_vector_rows(vectors) AS TABLE
+SELECT CAST(v.item_id AS VARCHAR) AS vec_item_id FROM query_table(vectors) AS v;
+
+CREATE OR REPLACE MACRO rm_vector_fault(vectors) AS TABLE
+SELECT 'rankmetrics: item ' || r.vec_item_id || ' has ' || CAST(COUNT(*) AS VARCHAR)
+       || ' rows in the vectors table (give one row per item)' AS fault
+FROM rm_vector_rows(vectors) AS r
+GROUP BY r.vec_item_id
+HAVING COUNT(*) > 1
+UNION ALL
+SELECT 'rankmetrics: item ' || COALESCE(r.vec_item_id, 'NULL')
+       || ' of the vectors table has no list of finite numbers (NULL or empty)' AS fault
+FROM rm_vector_rows(vectors) AS r
+LEFT JOIN (SELECT DISTINCT iv.vec_item_id FROM rm_item_vectors(vectors) AS iv) AS d ON d.vec_item_id = r.vec_item_id
+WHERE d.vec_item_id IS NULL
+UNION ALL
+SELECT 'rankmetrics: item ' || iv.vec_item_id || ' of the vectors table has a value that is not a finite number ('
+       || COALESCE(CAST(iv.vec_value AS VARCHAR), 'NULL') || ')' AS fault
+FROM rm_item_vectors(vectors) AS iv
+WHERE NOT COALESCE(iv.vec_value - iv.vec_value = 0, FALSE)
+UNION ALL
+SELECT CASE WHEN MIN(n.dims) <> MAX(n.dims)
+            THEN 'rankmetrics: the vectors table has lists of different lengths (' || CAST(MIN(n.dims) AS VARCHAR)
+                 || ' to ' || CAST(MAX(n.dims) AS VARCHAR) || '; give one length)' END AS fault
+FROM (SELECT iv.vec_item_id, COUNT(*) AS dims FROM rm_item_vectors(vectors) AS iv GROUP BY iv.vec_item_id) AS n;
+
+CREATE OR REPLACE MACRO rm_valid_vectors(vectors) AS
+    (SELECT rm_fail(f.fault) FROM rm_vector_fault(vectors) AS f WHERE f.fault IS NOT NULL LIMIT 1) IS NULL;
+
 CREATE OR REPLACE MACRO rm_vector_stream(run, judgments, vectors, ties, judged_only, grades, query_column, item_column,
         score_column, rank_column, relevance_column, "by", run_lists, judgment_lists) AS TABLE
 SELECT s.*, a.dims, a.sim_above, a.same_above

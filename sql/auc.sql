@@ -124,7 +124,8 @@ SELECT
     rm_ratio(SUM(CASE WHEN weighted = 'true' THEN i.impressions ELSE 1 END * i.auc),
              SUM(CASE WHEN i.auc IS NULL THEN 0 WHEN weighted = 'true' THEN i.impressions ELSE 1 END)) AS value
 FROM (
-    SELECT rm_group_of(f.query_id) AS group_key, f.query_id, COUNT(*) AS impressions,
+    SELECT rm_group_of(f.query_id) AS group_key, f.query_id,
+        SUM(CASE WHEN f.grade IS NOT NULL THEN 1 ELSE 0 END) AS impressions,
         rm_impression_auc(f.grade, f.neg_upto, f.neg_tied, rel) AS auc
     FROM (
         SELECT s.*,
@@ -134,7 +135,7 @@ FROM (
                 PARTITION BY s.query_id, COALESCE(s.score, -CAST(s.pos AS DOUBLE))) AS neg_tied
         FROM rm_stream(run, judgments, ties, judged_only, grades, query_column, item_column, score_column,
             rank_column, relevance_column, "by", run_lists, judgment_lists) AS s
-        WHERE s.kind = 'R' AND s.grade IS NOT NULL
+        WHERE s.kind = 'R'  -- the unjudged items too (no impression): a run with no judged item has one row
     ) AS f
     GROUP BY rm_group_of(f.query_id), f.query_id
 ) AS i

@@ -35,6 +35,7 @@ CROSS JOIN (SELECT rm_valid_k('intra_list_diversity', k)
         AND rm_valid_stream('intra_list_diversity', ties, judged_only, queries, grades)
         AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
             relevance_column, "by", run_lists, judgment_lists)
+        AND rm_valid_vectors(vectors)
         AND rm_valid_empty('intra_list_diversity', empty) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id

@@ -23,8 +23,9 @@ FROM (
 CROSS JOIN (SELECT rm_valid_rel('utility', rel)
         AND rm_valid(rm_valid_number(utility_a) AND rm_valid_number(utility_b) AND rm_valid_number(utility_c)
                      AND rm_valid_number(utility_d), 'utility', 'utility_a to utility_d', 'finite numbers', utility_a)
-        AND rm_valid(rm_valid_number(num_docs) AND TRY_CAST(num_docs AS DOUBLE) >= 0, 'utility', 'num_docs',
-                     'a number >= 0 (the documents in the collection, trec_eval -N)', num_docs)
+        AND rm_valid(rm_valid_number(num_docs) AND TRY_CAST(num_docs AS DOUBLE) >= 0
+                     AND TRY_CAST(num_docs AS DOUBLE) = FLOOR(TRY_CAST(num_docs AS DOUBLE)), 'utility', 'num_docs',
+                     'a whole number >= 0 (the documents in the collection, trec_eval -N)', num_docs)
         AND rm_valid_stream('utility', ties, judged_only, queries, grades)
         AND rm_valid_inputs(run, judgments, grades, query_column, item_column, score_column, rank_column,
             relevance_column, "by", run_lists, judgment_lists)

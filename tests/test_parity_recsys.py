@@ -225,3 +225,29 @@ def test_gauc_and_personalization_per_group_equal_each_group_alone_and_the_refer
                 "Personalization@3": personalization_recmetrics(list(lists.values()))}
         assert got[(model,)] == pytest.approx(want, abs=1e-12), model
         assert got[(model,)] == pytest.approx(alone[model], abs=1e-12), model
+
+
+def test_gauc_of_a_group_with_no_impression_is_nan_not_left_out():
+    # model a: q1's impressions x (relevant, score 3) and y (not, 2): AUC 1 over 2 impressions; z is unjudged.
+    # Model b retrieves only unjudged items: no impression, so no AUC, NaN (as GAUC of a whole run with none).
+    # Before, the group was left out: evaluate(), the DuckDB macro and to_sql's SQL gave model a alone (and a run
+    # with no impression at all no row on the SQL routes), so a mean over the groups silently lacked it.
+    import math
+    import duckdb
+    import pyarrow as pa
+    import rankmetrics_duckdb as rm
+    run = pa.table({"model": ["a", "a", "a", "b", "b"], "query_id": ["q1"] * 5, "item_id": ["x", "y", "z", "u", "v"],
+                    "score": [3.0, 2.0, 1.0, 2.0, 1.0]})
+    judgments = pa.table({"query_id": ["q1", "q1"], "item_id": ["x", "y"], "relevance": [1, 0]})
+    got = rm.evaluate(judgments, run, ["GAUC"], by=["model"])
+    assert set(got) == {("a",), ("b",)} and got[("a",)]["GAUC"] == 1.0 and math.isnan(got[("b",)]["GAUC"])
+    con = duckdb.connect()
+    con.register("run", run)
+    con.register("judgments", judgments)
+    sql = rm.to_sql(["GAUC"], dialect="duckdb", run="run", judgments="judgments", by=["model"], judgments_by=[])
+    assert sorted(con.execute(sql).fetchall()) == [("GAUC", "a", None, 1.0), ("GAUC", "b", None, None)]
+    con.execute(rm.macros_sql())
+    assert sorted(con.execute("SELECT * FROM gauc('run', 'judgments', \"by\" := ['model'])").fetchall()) == [
+        ("a", None, 1.0), ("b", None, None)]
+    con.execute("CREATE TEMP TABLE run_b AS SELECT query_id, item_id, score FROM run WHERE model = 'b'")
+    assert con.execute("SELECT * FROM gauc('run_b', 'judgments')").fetchall() == [(None, None)]

@@ -68,6 +68,22 @@ ELSEWHERE = pa.table({"query_id": ["q1", "q9", "q9"], "item_id": ["d1", "d7", "d
                       "relevance": pa.array([1, 2, 1], pa.int64())})
 
 
+# IntraListDiversity's vectors as eval refuses them: an item listed twice (its pairs summed twice), an item without
+# a list (left out of the pairs), lists of other lengths (compared on their common positions), a value not finite.
+# Clean: d1 (1, 0) and d2 (0, 1) are orthogonal, cosine distance 1: ILD@2 = 1 by hand.
+def _vectors(rows):
+    return pa.table({"item_id": [r[0] for r in rows], "embedding": pa.array([r[1] for r in rows], pa.list_(pa.float64()))})
+
+
+GOOD_VECTORS = [("d1", [1.0, 0.0]), ("d2", [0.0, 1.0])]
+BAD_VECTORS = {"twice": (GOOD_VECTORS + [("d1", [0.0, 5.0])], "item d1 has 2 rows in the vectors table"),
+               "null": ([("d1", None)] + GOOD_VECTORS[1:], "item d1 of the vectors table has no list of finite numbers"),
+               "empty": ([("d1", [])] + GOOD_VECTORS[1:], "item d1 of the vectors table has no list of finite numbers"),
+               "lengths": ([("d1", [1.0])] + GOOD_VECTORS[1:], r"lists of different lengths \(1 to 2"),
+               "nan": ([("d1", [float("nan"), 1.0])] + GOOD_VECTORS[1:],
+                       "item d1 of the vectors table has a value that is not a finite number")}
+
+
 # RecTools reads rank values as positions (an item is in the top k when its rank is at most k): ranks tied, with a
 # gap, from 0 or not whole give other numbers than rankmetrics' ranking 1, 2, ... (eval refuses them under the
 # rectools preset, naming the query; the SQL must fail too). The tie past the cutoff matters as well: with ranks
@@ -109,7 +125,10 @@ def engine(request, started):
                       for name, ranks in RANK_VALUES.items()},
                    # (a NULL rank beside a score is fine; SQLite reads NaN as NULL)
                    **{f"{name}_rank": e.load(f"f_{name}_rank", _ranked(v)) for name, v in NOT_FINITE.items()
-                      if name != "null" and e.dialect != "mysql" and not (name == "nan" and e.dialect == "sqlite")}}
+                      if name != "null" and e.dialect != "mysql" and not (name == "nan" and e.dialect == "sqlite")},
+                   **({f"vectors_{name}": e.load(f"f_vectors_{name}", _vectors(rows)) for name, (rows, _) in
+                       [("good", (GOOD_VECTORS, None)), *BAD_VECTORS.items()]}
+                      if rm.dialects.get(e.dialect).lists else {})}
     return started.get(("sql_failures", request.param), start, lambda pair: pair[0].close())
 
 
@@ -164,6 +183,24 @@ def test_faults_fail_when_no_query_is_in_common(engine):
                             per_query=True)) == []  # clean: no row, no failure
 
 
+def test_bad_vectors_fail(engine):
+    """IntraListDiversity's SQL fails on vectors eval refuses (sqlgen.vector_faults, the checks of sql/'s
+    rm_vector_fault), where it gave a number: item d1 twice gave ILD@2 0.16 for 1."""
+    e, t = engine
+    sql = lambda vectors: rm.to_sql(["IntraListDiversity@2"], dialect=e.dialect, run=t["run"],  # noqa: E731
+                                    judgments=t["qrels"], items=vectors)
+    if not rm.dialects.get(e.dialect).lists:  # no lists: refused, with no SQL (test_dialects.py)
+        with pytest.raises(rm.UsageError, match=f"{e.dialect} has no list"):
+            sql("i")
+        return
+    assert [float(r[-1]) for r in e.rows(sql(t["vectors_good"]))] == [1.0]
+    for name, (rows, message) in BAD_VECTORS.items():
+        with pytest.raises(rm.InputError):
+            rm.evaluate(QRELS, CLEAN_RUN, ["IntraListDiversity@2"], items=_vectors(rows))
+        with pytest.raises(Exception, match=message):
+            e.rows(sql(t[f"vectors_{name}"]))
+
+
 def test_conflicting_judgment_fails(engine):
     e, t = engine
     with pytest.raises(Exception, match="item d1 of query q1 is judged 2 times"):
@@ -180,6 +217,37 @@ def test_postgres_functions_refuse_duplicates():
         e.con.execute(native.script("postgres", run=run, judgments=qrels, schema="rmf"))
         with pytest.raises(Exception, match="item d1 appears 2 times for query q1 in the run"):
             e.rows("SELECT * FROM rmf.rm_precision(2)")
+    finally:
+        e.close()
+
+
+def test_native_objects_and_macros_refuse_bad_vectors():
+    """The native object of IntraListDiversity (PostgreSQL's function) and the DuckDB macro refuse the vectors eval
+    refuses (test_bad_vectors_fail: the SQL of `rankmetrics sql`); both gave a number. The clean vectors give the
+    hand value 1 (orthogonal: cosine distance 1)."""
+    from rankmetrics_duckdb import shape
+    e = engines.start("postgres")
+    con = duckdb.connect()
+    rm.register(con)
+    try:
+        run, qrels = e.load("v_run", CLEAN_RUN), e.load("v_qrels", QRELS)
+        con.register("run", CLEAN_RUN)
+        con.register("qrels", QRELS)
+        for i, (name, (rows, message)) in enumerate([("good", (GOOD_VECTORS, None)), *BAD_VECTORS.items()]):
+            items = e.load(f"v_items_{name}", _vectors(rows))
+            e.con.execute(f"CREATE SCHEMA rmv{i}")
+            e.con.execute(native.script("postgres", run=run, judgments=qrels, items=items, schema=f"rmv{i}",
+                                        form=shape.Shape(items_columns={"embedding": "embedding"})))
+            con.register(f"items_{name}", _vectors(rows))
+            pg = f"SELECT value FROM rmv{i}.rm_intra_list_diversity(2)"
+            macro = f"SELECT value FROM intra_list_diversity('run', 'qrels', 2, vectors := 'items_{name}')"
+            if message is None:
+                assert [float(r[0]) for r in e.rows(pg)] == [1.0] and con.execute(macro).fetchall() == [(1.0,)]
+                continue
+            with pytest.raises(Exception, match=message):
+                e.rows(pg)
+            with pytest.raises(duckdb.Error, match=message):
+                con.execute(macro).fetchall()
     finally:
         e.close()
 
