@@ -104,6 +104,19 @@ def _own_columns(select: exp.Select):
             yield col
 
 
+def _read(name: str, kind: str, default: exp.Expression) -> exp.Expression:
+    """How the body reads a parameter: prm.name; a flag (judged_only) NULL as its default. rm_checks refuses the
+    NULL (_value_checks), and the results' guard fails on their first row; but Spark's optimizer folded the filters
+    that read a NULL flag to false, and dropped the empty results' guard with them: judged_only => NULL gave no
+    rows and no error."""
+    if kind != "BOOLEAN" or isinstance(default, exp.Null):
+        return _prm(name)
+    given = exp.Not(this=exp.Is(this=_prm(name), expression=exp.Null()))
+    # not COALESCE(x, FALSE): SQL Server's flags are BIT, its FALSE a comparison, and the two do not mix
+    return exp.Paren(this=exp.Or(this=exp.Not(this=given), expression=_prm(name)) if default.this
+                     else exp.And(this=given, expression=_prm(name)))
+
+
 def _join_params(tree: exp.Expression) -> exp.Expression:
     """Every SELECT that reads a parameter (prm.x) joins the one-row params CTE as prm; one that groups also
     groups by the parameters it reads (constant, so the groups do not change)."""
@@ -250,7 +263,8 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
     # rm_sufficient, folded away for other runs below)
     listed = exp.Boolean(this=run.lists)
     listed.meta[_RUN_LISTS] = True
-    body = sqlsource.substitute(sqlsource.unchecked(macro.body), {**{name: _prm(name) for name, _, _ in params},
+    body = sqlsource.substitute(sqlsource.unchecked(macro.body), {**{name: _read(name, kind, default)
+                                                                     for name, kind, default in params},
                                                                   "run_lists": listed})
     # the macro unnests its key (a STRUCT of the groups and the query id, DuckDB's way of grouping, see
     # sql/01_stream.sql) into columns; here the key is the query id itself
@@ -328,6 +342,8 @@ def _query_template(macro_name: str, run: sqlgen.Source, judgments: sqlgen.Sourc
     if any(name == "gain" for name, _, _ in params):  # the grades the gain given cannot take
         faults += [_join_params(f) for f in sqlgen.gain_grade_faults(macro_name, _prm("gain"), by,
                                                                      label=PREFIX + macro_name)]
+    if kind == "rm_vector_stream":  # the items' vectors
+        faults.append(sqlgen.vector_faults())
     if run.has_score and run.has_rank and not run.lists:  # a NaN or infinite rank beside the score
         faults.append(sqlgen.rank_faults(by))
     positions = sqlgen.rank_positions_checks(by, kind == "rm_reference_stream") if rank_positions else []
@@ -420,20 +436,25 @@ def _macro_rules(macro_name: str, names: set) -> list[tuple]:
 
 def _argument_checks(macro_name: str, params) -> exp.Select | None:
     """One row per argument outside its range, its message as fault (the DuckDB macros' rm_valid_* checks, in
-    portable SQL): a choice not among its values, k not a whole number >= 1, log_base not > 1, p not in (0, 1)."""
+    portable SQL): a choice not among its values, k not a whole number >= 1, log_base not > 1, p not in (0, 1);
+    and one row for what every parameter must be (_value_checks): a number finite, a flag true or false, neither
+    NULL unless NULL is its default."""
     lit = exp.Literal.string
     faults = []
 
-    def fault_row(bad, name, rule, value):  # the row over params: the message when bad holds, else NULL
-        message = exp.Concat(expressions=[lit(f"rankmetrics: {PREFIX}{macro_name}: {name} must be {rule}, not "),
-                                          exp.Coalesce(this=exp.cast(value, "VARCHAR"), expressions=[lit("NULL")])])
-        return exp.select(exp.alias_(exp.Case(ifs=[exp.If(this=bad, true=message)]), "fault")).from_(
+    def fault_row(*branches):  # the row over params: the message of the first (bad, name, rule, value) that holds
+        ifs = [exp.If(this=bad, true=exp.Concat(expressions=[
+            lit(f"rankmetrics: {PREFIX}{macro_name}: {name} must be {rule}, not "),
+            exp.Coalesce(this=exp.cast(value, "VARCHAR"), expressions=[lit("NULL")])]))
+            for bad, name, rule, value in branches]
+        return exp.select(exp.alias_(exp.Case(ifs=ifs), "fault")).from_(
             exp.Table(this=exp.to_identifier("params"), alias=exp.TableAlias(this=exp.to_identifier("prm"))))
     for name, kind, _ in params:
         ref = exp.column(name, table="prm")
         rule = None
-        if _choices(name):
-            bad = exp.Not(this=exp.In(this=ref.copy(), expressions=[lit(c) for c in _choices(name)]))
+        if _choices(name):  # NULL is none of them
+            bad = exp.Not(this=exp.Coalesce(this=exp.In(this=ref.copy(), expressions=[lit(c) for c in _choices(name)]),
+                                            expressions=[exp.false()]))
             rule = "one of " + ", ".join(_choices(name))
         elif name == "k" and measures.of_macro(macro_name).cutoff == "required":  # PartialAUC@k: k counts negatives
             bad = exp.Or(this=exp.Is(this=ref.copy(), expression=exp.Null()),
@@ -455,22 +476,44 @@ def _argument_checks(macro_name: str, params) -> exp.Select | None:
             rule = "a number between 0 and 1 (exclusive)"
         if rule is None:
             continue
-        faults.append(fault_row(bad, name, rule, ref.copy()))
+        faults.append(fault_row((bad, name, rule, ref.copy())))
     if any(n == "gains" for n, _, _ in params):  # a level given twice (its form: _macro_rules' pattern), as the
         #                                          engine can tell (dialects.Dialect.distinct_levels)
         gains = exp.column("gains", table="prm")
         once = exp.or_(exp.EQ(this=gains.copy(), expression=lit("")),
                        exp.Anonymous(this=dialects.DISTINCT_LEVELS, expressions=[gains.copy()]))
-        faults.append(fault_row(exp.Not(this=exp.Coalesce(this=exp.Paren(this=once), expressions=[exp.false()])),
-                                "gains", "level=gain pairs with each level once", gains.copy()))
+        faults.append(fault_row((exp.Not(this=exp.Coalesce(this=exp.Paren(this=once), expressions=[exp.false()])),
+                                 "gains", "level=gain pairs with each level once", gains.copy())))
     for condition, name, rule, value in _macro_rules(macro_name, {n for n, _, _ in params}):
-        faults.append(fault_row(exp.Not(this=exp.Coalesce(this=exp.Paren(this=condition), expressions=[exp.false()])),
-                                name, rule, value))
+        faults.append(fault_row((exp.Not(this=exp.Coalesce(this=exp.Paren(this=condition),
+                                                            expressions=[exp.false()])), name, rule, value)))
+    values = _value_checks(params)
+    if values:
+        faults.append(fault_row(*values))
     if not faults:
         return None
     return exp.select(exp.column("fault", table="a")).from_(
         exp.Subquery(this=sqlgen.union_all(faults), alias=exp.TableAlias(this=exp.to_identifier("a")))).where(
         exp.Not(this=exp.Is(this=exp.column("fault", table="a"), expression=exp.Null())))
+
+
+def _value_checks(params) -> list[tuple]:
+    """[(bad, name, rule, value)] over params (prm) for what the DuckDB macros' rm_valid_number and judged_only
+    checks refuse whatever the metric: a number that is NaN or infinite (x - x is 0 for a finite x only, on every
+    engine, NaN being equal to itself in some), a number or flag that is NULL where the parameter has another
+    default (PostgreSQL's functions pass an explicit NULL on; ClickHouse's views read it as the default). Before,
+    rel NULL gave P@k 0 for every query on PostgreSQL, judged_only NULL no rows, log_base NaN NaN."""
+    out = []
+    for name, kind, default in params:
+        ref = exp.column(name, table="prm")
+        may_be_null = isinstance(default, exp.Null)
+        if kind == "DOUBLE":
+            finite = exp.EQ(this=exp.Sub(this=ref.copy(), expression=ref.copy()), expression=exp.Literal.number(0))
+            out.append((exp.Not(this=exp.Coalesce(this=finite, expressions=[exp.Boolean(this=may_be_null)])), name,
+                        "a finite number, or NULL" if may_be_null else "a finite number", ref.copy()))
+        elif kind == "BOOLEAN" and not may_be_null:
+            out.append((exp.Is(this=ref.copy(), expression=exp.Null()), name, "true or false", ref.copy()))
+    return out
 
 
 def _function_name(macro_name: str, schema: str | None, dialect: str) -> exp.Table:

@@ -9,6 +9,7 @@ definition of a metric; nothing here knows what a metric computes.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -138,6 +139,8 @@ def literal(value) -> exp.Expression:
         return exp.Null()
     if isinstance(value, bool):
         return exp.Boolean(this=value)
+    if isinstance(value, float) and not math.isfinite(value):  # no literal: the text every engine casts
+        return exp.cast(exp.Literal.string(repr(value)), "DOUBLE")  # 'nan', 'inf', '-inf'
     if isinstance(value, (int, float)):
         return exp.Literal.number(repr(value) if isinstance(value, float) else str(value))
     return exp.Literal.string(str(value))

@@ -526,22 +526,54 @@ ARGUMENT_FAULTS = [
     # a cutoff the measure needs (BPM@k, SDCG@k): DuckDB's macros gave numbers without one (found by a fuzz)
     ("bpm", {"max_rel": 2}, "k must be a whole number >= 1, not NULL"),
     ("sdcg", {"max_rel": 2}, "k must be a whole number >= 1, not NULL"),
+    # a NaN or infinite number (native._value_checks): found by a fuzz on PostgreSQL and ClickHouse, each gave
+    # rows of NaN or 0 (a comparison with NaN is false, and PostgreSQL's NaN is above every number)
+    ("ndcg", {"k": 3, "log_base": math.nan}, r"log_base must be a finite number.*, not .?(?i:nan)"),
+    ("iprec_at_recall", {"at_recall": math.nan}, r"at_recall must be a finite number.*, not .?(?i:nan)"),
+    ("utility", {"utility_a": math.inf}, r"utility_a( to utility_d)? must be (a )?finite numbers?, not .?(?i:inf)"),
+    ("precision", {"k": 3, "rel": -math.inf}, r"rel must be a finite number.*, not .?-(?i:inf)"),
+    ("rbp", {"rel": math.nan}, r"rel must be a finite number, or NULL"),
+    ("intersection", {"k": 2, "ref_k": math.inf}, r"ref_k must be a (whole|finite) number"),
+    ("nerr8", {"k": 3, "max_rel": math.inf}, r"max_rel must be a (number above min_rel|finite number)"),
+    ("f1", {"k": 3, "beta": math.nan}, r"beta must be a (number >= 0|finite number)"),
+    # a fraction of a document (evaluate() refuses it; the macro's check said only 'a number >= 0')
+    ("utility", {"num_docs": 2.5}, "num_docs must be a whole number >= 0"),
+    # an explicit NULL where the parameter has another default: PostgreSQL's and Spark's functions passed it on
+    # (P@3 0 for every query with rel NULL, no rows with judged_only NULL, a choice NULL read as the default);
+    # ClickHouse's views and BigQuery's functions read NULL as the default (test_clickhouse_reads_null_as_the_default)
+    ("precision", {"k": 3, "rel": None}, r"rel must be a finite number.*, not NULL"),
+    ("ndcg", {"k": 3, "judged_only": None}, "judged_only must be true or false, not NULL"),
+    ("ap", {"denominator": None}, "denominator must be one of judged, capped, retrieved, not NULL"),
+    ("ndcg", {"k": 3, "ideal": None}, "ideal must be one of judgments, .*, not NULL"),
+    ("err", {"max_grade": None}, "max_grade must be .*, not NULL"),
+    ("ndcg", {"k": 3, "gains": None}, "gains must be level=gain pairs.*, not NULL"),
 ]
+NULL_FAULTS = {i for i, (_, args, _) in enumerate(ARGUMENT_FAULTS) if None in args.values()}
 # Spark (a few seconds a failing call) runs one case of each kind of check (native's own rules, a macro's own
 # rm_valid, a shared helper's range, a helper's pattern): the checks are the same SQL on every engine, written by one function
 # (native._argument_checks); the other engines run every case
-SPARK_ARGUMENT_FAULTS = {0, 1, 3, 5, 8, 14, 15, 19}
+SPARK_ARGUMENT_FAULTS = {0, 1, 3, 5, 8, 14, 15, 19, 23, 32, 33}
 
 
 @pytest.mark.parametrize("installed,macro,args,message", [
     (engine, *case) for engine in ("duckdb", "postgres", "spark", "clickhouse")
-    for i, case in enumerate(ARGUMENT_FAULTS) if engine != "spark" or i in SPARK_ARGUMENT_FAULTS],
+    for i, case in enumerate(ARGUMENT_FAULTS) if (engine != "spark" or i in SPARK_ARGUMENT_FAULTS)
+    and (engine != "clickhouse" or i not in NULL_FAULTS)],
     indirect=["installed"])
 def test_arguments_outside_their_range_fail(installed, macro, args, message):
     """Each engine's native objects refuse an argument outside its range with the engine's own error, naming
     the object, the parameter and the value (the DuckDB macros with error(), the others through rm_checks)."""
     with pytest.raises(Exception, match=message):
         installed.call(macro, args)
+
+
+@pytest.mark.parametrize("installed", ["clickhouse"], indirect=True)
+def test_clickhouse_reads_null_as_the_default(installed):
+    """ClickHouse's parameterized views have no defaults (README): a NULL argument is the parameter's default, so
+    nDCG@3 with judged_only and ideal NULL is nDCG@3, and P@3 with rel NULL is P@3 at rel 1."""
+    for macro, args in (("ndcg", {"k": 3, "judged_only": None, "ideal": None}), ("precision", {"k": 3, "rel": None})):
+        plain = installed.call(macro, {"k": 3})
+        assert plain and installed.call(macro, args) == plain, macro
 
 
 def test_a_gain_map_is_taken(installed):

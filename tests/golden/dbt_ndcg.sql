@@ -73,7 +73,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -85,7 +87,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -131,7 +135,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ' || COALESCE(CAST(prm.gain AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
@@ -145,35 +149,35 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), FALSE)
           THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ' || COALESCE(CAST(prm.ideal AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN 'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ' || COALESCE(CAST(prm.ties AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN 'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ' || COALESCE(CAST(prm.queries AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN 'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ' || COALESCE(CAST(prm.empty AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN 'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ' || COALESCE(CAST(prm.grades AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
@@ -218,6 +222,17 @@ WITH params AS (
             prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
           ), FALSE)
           THEN 'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal ''cutoff'', not ' || COALESCE(CAST(prm.k AS TEXT), 'NULL')
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN 'rankmetrics: rm_ndcg: rel must be a finite number, not ' || COALESCE(CAST(prm.rel AS TEXT), 'NULL')
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN 'rankmetrics: rm_ndcg: log_base must be a finite number, not ' || COALESCE(CAST(prm.log_base AS TEXT), 'NULL')
+          WHEN prm.judged_only IS NULL
+          THEN 'rankmetrics: rm_ndcg: judged_only must be true or false, not ' || COALESCE(CAST(prm.judged_only AS TEXT), 'NULL')
         END AS fault
       FROM params AS prm
     ) AS a
@@ -775,7 +790,9 @@ SELECT
     HAVING
       (
         NOT (
-          prm.queries = 'both' AND prm.judged_only
+          prm.queries = 'both' AND (
+            NOT prm.judged_only IS NULL AND prm.judged_only
+          )
         )
         AND CASE
           WHEN prm.queries = 'both'
@@ -790,7 +807,9 @@ SELECT
       )
       OR (
         prm.queries = 'both'
-        AND prm.judged_only
+        AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
         AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
         AND f.query_id IN (
           SELECT
@@ -879,7 +898,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -892,7 +913,9 @@ WITH params AS (
         AND jo.item_id COLLATE "C" = ri.item_id COLLATE "C"
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -939,7 +962,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ' || COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
@@ -953,35 +976,35 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), FALSE)
           THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ' || COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN 'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ' || COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN 'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ' || COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN 'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ' || COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN 'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ' || COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
@@ -1027,6 +1050,17 @@ WITH params AS (
             prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
           ), FALSE)
           THEN 'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal ''cutoff'', not ' || COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN 'rankmetrics: rm_ndcg: rel must be a finite number, not ' || COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN 'rankmetrics: rm_ndcg: log_base must be a finite number, not ' || COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
+          WHEN prm.judged_only IS NULL
+          THEN 'rankmetrics: rm_ndcg: judged_only must be true or false, not ' || COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
     ) AS a
@@ -1544,7 +1578,9 @@ SELECT
     HAVING
       (
         NOT (
-          prm.queries = 'both' AND prm.judged_only
+          prm.queries = 'both' AND (
+            NOT prm.judged_only IS NULL AND prm.judged_only
+          )
         )
         AND CASE
           WHEN prm.queries = 'both'
@@ -1559,7 +1595,9 @@ SELECT
       )
       OR (
         prm.queries = 'both'
-        AND prm.judged_only
+        AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
         AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
         AND f.query_id COLLATE "C" IN (
           SELECT
@@ -1648,7 +1686,11 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT (
+            prm.judged_only IS NULL
+          ) AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id AS query_id,
@@ -1660,7 +1702,11 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT (
+            prm.judged_only IS NULL
+          ) AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -1709,9 +1755,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT (
-            prm.gain IN ('linear', 'exponential', 'binary', 'raw')
-          )
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS Nullable(String)), 'NULL')
@@ -1731,9 +1775,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT (
-            prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
-          )
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS Nullable(String)), 'NULL')
@@ -1743,9 +1785,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT (
-            prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
-          )
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS Nullable(String)), 'NULL')
@@ -1755,9 +1795,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT (
-            prm.queries IN ('both', 'judged', 'run', 'all')
-          )
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS Nullable(String)), 'NULL')
@@ -1767,9 +1805,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT (
-            prm.empty IN ('zero', 'nan')
-          )
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS Nullable(String)), 'NULL')
@@ -1779,9 +1815,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT (
-            prm.grades IN ('truncate', 'as_given')
-          )
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS Nullable(String)), 'NULL')
@@ -1837,6 +1871,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal ''cutoff'', not ',
             COALESCE(CAST(prm.k AS Nullable(String)), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS Nullable(String)), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS Nullable(String)), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS Nullable(String)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2460,7 +2514,12 @@ SELECT
     HAVING
       (
         NOT (
-          prm.queries = 'both' AND prm.judged_only
+          prm.queries = 'both'
+          AND (
+            NOT (
+              prm.judged_only IS NULL
+            ) AND prm.judged_only
+          )
         )
         AND CASE
           WHEN prm.queries = 'both'
@@ -2475,7 +2534,11 @@ SELECT
       )
       OR (
         prm.queries = 'both'
-        AND prm.judged_only
+        AND (
+          NOT (
+            prm.judged_only IS NULL
+          ) AND prm.judged_only
+        )
         AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
         AND f.query_id IN (
           SELECT
@@ -2567,7 +2630,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -2579,7 +2644,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -2628,7 +2695,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
@@ -2648,7 +2715,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS STRING), 'NULL')
@@ -2658,7 +2725,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -2668,7 +2735,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -2678,7 +2745,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -2688,7 +2755,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -2741,6 +2808,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3317,7 +3404,9 @@ SELECT
     HAVING
       (
         NOT (
-          prm.queries = 'both' AND prm.judged_only
+          prm.queries = 'both' AND (
+            NOT prm.judged_only IS NULL AND prm.judged_only
+          )
         )
         AND CASE
           WHEN prm.queries = 'both'
@@ -3332,7 +3421,9 @@ SELECT
       )
       OR (
         prm.queries = 'both'
-        AND prm.judged_only
+        AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
         AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
         AND f.query_id IN (
           SELECT
@@ -3421,7 +3512,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -3433,7 +3526,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -3482,7 +3577,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
@@ -3502,7 +3597,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS STRING), 'NULL')
@@ -3512,7 +3607,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -3522,7 +3617,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -3532,7 +3627,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -3542,7 +3637,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -3598,6 +3693,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4174,7 +4289,9 @@ SELECT
     HAVING
       (
         NOT (
-          prm.queries = 'both' AND prm.judged_only
+          prm.queries = 'both' AND (
+            NOT prm.judged_only IS NULL AND prm.judged_only
+          )
         )
         AND CASE
           WHEN prm.queries = 'both'
@@ -4189,7 +4306,9 @@ SELECT
       )
       OR (
         prm.queries = 'both'
-        AND prm.judged_only
+        AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
         AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
         AND f.query_id IN (
           SELECT
@@ -4279,7 +4398,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -4291,7 +4412,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -4340,7 +4463,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
@@ -4360,7 +4483,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS STRING), 'NULL')
@@ -4370,7 +4493,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -4380,7 +4503,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -4390,7 +4513,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -4400,7 +4523,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -4460,6 +4583,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5036,7 +5179,9 @@ SELECT
     HAVING
       (
         NOT (
-          prm.queries = 'both' AND prm.judged_only
+          prm.queries = 'both' AND (
+            NOT prm.judged_only IS NULL AND prm.judged_only
+          )
         )
         AND CASE
           WHEN prm.queries = 'both'
@@ -5051,7 +5196,9 @@ SELECT
       )
       OR (
         prm.queries = 'both'
-        AND prm.judged_only
+        AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
         AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
         AND f.query_id IN (
           SELECT
@@ -5140,7 +5287,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -5152,7 +5301,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -5201,7 +5352,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
@@ -5221,7 +5372,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
@@ -5231,7 +5382,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -5241,7 +5392,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -5251,7 +5402,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -5261,7 +5412,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -5317,6 +5468,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ',
             COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5894,7 +6065,9 @@ SELECT
     HAVING
       (
         NOT (
-          prm.queries = 'both' AND prm.judged_only
+          prm.queries = 'both' AND (
+            NOT prm.judged_only IS NULL AND prm.judged_only
+          )
         )
         AND CASE
           WHEN prm.queries = 'both'
@@ -5909,7 +6082,9 @@ SELECT
       )
       OR (
         prm.queries = 'both'
-        AND prm.judged_only
+        AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
         AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
         AND f.query_id IN (
           SELECT
@@ -5998,7 +6173,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -6010,7 +6187,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -6059,7 +6238,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
@@ -6079,7 +6258,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
@@ -6089,7 +6268,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -6099,7 +6278,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -6109,7 +6288,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -6119,7 +6298,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -6169,6 +6348,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal ''cutoff'', not ',
             COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6810,7 +7009,9 @@ SELECT
     HAVING
       (
         NOT (
-          prm.queries = 'both' AND prm.judged_only
+          prm.queries = 'both' AND (
+            NOT prm.judged_only IS NULL AND prm.judged_only
+          )
         )
         AND CASE
           WHEN prm.queries = 'both'
@@ -6825,7 +7026,9 @@ SELECT
       )
       OR (
         prm.queries = 'both'
-        AND prm.judged_only
+        AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
         AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
         AND f.query_id IN (
           SELECT
@@ -6914,7 +7117,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -6926,7 +7131,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -6972,7 +7179,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN 'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ' || COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
@@ -6986,35 +7193,35 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), FALSE)
           THEN 'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ' || COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN 'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ' || COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN 'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ' || COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN 'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ' || COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN 'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ' || COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
@@ -7050,6 +7257,17 @@ WITH params AS (
             prm.ideal <> 'cutoff' OR prm.k BETWEEN 1 AND 1000
           ), FALSE)
           THEN 'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ' || COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN 'rankmetrics: rm_ndcg: rel must be a finite number, not ' || COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN 'rankmetrics: rm_ndcg: log_base must be a finite number, not ' || COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
+          WHEN prm.judged_only IS NULL
+          THEN 'rankmetrics: rm_ndcg: judged_only must be true or false, not ' || COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
         END AS fault
       FROM params AS prm
     ) AS a
@@ -7597,7 +7815,9 @@ SELECT
     HAVING
       (
         NOT (
-          prm.queries = 'both' AND prm.judged_only
+          prm.queries = 'both' AND (
+            NOT prm.judged_only IS NULL AND prm.judged_only
+          )
         )
         AND CASE
           WHEN prm.queries = 'both'
@@ -7612,7 +7832,9 @@ SELECT
       )
       OR (
         prm.queries = 'both'
-        AND prm.judged_only
+        AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
         AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
         AND f.query_id IN (
           SELECT
@@ -7697,7 +7919,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only <> 0
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only <> 0
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -7710,7 +7934,9 @@ WITH params AS (
         AND jo.item_id COLLATE Latin1_General_BIN2 = ri.item_id COLLATE Latin1_General_BIN2
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only <> 0 AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only <> 0
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -7747,7 +7973,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), (1 = 0))
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS NVARCHAR(4000)), 'NULL')
@@ -7767,7 +7993,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), (1 = 0))
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS NVARCHAR(4000)), 'NULL')
@@ -7777,7 +8003,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), (1 = 0))
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS NVARCHAR(4000)), 'NULL')
@@ -7787,7 +8013,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), (1 = 0))
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS NVARCHAR(4000)), 'NULL')
@@ -7797,7 +8023,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), (1 = 0))
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS NVARCHAR(4000)), 'NULL')
@@ -7807,7 +8033,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), (1 = 0))
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS NVARCHAR(4000)), 'NULL')
@@ -7849,6 +8075,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal ''cutoff'', not ',
             COALESCE(CAST(prm.k AS NVARCHAR(4000)), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, (1 = 0))
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS NVARCHAR(4000)), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, (1 = 0))
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS NVARCHAR(4000)), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS NVARCHAR(4000)), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8470,7 +8716,10 @@ SELECT
     HAVING
       (
         NOT (
-          prm.queries = 'both' AND prm.judged_only <> 0
+          prm.queries = 'both'
+          AND (
+            NOT prm.judged_only IS NULL AND prm.judged_only <> 0
+          )
         )
         AND CASE
           WHEN prm.queries = 'both'
@@ -8485,7 +8734,9 @@ SELECT
       )
       OR (
         prm.queries = 'both'
-        AND prm.judged_only <> 0
+        AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only <> 0
+        )
         AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
         AND f.query_id COLLATE Latin1_General_BIN2 IN (
           SELECT
@@ -8558,7 +8809,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -8580,7 +8833,9 @@ WITH params AS (
         )
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -8626,7 +8881,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS CHAR), 'NULL')
@@ -8646,7 +8901,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS CHAR), 'NULL')
@@ -8656,7 +8911,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS CHAR), 'NULL')
@@ -8666,7 +8921,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS CHAR), 'NULL')
@@ -8676,7 +8931,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.`empty` IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.`empty` IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.`empty` AS CHAR), 'NULL')
@@ -8686,7 +8941,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS CHAR), 'NULL')
@@ -8735,6 +8990,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal ''cutoff'', not ',
             COALESCE(CAST(prm.k AS CHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS CHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS CHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS CHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9356,7 +9631,9 @@ SELECT
     HAVING
       (
         NOT (
-          prm.queries = 'both' AND prm.judged_only
+          prm.queries = 'both' AND (
+            NOT prm.judged_only IS NULL AND prm.judged_only
+          )
         )
         AND CASE
           WHEN prm.queries = 'both'
@@ -9371,7 +9648,9 @@ SELECT
       )
       OR (
         prm.queries = 'both'
-        AND prm.judged_only
+        AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
         AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
         AND f.query_id COLLATE utf8mb4_bin IN (
           SELECT

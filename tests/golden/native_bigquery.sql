@@ -78,7 +78,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -90,7 +92,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -223,7 +227,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_accuracy: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -233,7 +237,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_accuracy: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -243,7 +247,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_accuracy: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -253,10 +257,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_accuracy: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_accuracy: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_accuracy: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -348,7 +367,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -363,7 +384,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -451,7 +474,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -463,7 +488,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -596,7 +623,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.denominator IN ('judged', 'capped', 'retrieved')
+          WHEN NOT COALESCE(prm.denominator IN ('judged', 'capped', 'retrieved'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: denominator must be one of judged, capped, retrieved, not ',
             COALESCE(CAST(prm.denominator AS STRING), 'NULL')
@@ -606,7 +633,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -616,7 +643,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -626,7 +653,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -636,10 +663,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ap: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ap: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -731,7 +773,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -746,7 +790,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -833,7 +879,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -845,7 +893,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -978,7 +1028,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -988,7 +1038,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -998,7 +1048,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -1008,7 +1058,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -1024,6 +1074,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1109,7 +1174,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -1124,7 +1191,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -1211,7 +1280,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -1223,7 +1294,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -1356,7 +1429,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_pap: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -1366,7 +1439,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_pap: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -1376,7 +1449,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_pap: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -1386,7 +1459,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_pap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -1402,6 +1475,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_pap: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_pap: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_pap: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1487,7 +1575,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -1502,7 +1592,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -1588,7 +1680,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -1600,7 +1694,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -1723,7 +1819,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_auc: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -1733,7 +1829,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_auc: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -1743,7 +1839,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_auc: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -1753,10 +1849,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_auc: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_auc: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_auc: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1851,7 +1962,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -1866,7 +1979,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -1953,7 +2068,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -1965,7 +2082,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -2088,7 +2207,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.weighted IN ('false', 'true')
+          WHEN NOT COALESCE(prm.weighted IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: weighted must be one of false, true, not ',
             COALESCE(CAST(prm.weighted AS STRING), 'NULL')
@@ -2098,7 +2217,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -2108,7 +2227,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -2118,7 +2237,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -2128,7 +2247,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -2144,6 +2263,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_gauc: weighted must be \'false\' or \'true\', not ',
             COALESCE(CAST(prm.weighted AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2192,7 +2326,7 @@ FROM (
     FROM (
       SELECT
         f.query_id,
-        COUNT(*) AS impressions,
+        SUM(CASE WHEN NOT f.grade IS NULL THEN 1 ELSE 0 END) AS impressions,
         (
           CAST(SUM(CASE WHEN f.grade >= prm.rel THEN f.neg_upto - 0.5 * f.neg_tied ELSE 0 END) AS FLOAT64) / NULLIF(
             (
@@ -2212,7 +2346,7 @@ FROM (
         FROM item_stream AS s
         CROSS JOIN params AS prm
         WHERE
-          s.kind = 'R' AND NOT s.grade IS NULL
+          s.kind = 'R'
       ) AS f
       CROSS JOIN params AS prm
       GROUP BY
@@ -2301,7 +2435,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -2313,7 +2449,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -2436,7 +2574,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bin_g: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -2446,7 +2584,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bin_g: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -2456,7 +2594,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bin_g: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -2466,10 +2604,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bin_g: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bin_g: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_bin_g: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2538,7 +2691,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -2553,7 +2708,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -2640,7 +2797,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -2652,7 +2811,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -2775,7 +2936,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.negative_grades IN ('unjudged', 'nonrelevant')
+          WHEN NOT COALESCE(prm.negative_grades IN ('unjudged', 'nonrelevant'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: negative_grades must be one of unjudged, nonrelevant, not ',
             COALESCE(CAST(prm.negative_grades AS STRING), 'NULL')
@@ -2785,7 +2946,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -2795,7 +2956,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -2805,7 +2966,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -2815,10 +2976,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpref: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_bpref: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2924,7 +3100,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -2939,7 +3117,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -3034,7 +3214,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -3046,7 +3228,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -3185,7 +3369,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.normalize IN ('false', 'true')
+          WHEN NOT COALESCE(prm.normalize IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: normalize must be one of false, true, not ',
             COALESCE(CAST(prm.normalize AS STRING), 'NULL')
@@ -3195,7 +3379,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -3205,7 +3389,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -3215,7 +3399,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -3225,7 +3409,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -3241,6 +3425,16 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: normalize must be \'false\' or \'true\', not ',
             COALESCE(CAST(prm.normalize AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_catalog_coverage: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3383,7 +3577,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -3395,7 +3591,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -3534,7 +3732,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gini: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -3544,7 +3742,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gini: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -3554,7 +3752,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gini: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -3564,10 +3762,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gini: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_gini: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3713,7 +3921,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -3725,7 +3935,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -3864,7 +4076,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_entropy: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -3874,7 +4086,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_entropy: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -3884,7 +4096,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_entropy: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -3894,10 +4106,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_entropy: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_entropy: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4033,7 +4255,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -4045,7 +4269,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -4178,7 +4404,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_personalization: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -4188,7 +4414,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_personalization: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -4198,7 +4424,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_personalization: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -4208,10 +4434,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_personalization: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_personalization: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4363,7 +4599,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -4375,7 +4613,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -4508,7 +4748,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.normalize IN ('false', 'true')
+          WHEN NOT COALESCE(prm.normalize IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: normalize must be one of false, true, not ',
             COALESCE(CAST(prm.normalize AS STRING), 'NULL')
@@ -4518,7 +4758,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -4528,7 +4768,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -4538,7 +4778,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -4548,7 +4788,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -4576,6 +4816,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_compat: normalize must be \'false\' or \'true\', not ',
             COALESCE(CAST(prm.normalize AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_compat: p must be a finite number, not ',
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_compat: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4819,7 +5074,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -4834,7 +5091,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -4918,7 +5177,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -4930,7 +5191,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -5053,7 +5316,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_q: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -5063,7 +5326,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_q: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -5073,10 +5336,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_q: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_q: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5119,7 +5392,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -5134,7 +5409,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -5218,7 +5495,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -5230,7 +5509,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -5353,7 +5634,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_ret: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -5363,7 +5644,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_ret: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -5373,10 +5654,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_ret: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_ret: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5421,7 +5712,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -5436,7 +5729,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -5521,7 +5816,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -5533,7 +5830,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -5656,7 +5955,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -5666,7 +5965,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -5676,10 +5975,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5723,7 +6037,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -5738,7 +6054,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -5823,7 +6141,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -5835,7 +6155,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -5958,7 +6280,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -5968,7 +6290,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -5978,10 +6300,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel_ret: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel_ret: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6033,7 +6370,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -6048,7 +6387,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -6133,7 +6474,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -6145,7 +6488,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -6268,7 +6613,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -6278,7 +6623,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -6288,10 +6633,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_num_nonrel_judged_ret: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_nonrel_judged_ret: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6335,7 +6695,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -6350,7 +6712,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -6440,7 +6804,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -6452,7 +6818,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -6585,7 +6953,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
@@ -6605,7 +6973,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -6615,7 +6983,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -6625,7 +6993,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -6635,7 +7003,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -6683,6 +7051,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_dcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6853,7 +7241,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -6868,7 +7258,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -6959,7 +7351,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -6971,7 +7365,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -7104,7 +7500,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
@@ -7124,7 +7520,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS STRING), 'NULL')
@@ -7134,7 +7530,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -7144,7 +7540,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -7154,7 +7550,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -7164,7 +7560,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -7224,6 +7620,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7801,7 +8217,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -7816,7 +8234,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -7906,7 +8326,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -7918,7 +8340,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -8051,7 +8475,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
@@ -8071,7 +8495,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -8081,7 +8505,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -8091,7 +8515,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -8101,7 +8525,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -8149,6 +8573,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ideal_dcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ideal_dcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ideal_dcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8405,7 +8849,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -8420,7 +8866,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -8507,7 +8955,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -8519,7 +8969,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -8652,7 +9104,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_err: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -8662,7 +9114,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_err: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -8672,7 +9124,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_err: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -8682,7 +9134,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_err: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -8704,6 +9156,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_err: max_grade must be a whole number from 1 to 1023 (2^max_grade must fit a double), not ',
             COALESCE(CAST(prm.max_grade AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.max_grade - prm.max_grade = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_err: max_grade must be a finite number, not ',
+            COALESCE(CAST(prm.max_grade AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_err: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8800,7 +9267,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -8815,7 +9284,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -8903,7 +9374,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -8915,7 +9388,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -9048,7 +9523,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_f1: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -9058,7 +9533,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_f1: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -9068,7 +9543,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_f1: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -9078,7 +9553,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_f1: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -9094,6 +9569,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_f1: beta must be a number >= 0, not ',
             COALESCE(CAST(prm.beta AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_f1: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.beta - prm.beta = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_f1: beta must be a finite number, not ',
+            COALESCE(CAST(prm.beta AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_f1: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9239,7 +9734,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -9254,7 +9751,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -9341,7 +9840,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -9353,7 +9854,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -9486,7 +9989,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_fallout: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -9496,7 +9999,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_fallout: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -9506,7 +10009,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_fallout: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -9516,10 +10019,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_fallout: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9574,7 +10092,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -9589,7 +10109,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -9676,7 +10198,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -9688,7 +10212,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -9811,7 +10337,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_g: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -9821,7 +10347,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_g: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -9831,7 +10357,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_g: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -9841,7 +10367,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_g: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -9889,6 +10415,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_g: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_g: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_g: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10061,7 +10602,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -10076,7 +10619,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -10163,7 +10708,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -10175,7 +10722,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -10298,7 +10847,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -10308,7 +10857,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -10318,7 +10867,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -10328,7 +10877,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -10376,6 +10925,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10620,7 +11184,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -10635,7 +11201,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -10722,7 +11290,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -10734,7 +11304,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -10857,7 +11429,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -10867,7 +11439,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -10877,7 +11449,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -10887,7 +11459,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -10935,6 +11507,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11166,7 +11753,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -11181,7 +11770,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -11268,7 +11859,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -11280,7 +11873,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -11413,7 +12008,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_hits: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -11423,7 +12018,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_hits: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -11433,7 +12028,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_hits: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -11443,10 +12038,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_hits: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_hits: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_hits: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11508,7 +12118,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -11523,7 +12135,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -11609,7 +12223,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -11621,7 +12237,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -11744,7 +12362,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_infap: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -11754,7 +12372,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_infap: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -11764,7 +12382,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_infap: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -11774,10 +12392,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_infap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_infap: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_infap: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11872,7 +12505,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -11887,7 +12522,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -11974,7 +12611,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -11986,7 +12625,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -12040,7 +12681,9 @@ WITH params AS (
       FROM reference_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -12052,7 +12695,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -12247,7 +12892,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intersection: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -12257,7 +12902,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intersection: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -12267,7 +12912,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intersection: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -12277,7 +12922,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intersection: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -12299,6 +12944,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_intersection: ref_k must be a whole number >= 1, or NULL (k), not ',
             COALESCE(CAST(prm.ref_k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.ref_k - prm.ref_k = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_intersection: ref_k must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.ref_k AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_intersection: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12365,7 +13025,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -12380,7 +13042,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -12467,7 +13131,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -12479,7 +13145,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -12502,6 +13170,10 @@ WITH params AS (
     CAST(rm_item AS FLOAT64) AS vec_value
   FROM `my-project`.rm.native_items AS v
   CROSS JOIN UNNEST(v.embedding) AS rm_item WITH OFFSET AS rm_pos
+), vector_rows AS (
+  SELECT
+    CAST(v.item_id AS STRING) AS vec_item_id
+  FROM `my-project`.rm.native_items AS v
 ), item_stream AS (
   SELECT
     s.*,
@@ -12669,7 +13341,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.distance IN ('cosine', 'hamming')
+          WHEN NOT COALESCE(prm.distance IN ('cosine', 'hamming'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: distance must be one of cosine, hamming, not ',
             COALESCE(CAST(prm.distance AS STRING), 'NULL')
@@ -12679,7 +13351,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -12689,7 +13361,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -12699,7 +13371,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -12709,16 +13381,70 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_intra_list_diversity: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      vf.fault
+    FROM (
+      SELECT
+        'rankmetrics: item ' || r.vec_item_id || ' has ' || CAST(COUNT(*) AS STRING) || ' rows in the vectors table (give one row per item)' AS fault
+      FROM vector_rows AS r
+      GROUP BY
+        r.vec_item_id
+      HAVING
+        COUNT(*) > 1
+      UNION ALL
+      SELECT
+        'rankmetrics: item ' || COALESCE(r.vec_item_id, 'NULL') || ' of the vectors table has no list of finite numbers (NULL or empty)' AS fault
+      FROM vector_rows AS r
+      LEFT JOIN (
+        SELECT DISTINCT
+          iv.vec_item_id
+        FROM item_vectors AS iv
+      ) AS d
+        ON d.vec_item_id = r.vec_item_id
+      WHERE
+        d.vec_item_id IS NULL
+      UNION ALL
+      SELECT
+        'rankmetrics: item ' || iv.vec_item_id || ' of the vectors table has a value that is not a finite number (' || COALESCE(CAST(iv.vec_value AS STRING), 'NULL') || ')' AS fault
+      FROM item_vectors AS iv
+      WHERE
+        NOT COALESCE(iv.vec_value - iv.vec_value = 0, FALSE)
+      UNION ALL
+      SELECT
+        CASE
+          WHEN MIN(n.dims) <> MAX(n.dims)
+          THEN 'rankmetrics: the vectors table has lists of different lengths (' || CAST(MIN(n.dims) AS STRING) || ' to ' || CAST(MAX(n.dims) AS STRING) || '; give one length)'
+        END AS fault
+      FROM (
+        SELECT
+          iv.vec_item_id,
+          COUNT(*) AS dims
+        FROM item_vectors AS iv
+        GROUP BY
+          iv.vec_item_id
+      ) AS n
+    ) AS vf
     UNION ALL
     SELECT
       CONCAT(
@@ -12809,7 +13535,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -12824,7 +13552,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -12912,7 +13642,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -12924,7 +13656,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -13047,7 +13781,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.iprec_rounding IN ('nearest', 'v9')
+          WHEN NOT COALESCE(prm.iprec_rounding IN ('nearest', 'v9'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: iprec_rounding must be one of nearest, v9, not ',
             COALESCE(CAST(prm.iprec_rounding AS STRING), 'NULL')
@@ -13057,7 +13791,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -13067,7 +13801,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -13077,7 +13811,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -13087,7 +13821,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -13103,6 +13837,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: at_recall must be a finite number (a recall level), not ',
             COALESCE(CAST(prm.at_recall AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.at_recall - prm.at_recall = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: at_recall must be a finite number, not ',
+            COALESCE(CAST(prm.at_recall AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13186,7 +13940,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -13201,7 +13957,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -13288,7 +14046,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -13300,7 +14060,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -13423,7 +14185,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.iprec_rounding IN ('nearest', 'v9')
+          WHEN NOT COALESCE(prm.iprec_rounding IN ('nearest', 'v9'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: iprec_rounding must be one of nearest, v9, not ',
             COALESCE(CAST(prm.iprec_rounding AS STRING), 'NULL')
@@ -13433,7 +14195,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -13443,7 +14205,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -13453,7 +14215,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -13463,10 +14225,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_eleven_pt_avg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_eleven_pt_avg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13733,7 +14510,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -13748,7 +14527,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -13835,7 +14616,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -13847,7 +14630,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -13980,7 +14765,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.judged_count IN ('unj', 'any')
+          WHEN NOT COALESCE(prm.judged_count IN ('unj', 'any'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: judged_count must be one of unj, any, not ',
             COALESCE(CAST(prm.judged_count AS STRING), 'NULL')
@@ -13990,7 +14775,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -14000,7 +14785,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -14010,7 +14795,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -14020,10 +14805,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_judged: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -14111,7 +14906,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -14126,7 +14923,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -14212,7 +15011,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -14224,7 +15025,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -14357,7 +15160,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_unjudged: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -14367,7 +15170,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_unjudged: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -14377,7 +15180,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_unjudged: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -14387,10 +15190,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_unjudged: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_unjudged: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -14461,7 +15274,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -14476,7 +15291,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -14564,7 +15381,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -14576,7 +15395,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -14709,7 +15530,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr8: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -14719,7 +15540,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr8: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -14729,7 +15550,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr8: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -14739,7 +15560,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr8: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -14770,6 +15591,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr8: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr8: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr8: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_nerr8: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -14957,7 +15798,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -14972,7 +15815,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -15060,7 +15905,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -15072,7 +15919,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -15205,7 +16054,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr10: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -15215,7 +16064,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr10: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -15225,7 +16074,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr10: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -15235,7 +16084,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr10: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -15278,6 +16127,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr10: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: p must be a finite number, not ',
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -15462,7 +16336,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -15477,7 +16353,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -15565,7 +16443,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -15577,7 +16457,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -15710,7 +16592,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr9: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -15720,7 +16602,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr9: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -15730,7 +16612,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr9: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -15740,7 +16622,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr9: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -15771,6 +16653,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr9: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -16206,7 +17108,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -16221,7 +17125,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -16309,7 +17215,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -16321,7 +17229,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -16444,7 +17354,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr11: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -16454,7 +17364,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr11: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -16464,7 +17374,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr11: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -16474,7 +17384,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr11: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -16517,6 +17427,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr11: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: t must be a finite number, not ',
+            COALESCE(CAST(prm.t AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -16866,7 +17801,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -16881,7 +17818,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -16969,7 +17908,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -16981,7 +17922,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -17104,7 +18047,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_insq: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -17114,7 +18057,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_insq: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -17124,7 +18067,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_insq: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -17134,7 +18077,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_insq: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -17177,6 +18120,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_insq: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_insq: t must be a finite number, not ',
+            COALESCE(CAST(prm.t AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_insq: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_insq: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_insq: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -17322,7 +18290,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -17337,7 +18307,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -17462,7 +18434,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -17474,7 +18448,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -17622,7 +18598,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_mean_inv_user_freq: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -17632,7 +18608,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_mean_inv_user_freq: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -17642,7 +18618,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_mean_inv_user_freq: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -17652,10 +18628,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_mean_inv_user_freq: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_mean_inv_user_freq: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -17706,7 +18692,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -17721,7 +18709,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -17847,7 +18837,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -17859,7 +18851,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -18007,7 +19001,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.normalize IN ('false', 'true')
+          WHEN NOT COALESCE(prm.normalize IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: normalize must be one of false, true, not ',
             COALESCE(CAST(prm.normalize AS STRING), 'NULL')
@@ -18017,7 +19011,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -18027,7 +19021,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -18037,7 +19031,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -18047,7 +19041,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -18063,6 +19057,16 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: normalize must be \'false\' or \'true\', not ',
             COALESCE(CAST(prm.normalize AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_avg_rec_popularity: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -18114,7 +19118,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -18129,7 +19135,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -18255,7 +19263,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -18267,7 +19277,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -18415,7 +19427,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_serendipity: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -18425,7 +19437,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_serendipity: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -18435,7 +19447,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_serendipity: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -18445,10 +19457,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_serendipity: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_serendipity: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_serendipity: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -18507,7 +19534,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -18522,7 +19551,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -18649,7 +19680,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -18661,7 +19694,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -18809,7 +19844,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.share IN ('false', 'true')
+          WHEN NOT COALESCE(prm.share IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: share must be one of false, true, not ',
             COALESCE(CAST(prm.share AS STRING), 'NULL')
@@ -18819,7 +19854,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -18829,7 +19864,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -18839,7 +19874,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -18849,7 +19884,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -18877,6 +19912,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_long_tail: head_share must be a share from 0 to 1, not ',
             COALESCE(CAST(prm.head_share AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.head_share - prm.head_share = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: head_share must be a finite number, not ',
+            COALESCE(CAST(prm.head_share AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -18950,7 +20000,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -18965,7 +20017,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -19052,7 +20106,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -19064,7 +20120,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -19197,7 +20255,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_precision: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -19207,7 +20265,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_precision: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -19217,7 +20275,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_precision: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -19227,10 +20285,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_precision: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_precision: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_precision: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -19304,7 +20377,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -19319,7 +20394,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -19405,7 +20482,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -19417,7 +20496,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -19540,7 +20621,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_r_precision: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -19550,7 +20631,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_r_precision: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -19560,7 +20641,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_r_precision: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -19570,10 +20651,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_r_precision: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_r_precision: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_r_precision: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -19638,7 +20734,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -19653,7 +20751,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -19742,7 +20842,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -19754,7 +20856,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -19897,7 +21001,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -19907,7 +21011,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -19917,7 +21021,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -19927,7 +21031,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.scale IN ('max', 'raw')
+          WHEN NOT COALESCE(prm.scale IN ('max', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: scale must be one of max, raw, not ',
             COALESCE(CAST(prm.scale AS STRING), 'NULL')
@@ -19937,7 +21041,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -19965,6 +21069,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rbp: p must be a number between 0 and 1 (exclusive), not ',
             COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: p must be a finite number, not ',
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -20059,7 +21183,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -20074,7 +21200,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -20160,7 +21288,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -20172,7 +21302,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -20305,7 +21437,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -20315,7 +21447,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -20325,7 +21457,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -20335,7 +21467,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -20351,6 +21483,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: p must be a number between 0 and 1 (exclusive), not ',
             COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp_resid: p must be a finite number, not ',
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rbp_resid: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -20417,7 +21564,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -20432,7 +21581,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -20519,7 +21670,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -20531,7 +21684,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -20664,7 +21819,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_recall: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -20674,7 +21829,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_recall: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -20684,7 +21839,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_recall: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -20694,10 +21849,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_recall: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_recall: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_recall: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -20761,7 +21931,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -20776,7 +21948,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -20863,7 +22037,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -20875,7 +22051,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -21008,7 +22186,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.deep IN ('false', 'true')
+          WHEN NOT COALESCE(prm.deep IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: deep must be one of false, true, not ',
             COALESCE(CAST(prm.deep AS STRING), 'NULL')
@@ -21018,7 +22196,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -21028,7 +22206,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -21038,7 +22216,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -21048,7 +22226,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -21076,6 +22254,16 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -21141,7 +22329,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -21156,7 +22346,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -21242,7 +22434,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -21254,7 +22448,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -21387,7 +22583,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_covered_users: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -21397,7 +22593,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_covered_users: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -21407,7 +22603,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_covered_users: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -21417,10 +22613,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_covered_users: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -21474,7 +22680,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -21489,7 +22697,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -21576,7 +22786,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -21588,7 +22800,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -21721,7 +22935,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -21731,7 +22945,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -21741,7 +22955,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -21751,10 +22965,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_relative_precision: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_relative_precision: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -21835,7 +23064,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -21850,7 +23081,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -21937,7 +23170,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -21949,7 +23184,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -22072,7 +23309,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -22082,7 +23319,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -22092,7 +23329,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -22102,7 +23339,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -22118,6 +23355,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: mult must be a number > 0, not ',
             COALESCE(CAST(prm.mult AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.mult - prm.mult = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rprec_mult: mult must be a finite number, not ',
+            COALESCE(CAST(prm.mult AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rprec_mult: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rprec_mult: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -22185,7 +23442,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -22200,7 +23459,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -22287,7 +23548,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -22299,7 +23562,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -22432,7 +23697,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rr: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -22442,7 +23707,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rr: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -22452,7 +23717,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rr: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -22462,10 +23727,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rr: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rr: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rr: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -22531,7 +23811,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -22546,7 +23828,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -22632,7 +23916,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -22644,7 +23930,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -22767,7 +24055,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_set_map: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -22777,7 +24065,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_set_map: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -22787,7 +24075,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_set_map: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -22797,10 +24085,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_set_map: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -22880,7 +24183,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -22895,7 +24200,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -22982,7 +24289,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -22994,7 +24303,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -23127,7 +24438,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_success: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -23137,7 +24448,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_success: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -23147,7 +24458,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_success: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -23157,10 +24468,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_success: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_success: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_success: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -23226,7 +24552,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -23241,7 +24569,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -23330,7 +24660,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -23342,7 +24674,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -23475,7 +24809,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpm: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -23485,7 +24819,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpm: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -23495,7 +24829,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpm: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -23505,7 +24839,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpm: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -23560,6 +24894,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_bpm: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: t must be a finite number, not ',
+            COALESCE(CAST(prm.t AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -23686,7 +25045,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -23701,7 +25062,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -23789,7 +25152,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -23801,7 +25166,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -23934,7 +25301,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sdcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -23944,7 +25311,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sdcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -23954,7 +25321,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sdcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -23964,7 +25331,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sdcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -24007,6 +25374,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_sdcg: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -24523,7 +25910,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -24538,7 +25927,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -24626,7 +26017,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -24638,7 +26031,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -24761,7 +26156,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_inst: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -24771,7 +26166,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_inst: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -24781,7 +26176,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_inst: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -24791,7 +26186,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_inst: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -24834,6 +26229,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_inst: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_inst: t must be a finite number, not ',
+            COALESCE(CAST(prm.t AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_inst: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_inst: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_inst: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -25508,7 +26928,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -25523,7 +26945,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -25614,7 +27038,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -25626,7 +27052,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -25749,7 +27177,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_utility: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -25759,7 +27187,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_utility: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -25769,7 +27197,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_utility: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -25779,7 +27207,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_utility: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -25789,11 +27217,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE((
-            NOT prm.num_docs IS NULL AND prm.num_docs >= 0
-          ), FALSE)
+          WHEN NOT COALESCE(
+            (
+              NOT prm.num_docs IS NULL
+              AND prm.num_docs >= 0
+              AND prm.num_docs = FLOOR(prm.num_docs)
+            ),
+            FALSE
+          )
           THEN CONCAT(
-            'rankmetrics: rm_utility: num_docs must be a number >= 0 (the documents in the collection, trec_eval -N), not ',
+            'rankmetrics: rm_utility: num_docs must be a whole number >= 0 (the documents in the collection, trec_eval -N), not ',
             COALESCE(CAST(prm.num_docs AS STRING), 'NULL')
           )
         END AS fault
@@ -25813,6 +27246,46 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_a to utility_d must be finite numbers, not ',
             COALESCE(CAST(prm.utility_a AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.utility_a - prm.utility_a = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_a must be a finite number, not ',
+            COALESCE(CAST(prm.utility_a AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.utility_b - prm.utility_b = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_b must be a finite number, not ',
+            COALESCE(CAST(prm.utility_b AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.utility_c - prm.utility_c = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_c must be a finite number, not ',
+            COALESCE(CAST(prm.utility_c AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.utility_d - prm.utility_d = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_d must be a finite number, not ',
+            COALESCE(CAST(prm.utility_d AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.num_docs - prm.num_docs = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: num_docs must be a finite number, not ',
+            COALESCE(CAST(prm.num_docs AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_utility: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -25913,7 +27386,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -25928,7 +27403,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -26014,7 +27491,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -26026,7 +27505,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -26149,7 +27630,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_yaap: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -26159,7 +27640,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_yaap: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -26169,7 +27650,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_yaap: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -26179,10 +27660,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_yaap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_yaap: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_yaap: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -26262,7 +27758,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -26277,7 +27775,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT

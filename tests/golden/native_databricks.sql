@@ -78,7 +78,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -90,7 +92,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -223,7 +227,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_accuracy: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -233,7 +237,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_accuracy: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -243,7 +247,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_accuracy: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -253,10 +257,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_accuracy: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_accuracy: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_accuracy: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -348,7 +367,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -363,7 +384,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -450,7 +473,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -462,7 +487,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -595,7 +622,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.denominator IN ('judged', 'capped', 'retrieved')
+          WHEN NOT COALESCE(prm.denominator IN ('judged', 'capped', 'retrieved'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: denominator must be one of judged, capped, retrieved, not ',
             COALESCE(CAST(prm.denominator AS STRING), 'NULL')
@@ -605,7 +632,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -615,7 +642,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -625,7 +652,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -635,10 +662,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ap: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ap: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -730,7 +772,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -745,7 +789,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -831,7 +877,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -843,7 +891,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -976,7 +1026,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -986,7 +1036,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -996,7 +1046,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -1006,7 +1056,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -1022,6 +1072,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1107,7 +1172,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -1122,7 +1189,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -1208,7 +1277,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -1220,7 +1291,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -1353,7 +1426,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_pap: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -1363,7 +1436,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_pap: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -1373,7 +1446,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_pap: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -1383,7 +1456,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_pap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -1399,6 +1472,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_pap: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_pap: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_pap: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1484,7 +1572,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -1499,7 +1589,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -1584,7 +1676,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -1596,7 +1690,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -1719,7 +1815,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_auc: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -1729,7 +1825,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_auc: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -1739,7 +1835,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_auc: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -1749,10 +1845,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_auc: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_auc: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_auc: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1847,7 +1958,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -1862,7 +1975,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -1948,7 +2063,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -1960,7 +2077,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -2083,7 +2202,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.weighted IN ('false', 'true')
+          WHEN NOT COALESCE(prm.weighted IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: weighted must be one of false, true, not ',
             COALESCE(CAST(prm.weighted AS STRING), 'NULL')
@@ -2093,7 +2212,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -2103,7 +2222,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -2113,7 +2232,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -2123,7 +2242,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -2139,6 +2258,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_gauc: weighted must be \'false\' or \'true\', not ',
             COALESCE(CAST(prm.weighted AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2187,7 +2321,7 @@ FROM (
     FROM (
       SELECT
         f.query_id,
-        COUNT(*) AS impressions,
+        SUM(CASE WHEN NOT f.grade IS NULL THEN 1 ELSE 0 END) AS impressions,
         (
           CAST(SUM(CASE WHEN f.grade >= prm.rel THEN f.neg_upto - 0.5 * f.neg_tied ELSE 0 END) AS DOUBLE) / NULLIF(
             (
@@ -2207,7 +2341,7 @@ FROM (
         FROM item_stream AS s
         CROSS JOIN params AS prm
         WHERE
-          s.kind = 'R' AND NOT s.grade IS NULL
+          s.kind = 'R'
       ) AS f
       CROSS JOIN params AS prm
       GROUP BY
@@ -2295,7 +2429,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -2307,7 +2443,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -2430,7 +2568,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bin_g: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -2440,7 +2578,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bin_g: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -2450,7 +2588,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bin_g: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -2460,10 +2598,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bin_g: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bin_g: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_bin_g: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2532,7 +2685,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -2547,7 +2702,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -2633,7 +2790,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -2645,7 +2804,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -2768,7 +2929,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.negative_grades IN ('unjudged', 'nonrelevant')
+          WHEN NOT COALESCE(prm.negative_grades IN ('unjudged', 'nonrelevant'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: negative_grades must be one of unjudged, nonrelevant, not ',
             COALESCE(CAST(prm.negative_grades AS STRING), 'NULL')
@@ -2778,7 +2939,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -2788,7 +2949,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -2798,7 +2959,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -2808,10 +2969,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpref: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_bpref: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2917,7 +3093,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -2932,7 +3110,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -3026,7 +3206,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -3038,7 +3220,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -3177,7 +3361,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.normalize IN ('false', 'true')
+          WHEN NOT COALESCE(prm.normalize IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: normalize must be one of false, true, not ',
             COALESCE(CAST(prm.normalize AS STRING), 'NULL')
@@ -3187,7 +3371,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -3197,7 +3381,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -3207,7 +3391,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -3217,7 +3401,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -3233,6 +3417,16 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: normalize must be \'false\' or \'true\', not ',
             COALESCE(CAST(prm.normalize AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_catalog_coverage: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3372,7 +3566,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -3384,7 +3580,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -3523,7 +3721,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gini: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -3533,7 +3731,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gini: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -3543,7 +3741,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gini: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -3553,10 +3751,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gini: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_gini: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3699,7 +3907,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -3711,7 +3921,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -3850,7 +4062,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_entropy: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -3860,7 +4072,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_entropy: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -3870,7 +4082,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_entropy: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -3880,10 +4092,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_entropy: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_entropy: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4016,7 +4238,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -4028,7 +4252,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -4161,7 +4387,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_personalization: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -4171,7 +4397,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_personalization: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -4181,7 +4407,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_personalization: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -4191,10 +4417,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_personalization: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_personalization: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4345,7 +4581,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -4357,7 +4595,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -4490,7 +4730,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.normalize IN ('false', 'true')
+          WHEN NOT COALESCE(prm.normalize IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: normalize must be one of false, true, not ',
             COALESCE(CAST(prm.normalize AS STRING), 'NULL')
@@ -4500,7 +4740,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -4510,7 +4750,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -4520,7 +4760,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -4530,7 +4770,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -4558,6 +4798,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_compat: normalize must be \'false\' or \'true\', not ',
             COALESCE(CAST(prm.normalize AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_compat: p must be a finite number, not ',
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_compat: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4769,7 +5024,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -4784,7 +5041,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -4867,7 +5126,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -4879,7 +5140,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -5002,7 +5265,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_q: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -5012,7 +5275,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_q: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -5022,10 +5285,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_q: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_q: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5068,7 +5341,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -5083,7 +5358,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -5166,7 +5443,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -5178,7 +5457,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -5301,7 +5582,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_ret: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -5311,7 +5592,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_ret: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -5321,10 +5602,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_ret: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_ret: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5369,7 +5660,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -5384,7 +5677,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -5468,7 +5763,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -5480,7 +5777,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -5603,7 +5902,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -5613,7 +5912,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -5623,10 +5922,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5670,7 +5984,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -5685,7 +6001,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -5769,7 +6087,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -5781,7 +6101,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -5904,7 +6226,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -5914,7 +6236,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -5924,10 +6246,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel_ret: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel_ret: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5979,7 +6316,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -5994,7 +6333,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -6078,7 +6419,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -6090,7 +6433,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -6213,7 +6558,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -6223,7 +6568,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -6233,10 +6578,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_num_nonrel_judged_ret: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_nonrel_judged_ret: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6280,7 +6640,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -6295,7 +6657,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -6384,7 +6748,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -6396,7 +6762,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -6529,7 +6897,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
@@ -6549,7 +6917,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -6559,7 +6927,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -6569,7 +6937,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -6579,7 +6947,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -6623,6 +6991,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_dcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6793,7 +7181,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -6808,7 +7198,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -6898,7 +7290,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -6910,7 +7304,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -7043,7 +7439,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
@@ -7063,7 +7459,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS STRING), 'NULL')
@@ -7073,7 +7469,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -7083,7 +7479,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -7093,7 +7489,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -7103,7 +7499,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -7159,6 +7555,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7736,7 +8152,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -7751,7 +8169,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -7840,7 +8260,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -7852,7 +8274,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -7985,7 +8409,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS STRING), 'NULL')
@@ -8005,7 +8429,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -8015,7 +8439,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -8025,7 +8449,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -8035,7 +8459,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -8079,6 +8503,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ideal_dcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ideal_dcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ideal_dcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8335,7 +8779,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -8350,7 +8796,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -8436,7 +8884,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -8448,7 +8898,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -8581,7 +9033,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_err: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -8591,7 +9043,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_err: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -8601,7 +9053,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_err: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -8611,7 +9063,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_err: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -8633,6 +9085,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_err: max_grade must be a whole number from 1 to 1023 (2^max_grade must fit a double), not ',
             COALESCE(CAST(prm.max_grade AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.max_grade - prm.max_grade = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_err: max_grade must be a finite number, not ',
+            COALESCE(CAST(prm.max_grade AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_err: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8729,7 +9196,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -8744,7 +9213,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -8831,7 +9302,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -8843,7 +9316,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -8976,7 +9451,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_f1: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -8986,7 +9461,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_f1: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -8996,7 +9471,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_f1: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -9006,7 +9481,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_f1: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -9022,6 +9497,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_f1: beta must be a number >= 0, not ',
             COALESCE(CAST(prm.beta AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_f1: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.beta - prm.beta = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_f1: beta must be a finite number, not ',
+            COALESCE(CAST(prm.beta AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_f1: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9167,7 +9662,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -9182,7 +9679,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -9268,7 +9767,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -9280,7 +9781,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -9413,7 +9916,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_fallout: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -9423,7 +9926,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_fallout: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -9433,7 +9936,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_fallout: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -9443,10 +9946,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_fallout: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9501,7 +10019,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -9516,7 +10036,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -9602,7 +10124,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -9614,7 +10138,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -9737,7 +10263,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_g: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -9747,7 +10273,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_g: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -9757,7 +10283,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_g: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -9767,7 +10293,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_g: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -9811,6 +10337,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_g: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_g: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_g: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9979,7 +10520,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -9994,7 +10537,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -10080,7 +10625,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -10092,7 +10639,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -10215,7 +10764,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -10225,7 +10774,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -10235,7 +10784,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -10245,7 +10794,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -10289,6 +10838,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10527,7 +11091,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -10542,7 +11108,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -10628,7 +11196,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -10640,7 +11210,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -10763,7 +11335,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -10773,7 +11345,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -10783,7 +11355,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -10793,7 +11365,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -10837,6 +11409,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11064,7 +11651,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -11079,7 +11668,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -11165,7 +11756,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -11177,7 +11770,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -11310,7 +11905,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_hits: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -11320,7 +11915,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_hits: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -11330,7 +11925,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_hits: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -11340,10 +11935,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_hits: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_hits: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_hits: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11405,7 +12015,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -11420,7 +12032,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -11505,7 +12119,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -11517,7 +12133,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -11640,7 +12258,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_infap: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -11650,7 +12268,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_infap: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -11660,7 +12278,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_infap: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -11670,10 +12288,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_infap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_infap: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_infap: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11768,7 +12401,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -11783,7 +12418,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -11869,7 +12506,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -11881,7 +12520,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -11934,7 +12575,9 @@ WITH params AS (
       FROM reference_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -11946,7 +12589,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -12141,7 +12786,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intersection: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -12151,7 +12796,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intersection: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -12161,7 +12806,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intersection: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -12171,7 +12816,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intersection: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -12193,6 +12838,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_intersection: ref_k must be a whole number >= 1, or NULL (k), not ',
             COALESCE(CAST(prm.ref_k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.ref_k - prm.ref_k = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_intersection: ref_k must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.ref_k AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_intersection: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12259,7 +12919,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -12274,7 +12936,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -12360,7 +13024,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -12372,7 +13038,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -12396,6 +13064,10 @@ WITH params AS (
   FROM rm.native_items AS v
   LATERAL VIEW
   POSEXPLODE(v.embedding) rm_list AS rm_pos, rm_item
+), vector_rows AS (
+  SELECT
+    CAST(v.item_id AS STRING) AS vec_item_id
+  FROM rm.native_items AS v
 ), item_stream AS (
   SELECT
     s.*,
@@ -12563,7 +13235,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.distance IN ('cosine', 'hamming')
+          WHEN NOT COALESCE(prm.distance IN ('cosine', 'hamming'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: distance must be one of cosine, hamming, not ',
             COALESCE(CAST(prm.distance AS STRING), 'NULL')
@@ -12573,7 +13245,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -12583,7 +13255,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -12593,7 +13265,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -12603,16 +13275,70 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_intra_list_diversity: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      vf.fault
+    FROM (
+      SELECT
+        'rankmetrics: item ' || r.vec_item_id || ' has ' || CAST(COUNT(*) AS STRING) || ' rows in the vectors table (give one row per item)' AS fault
+      FROM vector_rows AS r
+      GROUP BY
+        r.vec_item_id
+      HAVING
+        COUNT(*) > 1
+      UNION ALL
+      SELECT
+        'rankmetrics: item ' || COALESCE(r.vec_item_id, 'NULL') || ' of the vectors table has no list of finite numbers (NULL or empty)' AS fault
+      FROM vector_rows AS r
+      LEFT JOIN (
+        SELECT DISTINCT
+          iv.vec_item_id
+        FROM item_vectors AS iv
+      ) AS d
+        ON d.vec_item_id = r.vec_item_id
+      WHERE
+        d.vec_item_id IS NULL
+      UNION ALL
+      SELECT
+        'rankmetrics: item ' || iv.vec_item_id || ' of the vectors table has a value that is not a finite number (' || COALESCE(CAST(iv.vec_value AS STRING), 'NULL') || ')' AS fault
+      FROM item_vectors AS iv
+      WHERE
+        NOT COALESCE(iv.vec_value - iv.vec_value = 0, FALSE)
+      UNION ALL
+      SELECT
+        CASE
+          WHEN MIN(n.dims) <> MAX(n.dims)
+          THEN 'rankmetrics: the vectors table has lists of different lengths (' || CAST(MIN(n.dims) AS STRING) || ' to ' || CAST(MAX(n.dims) AS STRING) || '; give one length)'
+        END AS fault
+      FROM (
+        SELECT
+          iv.vec_item_id,
+          COUNT(*) AS dims
+        FROM item_vectors AS iv
+        GROUP BY
+          iv.vec_item_id
+      ) AS n
+    ) AS vf
     UNION ALL
     SELECT
       CONCAT(
@@ -12703,7 +13429,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -12718,7 +13446,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -12805,7 +13535,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -12817,7 +13549,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -12940,7 +13674,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.iprec_rounding IN ('nearest', 'v9')
+          WHEN NOT COALESCE(prm.iprec_rounding IN ('nearest', 'v9'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: iprec_rounding must be one of nearest, v9, not ',
             COALESCE(CAST(prm.iprec_rounding AS STRING), 'NULL')
@@ -12950,7 +13684,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -12960,7 +13694,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -12970,7 +13704,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -12980,7 +13714,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -12996,6 +13730,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: at_recall must be a finite number (a recall level), not ',
             COALESCE(CAST(prm.at_recall AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.at_recall - prm.at_recall = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: at_recall must be a finite number, not ',
+            COALESCE(CAST(prm.at_recall AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13079,7 +13833,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -13094,7 +13850,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -13180,7 +13938,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -13192,7 +13952,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -13315,7 +14077,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.iprec_rounding IN ('nearest', 'v9')
+          WHEN NOT COALESCE(prm.iprec_rounding IN ('nearest', 'v9'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: iprec_rounding must be one of nearest, v9, not ',
             COALESCE(CAST(prm.iprec_rounding AS STRING), 'NULL')
@@ -13325,7 +14087,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -13335,7 +14097,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -13345,7 +14107,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -13355,10 +14117,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_eleven_pt_avg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_eleven_pt_avg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13625,7 +14402,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -13640,7 +14419,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -13726,7 +14507,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -13738,7 +14521,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -13871,7 +14656,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.judged_count IN ('unj', 'any')
+          WHEN NOT COALESCE(prm.judged_count IN ('unj', 'any'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: judged_count must be one of unj, any, not ',
             COALESCE(CAST(prm.judged_count AS STRING), 'NULL')
@@ -13881,7 +14666,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -13891,7 +14676,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -13901,7 +14686,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -13911,10 +14696,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_judged: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -14002,7 +14797,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -14017,7 +14814,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -14102,7 +14901,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -14114,7 +14915,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -14247,7 +15050,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_unjudged: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -14257,7 +15060,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_unjudged: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -14267,7 +15070,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_unjudged: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -14277,10 +15080,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_unjudged: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_unjudged: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -14351,7 +15164,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -14366,7 +15181,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -14453,7 +15270,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -14465,7 +15284,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -14598,7 +15419,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr8: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -14608,7 +15429,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr8: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -14618,7 +15439,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr8: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -14628,7 +15449,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr8: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -14659,6 +15480,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr8: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr8: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr8: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_nerr8: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -14846,7 +15687,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -14861,7 +15704,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -14948,7 +15793,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -14960,7 +15807,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -15093,7 +15942,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr10: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -15103,7 +15952,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr10: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -15113,7 +15962,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr10: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -15123,7 +15972,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr10: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -15166,6 +16015,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr10: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: p must be a finite number, not ',
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -15350,7 +16224,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -15365,7 +16241,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -15452,7 +16330,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -15464,7 +16344,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -15597,7 +16479,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr9: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -15607,7 +16489,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr9: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -15617,7 +16499,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr9: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -15627,7 +16509,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr9: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -15658,6 +16540,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr9: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -16093,7 +16995,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -16108,7 +17012,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -16195,7 +17101,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -16207,7 +17115,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -16330,7 +17240,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr11: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -16340,7 +17250,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr11: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -16350,7 +17260,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr11: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -16360,7 +17270,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr11: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -16403,6 +17313,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr11: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: t must be a finite number, not ',
+            COALESCE(CAST(prm.t AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -16752,7 +17687,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -16767,7 +17704,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -16854,7 +17793,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -16866,7 +17807,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -16989,7 +17932,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_insq: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -16999,7 +17942,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_insq: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -17009,7 +17952,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_insq: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -17019,7 +17962,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_insq: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -17062,6 +18005,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_insq: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_insq: t must be a finite number, not ',
+            COALESCE(CAST(prm.t AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_insq: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_insq: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_insq: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -17207,7 +18175,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -17222,7 +18192,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -17346,7 +18318,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -17358,7 +18332,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -17506,7 +18482,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_mean_inv_user_freq: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -17516,7 +18492,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_mean_inv_user_freq: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -17526,7 +18502,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_mean_inv_user_freq: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -17536,10 +18512,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_mean_inv_user_freq: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_mean_inv_user_freq: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -17590,7 +18576,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -17605,7 +18593,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -17730,7 +18720,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -17742,7 +18734,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -17890,7 +18884,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.normalize IN ('false', 'true')
+          WHEN NOT COALESCE(prm.normalize IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: normalize must be one of false, true, not ',
             COALESCE(CAST(prm.normalize AS STRING), 'NULL')
@@ -17900,7 +18894,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -17910,7 +18904,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -17920,7 +18914,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -17930,7 +18924,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -17946,6 +18940,16 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: normalize must be \'false\' or \'true\', not ',
             COALESCE(CAST(prm.normalize AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_avg_rec_popularity: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -17997,7 +19001,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -18012,7 +19018,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -18137,7 +19145,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -18149,7 +19159,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -18297,7 +19309,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_serendipity: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -18307,7 +19319,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_serendipity: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -18317,7 +19329,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_serendipity: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -18327,10 +19339,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_serendipity: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_serendipity: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_serendipity: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -18389,7 +19416,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -18404,7 +19433,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -18530,7 +19561,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -18542,7 +19575,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -18690,7 +19725,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.share IN ('false', 'true')
+          WHEN NOT COALESCE(prm.share IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: share must be one of false, true, not ',
             COALESCE(CAST(prm.share AS STRING), 'NULL')
@@ -18700,7 +19735,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -18710,7 +19745,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -18720,7 +19755,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -18730,7 +19765,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -18758,6 +19793,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_long_tail: head_share must be a share from 0 to 1, not ',
             COALESCE(CAST(prm.head_share AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.head_share - prm.head_share = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: head_share must be a finite number, not ',
+            COALESCE(CAST(prm.head_share AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -18831,7 +19881,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -18846,7 +19898,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -18932,7 +19986,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -18944,7 +20000,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -19077,7 +20135,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_precision: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -19087,7 +20145,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_precision: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -19097,7 +20155,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_precision: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -19107,10 +20165,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_precision: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_precision: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_precision: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -19184,7 +20257,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -19199,7 +20274,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -19284,7 +20361,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -19296,7 +20375,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -19419,7 +20500,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_r_precision: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -19429,7 +20510,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_r_precision: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -19439,7 +20520,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_r_precision: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -19449,10 +20530,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_r_precision: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_r_precision: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_r_precision: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -19517,7 +20613,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -19532,7 +20630,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -19620,7 +20720,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -19632,7 +20734,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -19775,7 +20879,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -19785,7 +20889,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -19795,7 +20899,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -19805,7 +20909,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.scale IN ('max', 'raw')
+          WHEN NOT COALESCE(prm.scale IN ('max', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: scale must be one of max, raw, not ',
             COALESCE(CAST(prm.scale AS STRING), 'NULL')
@@ -19815,7 +20919,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -19843,6 +20947,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rbp: p must be a number between 0 and 1 (exclusive), not ',
             COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: p must be a finite number, not ',
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -19937,7 +21061,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -19952,7 +21078,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -20037,7 +21165,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -20049,7 +21179,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -20182,7 +21314,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -20192,7 +21324,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -20202,7 +21334,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -20212,7 +21344,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -20228,6 +21360,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: p must be a number between 0 and 1 (exclusive), not ',
             COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp_resid: p must be a finite number, not ',
+            COALESCE(CAST(prm.p AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rbp_resid: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -20294,7 +21441,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -20309,7 +21458,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -20395,7 +21546,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -20407,7 +21560,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -20540,7 +21695,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_recall: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -20550,7 +21705,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_recall: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -20560,7 +21715,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_recall: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -20570,10 +21725,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_recall: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_recall: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_recall: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -20637,7 +21807,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -20652,7 +21824,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -20738,7 +21912,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -20750,7 +21926,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -20883,7 +22061,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.deep IN ('false', 'true')
+          WHEN NOT COALESCE(prm.deep IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: deep must be one of false, true, not ',
             COALESCE(CAST(prm.deep AS STRING), 'NULL')
@@ -20893,7 +22071,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -20903,7 +22081,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -20913,7 +22091,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -20923,7 +22101,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -20951,6 +22129,16 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -21016,7 +22204,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -21031,7 +22221,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -21116,7 +22308,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -21128,7 +22322,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -21261,7 +22457,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_covered_users: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -21271,7 +22467,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_covered_users: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -21281,7 +22477,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_covered_users: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -21291,10 +22487,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_covered_users: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -21348,7 +22554,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -21363,7 +22571,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -21449,7 +22659,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -21461,7 +22673,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -21594,7 +22808,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -21604,7 +22818,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -21614,7 +22828,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -21624,10 +22838,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_relative_precision: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_relative_precision: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -21708,7 +22937,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -21723,7 +22954,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -21809,7 +23042,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -21821,7 +23056,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -21944,7 +23181,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -21954,7 +23191,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -21964,7 +23201,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -21974,7 +23211,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -21990,6 +23227,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: mult must be a number > 0, not ',
             COALESCE(CAST(prm.mult AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.mult - prm.mult = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rprec_mult: mult must be a finite number, not ',
+            COALESCE(CAST(prm.mult AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rprec_mult: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rprec_mult: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -22057,7 +23314,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -22072,7 +23331,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -22158,7 +23419,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -22170,7 +23433,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -22303,7 +23568,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rr: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -22313,7 +23578,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rr: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -22323,7 +23588,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rr: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -22333,10 +23598,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rr: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rr: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rr: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -22402,7 +23682,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -22417,7 +23699,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -22502,7 +23786,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -22514,7 +23800,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -22637,7 +23925,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_set_map: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -22647,7 +23935,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_set_map: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -22657,7 +23945,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_set_map: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -22667,10 +23955,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_set_map: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -22750,7 +24053,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -22765,7 +24070,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -22851,7 +24158,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -22863,7 +24172,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -22996,7 +24307,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_success: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -23006,7 +24317,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_success: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -23016,7 +24327,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_success: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -23026,10 +24337,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_success: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_success: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_success: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -23095,7 +24421,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -23110,7 +24438,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -23198,7 +24528,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -23210,7 +24542,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -23343,7 +24677,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpm: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -23353,7 +24687,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpm: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -23363,7 +24697,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpm: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -23373,7 +24707,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpm: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -23428,6 +24762,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_bpm: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: t must be a finite number, not ',
+            COALESCE(CAST(prm.t AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -23554,7 +24913,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -23569,7 +24930,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -23656,7 +25019,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -23668,7 +25033,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -23801,7 +25168,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sdcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -23811,7 +25178,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sdcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -23821,7 +25188,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sdcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -23831,7 +25198,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sdcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -23874,6 +25241,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_sdcg: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -24390,7 +25777,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -24405,7 +25794,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -24492,7 +25883,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -24504,7 +25897,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -24627,7 +26022,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_inst: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -24637,7 +26032,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_inst: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -24647,7 +26042,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_inst: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -24657,7 +26052,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_inst: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -24700,6 +26095,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_inst: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_inst: t must be a finite number, not ',
+            COALESCE(CAST(prm.t AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_inst: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_inst: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_inst: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -25374,7 +26794,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -25389,7 +26811,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -25479,7 +26903,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -25491,7 +26917,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -25614,7 +27042,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_utility: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -25624,7 +27052,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_utility: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -25634,7 +27062,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_utility: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -25644,7 +27072,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_utility: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
@@ -25654,11 +27082,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE((
-            NOT prm.num_docs IS NULL AND prm.num_docs >= 0
-          ), FALSE)
+          WHEN NOT COALESCE(
+            (
+              NOT prm.num_docs IS NULL
+              AND prm.num_docs >= 0
+              AND prm.num_docs = FLOOR(prm.num_docs)
+            ),
+            FALSE
+          )
           THEN CONCAT(
-            'rankmetrics: rm_utility: num_docs must be a number >= 0 (the documents in the collection, trec_eval -N), not ',
+            'rankmetrics: rm_utility: num_docs must be a whole number >= 0 (the documents in the collection, trec_eval -N), not ',
             COALESCE(CAST(prm.num_docs AS STRING), 'NULL')
           )
         END AS fault
@@ -25678,6 +27111,46 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_a to utility_d must be finite numbers, not ',
             COALESCE(CAST(prm.utility_a AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.utility_a - prm.utility_a = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_a must be a finite number, not ',
+            COALESCE(CAST(prm.utility_a AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.utility_b - prm.utility_b = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_b must be a finite number, not ',
+            COALESCE(CAST(prm.utility_b AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.utility_c - prm.utility_c = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_c must be a finite number, not ',
+            COALESCE(CAST(prm.utility_c AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.utility_d - prm.utility_d = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_d must be a finite number, not ',
+            COALESCE(CAST(prm.utility_d AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.num_docs - prm.num_docs = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: num_docs must be a finite number, not ',
+            COALESCE(CAST(prm.num_docs AS STRING), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_utility: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -25778,7 +27251,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -25793,7 +27268,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -25878,7 +27355,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -25890,7 +27369,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -26013,7 +27494,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_yaap: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS STRING), 'NULL')
@@ -26023,7 +27504,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_yaap: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS STRING), 'NULL')
@@ -26033,7 +27514,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_yaap: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS STRING), 'NULL')
@@ -26043,10 +27524,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_yaap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS STRING), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_yaap: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS STRING), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_yaap: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS STRING), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -26126,7 +27622,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -26141,7 +27639,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT

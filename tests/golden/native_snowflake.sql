@@ -78,7 +78,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -90,7 +92,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -223,7 +227,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_accuracy: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -233,7 +237,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_accuracy: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -243,7 +247,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_accuracy: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -253,10 +257,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_accuracy: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_accuracy: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_accuracy: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -348,7 +367,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -363,7 +384,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -451,7 +474,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -463,7 +488,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -596,7 +623,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.denominator IN ('judged', 'capped', 'retrieved')
+          WHEN NOT COALESCE(prm.denominator IN ('judged', 'capped', 'retrieved'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: denominator must be one of judged, capped, retrieved, not ',
             COALESCE(CAST(prm.denominator AS VARCHAR), 'NULL')
@@ -606,7 +633,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -616,7 +643,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -626,7 +653,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -636,10 +663,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ap: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ap: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -731,7 +773,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -746,7 +790,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -833,7 +879,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -845,7 +893,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -978,7 +1028,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -988,7 +1038,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -998,7 +1048,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -1008,7 +1058,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -1024,6 +1074,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_partial_auc: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1109,7 +1174,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -1124,7 +1191,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -1211,7 +1280,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -1223,7 +1294,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -1356,7 +1429,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_pap: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -1366,7 +1439,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_pap: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -1376,7 +1449,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_pap: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -1386,7 +1459,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_pap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -1402,6 +1475,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_pap: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_pap: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_pap: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1487,7 +1575,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -1502,7 +1592,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -1588,7 +1680,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -1600,7 +1694,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -1723,7 +1819,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_auc: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -1733,7 +1829,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_auc: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -1743,7 +1839,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_auc: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -1753,10 +1849,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_auc: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_auc: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_auc: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -1851,7 +1962,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -1866,7 +1979,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -1953,7 +2068,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -1965,7 +2082,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -2088,7 +2207,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.weighted IN ('false', 'true')
+          WHEN NOT COALESCE(prm.weighted IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: weighted must be one of false, true, not ',
             COALESCE(CAST(prm.weighted AS VARCHAR), 'NULL')
@@ -2098,7 +2217,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -2108,7 +2227,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -2118,7 +2237,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -2128,7 +2247,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gauc: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -2144,6 +2263,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_gauc: weighted must be \'false\' or \'true\', not ',
             COALESCE(CAST(prm.weighted AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_gauc: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2192,7 +2326,7 @@ FROM (
     FROM (
       SELECT
         f.query_id,
-        COUNT(*) AS impressions,
+        SUM(CASE WHEN NOT f.grade IS NULL THEN 1 ELSE 0 END) AS impressions,
         (
           CAST(SUM(CASE WHEN f.grade >= prm.rel THEN f.neg_upto - 0.5 * f.neg_tied ELSE 0 END) AS DOUBLE) / NULLIF(
             (
@@ -2212,7 +2346,7 @@ FROM (
         FROM item_stream AS s
         CROSS JOIN params AS prm
         WHERE
-          s.kind = 'R' AND NOT s.grade IS NULL
+          s.kind = 'R'
       ) AS f
       CROSS JOIN params AS prm
       GROUP BY
@@ -2301,7 +2435,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -2313,7 +2449,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -2436,7 +2574,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bin_g: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -2446,7 +2584,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bin_g: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -2456,7 +2594,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bin_g: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -2466,10 +2604,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bin_g: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bin_g: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_bin_g: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2538,7 +2691,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -2553,7 +2708,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -2640,7 +2797,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -2652,7 +2811,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -2775,7 +2936,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.negative_grades IN ('unjudged', 'nonrelevant')
+          WHEN NOT COALESCE(prm.negative_grades IN ('unjudged', 'nonrelevant'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: negative_grades must be one of unjudged, nonrelevant, not ',
             COALESCE(CAST(prm.negative_grades AS VARCHAR), 'NULL')
@@ -2785,7 +2946,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -2795,7 +2956,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -2805,7 +2966,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -2815,10 +2976,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpref: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpref: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_bpref: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -2924,7 +3100,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -2939,7 +3117,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -3034,7 +3214,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -3046,7 +3228,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -3185,7 +3369,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.normalize IN ('false', 'true')
+          WHEN NOT COALESCE(prm.normalize IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: normalize must be one of false, true, not ',
             COALESCE(CAST(prm.normalize AS VARCHAR), 'NULL')
@@ -3195,7 +3379,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -3205,7 +3389,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -3215,7 +3399,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -3225,7 +3409,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -3241,6 +3425,16 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_catalog_coverage: normalize must be \'false\' or \'true\', not ',
             COALESCE(CAST(prm.normalize AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_catalog_coverage: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3381,7 +3575,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -3393,7 +3589,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -3532,7 +3730,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gini: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -3542,7 +3740,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gini: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -3552,7 +3750,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gini: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -3562,10 +3760,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_gini: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_gini: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -3709,7 +3917,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -3721,7 +3931,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -3860,7 +4072,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_entropy: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -3870,7 +4082,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_entropy: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -3880,7 +4092,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_entropy: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -3890,10 +4102,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_entropy: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_entropy: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4027,7 +4249,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -4039,7 +4263,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -4172,7 +4398,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_personalization: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -4182,7 +4408,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_personalization: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -4192,7 +4418,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_personalization: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -4202,10 +4428,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_personalization: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_personalization: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4357,7 +4593,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -4369,7 +4607,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -4502,7 +4742,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.normalize IN ('false', 'true')
+          WHEN NOT COALESCE(prm.normalize IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: normalize must be one of false, true, not ',
             COALESCE(CAST(prm.normalize AS VARCHAR), 'NULL')
@@ -4512,7 +4752,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -4522,7 +4762,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -4532,7 +4772,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -4542,7 +4782,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_compat: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -4570,6 +4810,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_compat: normalize must be \'false\' or \'true\', not ',
             COALESCE(CAST(prm.normalize AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_compat: p must be a finite number, not ',
+            COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_compat: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -4781,7 +5036,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -4796,7 +5053,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -4880,7 +5139,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -4892,7 +5153,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -5015,7 +5278,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_q: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -5025,7 +5288,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_q: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -5035,10 +5298,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_q: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_q: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5081,7 +5354,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -5096,7 +5371,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -5180,7 +5457,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -5192,7 +5471,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -5315,7 +5596,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_ret: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -5325,7 +5606,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_ret: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -5335,10 +5616,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_ret: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_ret: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5383,7 +5674,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -5398,7 +5691,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -5483,7 +5778,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -5495,7 +5792,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -5618,7 +5917,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -5628,7 +5927,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -5638,10 +5937,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5685,7 +5999,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -5700,7 +6016,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -5785,7 +6103,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -5797,7 +6117,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -5920,7 +6242,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -5930,7 +6252,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -5940,10 +6262,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel_ret: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_rel_ret: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -5995,7 +6332,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -6010,7 +6349,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -6095,7 +6436,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -6107,7 +6450,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -6230,7 +6575,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -6240,7 +6585,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -6250,10 +6595,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_num_nonrel_judged_ret: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_num_nonrel_judged_ret: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6297,7 +6657,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -6312,7 +6674,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -6402,7 +6766,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -6414,7 +6780,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -6547,7 +6915,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
@@ -6567,7 +6935,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -6577,7 +6945,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -6587,7 +6955,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -6597,7 +6965,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_dcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -6641,6 +7009,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_dcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_dcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -6811,7 +7199,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -6826,7 +7216,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -6917,7 +7309,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -6929,7 +7323,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -7062,7 +7458,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
@@ -7082,7 +7478,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff')
+          WHEN NOT COALESCE(prm.ideal IN ('judgments', 'candidates', 'retrieved', 'cutoff'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ideal must be one of judgments, candidates, retrieved, cutoff, not ',
             COALESCE(CAST(prm.ideal AS VARCHAR), 'NULL')
@@ -7092,7 +7488,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -7102,7 +7498,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -7112,7 +7508,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -7122,7 +7518,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -7178,6 +7574,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg: k must be a cutoff from 1 to 1000 with ideal \'cutoff\', not ',
             COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -7755,7 +8171,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -7770,7 +8188,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -7860,7 +8280,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -7872,7 +8294,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -8005,7 +8429,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.gain IN ('linear', 'exponential', 'binary', 'raw')
+          WHEN NOT COALESCE(prm.gain IN ('linear', 'exponential', 'binary', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: gain must be one of linear, exponential, binary, raw, not ',
             COALESCE(CAST(prm.gain AS VARCHAR), 'NULL')
@@ -8025,7 +8449,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -8035,7 +8459,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -8045,7 +8469,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -8055,7 +8479,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -8099,6 +8523,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ideal_dcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ideal_dcg: log_base must be a finite number, not ',
+            COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ideal_dcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8355,7 +8799,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -8370,7 +8816,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -8457,7 +8905,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -8469,7 +8919,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -8602,7 +9054,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_err: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -8612,7 +9064,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_err: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -8622,7 +9074,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_err: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -8632,7 +9084,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_err: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -8654,6 +9106,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_err: max_grade must be a whole number from 1 to 1023 (2^max_grade must fit a double), not ',
             COALESCE(CAST(prm.max_grade AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.max_grade - prm.max_grade = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_err: max_grade must be a finite number, not ',
+            COALESCE(CAST(prm.max_grade AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_err: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -8750,7 +9217,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -8765,7 +9234,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -8853,7 +9324,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -8865,7 +9338,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -8998,7 +9473,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_f1: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -9008,7 +9483,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_f1: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -9018,7 +9493,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_f1: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -9028,7 +9503,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_f1: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -9044,6 +9519,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_f1: beta must be a number >= 0, not ',
             COALESCE(CAST(prm.beta AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_f1: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.beta - prm.beta = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_f1: beta must be a finite number, not ',
+            COALESCE(CAST(prm.beta AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_f1: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9189,7 +9684,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -9204,7 +9701,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -9291,7 +9790,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -9303,7 +9804,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -9436,7 +9939,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_fallout: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -9446,7 +9949,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_fallout: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -9456,7 +9959,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_fallout: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -9466,10 +9969,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_fallout: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_fallout: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -9524,7 +10042,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -9539,7 +10059,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -9626,7 +10148,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -9638,7 +10162,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -9761,7 +10287,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_g: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -9771,7 +10297,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_g: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -9781,7 +10307,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_g: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -9791,7 +10317,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_g: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -9835,6 +10361,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_g: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_g: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_g: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10003,7 +10544,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -10018,7 +10561,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -10105,7 +10650,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -10117,7 +10664,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -10240,7 +10789,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -10250,7 +10799,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -10260,7 +10809,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -10270,7 +10819,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -10314,6 +10863,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_ndcg_rel: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -10552,7 +11116,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -10567,7 +11133,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -10654,7 +11222,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -10666,7 +11236,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -10789,7 +11361,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rndcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -10799,7 +11371,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rndcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -10809,7 +11381,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rndcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -10819,7 +11391,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rndcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -10863,6 +11435,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rndcg: gains must be level=gain pairs such as \'1=3,2=9\', levels without leading zeros (with ideal judgments), not ',
             COALESCE(CAST(prm.gains AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rndcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11090,7 +11677,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -11105,7 +11694,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -11192,7 +11783,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -11204,7 +11797,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -11337,7 +11932,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_hits: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -11347,7 +11942,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_hits: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -11357,7 +11952,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_hits: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -11367,10 +11962,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_hits: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_hits: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_hits: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11432,7 +12042,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -11447,7 +12059,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -11533,7 +12147,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -11545,7 +12161,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -11668,7 +12286,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_infap: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -11678,7 +12296,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_infap: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -11688,7 +12306,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_infap: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -11698,10 +12316,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_infap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_infap: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_infap: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -11796,7 +12429,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -11811,7 +12446,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -11898,7 +12535,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -11910,7 +12549,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -11963,7 +12604,9 @@ WITH params AS (
       FROM reference_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -11975,7 +12618,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -12170,7 +12815,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intersection: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -12180,7 +12825,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intersection: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -12190,7 +12835,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intersection: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -12200,7 +12845,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intersection: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -12222,6 +12867,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_intersection: ref_k must be a whole number >= 1, or NULL (k), not ',
             COALESCE(CAST(prm.ref_k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.ref_k - prm.ref_k = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_intersection: ref_k must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.ref_k AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_intersection: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -12288,7 +12948,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -12303,7 +12965,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -12390,7 +13054,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -12402,7 +13068,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -12425,6 +13093,10 @@ WITH params AS (
     CAST(rm_list.rm_item AS DOUBLE) AS vec_value
   FROM rm.native_items AS v
   CROSS JOIN TABLE(FLATTEN(INPUT => v.embedding)) AS rm_list(seq, key, path, rm_pos, rm_item, this)
+), vector_rows AS (
+  SELECT
+    CAST(v.item_id AS VARCHAR) AS vec_item_id
+  FROM rm.native_items AS v
 ), item_stream AS (
   SELECT
     s.*,
@@ -12592,7 +13264,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.distance IN ('cosine', 'hamming')
+          WHEN NOT COALESCE(prm.distance IN ('cosine', 'hamming'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: distance must be one of cosine, hamming, not ',
             COALESCE(CAST(prm.distance AS VARCHAR), 'NULL')
@@ -12602,7 +13274,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -12612,7 +13284,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -12622,7 +13294,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -12632,16 +13304,70 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_intra_list_diversity: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_intra_list_diversity: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
     ) AS a
     WHERE
       NOT a.fault IS NULL
+    UNION ALL
+    SELECT
+      vf.fault
+    FROM (
+      SELECT
+        'rankmetrics: item ' || r.vec_item_id || ' has ' || CAST(COUNT(*) AS VARCHAR) || ' rows in the vectors table (give one row per item)' AS fault
+      FROM vector_rows AS r
+      GROUP BY
+        r.vec_item_id
+      HAVING
+        COUNT(*) > 1
+      UNION ALL
+      SELECT
+        'rankmetrics: item ' || COALESCE(r.vec_item_id, 'NULL') || ' of the vectors table has no list of finite numbers (NULL or empty)' AS fault
+      FROM vector_rows AS r
+      LEFT JOIN (
+        SELECT DISTINCT
+          iv.vec_item_id
+        FROM item_vectors AS iv
+      ) AS d
+        ON d.vec_item_id = r.vec_item_id
+      WHERE
+        d.vec_item_id IS NULL
+      UNION ALL
+      SELECT
+        'rankmetrics: item ' || iv.vec_item_id || ' of the vectors table has a value that is not a finite number (' || COALESCE(CAST(iv.vec_value AS VARCHAR), 'NULL') || ')' AS fault
+      FROM item_vectors AS iv
+      WHERE
+        NOT COALESCE(iv.vec_value - iv.vec_value = 0, FALSE)
+      UNION ALL
+      SELECT
+        CASE
+          WHEN MIN(n.dims) <> MAX(n.dims)
+          THEN 'rankmetrics: the vectors table has lists of different lengths (' || CAST(MIN(n.dims) AS VARCHAR) || ' to ' || CAST(MAX(n.dims) AS VARCHAR) || '; give one length)'
+        END AS fault
+      FROM (
+        SELECT
+          iv.vec_item_id,
+          COUNT(*) AS dims
+        FROM item_vectors AS iv
+        GROUP BY
+          iv.vec_item_id
+      ) AS n
+    ) AS vf
     UNION ALL
     SELECT
       CONCAT(
@@ -12732,7 +13458,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -12747,7 +13475,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -12835,7 +13565,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -12847,7 +13579,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -12970,7 +13704,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.iprec_rounding IN ('nearest', 'v9')
+          WHEN NOT COALESCE(prm.iprec_rounding IN ('nearest', 'v9'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: iprec_rounding must be one of nearest, v9, not ',
             COALESCE(CAST(prm.iprec_rounding AS VARCHAR), 'NULL')
@@ -12980,7 +13714,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -12990,7 +13724,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -13000,7 +13734,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -13010,7 +13744,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -13026,6 +13760,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: at_recall must be a finite number (a recall level), not ',
             COALESCE(CAST(prm.at_recall AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.at_recall - prm.at_recall = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: at_recall must be a finite number, not ',
+            COALESCE(CAST(prm.at_recall AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_iprec_at_recall: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13109,7 +13863,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -13124,7 +13880,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -13211,7 +13969,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -13223,7 +13983,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -13346,7 +14108,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.iprec_rounding IN ('nearest', 'v9')
+          WHEN NOT COALESCE(prm.iprec_rounding IN ('nearest', 'v9'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: iprec_rounding must be one of nearest, v9, not ',
             COALESCE(CAST(prm.iprec_rounding AS VARCHAR), 'NULL')
@@ -13356,7 +14118,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -13366,7 +14128,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -13376,7 +14138,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -13386,10 +14148,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_eleven_pt_avg: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_eleven_pt_avg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -13656,7 +14433,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -13671,7 +14450,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -13758,7 +14539,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -13770,7 +14553,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -13903,7 +14688,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.judged_count IN ('unj', 'any')
+          WHEN NOT COALESCE(prm.judged_count IN ('unj', 'any'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: judged_count must be one of unj, any, not ',
             COALESCE(CAST(prm.judged_count AS VARCHAR), 'NULL')
@@ -13913,7 +14698,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -13923,7 +14708,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -13933,7 +14718,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -13943,10 +14728,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_judged: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_judged: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -14034,7 +14829,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -14049,7 +14846,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -14135,7 +14934,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -14147,7 +14948,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -14280,7 +15083,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_unjudged: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -14290,7 +15093,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_unjudged: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -14300,7 +15103,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_unjudged: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -14310,10 +15113,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_unjudged: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_unjudged: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -14384,7 +15197,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -14399,7 +15214,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -14487,7 +15304,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -14499,7 +15318,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -14632,7 +15453,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr8: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -14642,7 +15463,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr8: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -14652,7 +15473,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr8: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -14662,7 +15483,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr8: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -14693,6 +15514,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr8: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr8: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr8: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_nerr8: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -14880,7 +15721,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -14895,7 +15738,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -14983,7 +15828,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -14995,7 +15842,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -15128,7 +15977,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr10: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -15138,7 +15987,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr10: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -15148,7 +15997,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr10: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -15158,7 +16007,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr10: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -15201,6 +16050,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr10: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: p must be a finite number, not ',
+            COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_nerr10: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -15385,7 +16259,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -15400,7 +16276,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -15488,7 +16366,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -15500,7 +16380,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -15633,7 +16515,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr9: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -15643,7 +16525,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr9: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -15653,7 +16535,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr9: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -15663,7 +16545,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr9: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -15694,6 +16576,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr9: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_nerr9: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -16129,7 +17031,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -16144,7 +17048,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -16232,7 +17138,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -16244,7 +17152,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -16367,7 +17277,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr11: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -16377,7 +17287,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr11: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -16387,7 +17297,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr11: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -16397,7 +17307,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_nerr11: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -16440,6 +17350,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_nerr11: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: t must be a finite number, not ',
+            COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_nerr11: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -16789,7 +17724,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -16804,7 +17741,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -16892,7 +17831,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -16904,7 +17845,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -17027,7 +17970,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_insq: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -17037,7 +17980,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_insq: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -17047,7 +17990,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_insq: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -17057,7 +18000,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_insq: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -17100,6 +18043,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_insq: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_insq: t must be a finite number, not ',
+            COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_insq: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_insq: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_insq: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -17245,7 +18213,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -17260,7 +18230,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -17385,7 +18357,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -17397,7 +18371,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -17545,7 +18521,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_mean_inv_user_freq: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -17555,7 +18531,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_mean_inv_user_freq: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -17565,7 +18541,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_mean_inv_user_freq: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -17575,10 +18551,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_mean_inv_user_freq: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_mean_inv_user_freq: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -17629,7 +18615,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -17644,7 +18632,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -17770,7 +18760,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -17782,7 +18774,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -17930,7 +18924,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.normalize IN ('false', 'true')
+          WHEN NOT COALESCE(prm.normalize IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: normalize must be one of false, true, not ',
             COALESCE(CAST(prm.normalize AS VARCHAR), 'NULL')
@@ -17940,7 +18934,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -17950,7 +18944,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -17960,7 +18954,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -17970,7 +18964,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -17986,6 +18980,16 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_avg_rec_popularity: normalize must be \'false\' or \'true\', not ',
             COALESCE(CAST(prm.normalize AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_avg_rec_popularity: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -18037,7 +19041,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -18052,7 +19058,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -18178,7 +19186,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -18190,7 +19200,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -18338,7 +19350,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_serendipity: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -18348,7 +19360,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_serendipity: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -18358,7 +19370,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_serendipity: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -18368,10 +19380,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_serendipity: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_serendipity: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_serendipity: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -18430,7 +19457,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -18445,7 +19474,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -18572,7 +19603,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -18584,7 +19617,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -18732,7 +19767,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.share IN ('false', 'true')
+          WHEN NOT COALESCE(prm.share IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: share must be one of false, true, not ',
             COALESCE(CAST(prm.share AS VARCHAR), 'NULL')
@@ -18742,7 +19777,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -18752,7 +19787,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -18762,7 +19797,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -18772,7 +19807,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_long_tail: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -18800,6 +19835,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_long_tail: head_share must be a share from 0 to 1, not ',
             COALESCE(CAST(prm.head_share AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.head_share - prm.head_share = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: head_share must be a finite number, not ',
+            COALESCE(CAST(prm.head_share AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_long_tail: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -18873,7 +19923,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -18888,7 +19940,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -18975,7 +20029,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -18987,7 +20043,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -19120,7 +20178,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_precision: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -19130,7 +20188,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_precision: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -19140,7 +20198,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_precision: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -19150,10 +20208,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_precision: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_precision: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_precision: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -19227,7 +20300,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -19242,7 +20317,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -19328,7 +20405,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -19340,7 +20419,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -19463,7 +20544,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_r_precision: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -19473,7 +20554,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_r_precision: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -19483,7 +20564,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_r_precision: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -19493,10 +20574,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_r_precision: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_r_precision: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_r_precision: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -19561,7 +20657,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -19576,7 +20674,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -19665,7 +20765,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -19677,7 +20779,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -19820,7 +20924,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -19830,7 +20934,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -19840,7 +20944,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -19850,7 +20954,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.scale IN ('max', 'raw')
+          WHEN NOT COALESCE(prm.scale IN ('max', 'raw'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: scale must be one of max, raw, not ',
             COALESCE(CAST(prm.scale AS VARCHAR), 'NULL')
@@ -19860,7 +20964,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -19888,6 +20992,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rbp: p must be a number between 0 and 1 (exclusive), not ',
             COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: p must be a finite number, not ',
+            COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rbp: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -19982,7 +21106,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -19997,7 +21123,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -20083,7 +21211,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -20095,7 +21225,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -20228,7 +21360,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -20238,7 +21370,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -20248,7 +21380,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -20258,7 +21390,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -20274,6 +21406,21 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: p must be a number between 0 and 1 (exclusive), not ',
             COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rbp_resid: p must be a finite number, not ',
+            COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rbp_resid: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -20340,7 +21487,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -20355,7 +21504,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -20442,7 +21593,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -20454,7 +21607,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -20587,7 +21742,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_recall: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -20597,7 +21752,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_recall: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -20607,7 +21762,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_recall: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -20617,10 +21772,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_recall: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_recall: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_recall: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -20684,7 +21854,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -20699,7 +21871,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -20786,7 +21960,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -20798,7 +21974,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -20931,7 +22109,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.deep IN ('false', 'true')
+          WHEN NOT COALESCE(prm.deep IN ('false', 'true'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: deep must be one of false, true, not ',
             COALESCE(CAST(prm.deep AS VARCHAR), 'NULL')
@@ -20941,7 +22119,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -20951,7 +22129,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -20961,7 +22139,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -20971,7 +22149,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -20999,6 +22177,16 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_sufficient_reco: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_sufficient_reco: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -21064,7 +22252,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -21079,7 +22269,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -21165,7 +22357,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -21177,7 +22371,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -21310,7 +22506,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_covered_users: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -21320,7 +22516,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_covered_users: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -21330,7 +22526,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_covered_users: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -21340,10 +22536,20 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_covered_users: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_covered_users: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -21397,7 +22603,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -21412,7 +22620,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -21499,7 +22709,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -21511,7 +22723,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -21644,7 +22858,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -21654,7 +22868,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -21664,7 +22878,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -21674,10 +22888,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_relative_precision: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_relative_precision: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -21758,7 +22987,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -21773,7 +23004,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -21860,7 +23093,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -21872,7 +23107,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -21995,7 +23232,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -22005,7 +23242,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -22015,7 +23252,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -22025,7 +23262,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -22041,6 +23278,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: mult must be a number > 0, not ',
             COALESCE(CAST(prm.mult AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.mult - prm.mult = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rprec_mult: mult must be a finite number, not ',
+            COALESCE(CAST(prm.mult AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rprec_mult: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rprec_mult: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -22108,7 +23365,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -22123,7 +23382,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -22210,7 +23471,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -22222,7 +23485,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -22355,7 +23620,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rr: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -22365,7 +23630,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rr: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -22375,7 +23640,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rr: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -22385,10 +23650,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_rr: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_rr: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_rr: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -22454,7 +23734,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -22469,7 +23751,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -22555,7 +23839,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -22567,7 +23853,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -22690,7 +23978,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_set_map: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -22700,7 +23988,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_set_map: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -22710,7 +23998,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_set_map: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -22720,10 +24008,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_set_map: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_set_map: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -22803,7 +24106,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -22818,7 +24123,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -22905,7 +24212,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -22917,7 +24226,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -23050,7 +24361,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_success: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -23060,7 +24371,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_success: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -23070,7 +24381,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_success: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -23080,10 +24391,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_success: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_success: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_success: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -23149,7 +24475,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -23164,7 +24492,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -23253,7 +24583,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -23265,7 +24597,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -23398,7 +24732,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpm: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -23408,7 +24742,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpm: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -23418,7 +24752,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpm: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -23428,7 +24762,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_bpm: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -23483,6 +24817,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_bpm: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: t must be a finite number, not ',
+            COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_bpm: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -23609,7 +24968,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -23624,7 +24985,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -23712,7 +25075,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -23724,7 +25089,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -23857,7 +25224,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sdcg: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -23867,7 +25234,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sdcg: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -23877,7 +25244,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sdcg: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -23887,7 +25254,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_sdcg: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -23930,6 +25297,26 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_sdcg: k must be a whole number >= 1, not ',
             COALESCE(CAST(prm.k AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_sdcg: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -24446,7 +25833,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -24461,7 +25850,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -24549,7 +25940,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -24561,7 +25954,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -24684,7 +26079,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_inst: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -24694,7 +26089,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_inst: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -24704,7 +26099,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_inst: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -24714,7 +26109,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_inst: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -24757,6 +26152,31 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_inst: max_rel must be a number above min_rel (the top grade; it has no default), not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_inst: t must be a finite number, not ',
+            COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_inst: min_rel must be a finite number, not ',
+            COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          THEN CONCAT(
+            'rankmetrics: rm_inst: max_rel must be a finite number, or NULL, not ',
+            COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_inst: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -25431,7 +26851,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -25446,7 +26868,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -25537,7 +26961,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -25549,7 +26975,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -25672,7 +27100,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_utility: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -25682,7 +27110,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_utility: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -25692,7 +27120,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_utility: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -25702,7 +27130,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_utility: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
@@ -25712,11 +27140,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE((
-            NOT prm.num_docs IS NULL AND prm.num_docs >= 0
-          ), FALSE)
+          WHEN NOT COALESCE(
+            (
+              NOT prm.num_docs IS NULL
+              AND prm.num_docs >= 0
+              AND prm.num_docs = FLOOR(prm.num_docs)
+            ),
+            FALSE
+          )
           THEN CONCAT(
-            'rankmetrics: rm_utility: num_docs must be a number >= 0 (the documents in the collection, trec_eval -N), not ',
+            'rankmetrics: rm_utility: num_docs must be a whole number >= 0 (the documents in the collection, trec_eval -N), not ',
             COALESCE(CAST(prm.num_docs AS VARCHAR), 'NULL')
           )
         END AS fault
@@ -25736,6 +27169,46 @@ WITH params AS (
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_a to utility_d must be finite numbers, not ',
             COALESCE(CAST(prm.utility_a AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.utility_a - prm.utility_a = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_a must be a finite number, not ',
+            COALESCE(CAST(prm.utility_a AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.utility_b - prm.utility_b = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_b must be a finite number, not ',
+            COALESCE(CAST(prm.utility_b AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.utility_c - prm.utility_c = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_c must be a finite number, not ',
+            COALESCE(CAST(prm.utility_c AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.utility_d - prm.utility_d = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: utility_d must be a finite number, not ',
+            COALESCE(CAST(prm.utility_d AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.num_docs - prm.num_docs = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: num_docs must be a finite number, not ',
+            COALESCE(CAST(prm.num_docs AS VARCHAR), 'NULL')
+          )
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_utility: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_utility: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -25836,7 +27309,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -25851,7 +27326,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
@@ -25937,7 +27414,9 @@ WITH params AS (
       FROM run_items AS ri
       CROSS JOIN params AS prm
       WHERE
-        NOT prm.judged_only
+        NOT (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       UNION ALL
       SELECT
         ri.query_id,
@@ -25949,7 +27428,9 @@ WITH params AS (
         ON jo.query_id = ri.query_id AND jo.item_id = ri.item_id
       CROSS JOIN params AS prm
       WHERE
-        prm.judged_only AND jo.grade >= 0
+        (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        ) AND jo.grade >= 0
     ) AS r
     CROSS JOIN params AS prm
   ) AS ranked
@@ -26072,7 +27553,7 @@ WITH params AS (
     FROM (
       SELECT
         CASE
-          WHEN NOT prm.ties IN ('item_desc', 'item_asc', 'average', 'input')
+          WHEN NOT COALESCE(prm.ties IN ('item_desc', 'item_asc', 'average', 'input'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_yaap: ties must be one of item_desc, item_asc, average, input, not ',
             COALESCE(CAST(prm.ties AS VARCHAR), 'NULL')
@@ -26082,7 +27563,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.queries IN ('both', 'judged', 'run', 'all')
+          WHEN NOT COALESCE(prm.queries IN ('both', 'judged', 'run', 'all'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_yaap: queries must be one of both, judged, run, all, not ',
             COALESCE(CAST(prm.queries AS VARCHAR), 'NULL')
@@ -26092,7 +27573,7 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.empty IN ('zero', 'nan')
+          WHEN NOT COALESCE(prm.empty IN ('zero', 'nan'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_yaap: empty must be one of zero, nan, not ',
             COALESCE(CAST(prm.empty AS VARCHAR), 'NULL')
@@ -26102,10 +27583,25 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT prm.grades IN ('truncate', 'as_given')
+          WHEN NOT COALESCE(prm.grades IN ('truncate', 'as_given'), FALSE)
           THEN CONCAT(
             'rankmetrics: rm_yaap: grades must be one of truncate, as_given, not ',
             COALESCE(CAST(prm.grades AS VARCHAR), 'NULL')
+          )
+        END AS fault
+      FROM params AS prm
+      UNION ALL
+      SELECT
+        CASE
+          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          THEN CONCAT(
+            'rankmetrics: rm_yaap: rel must be a finite number, not ',
+            COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
+          )
+          WHEN prm.judged_only IS NULL
+          THEN CONCAT(
+            'rankmetrics: rm_yaap: judged_only must be true or false, not ',
+            COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
           )
         END AS fault
       FROM params AS prm
@@ -26185,7 +27681,9 @@ FROM (
   HAVING
     (
       NOT (
-        prm.queries = 'both' AND prm.judged_only
+        prm.queries = 'both' AND (
+          NOT prm.judged_only IS NULL AND prm.judged_only
+        )
       )
       AND CASE
         WHEN prm.queries = 'both'
@@ -26200,7 +27698,9 @@ FROM (
     )
     OR (
       prm.queries = 'both'
-      AND prm.judged_only
+      AND (
+        NOT prm.judged_only IS NULL AND prm.judged_only
+      )
       AND SUM(CASE WHEN f.kind = 'J' THEN 1 ELSE 0 END) > 0
       AND f.query_id IN (
         SELECT
