@@ -146,6 +146,11 @@ def id_column_fault(column: str, type_text: str) -> str | None:
     if type_text.split("(")[0].strip().upper() in ("FLOAT", "DOUBLE", "REAL", "FLOAT4", "FLOAT8"):
         return (f"the {column} column is {type_text}: ids are compared as text, where 1.0 is not 1; give them as "
                 f"integers or text (pandas makes an integer column with a missing value float64)")
+    # a list where an id is (a run of lists' lists of lists) or a structure: its text was taken as one id, and
+    # matched nothing (num_ret 1 and map 0 for a list of lists of ids, with no word)
+    if type_text.strip().endswith("]") or type_text.strip().upper().startswith(("STRUCT", "MAP", "UNION")):
+        return (f"the {column} column holds {type_text} values: an id is text or a whole number, not a list or "
+                f"a structure")
     return None
 
 

@@ -20,7 +20,8 @@ from .checks import is_number_type
 from .engine import duckdb
 from .errors import InputError, first_line
 from .inputs import (JUDGMENTS, RUN, Loaded, Reader, View, alias_column, empty_queries, frame_label, has_rows, no_rows,
-                     quoted, reader_path, refuse_unpaired_quotes, run_sql, sql_string, table_like, table_name)
+                     quoted, reader_path, refuse_spaced_ids, refuse_unpaired_quotes, run_sql, sql_string, table_like,
+                     table_name)
 from .shape import ALIASES, Shape
 from .textfiles import compression, header_delimiter, is_trec_line, peek
 
@@ -335,8 +336,9 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
             if not has_rows(reader.con, source):
                 raise no_rows(label, kind)
             raise InputError(f"{label}: {fault}")
-    if source.startswith("read_csv(") and not lists:  # DuckDB reads quotes that do not pair up into the id
-        refuse_unpaired_quotes(reader.con, source, (query, item), label)
+    if source.startswith("read_csv(") and not lists:  # DuckDB reads quotes that do not pair up into the id,
+        refuse_unpaired_quotes(reader.con, source, (query, item), label)  # and keeps a space around it
+        refuse_spaced_ids(reader.con, source, (query, item), label)
     query_id = f"CAST(t.{quoted(query)} AS VARCHAR)"
     select = [f"{query_id} AS query_id"]
     empty_list = f"coalesce(len(t.{quoted(item)}), 0) = 0"  # (with lists) the row's list is empty or NULL

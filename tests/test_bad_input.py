@@ -97,6 +97,47 @@ def test_trec_run_with_wrong_number_of_columns(tmp_path):
             "short.run, line 4: 5 columns where a TREC run line has 6", files=[run])
 
 
+def test_csv_line_with_another_field_count_is_named_even_the_last(tmp_path):
+    # DuckDB's sniffer read a last line of 4 fields as the shape of the file (columns q1, d3, 1, 9), and the error
+    # blamed the header ("no query_id or item_id column"); a middle line was named already
+    q = write(tmp_path, "q", QRELS)
+    for body, line in (("1,a,3\n1,b,2\n1,c,1,9\n", 4), ("1,a,3\n1,b,2,9\n1,c,1\n", 3)):
+        run = write(tmp_path, f"run{line}.csv", "query_id,item_id,score\n" + body)
+        refused(["eval", q, run, "-m", "map"], 1,
+                f"run{line}.csv, line {line}: 4 fields where the header has 3 (query_id, item_id, score)", files=[q])
+        py_refused(InputError, f"line {line}: 4 fields where the header has 3", q, run)
+
+
+@pytest.mark.parametrize("sep", [", ", ",\t", " ,"])
+def test_csv_ids_with_spaces_around_them_are_refused(tmp_path, sep):
+    # a CSV written 'query_id, item_id, score': the header's names are read trimmed, but a field keeps its
+    # spaces, so the item ' a' matched no judgment: map 0 (by hand 1: a and c relevant at ranks 1 and 3 of 3
+    # with b between: (1 + 2/3) / 2 = 0.8333 when the ids match), with no word; on the named-columns path too
+    q = write(tmp_path, "q", QRELS)
+    run = write(tmp_path, "run.csv", sep.join(["query_id", "item_id", "score"]) + "\n" + "".join(
+        sep.join(row) + "\n" for row in (["1", "a", "3"], ["1", "b", "2"], ["1", "c", "1"])))
+    refused(["eval", q, run, "-m", "map"], 1, "run.csv: the ", "begins or ends with a space, which a CSV field keeps",
+            files=[q])
+    qcsv = write(tmp_path, "q.csv", "query_id,item_id,relevance\n1,a,1\n1,b,0\n1,c,1\n")
+    refused(["eval", qcsv, run, "-m", "map", "--item-column", "item_id"], 1, "begins or ends with a space",
+            files=[qcsv])
+    clean = write(tmp_path, "clean.csv", "query_id,item_id,score\n1,a,3\n1,b,2\n1,c,1\n")
+    assert cli("eval", q, clean, "-m", "map").stdout.split()[-1] == "0.8333"
+
+
+@pytest.mark.parametrize("item_id", [[[["a", "c"]]], [{"id": "a"}]], ids=["list of lists", "struct"])
+def test_an_id_that_is_a_list_or_a_structure_is_refused(tmp_path, item_id):
+    # a run of lists whose lists hold lists, or ids that are structures: the text of each was taken as one id
+    # ('[a, c]'), which matched nothing: num_ret 1 and map 0, with no word
+    q = str(tmp_path / "q.parquet")  # (a run of lists reads named columns on both sides: not TREC qrels)
+    pq.write_table(pa.Table.from_pandas(qrels_frame()), q)
+    run = str(tmp_path / "run.parquet")
+    table = pa.table({"query_id": ["1"], "item_id": item_id} | ({"score": [1.0]} if isinstance(item_id[0], dict) else {}))
+    pq.write_table(table, run)
+    refused(["eval", q, run, "-m", "map"], 1, "the item_id column holds", "an id is text or a whole number", files=[q])
+    py_refused(InputError, "the item_id column holds .*an id is text or a whole number", q, table)
+
+
 def test_qrels_relevance_not_a_number(tmp_path):
     qrels = write(tmp_path, "words.qrels", "1 0 a 1\n1 0 b high\n")
     refused(["eval", qrels, write(tmp_path, "r", RUN), "-m", "map"], 1,
