@@ -119,6 +119,13 @@ def trec_text(table, tag: str = "fused") -> str:
     """The fused run as TREC run lines: `qid Q0 item rank score tag`, ranks from 1 in each query."""
     if any(c.isspace() for c in tag) or not tag:
         raise UsageError(f"the run tag must be one word, not {tag!r}")
+    import pyarrow.compute as pc
+    for what, column in (("query", "query_id"), ("item", "item_id")):  # a TREC line's fields are split at ASCII
+        spaced = pc.match_substring_regex(table[column], "^$|[ \t\n\r\f\v]")  # white space: 'q 2 Q0 d3 ...'
+        if pc.any(spaced).as_py():  # has 7 fields, an id 'd\n2' splits its line in two
+            value = table[column].filter(spaced)[0].as_py()
+            raise InputError(f"the {what} id {value!r} is empty or holds white space, which a TREC run line cannot "
+                             f"hold: write the fused run as Parquet (-o FILE.parquet)")
     rows = table.to_pydict()
     lines, previous, rank = [], None, 0
     for q, item, score in zip(rows["query_id"], rows["item_id"], rows["score"]):

@@ -128,6 +128,26 @@ def test_bad_runs_name_the_file(tmp_path):
     assert p.returncode == 1 and "dup.run" in p.stderr and "Traceback" not in p.stderr
 
 
+@pytest.mark.parametrize("query,item", [("q 2", "d1"), ("q1", "d\n2"), ("q1", "d\t2")])
+def test_ids_a_trec_line_cannot_hold_are_refused_for_a_trec_run(tmp_path, query, item):
+    """An id with white space (read from Parquet) was written into the fused TREC run as it was: 'q 2 Q0 d1 ...'
+    has 7 fields and 'd\n2' splits its line, a run eval cannot read back. Refused, nothing written; as Parquet
+    the ids are kept (read back equal)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    paths = []
+    for name, scores in (("a", [2.0, 1.0]), ("b", [1.0, 3.0])):
+        paths.append(str(tmp_path / f"{name}.parquet"))
+        pq.write_table(pa.table({"query_id": [query, query], "item_id": [item, "d9"], "score": scores}), paths[-1])
+    out = tmp_path / "fused.run"
+    p = cli("fuse", *paths, "-o", str(out), check=False)
+    assert p.returncode == 1 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, p.stderr
+    assert "holds white space, which a TREC run line cannot hold" in p.stderr and not out.exists()
+    cli("fuse", *paths, "-o", str(tmp_path / "fused.parquet"))
+    fused = pq.read_table(str(tmp_path / "fused.parquet"))
+    assert set(fused["query_id"].to_pylist()) == {query} and set(fused["item_id"].to_pylist()) == {item, "d9"}
+
+
 def test_nan_scores_last_in_fusion(tmp_path):
     # found by a differential run: under nan_scores='last' the 'sum' norm counted the NaN row (made NULL) in n but
     # not in the sum, so its divisor went negative and was clamped (b fused to 2000000000.99...); and an item with
