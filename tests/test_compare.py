@@ -111,6 +111,29 @@ def test_t_test_equals_scipy_with_holm_and_bonferroni(synth):
     assert c.rows[2]["significant"] is True and c.rows[2]["delta"] > 0
 
 
+def test_a_pair_with_no_p_value_counts_in_the_family(tmp_path):
+    # B equals the baseline A on every query: the t-test has no p-value (scipy's ttest_rel: NaN). The family is
+    # still the 2 comparisons the footnote names, so C's p (scipy's, on the per-query RR written out below) is
+    # doubled by Bonferroni and by Holm (C first of 2, the NaN last); before, B was left out of the count and C
+    # kept p 0.030 < 0.05, marked significant under a "correction over 2 comparisons"
+    qrels = "".join(f"{q} 0 a 1\n{q} 0 b 0\n" for q in range(1, 8))
+    base = "".join(f"{q} Q0 {'b' if q <= 4 else 'a'} 1 2 A\n{q} Q0 {'a' if q <= 4 else 'b'} 2 1 A\n" for q in range(1, 8))
+    better = "".join(f"{q} Q0 a 1 2 C\n{q} Q0 b 2 1 C\n" for q in range(1, 8))
+    paths = []
+    for name, text in (("q", qrels), ("A.run", base), ("B.run", base), ("C.run", better)):
+        paths.append(str(tmp_path / name))
+        with open(paths[-1], "w") as fh:
+            fh.write(text)
+    rr_a = [0.5] * 4 + [1.0] * 3  # a (relevant) at rank 2 in queries 1-4, at rank 1 in 5-7
+    p = float(scipy.stats.ttest_rel([1.0] * 7, rr_a).pvalue)
+    assert math.isnan(float(scipy.stats.ttest_rel(rr_a, rr_a).pvalue)) and 0.025 < p < 0.05
+    for correction in ("bonferroni", "holm"):
+        rows = compare(paths[0], paths[1:], ["recip_rank"], correction=correction)
+        assert rows[1]["p_value"] is None and rows[1]["p_adjusted"] is None
+        assert rows[2]["p_value"] == pytest.approx(p, abs=1e-12)
+        assert rows[2]["p_adjusted"] == pytest.approx(2 * p, abs=1e-12) and rows[2]["significant"] is False
+
+
 def test_t_distribution_against_scipy():
     rnd = random.Random(3)
     for _ in range(300):
