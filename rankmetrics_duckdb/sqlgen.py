@@ -713,18 +713,21 @@ def vector_stream_ctes(ctes: list, vectors: Source) -> list:
                               exp.alias_(_column(LIST, "rm_pos"), "vec_dim"),
                               exp.alias_(_cast(_column(LIST, "rm_item"), "DOUBLE"), "vec_value")).from_(
         _source(vectors, "v")).join(unnest, join_type="cross")
-
-    def read(node):
-        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):
-            table = {"rm_stream": VECTORLESS_STREAM, "rm_item_vectors": "item_vectors"}.get(node.this.name.lower())
-            if table:
-                return exp.Table(this=exp.to_identifier(table), alias=node.args.get("alias"))
-        return node
-    body = sqlsource.expand(sqlsource.macros()["rm_vector_stream"].body.transform(read))
+    body = _macro_over_ctes("rm_vector_stream", {"rm_stream": VECTORLESS_STREAM, "rm_item_vectors": "item_vectors"})
     rows = exp.select(exp.alias_(_cast(vectors.column("v", "item_id"), "VARCHAR"), "vec_item_id")).from_(
         _source(vectors, "v"))
     return ctes[:-1] + [(VECTORLESS_STREAM, last), ("item_vectors", item_vectors), (VECTOR_ROWS, rows),
                         (STREAM, body)]
+
+
+def _macro_over_ctes(macro: str, tables: dict) -> exp.Expression:
+    """A table macro's body (sql/), expanded, reading the CTEs named by tables where it calls those table macros."""
+    def read(node):
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) and \
+                node.this.name.lower() in tables:
+            return exp.Table(this=exp.to_identifier(tables[node.this.name.lower()]), alias=node.args.get("alias"))
+        return node
+    return sqlsource.expand(sqlsource.macros()[macro].body.transform(read))
 
 
 VECTOR_ROWS = "vector_rows"  # the vectors' items, a row per row of the table (sql/01_stream.sql's rm_vector_rows)
@@ -734,14 +737,7 @@ def vector_faults() -> exp.Select:
     """The faults of the items' vectors (sql/01_stream.sql's rm_vector_fault: an item listed twice, one without a
     list, a value not finite, lists of other lengths), one row each, its message as fault, over the CTEs
     vector_stream_ctes writes: a branch of rm_checks wherever IntraListDiversity reads the vectors."""
-    tables = {"rm_item_vectors": "item_vectors", "rm_vector_rows": VECTOR_ROWS}
-
-    def read(node):
-        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) and \
-                node.this.name.lower() in tables:
-            return exp.Table(this=exp.to_identifier(tables[node.this.name.lower()]), alias=node.args.get("alias"))
-        return node
-    faults = sqlsource.expand(sqlsource.macros()["rm_vector_fault"].body.transform(read))
+    faults = _macro_over_ctes("rm_vector_fault", {"rm_item_vectors": "item_vectors", "rm_vector_rows": VECTOR_ROWS})
     return exp.select(_column("vf", "fault")).from_(exp.Subquery(this=faults, alias=exp.TableAlias(
         this=exp.to_identifier("vf"))))
 
