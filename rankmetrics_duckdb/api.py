@@ -898,7 +898,8 @@ def evaluate(judgments, run, metrics=None, *, con=None, convention="trec_eval", 
             raise UsageError("diversity measures take files, frames or Arrow tables, without con=, columns=, by= "
                              "or side tables (not yet)")
         nan_scores = overrides.pop("nan_scores", "error")
-        queries = conventions.resolve(convention, **overrides)["queries"]
+        queries = conventions.resolve(convention, **overrides)["queries"]  # (names each override checked)
+        diversity.refuse_unapplied([name for name in overrides if name not in ("ties", "queries")])
         rows = diversity.evaluate(judgments, run, div, per_query=per_query, ties=overrides.get("ties"),
                                   queries=queries, nan_scores=nan_scores)
         if per_query:

@@ -386,9 +386,7 @@ def _eval_diversity(args, div, other) -> int:
     """eval -m alpha_nDCG@20 ...: the diversity measures over subtopic judgments (diversity.py)."""
     from . import diversity
     diversity.refuse_mixed(div, other)
-    unsupported = _unapplied(args, {"ties", "queries", "complete", "convention"})
-    if unsupported:
-        raise UsageError(f"diversity measures do not take {', '.join(unsupported)} yet")
+    diversity.refuse_unapplied(_unapplied(args, {"ties", "queries", "complete", "convention"}))
     from .conventions import resolve
     rows = diversity.evaluate(args.judgments, args.run, div, per_query=args.per_query,
                               ties=_overrides(args).get("ties"),

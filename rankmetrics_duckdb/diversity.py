@@ -137,6 +137,29 @@ def _judgments(con, judgments) -> None:
             raise InputError(f"the subtopic judgments lack the column(s) {', '.join(missing)} (diversity measures "
                              f"read query_id, subtopic, item_id, relevance)")
     con.register("rm_div_judgments", table)
+    _check_judgments(con)
+
+
+def _check_judgments(con) -> None:
+    """The checks read_subtopic_qrels makes of a file, for a table or frame as well: an id missing (NULL or
+    blank), a grade that is not a finite number, an item judged twice for one subtopic. Before, a NULL grade in
+    a frame counted as not relevant (StRecall@2 1 for 1/2 of the subtopics judged), with no word."""
+    text = lambda c: f"CAST(j.{c} AS VARCHAR)"  # noqa: E731
+    blank = " OR ".join(f"j.{c} IS NULL OR trim({text(c)}, ' ') = ''" for c in ("query_id", "subtopic", "item_id"))
+    grade = "TRY_CAST(j.relevance AS DOUBLE)"
+    bad = con.execute(f"SELECT {text('query_id')}, {text('subtopic')}, {text('item_id')}, {text('relevance')}, "
+                      f"{blank} FROM rm_div_judgments AS j WHERE {blank} OR {grade} IS NULL OR NOT isfinite({grade}) "
+                      f"LIMIT 1").fetchone()
+    if bad:
+        q, subtopic, item, value, missing = bad
+        what = "an id missing (NULL or blank)" if missing else "relevance missing (NULL or NaN)" if value is None \
+            else f"relevance {value!r}, not a finite number,"
+        raise InputError(f"the subtopic judgments: {what} for query {q}, subtopic {subtopic}, item {item}")
+    twice = con.execute(f"SELECT {text('query_id')}, {text('subtopic')}, {text('item_id')}, count(*) "
+                        f"FROM rm_div_judgments AS j GROUP BY ALL HAVING count(*) > 1 LIMIT 1").fetchone()
+    if twice:
+        raise InputError(f"the subtopic judgments: item {twice[2]} of query {twice[0]} is judged {twice[3]} times "
+                         f"for subtopic {twice[1]}")
 
 
 def evaluate(judgments, run, names, *, per_query: bool = True, ties: str | None = None, queries: str = "both",
@@ -220,3 +243,12 @@ def refuse_mixed(div: list, other: list) -> None:
     if div and other:
         raise UsageError(f"{', '.join(div)} read subtopic judgments and {', '.join(map(str, other))} plain ones: "
                          f"evaluate the diversity measures on their own")
+
+
+def refuse_unapplied(names) -> None:
+    """The conventions given that the diversity route does not apply (it takes ties and queries; a measure's own
+    parameters, StRecall(rel=2)@10, take the rest): refused, on the command line and in evaluate() alike, where
+    evaluate(rel=2) gave rel 1's numbers with no word."""
+    if names:
+        raise UsageError(f"diversity measures do not take {', '.join(names)} yet (a measure's own parameters do: "
+                         f"StRecall(rel=2)@10, alpha_nDCG(judged_only=true)@20)")

@@ -283,6 +283,47 @@ def test_diversity_misuse_says_why():
         assert p.returncode == 2 and f"{name} needs a cutoff, e.g. {name}@20" in p.stderr, p.stderr
 
 
+def test_conventions_the_diversity_route_does_not_apply_are_refused():
+    """evaluate(rel=2) with StRecall@1 gave rel 1's value (0.5: subtopics a and b relevant, A covers a), where
+    pyndeval with relevance_level=2 (only a, grade 2, relevant; A covers it) gives 1; the command line refused -l
+    already. A measure's own parameter gives pyndeval's number."""
+    import pandas as pd
+    import rankmetrics_duckdb as rm
+    qrels = [("1", "a", "A", 2), ("1", "b", "B", 1)]
+    run = [("1", "A", 2.0), ("1", "B", 1.0)]
+    judgments = pd.DataFrame(qrels, columns=["query_id", "subtopic", "item_id", "relevance"])
+    frame = pd.DataFrame(run, columns=["query_id", "item_id", "score"])
+    want = pyndeval.RelevanceEvaluator(qrels, ["strec@1"], relevance_level=2).evaluate(run)["1"]["strec@1"]
+    assert want == 1.0 and rm.evaluate(judgments, frame, ["StRecall(rel=2)@1"])["StRecall(rel=2)@1"] == want
+    for overrides in ({"rel": 2}, {"judged_only": True}, {"gain": "exponential"}, {"empty": "nan"}):
+        with pytest.raises(rm.UsageError, match=f"diversity measures do not take {next(iter(overrides))} yet"):
+            rm.evaluate(judgments, frame, ["StRecall@1"], **overrides)
+    assert rm.evaluate(judgments, frame, ["StRecall@1"], ties="item_asc", queries="judged") == {"StRecall@1": 0.5}
+
+
+@pytest.mark.parametrize("relevance,message", [
+    ([1.0, None], "relevance missing \\(NULL or NaN\\) for query 1, subtopic b, item B"),
+    ([1.0, float("nan")], "relevance 'nan', not a finite number, for query 1, subtopic b, item B"),
+    (["1", "x"], "relevance 'x', not a finite number"),
+])
+def test_subtopic_judgments_of_a_table_are_checked_as_a_files_are(relevance, message):
+    """A NULL or NaN grade in a frame or Arrow table of subtopic judgments counted as not relevant (StRecall@2 1,
+    where the file reader refuses it); an item judged twice for one subtopic, or an id missing, too."""
+    import pyarrow as pa
+    import rankmetrics_duckdb as rm
+    run = pa.table({"query_id": ["1", "1"], "item_id": ["A", "B"], "score": [2.0, 1.0]})
+    judgments = pa.table({"query_id": ["1", "1"], "subtopic": ["a", "b"], "item_id": ["A", "B"],
+                          "relevance": relevance})
+    with pytest.raises(rm.InputError, match=message):
+        rm.evaluate(judgments, run, ["StRecall@2"])
+    twice = pa.table({"query_id": ["1", "1"], "subtopic": ["a", "a"], "item_id": ["A", "A"], "relevance": [1, 0]})
+    with pytest.raises(rm.InputError, match="item A of query 1 is judged 2 times for subtopic a"):
+        rm.evaluate(twice, run, ["StRecall@2"])
+    no_id = pa.table({"query_id": ["1", "1"], "subtopic": ["a", " "], "item_id": ["A", "B"], "relevance": [1, 1]})
+    with pytest.raises(rm.InputError, match="an id missing \\(NULL or blank\\)"):
+        rm.evaluate(no_id, run, ["StRecall@2"])
+
+
 def test_greek_spellings_are_ir_measures_ones():
     """ir_measures also spells alpha_nDCG and alpha_DCG with a Greek alpha (α_nDCG@10): the same measure, under
     the name as written (it said "cannot read metric name ... did you mean 'nDCG@10'?")."""
